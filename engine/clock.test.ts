@@ -1,0 +1,24 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { formatRfc3339, formatRfc3339Nano, realClock } from './clock.ts';
+
+test('RFC 3339 formats match Go (fraction to the microsecond, trailing zeros trimmed)', () => {
+  const t = Date.UTC(2026, 10, 21, 5, 11, 26, 123) + 0.456;
+  assert.is(formatRfc3339(t), '2026-11-21T05:11:26Z');
+  assert.is(formatRfc3339Nano(t), '2026-11-21T05:11:26.123456Z');
+  assert.is(formatRfc3339Nano(Date.UTC(2026, 0, 1)), '2026-01-01T00:00:00Z');
+});
+
+test('the real clock never goes backwards and fires its timers', async () => {
+  const clock = realClock();
+  const a = clock.now();
+  await new Promise<void>((resolve) => clock.after(1, resolve));
+  assert.ok(clock.now() >= a);
+  let fired = false;
+  const cancel = clock.after(0, () => (fired = true));
+  cancel();
+  await new Promise((r) => setTimeout(r, 5));
+  assert.is(fired, false);
+});
+
+test.run();
