@@ -1,0 +1,155 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configCheckCommand, runConfigCheck } from './config-check.ts';
+
+const FC = 'flowcontrol.apiserver.k8s.io/v1';
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+const dir = mkdtempSync(join(tmpdir(), 'fairway-config-check-'));
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+const plc = (name: string, limited = 'nominalConcurrencyShares: 10', apiVersion = FC) => `apiVersion: ${apiVersion}
+kind: PriorityLevelConfiguration
+metadata:
+  name: ${name}
+spec:
+  type: Limited
+  limited:
+    ${limited}
+    limitResponse:
+      type: Queue
+      queuing: {queues: 16, handSize: 4}
+`;
+
+const flowSchema = (name: string, level: string) => `apiVersion: ${FC}
+kind: FlowSchema
+metadata:
+  name: ${name}
+spec:
+  priorityLevelConfiguration: {name: ${level}}
+  matchingPrecedence: 500
+  rules:
+  - subjects: [{kind: Group, group: {name: system:authenticated}}]
+    nonResourceRules: [{verbs: [get], nonResourceURLs: [/version]}]
+`;
+
+async function run(...args: string[]): Promise<{ code: number; stdout: string[]; stderr: string }> {
+  let out = '';
+  let err = '';
+  const code = await runConfigCheck(args, { stdout: (t) => (out += t), stderr: (t) => (err += t) });
+  return { code, stdout: out.split('\n').filter((l) => l !== ''), stderr: err };
+}
+
+test('valid objects: one "valid" line each, exit 0', async () => {
+  const path = file('good.yaml', `${plc('tenants')}---\n${flowSchema('tenants', 'tenants')}`);
+  const result = await run(path);
+  assert.is(result.code, 0);
+  assert.equal(result.stdout, [`${path}: PriorityLevelConfiguration/tenants: valid`, `${path}: FlowSchema/tenants: valid`]);
+  assert.is(result.stderr, '');
+});
+
+test('an invalid object: one line per field error, exit 1', async () => {
+  const path = file('bad.yaml', plc('foo', 'lendablePercent: 101'));
+  const result = await run(path);
+  assert.is(result.code, 1);
+  assert.equal(result.stdout, [`${path}: PriorityLevelConfiguration/foo: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive`]);
+});
+
+test('mandatory objects must keep their fixed spec', async () => {
+  const path = file('catch-all.yaml', plc('catch-all'));
+  const result = await run(path);
+  assert.is(result.code, 1);
+  assert.ok(result.stdout.some((l) => l.startsWith(`${path}: PriorityLevelConfiguration/catch-all: spec: Invalid value:`)), result.stdout.join('\n'));
+});
+
+test('unreadable file, bad YAML, unknown kind and non-object documents: clear one-line messages, exit 1', async () => {
+  const missing = join(dir, 'missing.yaml');
+  const badYaml = file('syntax.yaml', 'apiVersion: v1\nkind: b: c\n');
+  const mixed = file('mixed.yaml', `${plc('ok')}---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\n- not\n- an object\n`);
+  const result = await run(missing, badYaml, mixed);
+  assert.is(result.code, 1);
+  assert.equal(result.stdout, [
+    `${missing}: cannot read: no such file or directory`,
+    result.stdout[1]!,
+    `${mixed}: PriorityLevelConfiguration/ok: valid`,
+    `${mixed}:13: document 2: unknown kind: apiVersion "v1", kind "ConfigMap" (known: ${FC} PriorityLevelConfiguration, ${FC} FlowSchema)`,
+    `${mixed}:17: document 3: expected an object with apiVersion and kind, got a list`,
+  ]);
+  assert.match(result.stdout[1]!, new RegExp(`^${escape(badYaml)}:2:7: invalid YAML: \\S`));
+});
+
+test('an object without a name is shown by its position', async () => {
+  const path = file('anon.yaml', `${plc('a')}---\n${plc('a').replace('  name: a\n', '  labels: {x: z}\n')}`);
+  const result = await run(path);
+  assert.is(result.code, 1);
+  assert.ok(result.stdout.length >= 2);
+  assert.is(result.stdout[0], `${path}: PriorityLevelConfiguration/a: valid`);
+  for (const line of result.stdout.slice(1)) assert.ok(line.startsWith(`${path}: PriorityLevelConfiguration/(document 2): metadata.name: `), line);
+});
+
+test('List documents are checked item by item', async () => {
+  const list = JSON.stringify({ apiVersion: FC, kind: 'PriorityLevelConfigurationList', items: [{ metadata: { name: 'l1' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } }, { metadata: { name: 'l2' }, spec: { type: 'Bogus' } }] });
+  const path = file('list.json', list);
+  const result = await run(path);
+  assert.is(result.code, 1);
+  assert.is(result.stdout[0], `${path}: PriorityLevelConfiguration/l1: valid`);
+  assert.match(result.stdout[1]!, /PriorityLevelConfiguration\/l2: spec\.type: Unsupported value: "Bogus"/);
+});
+
+test('--api-domain changes the apiVersion objects must carry', async () => {
+  const path = file('domain.yaml', plc('p', 'nominalConcurrencyShares: 1', 'flowcontrol.apiserver.example.com/v1'));
+  assert.equal((await run('--api-domain', 'example.com', path)).stdout, [`${path}: PriorityLevelConfiguration/p: valid`]);
+  assert.is((await run(`--api-domain=example.com`, path)).code, 0);
+  const wrong = await run(path);
+  assert.is(wrong.code, 1);
+  assert.match(wrong.stdout[0]!, /unknown kind: apiVersion "flowcontrol\.apiserver\.example\.com\/v1"/);
+});
+
+test('usage errors exit 2 with a message on stderr; --help exits 0', async () => {
+  for (const args of [[], ['--api-domain'], ['--api-domain='], ['--frobnicate', 'x.yaml'], ['--api-domain', 'example.com']]) {
+    const result = await run(...args);
+    assert.is(result.code, 2, args.join(' '));
+    assert.equal(result.stdout, []);
+    assert.match(result.stderr, /^fairway config check: .+\nRun 'fairway config check --help' for usage\.\n$/);
+  }
+  const help = await run('--help');
+  assert.is(help.code, 0);
+  assert.ok(help.stdout[0]!.startsWith('Usage: fairway config check'));
+  assert.ok(help.stdout.some((l) => l.includes('Exit status')));
+  assert.is(typeof configCheckCommand.summary, 'string');
+});
+
+test('end to end: `node api/fairway.mjs config check FILE`', () => {
+  const good = file('e2e-good.yaml', plc('e2e'));
+  const bad = file('e2e-bad.yaml', plc('foo', 'lendablePercent: 101'));
+  const fairway = join(root, 'api', 'fairway.mjs');
+  const ok = spawnSync(process.execPath, [fairway, 'config', 'check', good], { cwd: root, encoding: 'utf8' });
+  assert.is(ok.status, 0, ok.stderr);
+  assert.is(ok.stdout, `${good}: PriorityLevelConfiguration/e2e: valid\n`);
+  const failed = spawnSync(process.execPath, [fairway, 'config', 'check', good, bad], { cwd: root, encoding: 'utf8' });
+  assert.is(failed.status, 1, failed.stderr);
+  assert.is(
+    failed.stdout,
+    `${good}: PriorityLevelConfiguration/e2e: valid\n${bad}: PriorityLevelConfiguration/foo: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive\n`,
+  );
+  const usage = spawnSync(process.execPath, [fairway, 'config', 'check'], { cwd: root, encoding: 'utf8' });
+  assert.is(usage.status, 2);
+  assert.match(usage.stderr, /no files given/);
+});
+
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+test.run();

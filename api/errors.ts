@@ -1,0 +1,379 @@
+// The one registry of errors the API layer sends. Every entry has a stable code
+// `FW_ERR_<AREA>_<WHAT>`, a message template (Go fmt verbs: %s, %q), the Kubernetes StatusReason and
+// the HTTP status. docs/errors.md lists every code; errors.test.ts fails if the two drift apart.
+//
+// CODES ARE NEVER REUSED. A code that is retired stays in RETIRED_ERROR_CODES below, so that logs,
+// dashboards and client code that match on it never silently start matching something else.
+//
+// The builders return `Status` objects shaped byte for byte as kube-apiserver writes them (Go field
+// order, `omitempty` where Go has it, `details` present exactly when the Go constructor sets it),
+// because kubectl renders some errors from `details` and client code matches on `reason`. The code
+// rides along on the Status as a non-enumerable symbol: JSON never shows it, `errorCodeOf` reads it.
+import type { Status, StatusCause, StatusDetails } from '../engine/resources/types.ts';
+import { fieldErrorBody, formatFieldErrors, type FieldError } from '../engine/resources/field-errors.ts';
+import { goSprintf } from './go-format.ts';
+
+export type StatusReason =
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Invalid'
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'UnsupportedMediaType'
+  | 'RequestEntityTooLarge'
+  | 'Gone'
+  | 'Expired'
+  | 'TooManyRequests'
+  | 'InternalError'
+  | 'Timeout'
+  | 'ServiceUnavailable';
+
+export interface ErrorEntry {
+  readonly reason: StatusReason;
+  readonly httpCode: number;
+  /** Go fmt template: `%s` prints an argument, `%q` quotes it as Go's `%q` does. */
+  readonly message: string;
+}
+
+const entry = (reason: StatusReason, httpCode: number, message: string): ErrorEntry => ({ reason, httpCode, message });
+
+export const API_ERRORS = {
+  FW_ERR_RESOURCE_NOT_FOUND: entry('NotFound', 404, '%s %q not found'),
+  FW_ERR_ROUTE_NOT_FOUND: entry('NotFound', 404, 'the server could not find the requested resource'),
+  FW_ERR_RESOURCE_ALREADY_EXISTS: entry('AlreadyExists', 409, '%s %q already exists'),
+  FW_ERR_RESOURCE_CONFLICT: entry('Conflict', 409, 'Operation cannot be fulfilled on %s %q: %s'),
+  FW_ERR_APPLY_CONFLICT: entry('Conflict', 409, '%s'),
+  FW_ERR_RESOURCE_INVALID: entry('Invalid', 422, '%s %q is invalid: %s'),
+  FW_ERR_REQUEST_BAD: entry('BadRequest', 400, '%s'),
+  FW_ERR_REQUEST_NAME_MISMATCH: entry('BadRequest', 400, 'the name of the object (%s) does not match the name on the URL (%s)'),
+  FW_ERR_REQUEST_INCLUDE_OBJECT: entry('BadRequest', 400, 'unrecognized includeObject value: %q'),
+  FW_ERR_LIST_CONTINUE_WITH_RESOURCE_VERSION: entry('BadRequest', 400, 'specifying resource version is not allowed when using continue'),
+  FW_ERR_DECODE_STRICT: entry('BadRequest', 400, '%s in version %q cannot be handled as a %s: strict decoding error: %s'),
+  FW_ERR_DECODE_MALFORMED: entry('BadRequest', 400, '%s in version %q cannot be handled as a %s: %s'),
+  FW_ERR_AUTHN_UNAUTHORIZED: entry('Unauthorized', 401, '%s'),
+  FW_ERR_AUTHZ_FORBIDDEN: entry('Forbidden', 403, '%s is forbidden: %s'),
+  FW_ERR_AUTHZ_FORBIDDEN_PATH: entry('Forbidden', 403, 'forbidden: %s'),
+  FW_ERR_REQUEST_METHOD_NOT_SUPPORTED: entry('MethodNotAllowed', 405, '%s is not supported on resources of kind %q'),
+  FW_ERR_ROUTE_METHOD_NOT_ALLOWED: entry('MethodNotAllowed', 405, 'the server does not allow this method on the requested resource'),
+  FW_ERR_NEGOTIATION_NOT_ACCEPTABLE: entry('NotAcceptable', 406, 'only the following media types are accepted: %s'),
+  FW_ERR_NEGOTIATION_UNSUPPORTED_MEDIA_TYPE: entry(
+    'UnsupportedMediaType',
+    415,
+    'the body of the request was in an unknown format - accepted media types include: %s',
+  ),
+  FW_ERR_REQUEST_ENTITY_TOO_LARGE: entry('RequestEntityTooLarge', 413, 'Request entity too large: limit is %s'),
+  FW_ERR_PATCH_TOO_MANY_OPERATIONS: entry(
+    'RequestEntityTooLarge',
+    413,
+    'Request entity too large: The allowed maximum operations in a JSON patch is %s, got %s',
+  ),
+  FW_ERR_WATCH_RESOURCE_VERSION_TOO_OLD: entry('Expired', 410, 'too old resource version: %s (%s)'),
+  FW_ERR_LIST_RESOURCE_VERSION_TOO_OLD: entry('Expired', 410, 'The resourceVersion for the provided list is too old.'),
+  FW_ERR_LIST_CONTINUE_EXPIRED: entry(
+    'Expired',
+    410,
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+  ),
+  FW_ERR_LIST_CONTINUE_EXPIRED_NO_TOKEN: entry(
+    'Expired',
+    410,
+    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+  ),
+  FW_ERR_RESOURCE_GONE: entry('Gone', 410, '%s'),
+  FW_ERR_APF_TOO_MANY_REQUESTS: entry('TooManyRequests', 429, 'Too many requests: %s'),
+  FW_ERR_SERVER_INTERNAL: entry('InternalError', 500, 'Internal error occurred: %s'),
+  FW_ERR_REQUEST_TIMEOUT: entry('Timeout', 504, 'Timeout: %s'),
+  FW_ERR_SERVER_UNAVAILABLE: entry('ServiceUnavailable', 503, '%s'),
+} as const satisfies Record<`FW_ERR_${string}`, ErrorEntry>;
+
+export type ApiErrorCode = keyof typeof API_ERRORS;
+
+/** Codes that were once used and must never be given a new meaning. */
+export const RETIRED_ERROR_CODES: readonly string[] = [];
+
+// ---------------------------------------------------------------------------------------------
+// Constants other layers quote
+
+/** The storage layer's text for a stale resourceVersion on update or delete. */
+export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
+/** kube-apiserver's request body cap (3 MiB). */
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+/** A JSON patch may carry at most this many operations. */
+export const MAX_JSON_PATCH_OPERATIONS = 10000;
+/**
+ * The APF and max-in-flight filters do not send a Status: they write this plain text (Go's
+ * `http.Error`, `text/plain; charset=utf-8`) with a `Retry-After` header.
+ */
+export const TOO_MANY_REQUESTS_TEXT = 'Too many requests, please try again later.';
+/** The request-timeout filter's detail text; `timeout()` prefixes it with `Timeout: `. */
+export const REQUEST_TIMEOUT_DETAIL = 'request did not complete within requested timeout - context deadline exceeded';
+
+// ---------------------------------------------------------------------------------------------
+// Identifying errors
+
+const kErrorCode = Symbol('fairway.errorCode');
+
+/** The registry code a builder stamped on this Status, if any. */
+export function errorCodeOf(status: Status): ApiErrorCode | undefined {
+  return (status as unknown as Record<symbol, ApiErrorCode | undefined>)[kErrorCode];
+}
+
+/** A Status carried as a thrown value; `cause` chains the underlying error. */
+export class ApiError extends Error {
+  readonly code: ApiErrorCode;
+  readonly status: Status;
+
+  constructor(status: Status, options?: { cause?: unknown }) {
+    super(status.message ?? status.reason ?? 'unknown error', options);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = errorCodeOf(status) ?? 'FW_ERR_SERVER_INTERNAL';
+  }
+}
+
+/** True for an ApiError, judged by its code and status rather than by `instanceof` alone. */
+export function isApiError(value: unknown): value is ApiError {
+  if (typeof value !== 'object' || value === null) return false;
+  const { code, status } = value as { code?: unknown; status?: unknown };
+  return typeof code === 'string' && Object.hasOwn(API_ERRORS, code) && typeof status === 'object' && status !== null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Builders
+
+export interface GroupResource {
+  group: string;
+  resource: string;
+}
+
+export interface GroupKind {
+  group: string;
+  kind: string;
+}
+
+/** `schema.GroupResource.String()`: `prioritylevelconfigurations.flowcontrol.apiserver.k8s.io`. */
+export function qualifiedResource(gr: GroupResource): string {
+  return gr.group === '' ? gr.resource : `${gr.resource}.${gr.group}`;
+}
+
+/** `schema.GroupKind.String()`: `PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io`. */
+export function qualifiedKind(gk: GroupKind): string {
+  return gk.group === '' ? gk.kind : `${gk.kind}.${gk.group}`;
+}
+
+/** StatusDetails with Go's omitempty applied and Go's field order kept. */
+function details(fields: StatusDetails): StatusDetails {
+  const out: StatusDetails = {};
+  if (fields.name) out.name = fields.name;
+  if (fields.group) out.group = fields.group;
+  if (fields.kind) out.kind = fields.kind;
+  if (fields.uid) out.uid = fields.uid;
+  if (fields.causes && fields.causes.length > 0) out.causes = fields.causes;
+  if (fields.retryAfterSeconds) out.retryAfterSeconds = fields.retryAfterSeconds;
+  return out;
+}
+
+function build(code: ApiErrorCode, message: string, statusDetails?: StatusDetails): Status {
+  const { reason, httpCode } = API_ERRORS[code];
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason };
+  if (statusDetails !== undefined) status.details = statusDetails;
+  status.code = httpCode;
+  Object.defineProperty(status, kErrorCode, { value: code, enumerable: false });
+  return status;
+}
+
+function format(code: ApiErrorCode, ...args: unknown[]): string {
+  return goSprintf(API_ERRORS[code].message, ...args);
+}
+
+const resourceDetails = (gr: GroupResource, name: string): StatusDetails => details({ name, group: gr.group, kind: gr.resource });
+
+/** 404 for a named object. */
+export function notFound(gr: GroupResource, name: string): Status {
+  return build('FW_ERR_RESOURCE_NOT_FOUND', format('FW_ERR_RESOURCE_NOT_FOUND', qualifiedResource(gr), name), resourceDetails(gr, name));
+}
+
+/** 404 for a path no route serves (kube-apiserver's not-found handler: empty details). */
+export function routeNotFound(): Status {
+  return build('FW_ERR_ROUTE_NOT_FOUND', format('FW_ERR_ROUTE_NOT_FOUND'), {});
+}
+
+export function alreadyExists(gr: GroupResource, name: string): Status {
+  return build('FW_ERR_RESOURCE_ALREADY_EXISTS', format('FW_ERR_RESOURCE_ALREADY_EXISTS', qualifiedResource(gr), name), resourceDetails(gr, name));
+}
+
+/** 409 for a failed precondition; `detail` defaults to the stale-resourceVersion text. */
+export function conflict(gr: GroupResource, name: string, detail: string = OPTIMISTIC_LOCK_MESSAGE): Status {
+  return build('FW_ERR_RESOURCE_CONFLICT', format('FW_ERR_RESOURCE_CONFLICT', qualifiedResource(gr), name, detail), resourceDetails(gr, name));
+}
+
+/** 409 from server-side apply; the caller words the message, causes have reason FieldManagerConflict. */
+export function applyConflict(message: string, causes: StatusCause[]): Status {
+  return build('FW_ERR_APPLY_CONFLICT', format('FW_ERR_APPLY_CONFLICT', message), details({ causes }));
+}
+
+/** 422 from validation: the causes keep every error, the message lists each distinct one once. */
+export function invalid(gk: GroupKind, name: string, errors: readonly FieldError[]): Status {
+  const causes: StatusCause[] = errors.map((error) => {
+    const cause: StatusCause = { reason: error.type };
+    const message = fieldErrorBody(error);
+    if (message) cause.message = message;
+    if (error.field) cause.field = error.field;
+    return cause;
+  });
+  const message =
+    errors.length === 0
+      ? goSprintf('%s %q is invalid', qualifiedKind(gk), name)
+      : format('FW_ERR_RESOURCE_INVALID', qualifiedKind(gk), name, formatFieldErrors(errors));
+  return build('FW_ERR_RESOURCE_INVALID', message, details({ name, group: gk.group, kind: gk.kind, causes }));
+}
+
+export function badRequest(message: string): Status {
+  return build('FW_ERR_REQUEST_BAD', format('FW_ERR_REQUEST_BAD', message));
+}
+
+export function nameMismatch(bodyName: string, urlName: string): Status {
+  return build('FW_ERR_REQUEST_NAME_MISMATCH', format('FW_ERR_REQUEST_NAME_MISMATCH', bodyName, urlName));
+}
+
+export function unrecognizedIncludeObject(value: string): Status {
+  return build('FW_ERR_REQUEST_INCLUDE_OBJECT', format('FW_ERR_REQUEST_INCLUDE_OBJECT', value));
+}
+
+export function continueWithResourceVersion(): Status {
+  return build('FW_ERR_LIST_CONTINUE_WITH_RESOURCE_VERSION', format('FW_ERR_LIST_CONTINUE_WITH_RESOURCE_VERSION'));
+}
+
+/** `fieldValidation=Strict` problems, e.g. [`unknown field "spec.bogus"`]. */
+export function strictDecoding(kind: string, version: string, problems: readonly string[]): Status {
+  return build('FW_ERR_DECODE_STRICT', format('FW_ERR_DECODE_STRICT', kind, version, kind, problems.join(', ')));
+}
+
+/** A body that is not a decodable object of the kind (bad JSON, wrong kind/apiVersion...). */
+export function malformedBody(kind: string, version: string, detail: string): Status {
+  return build('FW_ERR_DECODE_MALFORMED', format('FW_ERR_DECODE_MALFORMED', kind, version, kind, detail));
+}
+
+/** 401; the authentication filter's message is `Unauthorized`. */
+export function unauthorized(message = 'Unauthorized'): Status {
+  return build('FW_ERR_AUTHN_UNAUTHORIZED', format('FW_ERR_AUTHN_UNAUTHORIZED', message));
+}
+
+/** What the authorizer was asked; the same shape as Kubernetes' authorizer.Attributes. */
+export interface ForbiddenAttributes {
+  user: string;
+  verb: string;
+  /** Resource requests. */
+  group?: string;
+  resource?: string;
+  subresource?: string;
+  name?: string;
+  namespace?: string;
+  /** Non-resource requests (`/healthz`, `/metrics`...); set instead of resource. */
+  path?: string;
+  /** The authorizer's reason, appended after `: ` when present. */
+  reason?: string;
+}
+
+/** 403 worded as kube-apiserver's authorization filter words it. */
+export function forbidden(attributes: ForbiddenAttributes): Status {
+  const { user, verb, group = '', resource = '', subresource = '', name = '', namespace = '', reason = '' } = attributes;
+  let why: string;
+  if (attributes.path !== undefined && resource === '') {
+    why = goSprintf('User %q cannot %s path %q', user, verb, attributes.path);
+  } else {
+    const fullResource = subresource === '' ? resource : `${resource}/${subresource}`;
+    why =
+      namespace === ''
+        ? goSprintf('User %q cannot %s resource %q in API group %q at the cluster scope', user, verb, fullResource, group)
+        : goSprintf('User %q cannot %s resource %q in API group %q in the namespace %q', user, verb, fullResource, group, namespace);
+  }
+  if (reason !== '') why += `: ${reason}`;
+  if (group === '' && resource === '') return build('FW_ERR_AUTHZ_FORBIDDEN_PATH', format('FW_ERR_AUTHZ_FORBIDDEN_PATH', why), {});
+  const gr = { group, resource };
+  const subject = name === '' ? qualifiedResource(gr) : goSprintf('%s %q', qualifiedResource(gr), name);
+  return build('FW_ERR_AUTHZ_FORBIDDEN', format('FW_ERR_AUTHZ_FORBIDDEN', subject, why), resourceDetails(gr, name));
+}
+
+/** 405 for a verb the resource's storage does not offer (`action` is e.g. `deletecollection`). */
+export function methodNotSupported(gr: GroupResource, action: string): Status {
+  return build(
+    'FW_ERR_REQUEST_METHOD_NOT_SUPPORTED',
+    format('FW_ERR_REQUEST_METHOD_NOT_SUPPORTED', action, qualifiedResource(gr)),
+    details({ group: gr.group, kind: gr.resource }),
+  );
+}
+
+/** 405 for an HTTP method no route accepts on this path. */
+export function routeMethodNotAllowed(): Status {
+  return build('FW_ERR_ROUTE_METHOD_NOT_ALLOWED', format('FW_ERR_ROUTE_METHOD_NOT_ALLOWED'), {});
+}
+
+export function notAcceptable(acceptedMediaTypes: readonly string[]): Status {
+  return build('FW_ERR_NEGOTIATION_NOT_ACCEPTABLE', format('FW_ERR_NEGOTIATION_NOT_ACCEPTABLE', acceptedMediaTypes.join(', ')));
+}
+
+export function unsupportedMediaType(acceptedMediaTypes: readonly string[]): Status {
+  return build('FW_ERR_NEGOTIATION_UNSUPPORTED_MEDIA_TYPE', format('FW_ERR_NEGOTIATION_UNSUPPORTED_MEDIA_TYPE', acceptedMediaTypes.join(', ')));
+}
+
+export function requestEntityTooLarge(limitBytes: number = MAX_REQUEST_BODY_BYTES): Status {
+  return build('FW_ERR_REQUEST_ENTITY_TOO_LARGE', format('FW_ERR_REQUEST_ENTITY_TOO_LARGE', limitBytes));
+}
+
+export function tooManyPatchOperations(operations: number, maxOperations: number = MAX_JSON_PATCH_OPERATIONS): Status {
+  return build('FW_ERR_PATCH_TOO_MANY_OPERATIONS', format('FW_ERR_PATCH_TOO_MANY_OPERATIONS', maxOperations, operations));
+}
+
+/** 410 for a watch from a resourceVersion older than the oldest one still kept. */
+export function watchResourceVersionTooOld(requestedResourceVersion: string | number, oldestResourceVersion: string | number): Status {
+  return build(
+    'FW_ERR_WATCH_RESOURCE_VERSION_TOO_OLD',
+    format('FW_ERR_WATCH_RESOURCE_VERSION_TOO_OLD', requestedResourceVersion, oldestResourceVersion),
+  );
+}
+
+export function listResourceVersionTooOld(): Status {
+  return build('FW_ERR_LIST_RESOURCE_VERSION_TOO_OLD', format('FW_ERR_LIST_RESOURCE_VERSION_TOO_OLD'));
+}
+
+/**
+ * 410 for a continue token whose snapshot was compacted. With `newContinueToken` the Status carries
+ * it in `metadata.continue` (a token that goes on at the latest revision) and says so.
+ */
+export function continueExpired(newContinueToken?: string): Status {
+  if (newContinueToken === undefined || newContinueToken === '') {
+    return build('FW_ERR_LIST_CONTINUE_EXPIRED_NO_TOKEN', format('FW_ERR_LIST_CONTINUE_EXPIRED_NO_TOKEN'));
+  }
+  const status = build('FW_ERR_LIST_CONTINUE_EXPIRED', format('FW_ERR_LIST_CONTINUE_EXPIRED'));
+  status.metadata = { continue: newContinueToken };
+  return status;
+}
+
+export function gone(message: string): Status {
+  return build('FW_ERR_RESOURCE_GONE', format('FW_ERR_RESOURCE_GONE', message));
+}
+
+/** 429 as a Status (the error constructors' form; the APF filter itself sends TOO_MANY_REQUESTS_TEXT). */
+export function tooManyRequests(message: string, retryAfterSeconds: number): Status {
+  return build('FW_ERR_APF_TOO_MANY_REQUESTS', format('FW_ERR_APF_TOO_MANY_REQUESTS', message), details({ retryAfterSeconds }));
+}
+
+/** 500; the cause's text goes into the message and into the single cause. */
+export function internalError(cause: unknown): Status {
+  const text = cause instanceof Error ? cause.message : String(cause);
+  return build('FW_ERR_SERVER_INTERNAL', format('FW_ERR_SERVER_INTERNAL', text), details({ causes: [{ message: text }] }));
+}
+
+/** 504; Go always sets details here, so a zero retry still serialises as `"details":{}`. */
+export function timeout(message: string = REQUEST_TIMEOUT_DETAIL, retryAfterSeconds = 0): Status {
+  return build('FW_ERR_REQUEST_TIMEOUT', format('FW_ERR_REQUEST_TIMEOUT', message), details({ retryAfterSeconds }));
+}
+
+export function serviceUnavailable(message: string): Status {
+  return build('FW_ERR_SERVER_UNAVAILABLE', format('FW_ERR_SERVER_UNAVAILABLE', message));
+}

@@ -1,0 +1,98 @@
+// The decoding step kube-apiserver performs before defaulting and validation: a manifest's JSON
+// has to fit the Go struct it is decoded into. A string where an int32 belongs, or a field the
+// type does not have (strict field validation, kubectl's default), is rejected before validation
+// ever runs. Validation code in engine/resources can then trust the types it reads.
+//
+// `null` decodes to Go's zero value (a nil pointer, an empty slice), i.e. "absent", so nulls are
+// dropped from the decoded copy.
+
+import type { FieldError } from '../resources/field-errors.ts';
+import { FieldPath, forbidden, typeInvalid } from '../resources/field-errors.ts';
+
+export type Shape =
+  | { readonly type: 'string' }
+  | { readonly type: 'int32' }
+  | { readonly type: 'int64' }
+  | { readonly type: 'boolean' }
+  | { readonly type: 'any' }
+  | { readonly type: 'array'; readonly items: Shape }
+  | { readonly type: 'map'; readonly values: Shape }
+  | { readonly type: 'object'; readonly fields: Readonly<Record<string, Shape>>; readonly open: boolean };
+
+export const string: Shape = { type: 'string' };
+export const int32: Shape = { type: 'int32' };
+export const int64: Shape = { type: 'int64' };
+export const boolean: Shape = { type: 'boolean' };
+export const anything: Shape = { type: 'any' };
+export const arrayOf = (items: Shape): Shape => ({ type: 'array', items });
+export const mapOf = (values: Shape): Shape => ({ type: 'map', values });
+/** A struct: unknown fields are errors unless `open` (ObjectMeta keeps what it does not know). */
+export const struct = (fields: Record<string, Shape>, open = false): Shape => ({ type: 'object', fields, open });
+
+export interface Decoded {
+  /** A deep copy with nulls removed; meaningful only when `errors` is empty. */
+  value: unknown;
+  errors: FieldError[];
+}
+
+/** Checks `value` against `shape`; field paths start at `root` (`''` for a whole document). */
+export function decodeShape(value: unknown, shape: Shape, root = ''): Decoded {
+  const errors: FieldError[] = [];
+  const decoded = decode(value, shape, FieldPath.root(root), errors);
+  return { value: decoded, errors };
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldError[]): unknown {
+  const mismatch = (expected: string): undefined => {
+    errors.push(typeInvalid(path, value, `must be of type ${expected}`));
+    return undefined;
+  };
+  switch (shape.type) {
+    case 'any':
+      return structuredClone(value);
+    case 'string':
+      return typeof value === 'string' ? value : mismatch('string');
+    case 'boolean':
+      return typeof value === 'boolean' ? value : mismatch('boolean');
+    case 'int32':
+      return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX ? value : mismatch('int32');
+    case 'int64':
+      return Number.isSafeInteger(value) ? value : mismatch('int64');
+    case 'array': {
+      if (!Array.isArray(value)) return mismatch('array');
+      return value.map((item, i) => decode(item, shape.items, path.index(i), errors));
+    }
+    case 'map': {
+      if (!isPlainObject(value)) return mismatch('object');
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) {
+        if (item !== null) setField(out, key, decode(item, shape.values, path.key(key), errors));
+      }
+      return out;
+    }
+    case 'object': {
+      if (!isPlainObject(value)) return mismatch('object');
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) {
+        if (item === null) continue;
+        const fieldShape = Object.hasOwn(shape.fields, key) ? shape.fields[key] : undefined;
+        if (fieldShape !== undefined) setField(out, key, decode(item, fieldShape, path.child(key), errors));
+        else if (shape.open) setField(out, key, structuredClone(item));
+        else errors.push(forbidden(path.child(key), 'unknown field'));
+      }
+      return out;
+    }
+  }
+}
+
+/** Plain assignment would treat a `__proto__` key from a manifest as the prototype. */
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

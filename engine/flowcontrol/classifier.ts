@@ -1,0 +1,276 @@
+// Classification: request → FlowSchema → priority level → flow. This is the part of the APF
+// controller that digests the configuration objects into an ordered FlowSchema sequence, and the
+// matching the filter does per request (Kubernetes' apf_controller.go and rule.go).
+//
+// Pure: no clock, no IO. The controller rebuilds a Classifier on every config change; a Classifier
+// never changes after it is built.
+//
+// Two quirks of Kubernetes kept on purpose:
+// - A FlowSchema is usable only if its priority level exists among the *real*, non-broken
+//   PriorityLevelConfigurations. The mandatory levels the controller imagines when `exempt` or
+//   `catch-all` is missing come later, so a suggested FlowSchema pointing at a missing `exempt`
+//   level is dangling even though requests can still reach an (imagined) exempt level through the
+//   mandatory exempt FlowSchema.
+// - List matching treats `*` as "everything" only when it is the whole list; it is never a
+//   pattern, and `*` among other values matches only a literal `*`. Validation forbids that mix.
+
+import type { Condition, FlowSchema, PriorityLevelConfiguration, ResourcePolicyRule, NonResourcePolicyRule, Subject } from '../resources/types.ts';
+import {
+  API_GROUP_ALL,
+  FLOW_SCHEMA_CONDITION_DANGLING,
+  FLOW_SCHEMA_NAME_CATCH_ALL,
+  FLOW_SCHEMA_NAME_EXEMPT,
+  NAME_ALL,
+  NAMESPACE_EVERY,
+  NON_RESOURCE_ALL,
+  PRIORITY_LEVEL_NAME_EXEMPT,
+  RESOURCE_ALL,
+  VERB_ALL,
+} from '../resources/types.ts';
+import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../resources/bootstrap.ts';
+import { formatRfc3339 } from '../clock.ts';
+import { hashFlowId, dealerParameterError } from './shuffle-sharding.ts';
+import type { RequestDigest, RequestInfo, UserInfo } from './request-digest.ts';
+
+export interface Classification {
+  flowSchema: FlowSchema;
+  priorityLevel: PriorityLevelConfiguration;
+  /** `""` unless the level queues with more than one queue (see `flowDistinguisher`). */
+  flowDistinguisher: string;
+  /** Shuffle-sharding hash of (FlowSchema name, distinguisher); `0n` whenever the distinguisher is not computed. */
+  hashValue: bigint;
+  /**
+   * True when no FlowSchema matched and the catch-all schema was taken anyway (Kubernetes logs a
+   * warning then). It happens for a user in neither `system:authenticated` nor `system:unauthenticated`.
+   */
+  fallback: boolean;
+}
+
+export interface Classifier {
+  /** The FlowSchemas in matching order, the mandatory ones included when they had to be supplied. */
+  readonly flowSchemas: readonly FlowSchema[];
+  /** Every usable priority level by name: the non-broken inputs plus any imagined mandatory ones. */
+  readonly priorityLevels: ReadonlyMap<string, PriorityLevelConfiguration>;
+  /** Names of input FlowSchemas left out because their priority level is missing or broken. */
+  readonly danglingFlowSchemas: ReadonlySet<string>;
+  classify(digest: RequestDigest): Classification;
+}
+
+export interface ClassifierOptions {
+  /** The apiVersion domain of the imagined mandatory objects; `k8s.io` by default. */
+  apiDomain?: string;
+}
+
+/**
+ * Digests FlowSchemas and PriorityLevelConfigurations (already defaulted, as stored) into a
+ * Classifier. Broken levels are ignored; FlowSchemas naming a missing or broken level are
+ * dangling. When a name appears twice, the first object wins (the store cannot produce that).
+ */
+export function buildClassifier(
+  flowSchemas: readonly FlowSchema[],
+  priorityLevels: readonly PriorityLevelConfiguration[],
+  options: ClassifierOptions = {},
+): Classifier {
+  const levels = new Map<string, PriorityLevelConfiguration>();
+  for (const plc of priorityLevels) {
+    const name = plc.metadata?.name ?? '';
+    if (levels.has(name) || isPriorityLevelBroken(plc)) continue;
+    levels.set(name, plc);
+  }
+
+  const usable: FlowSchema[] = [];
+  const dangling = new Set<string>();
+  const seen = new Set<string>();
+  for (const fs of flowSchemas) {
+    const name = fs.metadata?.name ?? '';
+    if (seen.has(name)) continue;
+    seen.add(name);
+    if (levels.has(fs.spec?.priorityLevelConfiguration?.name ?? '')) usable.push(fs);
+    else dangling.add(name);
+  }
+  usable.sort(compareFlowSchemas);
+
+  const mandatory = mandatoryFlowSchemas(options.apiDomain);
+  if (!usable.some((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_EXEMPT)) usable.unshift(byName(mandatory, FLOW_SCHEMA_NAME_EXEMPT));
+  if (!usable.some((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_CATCH_ALL)) usable.push(byName(mandatory, FLOW_SCHEMA_NAME_CATCH_ALL));
+
+  for (const plc of mandatoryPriorityLevels(options.apiDomain)) {
+    const name = plc.metadata?.name ?? '';
+    if (!levels.has(name)) levels.set(name, plc);
+  }
+
+  // The catch-all schema is always in the sequence: the input's when usable, else the mandatory one.
+  const catchAll = usable.find((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_CATCH_ALL)!;
+  const sequence: readonly FlowSchema[] = usable;
+
+  return {
+    flowSchemas: sequence,
+    priorityLevels: levels,
+    danglingFlowSchemas: dangling,
+    classify(digest) {
+      const matched = sequence.find((fs) => matchesFlowSchema(digest, fs));
+      const flowSchema = matched ?? catchAll;
+      const priorityLevel = levels.get(flowSchema.spec?.priorityLevelConfiguration?.name ?? '');
+      if (priorityLevel === undefined) {
+        // Unreachable: only schemas with a usable level are in the sequence, and the mandatory
+        // schemas' levels are imagined when missing.
+        throw new Error(`classifier: FlowSchema "${flowSchema.metadata?.name}" has no priority level`);
+      }
+      const { flowDistinguisher, hashValue } = flowOf(digest, flowSchema, priorityLevel);
+      return { flowSchema, priorityLevel, flowDistinguisher, hashValue, fallback: matched === undefined };
+    },
+  };
+}
+
+/**
+ * Whether the controller ignores this level as broken: a union that does not match its
+ * discriminator, an exempt type on a level not named `exempt` (or the reverse), a limit response
+ * whose `queuing` disagrees with its type, or queuing parameters no shuffle-sharding dealer accepts.
+ */
+export function isPriorityLevelBroken(plc: PriorityLevelConfiguration): boolean {
+  const spec = plc.spec ?? {};
+  const isLimited = spec.type === 'Limited';
+  const isExempt = spec.type === 'Exempt';
+  if (isLimited !== isPresent(spec.limited)) return true;
+  if (isExempt !== isPresent(spec.exempt)) return true;
+  if (isExempt !== (plc.metadata?.name === PRIORITY_LEVEL_NAME_EXEMPT)) return true;
+  if (isPresent(spec.limited)) {
+    const response = spec.limited.limitResponse ?? {};
+    if ((response.type === 'Reject') !== !isPresent(response.queuing)) return true;
+    const queuing = response.queuing;
+    // Zero (or fewer) queues means "no queuing" to the queue set, so no dealer is needed.
+    if (isPresent(queuing) && (queuing.queues ?? 0) > 0) {
+      if (dealerParameterError(queuing.queues ?? 0, queuing.handSize ?? 0) !== undefined) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * The `Dangling` condition the controller wants on a FlowSchema, given whether its priority level
+ * exists (present and not broken). `lastTransitionTime` is `nowMs`; the controller writes the
+ * condition only when `danglingConditionDiffers` says so.
+ */
+export function danglingCondition(fs: FlowSchema, plcExists: boolean, nowMs: number): Condition {
+  const plName = JSON.stringify(fs.spec?.priorityLevelConfiguration?.name ?? '');
+  return {
+    type: FLOW_SCHEMA_CONDITION_DANGLING,
+    status: plcExists ? 'False' : 'True',
+    lastTransitionTime: formatRfc3339(nowMs),
+    reason: plcExists ? 'Found' : 'NotFound',
+    message: plcExists
+      ? `This FlowSchema references the PriorityLevelConfiguration object named ${plName} and it exists`
+      : `This FlowSchema references the PriorityLevelConfiguration object named ${plName} but there is no such object`,
+  };
+}
+
+/** Whether `desired` must be written: status, reason or message differ from the current condition (time is ignored). */
+export function danglingConditionDiffers(fs: FlowSchema, desired: Condition): boolean {
+  const current = fs.status?.conditions?.find((c) => c.type === FLOW_SCHEMA_CONDITION_DANGLING);
+  return current?.status !== desired.status || current?.reason !== desired.reason || current?.message !== desired.message;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matching (rule.go)
+
+export function matchesFlowSchema(digest: RequestDigest, fs: FlowSchema): boolean {
+  return (fs.spec?.rules ?? []).some((rule) => {
+    if (!(rule.subjects ?? []).some((subject) => matchesSubject(digest.user, subject))) return false;
+    return digest.requestInfo.isResourceRequest
+      ? (rule.resourceRules ?? []).some((r) => matchesResourceRule(digest.requestInfo, r))
+      : (rule.nonResourceRules ?? []).some((r) => matchesNonResourceRule(digest.requestInfo, r));
+  });
+}
+
+const SERVICE_ACCOUNT_USERNAME_PREFIX = 'system:serviceaccount:';
+
+export function matchesSubject(user: UserInfo, subject: Subject): boolean {
+  switch (subject.kind) {
+    case 'User':
+      return isPresent(subject.user) && (subject.user.name === NAME_ALL || subject.user.name === user.name);
+    case 'Group':
+      return isPresent(subject.group) && (subject.group.name === NAME_ALL || user.groups.includes(subject.group.name ?? ''));
+    case 'ServiceAccount': {
+      if (!isPresent(subject.serviceAccount)) return false;
+      const { namespace = '', name = '' } = subject.serviceAccount;
+      const namespacePrefix = `${SERVICE_ACCOUNT_USERNAME_PREFIX}${namespace}:`;
+      // `*` takes every service account of the namespace: anything after `...:<ns>:` will do.
+      if (name === NAME_ALL) return user.name.startsWith(namespacePrefix);
+      return user.name === `${namespacePrefix}${name}`;
+    }
+    default:
+      return false;
+  }
+}
+
+export function matchesResourceRule(info: RequestInfo, rule: ResourcePolicyRule): boolean {
+  if (!listContains(rule.verbs, info.verb, VERB_ALL)) return false;
+  const resource = info.subresource === '' ? info.resource : `${info.resource}/${info.subresource}`;
+  if (!listContains(rule.resources, resource, RESOURCE_ALL)) return false;
+  if (!listContains(rule.apiGroups, info.apiGroup, API_GROUP_ALL)) return false;
+  // Cluster-scoped and all-namespaces requests match only cluster-scope rules; `*` in namespaces
+  // never covers them.
+  if (info.namespace === '') return rule.clusterScope === true;
+  return listContains(rule.namespaces, info.namespace, NAMESPACE_EVERY);
+}
+
+export function matchesNonResourceRule(info: RequestInfo, rule: NonResourcePolicyRule): boolean {
+  if (!listContains(rule.verbs, info.verb, VERB_ALL)) return false;
+  return (rule.nonResourceURLs ?? []).some((url) => matchesNonResourceUrl(url, info.path));
+}
+
+/** `*`, the exact path, or a path prefix ending in `/`: `/healthz` and `/healthz/*` both cover `/healthz/etcd`. */
+export function matchesNonResourceUrl(ruleUrl: string, path: string): boolean {
+  if (ruleUrl === NON_RESOURCE_ALL || ruleUrl === path) return true;
+  let prefix = ruleUrl.endsWith('*') ? ruleUrl.slice(0, -1) : ruleUrl;
+  if (!prefix.endsWith('/')) prefix += '/';
+  return path.startsWith(prefix);
+}
+
+function listContains(list: readonly string[] | undefined, value: string, wildcard: string): boolean {
+  if (list === undefined) return false;
+  if (list.length === 1 && list[0] === wildcard) return true;
+  return list.includes(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flow
+
+/** The flow distinguisher and its hash, computed only when the level can spread flows over queues. */
+function flowOf(digest: RequestDigest, fs: FlowSchema, plc: PriorityLevelConfiguration): { flowDistinguisher: string; hashValue: bigint } {
+  const response = plc.spec?.type === 'Exempt' ? undefined : plc.spec?.limited?.limitResponse;
+  const queues = response?.type === 'Queue' ? (response.queuing?.queues ?? 0) : 0;
+  if (queues <= 1) return { flowDistinguisher: '', hashValue: 0n };
+  const flowDistinguisher = flowDistinguisherOf(digest, fs);
+  return { flowDistinguisher, hashValue: hashFlowId(fs.metadata?.name ?? '', flowDistinguisher) };
+}
+
+function flowDistinguisherOf(digest: RequestDigest, fs: FlowSchema): string {
+  switch (fs.spec?.distinguisherMethod?.type) {
+    case 'ByUser':
+      return digest.user.name;
+    case 'ByNamespace':
+      return digest.requestInfo.namespace;
+    default:
+      return '';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Precedence ascending, then name in byte order (Go compares UTF-8 bytes, i.e. code points). */
+function compareFlowSchemas(a: FlowSchema, b: FlowSchema): number {
+  const byPrecedence = (a.spec?.matchingPrecedence ?? 0) - (b.spec?.matchingPrecedence ?? 0);
+  if (byPrecedence !== 0) return byPrecedence;
+  return Buffer.compare(Buffer.from(a.metadata?.name ?? '', 'utf8'), Buffer.from(b.metadata?.name ?? '', 'utf8'));
+}
+
+function byName<T extends { metadata?: { name?: string } }>(objects: readonly T[], name: string): T {
+  const found = objects.find((o) => o.metadata?.name === name);
+  if (found === undefined) throw new Error(`bootstrap: no mandatory object named "${name}"`);
+  return found;
+}
+
+function isPresent<T>(value: T | null | undefined): value is T {
+  return value !== null && value !== undefined;
+}

@@ -1,0 +1,181 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SimClock } from '../../sim/sim-clock.ts';
+import { QueueSet, checkQueuingConfig, type Admission, type Decision, type QueuingConfig } from './queue-set.ts';
+import type { WorkEstimate } from './work-estimate.ts';
+
+const ONE_SEAT: WorkEstimate = { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 };
+const QUEUING: QueuingConfig = { desiredNumQueues: 4, queueLengthLimit: 50, handSize: 1 };
+
+interface Tracked {
+  id: string;
+  decisions: Decision[];
+  admission: Admission;
+}
+
+function harness(config: QueuingConfig, concurrencyLimit: number) {
+  const clock = new SimClock();
+  const rejections: string[] = [];
+  const qs = new QueueSet<string>(clock, config, { rejected: (id, reason) => rejections.push(`${id}:${reason}`) });
+  qs.setConfig(config, concurrencyLimit);
+  const start = (id: string, flowHash = 0n, workEstimate: WorkEstimate = ONE_SEAT, waitLimitMs = 15_000): Tracked => {
+    const decisions: Decision[] = [];
+    const admission = qs.startRequest({ flowHash, workEstimate, waitLimitMs, descriptor: id }, (d) => decisions.push(d));
+    return { id, decisions, admission };
+  };
+  return { clock, qs, start, rejections };
+}
+
+const kinds = (t: Tracked) => t.decisions.map((d) => (d.kind === 'execute' ? 'execute' : `reject:${d.reason}`));
+
+test('exempt levels execute at once, beyond any limit, and still count their seats', () => {
+  const { qs, start } = harness({ desiredNumQueues: -1, queueLengthLimit: 0, handSize: 0 }, 0);
+  const a = start('a');
+  const b = start('b', 0n, { initialSeats: 5, finalSeats: 0, additionalLatencyMs: 0 });
+  assert.equal(kinds(a), ['execute']);
+  assert.equal(kinds(b), ['execute']);
+  assert.is(qs.dump().seatsInUse, 6);
+  a.admission.finish();
+  b.admission.finish();
+  assert.ok(qs.isIdle);
+});
+
+test('a Reject-type level rejects with concurrency-limit when its seats are taken', () => {
+  const { start, rejections } = harness({ desiredNumQueues: 0, queueLengthLimit: 0, handSize: 0 }, 2);
+  const a = start('a');
+  const b = start('b');
+  const c = start('c');
+  assert.equal([kinds(a), kinds(b), kinds(c)], [['execute'], ['execute'], ['reject:concurrency-limit']]);
+  assert.equal(rejections, ['c:concurrency-limit']);
+  a.admission.finish();
+  assert.equal(kinds(start('d')), ['execute']);
+});
+
+test('requests wait while seats are taken and are dispatched FIFO within a queue', () => {
+  const { clock, start } = harness({ desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, 1);
+  const a = start('a');
+  const b = start('b');
+  const c = start('c');
+  assert.equal([kinds(a), kinds(b), kinds(c)], [['execute'], [], []]);
+  clock.advance(10);
+  a.admission.finish();
+  assert.equal([kinds(b), kinds(c)], [['execute'], []]);
+  b.admission.finish();
+  assert.equal(kinds(c), ['execute']);
+});
+
+test('queue-full only when seats are all taken and the chosen queue is at its length limit', () => {
+  const { start } = harness({ desiredNumQueues: 1, queueLengthLimit: 2, handSize: 1 }, 1);
+  start('running');
+  const waiting = [start('w1'), start('w2')];
+  const late = start('late');
+  assert.equal(waiting.map(kinds), [[], []]);
+  assert.equal(kinds(late), ['reject:queue-full']);
+});
+
+test('a request waiting past its wait limit is rejected with time-out; cancel counts the same', () => {
+  const { clock, qs, start } = harness({ desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, 1);
+  start('running');
+  const patient = start('patient', 0n, ONE_SEAT, 15_000);
+  const impatient = start('impatient', 0n, ONE_SEAT, 1_000);
+  const gone = start('gone');
+  gone.admission.cancel();
+  clock.advance(999);
+  assert.equal(kinds(impatient), []);
+  clock.advance(1);
+  assert.equal(kinds(impatient), ['reject:time-out']);
+  assert.equal(kinds(gone), ['reject:time-out']);
+  assert.equal(kinds(patient), []);
+  const dump = qs.dump();
+  assert.is(dump.timedOut, 1);
+  assert.is(dump.cancelled, 1);
+  assert.is(dump.waitingRequests, 1);
+});
+
+test('a wide head blocks its level; a request wider than the limit runs alone', () => {
+  const { start } = harness({ desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, 4);
+  const narrow = start('narrow');
+  const wide = start('wide', 0n, { initialSeats: 4, finalSeats: 0, additionalLatencyMs: 0 });
+  const behind = start('behind');
+  // 3 seats are free, but the 4-seat head waits and nobody overtakes it.
+  assert.equal([kinds(narrow), kinds(wide), kinds(behind)], [['execute'], [], []]);
+  narrow.admission.finish();
+  assert.equal([kinds(wide), kinds(behind)], [['execute'], []]);
+  wide.admission.finish();
+  assert.equal(kinds(behind), ['execute']);
+  behind.admission.finish();
+  const huge = start('huge', 0n, { initialSeats: 9, finalSeats: 0, additionalLatencyMs: 0 });
+  assert.equal(kinds(huge), ['execute']);
+  const next = start('next');
+  assert.equal(kinds(next), [], 'nothing runs beside an over-wide request');
+});
+
+test('final seats are held for the additional latency after finish, without delaying the caller', () => {
+  const { clock, qs, start } = harness({ desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, 3);
+  const write = start('write', 0n, { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 5 });
+  const next = start('next');
+  assert.equal(kinds(write), ['execute']);
+  assert.equal(kinds(next), []);
+  write.admission.finish();
+  assert.is(qs.dump().seatsInUse, 3);
+  assert.equal(kinds(next), []);
+  clock.advance(5);
+  assert.equal(kinds(next), ['execute']);
+});
+
+test('final seats wider than the limit are clipped and the latency stretched to keep the work', () => {
+  const { qs, start } = harness({ desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, 2);
+  start('write', 0n, { initialSeats: 1, finalSeats: 4, additionalLatencyMs: 5 });
+  const dumped = qs.dump().requests[0]!;
+  assert.is(dumped.workEstimate.finalSeats, 2);
+  assert.is(dumped.workEstimate.additionalLatencyMs, 10);
+});
+
+test('shrinking the number of queues removes surplus queues only as they empty', () => {
+  const { qs, start } = harness({ desiredNumQueues: 8, queueLengthLimit: 10, handSize: 1 }, 1);
+  const running = start('running', 5n);
+  start('waiting', 6n);
+  qs.setConfig({ desiredNumQueues: 2, queueLengthLimit: 10, handSize: 1 }, 1);
+  assert.is(qs.dump().queues.length, 8);
+  running.admission.finish();
+  const remaining = qs.dump().queues.length;
+  assert.ok(remaining < 8 && remaining >= 2, `${remaining} queues left`);
+});
+
+test('lowering the limit never preempts; raising it dispatches at once', () => {
+  const { qs, start } = harness({ desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, 2);
+  start('a');
+  start('b');
+  const c = start('c');
+  qs.setConcurrencyLimit(1);
+  assert.is(qs.dump().executingRequests, 2);
+  qs.setConcurrencyLimit(3);
+  assert.equal(kinds(c), ['execute']);
+});
+
+test('two backlogged flows in different queues share the seats equally', () => {
+  const { clock, start } = harness(QUEUING, 2);
+  // With a hand of one, flow hashes 0 and 1 deal queues 0 and 1.
+  const pending = [...Array.from({ length: 40 }, () => start('heavy', 0n, ONE_SEAT, 60_000)), ...Array.from({ length: 20 }, () => start('light', 1n, ONE_SEAT, 60_000))];
+  const served = { heavy: 0, light: 0 };
+  const done = new Set<Tracked>();
+  // Every 10 ms, everything executing finishes; count who got the seats.
+  for (let tick = 0; tick < 10; tick++) {
+    clock.advance(10);
+    for (const t of pending.filter((p) => !done.has(p) && kinds(p)[0] === 'execute')) {
+      served[t.id as 'heavy' | 'light']++;
+      done.add(t);
+      t.admission.finish();
+    }
+  }
+  assert.ok(Math.abs(served.heavy - served.light) <= 1, `heavy ${served.heavy}, light ${served.light}`);
+  assert.ok(served.heavy + served.light >= 18, 'the seats were kept busy');
+});
+
+test('checkQueuingConfig reports a dealer that cannot be built', () => {
+  assert.is(checkQueuingConfig({ desiredNumQueues: 512, queueLengthLimit: 50, handSize: 8 }), 'required entropy bits of deckSize 512 and handSize 8 is greater than 60');
+  assert.is(checkQueuingConfig({ desiredNumQueues: 64, queueLengthLimit: 50, handSize: 8 }), undefined);
+  assert.is(checkQueuingConfig({ desiredNumQueues: 0, queueLengthLimit: 0, handSize: 0 }), undefined);
+});
+
+test.run();

@@ -1,0 +1,504 @@
+// The fair-queuing core of one priority level (Kubernetes' queueset, section 6 of the APF fact
+// sheet): shuffle-sharded queues, a virtual-time progress meter R, dispatch by smallest virtual
+// finish time, seats held across execution (and for a request's additional latency after it),
+// queue-full / concurrency-limit / time-out rejections and attrition of surplus queues.
+//
+// Protocol (the implementation asserts it):
+// - `startRequest(request, decide)` never blocks. `decide` is called exactly once: synchronously
+//   when the request executes or is rejected on arrival, later when it is dispatched from its
+//   queue or its wait limit ends.
+// - After `decide({kind: 'execute'})` the caller calls `finish()` exactly once when the work is
+//   done; before a decision, `cancel()` withdraws the request (it is counted as `time-out`, as
+//   Kubernetes counts cancellations).
+// - Configuration changes in two phases: `checkQueuingConfig` may fail, `setConfig` cannot.
+//
+// Time comes only from the injected clock; nothing here is random, so a virtual clock replays a
+// run exactly. One deliberate difference from Kubernetes: when a waiting request leaves its queue
+// on time-out, dispatch runs at once (Kubernetes waits for the next event), which keeps the level
+// work-conserving when the leaver was a wide head blocking the level.
+//
+// This file is longer than most because the queue set is one invariant-heavy unit; splitting
+// the dispatch rule from the accounting it maintains would scatter the invariants.
+
+import type { Cancel, Clock } from '../clock.ts';
+import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
+import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
+import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMs, totalWork } from './seat-seconds.ts';
+import type { WorkEstimate } from './work-estimate.ts';
+
+export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out';
+export type Decision = { kind: 'execute' } | { kind: 'reject'; reason: RejectReason };
+
+export interface QueuingConfig {
+  /** > 0: queue; 0: no queues, reject what does not fit; < 0: exempt (never wait, never reject). */
+  desiredNumQueues: number;
+  queueLengthLimit: number;
+  handSize: number;
+}
+
+export interface QueueSetRequest<D = unknown> {
+  /** hashFlowId(flowSchema, distinguisher); ignored when the level does not queue. */
+  flowHash: bigint;
+  workEstimate: WorkEstimate;
+  /** How long the request may wait in its queue before it is rejected with `time-out`. */
+  waitLimitMs: number;
+  /** Opaque to the queue set; handed back in dumps and observer calls. */
+  descriptor: D;
+}
+
+export interface Admission {
+  /** The work is done: release the seats (now, or after the additional latency). */
+  finish(): void;
+  /** The client went away before a decision: leave the queue. */
+  cancel(): void;
+}
+
+/** Hooks for metrics, seat-demand integration and the simulator; all optional, all synchronous. */
+export interface QueueSetObserver<D = unknown> {
+  seatDemandChanged?(seatDemand: number): void;
+  queued?(descriptor: D, queueLengthAfter: number): void;
+  dispatched?(descriptor: D, waitMs: number): void;
+  rejected?(descriptor: D, reason: RejectReason, waitMs: number): void;
+  finished?(descriptor: D, executionMs: number): void;
+  noAccommodation?(descriptor: D): void;
+}
+
+type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected';
+
+interface Entry<D> {
+  readonly request: QueueSetRequest<D>;
+  readonly decide: (decision: Decision) => void;
+  readonly arrivalMs: number;
+  readonly initialSeats: number;
+  /** max(initial, final) at arrival; what the waiting sums counted. */
+  readonly maxSeats: number;
+  readonly totalWork: bigint;
+  /** May be clipped to the concurrency limit at dispatch (work preserved via the latency). */
+  finalSeats: number;
+  additionalLatencyMs: number;
+  /** Seats held while executing: max(initialSeats, finalSeats) after clipping. */
+  seatsHeld: number;
+  state: RequestState;
+  queue: Queue<D> | undefined;
+  arrivalR: bigint;
+  startMs: number;
+  removeFromFifo: RemoveFromFifo | undefined;
+  cancelWaitLimit: Cancel | undefined;
+}
+
+interface Queue<D> {
+  index: number;
+  readonly waiting: RequestFifo<Entry<D>>;
+  executing: number;
+  seatsInUse: number;
+  nextDispatchR: bigint;
+}
+
+export interface QueueDump {
+  index: number;
+  pendingRequests: number;
+  executingRequests: number;
+  seatsInUse: number;
+  nextDispatchR: bigint;
+  initialSeatsSum: number;
+  maxSeatsSum: number;
+  totalWorkSum: bigint;
+}
+
+export interface RequestDump<D> {
+  descriptor: D;
+  /** -1 for queueless (exempt, reject-type) requests. */
+  queueIndex: number;
+  /** Position in its queue; -1 once executing. */
+  indexInQueue: number;
+  arrivalMs: number;
+  startMs: number | undefined;
+  workEstimate: WorkEstimate;
+}
+
+export interface QueueSetDump<D> {
+  concurrencyLimit: number;
+  currentR: bigint;
+  waitingRequests: number;
+  executingRequests: number;
+  seatsInUse: number;
+  seatsWaiting: number;
+  dispatched: number;
+  rejected: number;
+  timedOut: number;
+  cancelled: number;
+  isIdle: boolean;
+  queues: QueueDump[];
+  requests: RequestDump<D>[];
+}
+
+/** Validates a queuing config the way `BeginConfigChange` does; returns an error or undefined. */
+export function checkQueuingConfig(config: QueuingConfig): string | undefined {
+  if (config.desiredNumQueues <= 0) return undefined;
+  const dealer = createDealer(config.desiredNumQueues, config.handSize);
+  return 'error' in dealer ? dealer.error : undefined;
+}
+
+export class QueueSet<D = unknown> {
+  private config: QueuingConfig;
+  private dealer: Dealer | undefined;
+  private concurrencyLimit = 0;
+  private readonly queues: Queue<D>[] = [];
+  private currentR = 0n;
+  private lastSyncMs: number;
+  private robinIndex = -1;
+  private enqueues = 0;
+  private totRequestsWaiting = 0;
+  private totRequestsExecuting = 0;
+  private totSeatsInUse = 0;
+  private totSeatsWaiting = 0;
+  private totDispatched = 0;
+  private totRejected = 0;
+  private totTimedOut = 0;
+  private totCancelled = 0;
+  private readonly live = new Set<Entry<D>>();
+
+  constructor(
+    private readonly clock: Clock,
+    config: QueuingConfig,
+    private readonly observer: QueueSetObserver<D> = {},
+  ) {
+    this.lastSyncMs = clock.now();
+    this.config = config;
+    this.setConfig(config, 0);
+  }
+
+  /** Applies a config accepted by checkQueuingConfig and a new concurrency limit; cannot fail. */
+  setConfig(config: QueuingConfig, concurrencyLimit: number): void {
+    this.syncTime();
+    const error = checkQueuingConfig(config);
+    if (error !== undefined) throw new Error(`QueueSet.setConfig: unchecked config: ${error}`);
+    if (config.desiredNumQueues > 0) {
+      // Growing takes effect now; shrinking happens by attrition as surplus queues empty.
+      while (this.queues.length < config.desiredNumQueues) this.queues.push(newQueue<D>(this.queues.length));
+      this.dealer = createDealer(config.desiredNumQueues, config.handSize) as Dealer;
+      this.config = config;
+    } else {
+      // A level that stops queuing keeps its old limits so that its queues drain as before.
+      this.config = { ...config, queueLengthLimit: this.config.queueLengthLimit, handSize: this.config.handSize };
+      this.dealer = undefined;
+    }
+    this.concurrencyLimit = concurrencyLimit;
+    this.dispatchAsMuchAsPossible();
+  }
+
+  /** The second phase alone: a new CurrentCL. Lowering it never preempts running work. */
+  setConcurrencyLimit(concurrencyLimit: number): void {
+    this.syncTime();
+    this.concurrencyLimit = concurrencyLimit;
+    this.dispatchAsMuchAsPossible();
+  }
+
+  get isIdle(): boolean {
+    return this.totRequestsWaiting === 0 && this.totRequestsExecuting === 0;
+  }
+
+  /** Seats executing plus seats waiting: the level's instantaneous demand (borrowing input). */
+  get seatDemand(): number {
+    return this.totSeatsInUse + this.totSeatsWaiting;
+  }
+
+  startRequest(request: QueueSetRequest<D>, decide: (decision: Decision) => void): Admission {
+    this.syncTime();
+    const estimate = request.workEstimate;
+    const maxSeats = Math.max(estimate.initialSeats, estimate.finalSeats);
+    if (!(estimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
+    const entry: Entry<D> = {
+      request,
+      decide,
+      arrivalMs: this.clock.now(),
+      initialSeats: estimate.initialSeats,
+      maxSeats,
+      totalWork: totalWork(estimate),
+      finalSeats: estimate.finalSeats,
+      additionalLatencyMs: estimate.additionalLatencyMs,
+      seatsHeld: maxSeats,
+      state: 'waiting',
+      queue: undefined,
+      arrivalR: this.currentR,
+      startMs: 0,
+      removeFromFifo: undefined,
+      cancelWaitLimit: undefined,
+    };
+    const admission: Admission = {
+      finish: () => this.finish(entry),
+      cancel: () => this.cancelWaiting(entry),
+    };
+    if (this.config.desiredNumQueues < 1) {
+      if (this.canAccommodate(maxSeats)) this.execute(entry);
+      else this.reject(entry, 'concurrency-limit');
+      return admission;
+    }
+    const queue = this.queues[this.chooseQueueIndex(request.flowHash)]!;
+    entry.queue = queue;
+    if (this.totSeatsInUse >= this.concurrencyLimit && queue.waiting.length >= this.config.queueLengthLimit) {
+      this.reject(entry, 'queue-full');
+      return admission;
+    }
+    this.enqueue(entry, queue);
+    this.dispatchAsMuchAsPossible();
+    return admission;
+  }
+
+  dump(): QueueSetDump<D> {
+    this.syncTime();
+    const requests: RequestDump<D>[] = [];
+    for (const entry of this.live) {
+      const queueIndex = entry.queue?.index ?? -1;
+      const indexInQueue = entry.state === 'waiting' && entry.queue !== undefined ? [...entry.queue.waiting].indexOf(entry) : -1;
+      requests.push({
+        descriptor: entry.request.descriptor,
+        queueIndex,
+        indexInQueue,
+        arrivalMs: entry.arrivalMs,
+        startMs: entry.state === 'executing' ? entry.startMs : undefined,
+        workEstimate: { initialSeats: entry.initialSeats, finalSeats: entry.finalSeats, additionalLatencyMs: entry.additionalLatencyMs },
+      });
+    }
+    return {
+      concurrencyLimit: this.concurrencyLimit,
+      currentR: this.currentR,
+      waitingRequests: this.totRequestsWaiting,
+      executingRequests: this.totRequestsExecuting,
+      seatsInUse: this.totSeatsInUse,
+      seatsWaiting: this.totSeatsWaiting,
+      dispatched: this.totDispatched,
+      rejected: this.totRejected,
+      timedOut: this.totTimedOut,
+      cancelled: this.totCancelled,
+      isIdle: this.isIdle,
+      queues: this.queues.map((q) => ({
+        index: q.index,
+        pendingRequests: q.waiting.length,
+        executingRequests: q.executing,
+        seatsInUse: q.seatsInUse,
+        nextDispatchR: q.nextDispatchR,
+        initialSeatsSum: q.waiting.initialSeatsSum,
+        maxSeatsSum: q.waiting.maxSeatsSum,
+        totalWorkSum: q.waiting.totalWorkSum,
+      })),
+      requests,
+    };
+  }
+
+  // --- virtual time -------------------------------------------------------------------------
+
+  /** Advances R by the equal share each non-empty queue received since the last event. */
+  private syncTime(): void {
+    const nowMs = this.clock.now();
+    const elapsedMs = nowMs - this.lastSyncMs;
+    this.lastSyncMs = nowMs;
+    if (elapsedMs <= 0) return;
+    let seatsRequested = 0;
+    let activeQueues = 0;
+    for (const q of this.queues) {
+      seatsRequested += q.seatsInUse + q.waiting.maxSeatsSum;
+      if (q.waiting.length > 0 || q.executing > 0) activeQueues++;
+    }
+    if (activeQueues === 0) return;
+    const ratio = Math.min(seatsRequested, this.concurrencyLimit) / activeQueues;
+    this.currentR += seatsTimesDurationMs(ratio, elapsedMs);
+  }
+
+  // --- arrival ------------------------------------------------------------------------------
+
+  private chooseQueueIndex(flowHash: bigint): number {
+    const hand = deal(this.dealer!, flowHash);
+    const offset = this.enqueues % hand.length;
+    this.enqueues++;
+    let best = -1;
+    let bestWork = -1n;
+    for (let i = 0; i < hand.length; i++) {
+      const index = hand[(offset + i) % hand.length]!;
+      const work = this.queues[index]!.waiting.totalWorkSum;
+      if (best === -1 || work < bestWork) {
+        best = index;
+        bestWork = work;
+      }
+    }
+    return best;
+  }
+
+  private enqueue(entry: Entry<D>, queue: Queue<D>): void {
+    if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = this.currentR;
+    entry.removeFromFifo = queue.waiting.enqueue(entry);
+    this.live.add(entry);
+    this.totRequestsWaiting++;
+    this.totSeatsWaiting += entry.maxSeats;
+    this.boundNextDispatch(queue);
+    entry.cancelWaitLimit = this.clock.after(entry.request.waitLimitMs, () => this.timeOut(entry, false));
+    this.observer.queued?.(entry.request.descriptor, queue.waiting.length);
+    this.observer.seatDemandChanged?.(this.seatDemand);
+  }
+
+  // --- dispatch -----------------------------------------------------------------------------
+
+  private canAccommodate(seats: number): boolean {
+    if (this.config.desiredNumQueues < 0) return true;
+    // A request wider than the whole limit may still run, alone, so that it is not starved.
+    if (seats > this.concurrencyLimit) return this.totRequestsExecuting === 0;
+    return this.totSeatsInUse + seats <= this.concurrencyLimit;
+  }
+
+  private dispatchAsMuchAsPossible(): void {
+    while (this.totRequestsWaiting > 0 && this.totSeatsInUse < this.concurrencyLimit && this.dispatchOne()) {
+      // each iteration dispatched one request
+    }
+  }
+
+  private dispatchOne(): boolean {
+    const n = this.queues.length;
+    let chosen: Queue<D> | undefined;
+    let minFinishR = 0n;
+    let index = this.robinIndex;
+    for (let i = 0; i < n; i++) {
+      index = (index + 1) % n;
+      const queue = this.queues[index]!;
+      const head = queue.waiting.peek();
+      if (head === undefined) continue;
+      const finishR = queue.nextDispatchR + head.totalWork;
+      if (chosen === undefined || finishR < minFinishR) {
+        chosen = queue;
+        minFinishR = finishR;
+      }
+    }
+    if (chosen === undefined) return false;
+    const head = chosen.waiting.peek()!;
+    // A wide head that does not fit blocks its whole level rather than letting narrow requests
+    // overtake it forever.
+    if (!this.canAccommodate(head.maxSeats)) {
+      this.observer.noAccommodation?.(head.request.descriptor);
+      return false;
+    }
+    chosen.waiting.dequeue();
+    head.removeFromFifo = undefined;
+    head.cancelWaitLimit?.();
+    head.cancelWaitLimit = undefined;
+    this.totRequestsWaiting--;
+    this.totSeatsWaiting -= head.maxSeats;
+    if (head.finalSeats > this.concurrencyLimit && this.concurrencyLimit > 0) {
+      // Clip the final seats to the limit and stretch the latency so the work stays the same.
+      const finalWorkSeatMs = head.finalSeats * head.additionalLatencyMs;
+      head.finalSeats = this.concurrencyLimit;
+      head.additionalLatencyMs = finalWorkSeatMs / head.finalSeats;
+    }
+    this.robinIndex = chosen.index;
+    this.execute(head);
+    chosen.nextDispatchR += head.totalWork;
+    this.boundNextDispatch(chosen);
+    return true;
+  }
+
+  private execute(entry: Entry<D>): void {
+    entry.state = 'executing';
+    entry.startMs = this.clock.now();
+    entry.seatsHeld = Math.max(entry.initialSeats, entry.finalSeats);
+    this.live.add(entry);
+    this.totDispatched++;
+    this.totRequestsExecuting++;
+    this.totSeatsInUse += entry.seatsHeld;
+    if (entry.queue !== undefined) {
+      entry.queue.executing++;
+      entry.queue.seatsInUse += entry.seatsHeld;
+    }
+    this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs);
+    this.observer.seatDemandChanged?.(this.seatDemand);
+    entry.decide({ kind: 'execute' });
+  }
+
+  // --- leaving --------------------------------------------------------------------------------
+
+  private reject(entry: Entry<D>, reason: RejectReason): void {
+    entry.state = 'rejected';
+    this.totRejected++;
+    this.observer.rejected?.(entry.request.descriptor, reason, this.clock.now() - entry.arrivalMs);
+    entry.decide({ kind: 'reject', reason });
+  }
+
+  private cancelWaiting(entry: Entry<D>): void {
+    if (entry.state !== 'waiting') return;
+    this.syncTime();
+    this.timeOut(entry, true);
+  }
+
+  private timeOut(entry: Entry<D>, cancelled: boolean): void {
+    if (entry.state !== 'waiting' || entry.removeFromFifo === undefined) return;
+    this.syncTime();
+    entry.cancelWaitLimit?.();
+    entry.cancelWaitLimit = undefined;
+    entry.removeFromFifo();
+    entry.removeFromFifo = undefined;
+    this.live.delete(entry);
+    this.totRequestsWaiting--;
+    this.totSeatsWaiting -= entry.maxSeats;
+    if (cancelled) this.totCancelled++;
+    else this.totTimedOut++;
+    const queue = entry.queue!;
+    this.boundNextDispatch(queue);
+    this.reject(entry, 'time-out');
+    this.observer.seatDemandChanged?.(this.seatDemand);
+    this.removeQueueIfSurplus(queue);
+    this.dispatchAsMuchAsPossible();
+  }
+
+  private finish(entry: Entry<D>): void {
+    if (entry.state !== 'executing') throw new Error(`QueueSet: finish() on a request that is ${entry.state}`);
+    this.syncTime();
+    entry.state = 'finished';
+    this.live.delete(entry);
+    const nowMs = this.clock.now();
+    this.totRequestsExecuting--;
+    this.observer.finished?.(entry.request.descriptor, nowMs - entry.startMs);
+    const queue = entry.queue;
+    if (queue !== undefined) {
+      // The guess G is replaced by the real service time S: R_start -= (G - S) * initialSeats.
+      const serviceMs = nowMs - entry.startMs;
+      queue.nextDispatchR -= seatsTimesDurationMs(entry.initialSeats, ESTIMATED_SERVICE_DURATION_MS - serviceMs);
+      queue.executing--;
+      this.boundNextDispatch(queue);
+    }
+    if (entry.additionalLatencyMs <= 0) {
+      this.releaseSeats(entry);
+    } else {
+      // The caller is not delayed; the seats stay taken for the extra latency (watch fan-out).
+      this.clock.after(entry.additionalLatencyMs, () => {
+        this.syncTime();
+        this.releaseSeats(entry);
+      });
+    }
+  }
+
+  private releaseSeats(entry: Entry<D>): void {
+    this.totSeatsInUse -= entry.seatsHeld;
+    if (entry.queue !== undefined) {
+      entry.queue.seatsInUse -= entry.seatsHeld;
+      this.removeQueueIfSurplus(entry.queue);
+    }
+    this.observer.seatDemandChanged?.(this.seatDemand);
+    this.dispatchAsMuchAsPossible();
+  }
+
+  /** Attrition: when there are more queues than desired, an emptied queue goes away. */
+  private removeQueueIfSurplus(queue: Queue<D>): void {
+    if (this.queues.length <= Math.max(0, this.config.desiredNumQueues)) return;
+    if (queue.waiting.length > 0 || queue.executing > 0 || queue.seatsInUse > 0 || this.queues[queue.index] !== queue) return;
+    this.queues.splice(queue.index, 1);
+    for (let i = queue.index; i < this.queues.length; i++) this.queues[i]!.index = i;
+    if (this.robinIndex >= queue.index) this.robinIndex--;
+  }
+
+  /** Anti-windup: a queue's dispatch R never lags behind its head's arrival R. */
+  private boundNextDispatch(queue: Queue<D>): void {
+    const head = queue.waiting.peek();
+    if (head !== undefined && queue.nextDispatchR < head.arrivalR) queue.nextDispatchR = head.arrivalR;
+  }
+}
+
+function newQueue<D>(index: number): Queue<D> {
+  return { index, waiting: new RequestFifo<Entry<D>>(), executing: 0, seatsInUse: 0, nextDispatchR: 0n };
+}

@@ -1,0 +1,37 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { RequestFifo } from './request-fifo.ts';
+
+const item = (id: number, seats = 1) => ({ id, initialSeats: seats, maxSeats: seats * 2, totalWork: BigInt(seats * 300000) });
+
+test('keeps FIFO order and running sums', () => {
+  const fifo = new RequestFifo<ReturnType<typeof item>>();
+  fifo.enqueue(item(1));
+  fifo.enqueue(item(2, 3));
+  assert.is(fifo.length, 2);
+  assert.is(fifo.initialSeatsSum, 4);
+  assert.is(fifo.maxSeatsSum, 8);
+  assert.is(fifo.totalWorkSum, 1200000n);
+  assert.is(fifo.dequeue()?.id, 1);
+  assert.is(fifo.initialSeatsSum, 3);
+  assert.is(fifo.peek()?.id, 2);
+});
+
+test('removal from the middle is O(1), idempotent, and keeps the sums right', () => {
+  const fifo = new RequestFifo<ReturnType<typeof item>>();
+  fifo.enqueue(item(1));
+  const removeTwo = fifo.enqueue(item(2, 5));
+  fifo.enqueue(item(3));
+  assert.ok(removeTwo());
+  assert.not.ok(removeTwo());
+  assert.equal([...fifo].map((i) => i.id), [1, 3]);
+  assert.is(fifo.maxSeatsSum, 4);
+  assert.is(fifo.totalWorkSum, 600000n);
+  fifo.dequeue();
+  fifo.dequeue();
+  assert.is(fifo.dequeue(), undefined);
+  assert.is(fifo.length, 0);
+  assert.is(fifo.totalWorkSum, 0n);
+});
+
+test.run();

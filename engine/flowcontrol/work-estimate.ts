@@ -1,0 +1,219 @@
+// Work estimation (apf-semantics 7): how many seats a request occupies, and for how long after its
+// handler returns. Lists are charged by the objects they will touch, writes by the watch events
+// they will fan out. Pure: the object counts and watch counts come in through `deps`.
+
+import type { RequestInfo } from './request-digest.ts';
+import { effectiveMaxSeats, MAXIMUM_SEATS_LIMIT, MINIMUM_SEATS } from './max-seats.ts';
+import { durationNsToMs, durationPerSeatNs, seatsTimesDuration } from './seat-seconds.ts';
+
+export const OBJECTS_PER_SEAT = 100;
+export const WATCHES_PER_SEAT = 10;
+export const EVENT_ADDITIONAL_DURATION_NS = 5_000_000;
+
+export interface WorkEstimate {
+  initialSeats: number;
+  /** Seats held after the handler returns, while watch events are still being sent. */
+  finalSeats: number;
+  /** How long `finalSeats` stay held; whole nanoseconds expressed in (possibly fractional) ms. */
+  additionalLatencyMs: number;
+}
+
+/** Seats the request occupies while it executes. */
+export function maxSeatsOf(estimate: WorkEstimate): number {
+  return Math.max(estimate.initialSeats, estimate.finalSeats);
+}
+
+/** The RequestInfo fields the estimators read (request-digest.ts `RequestInfo` satisfies it). */
+export type EstimatorRequestInfo = Pick<
+  RequestInfo,
+  'isResourceRequest' | 'verb' | 'apiGroup' | 'resource' | 'subresource' | 'namespace' | 'name' | 'path'
+>;
+
+/**
+ * A request as the estimator sees it: the parsed RequestInfo (absent when the request could not be
+ * resolved) and its query string. For a query given as a record, an array value stands for a
+ * repeated parameter; as in Go's `url.Values`, only the first value counts.
+ */
+export interface WorkEstimateRequest {
+  requestInfo?: EstimatorRequestInfo | undefined;
+  query: URLSearchParams | Readonly<Record<string, string | readonly string[] | undefined>>;
+}
+
+/** What the object-count tracker knows about a resource (`resource.group`, no suffix for core). */
+export type ObjectCountResult = { count: number } | 'not-found' | 'stale' | 'error';
+
+export interface WorkEstimatorDeps {
+  objectCount(groupResource: string): ObjectCountResult;
+  /** Registered watches a write to this target would notify (interested-watches.ts). */
+  watchCount(requestInfo: EstimatorRequestInfo): number;
+  /**
+   * ConsistentListFromCache enabled *and* the store supports watch-progress requests: then a list
+   * at resourceVersion "" is served from the cache. Default false, as in upstream unit tests.
+   */
+  consistentListFromCache?: boolean;
+  /** Feature gate WatchList (Beta, on by default in 1.32): watches are priced like lists. */
+  watchListEnabled?: boolean;
+  /** enableMutatingWorkEstimator; default true. */
+  mutatingEstimatorEnabled?: boolean;
+}
+
+/**
+ * Dispatch by verb. `levelMaxSeats` is the maxSeats tracked for the request's priority level
+ * (max-seats.ts `maxSeatsForLevel`); absent or 0 (exempt, Reject) means the hard limit of 10.
+ */
+export function estimateWork(request: WorkEstimateRequest, deps: WorkEstimatorDeps, levelMaxSeats?: number): WorkEstimate {
+  const info = request.requestInfo;
+  if (info === undefined) return seats(MAXIMUM_SEATS_LIMIT);
+  switch (info.verb) {
+    case 'list':
+      return estimateListWork(request, deps, levelMaxSeats);
+    case 'watch':
+      return deps.watchListEnabled === false ? seats(MINIMUM_SEATS) : estimateListWork(request, deps, levelMaxSeats);
+    case 'create':
+    case 'update':
+    case 'patch':
+    case 'delete':
+      return estimateMutatingWork(request, deps, levelMaxSeats);
+    default:
+      return seats(MINIMUM_SEATS);
+  }
+}
+
+export function estimateListWork(request: WorkEstimateRequest, deps: WorkEstimatorDeps, levelMaxSeats?: number): WorkEstimate {
+  const maxSeats = effectiveMaxSeats(levelMaxSeats);
+  const info = request.requestInfo;
+  if (info === undefined) return seats(maxSeats);
+  // A list narrowed to one name is executed as a get.
+  if (info.name !== '') return seats(MINIMUM_SEATS);
+  const options = parseListOptions(request.query);
+  // Such a request will fail validation anyway; charge it fully, as upstream does.
+  if ('error' in options) return seats(maxSeats);
+  if (info.verb === 'watch' && options.sendInitialEvents !== true) return seats(MINIMUM_SEATS);
+
+  const fromCache = info.verb === 'watch' || !shouldListFromStorage(options, deps.consistentListFromCache ?? false);
+  const counted = deps.objectCount(groupResourceKey(info.apiGroup, info.resource));
+  // Unknown usually means an aggregated API served elsewhere, so it costs this server little.
+  if (counted === 'not-found') return seats(MINIMUM_SEATS);
+  if (counted === 'stale' || counted === 'error') return seats(maxSeats);
+  const numStored = counted.count;
+
+  const limit = options.limit > 0 && options.limit < numStored ? options.limit : numStored;
+  let estimatedObjects: number;
+  if (fromCache) estimatedObjects = numStored;
+  else if (options.fieldSelector !== '' || options.labelSelector !== '') estimatedObjects = numStored + limit;
+  else estimatedObjects = 2 * limit;
+  const wanted = Math.ceil(estimatedObjects / OBJECTS_PER_SEAT);
+  return seats(Math.min(maxSeats, Math.max(MINIMUM_SEATS, wanted)));
+}
+
+export function estimateMutatingWork(
+  request: WorkEstimateRequest,
+  deps: WorkEstimatorDeps,
+  levelMaxSeats?: number,
+): WorkEstimate {
+  const maxSeats = effectiveMaxSeats(levelMaxSeats);
+  if (deps.mutatingEstimatorEnabled === false) return seats(MINIMUM_SEATS);
+  const info = request.requestInfo;
+  if (info === undefined) {
+    return {
+      initialSeats: MINIMUM_SEATS,
+      finalSeats: maxSeats,
+      additionalLatencyMs: durationNsToMs(EVENT_ADDITIONAL_DURATION_NS),
+    };
+  }
+  // Minting a token writes nothing watchable, however many watch service accounts.
+  if (info.resource === 'serviceaccounts' && info.subresource === 'token') return seats(MINIMUM_SEATS);
+
+  const watchCount = deps.watchCount(info);
+  if (!(watchCount >= WATCHES_PER_SEAT)) return seats(1);
+  // Each watcher is assumed to take 1/10 seat for 5 ms; the rectangle is then reshaped to at
+  // most maxSeats wide, keeping its area (the work) unchanged.
+  let finalSeats = Math.ceil(watchCount / WATCHES_PER_SEAT);
+  const finalWork = seatsTimesDuration(finalSeats, EVENT_ADDITIONAL_DURATION_NS);
+  finalSeats = Math.min(finalSeats, maxSeats);
+  return {
+    initialSeats: 1,
+    finalSeats,
+    additionalLatencyMs: durationNsToMs(durationPerSeatNs(finalWork, finalSeats)),
+  };
+}
+
+function seats(initialSeats: number): WorkEstimate {
+  return { initialSeats, finalSeats: 0, additionalLatencyMs: 0 };
+}
+
+/** `schema.GroupResource.String()`: `resource.group`, or just `resource` for the core group. */
+export function groupResourceKey(apiGroup: string, resource: string): string {
+  return apiGroup === '' ? resource : `${resource}.${apiGroup}`;
+}
+
+/** The ListOptions fields that matter for estimation. */
+export interface ListOptionsView {
+  resourceVersion: string;
+  resourceVersionMatch: string;
+  continue: string;
+  labelSelector: string;
+  fieldSelector: string;
+  /** Parsed int64; a value beyond 2^53 loses precision but keeps its order against counts. */
+  limit: number;
+  sendInitialEvents: boolean | undefined;
+}
+
+/**
+ * `Convert_url_Values_To_v1_ListOptions`, reduced: only the int64 parameters (`limit`,
+ * `timeoutSeconds`) can fail; booleans follow the lenient apimachinery rule (only "0" and
+ * "false", any case, are false).
+ */
+export function parseListOptions(query: WorkEstimateRequest['query']): ListOptionsView | { error: string } {
+  const first = (key: string): string | undefined => firstQueryValue(query, key);
+  const limitText = first('limit');
+  const limit = limitText === undefined ? 0n : parseGoInt64(limitText);
+  if (limit === undefined) return { error: `limit: invalid int64 ${JSON.stringify(limitText)}` };
+  const timeoutText = first('timeoutSeconds');
+  if (timeoutText !== undefined && parseGoInt64(timeoutText) === undefined) {
+    return { error: `timeoutSeconds: invalid int64 ${JSON.stringify(timeoutText)}` };
+  }
+  const sendText = first('sendInitialEvents');
+  return {
+    resourceVersion: first('resourceVersion') ?? '',
+    resourceVersionMatch: first('resourceVersionMatch') ?? '',
+    continue: first('continue') ?? '',
+    labelSelector: first('labelSelector') ?? '',
+    fieldSelector: first('fieldSelector') ?? '',
+    limit: Number(limit),
+    sendInitialEvents: sendText === undefined ? undefined : !(sendText === '0' || sendText.toLowerCase() === 'false'),
+  };
+}
+
+/**
+ * Whether a list bypasses the watch cache (the v1.32 cacher rule): a consistent read the cache
+ * cannot serve, a continuation, a match other than NotOlderThan, or the legacy exact-match form
+ * (a limit with an explicit non-zero resourceVersion and no match).
+ */
+export function shouldListFromStorage(options: ListOptionsView, consistentListFromCache: boolean): boolean {
+  const rv = options.resourceVersion;
+  const match = options.resourceVersionMatch;
+  const consistentReadFromStorage = rv === '' && !consistentListFromCache;
+  const hasContinuation = options.continue !== '';
+  const unsupportedMatch = match !== '' && match !== 'NotOlderThan';
+  const legacyExactMatch = options.limit > 0 && match === '' && rv !== '' && rv !== '0';
+  return consistentReadFromStorage || hasContinuation || unsupportedMatch || legacyExactMatch;
+}
+
+function firstQueryValue(query: WorkEstimateRequest['query'], key: string): string | undefined {
+  if (query instanceof URLSearchParams) return query.get(key) ?? undefined;
+  if (!Object.hasOwn(query, key)) return undefined;
+  const value = query[key];
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : value[0];
+}
+
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+
+/** Go `strconv.ParseInt(s, 10, 64)`: optional sign, decimal digits only, in int64 range. */
+export function parseGoInt64(text: string): bigint | undefined {
+  if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
+  const value = BigInt(text);
+  return value < INT64_MIN || value > INT64_MAX ? undefined : value;
+}

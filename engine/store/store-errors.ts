@@ -1,0 +1,222 @@
+// The store's error registry. Every failure the store reports is a `StoreError` with a stable code
+// (`FW_ERR_STORE_*`), the Kubernetes StatusReason and HTTP code kube-apiserver would send, and a
+// message worded as kube-apiserver words it, so the API layer can turn any of them into a `Status`
+// with `storeErrorStatus` and send it unchanged.
+//
+// Codes are never reused or renamed: clients and docs/storage.md match on them. Add new codes at
+// the end of CODES.
+
+import type { FieldError } from '../resources/field-errors.ts';
+import { fieldErrorBody, formatFieldErrors } from '../resources/field-errors.ts';
+import type { Status, StatusCause, StatusDetails } from '../resources/types.ts';
+
+const CODES = {
+  FW_ERR_STORE_NOT_FOUND: { reason: 'NotFound', httpCode: 404 },
+  FW_ERR_STORE_ALREADY_EXISTS: { reason: 'AlreadyExists', httpCode: 409 },
+  FW_ERR_STORE_CONFLICT: { reason: 'Conflict', httpCode: 409 },
+  FW_ERR_STORE_PRECONDITION_FAILED: { reason: 'Conflict', httpCode: 409 },
+  FW_ERR_STORE_EXPIRED: { reason: 'Expired', httpCode: 410 },
+  FW_ERR_STORE_CONTINUE_EXPIRED: { reason: 'Expired', httpCode: 410 },
+  FW_ERR_STORE_TOO_LARGE_RESOURCE_VERSION: { reason: 'Timeout', httpCode: 504 },
+  /** kube-apiserver answers an unparseable resourceVersion with a bare 500 (reason Unknown). */
+  FW_ERR_STORE_INVALID_RESOURCE_VERSION: { reason: '', httpCode: 500 },
+  FW_ERR_STORE_INVALID_LIST_OPTIONS: { reason: 'Invalid', httpCode: 422 },
+  FW_ERR_STORE_BAD_CONTINUE: { reason: 'BadRequest', httpCode: 400 },
+  FW_ERR_STORE_BAD_LABEL_SELECTOR: { reason: 'BadRequest', httpCode: 400 },
+  FW_ERR_STORE_BAD_FIELD_SELECTOR: { reason: 'BadRequest', httpCode: 400 },
+  FW_ERR_STORE_BAD_NAME: { reason: 'BadRequest', httpCode: 400 },
+  FW_ERR_STORE_RESOURCE_VERSION_ON_CREATE: { reason: 'InternalError', httpCode: 500 },
+  FW_ERR_STORE_NOT_OPEN: { reason: 'ServiceUnavailable', httpCode: 503 },
+  FW_ERR_STORE_LOCKED: { reason: 'InternalError', httpCode: 500 },
+  FW_ERR_STORE_CORRUPT: { reason: 'InternalError', httpCode: 500 },
+  FW_ERR_STORE_WRITE_FAILED: { reason: 'InternalError', httpCode: 500 },
+  FW_ERR_STORE_TRANSFORM_FAILED: { reason: 'InternalError', httpCode: 500 },
+  FW_ERR_STORE_WATCH_TOO_SLOW: { reason: 'Timeout', httpCode: 504 },
+  FW_ERR_STORE_NOT_SUPPORTED: { reason: 'MethodNotAllowed', httpCode: 405 },
+  FW_ERR_STORE_OPEN_FAILED: { reason: 'InternalError', httpCode: 500 },
+} as const;
+
+export type StoreErrorCode = keyof typeof CODES;
+
+/** Every code with its reason and HTTP status, for docs and the API layer's error table. */
+export const STORE_ERROR_CODES: Readonly<Record<StoreErrorCode, { reason: string; httpCode: number }>> = CODES;
+
+const BRAND = Symbol.for('fairway.StoreError');
+
+export class StoreError extends Error {
+  readonly [BRAND] = true;
+  readonly code: StoreErrorCode;
+  readonly reason: string;
+  readonly httpCode: number;
+  readonly details: StatusDetails | undefined;
+  /** For an expired continue token: a fresh token that continues at the latest resource version. */
+  readonly continueToken: string | undefined;
+
+  constructor(
+    code: StoreErrorCode,
+    message: string,
+    extra: { details?: StatusDetails; continueToken?: string; cause?: unknown } = {},
+  ) {
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.name = 'StoreError';
+    this.code = code;
+    this.reason = CODES[code].reason;
+    this.httpCode = CODES[code].httpCode;
+    this.details = extra.details;
+    this.continueToken = extra.continueToken;
+  }
+}
+
+/** Identifies a StoreError by brand, so it survives module duplication (undici's rule). */
+export function isStoreError(error: unknown): error is StoreError {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true;
+}
+
+export function isStoreErrorCode(error: unknown, code: StoreErrorCode): error is StoreError {
+  return isStoreError(error) && error.code === code;
+}
+
+/** The `Status` kube-apiserver would send for this error. */
+export function storeErrorStatus(error: StoreError): Status {
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: error.message };
+  if (error.continueToken !== undefined) status.metadata = { continue: error.continueToken };
+  if (error.reason !== '') status.reason = error.reason;
+  if (error.details !== undefined) status.details = error.details;
+  status.code = error.httpCode;
+  return status;
+}
+
+/** What a message needs to name a resource: `prioritylevelconfigurations.flowcontrol.apiserver.k8s.io`. */
+export interface ResourceNaming {
+  group: string;
+  resource: string;
+  kind: string;
+}
+
+export function qualifiedResource(r: ResourceNaming): string {
+  return r.group === '' ? r.resource : `${r.resource}.${r.group}`;
+}
+
+function resourceDetails(r: ResourceNaming, name: string): StatusDetails {
+  return { name, group: r.group, kind: r.resource };
+}
+
+export function notFoundError(r: ResourceNaming, name: string): StoreError {
+  return new StoreError('FW_ERR_STORE_NOT_FOUND', `${qualifiedResource(r)} ${JSON.stringify(name)} not found`, {
+    details: resourceDetails(r, name),
+  });
+}
+
+export function alreadyExistsError(r: ResourceNaming, name: string): StoreError {
+  return new StoreError('FW_ERR_STORE_ALREADY_EXISTS', `${qualifiedResource(r)} ${JSON.stringify(name)} already exists`, {
+    details: resourceDetails(r, name),
+  });
+}
+
+/** The optimistic-concurrency failure: the object's resourceVersion is not the stored one. */
+export function conflictError(r: ResourceNaming, name: string): StoreError {
+  return new StoreError(
+    'FW_ERR_STORE_CONFLICT',
+    `Operation cannot be fulfilled on ${qualifiedResource(r)} ${JSON.stringify(name)}: the object has been modified; please apply your changes to the latest version and try again`,
+    { details: resourceDetails(r, name) },
+  );
+}
+
+/** A failed uid / resourceVersion precondition, worded as the storage layer's InvalidObj error. */
+export function preconditionError(
+  r: ResourceNaming,
+  name: string,
+  key: string,
+  field: 'UID' | 'ResourceVersion',
+  wanted: string,
+  actual: string,
+): StoreError {
+  const inner = `Precondition failed: ${field} in precondition: ${wanted}, ${field} in object meta: ${actual}`;
+  return new StoreError(
+    'FW_ERR_STORE_PRECONDITION_FAILED',
+    `Operation cannot be fulfilled on ${qualifiedResource(r)} ${JSON.stringify(name)}: StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${inner}`,
+    { details: resourceDetails(r, name) },
+  );
+}
+
+/** A watch (or a watch-cache read) from before the event window. */
+export function tooOldResourceVersionError(requested: number, windowStartRevision: number): StoreError {
+  return new StoreError('FW_ERR_STORE_EXPIRED', `too old resource version: ${requested} (${windowStartRevision})`);
+}
+
+/** An exact list at a version that has left the event window. */
+export function listTooOldError(): StoreError {
+  return new StoreError('FW_ERR_STORE_EXPIRED', 'The resourceVersion for the provided list is too old.');
+}
+
+export const CONTINUE_EXPIRED_MESSAGE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
+export const CONTINUE_INCONSISTENT_MESSAGE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+
+export function continueExpiredError(freshToken: string | undefined): StoreError {
+  if (freshToken === undefined) return new StoreError('FW_ERR_STORE_CONTINUE_EXPIRED', CONTINUE_EXPIRED_MESSAGE);
+  return new StoreError('FW_ERR_STORE_CONTINUE_EXPIRED', CONTINUE_INCONSISTENT_MESSAGE, { continueToken: freshToken });
+}
+
+export function tooLargeResourceVersionError(requested: number, current: number): StoreError {
+  return new StoreError(
+    'FW_ERR_STORE_TOO_LARGE_RESOURCE_VERSION',
+    `Timeout: Too large resource version: ${requested}, current: ${current}`,
+    { details: { retryAfterSeconds: 1 } },
+  );
+}
+
+/** `ListOptions.meta.k8s.io "" is invalid: …`, as the handler's list-option validation reports it. */
+export function invalidListOptionsError(errors: readonly FieldError[], metaGroup = 'meta.k8s.io'): StoreError {
+  const causes: StatusCause[] = errors.map((e) => ({
+    reason: e.type,
+    message: fieldErrorBody(e),
+    field: e.field,
+  }));
+  return new StoreError('FW_ERR_STORE_INVALID_LIST_OPTIONS', `ListOptions.${metaGroup} "" is invalid: ${formatFieldErrors(errors)}`, {
+    details: { name: '', group: metaGroup, kind: 'ListOptions', causes },
+  });
+}
+
+export function badRequestError(
+  code: 'FW_ERR_STORE_BAD_CONTINUE' | 'FW_ERR_STORE_BAD_LABEL_SELECTOR' | 'FW_ERR_STORE_BAD_FIELD_SELECTOR' | 'FW_ERR_STORE_BAD_NAME',
+  message: string,
+): StoreError {
+  return new StoreError(code, message);
+}
+
+/** `Internal error occurred: …` with the text as the single cause, as apierrors.NewInternalError does. */
+export function internalError(
+  code:
+    | 'FW_ERR_STORE_LOCKED'
+    | 'FW_ERR_STORE_CORRUPT'
+    | 'FW_ERR_STORE_WRITE_FAILED'
+    | 'FW_ERR_STORE_TRANSFORM_FAILED'
+    | 'FW_ERR_STORE_OPEN_FAILED'
+    | 'FW_ERR_STORE_RESOURCE_VERSION_ON_CREATE',
+  text: string,
+  cause?: unknown,
+): StoreError {
+  return new StoreError(code, `Internal error occurred: ${text}`, { details: { causes: [{ message: text }] }, cause });
+}
+
+export function notOpenError(state: string): StoreError {
+  return new StoreError('FW_ERR_STORE_NOT_OPEN', `storage is not open (state: ${state})`);
+}
+
+export function watchTooSlowError(bufferSize: number): StoreError {
+  return new StoreError(
+    'FW_ERR_STORE_WATCH_TOO_SLOW',
+    `watch closed: the client fell ${bufferSize} events behind; watch again from the last resourceVersion it received`,
+  );
+}
+
+/** Go's strconv.ParseUint text, which kube-apiserver passes through for a bad resourceVersion. */
+export function invalidResourceVersionError(value: string, outOfRange: boolean): StoreError {
+  const why = outOfRange ? 'value out of range' : 'invalid syntax';
+  return new StoreError(
+    'FW_ERR_STORE_INVALID_RESOURCE_VERSION',
+    `resourceVersion: Invalid value: ${JSON.stringify(value)}: strconv.ParseUint: parsing ${JSON.stringify(value)}: ${why}`,
+  );
+}
