@@ -61,6 +61,10 @@ export interface QueueSetObserver<D = unknown> {
   rejected?(descriptor: D, reason: RejectReason, waitMs: number): void;
   finished?(descriptor: D, executionMs: number): void;
   noAccommodation?(descriptor: D): void;
+  /** A queue came into being (the level grew); ids are stable, indexes shift on attrition. */
+  queueAdded?(queueId: number): void;
+  /** A surplus queue emptied and was removed. */
+  queueRemoved?(queueId: number): void;
 }
 
 type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected';
@@ -87,6 +91,7 @@ interface Entry<D> {
 }
 
 interface Queue<D> {
+  readonly id: number;
   index: number;
   readonly waiting: RequestFifo<Entry<D>>;
   executing: number;
@@ -95,6 +100,7 @@ interface Queue<D> {
 }
 
 export interface QueueDump {
+  id: number;
   index: number;
   pendingRequests: number;
   executingRequests: number;
@@ -148,6 +154,7 @@ export class QueueSet<D = unknown> {
   private lastSyncMs: number;
   private robinIndex = -1;
   private enqueues = 0;
+  private nextQueueId = 0;
   private totRequestsWaiting = 0;
   private totRequestsExecuting = 0;
   private totSeatsInUse = 0;
@@ -175,7 +182,11 @@ export class QueueSet<D = unknown> {
     if (error !== undefined) throw new Error(`QueueSet.setConfig: unchecked config: ${error}`);
     if (config.desiredNumQueues > 0) {
       // Growing takes effect now; shrinking happens by attrition as surplus queues empty.
-      while (this.queues.length < config.desiredNumQueues) this.queues.push(newQueue<D>(this.queues.length));
+      while (this.queues.length < config.desiredNumQueues) {
+        const queue = newQueue<D>(this.nextQueueId++, this.queues.length);
+        this.queues.push(queue);
+        this.observer.queueAdded?.(queue.id);
+      }
       this.dealer = createDealer(config.desiredNumQueues, config.handSize) as Dealer;
       this.config = config;
     } else {
@@ -196,6 +207,11 @@ export class QueueSet<D = unknown> {
 
   get isIdle(): boolean {
     return this.totRequestsWaiting === 0 && this.totRequestsExecuting === 0;
+  }
+
+  /** Ids of the current queues, in index order. */
+  queueIds(): number[] {
+    return this.queues.map((q) => q.id);
   }
 
   /** Seats executing plus seats waiting: the level's instantaneous demand (borrowing input). */
@@ -273,6 +289,7 @@ export class QueueSet<D = unknown> {
       cancelled: this.totCancelled,
       isIdle: this.isIdle,
       queues: this.queues.map((q) => ({
+        id: q.id,
         index: q.index,
         pendingRequests: q.waiting.length,
         executingRequests: q.executing,
@@ -490,6 +507,7 @@ export class QueueSet<D = unknown> {
     this.queues.splice(queue.index, 1);
     for (let i = queue.index; i < this.queues.length; i++) this.queues[i]!.index = i;
     if (this.robinIndex >= queue.index) this.robinIndex--;
+    this.observer.queueRemoved?.(queue.id);
   }
 
   /** Anti-windup: a queue's dispatch R never lags behind its head's arrival R. */
@@ -499,6 +517,6 @@ export class QueueSet<D = unknown> {
   }
 }
 
-function newQueue<D>(index: number): Queue<D> {
-  return { index, waiting: new RequestFifo<Entry<D>>(), executing: 0, seatsInUse: 0, nextDispatchR: 0n };
+function newQueue<D>(id: number, index: number): Queue<D> {
+  return { id, index, waiting: new RequestFifo<Entry<D>>(), executing: 0, seatsInUse: 0, nextDispatchR: 0n };
 }

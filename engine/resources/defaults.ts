@@ -17,6 +17,7 @@ export const PRIORITY_LEVEL_DEFAULT_QUEUE_LENGTH_LIMIT = 50;
 
 export function defaultFlowSchema(obj: FlowSchema): FlowSchema {
   const copy = structuredClone(obj);
+  if (!isObject(copy)) return copy;
   // The spec is a struct, not a pointer, in Go: it always exists and always gets the default.
   if (isNil(copy.spec)) copy.spec = {};
   const spec = copy.spec;
@@ -27,6 +28,7 @@ export function defaultFlowSchema(obj: FlowSchema): FlowSchema {
 
 export function defaultPriorityLevelConfiguration(obj: PriorityLevelConfiguration): PriorityLevelConfiguration {
   const copy = structuredClone(obj);
+  if (!isObject(copy)) return copy;
   const spec = copy.spec;
   if (!isObject(spec)) return copy;
 

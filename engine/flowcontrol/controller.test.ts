@@ -1,0 +1,172 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SimClock } from '../../sim/sim-clock.ts';
+import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../resources/defaults.ts';
+import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../resources/bootstrap.ts';
+import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.ts';
+import { FlowController, type AdmitOutcome, type FlowcontrolConfig } from './controller.ts';
+import type { Admission } from './queue-set.ts';
+import type { RequestDigest } from './request-digest.ts';
+
+function defaultConfig(): FlowcontrolConfig {
+  return {
+    priorityLevels: [...mandatoryPriorityLevels(), ...suggestedPriorityLevels()].map(defaultPriorityLevelConfiguration),
+    flowSchemas: [...mandatoryFlowSchemas(), ...suggestedFlowSchemas()].map(defaultFlowSchema),
+  };
+}
+
+function newController(serverConcurrencyLimit = 600, clock = new SimClock()) {
+  const controller = new FlowController({
+    clock,
+    serverConcurrencyLimit,
+    defaultWaitLimitMs: 15_000,
+    estimator: { objectCount: () => ({ count: 50 }), watchCount: () => 0 },
+  });
+  return { controller, clock };
+}
+
+const listPods = (user: string, groups = ['system:authenticated'], namespace = 'default'): RequestDigest => ({
+  user: { name: user, groups },
+  requestInfo: { isResourceRequest: true, path: `/api/v1/namespaces/${namespace}/pods`, verb: 'list', apiGroup: '', apiVersion: 'v1', namespace, resource: 'pods', subresource: '', name: '' },
+});
+
+function admit(controller: FlowController, digest: RequestDigest) {
+  const outcomes: AdmitOutcome[] = [];
+  const admission: Admission = controller.admit({ digest, query: {} }, (o) => outcomes.push(o));
+  return { outcomes, admission };
+}
+
+test('the default configuration at ServerCL 600 gives the reference limits, and idle borrowing hands out MinCL-proportional seats', () => {
+  const { controller } = newController();
+  controller.configure(defaultConfig());
+  const levels = Object.fromEntries(controller.dump().levels.map((l) => [l.name, l]));
+  const nominal = Object.fromEntries(Object.entries(levels).map(([n, l]) => [n, l.limits.nominalCL]));
+  assert.equal(nominal, { 'catch-all': 13, exempt: 0, 'global-default': 49, 'leader-election': 25, 'node-high': 98, system: 74, 'workload-high': 98, 'workload-low': 245 });
+  const current = Object.fromEntries(Object.entries(levels).map(([n, l]) => [n, l.currentCL]));
+  assert.equal(current, { 'catch-all': 30, exempt: 0, 'global-default': 56, 'leader-election': 58, 'node-high': 170, system: 117, 'workload-high': 114, 'workload-low': 56 });
+  assert.is(levels['workload-low']!.maxSeats, 37);
+  assert.is(levels['exempt']!.maxSeats, 0);
+});
+
+test('requests are classified and admitted: masters run exempt, alice queues at global-default', () => {
+  const { controller } = newController();
+  controller.configure(defaultConfig());
+  const root = admit(controller, listPods('root', ['system:masters', 'system:authenticated']));
+  assert.is(root.outcomes[0]!.classification.priorityLevel.metadata?.name, 'exempt');
+  assert.is(root.outcomes[0]!.decision.kind, 'execute');
+  const alice = admit(controller, listPods('alice'));
+  assert.is(alice.outcomes[0]!.request.priorityLevel, 'global-default');
+  assert.is(alice.outcomes[0]!.request.flowDistinguisher, 'alice');
+  assert.equal(alice.outcomes[0]!.workEstimate, { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 });
+  root.admission.finish();
+  alice.admission.finish();
+  assert.ok(controller.dump().levels.every((l) => l.queueSet.isIdle));
+});
+
+test('a flood of one flow fills its queue and is rejected with queue-full and a growing Retry-After, while exempt traffic runs', () => {
+  const { controller, clock } = newController(60);
+  controller.configure(defaultConfig());
+  const flood = Array.from({ length: 400 }, () => admit(controller, listPods('mallory')));
+  const rejected = flood.filter((f) => f.outcomes[0]?.decision.kind === 'reject');
+  assert.ok(rejected.length > 0, 'some flood requests were rejected');
+  assert.ok(rejected.every((f) => f.outcomes[0]!.decision.kind === 'reject' && (f.outcomes[0]!.decision as { reason: string }).reason === 'queue-full'));
+  assert.ok(rejected.some((f) => f.outcomes[0]!.retryAfterSeconds >= 1));
+  const root = admit(controller, listPods('root', ['system:masters']));
+  assert.is(root.outcomes[0]!.decision.kind, 'execute');
+  // The waiting flood times out after the wait limit.
+  clock.advance(15_000);
+  const timedOut = flood.filter((f) => f.outcomes[0]?.decision.kind === 'reject' && (f.outcomes[0].decision as { reason: string }).reason === 'time-out');
+  assert.ok(timedOut.length > 0, 'queued requests timed out');
+  assert.ok(flood.every((f) => f.outcomes.length === 1), 'every request got exactly one outcome');
+});
+
+test('a deleted level quiesces until its last request finishes, then is removed', () => {
+  const { controller } = newController();
+  const config = defaultConfig();
+  controller.configure(config);
+  const pending = admit(controller, listPods('alice'));
+  assert.is(pending.outcomes[0]!.decision.kind, 'execute');
+  const without = {
+    priorityLevels: config.priorityLevels.filter((p) => p.metadata?.name !== 'global-default'),
+    flowSchemas: config.flowSchemas.filter((f) => f.metadata?.name !== 'global-default'),
+  };
+  controller.configure(without);
+  const level = () => controller.dump().levels.find((l) => l.name === 'global-default');
+  assert.is(level()?.state, 'quiescing');
+  assert.ok(level()!.limits.nominalCL > 0, 'a quiescing level keeps its share');
+  // New requests from alice now go to catch-all.
+  const next = admit(controller, listPods('alice'));
+  assert.is(next.outcomes[0]!.request.priorityLevel, 'catch-all');
+  pending.admission.finish();
+  assert.is(level(), undefined);
+  next.admission.finish();
+});
+
+test('a busy level borrows seats an idle level lends, over a few adjustment periods', () => {
+  const { controller, clock } = newController(100);
+  const limited = (name: string, lendablePercent: number): PriorityLevelConfiguration =>
+    defaultPriorityLevelConfiguration({
+      metadata: { name, uid: `uid-${name}` },
+      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 50, lendablePercent, limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 4, queueLengthLimit: 1000 } } } },
+    });
+  const routeUser = (user: string, level: string, precedence: number): FlowSchema =>
+    defaultFlowSchema({
+      metadata: { name: `fs-${user}` },
+      spec: {
+        priorityLevelConfiguration: { name: level },
+        matchingPrecedence: precedence,
+        distinguisherMethod: { type: 'ByUser' },
+        rules: [{ subjects: [{ kind: 'User', user: { name: user } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }],
+      },
+    });
+  controller.configure({ priorityLevels: [limited('busy', 0), limited('idle', 90)], flowSchemas: [routeUser('bob', 'busy', 100)] });
+  controller.start();
+  const nominalBusy = controller.dump().levels.find((l) => l.name === 'busy')!.limits.nominalCL;
+  // Keep 'busy' saturated: every 100 ms, finish what runs and top the backlog back up.
+  let running: { admission: Admission; outcomes: AdmitOutcome[] }[] = [];
+  for (let t = 0; t < 300; t++) {
+    while (running.length < 400) running.push(admit(controller, listPods('bob')));
+    clock.advance(100);
+    const done = running.filter((r) => r.outcomes[0]?.decision.kind === 'execute');
+    for (const r of done) r.admission.finish();
+    running = running.filter((r) => !done.includes(r) && r.outcomes.length === 0);
+  }
+  const busy = controller.dump().levels.find((l) => l.name === 'busy')!;
+  assert.ok(busy.currentCL > nominalBusy, `busy borrowed: currentCL ${busy.currentCL} > nominal ${nominalBusy}`);
+  assert.ok(busy.currentCL <= busy.limits.maxCL);
+  controller.stop();
+});
+
+test('queue actors follow the level: one per queue', () => {
+  const { controller } = newController();
+  controller.configure(defaultConfig());
+  const level = controller.dump().levels.find((l) => l.name === 'workload-low')!;
+  assert.is(level.queueSet.queues.length, 128);
+});
+
+test('same configuration and arrivals give the same dump, byte for byte', () => {
+  const run = () => {
+    const { controller, clock } = newController(40);
+    controller.configure(defaultConfig());
+    controller.start();
+    const live: ReturnType<typeof admit>[] = [];
+    for (let i = 0; i < 200; i++) {
+      live.push(admit(controller, listPods(`user-${i % 7}`)));
+      clock.advance(3);
+      if (i % 3 === 0) {
+        const first = live.find((l) => l.outcomes[0]?.decision.kind === 'execute');
+        if (first) {
+          first.admission.finish();
+          live.splice(live.indexOf(first), 1);
+        }
+      }
+    }
+    clock.advance(20_000);
+    const dump = controller.dump();
+    controller.stop();
+    return JSON.stringify(dump, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+  };
+  assert.is(run(), run());
+});
+
+test.run();
