@@ -38,4 +38,19 @@ test('cancelled events never run; time never goes backwards', () => {
   assert.throws(() => clock.runUntil(5), /backwards/);
 });
 
+test('many cancelled events do not accumulate, and cancelling a fired event is harmless', () => {
+  const clock = new SimClock();
+  let fired = 0;
+  const early = clock.after(1, () => fired++);
+  clock.advance(1);
+  early();
+  const cancels = Array.from({ length: 5000 }, (_, i) => clock.after(1000 + i, () => fired++));
+  clock.after(10, () => fired++);
+  for (const cancel of cancels) cancel();
+  assert.is(clock.pending, 1);
+  clock.advance(10_000);
+  assert.is(fired, 2);
+  assert.is(clock.pending, 0);
+});
+
 test.run();

@@ -14,7 +14,8 @@ interface Pending {
 export class SimClock implements Clock {
   private nowMs: number;
   private seq = 0;
-  private readonly heap: Pending[] = [];
+  private heap: Pending[] = [];
+  private cancelledInHeap = 0;
 
   constructor(startMs = 0) {
     this.nowMs = startMs;
@@ -28,13 +29,18 @@ export class SimClock implements Clock {
     const event: Pending = { dueMs: this.nowMs + Math.max(0, delayMs), seq: this.seq++, callback, cancelled: false };
     this.push(event);
     return () => {
+      if (event.cancelled) return;
       event.cancelled = true;
+      this.cancelledInHeap++;
+      // Cancelled events wait in the heap until they reach the top; rebuild the heap when they
+      // are most of it, so that a long run with many cancelled time-outs stays small.
+      if (this.cancelledInHeap > 1024 && this.cancelledInHeap * 2 > this.heap.length) this.compact();
     };
   }
 
   /** Number of scheduled events not yet run or cancelled. */
   get pending(): number {
-    return this.heap.filter((e) => !e.cancelled).length;
+    return this.heap.length - this.cancelledInHeap;
   }
 
   /** Due time of the next live event, or undefined. */
@@ -48,6 +54,8 @@ export class SimClock implements Clock {
     this.dropCancelledTop();
     const event = this.pop();
     if (event === undefined) return false;
+    // Spent: a later cancel() of this event is a no-op and must not count as cancelled-in-heap.
+    event.cancelled = true;
     this.nowMs = Math.max(this.nowMs, event.dueMs);
     event.callback();
     return true;
@@ -69,7 +77,17 @@ export class SimClock implements Clock {
   }
 
   private dropCancelledTop(): void {
-    while (this.heap.length > 0 && this.heap[0]!.cancelled) this.pop();
+    while (this.heap.length > 0 && this.heap[0]!.cancelled) {
+      this.pop();
+      this.cancelledInHeap--;
+    }
+  }
+
+  private compact(): void {
+    const live = this.heap.filter((e) => !e.cancelled);
+    this.heap = [];
+    this.cancelledInHeap = 0;
+    for (const event of live) this.push(event);
   }
 
   private less(a: Pending, b: Pending): boolean {

@@ -29,6 +29,7 @@ import {
 } from '../resources/types.ts';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../resources/bootstrap.ts';
 import { formatRfc3339 } from '../clock.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 import { hashFlowId, dealerParameterError } from './shuffle-sharding.ts';
 import type { RequestDigest, RequestInfo, UserInfo } from './request-digest.ts';
 
@@ -237,12 +238,16 @@ function listContains(list: readonly string[] | undefined, value: string, wildca
 // Flow
 
 /** The flow distinguisher and its hash, computed only when the level can spread flows over queues. */
+/** SHA-256 per request is a measurable share of admission; flows repeat, so their hashes are memoised. */
+const flowHashes = new BoundedCache<string, bigint>(16_384);
+
 function flowOf(digest: RequestDigest, fs: FlowSchema, plc: PriorityLevelConfiguration): { flowDistinguisher: string; hashValue: bigint } {
   const response = plc.spec?.type === 'Exempt' ? undefined : plc.spec?.limited?.limitResponse;
   const queues = response?.type === 'Queue' ? (response.queuing?.queues ?? 0) : 0;
   if (queues <= 1) return { flowDistinguisher: '', hashValue: 0n };
   const flowDistinguisher = flowDistinguisherOf(digest, fs);
-  return { flowDistinguisher, hashValue: hashFlowId(fs.metadata?.name ?? '', flowDistinguisher) };
+  const fsName = fs.metadata?.name ?? '';
+  return { flowDistinguisher, hashValue: flowHashes.get(`${fsName}\u0000${flowDistinguisher}`, () => hashFlowId(fsName, flowDistinguisher)) };
 }
 
 function flowDistinguisherOf(digest: RequestDigest, fs: FlowSchema): string {

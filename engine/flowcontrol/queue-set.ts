@@ -21,6 +21,7 @@
 // the dispatch rule from the accounting it maintains would scatter the invariants.
 
 import type { Cancel, Clock } from '../clock.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
 import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
 import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMs, totalWork } from './seat-seconds.ts';
@@ -148,6 +149,8 @@ export function checkQueuingConfig(config: QueuingConfig): string | undefined {
 export class QueueSet<D = unknown> {
   private config: QueuingConfig;
   private dealer: Dealer | undefined;
+  /** Hands per flow hash for the current dealer; dealing is BigInt arithmetic, flows repeat. */
+  private hands = new BoundedCache<bigint, number[]>(4_096);
   private concurrencyLimit = 0;
   private readonly queues: Queue<D>[] = [];
   private currentR = 0n;
@@ -188,6 +191,7 @@ export class QueueSet<D = unknown> {
         this.observer.queueAdded?.(queue.id);
       }
       this.dealer = createDealer(config.desiredNumQueues, config.handSize) as Dealer;
+      this.hands = new BoundedCache<bigint, number[]>(4_096);
       this.config = config;
     } else {
       // A level that stops queuing keeps its old limits so that its queues drain as before.
@@ -258,6 +262,8 @@ export class QueueSet<D = unknown> {
     }
     this.enqueue(entry, queue);
     this.dispatchAsMuchAsPossible();
+    // Most requests are dispatched at once; only those still waiting need a wait-limit timer.
+    if (entry.state === 'waiting') entry.cancelWaitLimit = this.clock.after(request.waitLimitMs, () => this.timeOut(entry, false));
     return admission;
   }
 
@@ -325,7 +331,8 @@ export class QueueSet<D = unknown> {
   // --- arrival ------------------------------------------------------------------------------
 
   private chooseQueueIndex(flowHash: bigint): number {
-    const hand = deal(this.dealer!, flowHash);
+    const dealer = this.dealer!;
+    const hand = this.hands.get(flowHash, (hash) => deal(dealer, hash));
     const offset = this.enqueues % hand.length;
     this.enqueues++;
     let best = -1;
@@ -348,7 +355,6 @@ export class QueueSet<D = unknown> {
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
     this.boundNextDispatch(queue);
-    entry.cancelWaitLimit = this.clock.after(entry.request.waitLimitMs, () => this.timeOut(entry, false));
     this.observer.queued?.(entry.request.descriptor, queue.waiting.length);
     this.observer.seatDemandChanged?.(this.seatDemand);
   }
