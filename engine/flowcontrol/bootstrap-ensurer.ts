@@ -1,0 +1,140 @@
+// Upkeep of the mandatory and suggested configuration objects (Kubernetes' config producer,
+// section 4.3/4.4 of the APF fact sheet): missing ones are created, auto-updating ones are put
+// back to their bootstrap spec, and unwanted auto-update objects are removed. Every write carries
+// a precondition, and AlreadyExists / Conflict / NotFound mean "another server did it first", so
+// several servers sharing one store converge without duplicates or flapping.
+
+import { type SchedulerLike, type Subscription, timer } from 'rxjs';
+import type { Clock } from '../clock.ts';
+import { planBootstrapUpdate, shouldRemoveUnwanted } from '../resources/auto-update.ts';
+import { MANDATORY_NAMES, SUGGESTED_NAMES, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../resources/bootstrap.ts';
+import { FLOW_SCHEMA, PRIORITY_LEVEL, type KindInfo } from '../resources/kinds.ts';
+import { prepareForCreate, prepareForUpdate } from '../resources/strategy.ts';
+import type { FlowSchema, KubeObject, PriorityLevelConfiguration } from '../resources/types.ts';
+import { isStoreErrorCode } from '../store/store-errors.ts';
+import type { ResourceStore } from '../store/store-types.ts';
+
+export interface EnsurerDeps {
+  priorityLevels: ResourceStore;
+  flowSchemas: ResourceStore;
+  clock: Clock;
+  /** Source of object uids (random in the server, seeded in the simulator and tests). */
+  newUid: () => string;
+  apiDomain?: string;
+  /** Suggested objects too (kube-apiserver always ensures them); false keeps only the mandatory. */
+  suggested?: boolean;
+}
+
+export interface EnsureReport {
+  created: string[];
+  updated: string[];
+  deleted: string[];
+}
+
+/** Kubernetes' schedule: every 1 s until one round succeeds, then every minute. */
+export const ENSURE_RETRY_MS = 1_000;
+export const ENSURE_PERIOD_MS = 60_000;
+
+/** One full round, in Kubernetes' order; an unexpected error stops the round (and is rethrown). */
+export async function ensureBootstrapObjects(deps: EnsurerDeps): Promise<EnsureReport> {
+  const report: EnsureReport = { created: [], updated: [], deleted: [] };
+  const suggested = deps.suggested ?? true;
+  if (suggested) {
+    await ensureAll(deps, PRIORITY_LEVEL, deps.priorityLevels, suggestedPriorityLevels(deps.apiDomain), false, report);
+    await ensureAll(deps, FLOW_SCHEMA, deps.flowSchemas, suggestedFlowSchemas(deps.apiDomain), false, report);
+  }
+  await ensureAll(deps, PRIORITY_LEVEL, deps.priorityLevels, mandatoryPriorityLevels(deps.apiDomain), true, report);
+  await ensureAll(deps, FLOW_SCHEMA, deps.flowSchemas, mandatoryFlowSchemas(deps.apiDomain), true, report);
+  await removeUnwanted(FLOW_SCHEMA, deps.flowSchemas, report);
+  await removeUnwanted(PRIORITY_LEVEL, deps.priorityLevels, report);
+  return report;
+}
+
+/** Runs rounds on the scheduler until unsubscribed; `onRound` sees each outcome (for logs). */
+export function startBootstrapEnsurer(
+  deps: EnsurerDeps,
+  scheduler: SchedulerLike,
+  onRound: (outcome: { report?: EnsureReport; error?: unknown }) => void = () => {},
+): Subscription {
+  let subscription: Subscription | undefined;
+  let stopped = false;
+  const round = () => {
+    ensureBootstrapObjects(deps).then(
+      (report) => {
+        onRound({ report });
+        if (!stopped) subscription = timer(ENSURE_PERIOD_MS, scheduler).subscribe(round);
+      },
+      (error: unknown) => {
+        onRound({ error });
+        if (!stopped) subscription = timer(ENSURE_RETRY_MS, scheduler).subscribe(round);
+      },
+    );
+  };
+  subscription = timer(0, scheduler).subscribe(round);
+  return {
+    unsubscribe() {
+      stopped = true;
+      subscription?.unsubscribe();
+    },
+  } as Subscription;
+}
+
+async function ensureAll<T extends PriorityLevelConfiguration | FlowSchema>(
+  deps: EnsurerDeps,
+  kind: KindInfo<T>,
+  store: ResourceStore,
+  bootstrap: T[],
+  mandatory: boolean,
+  report: EnsureReport,
+): Promise<void> {
+  for (const wanted of bootstrap) {
+    const name = wanted.metadata?.name ?? '';
+    const current = await getOrUndefined(store, name);
+    if (current === undefined) {
+      const object = prepareForCreate(kind.applyDefaults(wanted), { uid: deps.newUid(), nowMs: deps.clock.now() });
+      try {
+        await store.create(object as KubeObject);
+        report.created.push(`${kind.kind}/${name}`);
+      } catch (error) {
+        if (!isStoreErrorCode(error, 'FW_ERR_STORE_ALREADY_EXISTS')) throw error;
+      }
+      continue;
+    }
+    const plan = planBootstrapUpdate(kind.kind as never, current as never, wanted as never, { mandatory });
+    if (plan.action === 'none') continue;
+    const object = prepareForUpdate(kind, plan.object as T, current as unknown as T);
+    try {
+      await store.update(object as KubeObject, { preconditions: { uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion } });
+      report.updated.push(`${kind.kind}/${name}`);
+    } catch (error) {
+      // Someone changed it meanwhile (another server, a user): the next round looks again.
+      if (!isStoreErrorCode(error, 'FW_ERR_STORE_CONFLICT') && !isStoreErrorCode(error, 'FW_ERR_STORE_PRECONDITION_FAILED') && !isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND')) throw error;
+    }
+  }
+}
+
+async function removeUnwanted<T extends PriorityLevelConfiguration | FlowSchema>(kind: KindInfo<T>, store: ResourceStore, report: EnsureReport): Promise<void> {
+  const names = MANDATORY_NAMES[kind.kind as keyof typeof MANDATORY_NAMES];
+  const suggested = SUGGESTED_NAMES[kind.kind as keyof typeof SUGGESTED_NAMES];
+  const { items } = await store.list();
+  for (const item of items) {
+    const name = item.metadata?.name ?? '';
+    if (names.has(name) || suggested.has(name)) continue;
+    if (!shouldRemoveUnwanted(item as never, kind.kind as never)) continue;
+    try {
+      await store.delete(name, { preconditions: { uid: item.metadata?.uid } });
+      report.deleted.push(`${kind.kind}/${name}`);
+    } catch (error) {
+      if (!isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND') && !isStoreErrorCode(error, 'FW_ERR_STORE_PRECONDITION_FAILED')) throw error;
+    }
+  }
+}
+
+async function getOrUndefined(store: ResourceStore, name: string): Promise<KubeObject | undefined> {
+  try {
+    return await store.get(name);
+  } catch (error) {
+    if (isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND')) return undefined;
+    throw error;
+  }
+}
