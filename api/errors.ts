@@ -9,6 +9,7 @@
 // order, `omitempty` where Go has it, `details` present exactly when the Go constructor sets it),
 // because kubectl renders some errors from `details` and client code matches on `reason`. The code
 // rides along on the Status as a non-enumerable symbol: JSON never shows it, `errorCodeOf` reads it.
+// (Over the usual file length on purpose: one table, and one builder per entry, belong together.)
 import type { Status, StatusCause, StatusDetails } from '../engine/resources/types.ts';
 import { fieldErrorBody, formatFieldErrors, type FieldError } from '../engine/resources/field-errors.ts';
 import { goSprintf } from './go-format.ts';

@@ -1,0 +1,126 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SERVE_FLAGS, parseServeFlags, serveHelp, type ServeOptions } from './flags.ts';
+
+function options(argv: string[]): ServeOptions {
+  const result = parseServeFlags(argv);
+  if (result.kind !== 'options') throw new Error(`expected options, got ${JSON.stringify(result)}`);
+  return result.options;
+}
+
+function error(argv: string[]): string {
+  const result = parseServeFlags(argv);
+  if (result.kind !== 'error') throw new Error(`expected an error, got ${JSON.stringify(result)}`);
+  assert.is(result.exitCode, 2);
+  assert.not.match(result.message, /\n/);
+  return result.message;
+}
+
+test('defaults', () => {
+  const o = options([]);
+  assert.equal(
+    [o.dataDir, o.bindAddress, o.securePort, o.certDir, o.maxRequestsInflight, o.maxMutatingRequestsInflight, o.requestTimeoutMs, o.apiDomain],
+    ['./data', '127.0.0.1', 6443, 'data/pki', 400, 200, 60_000, 'k8s.io'],
+  );
+  assert.equal([o.enablePriorityAndFairness, o.apfEnforce, o.anonymousAuth, o.storageBackend, o.etcdServers, o.tlsCertFile], [true, true, false, 'leveldb', [], '']);
+});
+
+test('--flag=value and --flag value; cert-dir follows data-dir unless given', () => {
+  const o = options(['--secure-port=8443', '--data-dir', '/var/fw', '--bind-address', '::1', '--api_domain=example.com']);
+  assert.equal([o.securePort, o.dataDir, o.certDir, o.bindAddress, o.apiDomain], [8443, '/var/fw', '/var/fw/pki', '::1', 'example.com']);
+  assert.is(options(['--data-dir=/x', '--cert-dir=/certs']).certDir, '/certs');
+  assert.is(options(['--tls-cert-file', '--weird-but-a-value', '--tls-private-key-file=k']).tlsCertFile, '--weird-but-a-value');
+});
+
+test('booleans: bare means true, =false turns off, Go spellings accepted', () => {
+  assert.is(options(['--anonymous-auth']).anonymousAuth, true);
+  assert.is(options(['--apf-enforce=false']).apfEnforce, false);
+  assert.is(options(['--enable-priority-and-fairness=F']).enablePriorityAndFairness, false);
+  assert.is(options(['--anonymous-auth=TRUE']).anonymousAuth, true);
+  assert.is(error(['--apf-enforce=maybe']), 'invalid argument "maybe" for "--apf-enforce" flag: strconv.ParseBool: parsing "maybe": invalid syntax');
+  // A separate word after a boolean is not its value: pflag leaves it as an argument.
+  assert.is(error(['--apf-enforce', 'false']), '"fairway serve" does not take any arguments, got ["false"]');
+});
+
+test('integers parse as strconv.ParseInt(s, 0, 64) does', () => {
+  assert.is(options(['--max-requests-inflight=0x10']).maxRequestsInflight, 16);
+  assert.is(options(['--max-requests-inflight=010']).maxRequestsInflight, 8);
+  assert.is(options(['--max-requests-inflight=1_000']).maxRequestsInflight, 1000);
+  assert.is(options(['--max-requests-inflight=+5']).maxRequestsInflight, 5);
+  assert.is(error(['--secure-port', 'abc']), 'invalid argument "abc" for "--secure-port" flag: strconv.ParseInt: parsing "abc": invalid syntax');
+  assert.is(error(['--secure-port=1__0']), 'invalid argument "1__0" for "--secure-port" flag: strconv.ParseInt: parsing "1__0": invalid syntax');
+  assert.is(error(['--secure-port=08']), 'invalid argument "08" for "--secure-port" flag: strconv.ParseInt: parsing "08": invalid syntax');
+  assert.is(error(['--secure-port=0x']), 'invalid argument "0x" for "--secure-port" flag: strconv.ParseInt: parsing "0x": invalid syntax');
+  assert.is(error(['--secure-port=']), 'invalid argument "" for "--secure-port" flag: strconv.ParseInt: parsing "": invalid syntax');
+  assert.is(
+    error(['--max-requests-inflight=9223372036854775808']),
+    'invalid argument "9223372036854775808" for "--max-requests-inflight" flag: strconv.ParseInt: parsing "9223372036854775808": value out of range',
+  );
+});
+
+test('durations parse as time.ParseDuration does', () => {
+  assert.is(options(['--request-timeout=1m30s']).requestTimeoutMs, 90_000);
+  assert.is(options(['--request-timeout', '1.5h']).requestTimeoutMs, 5_400_000);
+  assert.is(options(['--request-timeout=250ms']).requestTimeoutMs, 250);
+  assert.is(options(['--request-timeout=0']).requestTimeoutMs, 0);
+  assert.is(error(['--request-timeout=60']), 'invalid argument "60" for "--request-timeout" flag: time: missing unit in duration "60"');
+  assert.is(error(['--request-timeout=5x']), 'invalid argument "5x" for "--request-timeout" flag: time: unknown unit "x" in duration "5x"');
+  assert.is(error(['--request-timeout=abc']), 'invalid argument "abc" for "--request-timeout" flag: time: invalid duration "abc"');
+  assert.is(error(['--request-timeout=-1s']), '--request-timeout can not be negative value');
+});
+
+test('IP flags, string lists, repeated flags', () => {
+  assert.is(error(['--bind-address=localhost']), 'invalid argument "localhost" for "--bind-address" flag: failed to parse IP: "localhost"');
+  assert.equal(options(['--enable-admission-plugins=A,B', '--enable-admission-plugins=C']).enableAdmissionPlugins, ['A', 'B', 'C']);
+  assert.equal(options(['--storage-backend=etcd3', '--etcd-servers', 'https://127.0.0.1:2379']).etcdServers, ['https://127.0.0.1:2379']);
+  assert.is(options(['--secure-port=1', '--secure-port=2']).securePort, 2);
+});
+
+test('syntax errors in pflag words', () => {
+  assert.is(error(['--nope']), 'unknown flag: --nope');
+  assert.is(error(['--nope=1']), 'unknown flag: --nope');
+  assert.is(error(['-x']), "unknown shorthand flag: 'x' in -x");
+  assert.is(error(['---secure-port=1']), 'bad flag syntax: ---secure-port=1');
+  assert.is(error(['--=1']), 'bad flag syntax: --=1');
+  assert.is(error(['--data-dir']), 'flag needs an argument: --data-dir');
+  assert.is(error(['serve-me']), '"fairway serve" does not take any arguments, got ["serve-me"]');
+  assert.is(error(['--', '--secure-port=1']), '"fairway serve" does not take any arguments, got ["--secure-port=1"]');
+});
+
+test('value checks after parsing name the flag', () => {
+  assert.is(error(['--secure-port=0']), '--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0');
+  assert.is(error(['--secure-port=70000']), '--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0');
+  assert.is(error(['--max-requests-inflight=-1']), '--max-requests-inflight can not be negative value');
+  assert.is(error(['--max-mutating-requests-inflight=-1']), '--max-mutating-requests-inflight can not be negative value');
+  assert.match(error(['--storage-backend=rocks']), /^--storage-backend invalid, allowed values: leveldb, etcd3, memory/);
+  assert.is(error(['--storage-backend=etcd3']), '--etcd-servers must be specified');
+  assert.is(error(['--tls-cert-file=c.pem']), '--tls-cert-file and --tls-private-key-file must be specified together');
+  assert.match(error(['--authorization-config=a.yaml', '--authorization-mode=Webhook']), /^--authorization-config /);
+  assert.match(error(['--api-domain=Not_A_Domain']), /^--api-domain "Not_A_Domain" must be/);
+});
+
+test('--help and -h give help text listing every flag with its default', () => {
+  for (const argv of [['--help'], ['-h'], ['--secure-port=1', '--help']]) {
+    const result = parseServeFlags(argv);
+    assert.is(result.kind, 'help');
+  }
+  const text = serveHelp();
+  for (const spec of SERVE_FLAGS) assert.match(text, `--${spec.name}`);
+  assert.match(text, /--secure-port int +The port .*\(default 6443\)/);
+  assert.match(text, /--request-timeout duration +.*\(default 1m0s\)/);
+  assert.match(text, /--data-dir string +.*\(default "\.\/data"\)/);
+  assert.match(text, /--anonymous-auth {2,}Treat/);
+  assert.not.match(text, /--anonymous-auth.*\(default/);
+  const lines = text.split('\n').filter((l) => l.startsWith('  '));
+  const columns = new Set(
+    lines
+      .filter((l) => l.includes('--'))
+      .map((l) => {
+        const m = /^(.*?--\S+(?: [a-z]+)?)( {3,})\S/.exec(l)!;
+        return m[1]!.length + m[2]!.length;
+      }),
+  );
+  assert.is(columns.size, 1, 'descriptions line up in one column');
+});
+
+test.run();

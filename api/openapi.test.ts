@@ -1,0 +1,159 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { flowcontrolOpenApi, openApiDocuments, openApiIndex, stableStringify } from './openapi.ts';
+
+type Json = Record<string, any>;
+
+const doc = JSON.parse(openApiDocuments()[0]!.json) as Json;
+const GROUP = 'flowcontrol.apiserver.k8s.io';
+const gvk = (kind: string) => ({ group: GROUP, version: 'v1', kind });
+const sameGvk = (a: any, b: any) => a !== null && typeof a === 'object' && a.group === b.group && a.version === b.version && a.kind === b.kind;
+
+/** kubectl's query_param_verifier_v3, restated: every PATCH operation tagged with the GVK. */
+function patchOperations(document: Json, kind: string): Json[] {
+  const found: Json[] = [];
+  for (const item of Object.values(document.paths as Json)) {
+    const op = (item as Json).patch;
+    if (op && sameGvk(op['x-kubernetes-group-version-kind'], gvk(kind))) found.push(op);
+  }
+  return found;
+}
+
+function resolve(document: Json, schema: Json): Json {
+  const reference = schema.$ref ?? schema.allOf?.[0]?.$ref;
+  if (reference === undefined) return schema;
+  const name = String(reference).replace('#/components/schemas/', '');
+  const target = document.components.schemas[name];
+  assert.ok(target, `dangling reference ${reference}`);
+  return target;
+}
+
+/** What explain does: find the schema by GVK, then walk the field path through $ref/allOf. */
+function explain(document: Json, kind: string, fieldPath: string[]): Json {
+  const roots = Object.values(document.components.schemas as Json).filter((s: Json) =>
+    (s['x-kubernetes-group-version-kind'] ?? []).some?.((g: unknown) => sameGvk(g, gvk(kind))),
+  );
+  assert.is(roots.length, 1, `schemas carrying the ${kind} GVK`);
+  let schema = roots[0] as Json;
+  for (const field of fieldPath) {
+    const property = schema.properties?.[field];
+    assert.ok(property, `no field ${field}`);
+    schema = resolve(document, property.type === 'array' ? property.items : property);
+  }
+  return schema;
+}
+
+test('both kinds declare fieldValidation inline on every PATCH operation, with a strategic-merge body', () => {
+  for (const kind of ['PriorityLevelConfiguration', 'FlowSchema']) {
+    const ops = patchOperations(doc, kind);
+    assert.is(ops.length, 2, `${kind}: main and status PATCH`);
+    for (const op of ops) {
+      assert.ok(op.parameters.some((p: Json) => p.name === 'fieldValidation' && p.in === 'query'));
+      assert.ok(op.requestBody.content['application/strategic-merge-patch+json']);
+      assert.equal(Object.keys(op.requestBody.content).sort(), [
+        'application/apply-patch+yaml',
+        'application/json-patch+json',
+        'application/merge-patch+json',
+        'application/strategic-merge-patch+json',
+      ]);
+    }
+  }
+});
+
+test('explain can walk both kinds to their leaves, with descriptions and required fields', () => {
+  const spec = explain(doc, 'PriorityLevelConfiguration', ['spec']);
+  assert.equal(Object.keys(spec.properties).sort(), ['exempt', 'limited', 'type']);
+  assert.equal(spec.required, ['type']);
+  const queuing = explain(doc, 'PriorityLevelConfiguration', ['spec', 'limited', 'limitResponse', 'queuing']);
+  assert.equal(Object.keys(queuing.properties).sort(), ['handSize', 'queueLengthLimit', 'queues']);
+  assert.is(queuing.properties.queues.format, 'int32');
+  const subject = explain(doc, 'FlowSchema', ['spec', 'rules', 'subjects', 'serviceAccount']);
+  assert.equal(subject.required, ['namespace', 'name']);
+  const metadata = explain(doc, 'FlowSchema', ['metadata']);
+  assert.ok(metadata.properties.managedFields && metadata.properties.resourceVersion);
+  assert.ok(explain(doc, 'PriorityLevelConfigurationList', ['items', 'spec']).properties.type);
+});
+
+test('every property of every schema has a description, and every reference resolves', () => {
+  const walk = (schema: Json, where: string) => {
+    if (schema.$ref) resolve(doc, schema);
+    for (const part of schema.allOf ?? []) walk(part, where);
+    if (schema.items) walk(schema.items, `${where}[]`);
+    for (const [name, property] of Object.entries((schema.properties ?? {}) as Json)) {
+      assert.type(property.description, 'string', `${where}.${name} has no description`);
+      assert.ok(property.description.length > 10, `${where}.${name}`);
+      walk(property, `${where}.${name}`);
+    }
+  };
+  for (const [name, schema] of Object.entries(doc.components.schemas as Json)) walk(schema, name);
+  for (const item of Object.values(doc.paths as Json)) {
+    for (const op of Object.values(item as Json)) {
+      const text = JSON.stringify(op);
+      for (const match of text.matchAll(/"\$ref":"([^"]+)"/g)) resolve(doc, { $ref: match[1] });
+    }
+  }
+});
+
+test('conditions are list-maps keyed by type, merged by type; rule lists are atomic, string lists sets', () => {
+  for (const kind of ['FlowSchema', 'PriorityLevelConfiguration']) {
+    const conditions = explain(doc, kind, ['status']).properties.conditions;
+    assert.is(conditions['x-kubernetes-list-type'], 'map');
+    assert.equal(conditions['x-kubernetes-list-map-keys'], ['type']);
+    assert.is(conditions['x-kubernetes-patch-merge-key'], 'type');
+    assert.is(conditions['x-kubernetes-patch-strategy'], 'merge');
+  }
+  assert.is(explain(doc, 'FlowSchema', ['spec']).properties.rules['x-kubernetes-list-type'], 'atomic');
+  assert.is(explain(doc, 'FlowSchema', ['spec', 'rules', 'resourceRules']).properties.verbs['x-kubernetes-list-type'], 'set');
+  assert.equal(explain(doc, 'PriorityLevelConfiguration', ['spec'])['x-kubernetes-unions'][0].discriminator, 'type');
+});
+
+test('the operations of the endpoint table, each with its query parameters', () => {
+  const base = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
+  const params = (path: string, method: string) => {
+    const item = doc.paths[path];
+    assert.ok(item?.[method], `${method} ${path}`);
+    return [...(item.parameters ?? []), ...(item[method].parameters ?? [])].map((p: Json) => p.name).sort();
+  };
+  const expected: [string, string, string[]][] = [
+    [`${base}/{name}`, 'get', ['name', 'pretty']],
+    [`${base}/{name}/status`, 'get', ['name', 'pretty']],
+    [base, 'get', ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'pretty', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch']],
+    [base, 'post', ['dryRun', 'fieldManager', 'fieldValidation', 'pretty']],
+    [`${base}/{name}`, 'put', ['dryRun', 'fieldManager', 'fieldValidation', 'name', 'pretty']],
+    [`${base}/{name}/status`, 'put', ['dryRun', 'fieldManager', 'fieldValidation', 'name', 'pretty']],
+    [`${base}/{name}`, 'patch', ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'name', 'pretty']],
+    [`${base}/{name}/status`, 'patch', ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'name', 'pretty']],
+    [`${base}/{name}`, 'delete', ['dryRun', 'gracePeriodSeconds', 'name', 'pretty', 'propagationPolicy']],
+    [base, 'delete', ['continue', 'dryRun', 'fieldSelector', 'gracePeriodSeconds', 'labelSelector', 'limit', 'pretty', 'propagationPolicy', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds']],
+  ];
+  for (const [path, method, names] of expected) assert.equal(params(path, method), names, `${method} ${path}`);
+  assert.equal(Object.keys(doc.paths[base].post.responses).sort(), ['200', '201', '202', '401']);
+  assert.ok(doc.paths[base].get.responses['200'].content['application/json;stream=watch']);
+  assert.is(doc.paths[`${base}/{name}`].delete.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Status');
+});
+
+test('serialisation is deterministic and the index points at the hashed document', () => {
+  const again = openApiDocuments();
+  const first = openApiDocuments()[0]!;
+  assert.is(again[0]!.json, first.json);
+  assert.match(first.hash, /^[0-9A-F]{128}$/);
+  assert.equal(openApiIndex(again), {
+    paths: { 'apis/flowcontrol.apiserver.k8s.io/v1': { serverRelativeURL: `/openapi/v3/apis/flowcontrol.apiserver.k8s.io/v1?hash=${first.hash}` } },
+  });
+  assert.is(stableStringify({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined } }), '{"a":{"d":[{"y":2,"z":1}]},"b":1}');
+  // A change anywhere changes the hash.
+  const changed = flowcontrolOpenApi() as Json;
+  changed.info.version = 'other';
+  assert.is.not(stableStringify(changed), first.json);
+});
+
+test('paths and GVKs follow the apiDomain', () => {
+  const other = openApiDocuments('example.com')[0]!;
+  assert.is(other.path, 'apis/flowcontrol.apiserver.example.com/v1');
+  const parsed = JSON.parse(other.json) as Json;
+  assert.ok(parsed.paths['/apis/flowcontrol.apiserver.example.com/v1/flowschemas/{name}']);
+  assert.not.match(other.json, /flowcontrol\.apiserver\.k8s\.io/);
+  assert.is(patchOperations(parsed, 'FlowSchema').length, 0);
+});
+
+test.run();
