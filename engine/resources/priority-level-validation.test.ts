@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import type { PriorityLevelConfiguration, PriorityLevelConfigurationSpec, QueuingConfiguration } from './types.ts';
 import type { FieldError } from './field-errors.ts';
 import { formatFieldError } from './field-errors.ts';
+import { requiredEntropyBits } from '../flowcontrol/shuffle-sharding.ts';
 import {
-  requiredEntropyBits,
   validatePriorityLevelConfiguration,
   validatePriorityLevelConfigurationStatusUpdate,
   validatePriorityLevelConfigurationUpdate,

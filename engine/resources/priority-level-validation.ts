@@ -23,11 +23,12 @@ import { validateConditions } from './status-validation.ts';
 import { mandatoryObject } from './bootstrap.ts';
 import { defaultPriorityLevelConfiguration } from './defaults.ts';
 import { priorityLevelSpecsEqual } from './spec-equality.ts';
+// As in Kubernetes, validation asks the shuffle-sharding package what a dealer can accept.
+import { MAX_HASH_BITS, requiredEntropyBits } from '../flowcontrol/shuffle-sharding.ts';
 
 /** Upper bound on `queuing.queues` (10^7). */
 export const QUEUES_MAX = 10_000_000;
 /** Shuffle sharding draws a hand from 64-bit hashes; validation keeps a margin below that. */
-export const MAX_HASH_BITS = 60;
 
 export function validatePriorityLevelConfiguration(plc: PriorityLevelConfiguration): FieldError[] {
   const name = plc.metadata?.name ?? '';
@@ -53,11 +54,6 @@ export function validatePriorityLevelConfigurationUpdate(plc: PriorityLevelConfi
 /** `/status` update: the ObjectMeta update rules and the status alone. */
 export function validatePriorityLevelConfigurationStatusUpdate(plc: PriorityLevelConfiguration, old: PriorityLevelConfiguration): FieldError[] {
   return [...validateObjectMetaUpdate(plc.metadata, old.metadata, 'metadata'), ...validateConditions(plc.status)];
-}
-
-/** `ceil(log2(deckSize) * handSize)`, with Go's `math.Log2` (exact for powers of two). */
-export function requiredEntropyBits(deckSize: number, handSize: number): number {
-  return Math.ceil(goLog2(deckSize) * handSize);
 }
 
 function validateSpec(spec: PriorityLevelConfigurationSpec, name: string, path: FieldPath): FieldError[] {
@@ -167,18 +163,3 @@ function isSet<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
 }
 
-/** Go's math.Log2: the binary exponent exactly, plus the log of the mantissa in [0.5, 1). */
-function goLog2(x: number): number {
-  if (!(x > 0) || !Number.isFinite(x)) return Math.log2(x);
-  let exponent = Math.floor(Math.log2(x)) + 1;
-  let fraction = x / 2 ** exponent;
-  while (fraction < 0.5) {
-    fraction *= 2;
-    exponent -= 1;
-  }
-  while (fraction >= 1) {
-    fraction /= 2;
-    exponent += 1;
-  }
-  return fraction === 0.5 ? exponent - 1 : Math.log(fraction) * Math.LOG2E + exponent;
-}
