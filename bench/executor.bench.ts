@@ -1,0 +1,282 @@
+// The execution plane's benchmark: what one pool hop costs, when offloading JSON encoding pays,
+// and how much of the event loop stays available while a large encode runs inline vs on the pool.
+// Every figure is reported as a ratio against a baseline measured in the same run.
+//
+//   node --import tsx bench/executor.bench.ts            (about a minute on 2 cores)
+//   BENCH_QUICK=1 node --import tsx bench/executor.bench.ts   (fewer repetitions, a smoke run)
+//
+// Prints a table per section, then one JSON line (`{"bench":"executor",...}`) with every figure.
+// The decision these figures support is recorded in docs/execution-plane.md.
+
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { encodeObject } from '../engine/store/codec.ts';
+import type { KubeObject, PriorityLevelConfiguration } from '../engine/resources/types.ts';
+import type { Executor, Work } from '../workers/executor.ts';
+import { createInlineExecutor } from '../workers/inline-executor.ts';
+import { createPiscinaExecutor } from '../workers/piscina-executor.ts';
+import { storedListWork, type StoredRecord } from '../workers/stored-list-encoding.ts';
+
+const QUICK = process.env['BENCH_QUICK'] === '1';
+const now = (): number => performance.now();
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const percentile = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? Number.NaN;
+const fmt = (x: number, digits = 3): string => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
+const results: Record<string, unknown> = { bench: 'executor', node: process.version, quick: QUICK };
+
+// ---------------------------------------------------------------------------------------------
+// Workload: PriorityLevelConfiguration-like objects, about 1 KB of JSON each.
+
+function plc(i: number): KubeObject {
+  return {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'PriorityLevelConfiguration',
+    metadata: {
+      name: `level-${i}`,
+      uid: `3f0c7a5e-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      generation: 1,
+      creationTimestamp: '2026-11-21T05:11:26Z',
+      labels: { team: `team-${i % 7}` },
+      annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true' },
+      managedFields: [
+        {
+          manager: 'api-priority-and-fairness-config-producer-v1',
+          operation: 'Update',
+          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+          time: '2026-11-21T05:11:26Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:type': {}, 'f:limited': { 'f:nominalConcurrencyShares': {}, 'f:lendablePercent': {} } } },
+        },
+      ],
+    },
+    spec: {
+      type: 'Limited',
+      limited: {
+        nominalConcurrencyShares: 30,
+        lendablePercent: 33,
+        limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } },
+      },
+    },
+    status: {
+      conditions: [
+        { type: 'Dangling', status: 'False', lastTransitionTime: '2026-11-21T05:11:26Z', reason: 'Found', message: 'This PriorityLevelConfiguration is in use.' },
+      ],
+    },
+  } satisfies PriorityLevelConfiguration as KubeObject;
+}
+
+const LIST_HEAD = { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '12345' } };
+
+function objectListWork(count: number): Work {
+  return { stage: 'encode-json', payload: { ...LIST_HEAD, items: Array.from({ length: count }, (_, i) => plc(i)) } };
+}
+
+function storedRecords(count: number): StoredRecord[] {
+  return Array.from({ length: count }, (_, i) => ({ value: encodeObject(plc(i)), modRevision: 1000 + i }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement helpers.
+
+interface OpStats {
+  /** Mean wall time per op. */
+  msPerOp: number;
+  p50MsPerOp: number;
+  p99MsPerOp: number;
+  /** Mean main-thread busy time per op (event-loop utilisation × wall). */
+  mainMsPerOp: number;
+}
+
+/** Runs `op` sequentially `reps` times (after `warmup`), each awaited. */
+async function measure(op: () => Promise<unknown>, reps: number, warmup: number): Promise<OpStats> {
+  for (let i = 0; i < warmup; i++) await op();
+  const samples: number[] = [];
+  const eluStart = performance.eventLoopUtilization();
+  const t0 = now();
+  for (let i = 0; i < reps; i++) {
+    const s = now();
+    await op();
+    samples.push(now() - s);
+  }
+  const wall = now() - t0;
+  const elu = performance.eventLoopUtilization(eluStart);
+  // ELU only sees time spent returning to the loop; an inline run that never yields shows as fully busy.
+  const mainMs = elu.idle > 0 ? elu.utilization * wall : wall;
+  return { msPerOp: wall / reps, p50MsPerOp: median(samples), p99MsPerOp: percentile(samples, 0.99), mainMsPerOp: mainMs / reps };
+}
+
+/** Fires a 1 ms timer chain while `load` runs; reports how often it fired and the worst loop delay. */
+async function timersDuring(load: () => Promise<void>): Promise<{ wallMs: number; fires: number; firesPerMs: number; maxDelayMs: number }> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  let fires = 0;
+  let running = true;
+  const tick = (): void => {
+    if (!running) return;
+    fires += 1;
+    setTimeout(tick, 1);
+  };
+  delay.enable();
+  setTimeout(tick, 1);
+  const t0 = now();
+  await load();
+  const wallMs = now() - t0;
+  running = false;
+  delay.disable();
+  return { wallMs, fires, firesPerMs: fires / wallMs, maxDelayMs: delay.max / 1e6 };
+}
+
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+// ---------------------------------------------------------------------------------------------
+
+async function startupSection(): Promise<Executor & { ready(): Promise<void> }> {
+  console.log('\n## Pool startup (time to first result)');
+  // Baseline: a bare worker thread that runs plain JS, no tsx, no Piscina.
+  const bare: number[] = [];
+  for (let i = 0; i < (QUICK ? 1 : 3); i++) {
+    const t0 = now();
+    const worker = new Worker('require("node:worker_threads").parentPort.postMessage(1)', { eval: true });
+    await new Promise((resolve) => worker.once('message', resolve));
+    bare.push(now() - t0);
+    await worker.terminate();
+  }
+  const pooled: number[] = [];
+  for (let i = 0; i < (QUICK ? 1 : 3); i++) {
+    const t0 = now();
+    const pool = createPiscinaExecutor({ threads: 1 });
+    await pool.ready();
+    pooled.push(now() - t0);
+    await pool.close();
+  }
+  const bareMs = median(bare);
+  const poolMs = median(pooled);
+  console.log(`bare worker_threads Worker, eval'd JS : ${fmt(bareMs, 1)} ms`);
+  console.log(`Piscina + tsx-registered worker entry: ${fmt(poolMs, 1)} ms  (${fmt(poolMs / bareMs, 1)}× bare; tsx costs ≈ ${fmt(poolMs - bareMs, 0)} ms once per thread)`);
+  results['startup'] = { bareWorkerMs: bareMs, piscinaTsxWorkerMs: poolMs, ratio: poolMs / bareMs };
+  const pool = createPiscinaExecutor();
+  await pool.ready();
+  console.log(`pool for the rest of the run: ${pool.threads} thread(s) (default: available cores − 1)`);
+  results['poolThreads'] = pool.threads;
+  return pool;
+}
+
+async function hopSection(pool: Executor, inline: Executor): Promise<number> {
+  console.log('\n## Hop cost: no-op stage, one awaited caller');
+  const reps = QUICK ? 1000 : 10_000;
+  const noop: Work = { stage: 'noop', payload: 0 };
+  const inlineStats = await measure(() => inline.execute(noop), reps, 1000);
+  const poolStats = await measure(() => pool.execute(noop), reps, 1000);
+  // Throughput with many callers: batches of 500 in flight.
+  const batches = QUICK ? 4 : 20;
+  const t0 = now();
+  for (let b = 0; b < batches; b++) await Promise.all(Array.from({ length: 500 }, () => pool.execute(noop)));
+  const concurrentOpsPerS = (batches * 500) / ((now() - t0) / 1000);
+  const hopUs = (poolStats.p50MsPerOp - inlineStats.p50MsPerOp) * 1000;
+  console.log(`inline p50 ${fmt(inlineStats.p50MsPerOp * 1000, 2)} µs | pool p50 ${fmt(poolStats.p50MsPerOp * 1000, 1)} µs, p99 ${fmt(poolStats.p99MsPerOp * 1000, 1)} µs`);
+  console.log(`pool main-thread time per hop ${fmt(poolStats.mainMsPerOp * 1000, 1)} µs | 500 in flight: ${fmt(concurrentOpsPerS, 0)} ops/s`);
+  console.log(`ratio pool/inline latency (p50): ${fmt(poolStats.p50MsPerOp / inlineStats.p50MsPerOp, 0)}×`);
+  results['hop'] = { inlineUs: inlineStats.p50MsPerOp * 1000, poolUs: poolStats.p50MsPerOp * 1000, poolMeanUs: poolStats.msPerOp * 1000, poolP99Us: poolStats.p99MsPerOp * 1000, poolMainUs: poolStats.mainMsPerOp * 1000, concurrentOpsPerS, hopUs };
+  return hopUs;
+}
+
+async function encodeSection(pool: Executor, inline: Executor, hopUs: number): Promise<void> {
+  console.log('\n## JSON encoding of a PriorityLevelConfigurationList (≈1 KB of JSON per item)');
+  console.log('means per op: latency = wall, main = main-thread busy time; ratios against inline of the same input');
+  console.log('| items | stored KB | body KB | variant | latency ms | main ms | latency ratio | main ratio |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  const rows: (OpStats & { items: number; storedBytes: number; bodyKb: number; variant: string })[] = [];
+  const row = (count: number, storedKb: number, bodyKb: number, name: string, stats: OpStats, base: OpStats): void => {
+    console.log(`| ${count} | ${fmt(storedKb, 1)} | ${fmt(bodyKb, 0)} | ${name} | ${fmt(stats.msPerOp)} | ${fmt(stats.mainMsPerOp)} | ${fmt(stats.msPerOp / base.msPerOp, 2)} | ${fmt(stats.mainMsPerOp / base.msPerOp, 2)} |`);
+  };
+  for (const count of [10, 30, 100, 300, 1000, 10_000]) {
+    const reps = Math.max(QUICK ? 2 : 6, Math.round((QUICK ? 1000 : 10_000) / count));
+    const warmup = Math.max(2, Math.round(reps / 5));
+    const records = storedRecords(count);
+    const storedBytes = records.reduce((sum, r) => sum + r.value.byteLength, 0);
+    const objectWork = objectListWork(count);
+    const bodyKb = (await inline.execute<Buffer>(objectWork)).byteLength / 1024;
+    const variants: [string, Executor, () => Work][] = [];
+    if (count === 100 || count === 1000 || count === 10_000) {
+      variants.push(['encode-json inline (objects)', inline, () => objectWork], ['encode-json pool (objects cloned)', pool, () => objectWork]);
+    }
+    variants.push(
+      ['encode-stored-list inline (bytes)', inline, () => storedListWork(LIST_HEAD, records)],
+      ['encode-stored-list pool (bytes moved)', pool, () => storedListWork(LIST_HEAD, records)],
+    );
+    let base: OpStats | undefined;
+    for (const [name, executor, work] of variants) {
+      const stats = await measure(() => executor.execute(work()), reps, warmup);
+      if (executor === inline) base = stats;
+      row(count, storedBytes / 1024, bodyKb, name, stats, base ?? stats);
+      rows.push({ items: count, storedBytes, bodyKb, variant: name, ...stats });
+    }
+  }
+  results['encode'] = rows;
+  // Inline cost of the stored-list stage per stored byte, fitted through the origin over the
+  // sizes ≥ 100 items (smaller ones are dominated by fixed costs and timer noise).
+  const fit = rows.filter((r) => r.variant.startsWith('encode-stored-list inline') && r.items >= 100);
+  const usPerByte = fit.reduce((sum, r) => sum + (r.msPerOp * 1000) / r.storedBytes, 0) / fit.length;
+  const tenHopsBytes = (10 * hopUs) / usPerByte;
+  console.log(`encode-stored-list inline costs ${fmt(usPerByte * 1024, 1)} µs per stored KB; ten hops of work ≈ ${fmt(tenHopsBytes / 1024, 1)} KB stored`);
+  results['storedListUsPerKb'] = usPerByte * 1024;
+  results['storedListTenHopsBytes'] = tenHopsBytes;
+}
+
+async function availabilitySection(pool: Executor, inline: Executor): Promise<void> {
+  console.log('\n## Event-loop availability during large encodes (10,000 items, ≈10 MB each)');
+  const encodes = QUICK ? 3 : 10;
+  const objectWork = objectListWork(10_000);
+  const records = storedRecords(10_000);
+  const idle = await timersDuring(() => new Promise((resolve) => setTimeout(resolve, QUICK ? 100 : 300)));
+  const cases: [string, () => Promise<void>][] = [
+    // Each inline encode runs in its own macrotask, as one request per turn would.
+    ['encode-json inline', async () => {
+      for (let i = 0; i < encodes; i++) { await yieldToLoop(); await inline.execute(objectWork); }
+    }],
+    ['encode-json on pool (objects cloned)', async () => {
+      for (let i = 0; i < encodes; i++) await pool.execute(objectWork);
+    }],
+    ['encode-stored-list inline', async () => {
+      for (let i = 0; i < encodes; i++) { await yieldToLoop(); await inline.execute(storedListWork(LIST_HEAD, records)); }
+    }],
+    ['encode-stored-list on pool (bytes moved)', async () => {
+      for (let i = 0; i < encodes; i++) await pool.execute(storedListWork(LIST_HEAD, records));
+    }],
+  ];
+  console.log(`idle baseline: ${fmt(idle.firesPerMs, 3)} timer fires per ms, max loop delay ${fmt(idle.maxDelayMs, 1)} ms`);
+  console.log('| case | wall ms | 1 ms timers fired | availability (fires/ms ÷ idle) | max loop delay ms |');
+  console.log('|---|---|---|---|---|');
+  const rows: unknown[] = [];
+  for (const [name, load] of cases) {
+    const r = await timersDuring(load);
+    const availability = r.firesPerMs / idle.firesPerMs;
+    console.log(`| ${name} | ${fmt(r.wallMs, 0)} | ${r.fires} | ${fmt(availability, 2)} | ${fmt(r.maxDelayMs, 1)} |`);
+    rows.push({ case: name, ...r, availability });
+  }
+  results['availability'] = { idle, encodes, rows };
+}
+
+async function cpuStageSection(pool: Executor, inline: Executor, hopUs: number): Promise<void> {
+  console.log('\n## sleep-cpu calibration (iterations per ms on this machine)');
+  const iterations = 2_000_000;
+  const stats = await measure(() => inline.execute({ stage: 'sleep-cpu', payload: { iterations } }), QUICK ? 3 : 10, 2);
+  const perMs = iterations / stats.msPerOp;
+  const poolStats = await measure(() => pool.execute({ stage: 'sleep-cpu', payload: { iterations } }), QUICK ? 3 : 10, 2);
+  console.log(`${fmt(perMs, 0)} iterations/ms inline; ${iterations} iterations: inline ${fmt(stats.msPerOp)} ms, pool ${fmt(poolStats.msPerOp)} ms (main ${fmt(poolStats.mainMsPerOp)} ms)`);
+  console.log(`one hop (${fmt(hopUs, 0)} µs) equals ${fmt((perMs * hopUs) / 1000, 0)} iterations`);
+  results['sleepCpu'] = { iterationsPerMs: perMs, inlineMs: stats.msPerOp, poolMs: poolStats.msPerOp, poolMainMs: poolStats.mainMsPerOp };
+}
+
+const inline = createInlineExecutor();
+const pool = await startupSection();
+try {
+  const hopUs = await hopSection(pool, inline);
+  await encodeSection(pool, inline, hopUs);
+  await availabilitySection(pool, inline);
+  await cpuStageSection(pool, inline, hopUs);
+} finally {
+  await pool.close();
+  await inline.close();
+}
+results['loadavg'] = (await import('node:os')).loadavg();
+console.log(`\n${JSON.stringify(results)}`);

@@ -1,0 +1,75 @@
+// The execution plane's error registry. Every rejection an Executor produces is an ExecutorError
+// with a stable code (`FW_ERR_EXECUTOR_*`), so callers match on `code` (undici's rule: a brand via
+// Symbol.for survives two copies of the module, `instanceof` does not). The API layer maps them to
+// `Status` objects: a timeout is kube-apiserver's 504, everything else an internal error.
+//
+// Codes are never reused or renamed: docs/execution-plane.md lists them. Add new codes at the end.
+
+const CODES = {
+  FW_ERR_EXECUTOR_UNKNOWN_STAGE: { httpCode: 500 },
+  FW_ERR_EXECUTOR_BAD_WORK: { httpCode: 500 },
+  FW_ERR_EXECUTOR_STAGE_FAILED: { httpCode: 500 },
+  FW_ERR_EXECUTOR_WORKER_FAILED: { httpCode: 500 },
+  FW_ERR_EXECUTOR_CLOSED: { httpCode: 503 },
+  FW_ERR_EXECUTOR_TIMEOUT: { httpCode: 504 },
+} as const;
+
+export type ExecutorErrorCode = keyof typeof CODES;
+
+export const EXECUTOR_ERROR_CODES: readonly ExecutorErrorCode[] = Object.keys(CODES) as ExecutorErrorCode[];
+
+const BRAND = Symbol.for('fairway.ExecutorError');
+
+export class ExecutorError extends Error {
+  readonly [BRAND] = true;
+  readonly code: ExecutorErrorCode;
+  /** The stage the failed work named ('' when the work had no usable stage name). */
+  readonly stage: string;
+  readonly httpCode: number;
+  /**
+   * Only on FW_ERR_EXECUTOR_TIMEOUT: resolves (never rejects) when the abandoned work has really
+   * finished and its thread is free — the moment to release seats held for it.
+   */
+  readonly workSettled: Promise<void> | undefined;
+
+  constructor(
+    code: ExecutorErrorCode,
+    stage: string,
+    message: string,
+    extra: { cause?: unknown; workSettled?: Promise<void> } = {},
+  ) {
+    super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
+    this.name = 'ExecutorError';
+    this.code = code;
+    this.stage = stage;
+    this.httpCode = CODES[code].httpCode;
+    this.workSettled = extra.workSettled;
+  }
+}
+
+export function isExecutorError(error: unknown): error is ExecutorError {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true;
+}
+
+export function isExecutorErrorCode(error: unknown, code: ExecutorErrorCode): error is ExecutorError {
+  return isExecutorError(error) && error.code === code;
+}
+
+export function closedError(stage: string): ExecutorError {
+  return new ExecutorError('FW_ERR_EXECUTOR_CLOSED', stage, `executor is closed: cannot run stage "${stage}"`);
+}
+
+/** Wraps whatever a stage threw, naming the stage; the original error stays as `cause`. */
+export function stageFailedError(stage: string, cause: unknown): ExecutorError {
+  return new ExecutorError('FW_ERR_EXECUTOR_STAGE_FAILED', stage, `stage "${stage}" failed: ${errorText(cause)}`, {
+    cause,
+  });
+}
+
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+    return (error as { message: string }).message;
+  }
+  return String(error);
+}

@@ -1,0 +1,61 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { composeExecutor, isExecutor, ownedBytes, type Executor, type ExecutorWrapper, type Work } from './executor.ts';
+import { EXECUTOR_ERROR_CODES, ExecutorError, isExecutorError, isExecutorErrorCode } from './executor-errors.ts';
+import { createInlineExecutor } from './inline-executor.ts';
+
+function tagging(tag: string, log: string[]): ExecutorWrapper {
+  return (inner: Executor) => ({
+    execute<R>(work: Work): Promise<R> {
+      log.push(tag);
+      return inner.execute<R>(work);
+    },
+    close: () => inner.close(),
+  });
+}
+
+test('composeExecutor applies wrappers innermost-first: the last one sees a call first', async () => {
+  const log: string[] = [];
+  const executor = composeExecutor(createInlineExecutor(), tagging('inner', log), tagging('outer', log));
+  assert.is(await executor.execute<number>({ stage: 'noop', payload: 4 }), 4);
+  assert.equal(log, ['outer', 'inner']);
+  assert.is(composeExecutor(executor), executor);
+});
+
+test('composeExecutor refuses wrappers that are not functions or return no Executor', () => {
+  const base = createInlineExecutor();
+  assert.throws(() => composeExecutor(base, 3 as unknown as ExecutorWrapper), /wrapper #0 is not a function/);
+  assert.throws(() => composeExecutor(base, (() => ({ execute: () => 1 })) as unknown as ExecutorWrapper), /wrapper #0 did not return an Executor/);
+  assert.ok(isExecutor(base));
+  assert.not.ok(isExecutor(null));
+  assert.not.ok(isExecutor({ execute() {} }));
+});
+
+test('ownedBytes copies views into shared memory and passes whole-buffer views through', () => {
+  const pooled = Buffer.from('small'); // small Buffers live in Node's shared 8 KiB pool
+  assert.ok(pooled.buffer.byteLength > pooled.byteLength, 'test setup: expected a pooled Buffer');
+  const copied = ownedBytes(pooled);
+  assert.is.not(copied.bytes.buffer, pooled.buffer);
+  assert.is(copied.bytes.toString(), 'small');
+  assert.equal(copied.transferList, [copied.bytes.buffer]);
+  assert.is(copied.bytes.byteLength, copied.bytes.buffer.byteLength);
+
+  const whole = new Uint8Array(new ArrayBuffer(16));
+  const passed = ownedBytes(whole);
+  assert.is(passed.bytes.buffer, whole.buffer, 'no copy when the view owns its buffer');
+});
+
+test('executor errors are branded, coded, and carry the stage and an HTTP code', () => {
+  const error = new ExecutorError('FW_ERR_EXECUTOR_TIMEOUT', 'encode-json', 'late');
+  assert.ok(isExecutorError(error));
+  assert.ok(isExecutorErrorCode(error, 'FW_ERR_EXECUTOR_TIMEOUT'));
+  assert.not.ok(isExecutorErrorCode(error, 'FW_ERR_EXECUTOR_CLOSED'));
+  assert.not.ok(isExecutorError(new Error('late')));
+  // A copy of the class from another module instance is still recognised by its brand.
+  const foreign = Object.assign(new Error('x'), { [Symbol.for('fairway.ExecutorError')]: true, code: 'FW_ERR_EXECUTOR_CLOSED' });
+  assert.ok(isExecutorErrorCode(foreign, 'FW_ERR_EXECUTOR_CLOSED'));
+  assert.is(error.httpCode, 504);
+  for (const code of EXECUTOR_ERROR_CODES) assert.match(code, /^FW_ERR_EXECUTOR_[A-Z_]+$/);
+});
+
+test.run();

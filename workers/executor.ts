@@ -1,0 +1,89 @@
+// The execution plane's one seam. Everything that runs a CPU-heavy stage of admitted work — the
+// Piscina pool, the main thread, the simulator's virtual executor, routers and wrappers — is an
+// `Executor`, so the API layer holds an Executor and never knows which one it has (undici's
+// Dispatcher: one tiny interface, implementations and decorators behind it).
+//
+// Call rules (every implementation keeps them; tests check them):
+//  1. `execute` never throws synchronously. Every failure is a rejected promise whose reason is an
+//     `ExecutorError` (workers/executor-errors.ts) — identify it by `code`, not `instanceof`:
+//       FW_ERR_EXECUTOR_UNKNOWN_STAGE  `work.stage` is not in the registry (workers/stages.ts);
+//       FW_ERR_EXECUTOR_BAD_WORK       `work` is not a Work value;
+//       FW_ERR_EXECUTOR_STAGE_FAILED   the stage threw (bad payload included); message and
+//                                      `stage` name it, `cause` carries the original text;
+//       FW_ERR_EXECUTOR_WORKER_FAILED  the thread running it died or could not start;
+//       FW_ERR_EXECUTOR_CLOSED         `execute` was called after `close`;
+//       FW_ERR_EXECUTOR_TIMEOUT        a `withTimeout` wrapper gave up waiting.
+//  2. Each call settles exactly once. Results are the stage's value; byte results are always a
+//     Node `Buffer`, whichever thread produced them.
+//  3. `work.payload` must be structured-cloneable: a pool copies it into the worker. Stages are pure
+//     and never mutate their payload, so running inline (no copy) gives the same result.
+//  4. Ownership of every ArrayBuffer in `work.transferList` passes to the executor at the call: the
+//     caller must not read or write it afterwards (on the pool it is detached — moved, not copied).
+//     Only list buffers the payload owns whole; see `ownedBytes`.
+//  5. `close()` stops accepting work at once (later calls reject with FW_ERR_EXECUTOR_CLOSED), lets
+//     every accepted call settle, then releases threads. It is idempotent: every call returns the
+//     same promise. Closing a wrapper closes what it wraps.
+//  6. A settled promise means the work is over and its thread is free — except a timeout: a
+//     thread cannot be interrupted mid-stage, so FW_ERR_EXECUTOR_TIMEOUT rejects early and carries
+//     `workSettled`, a promise that resolves when the abandoned work really ends. Callers that hold
+//     APF seats for the work release them on `workSettled`, as kube-apiserver's timeout filter
+//     answers 504 while the inner handler keeps its seats until it returns.
+
+import type { TransferListItem } from 'node:worker_threads';
+
+/** A unit of CPU work: a registered stage name and its (cloneable) input. */
+export interface Work {
+  /** Name of a stage in workers/stages.ts (`encode-json`, `sleep-cpu`, ...). */
+  readonly stage: string;
+  readonly payload: unknown;
+  /** ArrayBuffers (or ports) to move into the worker instead of copying them. Rule 4 applies. */
+  readonly transferList?: readonly TransferListItem[];
+}
+
+export interface Executor {
+  execute<R>(work: Work): Promise<R>;
+  close(): Promise<void>;
+}
+
+/** A decorator: takes an executor, returns one with the same protocol plus a behaviour. */
+export type ExecutorWrapper = (executor: Executor) => Executor;
+
+/**
+ * Applies wrappers innermost-first: `composeExecutor(pool, withA, withB)` is `withB(withA(pool))`,
+ * so the last wrapper sees each call first.
+ */
+export function composeExecutor(executor: Executor, ...wrappers: ExecutorWrapper[]): Executor {
+  let composed = executor;
+  for (const [index, wrapper] of wrappers.entries()) {
+    if (typeof wrapper !== 'function') throw new TypeError(`executor wrapper #${index} is not a function`);
+    const next = wrapper(composed);
+    if (!isExecutor(next)) throw new TypeError(`executor wrapper #${index} did not return an Executor`);
+    composed = next;
+  }
+  return composed;
+}
+
+export function isExecutor(value: unknown): value is Executor {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Partial<Executor>;
+  return typeof candidate.execute === 'function' && typeof candidate.close === 'function';
+}
+
+/**
+ * Bytes in a form that can be listed in `transferList`: a view that owns its whole ArrayBuffer.
+ * Small Buffers often share Node's 8 KiB allocation pool; transferring that pool would detach
+ * unrelated Buffers, so such views are copied once into their own ArrayBuffer.
+ */
+export function ownedBytes(bytes: Uint8Array): { bytes: Buffer; transferList: ArrayBuffer[] } {
+  const owned =
+    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
+      ? Buffer.from(bytes.buffer, 0, bytes.byteLength)
+      : Buffer.from(copyToOwnBuffer(bytes));
+  return { bytes: owned, transferList: [owned.buffer as ArrayBuffer] };
+}
+
+function copyToOwnBuffer(bytes: Uint8Array): ArrayBuffer {
+  const copy = new ArrayBuffer(bytes.byteLength);
+  new Uint8Array(copy).set(bytes);
+  return copy;
+}

@@ -1,0 +1,129 @@
+// The registry of stages admitted work may hand to an Executor. A stage is a pure, synchronous
+// function of a structured-cloneable payload, so the same code runs on the main thread (inline
+// executor), in a Piscina worker (worker-task.ts imports this file) and under the simulator. A bad
+// payload throws a plain error with a clear message; executors turn it into
+// FW_ERR_EXECUTOR_STAGE_FAILED naming the stage.
+//
+// `sizeOf` measures a payload in the stage's `sizeUnit`; the routing executor compares it with a
+// per-stage threshold to choose main thread or pool (thresholds: docs/execution-plane.md).
+
+import { threadId } from 'node:worker_threads';
+import { goJsonText, newlineTerminatedBytes } from './json-encoding.ts';
+import { ENCODE_STORED_LIST_STAGE, encodeStoredList, storedListByteLength } from './stored-list-encoding.ts';
+
+export interface Stage {
+  readonly name: string;
+  /** `diagnostic` stages exist for tests and benchmarks; request handlers never name them. */
+  readonly purpose: 'serving' | 'diagnostic';
+  readonly sizeUnit: 'items' | 'bytes' | 'iterations' | 'none';
+  sizeOf(payload: unknown): number;
+  run(payload: unknown): unknown;
+}
+
+/** Upper bound on `sleep-cpu` iterations (about a minute of CPU): a typo must not wedge a thread. */
+export const SLEEP_CPU_ITERATIONS_MAX = 1e10;
+
+const STAGE_LIST: readonly Stage[] = [
+  {
+    // One JSON value (an object, a List with `items`, an array) → its UTF-8 body with Go's escaping
+    // and trailing newline.
+    name: 'encode-json',
+    purpose: 'serving',
+    sizeUnit: 'items',
+    sizeOf: itemCount,
+    run: (payload) => newlineTerminatedBytes([goJsonText(payload)]),
+  },
+  {
+    // An array of values → one JSON document per line: the body of a burst of watch events.
+    name: 'encode-json-lines',
+    purpose: 'serving',
+    sizeUnit: 'items',
+    sizeOf: (payload) => (Array.isArray(payload) ? payload.length : 0),
+    run: (payload) => {
+      if (!Array.isArray(payload)) throw new TypeError(`payload must be an array of values, got ${typeName(payload)}`);
+      return newlineTerminatedBytes(payload.map((value, index) => textAt(value, index)));
+    },
+  },
+  {
+    // Stored (codec) bytes of many objects → the LIST body; see stored-list-encoding.ts.
+    name: ENCODE_STORED_LIST_STAGE,
+    purpose: 'serving',
+    sizeUnit: 'bytes',
+    sizeOf: storedListByteLength,
+    run: encodeStoredList,
+  },
+  {
+    // Deterministic CPU work: `iterations` steps of xorshift32; returns the final state so the loop
+    // cannot be optimised away. Models a stage of known cost in tests and benchmarks.
+    name: 'sleep-cpu',
+    purpose: 'diagnostic',
+    sizeUnit: 'iterations',
+    sizeOf: (payload) => {
+      const iterations = (payload as { iterations?: unknown } | null)?.iterations;
+      return typeof iterations === 'number' && Number.isFinite(iterations) ? iterations : 0;
+    },
+    run: (payload) => sleepCpu(payload),
+  },
+  {
+    // Returns its payload: one hop with no work, for measuring the hop itself.
+    name: 'noop',
+    purpose: 'diagnostic',
+    sizeUnit: 'none',
+    sizeOf: () => 0,
+    run: (payload) => payload,
+  },
+  {
+    // The id of the thread that ran it (0 on the main thread): lets tests see where work ran.
+    name: 'thread-id',
+    purpose: 'diagnostic',
+    sizeUnit: 'none',
+    sizeOf: () => 0,
+    run: () => threadId,
+  },
+];
+
+export const STAGES: ReadonlyMap<string, Stage> = new Map(STAGE_LIST.map((stage) => [stage.name, stage]));
+
+export function findStage(name: string): Stage | undefined {
+  return STAGES.get(name);
+}
+
+export function stageNames(): string[] {
+  return [...STAGES.keys()];
+}
+
+/** The checksum `sleep-cpu` returns for `iterations`, computed the same way (for tests). */
+export function sleepCpu(payload: unknown): number {
+  const iterations = (payload as { iterations?: unknown } | null)?.iterations;
+  if (typeof iterations !== 'number' || !Number.isInteger(iterations) || iterations < 0 || iterations > SLEEP_CPU_ITERATIONS_MAX) {
+    throw new RangeError(
+      `payload.iterations must be an integer from 0 to ${SLEEP_CPU_ITERATIONS_MAX}, got ${JSON.stringify(iterations) ?? typeName(iterations)}`,
+    );
+  }
+  let state = 0x9e3779b9 | 0;
+  for (let i = 0; i < iterations; i++) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+  }
+  return state >>> 0;
+}
+
+function itemCount(payload: unknown): number {
+  if (Array.isArray(payload)) return payload.length;
+  const items = (payload as { items?: unknown } | null)?.items;
+  return Array.isArray(items) ? items.length : 1;
+}
+
+function textAt(value: unknown, index: number): string {
+  try {
+    return goJsonText(value);
+  } catch (error) {
+    throw new TypeError(`item ${index}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
+}

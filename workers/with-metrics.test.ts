@@ -1,0 +1,68 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SimClock } from '../sim/sim-clock.ts';
+import type { Executor, Work } from './executor.ts';
+import { runClock } from './testing/run-clock.ts';
+import { createVirtualExecutor } from './virtual-executor.ts';
+import { createExecutorMetrics, withMetrics, type ExecutionOutcome } from './with-metrics.ts';
+import { withTimeout } from './with-timeout.ts';
+
+const sleep = (ms: number): Work => ({ stage: 'noop', payload: ms });
+
+test('the observer sees each start and each outcome with its virtual duration', async () => {
+  const clock = new SimClock(0);
+  const inner = createVirtualExecutor({ clock, serviceTimeMs: (w) => (w.stage === 'noop' ? (w.payload as number) : 5) });
+  const events: string[] = [];
+  const executor = withMetrics(
+    inner,
+    {
+      onStart: (stage) => events.push(`start ${stage}@${clock.now()}`),
+      onSettle: (stage, outcome: ExecutionOutcome, ms) => events.push(`${outcome} ${stage} ${ms}ms@${clock.now()}`),
+    },
+    clock,
+  );
+  void executor.execute(sleep(30));
+  void executor.execute({ stage: 'sleep-cpu', payload: { iterations: -1 } }).catch(() => undefined);
+  void executor.execute({ stage: 'nope', payload: null }).catch(() => undefined);
+  await runClock(clock, 100);
+  assert.equal(events, [
+    'start noop@0',
+    'start sleep-cpu@0',
+    'start nope@0',
+    'FW_ERR_EXECUTOR_UNKNOWN_STAGE nope 0ms@0',
+    'FW_ERR_EXECUTOR_STAGE_FAILED sleep-cpu 5ms@5',
+    'ok noop 30ms@30',
+  ]);
+});
+
+test('createExecutorMetrics keeps per-stage counters; composed outside a timeout it counts timeouts', async () => {
+  const clock = new SimClock(0);
+  const metrics = createExecutorMetrics();
+  const inner: Executor = createVirtualExecutor({ clock, serviceTimeMs: (w) => w.payload as number });
+  const executor = withMetrics(withTimeout(inner, 50, clock), metrics, clock);
+  void executor.execute(sleep(10));
+  void executor.execute(sleep(20));
+  void executor.execute(sleep(80)).catch(() => undefined);
+  await runClock(clock, 30);
+  assert.equal(metrics.dump(), {
+    noop: { started: 3, inFlight: 1, outcomes: { ok: 2 }, durationMsSum: 30, durationMsMax: 20 },
+  });
+  await runClock(clock, 200);
+  assert.equal(metrics.dump(), {
+    noop: { started: 3, inFlight: 0, outcomes: { ok: 2, FW_ERR_EXECUTOR_TIMEOUT: 1 }, durationMsSum: 80, durationMsMax: 50 },
+  });
+  // dump() is a copy: changing it changes nothing inside.
+  const copy = metrics.dump();
+  copy['noop']!.started = 99;
+  assert.is(metrics.dump()['noop']!.started, 3);
+});
+
+test('non-executor errors count as "error" and still reject the caller', async () => {
+  const failing: Executor = { execute: () => Promise.reject(new Error('boom')), close: () => Promise.resolve() };
+  const metrics = createExecutorMetrics();
+  const error = await withMetrics(failing, metrics).execute(sleep(1)).catch((e: unknown) => e);
+  assert.match((error as Error).message, 'boom');
+  assert.equal(metrics.dump()['noop']?.outcomes, { error: 1 });
+});
+
+test.run();
