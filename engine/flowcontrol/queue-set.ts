@@ -493,6 +493,9 @@ export class QueueSet<D = unknown> {
         this.syncTime();
         this.releaseSeats(entry);
       });
+      // Even with the seats still held, the finish may let a waiting request go: with nothing
+      // executing an over-wide head may run alone, and the queue's dispatch R was corrected.
+      this.dispatchAsMuchAsPossible();
     }
   }
 
