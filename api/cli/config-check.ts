@@ -7,11 +7,13 @@ import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import { formatFieldError } from '../../engine/resources/field-errors.ts';
 import { checkManifests, createManifestRegistry, documentLabel, formatManifestError, readManifestFile } from '../../engine/config/manifests.ts';
 import { flowcontrolManifestKinds } from '../../engine/config/flowcontrol-kinds.ts';
+import { encryptionManifestKinds } from '../../engine/config/encryption-kind.ts';
 
 const USAGE = `Usage: fairway config check [--api-domain DOMAIN] FILE...
 
 Checks PriorityLevelConfiguration and FlowSchema manifests without a server: each object is
-decoded, defaulted and validated as kube-apiserver does on create.
+decoded, defaulted and validated as kube-apiserver does on create. EncryptionConfiguration files
+(apiserver.config.DOMAIN/v1) are checked as kube-apiserver checks --encryption-provider-config.
 
 Files are YAML (several documents separated by ---) or JSON (a file starting with '{'); a List
 (kind: List, or e.g. kind: FlowSchemaList) is checked item by item.
@@ -59,7 +61,7 @@ export async function runConfigCheck(args: string[], output: Output): Promise<nu
     return 2;
   }
 
-  const registry = createManifestRegistry(flowcontrolManifestKinds(parsed.apiDomain));
+  const registry = createManifestRegistry([...flowcontrolManifestKinds(parsed.apiDomain), ...encryptionManifestKinds(parsed.apiDomain)]);
   let failed = false;
   const print = (line: string): void => output.stdout(`${line}\n`);
   // One file at a time keeps the output in argument order.
