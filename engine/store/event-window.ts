@@ -1,0 +1,81 @@
+// The watch cache's memory of recent changes for one resource: the last `capacity` events, none
+// older than `maxAgeMs`. `startRevision` is the promise it keeps: every event of this resource with
+// a revision above it is held. A watch or snapshot list from a revision below it gets 410 Expired
+// ("too old resource version: N (startRevision)"); anything at or above it can be served. Dropping
+// events only ever raises startRevision to the last dropped revision, which is never above the
+// newest revision, so the revision a list returns can always be watched from.
+
+import type { CachedObject } from './cached-object.ts';
+import type { WatchEvent } from './watch-event.ts';
+
+export interface CacheEvent {
+  readonly revision: number;
+  readonly name: string;
+  /** The object after the change; undefined for a deletion. */
+  readonly current: CachedObject | undefined;
+  /** The object before the change; undefined for a creation. */
+  readonly previous: CachedObject | undefined;
+  readonly atMs: number;
+  /** Shared per-type views, built on first use. */
+  views: { ADDED?: WatchEvent; MODIFIED?: WatchEvent; DELETED?: WatchEvent };
+}
+
+export class EventWindow {
+  private events: CacheEvent[] = [];
+  private head = 0;
+  private start: number;
+
+  constructor(
+    readonly capacity: number,
+    readonly maxAgeMs: number,
+    startRevision: number,
+  ) {
+    if (!(capacity >= 1)) throw new Error(`event window capacity must be at least 1, got ${capacity}`);
+    this.start = startRevision;
+  }
+
+  get startRevision(): number {
+    return this.start;
+  }
+
+  get size(): number {
+    return this.events.length - this.head;
+  }
+
+  append(event: CacheEvent, nowMs: number): void {
+    const last = this.events[this.events.length - 1];
+    if (last !== undefined && this.head < this.events.length && event.revision <= last.revision) {
+      throw new Error(`event window: revision ${event.revision} after ${last.revision}`);
+    }
+    this.events.push(event);
+    this.prune(nowMs);
+  }
+
+  /** Drops events beyond the count bound or older than the age bound. */
+  prune(nowMs: number): void {
+    const oldestAllowedMs = nowMs - this.maxAgeMs;
+    while (this.size > 0) {
+      const oldest = this.events[this.head]!;
+      if (this.size <= this.capacity && oldest.atMs >= oldestAllowedMs) break;
+      this.start = oldest.revision;
+      this.events[this.head] = undefined as unknown as CacheEvent;
+      this.head++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.events.length) {
+      this.events = this.events.slice(this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Events with revision above `after`, oldest first (a copy; cheap, it holds references). */
+  since(after: number): CacheEvent[] {
+    let lo = this.head;
+    let hi = this.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.events[mid]!.revision <= after) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.events.slice(lo);
+  }
+}

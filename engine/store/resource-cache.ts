@@ -1,0 +1,135 @@
+// The watch cache's state for one resource: the current objects by name, their names in key order,
+// the event window, and the watchers. Lists are served from here, at the latest revision or at any
+// revision still inside the window: the state at revision R is the current state with every later
+// change undone (each name takes the `previous` of its first event after R), so a continue token
+// keeps serving the snapshot its first page saw.
+
+import type { CachedObject } from './cached-object.ts';
+import { EventWindow, type CacheEvent } from './event-window.ts';
+import type { ResourceInfo } from './store-types.ts';
+import type { CacheWatcher, ObjectFilter } from './watcher.ts';
+
+export interface ListPage {
+  readonly items: CachedObject[];
+  /** Another matching item follows the page. */
+  readonly more: boolean;
+  /** How many items (matching or not) follow the page, when asked for and `more`. */
+  readonly remaining: number | undefined;
+}
+
+export class ResourceCache {
+  info: ResourceInfo | undefined;
+  readonly window: EventWindow;
+  readonly watchers = new Set<CacheWatcher>();
+  private readonly objects = new Map<string, CachedObject>();
+  /** Names in key order, built on first use and then kept sorted. */
+  private sorted: string[] | undefined;
+
+  constructor(
+    readonly prefix: string,
+    window: { capacity: number; maxAgeMs: number },
+    startRevision: number,
+  ) {
+    this.window = new EventWindow(window.capacity, window.maxAgeMs, startRevision);
+  }
+
+  get size(): number {
+    return this.objects.size;
+  }
+
+  get(name: string): CachedObject | undefined {
+    return this.objects.get(name);
+  }
+
+  /** Loads an object while priming (no event). */
+  load(cached: CachedObject): void {
+    this.objects.set(cached.name, cached);
+    this.sorted = undefined;
+  }
+
+  /** Seeds the window with a recovered event, already reflected in the loaded state. */
+  seed(event: CacheEvent, nowMs: number): void {
+    this.window.append(event, nowMs);
+  }
+
+  /** Applies one change (current undefined = deleted) and fans it out to the watchers. */
+  apply(revision: number, name: string, current: CachedObject | undefined, nowMs: number): CacheEvent {
+    const previous = this.objects.get(name);
+    if (current !== undefined) {
+      this.objects.set(name, current);
+      if (previous === undefined && this.sorted !== undefined) this.sorted.splice(lowerBound(this.sorted, name), 0, name);
+    } else if (previous !== undefined) {
+      this.objects.delete(name);
+      if (this.sorted !== undefined) this.sorted.splice(lowerBound(this.sorted, name), 1);
+    }
+    const event: CacheEvent = { revision, name, current, previous, atMs: nowMs, views: {} };
+    this.window.append(event, nowMs);
+    for (const watcher of this.watchers) watcher.deliver(event);
+    return event;
+  }
+
+  sortedNames(): readonly string[] {
+    if (this.sorted === undefined) this.sorted = [...this.objects.keys()].sort(compareNames);
+    return this.sorted;
+  }
+
+  /**
+   * One page of the state at `at` ('latest' or a revision inside the window), from `startName`
+   * (inclusive), with at most `limit` matching items (0 = no limit).
+   */
+  page(at: 'latest' | number, startName: string, limit: number, filter: ObjectFilter, countRemaining: boolean): ListPage {
+    const names = this.sortedNames();
+    let overrides: Map<string, CachedObject | undefined> | undefined;
+    let goneNames: string[] = [];
+    if (at !== 'latest') {
+      const later = this.window.since(at);
+      if (later.length > 0) {
+        overrides = new Map();
+        for (const event of later) if (!overrides.has(event.name)) overrides.set(event.name, event.previous);
+        goneNames = [...overrides.keys()].filter((n) => !this.objects.has(n)).sort(compareNames);
+      }
+    }
+    const lookup = (name: string): CachedObject | undefined => (overrides?.has(name) === true ? overrides.get(name) : this.objects.get(name));
+
+    const items: CachedObject[] = [];
+    let i = lowerBound(names, startName);
+    let j = lowerBound(goneNames, startName);
+    while (i < names.length || j < goneNames.length) {
+      const takeGone = j < goneNames.length && (i >= names.length || goneNames[j]! < names[i]!);
+      const name = takeGone ? goneNames[j++]! : names[i++]!;
+      const cached = lookup(name);
+      if (cached === undefined || (filter !== undefined && !filter(cached))) continue;
+      if (limit > 0 && items.length === limit) {
+        // `name` is the first item after the page.
+        let remaining: number | undefined;
+        if (countRemaining) {
+          if (overrides === undefined) remaining = names.length - i + 1;
+          else {
+            remaining = 1;
+            while (i < names.length) if (lookup(names[i++]!) !== undefined) remaining++;
+            while (j < goneNames.length) if (lookup(goneNames[j++]!) !== undefined) remaining++;
+          }
+        }
+        return { items, more: true, remaining };
+      }
+      items.push(cached);
+    }
+    return { items, more: false, remaining: undefined };
+  }
+}
+
+/** Key order. Names are ASCII in practice, where UTF-16 order equals the byte order of the keys. */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function lowerBound(sorted: readonly string[], value: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

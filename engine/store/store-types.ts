@@ -1,0 +1,136 @@
+// The public face of engine/store: one `Store` per database (one revision sequence, like etcd), and
+// a `ResourceStore` per resource with Kubernetes storage semantics for cluster-scoped objects.
+//
+// Call rules:
+// - Every object the store returns is deeply frozen and shared; copy it before changing it.
+// - create/update/guaranteedUpdate take over the object they are given: it gets its
+//   resourceVersion, is frozen in place and becomes the cached version (no decode of our own
+//   writes). Objects must be plain JSON data (what JSON.parse makes); build a new one per write.
+// - Objects go in without metadata.resourceVersion on create; on update it is the optimistic-
+//   concurrency token (unset = unconditional). The store sets metadata.resourceVersion on
+//   everything it returns. uid, creationTimestamp and generation are the caller's, kept as given.
+// - Failures reject with a `StoreError` (store-errors.ts); `storeErrorStatus` makes the `Status`.
+// - A watch never rejects after it starts: problems arrive as one ERROR event, then the end.
+
+import type { KubeObject } from '../resources/types.ts';
+import type { WatchEvent } from './watch-event.ts';
+
+export interface ResourceInfo {
+  /** API group; '' for the core group. */
+  readonly group: string;
+  /** Plural resource name: the key segment, and the name in error messages. */
+  readonly resource: string;
+  readonly kind: string;
+  /** apiVersion written on bookmark objects (`flowcontrol.apiserver.k8s.io/v1`). */
+  readonly apiVersion: string;
+  /** Fields a bookmark object carries besides metadata, as Go's zero values print (`{spec: {}, status: {}}`). */
+  readonly bookmarkFields?: Readonly<Record<string, unknown>>;
+}
+
+export interface GetOptions {
+  /** "" (or unset) = latest, consistent; "0" = any cached version; "N" = at least as new as N. */
+  readonly resourceVersion?: string;
+}
+
+export interface ListOptions {
+  readonly resourceVersion?: string;
+  /** "Exact" | "NotOlderThan" | "" (validated; anything else is 422 Invalid). */
+  readonly resourceVersionMatch?: string;
+  /** Page size; 0 or unset = everything. */
+  readonly limit?: number;
+  readonly continue?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** Only so a list that carries it can be refused as kube-apiserver refuses it. */
+  readonly sendInitialEvents?: boolean;
+}
+
+export interface ListResult {
+  readonly items: readonly KubeObject[];
+  /** The revision the list was served at; always a revision a watch can start from. */
+  readonly resourceVersion: string;
+  readonly continue?: string;
+  /** Items after this page; only for unfiltered lists that have more. */
+  readonly remainingItemCount?: number;
+  /** Each item's JSON text, cached per object version (the same strings lists and watches reuse). */
+  itemsJson(): string[];
+}
+
+export interface Preconditions {
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+}
+
+export interface WriteOptions {
+  readonly preconditions?: Preconditions;
+}
+
+/** Computes the new object from the current one; may throw a StoreError (e.g. Conflict) to stop. */
+export type TryUpdate = (current: KubeObject) => KubeObject | Promise<KubeObject>;
+
+export interface WatchOptions {
+  readonly resourceVersion?: string;
+  /** Only with sendInitialEvents, and then it must be "NotOlderThan". */
+  readonly resourceVersionMatch?: string;
+  /** Start with the current state as ADDED events (default: when resourceVersion is "" or "0"). */
+  readonly sendInitialEvents?: boolean;
+  readonly allowWatchBookmarks?: boolean;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+  /** End the watch cleanly after this long (timeoutSeconds × 1000); a bookmark comes shortly before. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * A running watch. Pull events with `for await` (or `next()`); events wait in a bounded buffer, and
+ * a watcher that falls further behind gets one ERROR event and ends. `stop()` ends it at once.
+ */
+export interface Watcher extends AsyncIterableIterator<WatchEvent> {
+  stop(): void;
+  readonly stopped: boolean;
+  /** Events ready to be pulled. */
+  readonly pending: number;
+}
+
+export interface ResourceStore {
+  readonly resource: ResourceInfo;
+  get(name: string, options?: GetOptions): Promise<KubeObject>;
+  list(options?: ListOptions): Promise<ListResult>;
+  create(object: KubeObject): Promise<KubeObject>;
+  /** Replaces the object; metadata.resourceVersion, when set, must be the current one (else Conflict). */
+  update(object: KubeObject, options?: WriteOptions): Promise<KubeObject>;
+  /** Read-modify-write with retries on concurrent change (PATCH, status updates). */
+  guaranteedUpdate(name: string, tryUpdate: TryUpdate, options?: WriteOptions): Promise<KubeObject>;
+  /** Deletes and returns the last state, at the deletion's resourceVersion. */
+  delete(name: string, options?: WriteOptions): Promise<KubeObject>;
+  watch(options?: WatchOptions): Promise<Watcher>;
+}
+
+export type StoreState = 'new' | 'opening' | 'open' | 'failed' | 'closing' | 'closed';
+
+export interface Store {
+  readonly state: StoreState;
+  /** Opens the backend, recovers, fills the watch cache. Calls made while opening wait for it. */
+  open(): Promise<void>;
+  /** Ends every watch and closes the backend. */
+  close(): Promise<void>;
+  /** The newest revision the watch cache has applied. */
+  revision(): number;
+  /** The per-resource view (cached: the same object for the same group and resource). */
+  for(resource: ResourceInfo): ResourceStore;
+  /** Plain data about the cache, for /debug and tests. */
+  dump(): StoreDump;
+}
+
+export interface StoreDump {
+  readonly state: StoreState;
+  readonly backend: string;
+  readonly revision: number;
+  readonly resources: readonly {
+    readonly prefix: string;
+    readonly objects: number;
+    readonly windowEvents: number;
+    readonly windowStartRevision: number;
+    readonly watchers: number;
+  }[];
+}

@@ -1,0 +1,330 @@
+// The abstract store: everything every backend shares, over backends that only commit, read at open
+// and stream events (backend.ts). It owns the lifecycle (calls made while opening wait; calls after
+// a failed write or close are refused), the codec and transformer chain, recovery (priming the
+// watch cache from the backend's snapshot and event log) and the feed that turns backend events
+// into cache changes in revision order. Per-resource semantics live in resource-store.ts.
+// (A little over 300 lines: the lifecycle and the event feed share state that a split would expose.)
+
+import type { Clock } from '../clock.ts';
+import type { KubeObject } from '../resources/types.ts';
+import type { BackendEvent, BackendSnapshot, CommitOp, CommitResult, StorageBackend } from './backend.ts';
+import { adoptWrittenObject, makeCachedObject, type CachedObject } from './cached-object.ts';
+import { CodecError, decodeFrozenObject, encodeObject } from './codec.ts';
+import { ResourceStoreImpl } from './resource-store.ts';
+import { internalError, isStoreError, notOpenError, storeErrorStatus, type StoreError } from './store-errors.ts';
+import type { ResourceInfo, ResourceStore, Store, StoreDump, StoreState } from './store-types.ts';
+import { identityTransformer, type Transformer } from './transformers/transformer.ts';
+import { recoverWindowEvents } from './log-recovery.ts';
+import { WatchCache, type CacheChange } from './watch-cache.ts';
+import { errorEvent } from './watch-event.ts';
+
+export const KEY_PREFIX = '/registry/';
+
+export interface StoreOptions {
+  readonly backend: StorageBackend;
+  readonly clock: Clock;
+  readonly transformer?: Transformer;
+  /** Events kept per resource in the watch cache (default 10,000). */
+  readonly windowCapacity?: number;
+  /** Events older than this leave the window (default 5 min, etcd's compaction interval in kube). */
+  readonly windowMaxAgeMs?: number;
+  /** Undelivered events a watcher may hold before it is cut off (default 1,000). */
+  readonly watcherBufferSize?: number;
+  /** Period of bookmarks to watchers that allow them (default 60 s, as kube). */
+  readonly bookmarkIntervalMs?: number;
+  /** How long a read waits for a resourceVersion the cache has not reached (default 3 s, as kube). */
+  readonly waitTimeoutMs?: number;
+  /** The meta API group named in ListOptions errors (default meta.k8s.io). */
+  readonly metaGroup?: string;
+}
+
+export const STORE_DEFAULTS = {
+  windowCapacity: 10_000,
+  windowMaxAgeMs: 300_000,
+  watcherBufferSize: 1_000,
+  bookmarkIntervalMs: 60_000,
+  waitTimeoutMs: 3_000,
+} as const;
+
+export function createStore(options: StoreOptions): Store {
+  return new StoreCore(options);
+}
+
+/** What the store knows about its own write; it travels with the commit as the op's `origin`. */
+export interface WriteHint {
+  readonly key: string;
+  readonly name: string;
+  /** The object as the caller passed it; adopted (given its resourceVersion, frozen) when cached. */
+  readonly object: KubeObject;
+  readonly codecBytes: Uint8Array;
+  cached: CachedObject | undefined;
+}
+
+/** `/registry/<group>/<resource>/` (core group: `/registry/<resource>/`). */
+export function resourcePrefix(resource: Pick<ResourceInfo, 'group' | 'resource'>): string {
+  return resource.group === '' ? `${KEY_PREFIX}${resource.resource}/` : `${KEY_PREFIX}${resource.group}/${resource.resource}/`;
+}
+
+export class StoreCore implements Store {
+  readonly backend: StorageBackend;
+  readonly clock: Clock;
+  readonly transformer: Transformer;
+  readonly cache: WatchCache;
+  readonly watcherBufferSize: number;
+  readonly metaGroup: string | undefined;
+  private currentState: StoreState = 'new';
+  private opening: Promise<void> | undefined;
+  private failure: StoreError | undefined;
+  private feedChain: Promise<void> = Promise.resolve();
+  private feedsQueued = 0;
+  private heldEvents: BackendEvent[] | undefined = [];
+  private readonly views = new Map<string, ResourceStoreImpl>();
+
+  constructor(options: StoreOptions) {
+    this.backend = options.backend;
+    this.clock = options.clock;
+    this.transformer = options.transformer ?? identityTransformer;
+    this.watcherBufferSize = options.watcherBufferSize ?? STORE_DEFAULTS.watcherBufferSize;
+    this.metaGroup = options.metaGroup;
+    this.cache = new WatchCache(options.clock, {
+      windowCapacity: options.windowCapacity ?? STORE_DEFAULTS.windowCapacity,
+      windowMaxAgeMs: options.windowMaxAgeMs ?? STORE_DEFAULTS.windowMaxAgeMs,
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? STORE_DEFAULTS.bookmarkIntervalMs,
+      waitTimeoutMs: options.waitTimeoutMs ?? STORE_DEFAULTS.waitTimeoutMs,
+    });
+  }
+
+  get state(): StoreState {
+    return this.currentState;
+  }
+
+  open(): Promise<void> {
+    if (this.currentState !== 'new') return this.opening ?? Promise.reject(notOpenError(this.currentState));
+    this.currentState = 'opening';
+    this.opening = this.recover().then(
+      () => {
+        if (this.currentState === 'opening') this.currentState = 'open';
+      },
+      (error: unknown) => {
+        this.currentState = 'failed';
+        this.failure = asStoreError(error, 'FW_ERR_STORE_OPEN_FAILED', `opening ${this.backend.location} failed`);
+        void this.backend._close().catch(() => undefined);
+        throw this.failure;
+      },
+    );
+    return this.opening;
+  }
+
+  async close(): Promise<void> {
+    if (this.currentState === 'closed' || this.currentState === 'closing') return;
+    if (this.currentState === 'opening') await this.opening?.catch(() => undefined);
+    this.currentState = 'closing';
+    this.cache.closeWatchers();
+    this.cache.failWaiters(notOpenError('closing'));
+    await this.feedChain.catch(() => undefined);
+    await this.backend._close();
+    this.currentState = 'closed';
+  }
+
+  revision(): number {
+    return this.cache.revision;
+  }
+
+  for(resource: ResourceInfo): ResourceStore {
+    const prefix = resourcePrefix(resource);
+    let view = this.views.get(prefix);
+    if (view === undefined) {
+      view = new ResourceStoreImpl(this, resource, prefix);
+      this.views.set(prefix, view);
+      this.cache.resource(prefix).info = resource;
+    }
+    return view;
+  }
+
+  dump(): StoreDump {
+    return {
+      state: this.currentState,
+      backend: this.backend.manifest.name,
+      revision: this.cache.revision,
+      resources: [...this.cache.allResources()].map((r) => ({
+        prefix: r.prefix,
+        objects: r.size,
+        windowEvents: r.window.size,
+        windowStartRevision: r.window.startRevision,
+        watchers: r.watchers.size,
+      })),
+    };
+  }
+
+  /** Resolves when the store can serve; rejects when it cannot (not opened, failed, closed). */
+  ready(): Promise<void> | undefined {
+    if (this.currentState === 'open') return undefined;
+    if (this.currentState === 'opening') return this.opening!.then(() => this.ready());
+    if (this.currentState === 'failed' && this.failure !== undefined) return Promise.reject(this.failure);
+    return Promise.reject(notOpenError(this.currentState));
+  }
+
+  /** Codec + transformer for one write; remembers the result so the feed need not decode it again. */
+  async prepareWrite(key: string, name: string, object: KubeObject): Promise<{ stored: Uint8Array; hint: WriteHint }> {
+    const codecBytes = encodeObject(object);
+    let stored: Uint8Array;
+    try {
+      stored = await this.transformer.transformToStorage(codecBytes, { key });
+    } catch (error) {
+      throw internalError('FW_ERR_STORE_TRANSFORM_FAILED', `transforming ${key} for storage failed: ${(error as Error).message}`, error);
+    }
+    return { stored, hint: { key, name, object, codecBytes, cached: undefined } };
+  }
+
+  commit(ops: readonly CommitOp[]): Promise<CommitResult> {
+    let pending: Promise<CommitResult>;
+    try {
+      pending = this.backend._commit(ops);
+    } catch (error) {
+      pending = Promise.reject(error);
+    }
+    return pending.catch((error: unknown) => {
+      throw asStoreError(error, 'FW_ERR_STORE_WRITE_FAILED', `writing ${ops[0]?.key ?? ''} failed`);
+    });
+  }
+
+  /** The cache's version of our own write at `revision` (decoding it if the feed has not yet). */
+  writtenObject(hint: WriteHint, revision: number): CachedObject {
+    if (hint.cached === undefined || hint.cached.modRevision !== revision) {
+      // The first time: adopt the caller's object. Again (a retried commit never reuses a hint, so
+      // only if asked twice for different revisions): present the adopted content at the new one.
+      hint.cached =
+        hint.cached === undefined
+          ? adoptWrittenObject(hint.key, hint.name, hint.object, revision, hint.codecBytes)
+          : makeCachedObject(hint.key, hint.name, hint.cached.object, revision, hint.codecBytes, false);
+    }
+    return hint.cached;
+  }
+
+  /** Waits until the cache holds every acknowledged write (a consistent read). */
+  async waitFresh(): Promise<void> {
+    let revision: number;
+    try {
+      revision = await this.backend._currentRevision();
+    } catch (error) {
+      throw asStoreError(error, 'FW_ERR_STORE_OPEN_FAILED', `reading the revision of ${this.backend.location} failed`);
+    }
+    await this.cache.waitFor(revision);
+  }
+
+  private async recover(): Promise<void> {
+    const snapshot: BackendSnapshot = await this.backend._open(KEY_PREFIX, {
+      onEvents: (events) => this.onBackendEvents(events),
+      onProgress: (revision) => {
+        if (this.heldEvents === undefined) this.cache.advance(revision);
+      },
+      onFailure: (error) => this.fail(error),
+    });
+    const loaded = new Map<string, CachedObject>();
+    for (const record of snapshot.records) {
+      const cached = await this.decodeStored(record.key, record.value, record.modRevision);
+      loaded.set(`${record.modRevision}@${record.key}`, cached);
+    }
+    const seeds = await recoverWindowEvents(snapshot, loaded, KEY_PREFIX, (key, value, modRevision) => this.decodeStored(key, value, modRevision));
+    this.cache.start(snapshot.revision, seeds.startRevision);
+    for (const cached of loaded.values()) this.cache.resource(prefixOf(cached.key)).load(cached);
+    const nowMs = this.clock.now();
+    for (const seed of seeds.events) {
+      this.cache.resource(seed.prefix).seed({ ...seed.event, atMs: nowMs, views: {} }, nowMs);
+    }
+    // Events that arrived while we were reading (remote backends), past the snapshot, in order.
+    const held = this.heldEvents ?? [];
+    this.heldEvents = undefined;
+    const later = held.filter((e) => e.modRevision > snapshot.revision);
+    if (later.length > 0) this.cache.apply(await this.decodeEvents(later));
+  }
+
+  private onBackendEvents(events: readonly BackendEvent[]): void {
+    if (this.heldEvents !== undefined) {
+      this.heldEvents.push(...events);
+      return;
+    }
+    if (this.feedsQueued === 0) {
+      const changes = this.changesFromHints(events);
+      if (changes !== undefined) {
+        this.cache.apply(changes);
+        return;
+      }
+    }
+    this.feedsQueued++;
+    this.feedChain = this.feedChain
+      .then(async () => this.cache.apply(await this.decodeEvents(events)))
+      .catch((error: unknown) => this.fail(asStoreError(error, 'FW_ERR_STORE_CORRUPT', 'decoding a watch event failed')))
+      .finally(() => this.feedsQueued--);
+  }
+
+  /** The synchronous path: every put is one of our own writes, so nothing needs decoding. */
+  private changesFromHints(events: readonly BackendEvent[]): CacheChange[] | undefined {
+    const changes: CacheChange[] = [];
+    for (const e of events) {
+      if (!e.key.startsWith(KEY_PREFIX)) continue;
+      let current: CachedObject | undefined;
+      if (e.type === 'put') {
+        const hint = e.origin as WriteHint | undefined;
+        if (hint === undefined) return undefined;
+        current = this.writtenObject(hint, e.modRevision);
+      }
+      changes.push({ revision: e.modRevision, prefix: prefixOf(e.key), name: nameOf(e.key), current });
+    }
+    return changes;
+  }
+
+  private async decodeEvents(events: readonly BackendEvent[]): Promise<CacheChange[]> {
+    const changes: CacheChange[] = [];
+    for (const e of events) {
+      if (!e.key.startsWith(KEY_PREFIX)) {
+        this.cache.advance(e.modRevision);
+        continue;
+      }
+      let current: CachedObject | undefined;
+      if (e.type === 'put') {
+        const hint = e.origin as WriteHint | undefined;
+        current = hint !== undefined ? this.writtenObject(hint, e.modRevision) : await this.decodeStored(e.key, e.value!, e.modRevision);
+      }
+      changes.push({ revision: e.modRevision, prefix: prefixOf(e.key), name: nameOf(e.key), current });
+    }
+    return changes;
+  }
+
+  private async decodeStored(key: string, value: Uint8Array, modRevision: number): Promise<CachedObject> {
+    let data: Uint8Array;
+    let stale: boolean;
+    try {
+      ({ data, stale } = await this.transformer.transformFromStorage(value, { key }));
+    } catch (error) {
+      throw internalError('FW_ERR_STORE_TRANSFORM_FAILED', `reading ${key} from ${this.backend.location}: ${(error as Error).message}`, error);
+    }
+    try {
+      return makeCachedObject(key, nameOf(key), decodeFrozenObject(data), modRevision, data, stale);
+    } catch (error) {
+      const why = error instanceof CodecError ? error.message : String(error);
+      throw internalError('FW_ERR_STORE_CORRUPT', `stored value of ${key} in ${this.backend.location} is corrupt: ${why}`, error);
+    }
+  }
+
+  private fail(error: StoreError): void {
+    if (this.currentState === 'closed' || this.currentState === 'closing') return;
+    this.failure = error;
+    this.currentState = 'failed';
+    this.cache.closeWatchers(errorEvent(storeErrorStatus(error)));
+    this.cache.failWaiters(error);
+  }
+}
+
+export function prefixOf(key: string): string {
+  return key.slice(0, key.lastIndexOf('/') + 1);
+}
+
+export function nameOf(key: string): string {
+  return key.slice(key.lastIndexOf('/') + 1);
+}
+
+function asStoreError(error: unknown, code: 'FW_ERR_STORE_WRITE_FAILED' | 'FW_ERR_STORE_OPEN_FAILED' | 'FW_ERR_STORE_CORRUPT', what: string): StoreError {
+  if (isStoreError(error)) return error;
+  return internalError(code, `${what}: ${(error as Error)?.message ?? String(error)}`, error);
+}

@@ -1,0 +1,171 @@
+// Compliance suite, part 1: get, create, update (optimistic concurrency, preconditions, no-ops),
+// guaranteedUpdate and delete, with kube-apiserver's error texts.
+
+import * as assert from 'uvu/assert';
+import type { Test } from 'uvu';
+import type { KubeObject } from '../../resources/types.ts';
+import { storeErrorStatus } from '../store-errors.ts';
+import { plc, rejects, rvOf, withStore, type SuiteHarness } from './suite-kit.ts';
+
+const QR = 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io';
+
+export function crudTests(test: Test, harness: SuiteHarness): void {
+  test('create stores the object and sets a resourceVersion; get returns the same', () =>
+    withStore(harness, {}, async ({ plcs, store }) => {
+      const input = { ...plc('alpha', { tier: 'gold' }), extraTopLevel: { kept: [1, 'two', null] } } as KubeObject;
+      const created = await plcs.create(input);
+      assert.ok(rvOf(created) > 0);
+      assert.is(rvOf(created), store.revision());
+      assert.equal(created.metadata?.uid, 'uid-alpha');
+      assert.equal(created.metadata?.creationTimestamp, '2026-11-21T05:00:00Z');
+      assert.equal(created.metadata?.generation, 1);
+      assert.equal((created as Record<string, unknown>).extraTopLevel, { kept: [1, 'two', null] });
+      assert.equal(await plcs.get('alpha'), created);
+      assert.ok(Object.isFrozen(input), 'the store took the written object over');
+      const second = await plcs.create(plc('beta'));
+      assert.is(rvOf(second), rvOf(created) + 1);
+    }));
+
+  test('returned objects are frozen; the written object is taken over and cannot change the store', () =>
+    withStore(harness, {}, async ({ plcs }) => {
+      const input = plc('alpha', { a: '1' });
+      const created = await plcs.create(input);
+      for (const change of [
+        () => ((input.metadata!.labels as Record<string, string>).a = 'changed'),
+        () => (input.metadata!.name = 'renamed'),
+        () => ((input as Record<string, unknown>).spec = { type: 'Exempt' }),
+      ]) {
+        assert.throws(change, 'a written object cannot be changed afterwards');
+      }
+      assert.equal((await plcs.get('alpha')).metadata?.labels, { a: '1' });
+      assert.equal((await plcs.get('alpha')).spec, { type: 'Limited' });
+      // Building the next version from the cached one works (its frozen parts are copied, not changed).
+      const next = await plcs.update({ ...created, metadata: { ...created.metadata, labels: { a: '2' } } });
+      assert.equal(next.metadata?.labels, { a: '2' });
+      assert.equal(created.metadata?.labels, { a: '1' });
+      const spread = await plcs.update({ ...next, spec: { type: 'Exempt' } });
+      assert.is(spread.metadata?.resourceVersion, String(rvOf(next) + 1));
+      assert.is(next.metadata?.resourceVersion, String(rvOf(next)), 'the shared metadata was copied, not changed');
+      assert.ok(Object.isFrozen(created));
+      assert.ok(Object.isFrozen(created.metadata));
+      assert.ok(Object.isFrozen(created.metadata?.labels));
+      assert.ok(Object.isFrozen(created.spec));
+      assert.throws(() => {
+        (created.metadata as Record<string, unknown>).name = 'x';
+      });
+    }));
+
+  test('create of an existing name is AlreadyExists; get of a missing one is NotFound', () =>
+    withStore(harness, {}, async ({ plcs }) => {
+      await plcs.create(plc('alpha'));
+      const exists = await rejects(plcs.create(plc('alpha')), 'FW_ERR_STORE_ALREADY_EXISTS', `${QR} "alpha" already exists`);
+      assert.equal(storeErrorStatus(exists), {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: `${QR} "alpha" already exists`,
+        reason: 'AlreadyExists',
+        details: { name: 'alpha', group: 'flowcontrol.apiserver.k8s.io', kind: 'prioritylevelconfigurations' },
+        code: 409,
+      });
+      const missing = await rejects(plcs.get('nosuch'), 'FW_ERR_STORE_NOT_FOUND', `${QR} "nosuch" not found`);
+      assert.is(storeErrorStatus(missing).code, 404);
+    }));
+
+  test('create refuses a resourceVersion and bad names', () =>
+    withStore(harness, {}, async ({ plcs }) => {
+      const withRv = plc('alpha');
+      withRv.metadata!.resourceVersion = '7';
+      await rejects(plcs.create(withRv), 'FW_ERR_STORE_RESOURCE_VERSION_ON_CREATE', /resourceVersion should not be set on objects to be created/);
+      await rejects(plcs.create(plc('')), 'FW_ERR_STORE_BAD_NAME', 'Name parameter required.');
+      await rejects(plcs.create(plc('a/b')), 'FW_ERR_STORE_BAD_NAME', `Name parameter invalid: "a/b": may not contain '/'`);
+      await rejects(plcs.get('..'), 'FW_ERR_STORE_BAD_NAME', `Name parameter invalid: "..": may not be '..'`);
+      await rejects(plcs.get('50%/x'), 'FW_ERR_STORE_BAD_NAME', `Name parameter invalid: "50%/x": may not contain '/';may not contain '%'`);
+    }));
+
+  test('update with the current resourceVersion writes; a stale one is a Conflict; none is unconditional', () =>
+    withStore(harness, {}, async ({ plcs }) => {
+      const v1 = await plcs.create(plc('alpha'));
+      const v2 = await plcs.update({ ...v1, spec: { type: 'Exempt' } });
+      assert.is(rvOf(v2), rvOf(v1) + 1);
+      assert.equal(v2.spec, { type: 'Exempt' });
+      const stale = await rejects(
+        plcs.update({ ...v1, spec: { type: 'Limited', note: 'stale' } }),
+        'FW_ERR_STORE_CONFLICT',
+        `Operation cannot be fulfilled on ${QR} "alpha": the object has been modified; please apply your changes to the latest version and try again`,
+      );
+      assert.is(storeErrorStatus(stale).reason, 'Conflict');
+      const { resourceVersion: _rv, ...metaWithout } = v2.metadata!;
+      const v3 = await plcs.update({ ...v2, metadata: metaWithout, spec: { type: 'Limited' } });
+      assert.is(rvOf(v3), rvOf(v2) + 1);
+      await rejects(plcs.update(plc('nosuch')), 'FW_ERR_STORE_NOT_FOUND', `${QR} "nosuch" not found`);
+      await rejects(plcs.update({ ...v3, metadata: { ...v3.metadata, resourceVersion: 'abc' } }), 'FW_ERR_STORE_INVALID_RESOURCE_VERSION');
+    }));
+
+  test('an update that changes nothing keeps the resourceVersion', () =>
+    withStore(harness, {}, async ({ plcs, store }) => {
+      const v1 = await plcs.create(plc('alpha'));
+      const before = store.revision();
+      const same = await plcs.update(v1);
+      assert.is(rvOf(same), rvOf(v1));
+      assert.is(store.revision(), before);
+    }));
+
+  test('preconditions on uid and resourceVersion fail as Conflict with the storage error text', () =>
+    withStore(harness, {}, async ({ plcs }) => {
+      const v1 = await plcs.create(plc('alpha'));
+      const key = '/registry/flowcontrol.apiserver.k8s.io/prioritylevelconfigurations/alpha';
+      await rejects(
+        plcs.update({ ...v1, spec: { type: 'Exempt' } }, { preconditions: { uid: 'other' } }),
+        'FW_ERR_STORE_PRECONDITION_FAILED',
+        `Operation cannot be fulfilled on ${QR} "alpha": StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: uid-alpha`,
+      );
+      await rejects(
+        plcs.delete('alpha', { preconditions: { resourceVersion: '1234' } }),
+        'FW_ERR_STORE_PRECONDITION_FAILED',
+        /Precondition failed: ResourceVersion in precondition: 1234, ResourceVersion in object meta: \d+$/,
+      );
+      const ok = await plcs.update({ ...v1, spec: { type: 'Exempt' } }, { preconditions: { uid: 'uid-alpha', resourceVersion: v1.metadata!.resourceVersion! } });
+      assert.is(rvOf(ok), rvOf(v1) + 1);
+    }));
+
+  test('guaranteedUpdate retries over concurrent changes so no update is lost', () =>
+    withStore(harness, {}, async ({ plcs }) => {
+      await plcs.create(plc('counter', undefined, { count: 0 }));
+      const bump = () =>
+        plcs.guaranteedUpdate('counter', (current) => ({ ...current, spec: { count: (current.spec as { count: number }).count + 1 } }));
+      await Promise.all(Array.from({ length: 12 }, bump));
+      assert.equal((await plcs.get('counter')).spec, { count: 12 });
+      await rejects(plcs.guaranteedUpdate('nosuch', (c) => c), 'FW_ERR_STORE_NOT_FOUND');
+      await rejects(
+        plcs.guaranteedUpdate('counter', (c) => ({ ...c, metadata: { ...c.metadata, name: 'other' } })),
+        'FW_ERR_STORE_BAD_NAME',
+        'the name of the object (other) does not match the name on the URL (counter)',
+      );
+    }));
+
+  test('delete returns the last state at the deletion resourceVersion; then the object is gone', () =>
+    withStore(harness, {}, async ({ plcs, store }) => {
+      const v1 = await plcs.create(plc('alpha', { tier: 'gold' }));
+      const deleted = await plcs.delete('alpha', { preconditions: { uid: 'uid-alpha' } });
+      assert.is(rvOf(deleted), rvOf(v1) + 1);
+      assert.is(rvOf(deleted), store.revision());
+      assert.equal(deleted.metadata?.labels, { tier: 'gold' });
+      await rejects(plcs.get('alpha'), 'FW_ERR_STORE_NOT_FOUND');
+      await rejects(plcs.delete('alpha'), 'FW_ERR_STORE_NOT_FOUND', `${QR} "alpha" not found`);
+      const again = await plcs.create(plc('alpha'));
+      assert.is(rvOf(again), rvOf(deleted) + 1);
+    }));
+
+  test('resources are separate, and share one revision sequence', () =>
+    withStore(harness, {}, async ({ plcs, flowschemas }) => {
+      const a = await plcs.create(plc('same'));
+      const b = await flowschemas.create({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 'same' } });
+      assert.is(rvOf(b), rvOf(a) + 1);
+      assert.is((await plcs.get('same')).kind, 'PriorityLevelConfiguration');
+      assert.is((await flowschemas.get('same')).kind, 'FlowSchema');
+      await flowschemas.delete('same');
+      assert.is((await plcs.get('same')).metadata?.name, 'same');
+    }));
+}
