@@ -1,21 +1,37 @@
 // Virtual time with a total order: events fire by due time, then by insertion sequence, so two
 // events scheduled for the same instant always run in the order they were scheduled. Time only
 // moves when `advance`/`runUntil` is called, and never backwards.
+//
+// The heap is the simulator's inner loop, so it is written for speed: sift with a hole instead of
+// swaps, no per-event closures beyond the cancel handle, and cancelled events (the queue set
+// cancels a wait-limit timer for every request it dispatches) are dropped lazily but compacted
+// away once they make up most of the heap, so a long run does not drag dead entries around.
 
 import type { Cancel, Clock } from '../engine/clock.ts';
 
 interface Pending {
   dueMs: number;
   seq: number;
-  callback: () => void;
+  callback: (() => void) | undefined;
   cancelled: boolean;
+  /** Scheduled without a cancel handle: nothing refers to it after it ran, so it can be reused. */
+  pooled: boolean;
 }
+
+/** Reused `schedule` events kept at most; enough for the events of one instant in large runs. */
+const POOL_MAX = 4096;
+
+/** Below this size compaction is not worth a pass over the heap. */
+const COMPACT_MIN_HEAP = 1024;
 
 export class SimClock implements Clock {
   private nowMs: number;
   private seq = 0;
-  private heap: Pending[] = [];
+  private readonly heap: Pending[] = [];
+  /** Cancelled events still sitting in the heap. */
   private cancelledInHeap = 0;
+  private eventsRun = 0;
+  private readonly pool: Pending[] = [];
 
   constructor(startMs = 0) {
     this.nowMs = startMs;
@@ -26,21 +42,39 @@ export class SimClock implements Clock {
   }
 
   after(delayMs: number, callback: () => void): Cancel {
-    const event: Pending = { dueMs: this.nowMs + Math.max(0, delayMs), seq: this.seq++, callback, cancelled: false };
+    const event: Pending = { dueMs: this.nowMs + (delayMs > 0 ? delayMs : 0), seq: this.seq++, callback, cancelled: false, pooled: false };
     this.push(event);
     return () => {
-      if (event.cancelled) return;
+      // Cancelling an event that already ran (or was cancelled) is a no-op.
+      if (event.cancelled || event.callback === undefined) return;
       event.cancelled = true;
+      event.callback = undefined;
       this.cancelledInHeap++;
-      // Cancelled events wait in the heap until they reach the top; rebuild the heap when they
-      // are most of it, so that a long run with many cancelled time-outs stays small.
-      if (this.cancelledInHeap > 1024 && this.cancelledInHeap * 2 > this.heap.length) this.compact();
+      if (this.cancelledInHeap > COMPACT_MIN_HEAP && this.cancelledInHeap * 2 > this.heap.length) this.compact();
     };
+  }
+
+  /**
+   * `after` without a cancel handle, for the simulator's own events (arrivals, completions): the
+   * event object is recycled once it has run, so the hot loop allocates nothing here. Same total
+   * order as `after`: the two share one sequence counter.
+   */
+  schedule(delayMs: number, callback: () => void): void {
+    const event = this.pool.pop() ?? { dueMs: 0, seq: 0, callback: undefined, cancelled: false, pooled: true };
+    event.dueMs = this.nowMs + (delayMs > 0 ? delayMs : 0);
+    event.seq = this.seq++;
+    event.callback = callback;
+    this.push(event);
   }
 
   /** Number of scheduled events not yet run or cancelled. */
   get pending(): number {
     return this.heap.length - this.cancelledInHeap;
+  }
+
+  /** Events run so far (for throughput figures). */
+  get eventCount(): number {
+    return this.eventsRun;
   }
 
   /** Due time of the next live event, or undefined. */
@@ -54,19 +88,23 @@ export class SimClock implements Clock {
     this.dropCancelledTop();
     const event = this.pop();
     if (event === undefined) return false;
-    // Spent: a later cancel() of this event is a no-op and must not count as cancelled-in-heap.
-    event.cancelled = true;
-    this.nowMs = Math.max(this.nowMs, event.dueMs);
-    event.callback();
+    if (event.dueMs > this.nowMs) this.nowMs = event.dueMs;
+    const callback = event.callback!;
+    event.callback = undefined;
+    if (event.pooled && this.pool.length < POOL_MAX) this.pool.push(event);
+    this.eventsRun++;
+    callback();
     return true;
   }
 
   /** Runs every event due at or before `untilMs`, then sets the time to `untilMs`. */
   runUntil(untilMs: number): void {
     if (untilMs < this.nowMs) throw new Error(`SimClock cannot go backwards: ${untilMs} < ${this.nowMs}`);
+    const heap = this.heap;
     for (;;) {
-      const due = this.nextDueMs();
-      if (due === undefined || due > untilMs) break;
+      this.dropCancelledTop();
+      const top = heap[0];
+      if (top === undefined || top.dueMs > untilMs) break;
       this.step();
     }
     this.nowMs = untilMs;
@@ -77,33 +115,34 @@ export class SimClock implements Clock {
   }
 
   private dropCancelledTop(): void {
-    while (this.heap.length > 0 && this.heap[0]!.cancelled) {
+    const heap = this.heap;
+    while (heap.length > 0 && heap[0]!.cancelled) {
       this.pop();
       this.cancelledInHeap--;
     }
   }
 
+  /** Rebuilds the heap without its cancelled entries (order is a pure function of dueMs/seq). */
   private compact(): void {
     const live = this.heap.filter((e) => !e.cancelled);
-    this.heap = [];
+    this.heap.length = 0;
+    for (const e of live) this.heap.push(e);
+    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
     this.cancelledInHeap = 0;
-    for (const event of live) this.push(event);
-  }
-
-  private less(a: Pending, b: Pending): boolean {
-    return a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.seq < b.seq);
   }
 
   private push(event: Pending): void {
     const heap = this.heap;
+    let i = heap.length;
     heap.push(event);
-    let i = heap.length - 1;
     while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.less(heap[i]!, heap[parent]!)) break;
-      [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-      i = parent;
+      const parentIndex = (i - 1) >> 1;
+      const parent = heap[parentIndex]!;
+      if (!less(event, parent)) break;
+      heap[i] = parent;
+      i = parentIndex;
     }
+    heap[i] = event;
   }
 
   private pop(): Pending | undefined {
@@ -112,18 +151,34 @@ export class SimClock implements Clock {
     const last = heap.pop();
     if (heap.length > 0 && last !== undefined) {
       heap[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && this.less(heap[l]!, heap[m]!)) m = l;
-        if (r < heap.length && this.less(heap[r]!, heap[m]!)) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-        i = m;
-      }
+      this.siftDown(0);
     }
     return top;
   }
+
+  private siftDown(start: number): void {
+    const heap = this.heap;
+    const n = heap.length;
+    const moving = heap[start]!;
+    let i = start;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      let child = l;
+      let childEvent = heap[l]!;
+      if (r < n && less(heap[r]!, childEvent)) {
+        child = r;
+        childEvent = heap[r]!;
+      }
+      if (!less(childEvent, moving)) break;
+      heap[i] = childEvent;
+      i = child;
+    }
+    heap[i] = moving;
+  }
+}
+
+function less(a: Pending, b: Pending): boolean {
+  return a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.seq < b.seq);
 }

@@ -12,6 +12,9 @@ type CommandLoader = () => Promise<Command>;
 
 const COMMANDS: Record<string, CommandLoader> = {
   'config check': async () => (await import('./config-check.ts')).configCheckCommand,
+  serve: async () => (await import('../serve.ts')).serveCommand,
+  'sim run': async () => (await import('../../sim/cli-run.ts')).simRunCommand,
+  'sim sweep': async () => (await import('../../sim/cli-sweep.ts')).simSweepCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,0 +1,45 @@
+// A small flag parser for the `sim` commands: `--flag value`, `--flag=value`, repeatable flags,
+// boolean switches and positionals, with errors worded for a person.
+
+export interface FlagSpec {
+  /** Takes a value (otherwise a boolean switch). */
+  value: boolean;
+  repeatable?: boolean;
+}
+
+export interface ParsedArgs {
+  positionals: string[];
+  values: Map<string, string[]>;
+  switches: Set<string>;
+}
+
+export function parseArgs(args: readonly string[], flags: Record<string, FlagSpec>): ParsedArgs | { error: string } {
+  const parsed: ParsedArgs = { positionals: [], values: new Map(), switches: new Set() };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') {
+      parsed.positionals.push(...args.slice(i + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      parsed.positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = (eq < 0 ? arg : arg.slice(0, eq)).replace(/^--?/, '');
+    const spec = flags[name];
+    if (spec === undefined) return { error: `unknown flag ${JSON.stringify(arg)}` };
+    if (!spec.value) {
+      if (eq >= 0) return { error: `--${name} takes no value` };
+      parsed.switches.add(name);
+      continue;
+    }
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined || value === '') return { error: `--${name} needs a value` };
+    const list = parsed.values.get(name) ?? [];
+    if (list.length > 0 && spec.repeatable !== true) return { error: `--${name} given twice` };
+    list.push(value);
+    parsed.values.set(name, list);
+  }
+  return parsed;
+}

@@ -1,0 +1,104 @@
+// `fairway sim run SCENARIO --seed N --out DIR`: one deterministic simulation, written as
+// report.json, report.html and SVG plots. The first line of output is `SEED=<seed>`, so any run,
+// seeded or not, can be replayed byte for byte.
+
+import { randomInt } from 'node:crypto';
+import type { Command } from '../api/cli/main.ts';
+import { runScenario } from './run-scenario.ts';
+import { parseSeed } from './seed.ts';
+import { writeRunOutput } from './report/write.ts';
+import { parseArgs } from './cli-args.ts';
+import { createProgress } from './progress.ts';
+
+const USAGE = `Usage: fairway sim run SCENARIO [flags]
+
+Runs the scenario through the real APF engine on a virtual clock and writes DIR/report.json,
+DIR/report.html and DIR/plots/*.svg. The same scenario and seed always give the same report.json.
+
+Flags:
+  --seed N            decimal integer or 40 hex digits (e.g. a commit hash); random if omitted
+  --out DIR           output directory (default sim-results/<scenario name>/seed-<seed>)
+  --audit-log FILE    also replay Kubernetes audit events (JSON lines) through the configuration
+  --variant FILE      apply these PriorityLevelConfiguration/FlowSchema manifests over the
+                      scenario's configuration (repeatable)
+  --no-plots          skip the SVG plots (report.html then has tables only)
+  -h, --help          show this help
+
+Exit status: 0 on success, 1 if the scenario, a manifest or the audit log is invalid, 2 for
+usage errors. See docs/simulator.md for the scenario format.
+`;
+
+export interface Output {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export const simRunCommand: Command = {
+  summary: 'simulate a scenario through the APF engine and write a report',
+  run: (args) => runSimRun(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
+};
+
+export async function runSimRun(args: string[], output: Output): Promise<number> {
+  const parsed = parseArgs(args, {
+    seed: { value: true },
+    out: { value: true },
+    'audit-log': { value: true },
+    variant: { value: true, repeatable: true },
+    'no-plots': { value: false },
+    help: { value: false },
+    h: { value: false },
+  });
+  const usage = (message: string) => {
+    output.stderr(`fairway sim run: ${message}\nRun 'fairway sim run --help' for usage.\n`);
+    return 2;
+  };
+  if ('error' in parsed) return usage(parsed.error);
+  if (parsed.switches.has('help') || parsed.switches.has('h')) {
+    output.stdout(USAGE);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) return usage(parsed.positionals.length === 0 ? 'no scenario file given' : 'give exactly one scenario file');
+  const scenarioFile = parsed.positionals[0]!;
+  const seedText = parsed.values.get('seed')?.[0] ?? String(randomInt(0, 2 ** 31));
+  const seed = parseSeed(seedText);
+  if (!seed.ok) return usage(seed.message);
+  const variantFiles = parsed.values.get('variant') ?? [];
+  const auditLogFile = parsed.values.get('audit-log')?.[0];
+
+  // Like TigerBeetle's VOPR: the seed first, before anything can fail, so every run can be replayed.
+  output.stdout(`SEED=${seed.seed}\n`);
+  const progress = createProgress();
+  const startMs = performance.now();
+  const outcome = await runScenario({
+    scenarioFile,
+    seed: seed.seed,
+    variantFiles,
+    ...(auditLogFile === undefined ? {} : { auditLogFile }),
+    onProgress: (simulatedMs, durationMs) => progress.update(simulatedMs / durationMs, `${(simulatedMs / 1000).toFixed(0)}s / ${(durationMs / 1000).toFixed(0)}s simulated`),
+  });
+  progress.done();
+  if (!outcome.ok) {
+    for (const error of outcome.errors) output.stderr(`${error}\n`);
+    output.stderr(`fairway sim run: ${outcome.errors.length} error${outcome.errors.length === 1 ? '' : 's'}; nothing was simulated\n`);
+    return 1;
+  }
+  const wallSeconds = (performance.now() - startMs) / 1000;
+  const { report, loaded } = outcome;
+  const s = report.scenario;
+  output.stdout(
+    `SCENARIO=${scenarioFile} NAME=${s.name} DURATION=${s.durationSeconds}s FLOWS=${Object.keys(report.flows).length} SERVER_CL=${s.server.serverConcurrencyLimit} BOOTSTRAP=${s.bootstrap}` +
+      `${variantFiles.length > 0 ? ` VARIANTS=${variantFiles.join(',')}` : ''}${auditLogFile === undefined ? '' : ` AUDIT_LOG=${auditLogFile}`}\n`,
+  );
+  for (const warning of loaded.warnings) output.stderr(`warning: ${warning}\n`);
+
+  const t = report.totals;
+  output.stdout(
+    `simulated ${t.arrived} requests (${t.simulatedEvents} events) in ${wallSeconds.toFixed(2)} s of wall time (${Math.round(t.arrived / Math.max(wallSeconds, 1e-6))} requests/s): ` +
+      `${t.dispatched} dispatched, ${t.rejectedTotal} rejected (queue-full ${t.rejected['queue-full']}, time-out ${t.rejected['time-out']}, concurrency-limit ${t.rejected['concurrency-limit']}), ${t.waitingAtEnd} still queued\n`,
+  );
+  const outDir = parsed.values.get('out')?.[0] ?? `sim-results/${s.name}/seed-${seed.seed}`;
+  const reproduce = ['fairway sim run', scenarioFile, '--seed', seed.seed, ...variantFiles.flatMap((v) => ['--variant', v]), ...(auditLogFile === undefined ? [] : ['--audit-log', auditLogFile])].join(' ');
+  const written = await writeRunOutput(outDir, report, reproduce, { plots: !parsed.switches.has('no-plots') });
+  output.stdout(`wrote ${written.reportJson}, ${written.reportHtml}${written.plots.length > 0 ? ` and ${written.plots.length} plots in ${outDir}/plots` : ''}\n`);
+  return 0;
+}

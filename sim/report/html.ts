@@ -1,0 +1,200 @@
+// report.html: one self-contained page (inline SVG, inline CSS, no scripts) that a person can read
+// without opening the JSON: what ran, what happened in plain sentences, the tables, the plots with
+// a line on how to read each, and a glossary of the APF terms used.
+
+import type { FlowReport, LevelReport, SimulationReport } from '../report.ts';
+import type { Plot } from './plots.ts';
+
+export interface RenderedPlot {
+  plot: Plot;
+  svg: string;
+}
+
+export function renderHtml(report: SimulationReport, plots: readonly RenderedPlot[], reproduce: string): string {
+  const s = report.scenario;
+  const parts: string[] = [];
+  parts.push(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(s.name)} — Fairway simulation (seed ${esc(s.seed)})</title><style>${CSS}</style></head><body>`);
+  parts.push(`<h1>Simulation: ${esc(s.name)}</h1>`);
+  if (s.description !== '') parts.push(`<p class="lead">${esc(s.description)}</p>`);
+  parts.push(
+    `<p class="meta">Seed <code>${esc(s.seed)}</code> · ${fmtNumber(s.durationSeconds)} s simulated · server concurrency limit ${s.server.serverConcurrencyLimit} seats (` +
+      `${s.server.maxRequestsInflight} + ${s.server.maxMutatingRequestsInflight}) · bootstrap: ${esc(s.bootstrap)} · request timeout ${fmtNumber(s.server.requestTimeoutSeconds)} s` +
+      (s.server.executorThreads > 0 ? ` · ${s.server.executorThreads} executor threads` : '') +
+      `</p>`,
+  );
+  parts.push(`<p class="meta">Reproduce: <code>${esc(reproduce)}</code></p>`);
+  if (s.warnings.length > 0) parts.push(`<div class="warn"><strong>Warnings</strong><ul>${s.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>`);
+
+  parts.push('<h2>At a glance</h2><ul class="findings">');
+  for (const line of findings(report)) parts.push(`<li>${line}</li>`);
+  parts.push('</ul>');
+
+  parts.push('<h2>Flows</h2><p class="note">One row per workload flow. Wait is the time queued before dispatch (dispatched requests only); latency adds the service time (completed requests only).</p>');
+  parts.push(flowTable(report));
+  parts.push('<h2>Priority levels</h2><p class="note">Limits in seats. Borrowing is CurrentCL − NominalCL: positive when the level borrowed idle seats of others, negative when it lent its own.</p>');
+  parts.push(levelTable(report));
+  parts.push(fairnessSection(report));
+
+  parts.push('<h2>Plots</h2>');
+  for (const { plot, svg } of plots) {
+    parts.push(`<figure><figcaption><strong>${esc(plot.title)}.</strong> ${esc(plot.caption)}</figcaption>${stripXmlHeader(svg)}</figure>`);
+  }
+  if (report.audit !== undefined) {
+    const a = report.audit;
+    parts.push(
+      `<h2>Audit-log replay</h2><p>${a.replayed} of ${a.requests} requests from <code>${esc(a.file)}</code> were replayed (${a.beyondDuration} arrived after the simulated duration). ` +
+        `Skipped: ${a.skipped.otherStage} events of other stages, ${a.skipped.duplicate} duplicates, ${a.skipped.longRunning} long-running requests that bypass APF. ` +
+        `${a.originallyRejected} requests had been rejected with 429 in the original log.</p>`,
+    );
+  }
+  parts.push(GLOSSARY);
+  parts.push('</body></html>\n');
+  return parts.join('\n');
+}
+
+const MAX_FLOW_FINDINGS = 8;
+
+function findings(report: SimulationReport): string[] {
+  const t = report.totals;
+  const out: string[] = [];
+  const seconds = report.scenario.durationSeconds;
+  const pct = (n: number, of: number) => (of === 0 ? '0%' : `${((100 * n) / of).toFixed(n === of || n === 0 ? 0 : 1)}%`);
+  out.push(
+    `${fmtInt(t.arrived)} requests arrived (${fmtNumber(t.arrived / seconds)}/s): ${pct(t.dispatched, t.arrived)} were dispatched and ${pct(t.rejectedTotal, t.arrived)} rejected` +
+      (t.rejectedTotal > 0 ? ` (${reasons(t.rejected)})` : '') +
+      `; ${fmtInt(t.waitingAtEnd)} were still queued when the run ended.`,
+  );
+  // With many flows (an audit-log replay) only the worst few are spelled out.
+  const flows = Object.entries(report.flows);
+  const lossy = flows.filter(([, f]) => f.rejectedTotal > 0 && f.rejectedTotal >= 0.01 * f.arrived).sort((a, b) => b[1].rejectedTotal / b[1].arrived - a[1].rejectedTotal / a[1].arrived);
+  for (const [name, f] of lossy.slice(0, MAX_FLOW_FINDINGS)) out.push(`Flow <b>${esc(name)}</b> (level ${esc(f.priorityLevel)}) lost ${pct(f.rejectedTotal, f.arrived)} of its requests: ${reasons(f.rejected)}.`);
+  if (lossy.length > MAX_FLOW_FINDINGS) out.push(`${lossy.length - MAX_FLOW_FINDINGS} more flows lost at least 1% of their requests (see the Flows table).`);
+  const slow = flows.filter(([, f]) => f.waitSeconds.p99 !== null && f.waitSeconds.p99 >= 0.1).sort((a, b) => b[1].waitSeconds.p99! - a[1].waitSeconds.p99!);
+  for (const [name, f] of slow.slice(0, MAX_FLOW_FINDINGS)) out.push(`Flow <b>${esc(name)}</b> had a p99 queue wait of ${fmtSeconds(f.waitSeconds.p99)} (median ${fmtSeconds(f.waitSeconds.p50)}).`);
+  if (slow.length > MAX_FLOW_FINDINGS) out.push(`${slow.length - MAX_FLOW_FINDINGS} more flows had a p99 queue wait of 100 ms or more.`);
+  const quiet = Object.entries(report.flows).filter(([, f]) => f.rejectedTotal === 0 && (f.waitSeconds.p99 ?? 0) < 0.1 && f.arrived > 0);
+  if (quiet.length > 0) out.push(`${quiet.length === Object.keys(report.flows).length ? 'Every flow' : `${quiet.length} flow${quiet.length === 1 ? '' : 's'} (${quiet.slice(0, 8).map(([n]) => esc(n)).join(', ')}${quiet.length > 8 ? ', …' : ''})`} had no rejections and a p99 wait under 100 ms.`);
+  const idleMoved = Object.entries(report.levels).filter(([, l]) => l.dispatched + l.rejectedTotal === 0 && l.currentCL.min !== l.currentCL.max).map(([n]) => n);
+  if (idleMoved.length > 0) out.push(`Levels without traffic (${idleMoved.map(esc).join(', ')}) lent their seats to busy levels; their CurrentCL moved with each 10 s borrowing adjustment.`);
+  for (const [name, l] of Object.entries(report.levels)) {
+    if (l.dispatched + l.rejectedTotal === 0) continue;
+    if (l.borrowing.maxSeats > 0) out.push(`Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–${l.currentCL.max}).`);
+    else if (l.borrowing.minSeats < 0 && l.dispatched > 0) out.push(`Level <b>${esc(name)}</b> lent up to ${-l.borrowing.minSeats} of its ${l.nominalCL} nominal seats to other levels.`);
+    if (l.noAccommodation > 0) out.push(`Level <b>${esc(name)}</b> had a wide request at the head of a queue that did not fit ${fmtInt(l.noAccommodation)} times (it blocks the level until enough seats are free).`);
+  }
+  for (const [name, f] of Object.entries(report.fairness)) {
+    if (f.jain !== null && f.backloggedFlows.length > 1) out.push(`Among the ${f.backloggedFlows.length} backlogged flows of <b>${esc(name)}</b>, Jain’s fairness index of the seats they held was ${f.jain.toFixed(3)} (1 = perfectly even).`);
+    if (f.jainVsMaxMinFair !== null && Object.keys(f.maxMinFair).length > 1) out.push(`In <b>${esc(name)}</b>, measured against each flow’s max-min fair share of the level’s seats, Jain’s index was ${f.jainVsMaxMinFair.toFixed(3)} (1 = every flow got its fair share).`);
+  }
+  return out;
+}
+
+function flowTable(report: SimulationReport): string {
+  const head = ['flow', 'level (FlowSchema)', 'arrived', 'dispatched', 'rejected: queue-full / time-out / concurrency-limit', 'wait p50', 'wait p90', 'wait p99', 'latency p99', 'seats per request', 'past timeout'];
+  const rows = Object.entries(report.flows).map(([name, f]: [string, FlowReport]) => [
+    esc(name),
+    `${esc(f.priorityLevel)} <span class="dim">(${esc(f.flowSchema)})</span>`,
+    fmtInt(f.arrived),
+    fmtInt(f.dispatched),
+    `${fmtInt(f.rejected['queue-full'])} / ${fmtInt(f.rejected['time-out'])} / ${fmtInt(f.rejected['concurrency-limit'])}`,
+    fmtSeconds(f.waitSeconds.p50),
+    fmtSeconds(f.waitSeconds.p90),
+    fmtSeconds(f.waitSeconds.p99),
+    fmtSeconds(f.latencySeconds.p99),
+    f.seatsPerRequest === null ? '—' : fmtNumber(f.seatsPerRequest),
+    fmtInt(f.deadlineExceeded),
+  ]);
+  return table(head, rows);
+}
+
+function levelTable(report: SimulationReport): string {
+  const head = ['level', 'NominalCL', 'CurrentCL min–max (mean)', 'borrowing mean (range)', 'seats in use mean / max', 'waiting mean / max (longest queue)', 'queues', 'dispatched', 'rejected'];
+  const rows = Object.entries(report.levels).map(([name, l]: [string, LevelReport]) => [
+    `${esc(name)}${l.exempt ? ' <span class="dim">(exempt)</span>' : ''}`,
+    String(l.nominalCL),
+    `${l.currentCL.min}–${l.currentCL.max} (${fmtNumber(l.currentCL.mean)})`,
+    `${signed(l.borrowing.meanSeats)} (${signed(l.borrowing.minSeats)} to ${signed(l.borrowing.maxSeats)})`,
+    `${fmtNumber(l.seatsInUse.mean)} / ${l.seatsInUse.max}`,
+    `${fmtNumber(l.waiting.mean)} / ${l.waiting.max} (${l.longestQueue})`,
+    String(l.queues),
+    fmtInt(l.dispatched),
+    l.rejectedTotal === 0 ? '0' : `${fmtInt(l.rejectedTotal)} <span class="dim">(${reasons(l.rejected)})</span>`,
+  ]);
+  return table(head, rows);
+}
+
+function fairnessSection(report: SimulationReport): string {
+  const rows = Object.entries(report.fairness).map(([level, f]) => [
+    esc(level),
+    f.jain === null ? '— <span class="dim">(no flow backlogged for 10% of the run)</span>' : f.jain.toFixed(4),
+    f.backloggedFlows.map((n) => `${esc(n)}: ${fmtNumber(f.meanSeatsWhileBacklogged[n] ?? 0)}`).join(', ') || '—',
+    f.jainVsMaxMinFair === null ? '—' : f.jainVsMaxMinFair.toFixed(4),
+    Object.entries(f.maxMinFair)
+      .slice(0, 12)
+      .map(([n, m]) => `${esc(n)}: ${fmtNumber(m.receivedSeats)} of ${fmtNumber(m.fairShareSeats)} <span class="dim">(asked ${fmtNumber(m.demandSeats)})</span>`)
+      .join('<br>'),
+  ]);
+  return (
+    '<h2>Fairness</h2><p class="note">Two views per level. <b>Backlogged flows</b>: Jain’s index over the mean seats each flow held while it had requests waiting (flows backlogged at least 10% of the run); fair queuing aims to give competing flows equal seats, so 1 is an even split and 1/n means one flow took everything. ' +
+    'A flow held up behind wide requests can look backlogged while getting all it asks for, so the second view helps: <b>vs max-min fair share</b>: each flow’s mean seats received divided by its max-min fair share of the level’s mean CurrentCL (given what every flow asked for), Jain’s index over those ratios; 1 means every flow got its fair share.</p>' +
+    table(['level', 'Jain (backlogged flows)', 'backlogged flows: mean seats held', 'Jain (vs max-min fair)', 'seats received of fair share'], rows)
+  );
+}
+
+function table(head: string[], rows: string[][]): string {
+  return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
+}
+
+const reasons = (r: Record<string, number>) =>
+  Object.entries(r)
+    .filter(([, n]) => n > 0)
+    .map(([reason, n]) => `${fmtInt(n)} ${reason}`)
+    .join(', ');
+
+const signed = (n: number) => (n > 0 ? `+${fmtNumber(n)}` : fmtNumber(n));
+
+export function fmtSeconds(s: number | null): string {
+  if (s === null) return '—';
+  if (s === 0) return '0';
+  if (s < 1) return `${Number((s * 1000).toPrecision(3))} ms`;
+  return `${Number(s.toPrecision(3))} s`;
+}
+
+function fmtInt(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+function fmtNumber(n: number): string {
+  return Math.abs(n) >= 100 ? fmtInt(Math.round(n)) : String(Number(n.toFixed(2)));
+}
+
+function esc(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function stripXmlHeader(svg: string): string {
+  return svg.replace(/^<\?xml[^>]*>\s*/, '');
+}
+
+const CSS = `body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1280px;padding:0 1em;color:#222;line-height:1.45}
+h1{margin-bottom:.2em}h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+.lead{font-size:1.1em}.meta{color:#555;margin:.2em 0}.note{color:#555;font-size:.92em}.dim{color:#888}
+code{background:#f4f4f4;padding:0 .3em;border-radius:3px}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0;display:block;overflow-x:auto}
+th,td{border:1px solid #ddd;padding:.25em .5em;text-align:right;white-space:nowrap}th{background:#f6f6f6}
+td:first-child,th:first-child,td:nth-child(2){text-align:left}
+.warn{background:#fff6e0;border:1px solid #f0c36d;padding:.5em 1em;margin:1em 0}
+.findings li{margin:.25em 0}figure{margin:1.5em 0}figcaption{margin-bottom:.4em;color:#333}
+dt{font-weight:bold;margin-top:.5em}dd{margin-left:1.5em}`;
+
+const GLOSSARY = `<h2>Glossary</h2><dl>
+<dt>Seat</dt><dd>One unit of a priority level's concurrency. Most requests occupy one seat while they execute; a LIST occupies more the more objects it returns (up to the level's maxSeats), and a write with many watchers keeps extra seats for a moment after it returns.</dd>
+<dt>NominalCL</dt><dd>The seats a level is entitled to: the server concurrency limit split by nominalConcurrencyShares.</dd>
+<dt>CurrentCL</dt><dd>The seats a level may use right now: NominalCL adjusted every 10 s by lending (lendablePercent) and borrowing, driven by each level's recent seat demand.</dd>
+<dt>Flow</dt><dd>Requests with the same FlowSchema and flow distinguisher (user or namespace). Shuffle sharding gives each flow a hand of queues; a request joins the shortest queue of its hand.</dd>
+<dt>queue-full</dt><dd>Rejected on arrival: the level was saturated and the chosen queue already held queueLengthLimit requests.</dd>
+<dt>time-out</dt><dd>Rejected after waiting its whole wait limit (a quarter of the request timeout, at most 60 s) in a queue.</dd>
+<dt>concurrency-limit</dt><dd>Rejected on arrival by a level whose limitResponse is Reject (no queues) when it was full.</dd>
+<dt>Past timeout</dt><dd>Dispatched requests whose total latency exceeded their timeout: the client would have seen an error although the server did the work.</dd>
+<dt>Jain's fairness index</dt><dd>(Σx)² / (n·Σx²) over the competing flows' shares: 1 when all are equal, 1/n when one flow gets everything.</dd>
+</dl>`;

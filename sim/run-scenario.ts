@@ -1,0 +1,42 @@
+// One simulation from files: load the scenario (plus any variant manifests and audit log), run it
+// with a seed, build the report. The CLI's `sim run` and every sweep worker call this same
+// function, which is why a seed's report.json is byte-identical whichever way it was produced.
+
+import { readAuditLog, type AuditLog } from './audit-log.ts';
+import { buildReport, type SimulationReport } from './report.ts';
+import { loadScenarioFile, type LoadedScenario } from './scenario-load.ts';
+import { runSimulation, type SimulationResult } from './simulation.ts';
+
+export interface RunRequest {
+  scenarioFile: string;
+  seed: string;
+  /** Manifest files applied over the scenario's configuration (a "what if" variant). */
+  variantFiles?: readonly string[];
+  auditLogFile?: string;
+  onProgress?: (simulatedMs: number, durationMs: number) => void;
+}
+
+export type RunOutcome =
+  | { ok: true; report: SimulationReport; result: SimulationResult; loaded: LoadedScenario }
+  | { ok: false; errors: string[] };
+
+export async function loadRunInputs(request: RunRequest): Promise<{ ok: true; loaded: LoadedScenario; auditLog?: AuditLog } | { ok: false; errors: string[] }> {
+  const load = await loadScenarioFile(request.scenarioFile, { extraFiles: request.variantFiles ?? [] });
+  if (!load.ok) return load;
+  if (request.auditLogFile === undefined) return { ok: true, loaded: load.loaded };
+  const auditLog = await readAuditLog(request.auditLogFile);
+  if (auditLog.errors.length > 0) return { ok: false, errors: auditLog.errors };
+  return { ok: true, loaded: load.loaded, auditLog };
+}
+
+export async function runScenario(request: RunRequest): Promise<RunOutcome> {
+  const inputs = await loadRunInputs(request);
+  if (!inputs.ok) return inputs;
+  const result = runSimulation({
+    loaded: inputs.loaded,
+    seed: request.seed,
+    ...(inputs.auditLog === undefined ? {} : { auditLog: inputs.auditLog }),
+    ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
+  });
+  return { ok: true, report: buildReport(result), result, loaded: inputs.loaded };
+}

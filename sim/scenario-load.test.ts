@@ -1,0 +1,159 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadScenarioText, type LoadResult } from './scenario-load.ts';
+
+const FLOW = `  - name: a
+    user: alice
+    verb: get
+    resource: pods
+    arrival: {type: poisson, rate: 5}
+    service: {type: constant, value: 10ms}
+`;
+
+const errorsOf = (result: LoadResult): string[] => (result.ok ? [] : result.errors);
+
+test('a valid scenario loads with its defaults', async () => {
+  const result = await loadScenarioText(`kind: Scenario\nduration: 30s\nflows:\n${FLOW}`, 'ok.yaml');
+  assert.ok(result.ok, errorsOf(result).join('\n'));
+  if (!result.ok) return;
+  const { scenario, config } = result.loaded;
+  assert.is(scenario.name, 'ok');
+  assert.is(scenario.durationMs, 30_000);
+  assert.is(scenario.server.maxRequestsInflight + scenario.server.maxMutatingRequestsInflight, 600);
+  const flow = scenario.flows[0]!;
+  assert.equal(flow.groups, ['system:authenticated']);
+  assert.is(flow.timeoutMs, 60_000);
+  assert.is(flow.waitLimitMs, 15_000);
+  // bootstrap: suggested by default: 8 levels, 13 schemas.
+  assert.is(config.priorityLevels.length, 8);
+  assert.is(config.flowSchemas.length, 13);
+});
+
+test('every scenario mistake is reported with the file, its line and the field path', async () => {
+  const text = [
+    'kind: Scenario', //                      1
+    'duration: 2 minutes', //                 2
+    'bootstrap: some', //                     3
+    'server: {maxRequestsInflight: -4}', //   4
+    'flows:', //                              5
+    '  - name: a', //                         6
+    '    user: alice', //                     7
+    '    verb: fetch', //                     8
+    '    resource: pods', //                  9
+    '    arival: {type: poisson, rate: 5}', // 10
+    '    service: {type: lognormal, median: 2s, p99: 1s}', // 11
+    '  - name: a', //                         12
+    '    user: bob', //                       13
+    '    verb: get', //                       14
+    '    resource: pods', //                  15
+    '    arrival: {type: burst, rate: 0, on: 1s}', // 16
+    '    service: {type: exponential, mean: 40}', // 17
+    '',
+  ].join('\n');
+  const errors = errorsOf(await loadScenarioText(text, 'bad.yaml'));
+  const expect = (fragment: string) => assert.ok(errors.some((e) => e.includes(fragment)), `missing ${JSON.stringify(fragment)} in\n${errors.join('\n')}`);
+  expect('bad.yaml:2: duration: must be a duration such as "40ms", "2s" or "1m30s"');
+  expect('bad.yaml:3: bootstrap: must be one of suggested, mandatory, none, got "some"');
+  expect('bad.yaml:4: server.maxRequestsInflight: must be at least 0, got -4');
+  expect('bad.yaml:8: flows[0].verb: must be one of get, list, watch');
+  expect('bad.yaml:10: flows[0].arival: unknown field');
+  expect('bad.yaml:6: flows[0].arrival: required');
+  expect('bad.yaml:11: flows[0].service.p99: must not be shorter than the median');
+  expect('bad.yaml:12: flows[1].name: duplicate flow name "a" (also flows[0])');
+  expect('bad.yaml:16: flows[1].arrival.rate: must be greater than 0, got 0');
+  expect('bad.yaml:16: flows[1].arrival.off: required');
+  expect('bad.yaml:17: flows[1].service.mean: must be a duration');
+});
+
+test('inline manifests go through the server’s validation, errors pointing at the field’s line', async () => {
+  const text = `kind: Scenario
+duration: 10s
+objects:
+  - apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: PriorityLevelConfiguration
+    metadata: {name: busy}
+    spec:
+      type: Limited
+      limited:
+        nominalConcurrencyShares: 10
+        lendablePercent: 101
+        limitResponse: {type: Reject}
+  - apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: FlowSchema
+    metadata: {name: fs}
+    spec: {priorityLevelConfiguration: {name: busy}, matchingPrecedence: 20000}
+  - apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: nope}
+`;
+  const errors = errorsOf(await loadScenarioText(text, 'objects.yaml'));
+  assert.ok(errors.some((e) => e.startsWith('objects.yaml:11: objects[0].spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive')), errors.join('\n'));
+  assert.ok(errors.some((e) => e.startsWith('objects.yaml:16: objects[1].spec.matchingPrecedence: Invalid value: 20000')), errors.join('\n'));
+  assert.ok(errors.some((e) => e.startsWith('objects.yaml:17: objects[2]: unknown kind: apiVersion "v1", kind "ConfigMap"')), errors.join('\n'));
+});
+
+test('manifest files are read relative to the scenario and reported with their own file and line', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fairway-sim-'));
+  try {
+    await writeFile(
+      join(dir, 'levels.yaml'),
+      `apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: good}
+spec: {type: Limited, limited: {nominalConcurrencyShares: 5, limitResponse: {type: Reject}}}
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: bad}
+spec: {type: Limited, limited: {nominalConcurrencyShares: -1, limitResponse: {type: Reject}}}
+`,
+    );
+    const scenarioFile = join(dir, 'scenario.yaml');
+    const errors = errorsOf(await loadScenarioText(`kind: Scenario\nduration: 1s\nfiles: [levels.yaml, missing.yaml]\n`, scenarioFile));
+    assert.ok(errors.some((e) => e === `${join(dir, 'levels.yaml')}:6: PriorityLevelConfiguration/bad: spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer`), errors.join('\n'));
+    assert.ok(errors.some((e) => e.startsWith(`${join(dir, 'missing.yaml')}: cannot read: no such file or directory`)), errors.join('\n'));
+    assert.is(errors.length, 2);
+
+    await writeFile(join(dir, 'levels.yaml'), `apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: good}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 5, limitResponse: {type: Reject}}}\n`);
+    const ok = await loadScenarioText(`kind: Scenario\nduration: 1s\nbootstrap: none\nfiles: [levels.yaml]\n`, scenarioFile);
+    assert.ok(ok.ok, errorsOf(ok).join('\n'));
+    if (ok.ok) assert.equal(ok.loaded.config.priorityLevels.map((p) => p.metadata?.name), ['good']);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('an edit to a suggested object is undone as the server’s ensurer would, unless auto-update is off', async () => {
+  const plc = (annotations: string) => `kind: Scenario
+duration: 1s
+objects:
+  - apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: PriorityLevelConfiguration
+    metadata: {name: global-default${annotations}}
+    spec: {type: Limited, limited: {nominalConcurrencyShares: 200, limitResponse: {type: Reject}}}
+`;
+  const shares = (result: LoadResult) => (result.ok ? result.loaded.config.priorityLevels.find((p) => p.metadata?.name === 'global-default')?.spec?.limited?.nominalConcurrencyShares : undefined);
+
+  const reverted = await loadScenarioText(plc(''), 'edit.yaml');
+  assert.is(shares(reverted), 20);
+  assert.ok(reverted.ok && reverted.loaded.warnings.some((w) => w.includes('apf.kubernetes.io/autoupdate-spec: "false"')));
+
+  const kept = await loadScenarioText(plc(`, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}`), 'edit.yaml');
+  assert.is(shares(kept), 200);
+  assert.ok(kept.ok && kept.loaded.warnings.length === 0);
+});
+
+test('unparsable YAML and a missing kind are reported, never thrown', async () => {
+  const broken = errorsOf(await loadScenarioText('kind: Scenario\nflows: [\n', 'broken.yaml'));
+  assert.is(broken.length, 1);
+  assert.match(broken[0]!, /^broken\.yaml:\d+: invalid YAML/);
+  const noKind = errorsOf(await loadScenarioText('duration: 1s\n', 'nokind.yaml'));
+  assert.ok(noKind.some((e) => e.startsWith('nokind.yaml:1: kind: required: must be Scenario')), noKind.join('\n'));
+  const notMap = errorsOf(await loadScenarioText('- 1\n- 2\n', 'list.yaml'));
+  assert.ok(notMap.some((e) => e.includes('must be a mapping, got a list')), notMap.join('\n'));
+});
+
+test.run();

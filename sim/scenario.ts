@@ -1,0 +1,245 @@
+// The scenario format (docs/simulator.md): server limits, the APF configuration to try (bootstrap
+// objects, inline manifests, manifest files) and the workload (flows with arrival and service
+// distributions). This module turns a parsed document into a checked `Scenario` value; every
+// problem is reported with its field path. The flowcontrol manifests themselves are checked by
+// scenario-config.ts with the server's own decoding, defaulting and validation.
+
+import type { ArrivalSpec, ServiceSpec } from './distributions.ts';
+import { FieldReader, isPlain, type FieldProblem, type Plain } from './field-reader.ts';
+import type { PathSegment } from './yaml-source.ts';
+
+export const SCENARIO_KIND = 'Scenario';
+export const BOOTSTRAP_MODES = ['suggested', 'mandatory', 'none'] as const;
+export type BootstrapMode = (typeof BOOTSTRAP_MODES)[number];
+
+/** kube-apiserver's flag defaults. */
+export const DEFAULT_MAX_REQUESTS_INFLIGHT = 400;
+export const DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT = 200;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** A request may wait in its queue a quarter of its timeout, at most one minute (as kube-apiserver). */
+export const MAX_WAIT_LIMIT_MS = 60_000;
+
+export const RESOURCE_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'proxy'] as const;
+export const NON_RESOURCE_VERBS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
+
+export interface ServerSpec {
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  requestTimeoutMs: number;
+  /** Lists at resourceVersion "" are served from the watch cache (1.32 default with a recent etcd). */
+  consistentListFromCache: boolean;
+  /** Threads of the execution plane; 0: every admitted request runs at once for its service time. */
+  executorThreads: number;
+}
+
+export interface FlowSpec {
+  name: string;
+  user: string;
+  groups: string[];
+  namespace: string;
+  verb: string;
+  apiGroup: string;
+  resource: string;
+  subresource: string;
+  /** The object a request names (get/update/delete of one object); "" for collections. */
+  objectName: string;
+  /** A non-resource path (`/healthz`); when set the flow makes non-resource requests. */
+  path: string;
+  /** Objects a LIST or WATCH touches (the estimator's object count for this flow's resource). */
+  objects: number | undefined;
+  /** Watches a write of this flow notifies (the mutating estimator's watch count). */
+  watchers: number;
+  query: Record<string, string>;
+  arrival: ArrivalSpec;
+  service: ServiceSpec;
+  timeoutMs: number;
+  waitLimitMs: number;
+  startMs: number;
+  stopMs: number;
+}
+
+/** A manifest written inline in the scenario, with where it came from. */
+export interface InlineObject {
+  index: number;
+  object: Plain;
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  durationMs: number;
+  server: ServerSpec;
+  bootstrap: BootstrapMode;
+  objects: InlineObject[];
+  /** Manifest files, as written (relative to the scenario file). */
+  files: string[];
+  /** Stored object counts by `resource.group` (core: `resource`), for requests that do not say. */
+  objectCounts: Record<string, number>;
+  flows: FlowSpec[];
+  /** Width of the report's time buckets; undefined: chosen from the duration. */
+  reportIntervalMs: number | undefined;
+}
+
+const TOP_FIELDS = ['apiVersion', 'kind', 'name', 'description', 'duration', 'server', 'bootstrap', 'objects', 'files', 'objectCounts', 'flows', 'report'];
+const SERVER_FIELDS = ['maxRequestsInflight', 'maxMutatingRequestsInflight', 'requestTimeout', 'consistentListFromCache', 'executorThreads'];
+const FLOW_FIELDS = [
+  'name', 'user', 'groups', 'namespace', 'verb', 'apiGroup', 'resource', 'subresource', 'objectName', 'path',
+  'objects', 'watchers', 'query', 'arrival', 'service', 'timeout', 'waitLimit', 'start', 'stop',
+];
+const FLOW_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+export function parseScenario(value: unknown, defaultName: string): { scenario: Scenario; problems: FieldProblem[] } {
+  const r = new FieldReader();
+  const top = r.mapping(value, [], TOP_FIELDS) ?? {};
+  if (top.kind !== SCENARIO_KIND) r.fail(['kind'], top.kind === undefined ? `required: must be ${SCENARIO_KIND}` : `must be ${SCENARIO_KIND}, got ${JSON.stringify(top.kind)}`);
+  r.string(top, 'apiVersion', []);
+  const durationMs = r.duration(top, 'duration', [], { required: true, fallbackMs: 1000, positive: true });
+  const server = parseServer(r, top.server);
+  const reportMap = top.report === undefined ? {} : (r.mapping(top.report, ['report'], ['interval']) ?? {});
+  const reportIntervalMs = reportMap.interval === undefined ? undefined : r.duration(reportMap, 'interval', ['report'], { fallbackMs: 1000, positive: true });
+
+  const objects: InlineObject[] = [];
+  (r.list(top.objects, ['objects']) ?? []).forEach((object, index) => {
+    if (isPlain(object)) objects.push({ index, object });
+    else r.fail(['objects', index], 'must be a PriorityLevelConfiguration or FlowSchema manifest (a mapping)');
+  });
+  const files: string[] = [];
+  (r.list(top.files, ['files']) ?? []).forEach((file, index) => {
+    if (typeof file === 'string' && file !== '') files.push(file);
+    else r.fail(['files', index], 'must be a path to a manifest file');
+  });
+
+  const objectCounts: Record<string, number> = {};
+  if (top.objectCounts !== undefined && top.objectCounts !== null) {
+    const counts = isPlain(top.objectCounts) ? top.objectCounts : (r.fail(['objectCounts'], 'must be a mapping from resource (e.g. pods, deployments.apps) to a count'), {});
+    for (const key of Object.keys(counts)) objectCounts[key] = r.number(counts, key, ['objectCounts'], { fallback: 0, integer: true, min: 0 });
+  }
+
+  const flows: FlowSpec[] = [];
+  const seen = new Map<string, number>();
+  (r.list(top.flows, ['flows']) ?? []).forEach((raw, index) => {
+    const flow = parseFlow(r, raw, ['flows', index], server, durationMs);
+    if (flow === undefined) return;
+    const earlier = seen.get(flow.name);
+    if (earlier !== undefined) r.fail(['flows', index, 'name'], `duplicate flow name ${JSON.stringify(flow.name)} (also flows[${earlier}])`);
+    seen.set(flow.name, index);
+    flows.push(flow);
+  });
+
+  const scenario: Scenario = {
+    name: r.string(top, 'name', [], { fallback: defaultName }) || defaultName,
+    description: r.string(top, 'description', []),
+    durationMs,
+    server,
+    bootstrap: r.oneOf(top, 'bootstrap', [], BOOTSTRAP_MODES, 'suggested'),
+    objects,
+    files,
+    objectCounts,
+    flows,
+    reportIntervalMs,
+  };
+  return { scenario, problems: r.problems };
+}
+
+function parseServer(r: FieldReader, value: unknown): ServerSpec {
+  const map = value === undefined || value === null ? {} : (r.mapping(value, ['server'], SERVER_FIELDS) ?? {});
+  const path = ['server'];
+  const server: ServerSpec = {
+    maxRequestsInflight: r.number(map, 'maxRequestsInflight', path, { fallback: DEFAULT_MAX_REQUESTS_INFLIGHT, integer: true, min: 0 }),
+    maxMutatingRequestsInflight: r.number(map, 'maxMutatingRequestsInflight', path, { fallback: DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT, integer: true, min: 0 }),
+    requestTimeoutMs: r.duration(map, 'requestTimeout', path, { fallbackMs: DEFAULT_REQUEST_TIMEOUT_MS, positive: true }),
+    consistentListFromCache: r.boolean(map, 'consistentListFromCache', path, true),
+    executorThreads: r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 1_000_000 }),
+  };
+  if (server.maxRequestsInflight + server.maxMutatingRequestsInflight <= 0) {
+    r.fail(path, 'maxRequestsInflight + maxMutatingRequestsInflight must be greater than 0 (APF needs a server concurrency limit)');
+  }
+  return server;
+}
+
+function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: ServerSpec, durationMs: number): FlowSpec | undefined {
+  const map = r.mapping(raw, path, FLOW_FIELDS);
+  if (map === undefined) return undefined;
+  const name = r.string(map, 'name', path, { required: true });
+  if (name !== '' && !FLOW_NAME.test(name)) r.fail([...path, 'name'], `must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(name)}`);
+  const nonResourcePath = r.string(map, 'path', path);
+  const isResource = nonResourcePath === '';
+  if (!isResource && !nonResourcePath.startsWith('/')) r.fail([...path, 'path'], `must start with "/", got ${JSON.stringify(nonResourcePath)}`);
+  const verb = r.oneOf(map, 'verb', path, isResource ? RESOURCE_VERBS : NON_RESOURCE_VERBS);
+  const resource = r.string(map, 'resource', path, { required: isResource });
+  if (!isResource && resource !== '') r.fail([...path, 'resource'], 'a flow has either a resource or a non-resource path, not both');
+  const timeoutMs = r.duration(map, 'timeout', path, { fallbackMs: server.requestTimeoutMs, positive: true });
+  const startMs = r.duration(map, 'start', path, { fallbackMs: 0 });
+  const stopMs = r.duration(map, 'stop', path, { fallbackMs: durationMs });
+  if (stopMs <= startMs) r.fail([...path, 'stop'], `must be later than start (${startMs / 1000}s)`);
+  return {
+    name,
+    user: r.string(map, 'user', path, { required: true }),
+    groups: r.stringList(map, 'groups', path, ['system:authenticated']),
+    namespace: r.string(map, 'namespace', path),
+    verb,
+    apiGroup: r.string(map, 'apiGroup', path),
+    resource,
+    subresource: r.string(map, 'subresource', path),
+    objectName: r.string(map, 'objectName', path),
+    path: nonResourcePath,
+    objects: map.objects === undefined ? undefined : r.number(map, 'objects', path, { fallback: 0, integer: true, min: 0 }),
+    watchers: r.number(map, 'watchers', path, { fallback: 0, integer: true, min: 0 }),
+    query: r.stringMap(map, 'query', path),
+    arrival: parseArrival(r, map.arrival, [...path, 'arrival']),
+    service: parseService(r, map.service, [...path, 'service']),
+    timeoutMs,
+    // kube-apiserver lets a request wait a quarter of its deadline in its queue, at most a minute.
+    waitLimitMs: r.duration(map, 'waitLimit', path, { fallbackMs: Math.min(timeoutMs / 4, MAX_WAIT_LIMIT_MS) }),
+    startMs,
+    stopMs,
+  };
+}
+
+const RATE_LIMIT = 10_000_000;
+
+function parseArrival(r: FieldReader, raw: unknown, path: PathSegment[]): ArrivalSpec {
+  const fallback: ArrivalSpec = { type: 'constant', ratePerSecond: 1 };
+  if (raw === undefined) {
+    r.fail(path, 'required: e.g. {type: poisson, rate: 50}');
+    return fallback;
+  }
+  const type = isPlain(raw) ? raw.type : undefined;
+  const known = type === 'burst' ? ['type', 'rate', 'on', 'off'] : ['type', 'rate'];
+  const map = r.mapping(raw, path, known);
+  if (map === undefined) return fallback;
+  const kind = r.oneOf(map, 'type', path, ['constant', 'poisson', 'burst'] as const);
+  const ratePerSecond = r.number(map, 'rate', path, { required: true, fallback: 1, positive: true, max: RATE_LIMIT });
+  if (kind !== 'burst') return { type: kind, ratePerSecond };
+  return {
+    type: 'burst',
+    ratePerSecond,
+    onMs: r.duration(map, 'on', path, { required: true, fallbackMs: 1000, positive: true }),
+    offMs: r.duration(map, 'off', path, { required: true, fallbackMs: 0 }),
+  };
+}
+
+function parseService(r: FieldReader, raw: unknown, path: PathSegment[]): ServiceSpec {
+  const fallback: ServiceSpec = { type: 'constant', valueMs: 1 };
+  if (raw === undefined) {
+    r.fail(path, 'required: e.g. {type: exponential, mean: 40ms}');
+    return fallback;
+  }
+  const type = isPlain(raw) ? raw.type : undefined;
+  const known = type === 'constant' ? ['type', 'value'] : type === 'lognormal' ? ['type', 'median', 'p99'] : ['type', 'mean'];
+  const map = r.mapping(raw, path, known);
+  if (map === undefined) return fallback;
+  const kind = r.oneOf(map, 'type', path, ['constant', 'exponential', 'lognormal'] as const);
+  switch (kind) {
+    case 'constant':
+      return { type: 'constant', valueMs: r.duration(map, 'value', path, { required: true, fallbackMs: 1 }) };
+    case 'exponential':
+      return { type: 'exponential', meanMs: r.duration(map, 'mean', path, { required: true, fallbackMs: 1, positive: true }) };
+    case 'lognormal': {
+      const medianMs = r.duration(map, 'median', path, { required: true, fallbackMs: 1, positive: true });
+      const p99Ms = r.duration(map, 'p99', path, { required: true, fallbackMs: 2, positive: true });
+      if (p99Ms < medianMs) r.fail([...path, 'p99'], `must not be shorter than the median (${medianMs}ms)`);
+      return { type: 'lognormal', medianMs, p99Ms: Math.max(p99Ms, medianMs) };
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { buildReport, reportJson, type SimulationReport } from './report.ts';
+import { loadScenarioText } from './scenario-load.ts';
+import { runSimulation } from './simulation.ts';
+
+async function simulate(yaml: string, seed = '1'): Promise<SimulationReport> {
+  const loaded = await loadScenarioText(yaml, 'test.yaml');
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  return buildReport(runSimulation({ loaded: loaded.loaded, seed }));
+}
+
+const flow = (name: string, user: string, rate: number, extra = '') => `  - name: ${name}
+    user: ${user}
+    namespace: ns-${name}
+    verb: get
+    resource: pods
+    objectName: p
+    arrival: {type: poisson, rate: ${rate}}
+    service: {type: exponential, mean: 30ms}
+${extra}`;
+
+const overloaded = (flows: string) => `kind: Scenario
+duration: 20s
+server: {maxRequestsInflight: 20, maxMutatingRequestsInflight: 10}
+flows:
+${flows}`;
+
+test('the same scenario and seed give byte-identical reports; another seed gives another history', async () => {
+  const yaml = overloaded(flow('a', 'alice', 600) + flow('b', 'bob', 300));
+  const first = reportJson(await simulate(yaml, '7'));
+  const second = reportJson(await simulate(yaml, '7'));
+  assert.is(first, second);
+  assert.is.not(reportJson(await simulate(yaml, '8')), first);
+  const hash = 'ab'.repeat(20);
+  assert.is(reportJson(await simulate(yaml, hash)), reportJson(await simulate(yaml, hash)));
+});
+
+test('adding a flow leaves the other flows’ arrivals exactly as they were', async () => {
+  const alone = await simulate(overloaded(flow('a', 'alice', 600)));
+  const together = await simulate(overloaded(flow('z', 'zed', 400) + flow('a', 'alice', 600)));
+  assert.is(together.flows.a!.arrived, alone.flows.a!.arrived);
+  assert.equal(together.series.flows.a!.arrived, alone.series.flows.a!.arrived);
+  // ...while what the engine did with them may change: zed competes for the same seats.
+  assert.ok(together.flows.a!.waitSeconds.p99! > alone.flows.a!.waitSeconds.p99!);
+});
+
+test('every request is accounted for, and no level ever runs more seats than its limit allows', async () => {
+  const report = await simulate(overloaded(flow('a', 'alice', 900) + flow('b', 'bob', 200) + flow('c', 'carol', 50)));
+  for (const [name, f] of Object.entries(report.flows)) {
+    assert.is(f.arrived, f.dispatched + f.rejectedTotal + f.waitingAtEnd, name);
+    assert.is(f.dispatched, f.completed + f.executingAtEnd, name);
+    assert.is(report.series.flows[name]!.arrived.reduce((s, x) => s + x, 0), f.arrived, name);
+  }
+  const level = report.levels['global-default']!;
+  assert.ok(level.rejectedTotal > 0, 'the overload is real');
+  assert.ok(level.seatsInUse.max <= level.currentCL.max, `${level.seatsInUse.max} seats > CurrentCL ${level.currentCL.max}`);
+  assert.is(report.totals.arrived, Object.values(report.flows).reduce((s, f) => s + f.arrived, 0));
+});
+
+test('a request waits at most a quarter of its timeout, then is rejected with time-out', async () => {
+  const report = await simulate(`kind: Scenario
+duration: 30s
+server: {maxRequestsInflight: 4, maxMutatingRequestsInflight: 0}
+bootstrap: mandatory
+objects:
+  - apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: PriorityLevelConfiguration
+    metadata: {name: slow}
+    spec: {type: Limited, limited: {nominalConcurrencyShares: 95, limitResponse: {type: Queue, queuing: {queues: 1, handSize: 1, queueLengthLimit: 1000}}}}
+  - apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: FlowSchema
+    metadata: {name: slow}
+    spec: {priorityLevelConfiguration: {name: slow}, matchingPrecedence: 100, rules: [{subjects: [{kind: Group, group: {name: system:authenticated}}], resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], namespaces: ["*"]}]}]}
+flows:
+${flow('a', 'alice', 400, '    timeout: 4s\n')}`);
+  const a = report.flows.a!;
+  assert.ok(a.rejected['time-out'] > 0);
+  assert.is(a.rejected['queue-full'], 0);
+  assert.ok(a.waitSeconds.max! <= 1, `waited ${a.waitSeconds.max}s with a 1s wait limit`);
+  assert.ok(a.waitSeconds.p99! > 0.9);
+});
+
+test('a Reject level turns overload into concurrency-limit rejections; masters are exempt', async () => {
+  const report = await simulate(`kind: Scenario
+duration: 10s
+server: {maxRequestsInflight: 10, maxMutatingRequestsInflight: 0}
+bootstrap: mandatory
+flows:
+${flow('anon', 'someone', 400)}${flow('root', 'root', 400, '    groups: [system:masters]\n')}`);
+  assert.is(report.flows.anon!.priorityLevel, 'catch-all');
+  assert.ok(report.flows.anon!.rejected['concurrency-limit'] > 0);
+  assert.is(report.flows.anon!.waitSeconds.max, 0);
+  assert.is(report.flows.root!.priorityLevel, 'exempt');
+  assert.is(report.flows.root!.rejectedTotal, 0);
+  assert.is(report.flows.root!.dispatched, report.flows.root!.arrived);
+});
+
+test('LISTs are priced by object count and writes by watchers, through the real estimator', async () => {
+  const report = await simulate(`kind: Scenario
+duration: 5s
+objectCounts: {pods: 350}
+flows:
+  - {name: small-list, user: u1, namespace: a, verb: list, resource: pods, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}
+  - {name: big-list, user: u2, namespace: a, verb: list, resource: pods, objects: 5000, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}
+  - {name: watched-write, user: u3, namespace: a, verb: create, resource: configmaps, watchers: 45, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}
+  - {name: plain-write, user: u4, namespace: a, verb: create, resource: configmaps, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}
+`);
+  assert.is(report.flows['small-list']!.seatsPerRequest, 4); // ceil(350 / 100)
+  assert.is(report.flows['big-list']!.seatsPerRequest, 8); // global-default's maxSeats
+  assert.is(report.flows['watched-write']!.seatsPerRequest, 5); // ceil(45 / 10) final seats
+  assert.is(report.flows['plain-write']!.seatsPerRequest, 1);
+});
+
+test('with a limited executor, admitted work waits for a thread while holding its seats', async () => {
+  const yaml = (threads: number) => `kind: Scenario
+duration: 10s
+server: {executorThreads: ${threads}}
+flows:
+${flow('a', 'alice', 150)}`;
+  const unlimited = await simulate(yaml(0));
+  const oneThread = await simulate(yaml(4));
+  assert.ok(unlimited.flows.a!.latencySeconds.p99! < 0.5);
+  assert.ok(oneThread.flows.a!.latencySeconds.p99! > 2 * unlimited.flows.a!.latencySeconds.p99!);
+  assert.ok(oneThread.levels['global-default']!.seatsInUse.mean > 2 * unlimited.levels['global-default']!.seatsInUse.mean);
+});
+
+test.run();

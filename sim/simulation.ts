@@ -1,0 +1,378 @@
+// The run loop: the real FlowController on a SimClock (its RxJS scheduler and xstate clock are
+// built on that clock), fed by the scenario's flows and an optional audit-log replay, with
+// admitted work executed by the virtual executor. One seed gives one history: every random draw
+// comes from a per-flow PRNG derived from the seed, and every event is ordered by (time, seq).
+//
+// Nothing here re-implements engine behaviour: classification, work estimation, queuing,
+// dispatch, time-outs and borrowing all happen inside the controller. The simulator only keeps
+// books on what the controller decided (metrics.ts).
+//
+// Longer than most files on purpose: the run loop, the two workload drivers and the bookkeeping
+// hooks share the per-request state (InFlight, the request being admitted), and splitting them
+// would spread that protocol over several files.
+
+import { FlowController, type AdmitOutcome, type ControllerDump, type LevelDump } from '../engine/flowcontrol/controller.ts';
+import type { Admission } from '../engine/flowcontrol/queue-set.ts';
+import type { RequestDigest } from '../engine/flowcontrol/request-digest.ts';
+import { maxSeatsOf, type ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
+import { parseDurationMs } from './duration.ts';
+import type { AuditLog } from './audit-log.ts';
+import { arrivalProcess, serviceSampler } from './distributions.ts';
+import { FlowMetrics, LevelMetrics } from './metrics.ts';
+import { requestDigest } from './request-shape.ts';
+import type { LoadedScenario } from './scenario-load.ts';
+import { MAX_WAIT_LIMIT_MS, type FlowSpec, type Scenario } from './scenario.ts';
+import { streamPrng } from './seed.ts';
+import { SimClock } from './sim-clock.ts';
+import { VirtualExecutor, type VirtualWork } from './virtual-executor.ts';
+
+export interface SimulationInput {
+  loaded: LoadedScenario;
+  seed: string;
+  auditLog?: AuditLog;
+  /** Called every simulated chunk (about 1% of the run) with the simulated time reached. */
+  onProgress?: (simulatedMs: number, durationMs: number) => void;
+}
+
+export interface SimulationResult {
+  scenario: Scenario;
+  seed: string;
+  warnings: string[];
+  durationMs: number;
+  intervalMs: number;
+  /** End of each time bucket of the series, in ms. */
+  bucketEndsMs: number[];
+  serverConcurrencyLimit: number;
+  flows: FlowMetrics[];
+  levels: LevelMetrics[];
+  finalDump: ControllerDump;
+  eventsRun: number;
+  audit?: { file: string; requests: number; replayed: number; beyondDuration: number; skipped: AuditLog['skipped']; originallyRejected: number };
+}
+
+const NICE_INTERVALS_MS = [100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
+const MAX_BUCKETS = 300;
+
+/** The report's bucket width: the smallest "nice" width giving at most 300 buckets. */
+export function chooseIntervalMs(durationMs: number): number {
+  return NICE_INTERVALS_MS.find((ms) => durationMs / ms <= MAX_BUCKETS) ?? Math.ceil(durationMs / MAX_BUCKETS);
+}
+
+class InFlight implements VirtualWork {
+  queued = false;
+  seats = 0;
+  releaseDelayMs = 0;
+  level: LevelMetrics | undefined;
+  admission: Admission | undefined;
+  readonly onOutcome: (outcome: AdmitOutcome) => void;
+  readonly done: () => void;
+
+  constructor(
+    run: Simulation,
+    readonly flow: FlowMetrics,
+    readonly digest: RequestDigest,
+    readonly arrivalMs: number,
+    readonly serviceMs: number,
+    readonly timeoutMs: number,
+  ) {
+    this.onOutcome = (outcome) => run.outcome(this, outcome);
+    this.done = () => run.finish(this);
+  }
+}
+
+export function runSimulation(input: SimulationInput): SimulationResult {
+  return new Simulation(input).run();
+}
+
+class Simulation {
+  private readonly clock = new SimClock(0);
+  private readonly scenario: Scenario;
+  private readonly controller: FlowController;
+  private readonly executor: VirtualExecutor;
+  private readonly flows: FlowMetrics[] = [];
+  private readonly levels = new Map<string, LevelMetrics>();
+  private readonly objectCounts: Map<string, number>;
+  /** What the estimator should report for the request being admitted right now. */
+  private readonly estimating = { objects: undefined as number | undefined, watchers: 0 };
+  private admitting: InFlight | undefined;
+  /** Limits reported while the controller digests its empty start-up configuration are not ours. */
+  private configured = false;
+  private bucketsClosed = 0;
+  private readonly intervalMs: number;
+  private readonly bucketEndsMs: number[] = [];
+
+  constructor(private readonly input: SimulationInput) {
+    this.scenario = input.loaded.scenario;
+    const server = this.scenario.server;
+    this.objectCounts = new Map(Object.entries(this.scenario.objectCounts));
+    this.intervalMs = this.scenario.reportIntervalMs ?? chooseIntervalMs(this.scenario.durationMs);
+    this.executor = new VirtualExecutor(this.clock, server.executorThreads);
+    this.controller = new FlowController({
+      clock: this.clock,
+      serverConcurrencyLimit: server.maxRequestsInflight + server.maxMutatingRequestsInflight,
+      defaultWaitLimitMs: Math.min(server.requestTimeoutMs / 4, MAX_WAIT_LIMIT_MS),
+      estimator: {
+        objectCount: (groupResource) => this.objectCount(groupResource),
+        watchCount: () => this.estimating.watchers,
+        consistentListFromCache: server.consistentListFromCache,
+      },
+      observer: {
+        queued: (descriptor, queueLengthAfter) => {
+          // The queue set only enqueues inside startRequest, i.e. while we are admitting.
+          const request = this.admitting;
+          if (request === undefined || request.digest !== descriptor.digest) throw new Error('simulator: queued() outside admit()');
+          const nowMs = this.clock.now();
+          request.queued = true;
+          request.flow.touch(nowMs);
+          request.flow.waiting++;
+          this.level(descriptor.priorityLevel).addWaiting(nowMs, 1, queueLengthAfter);
+        },
+        noAccommodation: (descriptor) => {
+          this.level(descriptor.priorityLevel).noAccommodation++;
+        },
+        limitsChanged: (levels) => this.limitsChanged(levels),
+      },
+    });
+  }
+
+  run(): SimulationResult {
+    const { scenario, input } = this;
+    this.configured = true;
+    this.controller.configure(input.loaded.config);
+    this.controller.start();
+    for (const spec of scenario.flows) this.startFlow(spec);
+    const audit = input.auditLog === undefined ? undefined : this.startReplay(input.auditLog);
+
+    const durationMs = scenario.durationMs;
+    const buckets = Math.ceil(durationMs / this.intervalMs);
+    for (let k = 1; k <= buckets; k++) this.bucketEndsMs.push(Math.min(durationMs, k * this.intervalMs));
+    this.scheduleBucketClose(0);
+
+    const chunkMs = Math.max(this.intervalMs, durationMs / 100);
+    for (let t = 0; t < durationMs; ) {
+      t = Math.min(durationMs, t + chunkMs);
+      this.clock.runUntil(t);
+      input.onProgress?.(t, durationMs);
+    }
+    // The last bucket closes after everything due at the end has run.
+    this.closeBucket();
+    const finalDump = this.controller.dump();
+    this.controller.stop();
+    for (const flow of this.flows) flow.touch(durationMs);
+
+    return {
+      scenario,
+      seed: input.seed,
+      warnings: input.loaded.warnings,
+      durationMs,
+      intervalMs: this.intervalMs,
+      bucketEndsMs: this.bucketEndsMs,
+      serverConcurrencyLimit: scenario.server.maxRequestsInflight + scenario.server.maxMutatingRequestsInflight,
+      flows: this.flows,
+      levels: [...this.levels.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      finalDump,
+      eventsRun: this.clock.eventCount,
+      ...(audit === undefined ? {} : { audit: audit() }),
+    };
+  }
+
+  // --- the engine's decisions ------------------------------------------------------------------
+
+  outcome(request: InFlight, outcome: AdmitOutcome): void {
+    const nowMs = this.clock.now();
+    const flow = request.flow;
+    const level = this.level(outcome.request.priorityLevel);
+    if (flow.level !== level.name) {
+      flow.level = level.name;
+      flow.flowSchema = outcome.request.flowSchema;
+      flow.levels.add(level.name);
+    }
+    flow.touch(nowMs);
+    if (request.queued) {
+      flow.waiting--;
+      level.addWaiting(nowMs, -1);
+    }
+    const estimate = outcome.workEstimate;
+    flow.offeredSeatMs += maxSeatsOf(estimate) * request.serviceMs;
+    if (outcome.decision.kind === 'reject') {
+      flow.noteRejected(outcome.decision.reason);
+      level.noteRejected(outcome.decision.reason);
+      return;
+    }
+    request.seats = maxSeatsOf(estimate);
+    request.releaseDelayMs = estimate.finalSeats > 0 ? estimate.additionalLatencyMs : 0;
+    request.level = level;
+    flow.seats += request.seats;
+    flow.executing++;
+    flow.noteDispatched(nowMs - request.arrivalMs, request.seats);
+    level.addSeats(nowMs, request.seats);
+    level.noteDispatched();
+    this.executor.execute(request);
+  }
+
+  finish(request: InFlight): void {
+    const nowMs = this.clock.now();
+    const flow = request.flow;
+    const level = request.level!;
+    flow.touch(nowMs);
+    flow.executing--;
+    flow.completed++;
+    const latencyMs = nowMs - request.arrivalMs;
+    flow.latency.record(latencyMs);
+    if (latencyMs > request.timeoutMs) flow.deadlineExceeded++;
+    // Our books first, so that requests the release dispatches are counted after it.
+    if (request.releaseDelayMs > 0) this.clock.after(request.releaseDelayMs, () => this.releaseSeats(request));
+    else this.releaseSeats(request);
+    request.admission!.finish();
+  }
+
+  private releaseSeats(request: InFlight): void {
+    const nowMs = this.clock.now();
+    request.flow.touch(nowMs);
+    request.flow.seats -= request.seats;
+    request.level!.addSeats(nowMs, -request.seats);
+  }
+
+  private limitsChanged(levels: readonly LevelDump[]): void {
+    if (!this.configured) return;
+    const nowMs = this.clock.now();
+    for (const dump of levels) {
+      const level = this.level(dump.name);
+      level.limits = dump.limits;
+      level.exempt = dump.exempt;
+      level.maxSeats = dump.maxSeats;
+      level.queues = dump.queueSet.queues.length;
+      level.setCurrentCL(nowMs, dump.currentCL);
+    }
+  }
+
+  // --- workload --------------------------------------------------------------------------------
+
+  private submit(flow: FlowMetrics, digest: RequestDigest, query: Record<string, string>, objects: number | undefined, watchers: number, waitLimitMs: number | undefined, timeoutMs: number, serviceMs: number): void {
+    flow.noteArrived();
+    const request = new InFlight(this, flow, digest, this.clock.now(), serviceMs, timeoutMs);
+    this.estimating.objects = objects;
+    this.estimating.watchers = watchers;
+    this.admitting = request;
+    request.admission = this.controller.admit(waitLimitMs === undefined ? { digest, query } : { digest, query, waitLimitMs }, request.onOutcome);
+    this.admitting = undefined;
+  }
+
+  private startFlow(spec: FlowSpec): void {
+    const flow = this.addFlow(spec.name, 'scenario');
+    const prng = streamPrng(this.input.seed, `flow:${spec.name}`);
+    const digest = requestDigest({
+      user: spec.user,
+      groups: spec.groups,
+      verb: spec.verb,
+      resource: spec.resource,
+      apiGroup: spec.apiGroup,
+      namespace: spec.namespace,
+      subresource: spec.subresource,
+      name: spec.objectName,
+      nonResourcePath: spec.path,
+    });
+    const arrivals = arrivalProcess(spec.arrival, spec.startMs);
+    const service = serviceSampler(spec.service);
+    const stopMs = Math.min(spec.stopMs, this.scenario.durationMs);
+    const clock = this.clock;
+    const fire = (): void => {
+      // Draw order per arrival is fixed (service time, then the next gap), whatever the engine does.
+      const serviceMs = service.nextMs(prng);
+      this.submit(flow, digest, spec.query, spec.objects, spec.watchers, spec.waitLimitMs, spec.timeoutMs, serviceMs);
+      const nextMs = arrivals.next(prng, clock.now());
+      if (nextMs < stopMs) clock.schedule(nextMs - clock.now(), fire);
+    };
+    const firstMs = arrivals.first(prng);
+    if (firstMs < stopMs) clock.schedule(firstMs, fire);
+  }
+
+  private startReplay(log: AuditLog): () => NonNullable<SimulationResult['audit']> {
+    const requests = log.requests;
+    const durationMs = this.scenario.durationMs;
+    const flows = new Map<string, FlowMetrics>();
+    const digests = new Map<string, RequestDigest>();
+    const serverTimeoutMs = this.scenario.server.requestTimeoutMs;
+    let next = 0;
+    const fire = (): void => {
+      const request = requests[next++]!;
+      const shape = request.shape;
+      const flowName = `audit:${shape.user}`;
+      let flow = flows.get(flowName);
+      if (flow === undefined) {
+        flow = this.addFlow(flowName, 'audit-log');
+        flows.set(flowName, flow);
+      }
+      const key = JSON.stringify([shape.user, shape.groups, shape.verb, shape.apiGroup, shape.resource, shape.subresource, shape.namespace, shape.name, shape.nonResourcePath]);
+      let digest = digests.get(key);
+      if (digest === undefined) {
+        digest = requestDigest(shape);
+        digests.set(key, digest);
+      }
+      // A request's own ?timeout= (capped at --request-timeout) sets its deadline, and a quarter
+      // of the deadline (at most a minute) is how long it may wait in a queue, as in kube-apiserver.
+      const timeoutMs = requestDeadlineMs(request.query.timeout, serverTimeoutMs);
+      const waitLimitMs = Math.min(timeoutMs / 4, MAX_WAIT_LIMIT_MS);
+      this.submit(flow, digest, request.query, undefined, 0, waitLimitMs, timeoutMs, request.serviceMs);
+      const following = requests[next];
+      if (following !== undefined && following.arrivalMs < durationMs) this.clock.schedule(following.arrivalMs - this.clock.now(), fire);
+    };
+    if (requests.length > 0 && requests[0]!.arrivalMs < durationMs) this.clock.schedule(requests[0]!.arrivalMs, fire);
+    return () => ({
+      file: log.file,
+      requests: requests.length,
+      replayed: next,
+      beyondDuration: requests.length - next,
+      skipped: log.skipped,
+      originallyRejected: requests.filter((r) => r.originalCode === 429).length,
+    });
+  }
+
+  // --- books -----------------------------------------------------------------------------------
+
+  private objectCount(groupResource: string): ObjectCountResult {
+    const objects = this.estimating.objects;
+    if (objects !== undefined) return { count: objects };
+    const count = this.objectCounts.get(groupResource);
+    return count === undefined ? 'not-found' : { count };
+  }
+
+  private addFlow(name: string, source: FlowMetrics['source']): FlowMetrics {
+    const flow = new FlowMetrics(name, source);
+    for (let i = 0; i < this.bucketsClosed; i++) flow.closeBucket();
+    this.flows.push(flow);
+    return flow;
+  }
+
+  private level(name: string): LevelMetrics {
+    let level = this.levels.get(name);
+    if (level === undefined) {
+      level = new LevelMetrics(name);
+      for (let i = 0; i < this.bucketsClosed; i++) level.closeBucket(this.clock.now());
+      this.levels.set(name, level);
+    }
+    return level;
+  }
+
+  private scheduleBucketClose(index: number): void {
+    // The last bucket is closed by run() after the end instant has fully run.
+    if (index >= this.bucketEndsMs.length - 1) return;
+    this.clock.after(this.bucketEndsMs[index]! - this.clock.now(), () => {
+      this.closeBucket();
+      this.scheduleBucketClose(index + 1);
+    });
+  }
+
+  private closeBucket(): void {
+    const nowMs = this.clock.now();
+    for (const level of this.levels.values()) level.closeBucket(nowMs);
+    for (const flow of this.flows) flow.closeBucket();
+    this.bucketsClosed++;
+  }
+}
+
+function requestDeadlineMs(timeoutParameter: string | undefined, serverTimeoutMs: number): number {
+  if (timeoutParameter === undefined) return serverTimeoutMs;
+  const parsed = parseDurationMs(timeoutParameter);
+  return parsed.ok && parsed.ms > 0 && parsed.ms < serverTimeoutMs ? parsed.ms : serverTimeoutMs;
+}
