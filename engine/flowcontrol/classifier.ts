@@ -29,7 +29,6 @@ import {
 } from '../resources/types.ts';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../resources/bootstrap.ts';
 import { formatRfc3339 } from '../clock.ts';
-import { BoundedCache } from '../bounded-cache.ts';
 import { hashFlowId, dealerParameterError } from './shuffle-sharding.ts';
 import type { RequestDigest, RequestInfo, UserInfo } from './request-digest.ts';
 
@@ -174,13 +173,29 @@ export function danglingConditionDiffers(fs: FlowSchema, desired: Condition): bo
 // ---------------------------------------------------------------------------------------------
 // Matching (rule.go)
 
+// Matching runs for every request against every schema ahead of the matching one, so it is
+// written as plain loops: no closures or arrays are allocated per request.
 export function matchesFlowSchema(digest: RequestDigest, fs: FlowSchema): boolean {
-  return (fs.spec?.rules ?? []).some((rule) => {
-    if (!(rule.subjects ?? []).some((subject) => matchesSubject(digest.user, subject))) return false;
-    return digest.requestInfo.isResourceRequest
-      ? (rule.resourceRules ?? []).some((r) => matchesResourceRule(digest.requestInfo, r))
-      : (rule.nonResourceRules ?? []).some((r) => matchesNonResourceRule(digest.requestInfo, r));
-  });
+  const rules = fs.spec?.rules;
+  if (rules === undefined) return false;
+  const info = digest.requestInfo;
+  for (const rule of rules) {
+    if (!anySubjectMatches(digest.user, rule.subjects)) continue;
+    if (info.isResourceRequest) {
+      for (const r of rule.resourceRules ?? NONE) if (matchesResourceRule(info, r)) return true;
+    } else {
+      for (const r of rule.nonResourceRules ?? NONE) if (matchesNonResourceRule(info, r)) return true;
+    }
+  }
+  return false;
+}
+
+const NONE: readonly never[] = [];
+
+function anySubjectMatches(user: UserInfo, subjects: readonly Subject[] | undefined): boolean {
+  if (subjects === undefined) return false;
+  for (const subject of subjects) if (matchesSubject(user, subject)) return true;
+  return false;
 }
 
 const SERVICE_ACCOUNT_USERNAME_PREFIX = 'system:serviceaccount:';
@@ -194,6 +209,8 @@ export function matchesSubject(user: UserInfo, subject: Subject): boolean {
     case 'ServiceAccount': {
       if (!isPresent(subject.serviceAccount)) return false;
       const { namespace = '', name = '' } = subject.serviceAccount;
+      // Cheap rejection first: most users are not service accounts at all.
+      if (!user.name.startsWith(SERVICE_ACCOUNT_USERNAME_PREFIX)) return false;
       const namespacePrefix = `${SERVICE_ACCOUNT_USERNAME_PREFIX}${namespace}:`;
       // `*` takes every service account of the namespace: anything after `...:<ns>:` will do.
       if (name === NAME_ALL) return user.name.startsWith(namespacePrefix);
@@ -206,8 +223,7 @@ export function matchesSubject(user: UserInfo, subject: Subject): boolean {
 
 export function matchesResourceRule(info: RequestInfo, rule: ResourcePolicyRule): boolean {
   if (!listContains(rule.verbs, info.verb, VERB_ALL)) return false;
-  const resource = info.subresource === '' ? info.resource : `${info.resource}/${info.subresource}`;
-  if (!listContains(rule.resources, resource, RESOURCE_ALL)) return false;
+  if (!listContains(rule.resources, info.subresource === '' ? info.resource : `${info.resource}/${info.subresource}`, RESOURCE_ALL)) return false;
   if (!listContains(rule.apiGroups, info.apiGroup, API_GROUP_ALL)) return false;
   // Cluster-scoped and all-namespaces requests match only cluster-scope rules; `*` in namespaces
   // never covers them.
@@ -217,7 +233,8 @@ export function matchesResourceRule(info: RequestInfo, rule: ResourcePolicyRule)
 
 export function matchesNonResourceRule(info: RequestInfo, rule: NonResourcePolicyRule): boolean {
   if (!listContains(rule.verbs, info.verb, VERB_ALL)) return false;
-  return (rule.nonResourceURLs ?? []).some((url) => matchesNonResourceUrl(url, info.path));
+  for (const url of rule.nonResourceURLs ?? NONE) if (matchesNonResourceUrl(url, info.path)) return true;
+  return false;
 }
 
 /** `*`, the exact path, or a path prefix ending in `/`: `/healthz` and `/healthz/*` both cover `/healthz/etcd`. */
@@ -238,8 +255,32 @@ function listContains(list: readonly string[] | undefined, value: string, wildca
 // Flow
 
 /** The flow distinguisher and its hash, computed only when the level can spread flows over queues. */
-/** SHA-256 per request is a measurable share of admission; flows repeat, so their hashes are memoised. */
-const flowHashes = new BoundedCache<string, bigint>(16_384);
+/**
+ * SHA-256 per request is a measurable share of admission; flows repeat, so their hashes are
+ * memoised per FlowSchema name, then distinguisher (no key strings built per request). When the
+ * memo holds too many flows it starts over.
+ */
+const flowHashes = new Map<string, Map<string, bigint>>();
+let flowHashCount = 0;
+const FLOW_HASH_CAPACITY = 16_384;
+
+function memoisedFlowHash(fsName: string, distinguisher: string): bigint {
+  let byDistinguisher = flowHashes.get(fsName);
+  if (byDistinguisher === undefined) flowHashes.set(fsName, (byDistinguisher = new Map()));
+  let hash = byDistinguisher.get(distinguisher);
+  if (hash === undefined) {
+    if (flowHashCount >= FLOW_HASH_CAPACITY) {
+      flowHashes.clear();
+      flowHashCount = 0;
+      flowHashes.set(fsName, byDistinguisher);
+      byDistinguisher.clear();
+    }
+    hash = hashFlowId(fsName, distinguisher);
+    byDistinguisher.set(distinguisher, hash);
+    flowHashCount++;
+  }
+  return hash;
+}
 
 function flowOf(digest: RequestDigest, fs: FlowSchema, plc: PriorityLevelConfiguration): { flowDistinguisher: string; hashValue: bigint } {
   const response = plc.spec?.type === 'Exempt' ? undefined : plc.spec?.limited?.limitResponse;
@@ -247,7 +288,7 @@ function flowOf(digest: RequestDigest, fs: FlowSchema, plc: PriorityLevelConfigu
   if (queues <= 1) return { flowDistinguisher: '', hashValue: 0n };
   const flowDistinguisher = flowDistinguisherOf(digest, fs);
   const fsName = fs.metadata?.name ?? '';
-  return { flowDistinguisher, hashValue: flowHashes.get(`${fsName}\u0000${flowDistinguisher}`, () => hashFlowId(fsName, flowDistinguisher)) };
+  return { flowDistinguisher, hashValue: memoisedFlowHash(fsName, flowDistinguisher) };
 }
 
 function flowDistinguisherOf(digest: RequestDigest, fs: FlowSchema): string {

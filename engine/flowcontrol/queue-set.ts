@@ -70,25 +70,52 @@ export interface QueueSetObserver<D = unknown> {
 
 type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected';
 
-interface Entry<D> {
-  readonly request: QueueSetRequest<D>;
-  readonly decide: (decision: Decision) => void;
-  readonly arrivalMs: number;
-  readonly initialSeats: number;
+/** What an Entry calls back into; one per QueueSet, so a request allocates no closures. */
+interface EntryOwner<D> {
+  finish(entry: Entry<D>): void;
+  cancel(entry: Entry<D>): void;
+}
+
+/** A request inside the queue set; it is also the caller's Admission handle. */
+class Entry<D> implements Admission {
   /** max(initial, final) at arrival; what the waiting sums counted. */
   readonly maxSeats: number;
   readonly totalWork: bigint;
+  readonly initialSeats: number;
   /** May be clipped to the concurrency limit at dispatch (work preserved via the latency). */
   finalSeats: number;
   additionalLatencyMs: number;
   /** Seats held while executing: max(initialSeats, finalSeats) after clipping. */
   seatsHeld: number;
-  state: RequestState;
-  queue: Queue<D> | undefined;
-  arrivalR: bigint;
-  startMs: number;
-  removeFromFifo: RemoveFromFifo | undefined;
-  cancelWaitLimit: Cancel | undefined;
+  state: RequestState = 'waiting';
+  queue: Queue<D> | undefined = undefined;
+  startMs = 0;
+  removeFromFifo: RemoveFromFifo | undefined = undefined;
+  cancelWaitLimit: Cancel | undefined = undefined;
+
+  constructor(
+    private readonly owner: EntryOwner<D>,
+    readonly request: QueueSetRequest<D>,
+    readonly decide: (decision: Decision) => void,
+    readonly arrivalMs: number,
+    readonly arrivalR: bigint,
+  ) {
+    const estimate = request.workEstimate;
+    this.initialSeats = estimate.initialSeats;
+    this.finalSeats = estimate.finalSeats;
+    this.additionalLatencyMs = estimate.additionalLatencyMs;
+    this.maxSeats = Math.max(estimate.initialSeats, estimate.finalSeats);
+    this.seatsHeld = this.maxSeats;
+    this.totalWork = totalWork(estimate);
+  }
+
+  finish(): void {
+    this.owner.finish(this);
+  }
+
+  cancel(): void {
+    this.owner.cancel(this);
+  }
 }
 
 interface Queue<D> {
@@ -167,6 +194,16 @@ export class QueueSet<D = unknown> {
   private totTimedOut = 0;
   private totCancelled = 0;
   private readonly live = new Set<Entry<D>>();
+  /** Queues with at least one waiting request: dispatch looks only at these. */
+  private readonly waitingQueues = new Set<Queue<D>>();
+  /** Queues with a waiting or executing request (the divisor of R's progress). */
+  private activeQueues = 0;
+  /** Σ over queues of seats in use; with totSeatsWaiting, the seats the queues request. */
+  private seatsInQueues = 0;
+  private readonly entryOwner: EntryOwner<D> = {
+    finish: (entry) => this.finish(entry),
+    cancel: (entry) => this.cancelWaiting(entry),
+  };
 
   constructor(
     private readonly clock: Clock,
@@ -225,30 +262,10 @@ export class QueueSet<D = unknown> {
 
   startRequest(request: QueueSetRequest<D>, decide: (decision: Decision) => void): Admission {
     this.syncTime();
-    const estimate = request.workEstimate;
-    const maxSeats = Math.max(estimate.initialSeats, estimate.finalSeats);
-    if (!(estimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
-    const entry: Entry<D> = {
-      request,
-      decide,
-      arrivalMs: this.clock.now(),
-      initialSeats: estimate.initialSeats,
-      maxSeats,
-      totalWork: totalWork(estimate),
-      finalSeats: estimate.finalSeats,
-      additionalLatencyMs: estimate.additionalLatencyMs,
-      seatsHeld: maxSeats,
-      state: 'waiting',
-      queue: undefined,
-      arrivalR: this.currentR,
-      startMs: 0,
-      removeFromFifo: undefined,
-      cancelWaitLimit: undefined,
-    };
-    const admission: Admission = {
-      finish: () => this.finish(entry),
-      cancel: () => this.cancelWaiting(entry),
-    };
+    if (!(request.workEstimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
+    const entry = new Entry<D>(this.entryOwner, request, decide, this.clock.now(), this.currentR);
+    const admission: Admission = entry;
+    const maxSeats = entry.maxSeats;
     if (this.config.desiredNumQueues < 1) {
       if (this.canAccommodate(maxSeats)) this.execute(entry);
       else this.reject(entry, 'concurrency-limit');
@@ -270,9 +287,14 @@ export class QueueSet<D = unknown> {
   dump(): QueueSetDump<D> {
     this.syncTime();
     const requests: RequestDump<D>[] = [];
+    const positions = new Map<Entry<D>, number>();
+    for (const queue of this.waitingQueues) {
+      let position = 0;
+      for (const waiting of queue.waiting) positions.set(waiting, position++);
+    }
     for (const entry of this.live) {
       const queueIndex = entry.queue?.index ?? -1;
-      const indexInQueue = entry.state === 'waiting' && entry.queue !== undefined ? [...entry.queue.waiting].indexOf(entry) : -1;
+      const indexInQueue = entry.state === 'waiting' ? (positions.get(entry) ?? -1) : -1;
       requests.push({
         descriptor: entry.request.descriptor,
         queueIndex,
@@ -316,16 +338,18 @@ export class QueueSet<D = unknown> {
     const nowMs = this.clock.now();
     const elapsedMs = nowMs - this.lastSyncMs;
     this.lastSyncMs = nowMs;
-    if (elapsedMs <= 0) return;
-    let seatsRequested = 0;
-    let activeQueues = 0;
-    for (const q of this.queues) {
-      seatsRequested += q.seatsInUse + q.waiting.maxSeatsSum;
-      if (q.waiting.length > 0 || q.executing > 0) activeQueues++;
-    }
-    if (activeQueues === 0) return;
-    const ratio = Math.min(seatsRequested, this.concurrencyLimit) / activeQueues;
+    if (elapsedMs <= 0 || this.activeQueues === 0) return;
+    const seatsRequested = this.seatsInQueues + this.totSeatsWaiting;
+    const ratio = Math.min(seatsRequested, this.concurrencyLimit) / this.activeQueues;
     this.currentR += seatsTimesDurationMs(ratio, elapsedMs);
+  }
+
+  /** Keeps activeQueues and waitingQueues right; call after any change to a queue's counts. */
+  private noteQueueActivity(queue: Queue<D>, wasActive: boolean): void {
+    const active = queue.waiting.length > 0 || queue.executing > 0;
+    if (active !== wasActive) this.activeQueues += active ? 1 : -1;
+    if (queue.waiting.length > 0) this.waitingQueues.add(queue);
+    else this.waitingQueues.delete(queue);
   }
 
   // --- arrival ------------------------------------------------------------------------------
@@ -349,8 +373,10 @@ export class QueueSet<D = unknown> {
   }
 
   private enqueue(entry: Entry<D>, queue: Queue<D>): void {
-    if (queue.waiting.length === 0 && queue.executing === 0) queue.nextDispatchR = this.currentR;
+    const wasActive = queue.waiting.length > 0 || queue.executing > 0;
+    if (!wasActive) queue.nextDispatchR = this.currentR;
     entry.removeFromFifo = queue.waiting.enqueue(entry);
+    this.noteQueueActivity(queue, wasActive);
     this.live.add(entry);
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
@@ -375,19 +401,20 @@ export class QueueSet<D = unknown> {
   }
 
   private dispatchOne(): boolean {
+    // Kubernetes scans every queue round-robin from robinIndex + 1 and keeps the first smallest
+    // virtual finish R; scanning only the waiting queues and breaking ties by round-robin
+    // distance picks the same queue without touching the idle ones.
     const n = this.queues.length;
     let chosen: Queue<D> | undefined;
     let minFinishR = 0n;
-    let index = this.robinIndex;
-    for (let i = 0; i < n; i++) {
-      index = (index + 1) % n;
-      const queue = this.queues[index]!;
-      const head = queue.waiting.peek();
-      if (head === undefined) continue;
-      const finishR = queue.nextDispatchR + head.totalWork;
-      if (chosen === undefined || finishR < minFinishR) {
+    let minDistance = 0;
+    for (const queue of this.waitingQueues) {
+      const finishR = queue.nextDispatchR + queue.waiting.peek()!.totalWork;
+      const distance = (queue.index - this.robinIndex - 1 + 2 * n) % n;
+      if (chosen === undefined || finishR < minFinishR || (finishR === minFinishR && distance < minDistance)) {
         chosen = queue;
         minFinishR = finishR;
+        minDistance = distance;
       }
     }
     if (chosen === undefined) return false;
@@ -398,6 +425,7 @@ export class QueueSet<D = unknown> {
       this.observer.noAccommodation?.(head.request.descriptor);
       return false;
     }
+    const wasActive = true;
     chosen.waiting.dequeue();
     head.removeFromFifo = undefined;
     head.cancelWaitLimit?.();
@@ -412,6 +440,7 @@ export class QueueSet<D = unknown> {
     }
     this.robinIndex = chosen.index;
     this.execute(head);
+    this.noteQueueActivity(chosen, wasActive);
     chosen.nextDispatchR += head.totalWork;
     this.boundNextDispatch(chosen);
     return true;
@@ -428,6 +457,7 @@ export class QueueSet<D = unknown> {
     if (entry.queue !== undefined) {
       entry.queue.executing++;
       entry.queue.seatsInUse += entry.seatsHeld;
+      this.seatsInQueues += entry.seatsHeld;
     }
     this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs);
     this.observer.seatDemandChanged?.(this.seatDemand);
@@ -456,6 +486,7 @@ export class QueueSet<D = unknown> {
     entry.cancelWaitLimit = undefined;
     entry.removeFromFifo();
     entry.removeFromFifo = undefined;
+    this.noteQueueActivity(entry.queue!, true);
     this.live.delete(entry);
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= entry.maxSeats;
@@ -483,6 +514,7 @@ export class QueueSet<D = unknown> {
       const serviceMs = nowMs - entry.startMs;
       queue.nextDispatchR -= seatsTimesDurationMs(entry.initialSeats, ESTIMATED_SERVICE_DURATION_MS - serviceMs);
       queue.executing--;
+      this.noteQueueActivity(queue, true);
       this.boundNextDispatch(queue);
     }
     if (entry.additionalLatencyMs <= 0) {
@@ -503,6 +535,7 @@ export class QueueSet<D = unknown> {
     this.totSeatsInUse -= entry.seatsHeld;
     if (entry.queue !== undefined) {
       entry.queue.seatsInUse -= entry.seatsHeld;
+      this.seatsInQueues -= entry.seatsHeld;
       this.removeQueueIfSurplus(entry.queue);
     }
     this.observer.seatDemandChanged?.(this.seatDemand);
