@@ -1,0 +1,110 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Registry } from 'prom-client';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.ts';
+import { createAuthorizerChain, createSwappableAuthorizer } from './authorizer-chain.ts';
+import { alwaysDenyAuthorizer } from './always.ts';
+import { createPromAuthorizationMetrics } from './authorization-metrics.ts';
+import { buildAuthorizerFromModes } from './build-authorizer.ts';
+import { bootstrapRbacAuthorizer } from './bootstrap-policy-authorizer.ts';
+import { realClock } from '../clock.ts';
+import { createPrng } from '../random.ts';
+
+const attrs = (user: string, groups: string[] = ['system:authenticated'], extra: Partial<AuthorizationAttributes> = {}): AuthorizationAttributes => ({
+  user: { name: user, groups },
+  verb: 'delete',
+  isResourceRequest: true,
+  path: '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/x',
+  namespace: '',
+  apiGroup: 'flowcontrol.apiserver.k8s.io',
+  apiVersion: 'v1',
+  resource: 'prioritylevelconfigurations',
+  subresource: '',
+  name: 'x',
+  ...extra,
+});
+const fixed = (result: AuthorizationResult): Authorizer & { calls: number } => {
+  const authorizer = { calls: 0, authorize: async () => (authorizer.calls++, result) };
+  return authorizer;
+};
+const deps = { clock: realClock(), prng: createPrng(3) };
+
+test('system:masters is allowed before any configured authorizer is asked', async () => {
+  const denier = fixed({ decision: 'deny', reason: 'no' });
+  const chain = createAuthorizerChain([{ type: 'Webhook', name: 'w', authorizer: denier }]);
+  assert.equal(await chain.authorize(attrs('root', ['system:masters'])), { decision: 'allow', reason: '' });
+  assert.is(denier.calls, 0);
+  assert.equal(await chain.authorize(attrs('bob')), { decision: 'deny', reason: 'no' });
+});
+
+test('first allow or deny wins with its own reason and error; no opinions join reasons and errors', async () => {
+  const chain = createAuthorizerChain([
+    { type: 'Webhook', name: 'a', authorizer: fixed({ decision: 'noOpinion', reason: 'a says maybe', error: 'a failed' }) },
+    { type: 'AlwaysDeny', name: 'alwaysdeny', authorizer: alwaysDenyAuthorizer },
+    { type: 'Webhook', name: 'b', authorizer: fixed({ decision: 'noOpinion', reason: '', error: 'b failed' }) },
+  ]);
+  assert.equal(await chain.authorize(attrs('bob')), { decision: 'noOpinion', reason: 'a says maybe\nEverything is forbidden.', error: '[a failed, b failed]' });
+  const allowing = createAuthorizerChain([
+    { type: 'Webhook', name: 'a', authorizer: fixed({ decision: 'noOpinion', reason: 'x', error: 'a failed' }) },
+    { type: 'Webhook', name: 'b', authorizer: fixed({ decision: 'allow', reason: 'fine' }) },
+  ]);
+  assert.equal(await allowing.authorize(attrs('bob')), { decision: 'allow', reason: 'fine' });
+});
+
+test('terminal decisions are counted per authorizer', async () => {
+  const registry = new Registry();
+  const chain = createAuthorizerChain(
+    [
+      { type: 'Webhook', name: 'first', authorizer: fixed({ decision: 'noOpinion', reason: '' }) },
+      { type: 'Webhook', name: 'second', authorizer: fixed({ decision: 'deny', reason: '' }) },
+    ],
+    createPromAuthorizationMetrics(registry),
+  );
+  await chain.authorize(attrs('bob'));
+  await chain.authorize(attrs('bob'));
+  const text = await registry.metrics();
+  assert.match(text, /apiserver_authorization_decisions_total\{type="Webhook",name="second",decision="denied"\} 2/);
+  assert.not.match(text, /name="first"/);
+});
+
+test('--authorization-mode: default AlwaysAllow, unknown and repeated modes are errors', async () => {
+  const allowAll = buildAuthorizerFromModes([], deps);
+  assert.ok(allowAll.ok);
+  if (allowAll.ok) assert.is((await allowAll.authorizer.authorize(attrs('bob'))).decision, 'allow');
+  const deny = buildAuthorizerFromModes(['AlwaysDeny'], deps);
+  if (deny.ok) assert.equal(await deny.authorizer.authorize(attrs('bob')), { decision: 'noOpinion', reason: 'Everything is forbidden.' });
+  assert.equal(buildAuthorizerFromModes(['Magic'], deps), { ok: false, error: 'authorization-mode "Magic" is not a valid mode' });
+  assert.equal(buildAuthorizerFromModes(['RBAC', 'RBAC'], deps), { ok: false, error: 'authorization-mode "RBAC" has mode specified more than once' });
+});
+
+test('RBAC stand-in: bootstrap discovery and self-review rules only', async () => {
+  const rbac = bootstrapRbacAuthorizer();
+  const ssar = attrs('bob', ['system:authenticated'], { verb: 'create', apiGroup: 'authorization.k8s.io', resource: 'selfsubjectaccessreviews', name: '' });
+  assert.equal(await rbac.authorize(ssar), {
+    decision: 'allow',
+    reason: 'RBAC: allowed by ClusterRoleBinding "system:basic-user" of ClusterRole "system:basic-user" to Group "system:authenticated"',
+  });
+  const discovery = attrs('bob', ['system:authenticated'], { isResourceRequest: false, verb: 'get', path: '/apis/flowcontrol.apiserver.k8s.io/v1', apiGroup: '', resource: '', name: '' });
+  assert.is((await rbac.authorize(discovery)).decision, 'allow');
+  assert.is((await rbac.authorize({ ...discovery, user: { name: 'system:anonymous', groups: ['system:unauthenticated'] } })).decision, 'noOpinion');
+  assert.equal(await rbac.authorize(attrs('bob')), { decision: 'noOpinion', reason: '' });
+});
+
+test('a swapped chain serves new requests; the old one closes after its requests finish', async () => {
+  let release!: () => void;
+  let closedOld = 0;
+  const slow: Authorizer = {
+    authorize: () => new Promise((resolve) => (release = () => resolve({ decision: 'allow', reason: 'old' }))),
+    close: () => closedOld++,
+  };
+  const swappable = createSwappableAuthorizer(slow);
+  const pending = swappable.authorize(attrs('bob'));
+  swappable.swap(fixed({ decision: 'deny', reason: 'new' }));
+  assert.equal(await swappable.authorize(attrs('bob')), { decision: 'deny', reason: 'new' });
+  assert.is(closedOld, 0, 'still serving a request');
+  release();
+  assert.equal(await pending, { decision: 'allow', reason: 'old' });
+  assert.is(closedOld, 1);
+});
+
+test.run();

@@ -1,0 +1,77 @@
+// The authorizer seam, shaped as Kubernetes' `authorizer.Authorizer`: given who asks for what, say
+// allow, deny or "no opinion" (let the next authorizer decide), with an optional reason for the
+// 403 text and an optional error. A decision is a value, never an exception: an authorizer that
+// fails returns its failure-policy decision *and* the error, and the HTTP filter turns "not
+// allowed, with an error" into a 500 rather than a 403.
+//
+// Protocol: `authorize` never throws and never rejects; `close` releases connections and caches
+// and may be called once, after which `authorize` is not called again.
+import type { RequestInfo, UserInfo } from '../flowcontrol/request-digest.ts';
+
+export type Decision = 'allow' | 'deny' | 'noOpinion';
+
+export interface AuthorizationResult {
+  decision: Decision;
+  /** Shown after `: ` in the 403 message; `''` when the authorizer gives none. */
+  reason: string;
+  /** Why the authorizer could not decide (webhook down, CEL error...); the filter answers 500. */
+  error?: string;
+}
+
+/** A `key op values` selector requirement, as SubjectAccessReview carries it. */
+export interface SelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+/** What is being authorized: Kubernetes' `authorizer.Attributes`. */
+export interface AuthorizationAttributes {
+  user: UserInfo;
+  /** Kubernetes verb for resource requests; the lower-cased HTTP method otherwise. */
+  verb: string;
+  isResourceRequest: boolean;
+  /** Non-resource requests: the URL path. */
+  path: string;
+  namespace: string;
+  apiGroup: string;
+  apiVersion: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  /** Parsed `fieldSelector` / `labelSelector` of a list or watch, when they parse. */
+  fieldSelector?: SelectorRequirement[];
+  labelSelector?: SelectorRequirement[];
+}
+
+export interface Authorizer {
+  authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult>;
+  close?(): void;
+}
+
+export const allow = (reason = ''): AuthorizationResult => ({ decision: 'allow', reason });
+export const deny = (reason = ''): AuthorizationResult => ({ decision: 'deny', reason });
+export const noOpinion = (reason = ''): AuthorizationResult => ({ decision: 'noOpinion', reason });
+
+/** The attributes of an HTTP request, from its parsed RequestInfo and authenticated user. */
+export function attributesFromRequest(
+  requestInfo: RequestInfo,
+  user: UserInfo,
+  selectors: { fieldSelector?: SelectorRequirement[]; labelSelector?: SelectorRequirement[] } = {},
+): AuthorizationAttributes {
+  const attributes: AuthorizationAttributes = {
+    user,
+    verb: requestInfo.verb,
+    isResourceRequest: requestInfo.isResourceRequest,
+    path: requestInfo.path,
+    namespace: requestInfo.namespace,
+    apiGroup: requestInfo.apiGroup,
+    apiVersion: requestInfo.apiVersion,
+    resource: requestInfo.resource,
+    subresource: requestInfo.subresource,
+    name: requestInfo.name,
+  };
+  if (requestInfo.isResourceRequest && selectors.fieldSelector !== undefined) attributes.fieldSelector = selectors.fieldSelector;
+  if (requestInfo.isResourceRequest && selectors.labelSelector !== undefined) attributes.labelSelector = selectors.labelSelector;
+  return attributes;
+}

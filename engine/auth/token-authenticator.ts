@@ -1,0 +1,38 @@
+// Bearer tokens: `Authorization: Bearer <token>` looked up in a fixed table (the --token-auth-file
+// records, plus the admin token the server generates). As Kubernetes' bearer-token authenticator:
+// no header, another scheme or an empty token is "no credential here"; a token that is not in the
+// table is an error (`invalid bearer token`), so it fails the request instead of falling through to
+// anonymous. The scheme word is case-insensitive and anything after the token is ignored.
+import type { UserInfo } from '../flowcontrol/request-digest.ts';
+import type { Authenticator } from './authenticator.ts';
+
+export interface TokenUser {
+  name: string;
+  uid: string;
+  groups: string[];
+}
+
+export const INVALID_BEARER_TOKEN = 'invalid bearer token';
+
+/** The token of an `Authorization` header value, or undefined if it carries none. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const parts = header.trim().split(' ');
+  if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
+  const token = parts[1]!;
+  return token === '' ? undefined : token;
+}
+
+export function createTokenAuthenticator(tokens: ReadonlyMap<string, TokenUser>): Authenticator {
+  return {
+    authenticate({ authorization }) {
+      const token = bearerToken(authorization);
+      if (token === undefined) return { kind: 'none' };
+      const entry = tokens.get(token);
+      if (entry === undefined) return { kind: 'failed', error: INVALID_BEARER_TOKEN };
+      const user: UserInfo = { name: entry.name, groups: [...entry.groups] };
+      if (entry.uid !== '') user.uid = entry.uid;
+      return { kind: 'authenticated', method: 'token', user };
+    },
+  };
+}

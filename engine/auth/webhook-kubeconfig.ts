@@ -1,0 +1,138 @@
+// The kubeconfig that tells a webhook authorizer where its webhook is and how to reach it
+// (`connectionInfo.kubeConfigFile`, the legacy `--authorization-webhook-config-file` format):
+// `current-context` picks a context, whose cluster gives the URL (POSTed to exactly as written)
+// and the CA, and whose user gives the credentials Fairway presents (client certificate, bearer
+// token or basic auth). File paths inside resolve against the kubeconfig's own directory, as
+// client-go's loader resolves them.
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+export interface WebhookConnection {
+  /** The full URL the review is POSTed to. */
+  url: URL;
+  caPem?: string;
+  insecureSkipTlsVerify: boolean;
+  tlsServerName?: string;
+  clientCertPem?: string;
+  clientKeyPem?: string;
+  token?: string;
+  username?: string;
+  password?: string;
+}
+
+export type KubeconfigLoad = { ok: true; connection: WebhookConnection } | { ok: false; error: string };
+
+/**
+ * Reads and resolves a webhook kubeconfig; every problem is an error value naming the file.
+ * Synchronous: it runs when an authorizer chain is built (startup, reload, `config check`).
+ */
+export function loadWebhookKubeconfig(file: string): KubeconfigLoad {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return { ok: false, error: `invalid configuration: unable to read ${file}: ${(error as Error).message}` };
+  }
+  let config: unknown;
+  try {
+    config = parseYaml(text);
+  } catch (error) {
+    return { ok: false, error: `error loading config file "${file}": ${(error as Error).message.split('\n')[0]}` };
+  }
+  try {
+    return { ok: true, connection: resolveConnection(config, dirname(file)) };
+  } catch (error) {
+    return { ok: false, error: `invalid kubeconfig ${file}: ${(error as Error).message}` };
+  }
+}
+
+function resolveConnection(config: unknown, baseDir: string): WebhookConnection {
+  const root = asObject(config, 'the file is not a kubeconfig object');
+  const currentContext = typeof root['current-context'] === 'string' ? root['current-context'] : '';
+  const contexts = namedEntries(root.contexts, 'context');
+  const clusters = namedEntries(root.clusters, 'cluster');
+  const users = namedEntries(root.users, 'user');
+  // With no current-context, client-go's webhook loader still works when there is exactly one
+  // cluster (and at most one user): that is how most webhook kubeconfigs are written.
+  let clusterName: string | undefined;
+  let userName: string | undefined;
+  if (currentContext !== '') {
+    const context = contexts.get(currentContext);
+    if (context === undefined) throw new Error(`context was not found for specified context: ${currentContext}`);
+    clusterName = typeof context.cluster === 'string' ? context.cluster : '';
+    userName = typeof context.user === 'string' ? context.user : '';
+  } else if (clusters.size === 1 && users.size <= 1) {
+    clusterName = [...clusters.keys()][0];
+    userName = [...users.keys()][0];
+  } else {
+    throw new Error('no current-context is set and the file does not have exactly one cluster');
+  }
+  const cluster = clusters.get(clusterName ?? '');
+  if (cluster === undefined) throw new Error(`cluster "${clusterName}" was not found`);
+  const user = userName === undefined || userName === '' ? {} : users.get(userName);
+  if (user === undefined) throw new Error(`user "${userName}" was not found`);
+
+  const server = typeof cluster.server === 'string' ? cluster.server : '';
+  if (server === '') throw new Error('no server found for cluster');
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new Error(`invalid server URL ${JSON.stringify(server)}`);
+  }
+  if (url.protocol !== 'https:') throw new Error(`server ${JSON.stringify(server)} must use https`);
+
+  const connection: WebhookConnection = { url, insecureSkipTlsVerify: cluster['insecure-skip-tls-verify'] === true };
+  const fileOrData = (fileKey: string, dataKey: string, from: Record<string, unknown>): string | undefined => {
+    const data = from[dataKey];
+    if (typeof data === 'string' && data !== '') return Buffer.from(data, 'base64').toString('utf8');
+    const path = from[fileKey];
+    if (typeof path === 'string' && path !== '') {
+      const absolute = isAbsolute(path) ? path : resolve(baseDir, path);
+      try {
+        return readFileSync(absolute, 'utf8');
+      } catch (error) {
+        throw new Error(`unable to read ${fileKey} ${absolute}: ${(error as Error).message}`);
+      }
+    }
+    return undefined;
+  };
+  const ca = fileOrData('certificate-authority', 'certificate-authority-data', cluster);
+  if (ca !== undefined) connection.caPem = ca;
+  if (typeof cluster['tls-server-name'] === 'string' && cluster['tls-server-name'] !== '') connection.tlsServerName = cluster['tls-server-name'];
+  const cert = fileOrData('client-certificate', 'client-certificate-data', user);
+  const key = fileOrData('client-key', 'client-key-data', user);
+  if ((cert === undefined) !== (key === undefined)) throw new Error('client-certificate and client-key must be given together');
+  if (cert !== undefined && key !== undefined) {
+    connection.clientCertPem = cert;
+    connection.clientKeyPem = key;
+  }
+  if (typeof user.token === 'string' && user.token !== '') connection.token = user.token;
+  else {
+    const token = fileOrData('tokenFile', '', user);
+    if (token !== undefined) connection.token = token.trim();
+  }
+  if (typeof user.username === 'string' && user.username !== '') {
+    connection.username = user.username;
+    connection.password = typeof user.password === 'string' ? user.password : '';
+  }
+  return connection;
+}
+
+function namedEntries(list: unknown, field: string): Map<string, Record<string, unknown>> {
+  const entries = new Map<string, Record<string, unknown>>();
+  if (list === undefined || list === null) return entries;
+  if (!Array.isArray(list)) throw new Error(`${field}s must be a list`);
+  for (const item of list) {
+    const entry = asObject(item, `each ${field}s entry must be an object`);
+    const name = typeof entry.name === 'string' ? entry.name : '';
+    entries.set(name, entry[field] === undefined || entry[field] === null ? {} : asObject(entry[field], `${field} "${name}" must be an object`));
+  }
+  return entries;
+}
+
+function asObject(value: unknown, message: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error(message);
+  return value as Record<string, unknown>;
+}

@@ -1,0 +1,46 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { formatGoDuration, goDurationToMs, parseGoDuration } from './go-duration.ts';
+
+const ns = (text: string): bigint => {
+  const parsed = parseGoDuration(text);
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.nanoseconds;
+};
+
+test('parses every unit, fractions, signs and sums, as time.ParseDuration', () => {
+  assert.is(ns('3s'), 3_000_000_000n);
+  assert.is(ns('1h2m3.5s'), 3_723_500_000_000n);
+  assert.is(ns('1.5ms'), 1_500_000n);
+  assert.is(ns('250us'), 250_000n);
+  assert.is(ns('7µs'), 7_000n);
+  assert.is(ns('7μs'), 7_000n);
+  assert.is(ns('.5s'), 500_000_000n);
+  assert.is(ns('-1.5s'), -1_500_000_000n);
+  assert.is(ns('+2ns'), 2n);
+  assert.is(ns('0'), 0n);
+  assert.is(goDurationToMs(ns('1.5ms')), 1.5);
+});
+
+test('refuses malformed durations with Go error texts', () => {
+  assert.equal(parseGoDuration(''), { ok: false, error: 'time: invalid duration ""' });
+  assert.equal(parseGoDuration('3'), { ok: false, error: 'time: missing unit in duration "3"' });
+  assert.equal(parseGoDuration('3d'), { ok: false, error: 'time: unknown unit "d" in duration "3d"' });
+  assert.equal(parseGoDuration('s'), { ok: false, error: 'time: invalid duration "s"' });
+  assert.equal(parseGoDuration('.s'), { ok: false, error: 'time: invalid duration ".s"' });
+  assert.equal(parseGoDuration('9999999999h'), { ok: false, error: 'time: invalid duration "9999999999h"' });
+});
+
+test('formats as Duration.String', () => {
+  assert.is(formatGoDuration(0n), '0s');
+  assert.is(formatGoDuration(999n), '999ns');
+  assert.is(formatGoDuration(1_500n), '1.5µs');
+  assert.is(formatGoDuration(250_000_000n), '250ms');
+  assert.is(formatGoDuration(3_000_000_000n), '3s');
+  assert.is(formatGoDuration(ns('90s')), '1m30s');
+  assert.is(formatGoDuration(ns('2h')), '2h0m0s');
+  assert.is(formatGoDuration(ns('-1500ms')), '-1.5s');
+  assert.is(formatGoDuration(ns('1h0m0.25s')), '1h0m0.25s');
+});
+
+test.run();
