@@ -31,7 +31,9 @@ export type StatusReason =
   | 'TooManyRequests'
   | 'InternalError'
   | 'Timeout'
-  | 'ServiceUnavailable';
+  | 'ServiceUnavailable'
+  /** Go's StatusReasonUnknown: a plain error the server did not classify; `reason` is then omitted. */
+  | '';
 
 export interface ErrorEntry {
   readonly reason: StatusReason;
@@ -67,6 +69,7 @@ export const API_ERRORS = {
     'the body of the request was in an unknown format - accepted media types include: %s',
   ),
   FW_ERR_REQUEST_ENTITY_TOO_LARGE: entry('RequestEntityTooLarge', 413, 'Request entity too large: limit is %s'),
+  FW_ERR_PATCH_FAILED: entry('Invalid', 422, '%s'),
   FW_ERR_PATCH_TOO_MANY_OPERATIONS: entry(
     'RequestEntityTooLarge',
     413,
@@ -86,7 +89,13 @@ export const API_ERRORS = {
   ),
   FW_ERR_RESOURCE_GONE: entry('Gone', 410, '%s'),
   FW_ERR_APF_TOO_MANY_REQUESTS: entry('TooManyRequests', 429, 'Too many requests: %s'),
+  FW_ERR_ADMISSION_RATE_LIMITED: entry('TooManyRequests', 429, 'Too many requests: %s'),
+  FW_ERR_ADMISSION_POLICY_INVALID: entry('Invalid', 422, '%s is forbidden: %s'),
+  FW_ERR_ADMISSION_POLICY_FORBIDDEN: entry('Forbidden', 403, '%s is forbidden: %s'),
+  FW_ERR_ADMISSION_POLICY_UNAUTHORIZED: entry('Unauthorized', 401, '%s is forbidden: %s'),
+  FW_ERR_ADMISSION_POLICY_TOO_LARGE: entry('RequestEntityTooLarge', 413, '%s is forbidden: %s'),
   FW_ERR_SERVER_INTERNAL: entry('InternalError', 500, 'Internal error occurred: %s'),
+  FW_ERR_SERVER_UNCLASSIFIED: entry('', 500, '%s'),
   FW_ERR_REQUEST_TIMEOUT: entry('Timeout', 504, 'Timeout: %s'),
   FW_ERR_SERVER_UNAVAILABLE: entry('ServiceUnavailable', 503, '%s'),
 } as const satisfies Record<`FW_ERR_${string}`, ErrorEntry>;
@@ -180,7 +189,8 @@ function details(fields: StatusDetails): StatusDetails {
 
 function build(code: ApiErrorCode, message: string, statusDetails?: StatusDetails): Status {
   const { reason, httpCode } = API_ERRORS[code];
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason };
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message };
+  if (reason !== '') status.reason = reason;
   if (statusDetails !== undefined) status.details = statusDetails;
   status.code = httpCode;
   Object.defineProperty(status, kErrorCode, { value: code, enumerable: false });
@@ -293,6 +303,8 @@ export function forbidden(attributes: ForbiddenAttributes): Status {
         ? goSprintf('User %q cannot %s resource %q in API group %q at the cluster scope', user, verb, fullResource, group)
         : goSprintf('User %q cannot %s resource %q in API group %q in the namespace %q', user, verb, fullResource, group, namespace);
   }
+  // kube-apiserver HTML-escapes its own text (user, verb, names), not the authorizer's reason.
+  why = why.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   if (reason !== '') why += `: ${reason}`;
   if (group === '' && resource === '') return build('FW_ERR_AUTHZ_FORBIDDEN_PATH', format('FW_ERR_AUTHZ_FORBIDDEN_PATH', why), {});
   const gr = { group, resource };
@@ -362,6 +374,50 @@ export function gone(message: string): Status {
 /** 429 as a Status (the error constructors' form; the APF filter itself sends TOO_MANY_REQUESTS_TEXT). */
 export function tooManyRequests(message: string, retryAfterSeconds: number): Status {
   return build('FW_ERR_APF_TOO_MANY_REQUESTS', format('FW_ERR_APF_TOO_MANY_REQUESTS', message), details({ retryAfterSeconds }));
+}
+
+/**
+ * 422 from applying a patch (a failed JSON-patch operation, a strategic merge patch the merge
+ * rejects): `NewGenericServerResponse`, so the text is the patch library's and details are empty.
+ */
+export function patchFailed(message: string): Status {
+  return build('FW_ERR_PATCH_FAILED', format('FW_ERR_PATCH_FAILED', message), {});
+}
+
+/** 500 for a plain Go error that reached the handler unclassified: no reason, no details. */
+export function unclassifiedError(message: string): Status {
+  return build('FW_ERR_SERVER_UNCLASSIFIED', format('FW_ERR_SERVER_UNCLASSIFIED', message));
+}
+
+/**
+ * 429 from the EventRateLimit admission plugin: `NewTooManyRequestsError`, so no details and no
+ * Retry-After (the detail already reads `Too many requests: limit reached on type ...`).
+ */
+export function admissionRateLimited(detail: string): Status {
+  return build('FW_ERR_ADMISSION_RATE_LIMITED', format('FW_ERR_ADMISSION_RATE_LIMITED', detail));
+}
+
+const POLICY_DENIAL_CODES = {
+  Invalid: 'FW_ERR_ADMISSION_POLICY_INVALID',
+  Forbidden: 'FW_ERR_ADMISSION_POLICY_FORBIDDEN',
+  Unauthorized: 'FW_ERR_ADMISSION_POLICY_UNAUTHORIZED',
+  RequestEntityTooLarge: 'FW_ERR_ADMISSION_POLICY_TOO_LARGE',
+} as const satisfies Record<string, ApiErrorCode>;
+
+/**
+ * A ValidatingAdmissionPolicy denial: kube-apiserver builds `NewForbidden(resource, name, ...)`,
+ * then replaces reason and code with the validation's reason (Invalid unless it says otherwise)
+ * and adds the text as a cause.
+ */
+export function admissionPolicyDenied(
+  gr: GroupResource,
+  name: string,
+  denial: { policy: string; binding: string; message: string; reason: keyof typeof POLICY_DENIAL_CODES },
+): Status {
+  const code = POLICY_DENIAL_CODES[denial.reason];
+  const why = `ValidatingAdmissionPolicy '${denial.policy}' with binding '${denial.binding}' denied request: ${denial.message}`;
+  const subject = name === '' ? qualifiedResource(gr) : goSprintf('%s %q', qualifiedResource(gr), name);
+  return build(code, format(code, subject, why), details({ name, group: gr.group, kind: gr.resource, causes: [{ message: why }] }));
 }
 
 /** 500; the cause's text goes into the message and into the single cause. */

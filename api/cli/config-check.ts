@@ -7,6 +7,8 @@ import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import { formatFieldError } from '../../engine/resources/field-errors.ts';
 import { checkManifests, createManifestRegistry, documentLabel, formatManifestError, readManifestFile } from '../../engine/config/manifests.ts';
 import { flowcontrolManifestKinds } from '../../engine/config/flowcontrol-kinds.ts';
+import { authorizationManifestKinds } from '../../engine/config/authorization-kind.ts';
+import { admissionManifestKinds } from '../../engine/config/admission-kind.ts';
 import { encryptionManifestKinds } from '../../engine/config/encryption-kind.ts';
 
 const USAGE = `Usage: fairway config check [--api-domain DOMAIN] FILE...
@@ -14,6 +16,9 @@ const USAGE = `Usage: fairway config check [--api-domain DOMAIN] FILE...
 Checks PriorityLevelConfiguration and FlowSchema manifests without a server: each object is
 decoded, defaulted and validated as kube-apiserver does on create. EncryptionConfiguration files
 (apiserver.config.DOMAIN/v1) are checked as kube-apiserver checks --encryption-provider-config.
+AuthorizationConfiguration and AdmissionConfiguration files are checked as the server loads them:
+CEL expressions compiled, kubeconfig and plugin configuration files read, static policy
+manifests checked.
 
 Files are YAML (several documents separated by ---) or JSON (a file starting with '{'); a List
 (kind: List, or e.g. kind: FlowSchemaList) is checked item by item.
@@ -42,7 +47,7 @@ export interface Output {
 }
 
 export const configCheckCommand: Command = {
-  summary: 'validate PriorityLevelConfiguration/FlowSchema manifests offline',
+  summary: 'validate FlowSchema/PriorityLevelConfiguration manifests and apiserver config files (authorization, admission, encryption) offline',
   run: (args) =>
     runConfigCheck(args, {
       stdout: (text) => process.stdout.write(text),
@@ -61,7 +66,12 @@ export async function runConfigCheck(args: string[], output: Output): Promise<nu
     return 2;
   }
 
-  const registry = createManifestRegistry([...flowcontrolManifestKinds(parsed.apiDomain), ...encryptionManifestKinds(parsed.apiDomain)]);
+  const registry = createManifestRegistry([
+    ...flowcontrolManifestKinds(parsed.apiDomain),
+    ...encryptionManifestKinds(parsed.apiDomain),
+    ...authorizationManifestKinds(parsed.apiDomain),
+    ...admissionManifestKinds(parsed.apiDomain),
+  ]);
   let failed = false;
   const print = (line: string): void => output.stdout(`${line}\n`);
   // One file at a time keeps the output in argument order.

@@ -66,7 +66,7 @@ const OBJECT_META = struct(
 const CONDITION = struct({ type: string, status: string, lastTransitionTime: string, reason: string, message: string });
 const STATUS = struct({ conditions: arrayOf(CONDITION) });
 
-const PRIORITY_LEVEL_SHAPE = struct({
+export const PRIORITY_LEVEL_SHAPE = struct({
   apiVersion: string,
   kind: string,
   metadata: OBJECT_META,
@@ -93,7 +93,7 @@ const SUBJECT = struct({
   serviceAccount: struct({ namespace: string, name: string }),
 });
 
-const FLOW_SCHEMA_SHAPE = struct({
+export const FLOW_SCHEMA_SHAPE = struct({
   apiVersion: string,
   kind: string,
   metadata: OBJECT_META,

@@ -55,6 +55,8 @@ export interface RequestDescriptor {
 
 /** Metrics hooks (the API layer connects Prometheus here); every call is synchronous. */
 export interface FlowControlObserver {
+  /** Once per admitted request, after classification and estimation, before the queue set sees it. */
+  estimated?(request: RequestDescriptor, workEstimate: WorkEstimate): void;
   dispatched?(request: RequestDescriptor, waitMs: number): void;
   rejected?(request: RequestDescriptor, reason: RejectReason, waitMs: number): void;
   queued?(request: RequestDescriptor, queueLengthAfter: number): void;
@@ -71,6 +73,11 @@ export interface AdmitRequest {
   waitLimitMs?: number;
   /** Skips estimation (the simulator knows the seats of replayed requests). */
   workEstimate?: WorkEstimate;
+  /**
+   * Called synchronously inside `admit`, before any outcome: lets a caller that does not wait for
+   * the decision (the server's shadow mode) still learn the classification.
+   */
+  onClassified?(classification: Classification, request: RequestDescriptor, workEstimate: WorkEstimate): void;
 }
 
 export interface AdmitOutcome {
@@ -197,6 +204,8 @@ export class FlowController {
       digest: request.digest,
       arrivalMs: this.options.clock.now(),
     };
+    this.options.observer?.estimated?.(descriptor, workEstimate);
+    request.onClassified?.(classification, descriptor, workEstimate);
     return context.queueSet.startRequest(
       { flowHash: classification.hashValue, workEstimate, waitLimitMs: request.waitLimitMs ?? this.options.defaultWaitLimitMs, descriptor },
       (decision) => {

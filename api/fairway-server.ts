@@ -1,0 +1,218 @@
+// The whole server minus the socket: over an open store it starts the flow controller (following
+// the stored PLCs and FlowSchemas), the bootstrap ensurer, metrics, and builds the request path
+// (filters and handlers). `fairway serve` puts it behind HTTPS; tests may put it behind plain
+// HTTP in-process. `stop()` undoes everything but the store, which the caller owns.
+import { randomUUID } from 'node:crypto';
+import type { Subscription } from 'rxjs';
+import { realClock, formatRfc3339, type Clock } from '../engine/clock.ts';
+import { toRxScheduler } from '../engine/clock-adapters.ts';
+import { FlowController } from '../engine/flowcontrol/controller.ts';
+import { watchFlowcontrolConfig } from '../engine/flowcontrol/config-stream.ts';
+import { startBootstrapEnsurer } from '../engine/flowcontrol/bootstrap-ensurer.ts';
+import { InterestedWatches } from '../engine/flowcontrol/interested-watches.ts';
+import type { ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
+import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
+import { apiGroupsFor, flowcontrolApiVersion, FLOWCONTROL_VERSION } from '../engine/resources/api-domain.ts';
+import { FLOWCONTROL_KINDS, storeResourceInfo, type KindInfo } from '../engine/resources/kinds.ts';
+import type { Store } from '../engine/store/store-types.ts';
+import { resourcePrefix } from '../engine/store/store.ts';
+import { fairwayDiscoveryModel } from './discovery.ts';
+import type { Filter } from './http-context.ts';
+import type { Logger } from './log.ts';
+import { allowAllAuthorization, createApiServer, type ApiServer, type RouteHandler } from './server.ts';
+import { createAuthenticationFilter } from './filters/authentication.ts';
+import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
+import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
+import { metricsHandler } from './metrics/metrics-handler.ts';
+import { createApfDebugHandlers } from './debug/apf-dump.ts';
+import { createRequestMetricsFilter } from './metrics/request-metrics.ts';
+import { createDescriptionHandler } from './handlers/discovery.ts';
+import { FlowcontrolRest } from './handlers/flowcontrol-rest.ts';
+import { isHealthPath, type HealthCheck } from './handlers/health.ts';
+import { createResourceHandler, type ResourceRoute } from './handlers/resource.ts';
+import type { FlowcontrolKind } from './table.ts';
+import { managedFieldsRecorder, patchApplier } from './handlers/patch-adapter.ts';
+import { withSelfSubjectAccessReview, type AccessControl } from './access-control.ts';
+import { Registry } from 'prom-client';
+
+export interface FairwayServerOptions {
+  /** An open store. */
+  store: Store;
+  logger: Logger;
+  apiDomain?: string;
+  requestTimeoutMs: number;
+  /** --max-requests-inflight + --max-mutating-requests-inflight. */
+  serverConcurrencyLimit: number;
+  enablePriorityAndFairness: boolean;
+  apfEnforce: boolean;
+  /** Bearer token → user. */
+  tokens: ReadonlyMap<string, UserInfo>;
+  anonymousAuth?: boolean;
+  clientCertificates?: boolean;
+  /** `host:port` for /api's serverAddressByClientCIDRs. */
+  serverAddress: () => string;
+  clock?: Clock;
+  /** Watches without timeoutSeconds last 1–2× this (kube's --min-request-timeout). */
+  minRequestTimeoutMs?: number;
+  /** Authorization, admission and the SelfSubjectAccessReview route (api/access-control.ts). */
+  accessControl?: Pick<AccessControl, 'authorizationFilter' | 'admissionFilter' | 'selfSubjectAccessReview' | 'registry'>;
+  /** Filters inserted after authorization (admission, issue 7). */
+  extraFilters?: readonly Filter[];
+}
+
+export interface FairwayServer {
+  apiServer: ApiServer;
+  controller: FlowController;
+  /** Marks the server as shutting down: /readyz fails from now on. */
+  beginShutdown(): void;
+  /** Stops the controller and the ensurer (the store stays open). */
+  stop(): void;
+}
+
+/** How long the object counts the work estimator reads may be reused. */
+const OBJECT_COUNT_REFRESH_MS = 1_000;
+
+function objectCounter(store: Store, clock: Clock): (groupResource: string) => ObjectCountResult {
+  let counts = new Map<string, number>();
+  let refreshedAtMs = Number.NEGATIVE_INFINITY;
+  return (groupResource) => {
+    const nowMs = clock.now();
+    if (nowMs - refreshedAtMs >= OBJECT_COUNT_REFRESH_MS) {
+      counts = new Map(store.dump().resources.map((r) => [r.prefix, r.objects]));
+      refreshedAtMs = nowMs;
+    }
+    const dot = groupResource.indexOf('.');
+    const resource = dot < 0 ? groupResource : groupResource.slice(0, dot);
+    const group = dot < 0 ? '' : groupResource.slice(dot + 1);
+    const count = counts.get(resourcePrefix({ group, resource }));
+    return count === undefined ? 'not-found' : { count };
+  };
+}
+
+export function createFairwayServer(options: FairwayServerOptions): FairwayServer {
+  const clock = options.clock ?? realClock();
+  const { store, logger, apiDomain } = options;
+  const groups = apiGroupsFor(apiDomain);
+  const apiVersion = flowcontrolApiVersion(apiDomain);
+  const plcStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[0], apiDomain));
+  const fsStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[1], apiDomain));
+
+  const metrics = createFairwayMetrics();
+  const watches = new InterestedWatches();
+  const controller = new FlowController({
+    clock,
+    serverConcurrencyLimit: options.serverConcurrencyLimit,
+    defaultWaitLimitMs: Math.min(options.requestTimeoutMs / 4, 60_000),
+    apiDomain,
+    estimator: { objectCount: objectCounter(store, clock), watchCount: (info) => watches.countInterested(info) },
+    observer: metrics.flowControl.observer,
+  });
+  metrics.flowControl.attach(controller);
+  const subscriptions: Subscription[] = [];
+  controller.start(watchFlowcontrolConfig(plcStore, fsStore));
+
+  let bootstrapped = false;
+  let shuttingDown = false;
+  subscriptions.push(
+    startBootstrapEnsurer({ priorityLevels: plcStore, flowSchemas: fsStore, clock, newUid: randomUUID, apiDomain }, toRxScheduler(clock), ({ report, error }) => {
+      if (error !== undefined) {
+        logger.warning(`ensuring the APF bootstrap configuration failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
+        return;
+      }
+      if (!bootstrapped) logger.info('APF bootstrap configuration ensured');
+      bootstrapped = true;
+      for (const name of report?.created ?? []) logger.info(`created APF bootstrap object ${name}`);
+      for (const name of report?.updated ?? []) logger.info(`updated APF bootstrap object ${name}`);
+      for (const name of report?.deleted ?? []) logger.info(`deleted APF bootstrap object ${name}`);
+    }),
+  );
+
+  const nowMs = () => Date.now();
+  const nowTime = () => formatRfc3339(Date.now());
+  const routes = new Map<string, ResourceRoute>();
+  for (const kind of FLOWCONTROL_KINDS as unknown as readonly KindInfo<never>[]) {
+    const resourceStore = kind.kind === FLOWCONTROL_KINDS[0].kind ? plcStore : fsStore;
+    const rest = new FlowcontrolRest({
+      store: resourceStore,
+      kind,
+      apiVersion,
+      group: groups.flowcontrol,
+      newUid: randomUUID,
+      nowMs,
+      managedFields: managedFieldsRecorder(apiVersion, nowTime),
+    });
+    routes.set(kind.resource, {
+      rest,
+      kind,
+      out: { kind: kind.kind as FlowcontrolKind, listKind: kind.listKind, apiVersion, metaGroup: groups.meta, nowMs, ...(apiDomain !== undefined ? { apiDomain } : {}) },
+    });
+  }
+  const resources = createResourceHandler({
+    routes,
+    group: groups.flowcontrol,
+    version: FLOWCONTROL_VERSION,
+    metaGroup: groups.meta,
+    ...(apiDomain !== undefined ? { apiDomain } : {}),
+    applyPatch: patchApplier(new Map([...routes.values()].map((r) => [r.kind.kind, r.kind])), groups.flowcontrol),
+    nowTime,
+    ...(options.minRequestTimeoutMs !== undefined ? { minRequestTimeoutMs: options.minRequestTimeoutMs } : {}),
+    logger,
+  });
+
+  const ping: HealthCheck = { name: 'ping', check: () => undefined };
+  const storage: HealthCheck = { name: 'etcd', check: () => (store.state === 'open' ? undefined : `storage is ${store.state}`) };
+  const bootstrap: HealthCheck = {
+    name: 'poststarthook/priority-and-fairness-config-producer',
+    check: () => (bootstrapped ? undefined : 'the APF bootstrap configuration is not ensured yet'),
+  };
+  const shutdown: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'the server is shutting down' : undefined) };
+
+  const filters: Filter[] = [
+    createAuthenticationFilter({
+      tokens: options.tokens,
+      anonymous: options.anonymousAuth ?? false,
+      clientCertificates: options.clientCertificates ?? false,
+      isPublicPath: isHealthPath,
+    }),
+  ];
+  if (options.enablePriorityAndFairness) {
+    filters.push(createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }));
+  }
+  const access = options.accessControl;
+  filters.push(
+    createRequestMetricsFilter(metrics.requests, clock),
+    access?.authorizationFilter ?? allowAllAuthorization,
+    ...(access !== undefined ? [access.admissionFilter] : []),
+    ...(options.extraFilters ?? []),
+  );
+
+  const registry = access !== undefined ? Registry.merge([metrics.registry, access.registry]) : metrics.registry;
+  const extraRoutes = new Map<string, RouteHandler>([['/metrics', metricsHandler(registry)]]);
+  if (options.enablePriorityAndFairness) for (const [path, handler] of createApfDebugHandlers(controller).byPath) extraRoutes.set(path, handler);
+  const apiServer = createApiServer({
+    clock,
+    logger,
+    requestTimeoutMs: options.requestTimeoutMs,
+    filters,
+    health: { healthz: [ping, storage], livez: [ping], readyz: [ping, storage, bootstrap, shutdown] },
+    resources: access !== undefined ? withSelfSubjectAccessReview(resources, access.selfSubjectAccessReview) : resources,
+    describe: createDescriptionHandler({
+      model: fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined }),
+      ...(apiDomain !== undefined ? { apiDomain } : {}),
+      serverAddress: options.serverAddress,
+    }),
+    extraRoutes,
+  });
+
+  return {
+    apiServer,
+    controller,
+    beginShutdown() {
+      shuttingDown = true;
+    },
+    stop() {
+      for (const s of subscriptions.splice(0)) s.unsubscribe();
+      controller.stop();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+// Authorization, after authentication and priority-and-fairness: asks the authorizer chain about
+// the request's attributes (context.requestInfo + context.user, plus the parsed field and label
+// selectors of a list or watch) and answers as kube-apiserver's WithAuthorization filter does:
+// - allowed: on to the next filter;
+// - not allowed, with an error (a webhook that failed, a CEL error): HTTP 500 with Go's plain-text
+//   `Internal Server Error: "<request URI>": <error>` (http.Error: text/plain, nosniff, newline);
+// - otherwise: 403 Forbidden Status, `User "u" cannot <verb> resource "r" ...: <reason>`.
+import type { AuthorizationAttributes, Authorizer, SelectorRequirement } from '../../engine/auth/authorizer.ts';
+import { attributesFromRequest } from '../../engine/auth/authorizer.ts';
+import { parseFieldSelector } from '../../engine/store/field-selector.ts';
+import { parseLabelSelector } from '../../engine/store/label-selector.ts';
+import type { Filter, RequestContext } from '../http-context.ts';
+import { forbidden } from '../errors.ts';
+import { sendStatus } from '../handlers/respond.ts';
+import type { Logger } from '../log.ts';
+
+export interface AuthorizationFilterOptions {
+  /** The chain (a swappable one when --authorization-config reloads). */
+  authorizer: Authorizer;
+  logger?: Logger;
+  /** Paths served without asking (the health checks, which authentication also lets through). */
+  skipPath?: (path: string) => boolean;
+}
+
+export function createAuthorizationFilter(options: AuthorizationFilterOptions): Filter {
+  return async (context, next) => {
+    if (options.skipPath?.(context.requestInfo.path) === true) return next();
+    const user = context.user;
+    if (user === undefined) {
+      writeInternalError(context, 'no user found for request');
+      return;
+    }
+    const attributes = attributesFromRequest(context.requestInfo, user, selectorsOf(context));
+    const result = await options.authorizer.authorize(attributes, context.signal);
+    if (result.decision === 'allow') return next();
+    if (result.error !== undefined && result.error !== '') {
+      options.logger?.error(`authorization error (user=${JSON.stringify(user.name)}, verb=${JSON.stringify(attributes.verb)}, path=${JSON.stringify(attributes.path)}): ${result.error}`);
+      writeInternalError(context, result.error);
+      return;
+    }
+    sendStatus(context.res, forbiddenStatus(attributes, result.reason));
+  };
+}
+
+/** The 403 Status for attributes an authorizer did not allow. */
+export function forbiddenStatus(attributes: AuthorizationAttributes, reason: string) {
+  return forbidden({
+    user: attributes.user.name,
+    verb: attributes.verb,
+    ...(attributes.isResourceRequest
+      ? { group: attributes.apiGroup, resource: attributes.resource, subresource: attributes.subresource, name: attributes.name, namespace: attributes.namespace }
+      : { path: attributes.path }),
+    reason,
+  });
+}
+
+/** Go's responsewriters.InternalError: http.Error with the sanitized `Internal Server Error: %q: %v`. */
+export function writeInternalError(context: RequestContext, error: string): void {
+  const { res } = context;
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = `${sanitize(`Internal Server Error: ${JSON.stringify(context.req.url ?? '')}: ${error}`)}\n`;
+  res.statusCode = 500;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+/** The HTML escaping kube-apiserver applies to these messages. */
+function sanitize(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * Field and label selectors as SubjectAccessReview requirements (`=`/`==`/`in` → In, `!=`/`notin` →
+ * NotIn, `x` → Exists, `!x` → DoesNotExist). Selectors that do not parse, and `>`/`<` terms, which
+ * have no requirement form, are left out, as kube-apiserver leaves them out.
+ */
+function selectorsOf(context: RequestContext): { fieldSelector?: SelectorRequirement[]; labelSelector?: SelectorRequirement[] } {
+  const { verb } = context.requestInfo;
+  if (verb !== 'list' && verb !== 'watch' && verb !== 'deletecollection') return {};
+  const out: { fieldSelector?: SelectorRequirement[]; labelSelector?: SelectorRequirement[] } = {};
+  const fieldText = context.url.searchParams.get('fieldSelector');
+  if (fieldText !== null && fieldText !== '') {
+    try {
+      out.fieldSelector = parseFieldSelector(fieldText).terms.map((t) => ({ key: t.field, operator: t.operator === '=' ? 'In' : 'NotIn', values: [t.value] }));
+    } catch {
+      // unparseable: no requirements, as in kube-apiserver
+    }
+  }
+  const labelText = context.url.searchParams.get('labelSelector');
+  if (labelText !== null && labelText !== '') {
+    try {
+      const requirements: SelectorRequirement[] = [];
+      for (const r of parseLabelSelector(labelText).requirements) {
+        if (r.operator === '=' || r.operator === '==' || r.operator === 'in') requirements.push({ key: r.key, operator: 'In', values: [...r.values] });
+        else if (r.operator === '!=' || r.operator === 'notin') requirements.push({ key: r.key, operator: 'NotIn', values: [...r.values] });
+        else if (r.operator === 'exists') requirements.push({ key: r.key, operator: 'Exists' });
+        else if (r.operator === '!') requirements.push({ key: r.key, operator: 'DoesNotExist' });
+      }
+      out.labelSelector = requirements;
+    } catch {
+      // unparseable: no requirements
+    }
+  }
+  return out;
+}

@@ -1,0 +1,217 @@
+// The API Priority and Fairness filter (kube-apiserver's WithPriorityAndFairness, apf-semantics
+// 5.1, 6.6, 7.6 and 9.1-9.2): classify the authenticated request, admit it through the flow
+// controller, and either run the rest of the chain while the request holds its seats, or answer
+// 429 with an adaptive Retry-After.
+//
+// Seats are held until the response is completely written (`next()` settles), because on Node a
+// handler's work is asynchronous: releasing when the handler *returns* would release before the
+// storage I/O and the response streaming that the seats are meant to bound. A watch holds its
+// seats only until it has sent its initial events (`watchInitialized`); the stream goes on outside
+// APF, as in Kubernetes.
+//
+// Shadow mode (`enforce: false`, flag `--apf-enforce=false`) runs every request at once and keeps
+// the queue set's books as if it enforced; docs/flow-control.md ("Shadow mode") defines the model.
+
+import type { Clock } from '../../engine/clock.ts';
+import type { Classification } from '../../engine/flowcontrol/classifier.ts';
+import type { AdmitOutcome, AdmitRequest, FlowController } from '../../engine/flowcontrol/controller.ts';
+import type { InterestedWatches } from '../../engine/flowcontrol/interested-watches.ts';
+import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
+import { goQuote } from '../go-format.ts';
+import type { Filter, RequestContext } from '../http-context.ts';
+
+export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
+export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
+/** No request waits in a queue longer than this, whatever its deadline. */
+export const MAX_QUEUE_WAIT_MS = 60_000;
+
+// kube-apiserver's BasicLongRunningRequestCheck: these never enter APF, except watches.
+const LONG_RUNNING_VERBS: ReadonlySet<string> = new Set(['watch', 'proxy']);
+const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
+
+/** Hooks for the metrics the filter itself produces (the engine's own go through FlowControlObserver). */
+export interface PriorityAndFairnessFilterObserver {
+  /** A 429 was answered (enforcing mode). */
+  rejected?(context: RequestContext, outcome: AdmitOutcome): void;
+  /** Shadow mode: the queue set rejected the request's shadow and the request ran anyway. */
+  unenforcedRejection?(context: RequestContext, outcome: AdmitOutcome): void;
+}
+
+export interface PriorityAndFairnessFilterOptions {
+  controller: FlowController;
+  /** false: shadow mode, never delay or reject. */
+  enforce: boolean;
+  /** The clock that stamped `receivedMs` and `deadlineMs`; also the controller's clock. */
+  clock: Clock;
+  /** Registered watches for the mutating work estimator; the controller's `watchCount` reads it. */
+  watchTracker?: InterestedWatches;
+  observer?: PriorityAndFairnessFilterObserver;
+}
+
+/** Long-running requests other than watches bypass APF entirely. */
+export function isLongRunning(info: RequestInfo): boolean {
+  if (LONG_RUNNING_VERBS.has(info.verb)) return true;
+  if (info.isResourceRequest) return LONG_RUNNING_SUBRESOURCES.has(info.subresource);
+  return info.path.startsWith('/debug/pprof/');
+}
+
+/**
+ * How much longer the request may wait in its queue: a quarter of its deadline, at most a minute,
+ * counted from arrival (time spent in earlier filters is already used up); never negative.
+ */
+export function queueWaitLimitMs(receivedMs: number, deadlineMs: number, nowMs: number): number {
+  const quarterMs = (deadlineMs - receivedMs) / 4;
+  const limitMs = Number.isNaN(quarterMs) ? MAX_QUEUE_WAIT_MS : Math.min(quarterMs, MAX_QUEUE_WAIT_MS);
+  return Math.max(0, receivedMs + limitMs - nowMs);
+}
+
+export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilterOptions): Filter {
+  const { enforce, clock } = options;
+  return (context, next) => {
+    const info = context.requestInfo;
+    const isWatch = info.verb === 'watch';
+    if (!isWatch && isLongRunning(info)) return next();
+    const user = context.user;
+    if (user === undefined) {
+      // A wiring error (authentication must run first), answered the way Go's handleError does.
+      plainTextError(context, 500, `Internal Server Error: ${goQuote(requestUri(context))}: no User found in context`);
+      return Promise.resolve();
+    }
+    const request: AdmitRequest = {
+      digest: { requestInfo: info, user },
+      query: context.url.searchParams,
+      waitLimitMs: queueWaitLimitMs(context.receivedMs, context.deadlineMs, clock.now()),
+    };
+    return enforce ? admitEnforced(options, context, next, request, isWatch) : admitShadow(options, context, next, request, isWatch);
+  };
+}
+
+async function admitEnforced(
+  { controller, observer, watchTracker }: PriorityAndFairnessFilterOptions,
+  context: RequestContext,
+  next: () => Promise<void>,
+  request: AdmitRequest,
+  isWatch: boolean,
+): Promise<void> {
+  // Most requests are decided inside admit(); only queued ones wait for a promise.
+  const slot: { outcome?: AdmitOutcome; wake?: (outcome: AdmitOutcome) => void } = {};
+  const admission = controller.admit(request, (outcome) => {
+    slot.outcome = outcome;
+    slot.wake?.(outcome);
+  });
+  let outcome = slot.outcome;
+  if (outcome === undefined) {
+    // The client went away (or the server is stopping) while queued: leave the queue. The queue
+    // set then decides `time-out`, as Kubernetes counts cancellations.
+    const cancel = () => admission.cancel();
+    context.signal.addEventListener('abort', cancel, { once: true });
+    if (context.signal.aborted) cancel();
+    try {
+      outcome = slot.outcome ?? (await new Promise<AdmitOutcome>((resolve) => (slot.wake = resolve)));
+    } finally {
+      context.signal.removeEventListener('abort', cancel);
+    }
+  }
+  setPfHeaders(context, outcome.classification);
+  if (outcome.decision.kind === 'reject') {
+    observer?.rejected?.(context, outcome);
+    context.res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
+    plainTextError(context, 429, TOO_MANY_REQUESTS_TEXT);
+    return;
+  }
+  if (isWatch) return runWatch(context, next, watchTracker, () => admission.finish());
+  try {
+    await next();
+  } finally {
+    admission.finish();
+  }
+}
+
+/**
+ * Shadow mode: the request runs now; its shadow goes through the queue set with the request's real
+ * arrival, and, once the queue set dispatches it, holds its seats for as long as the real request
+ * took (measured to the same end point: response done, or watch initialised). A shadow the queue
+ * set rejects is a would-be rejection.
+ */
+async function admitShadow(
+  { controller, observer, watchTracker, clock }: PriorityAndFairnessFilterOptions,
+  context: RequestContext,
+  next: () => Promise<void>,
+  request: AdmitRequest,
+  isWatch: boolean,
+): Promise<void> {
+  const startMs = clock.now();
+  let endMs: number | undefined;
+  let dispatchMs: number | undefined;
+  let finishShadow: (() => void) | undefined;
+  const finishWhenBothKnown = () => {
+    if (endMs === undefined || dispatchMs === undefined || finishShadow === undefined) return;
+    const finishAtMs = dispatchMs + (endMs - startMs);
+    const delayMs = finishAtMs - clock.now();
+    if (delayMs <= 0) finishShadow();
+    else clock.after(delayMs, finishShadow);
+  };
+  const admission = controller.admit({ ...request, onClassified: (classification) => setPfHeaders(context, classification) }, (outcome) => {
+    if (outcome.decision.kind === 'reject') {
+      observer?.unenforcedRejection?.(context, outcome);
+      return;
+    }
+    dispatchMs = clock.now();
+    finishWhenBothKnown();
+  });
+  finishShadow = () => admission.finish();
+  const realRequestDone = () => {
+    if (endMs !== undefined) return;
+    endMs = clock.now();
+    finishWhenBothKnown();
+  };
+  if (isWatch) return runWatch(context, next, watchTracker, realRequestDone);
+  try {
+    await next();
+  } finally {
+    realRequestDone();
+  }
+}
+
+/** A watch releases at initialisation or when its handler ends, whichever comes first. */
+async function runWatch(context: RequestContext, next: () => Promise<void>, tracker: InterestedWatches | undefined, release: () => void): Promise<void> {
+  const forget = tracker?.register(context.requestInfo, context.url.searchParams.get('fieldSelector') ?? '');
+  let released = false;
+  const releaseOnce = () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+  void context.watchInitialized.then(releaseOnce, releaseOnce);
+  try {
+    await next();
+  } finally {
+    releaseOnce();
+    forget?.();
+  }
+}
+
+/** UIDs, never names; an imagined mandatory object has none and the header is sent empty. */
+function setPfHeaders(context: RequestContext, classification: Classification): void {
+  const res = context.res;
+  if (res.headersSent) return;
+  res.setHeader(FLOW_SCHEMA_UID_HEADER, classification.flowSchema.metadata?.uid ?? '');
+  res.setHeader(PRIORITY_LEVEL_UID_HEADER, classification.priorityLevel.metadata?.uid ?? '');
+}
+
+/** Go's http.Error: plain text plus a newline, nosniff. */
+function plainTextError(context: RequestContext, statusCode: number, text: string): void {
+  const res = context.res;
+  // A client that went away while queued gets nothing; writing to its socket would only fail.
+  if (res.headersSent || res.writableEnded || res.destroyed) return;
+  res.removeHeader('Content-Length');
+  res.statusCode = statusCode;
+  res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.end(`${text}\n`);
+}
+
+function requestUri(context: RequestContext): string {
+  return context.req.url ?? `${context.url.pathname}${context.url.search}`;
+}

@@ -1,0 +1,63 @@
+// Request bodies: read up to kube-apiserver's 3 MiB cap (413 beyond it), then parsed as JSON or
+// YAML by Content-Type. A body that does not parse is the client's mistake: 400, never 500.
+import type { IncomingMessage } from 'node:http';
+import { parse as yamlParse } from 'yaml';
+import { ApiError, badRequest, MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from '../errors.ts';
+import { negotiateInput } from '../content-negotiation.ts';
+
+export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'] as const;
+export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];
+
+/** Reads the whole body; rejects with 413 as soon as it is known to exceed `limitBytes`. */
+export async function readBody(req: IncomingMessage, limitBytes: number = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    req.resume();
+    throw new ApiError(requestEntityTooLarge(limitBytes));
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    total += buffer.length;
+    if (total > limitBytes) {
+      req.resume();
+      throw new ApiError(requestEntityTooLarge(limitBytes));
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+export interface ParsedBody {
+  /** The parsed value; undefined for an empty body. */
+  value: unknown;
+  /** The text, for duplicate-field detection. */
+  text: string;
+  mediaType: BodyMediaType;
+}
+
+/** Parses a body by its Content-Type (JSON when absent); 415 for a type neither JSON nor YAML. */
+export function parseBody(bytes: Buffer, contentType: string | undefined): ParsedBody {
+  const negotiated = negotiateInput(contentType, BODY_MEDIA_TYPES);
+  if (!negotiated.ok) throw new ApiError(negotiated.status);
+  const text = bytes.toString('utf8');
+  if (text.trim() === '') return { value: undefined, text, mediaType: negotiated.mediaType };
+  return { value: parseText(text, negotiated.mediaType), text, mediaType: negotiated.mediaType };
+}
+
+export function parseText(text: string, mediaType: BodyMediaType): unknown {
+  if (mediaType === 'application/json') {
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new ApiError(badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`));
+    }
+  }
+  try {
+    // Duplicate keys are reported by strict decoding, not here; the last one wins, as in Go.
+    return yamlParse(text, { uniqueKeys: false, maxAliasCount: 100 });
+  } catch (error) {
+    throw new ApiError(badRequest(`error converting YAML to JSON: yaml: ${(error as Error).message.split('\n')[0]}`));
+  }
+}

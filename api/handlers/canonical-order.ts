@@ -1,0 +1,41 @@
+// Objects are stored with their keys in one canonical order: Go's struct field order for typed
+// fields (taken from the decoding shapes, which list fields as the Go types declare them), sorted
+// keys for maps (Go's JSON encoder sorts them), `kind` then `apiVersion` first. Two writes of the
+// same content then encode to the same bytes, which is how the store recognises a no-op update
+// (same resourceVersion, no watch event, as kubectl's "patched (no change)" expects), and the JSON
+// reads as kube-apiserver's does.
+import type { Shape } from '../../engine/config/object-shape.ts';
+import type { KubeObject } from '../../engine/resources/types.ts';
+
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function order(value: unknown, shape: Shape | undefined): unknown {
+  if (Array.isArray(value)) return value.map((item) => order(item, shape?.type === 'array' ? shape.items : undefined));
+  if (value === null || typeof value !== 'object') return value;
+  const record = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  const put = (key: string, fieldShape: Shape | undefined) => {
+    if (Object.hasOwn(record, key) && !Object.hasOwn(out, key)) {
+      Object.defineProperty(out, key, { value: order(record[key], fieldShape), enumerable: true, writable: true, configurable: true });
+    }
+  };
+  if (shape?.type === 'object') {
+    for (const key of Object.keys(shape.fields)) put(key, shape.fields[key]);
+    for (const key of Object.keys(record).sort(byCodeUnit)) put(key, undefined);
+    return out;
+  }
+  if (shape?.type === 'any') return value;
+  const valueShape = shape?.type === 'map' ? shape.values : undefined;
+  for (const key of Object.keys(record).sort(byCodeUnit)) put(key, valueShape);
+  return out;
+}
+
+/** A copy of `object` in canonical key order for `shape` (the kind's decoding shape). */
+export function canonicalOrder(object: KubeObject, shape: Shape): KubeObject {
+  const ordered = order(object, shape) as KubeObject;
+  const { kind, apiVersion, ...rest } = ordered;
+  const head: KubeObject = {};
+  if (kind !== undefined) head.kind = kind;
+  if (apiVersion !== undefined) head.apiVersion = apiVersion;
+  return Object.assign(head, rest);
+}

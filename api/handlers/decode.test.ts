@@ -1,0 +1,44 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { isApiError } from '../errors.ts';
+import type { Status } from '../../engine/resources/types.ts';
+import { decodeObject } from './decode.ts';
+
+const target = { kind: 'PriorityLevelConfiguration', apiVersion: 'flowcontrol.apiserver.k8s.io/v1' };
+const body = { metadata: { name: 'a' }, spec: { type: 'Exempt', extra: true }, bogus: 1 };
+function statusOf(fn: () => unknown): Status {
+  try {
+    fn();
+  } catch (error) {
+    if (isApiError(error)) return error.status;
+    throw error;
+  }
+  throw new Error('expected an ApiError');
+}
+
+test('Warn drops unknown fields and returns one warning each; type meta is filled in', () => {
+  const decoded = decodeObject({ value: structuredClone(body) }, target, 'Warn');
+  assert.equal(decoded.warnings, ['unknown field "spec.extra"', 'unknown field "bogus"']);
+  assert.equal(decoded.object, { metadata: { name: 'a' }, spec: { type: 'Exempt' }, kind: target.kind, apiVersion: target.apiVersion });
+  assert.equal(decodeObject({ value: structuredClone(body) }, target, 'Ignore').warnings, []);
+});
+
+test('Strict fails with every problem, duplicates included', () => {
+  const text = '{"metadata":{"name":"a"},"spec":{"type":"Exempt","type":"Exempt","extra":1}}';
+  const status = statusOf(() => decodeObject({ value: JSON.parse(text), jsonText: text }, target, 'Strict'));
+  assert.is(status.code, 400);
+  assert.is(
+    status.message,
+    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: unknown field "spec.extra", duplicate field "spec.type"',
+  );
+});
+
+test('wrong types, kinds, versions and non-objects are 400s', () => {
+  assert.match(statusOf(() => decodeObject({ value: { spec: { type: 5 } } }, target, 'Ignore')).message!, /cannot unmarshal number into Go struct field PriorityLevelConfiguration\.spec\.type of type string/);
+  assert.is(statusOf(() => decodeObject({ value: { apiVersion: 'v1' } }, target, 'Warn')).message, 'the API version in the data (v1) does not match the expected API version (flowcontrol.apiserver.k8s.io/v1)');
+  assert.match(statusOf(() => decodeObject({ value: { kind: 'FlowSchema' } }, target, 'Warn')).message!, /^FlowSchema in version "v1" cannot be handled as a PriorityLevelConfiguration/);
+  assert.is(statusOf(() => decodeObject({ value: [] }, target, 'Warn')).code, 400);
+  assert.is(statusOf(() => decodeObject({ value: undefined }, target, 'Warn')).code, 400);
+});
+
+test.run();

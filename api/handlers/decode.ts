@@ -1,0 +1,82 @@
+// Decoding a request's object the way kube-apiserver's codec does before anything else looks at it:
+// the apiVersion and kind must be the endpoint's (or absent), every field must have the Go type,
+// and unknown or duplicate fields are handled by `fieldValidation`: Strict fails with 400,
+// Warn (the default) drops them and returns one warning per field, Ignore drops them silently.
+import type { Shape } from '../../engine/config/object-shape.ts';
+import { decodeShape, isPlainObject } from '../../engine/config/object-shape.ts';
+import { FLOW_SCHEMA_SHAPE, PRIORITY_LEVEL_SHAPE } from '../../engine/config/flowcontrol-kinds.ts';
+import { FLOW_SCHEMA_KIND } from '../../engine/resources/types.ts';
+import type { KubeObject } from '../../engine/resources/types.ts';
+import { FLOWCONTROL_VERSION } from '../../engine/resources/api-domain.ts';
+import { ApiError, badRequest, malformedBody, strictDecoding } from '../errors.ts';
+import { goQuote } from '../go-format.ts';
+import type { FieldValidation } from './query.ts';
+import { findDuplicateFields } from './json-duplicates.ts';
+
+export interface DecodeTarget {
+  kind: string;
+  /** `flowcontrol.apiserver.k8s.io/v1`. */
+  apiVersion: string;
+}
+
+export interface Decoded {
+  object: KubeObject;
+  /** Warning texts for `fieldValidation=Warn`. */
+  warnings: string[];
+}
+
+export interface DecodeInput {
+  value: unknown;
+  /** The JSON text, when the body was JSON: duplicate keys are looked for in it. */
+  jsonText?: string;
+}
+
+export function shapeOf(kind: string): Shape {
+  return kind === FLOW_SCHEMA_KIND ? FLOW_SCHEMA_SHAPE : PRIORITY_LEVEL_SHAPE;
+}
+
+/** The typed object in `input` (unknown fields dropped), or a 400 Status. */
+export function decodeObject(input: DecodeInput, target: DecodeTarget, fieldValidation: FieldValidation): Decoded {
+  const { value } = input;
+  if (value === undefined) throw new ApiError(badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input"));
+  if (!isPlainObject(value)) {
+    const type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
+    throw new ApiError(badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`));
+  }
+  checkTypeMeta(value, target);
+
+  const { value: decoded, errors } = decodeShape(value, shapeOf(target.kind));
+  const unknown = errors.filter((e) => e.type === 'FieldValueForbidden' && e.detail === 'unknown field').map((e) => `unknown field ${goQuote(e.field)}`);
+  const typeErrors = errors.filter((e) => !(e.type === 'FieldValueForbidden' && e.detail === 'unknown field'));
+  if (typeErrors.length > 0) {
+    const first = typeErrors[0]!;
+    const got = Array.isArray(first.value) ? 'array' : first.value === null ? 'null' : typeof first.value === 'object' ? 'object' : typeof first.value;
+    const goType = first.detail.replace(/^must be of type /, '');
+    throw new ApiError(
+      malformedBody(target.kind, FLOWCONTROL_VERSION, `json: cannot unmarshal ${got} into Go struct field ${target.kind}.${first.field} of type ${goType}`),
+    );
+  }
+  const duplicates = input.jsonText === undefined ? [] : findDuplicateFields(input.jsonText).map((path) => `duplicate field ${goQuote(path)}`);
+  const problems = [...unknown, ...duplicates];
+  if (problems.length > 0 && fieldValidation === 'Strict') throw new ApiError(strictDecoding(target.kind, FLOWCONTROL_VERSION, problems));
+  const object = decoded as KubeObject;
+  object.kind = target.kind;
+  object.apiVersion = target.apiVersion;
+  return { object, warnings: fieldValidation === 'Warn' ? problems : [] };
+}
+
+/** The body's apiVersion and kind, when given, must be the endpoint's. */
+function checkTypeMeta(value: Record<string, unknown>, target: DecodeTarget): void {
+  const { apiVersion, kind } = value;
+  if (apiVersion !== undefined && apiVersion !== null && apiVersion !== '' && apiVersion !== target.apiVersion) {
+    throw new ApiError(badRequest(`the API version in the data (${String(apiVersion)}) does not match the expected API version (${target.apiVersion})`));
+  }
+  if (kind !== undefined && kind !== null && kind !== '' && kind !== target.kind) {
+    const version = target.apiVersion.split('/').pop()!;
+    throw new ApiError(
+      badRequest(
+        `${String(kind)} in version ${goQuote(version)} cannot be handled as a ${target.kind}: converting (${version}.${String(kind)}) to (${version}.${target.kind}): unknown conversion`,
+      ),
+    );
+  }
+}

@@ -1,0 +1,59 @@
+// The seam between the REST handlers and api/patch: PATCH bodies applied to the stored object
+// (json, merge, strategic merge, server-side apply), and managedFields bookkeeping for every other
+// write. api/patch decodes, defaults and checks the name; the handlers then run the strategy,
+// validation and the store's optimistic concurrency.
+import type { KindInfo } from '../../engine/resources/kinds.ts';
+import type { KubeObject } from '../../engine/resources/types.ts';
+import { conflictError } from '../../engine/store/store-errors.ts';
+import { ApiError } from '../errors.ts';
+import { applyPatch, updateManagedFields, type FlowcontrolKind } from '../patch/index.ts';
+import type { ManagedFieldsRecorder, Subresource } from './flowcontrol-rest.ts';
+import type { PatchApplier, PatchRequest } from './resource.ts';
+
+/** managedFields for POST and PUT (and their /status forms): an Update entry for the manager. */
+export function managedFieldsRecorder(apiVersion: string, nowTime: () => string): ManagedFieldsRecorder {
+  return {
+    recordUpdate(previous: KubeObject | undefined, next: KubeObject, manager: string, subresource: Subresource): KubeObject {
+      const entries = updateManagedFields(previous, next, { manager, subresource, time: nowTime(), apiVersion, kind: next.kind as FlowcontrolKind });
+      const metadata = { ...(next.metadata ?? {}) };
+      if (entries.length > 0) metadata.managedFields = entries;
+      else delete metadata.managedFields;
+      return { ...next, metadata };
+    },
+  };
+}
+
+/** PATCH through api/patch; failures become the Status api/patch words. */
+export function patchApplier(kinds: ReadonlyMap<string, KindInfo<never>>, group: string): PatchApplier {
+  return (request: PatchRequest) => {
+    const kind = kinds.get(request.kind);
+    const name = request.current?.metadata?.name ?? request.name;
+    const result = applyPatch({
+      contentType: request.contentType,
+      patchBody: request.body,
+      // Stored objects are deeply frozen and shared; api/patch gets its own copy to work on.
+      current: request.current === undefined ? undefined : structuredClone(request.current),
+      kind: request.kind as FlowcontrolKind,
+      fieldManager: request.fieldManager,
+      ...(request.contentType === 'application/apply-patch+yaml' ? { force: request.force } : {}),
+      nowTime: request.nowTime,
+      subresource: request.subresource,
+      apiVersion: request.apiVersion,
+      name,
+      fieldValidation: request.fieldValidation,
+      ...(kind !== undefined ? { defaulter: (object: KubeObject) => kind.applyDefaults(object as never) as KubeObject } : {}),
+    });
+    if ('status' in result) throw new ApiError(result.status);
+    const object = { ...result.object, metadata: { ...(result.object.metadata ?? {}) } };
+    if (result.managedFields.length > 0) object.metadata.managedFields = result.managedFields;
+    else delete object.metadata.managedFields;
+    // A patch that sets metadata.resourceVersion makes it a precondition (kubectl's managedFields
+    // migration relies on that); otherwise the stored one stands.
+    const wanted = object.metadata.resourceVersion;
+    const current = request.current?.metadata?.resourceVersion;
+    if (request.current !== undefined && wanted !== undefined && wanted !== '' && wanted !== current) {
+      throw conflictError({ group, resource: kind?.resource ?? '', kind: request.kind }, name);
+    }
+    return { object, warnings: result.warnings, managedFieldsSet: true };
+  };
+}

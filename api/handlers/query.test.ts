@@ -1,0 +1,64 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { isApiError } from '../errors.ts';
+import type { Status } from '../../engine/resources/types.ts';
+import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
+
+const q = (text: string) => new QueryReader(new URLSearchParams(text));
+function statusOf(fn: () => unknown): Status {
+  try {
+    fn();
+  } catch (error) {
+    if (isApiError(error)) return error.status;
+    throw error;
+  }
+  throw new Error('expected an ApiError');
+}
+
+test('integers and booleans parse as Go parses them; bad values are 400 with strconv words', () => {
+  assert.is(q('limit=500').int('limit'), 500);
+  assert.is(q('limit=').int('limit'), undefined);
+  assert.is(q('watch=T').bool('watch'), true);
+  const limit = statusOf(() => q('limit=1e3').int('limit'));
+  assert.is(limit.code, 400);
+  assert.is(limit.message, 'strconv.ParseInt: parsing "1e3": invalid syntax');
+  assert.is(statusOf(() => q('limit=99999999999999999999').int('limit')).message, 'strconv.ParseInt: parsing "99999999999999999999": value out of range');
+  assert.is(statusOf(() => q('watch=yes').bool('watch')).message, 'strconv.ParseBool: parsing "yes": invalid syntax');
+  assert.is(checkResourceVersion('42'), '42');
+  assert.is(statusOf(() => checkResourceVersion('-1')).code, 400);
+});
+
+test('write options: defaults, dryRun and fieldValidation values, field manager rules', () => {
+  assert.equal(parseWriteOptions(q(''), 'CreateOptions'), { dryRun: false, fieldManager: '', fieldValidation: 'Warn' });
+  assert.equal(parseWriteOptions(q('dryRun=All&fieldManager=me&fieldValidation=Strict'), 'UpdateOptions'), { dryRun: true, fieldManager: 'me', fieldValidation: 'Strict' });
+  const dry = statusOf(() => parseWriteOptions(q('dryRun=Yes'), 'CreateOptions'));
+  assert.is(dry.code, 422);
+  assert.match(dry.message!, /^CreateOptions\.meta\.k8s\.io "" is invalid: dryRun: Unsupported value: \["Yes"\]: supported values: "All"$/);
+  assert.match(statusOf(() => parseWriteOptions(q('fieldValidation=strict'), 'UpdateOptions')).message!, /supported values: "", "Ignore", "Strict", "Warn"$/);
+  assert.match(statusOf(() => parseWriteOptions(q(`fieldManager=${'m'.repeat(129)}`), 'CreateOptions')).message!, /fieldManager: Too long: must have at most 128 bytes/);
+  assert.match(statusOf(() => parseWriteOptions(q('fieldManager=a%01b'), 'CreateOptions')).message!, /invalid character U\+0001 \(at position 1\)/);
+  assert.is(defaultFieldManager('', 'kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07'), 'kubectl');
+  assert.is(defaultFieldManager('mine', 'kubectl/v1.32.4'), 'mine');
+});
+
+test('patch options: force only with apply, apply needs a field manager', () => {
+  assert.equal(parsePatchOptions(q('fieldManager=x&force=true'), true), { dryRun: false, fieldManager: 'x', fieldValidation: 'Warn', force: true });
+  assert.match(statusOf(() => parsePatchOptions(q('force=false'), false)).message!, /^PatchOptions\.meta\.k8s\.io "" is invalid: force: Forbidden: may not be specified for non-apply patch$/);
+  assert.match(statusOf(() => parsePatchOptions(q(''), true)).message!, /fieldManager: Required value: is required for apply patch/);
+});
+
+test('delete options come from the body when there is one, else the query', () => {
+  assert.equal(parseDeleteOptions(q('gracePeriodSeconds=0&propagationPolicy=Foreground'), undefined), { dryRun: false, gracePeriodSeconds: 0, propagationPolicy: 'Foreground' });
+  assert.equal(parseDeleteOptions(q('propagationPolicy=Orphan'), { propagationPolicy: 'Background', preconditions: { uid: 'u' } }), {
+    dryRun: false,
+    propagationPolicy: 'Background',
+    preconditions: { uid: 'u' },
+  });
+  assert.is(parseDeleteOptions(q(''), { dryRun: ['All'] }).dryRun, true);
+  const both = statusOf(() => parseDeleteOptions(q(''), { orphanDependents: true, propagationPolicy: 'Background' }));
+  assert.match(both.message!, /^DeleteOptions\.meta\.k8s\.io "" is invalid: propagationPolicy: Invalid value: "Background": orphanDependents and deletionPropagation cannot be both set$/);
+  assert.is(statusOf(() => parseDeleteOptions(q(''), { gracePeriodSeconds: 'now' })).code, 400);
+  assert.is(statusOf(() => parseDeleteOptions(q(''), [1])).code, 400);
+});
+
+test.run();

@@ -1,0 +1,196 @@
+// Query parameters, decoded as kube-apiserver's parameter codec decodes them: the first value of a
+// repeated parameter counts, integers and booleans parse as Go's strconv does, and a value that does
+// not parse is a 400 BadRequest carrying strconv's words. Then the options structs are validated
+// as apimachinery validates CreateOptions, UpdateOptions, PatchOptions and DeleteOptions: 422
+// Invalid naming the field.
+import { forbidden, invalid, notSupported, required, tooLong, type FieldError } from '../../engine/resources/field-errors.ts';
+import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
+import { ApiError, badRequest, invalid as invalidStatus } from '../errors.ts';
+import { goQuote } from '../go-format.ts';
+import { parseGoBool } from '../request-info.ts';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+/** Go's strconv.ParseInt(s, 10, 64) with its error text. */
+export function parseGoInt64(text: string): number {
+  if (!/^[+-]?[0-9]+$/.test(text)) throw new ApiError(badRequest(`strconv.ParseInt: parsing ${goQuote(text)}: invalid syntax`));
+  const value = BigInt(text);
+  if (value > 2n ** 63n - 1n || value < -(2n ** 63n)) throw new ApiError(badRequest(`strconv.ParseInt: parsing ${goQuote(text)}: value out of range`));
+  return Number(value);
+}
+
+export function parseBoolParam(text: string): boolean {
+  const value = parseGoBool(text);
+  if (value === undefined) throw new ApiError(badRequest(`strconv.ParseBool: parsing ${goQuote(text)}: invalid syntax`));
+  return value;
+}
+
+/** A query reader: `string`, `int`, `bool` return undefined when the parameter is absent. */
+export class QueryReader {
+  constructor(readonly params: URLSearchParams) {}
+
+  string(name: string): string | undefined {
+    return this.params.get(name) ?? undefined;
+  }
+
+  strings(name: string): string[] {
+    return this.params.getAll(name);
+  }
+
+  int(name: string): number | undefined {
+    const text = this.params.get(name);
+    // An empty value decodes to the zero value, as Go's codec leaves an empty string alone.
+    if (text === null || text === '') return undefined;
+    return parseGoInt64(text);
+  }
+
+  bool(name: string): boolean | undefined {
+    const text = this.params.get(name);
+    if (text === null || text === '') return undefined;
+    return parseBoolParam(text);
+  }
+}
+
+/** A resourceVersion the store can read: "" or a decimal uint64. */
+export function checkResourceVersion(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return value;
+  if (!/^[0-9]+$/.test(value) || BigInt(value) > 2n ** 64n - 1n) {
+    const why = /^[0-9]+$/.test(value) ? 'value out of range' : 'invalid syntax';
+    throw new ApiError(badRequest(`resourceVersion: Invalid value: ${goQuote(value)}: strconv.ParseUint: parsing ${goQuote(value)}: ${why}`));
+  }
+  return value;
+}
+
+const FIELD_MANAGER_MAX_LENGTH = 128;
+const FIELD_VALIDATION_VALUES = ['', 'Ignore', 'Strict', 'Warn'];
+
+export function validateFieldManager(fieldManager: string): FieldError[] {
+  const errors: FieldError[] = [];
+  if (Buffer.byteLength(fieldManager) > FIELD_MANAGER_MAX_LENGTH) errors.push(tooLong('fieldManager', fieldManager, FIELD_MANAGER_MAX_LENGTH));
+  let position = 0;
+  for (const ch of fieldManager) {
+    if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) {
+      const code = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      errors.push(invalid('fieldManager', fieldManager, `invalid character U+${code} (at position ${position})`));
+    }
+    position += Buffer.byteLength(ch);
+  }
+  return errors;
+}
+
+function validateDryRun(dryRun: readonly string[]): FieldError[] {
+  return dryRun.every((value) => value === 'All') ? [] : [notSupported('dryRun', dryRun, ['All'])];
+}
+
+function validateFieldValidation(value: string): FieldError[] {
+  return FIELD_VALIDATION_VALUES.includes(value) ? [] : [notSupported('fieldValidation', value, FIELD_VALIDATION_VALUES)];
+}
+
+function optionsInvalid(kind: string, errors: FieldError[], apiDomain?: string): ApiError {
+  return new ApiError(invalidStatus({ group: apiGroupsFor(apiDomain).meta, kind }, '', errors));
+}
+
+export interface WriteOptions {
+  dryRun: boolean;
+  /** As given; '' when absent (the handler then uses the User-Agent's product name). */
+  fieldManager: string;
+  fieldValidation: FieldValidation;
+}
+
+/** The manager recorded in managedFields when the request names none: the User-Agent up to the first `/`. */
+export function defaultFieldManager(fieldManager: string, userAgent: string | undefined): string {
+  return fieldManager !== '' ? fieldManager : (userAgent ?? '').split('/')[0]!;
+}
+
+/** CreateOptions / UpdateOptions from the query. */
+export function parseWriteOptions(query: QueryReader, kind: 'CreateOptions' | 'UpdateOptions', apiDomain?: string): WriteOptions {
+  const dryRun = query.strings('dryRun');
+  const fieldManager = query.string('fieldManager') ?? '';
+  const fieldValidation = query.string('fieldValidation') ?? '';
+  const errors = [...validateDryRun(dryRun), ...validateFieldManager(fieldManager), ...validateFieldValidation(fieldValidation)];
+  if (errors.length > 0) throw optionsInvalid(kind, errors, apiDomain);
+  return { dryRun: dryRun.length > 0, fieldManager, fieldValidation: (fieldValidation || 'Warn') as FieldValidation };
+}
+
+export interface PatchOptions extends WriteOptions {
+  force: boolean;
+}
+
+export function parsePatchOptions(query: QueryReader, isApply: boolean, apiDomain?: string): PatchOptions {
+  const dryRun = query.strings('dryRun');
+  const fieldManager = query.string('fieldManager') ?? '';
+  const fieldValidation = query.string('fieldValidation') ?? '';
+  const force = query.bool('force');
+  const errors: FieldError[] = [];
+  if (!isApply && force !== undefined) errors.push(forbidden('force', 'may not be specified for non-apply patch'));
+  if (isApply && fieldManager === '') errors.push(required('fieldManager', 'is required for apply patch'));
+  errors.push(...validateFieldManager(fieldManager), ...validateDryRun(dryRun), ...validateFieldValidation(fieldValidation));
+  if (errors.length > 0) throw optionsInvalid('PatchOptions', errors, apiDomain);
+  return { dryRun: dryRun.length > 0, fieldManager, fieldValidation: (fieldValidation || 'Warn') as FieldValidation, force: force ?? false };
+}
+
+export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
+
+export interface DeleteOptions {
+  dryRun: boolean;
+  gracePeriodSeconds?: number;
+  propagationPolicy?: PropagationPolicy;
+  orphanDependents?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/**
+ * DeleteOptions from the body (when it has one) or else the query, as kube-apiserver reads them,
+ * then validated. `body` is the decoded JSON/YAML body, or undefined for none.
+ */
+export function parseDeleteOptions(query: QueryReader, body: unknown, apiDomain?: string): DeleteOptions {
+  let raw: Record<string, unknown>;
+  if (body !== undefined && body !== null) {
+    if (typeof body !== 'object' || Array.isArray(body)) throw new ApiError(badRequest('json: cannot unmarshal non-object into Go value of type v1.DeleteOptions'));
+    raw = body as Record<string, unknown>;
+  } else {
+    raw = {};
+    const grace = query.int('gracePeriodSeconds');
+    if (grace !== undefined) raw.gracePeriodSeconds = grace;
+    const policy = query.string('propagationPolicy');
+    if (policy !== undefined && policy !== '') raw.propagationPolicy = policy;
+    const orphan = query.bool('orphanDependents');
+    if (orphan !== undefined) raw.orphanDependents = orphan;
+    const dryRun = query.strings('dryRun');
+    if (dryRun.length > 0) raw.dryRun = dryRun;
+  }
+  const options: DeleteOptions = { dryRun: false };
+  const typeError = (field: string, type: string) =>
+    new ApiError(badRequest(`json: cannot unmarshal ${typeof raw[field]} into Go struct field DeleteOptions.${field} of type ${type}`));
+  if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
+    if (!Number.isSafeInteger(raw.gracePeriodSeconds)) throw typeError('gracePeriodSeconds', 'int64');
+    options.gracePeriodSeconds = raw.gracePeriodSeconds as number;
+  }
+  if (raw.orphanDependents !== undefined && raw.orphanDependents !== null) {
+    if (typeof raw.orphanDependents !== 'boolean') throw typeError('orphanDependents', 'bool');
+    options.orphanDependents = raw.orphanDependents;
+  }
+  const errors: FieldError[] = [];
+  if (raw.propagationPolicy !== undefined && raw.propagationPolicy !== null) {
+    if (typeof raw.propagationPolicy !== 'string') throw typeError('propagationPolicy', 'v1.DeletionPropagation');
+    if (options.orphanDependents !== undefined) errors.push(invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+    if (!['Foreground', 'Background', 'Orphan'].includes(raw.propagationPolicy)) {
+      errors.push(notSupported('propagationPolicy', raw.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
+    }
+    options.propagationPolicy = raw.propagationPolicy as PropagationPolicy;
+  }
+  if (raw.dryRun !== undefined && raw.dryRun !== null) {
+    if (!Array.isArray(raw.dryRun) || !raw.dryRun.every((v) => typeof v === 'string')) throw typeError('dryRun', '[]string');
+    errors.push(...validateDryRun(raw.dryRun as string[]));
+    options.dryRun = raw.dryRun.length > 0;
+  }
+  if (raw.preconditions !== undefined && raw.preconditions !== null) {
+    const p = raw.preconditions as Record<string, unknown>;
+    if (typeof p !== 'object' || Array.isArray(p)) throw typeError('preconditions', 'v1.Preconditions');
+    options.preconditions = {};
+    if (typeof p.uid === 'string') options.preconditions.uid = p.uid;
+    if (typeof p.resourceVersion === 'string') options.preconditions.resourceVersion = p.resourceVersion;
+  }
+  if (errors.length > 0) throw optionsInvalid('DeleteOptions', errors, apiDomain);
+  return options;
+}

@@ -1,0 +1,267 @@
+// The REST handler of the flowcontrol resources: dispatches on the RequestInfo verb and
+// subresource, parses query and body, calls the kind's FlowcontrolRest, and writes the response.
+// Requests for anything else under the group (other resources, subresources, versions) get the
+// same 404/405 kube-apiserver's router gives.
+import type { KindInfo } from '../../engine/resources/kinds.ts';
+import type { KubeObject } from '../../engine/resources/types.ts';
+import type { ListOptions } from '../../engine/store/store-types.ts';
+import { admissionHook } from '../filters/admission.ts';
+import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
+import type { RequestContext } from '../http-context.ts';
+import { ApiError, nameMismatch, routeMethodNotAllowed, routeNotFound } from '../errors.ts';
+import { PATCH_MEDIA_TYPES, negotiateInput, type PatchMediaType } from '../content-negotiation.ts';
+import type { Logger } from '../log.ts';
+import { parseBody, readBody } from './body.ts';
+import { decodeObject } from './decode.ts';
+import type { FlowcontrolRest, Subresource } from './flowcontrol-rest.ts';
+import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
+import { addWarnings, sendError, sendObject, type Representation } from './respond.ts';
+import { negotiate, sendList, sendPlainList, sendStoredObject, type Output, type OutputContext } from './resource-output.ts';
+import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.ts';
+
+/** What a PATCH computes: the caller's new object, before defaulting and the strategy. */
+export interface PatchResult {
+  object: KubeObject;
+  warnings: string[];
+  /** Server-side apply sets managedFields itself; other patch types leave them to the update. */
+  managedFieldsSet: boolean;
+}
+
+export interface PatchRequest {
+  contentType: PatchMediaType;
+  body: string;
+  /** undefined when the object does not exist (only apply may create). */
+  current: KubeObject | undefined;
+  kind: string;
+  apiVersion: string;
+  /** The object name from the URL. */
+  name: string;
+  fieldManager: string;
+  force: boolean;
+  fieldValidation: 'Ignore' | 'Warn' | 'Strict';
+  subresource: Subresource;
+  /** RFC 3339 time for managedFields entries. */
+  nowTime: string;
+}
+
+export type PatchApplier = (request: PatchRequest) => PatchResult | Promise<PatchResult>;
+
+export interface ResourceRoute {
+  rest: FlowcontrolRest;
+  kind: KindInfo<never>;
+  out: OutputContext;
+}
+
+export interface ResourceHandlerDeps {
+  /** Routes by plural resource name. */
+  routes: ReadonlyMap<string, ResourceRoute>;
+  group: string;
+  version: string;
+  metaGroup: string;
+  apiDomain?: string;
+  applyPatch: PatchApplier;
+  nowTime: () => string;
+  minRequestTimeoutMs?: number;
+  logger?: Logger;
+}
+
+export function createResourceHandler(deps: ResourceHandlerDeps): (context: RequestContext) => Promise<void> {
+  return async (context) => {
+    let representation: Representation | undefined;
+    try {
+      const info = context.requestInfo;
+      const route = info.apiGroup === deps.group && info.apiVersion === deps.version && info.namespace === '' ? deps.routes.get(info.resource) : undefined;
+      if (route === undefined || (info.subresource !== '' && info.subresource !== 'status')) throw new ApiError(routeNotFound());
+      const query = new QueryReader(context.url.searchParams);
+      const subresource = info.subresource as Subresource;
+      switch (info.verb) {
+        case 'get': {
+          const output = negotiate(context, deps.metaGroup, { conversions: true });
+          representation = output;
+          const object = await route.rest.store.get(info.name, { resourceVersion: checkResourceVersion(query.string('resourceVersion')) ?? '' });
+          sendStoredObject(context, route.out, output, 200, object);
+          return;
+        }
+        case 'list': {
+          if (subresource !== '') throw new ApiError(routeNotFound());
+          const output = negotiate(context, deps.metaGroup, { conversions: true });
+          representation = output;
+          query.int('timeoutSeconds'); // validated, then not needed: lists never take that long
+          const list = await route.rest.store.list(listOptions(query));
+          sendList(context, route.out, output, list);
+          return;
+        }
+        case 'watch': {
+          if (subresource !== '') throw new ApiError(routeNotFound());
+          const output = negotiate(context, deps.metaGroup, { conversions: true, watch: true });
+          representation = output;
+          const options = parseWatchOptions(query, info.name, deps.minRequestTimeoutMs ?? MIN_REQUEST_TIMEOUT_MS);
+          await serveWatch(context, { store: route.rest.store, out: route.out }, output, options);
+          return;
+        }
+        case 'create':
+          if (info.name !== '') throw new ApiError(routeMethodNotAllowed());
+          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          await create(context, route, query, representation as Output, deps);
+          return;
+        case 'update':
+          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          await update(context, route, query, representation as Output, subresource, deps);
+          return;
+        case 'patch':
+          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          await patch(context, route, query, representation as Output, subresource, deps);
+          return;
+        case 'delete':
+          if (subresource !== '') throw new ApiError(routeMethodNotAllowed());
+          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          await remove(context, route, query, representation as Output, deps);
+          return;
+        case 'deletecollection':
+          if (subresource !== '') throw new ApiError(routeMethodNotAllowed());
+          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          await removeCollection(context, route, query, representation as Output, deps);
+          return;
+        default:
+          throw new ApiError(routeMethodNotAllowed());
+      }
+    } catch (error) {
+      sendError(context, error, deps.logger, representation?.mediaType === 'application/yaml' ? representation : undefined);
+    }
+  };
+}
+
+function listOptions(query: QueryReader): ListOptions {
+  const options: { -readonly [K in keyof ListOptions]: ListOptions[K] } = {};
+  const resourceVersion = checkResourceVersion(query.string('resourceVersion'));
+  if (resourceVersion !== undefined) options.resourceVersion = resourceVersion;
+  const match = query.string('resourceVersionMatch');
+  if (match !== undefined) options.resourceVersionMatch = match;
+  const limit = query.int('limit');
+  if (limit !== undefined) options.limit = limit;
+  const token = query.string('continue');
+  if (token !== undefined) options.continue = token;
+  const labelSelector = query.string('labelSelector');
+  if (labelSelector !== undefined) options.labelSelector = labelSelector;
+  const fieldSelector = query.string('fieldSelector');
+  if (fieldSelector !== undefined) options.fieldSelector = fieldSelector;
+  const initial = query.bool('sendInitialEvents');
+  if (initial !== undefined) options.sendInitialEvents = initial;
+  return options;
+}
+
+/** Validating admission for writes through `route` (a no-op when no admission filter ran). */
+function admitFor(context: RequestContext, route: ResourceRoute) {
+  const [group = '', version = ''] = route.out.apiVersion.split('/');
+  return admissionHook(context, { group, version, kind: route.kind.kind });
+}
+
+async function readObject(context: RequestContext, route: ResourceRoute, fieldValidation: 'Ignore' | 'Warn' | 'Strict') {
+  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type']);
+  return decodeObject(
+    { value: parsed.value, ...(parsed.mediaType === 'application/json' ? { jsonText: parsed.text } : {}) },
+    { kind: route.kind.kind, apiVersion: route.out.apiVersion },
+    fieldValidation,
+  );
+}
+
+async function create(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
+  const options = parseWriteOptions(query, 'CreateOptions', deps.apiDomain);
+  const { object, warnings } = await readObject(context, route, options.fieldValidation);
+  const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
+  const created = await route.rest.create(object, { dryRun: options.dryRun, manager, admit: admitFor(context, route) });
+  addWarnings(context.res, warnings);
+  sendStoredObject(context, route.out, output, 201, created);
+}
+
+async function update(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, subresource: Subresource, deps: ResourceHandlerDeps): Promise<void> {
+  const options = parseWriteOptions(query, 'UpdateOptions', deps.apiDomain);
+  const { object, warnings } = await readObject(context, route, options.fieldValidation);
+  const name = context.requestInfo.name;
+  const bodyName = object.metadata?.name ?? '';
+  if (bodyName !== name) throw new ApiError(nameMismatch(bodyName, name));
+  const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
+  const updated = await route.rest.update(name, subresource, route.rest.replaceWith(object), { dryRun: options.dryRun, manager, admit: admitFor(context, route) });
+  addWarnings(context.res, warnings);
+  sendStoredObject(context, route.out, output, 200, updated);
+}
+
+async function patch(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, subresource: Subresource, deps: ResourceHandlerDeps): Promise<void> {
+  const negotiated = negotiateInput(context.req.headers['content-type'], PATCH_MEDIA_TYPES, { requireContentType: true });
+  if (!negotiated.ok) throw new ApiError(negotiated.status);
+  const contentType = negotiated.mediaType;
+  const isApply = contentType === 'application/apply-patch+yaml';
+  const options = parsePatchOptions(query, isApply, deps.apiDomain);
+  const body = (await readBody(context.req)).toString('utf8');
+  const name = context.requestInfo.name;
+  const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
+  const warnings: string[] = [];
+  let managedFieldsSet = false;
+  const request = (current: KubeObject | undefined): PatchRequest => ({
+    contentType,
+    body,
+    current,
+    kind: route.kind.kind,
+    apiVersion: route.out.apiVersion,
+    name,
+    fieldManager: manager,
+    force: options.force,
+    fieldValidation: options.fieldValidation,
+    subresource,
+    nowTime: deps.nowTime(),
+  });
+  const produce = async (current: KubeObject) => {
+    const result = await deps.applyPatch(request(current));
+    warnings.splice(0, warnings.length, ...result.warnings);
+    managedFieldsSet = result.managedFieldsSet;
+    return result.object;
+  };
+  try {
+    const patched = await route.rest.update(name, subresource, produce, {
+      dryRun: options.dryRun,
+      manager,
+      admit: admitFor(context, route),
+      // Read after `produce` ran: only then is it known whether the patch set managedFields.
+      get recordManagedFields() {
+        return !managedFieldsSet;
+      },
+    });
+    addWarnings(context.res, warnings);
+    sendStoredObject(context, route.out, output, 200, patched);
+  } catch (error) {
+    // Server-side apply creates what does not exist yet (not through /status).
+    if (!(isApply && subresource === '' && isNotFound(error))) throw error;
+    const result = await deps.applyPatch(request(undefined));
+    const created = await route.rest.create(result.object, { dryRun: options.dryRun, manager, recordManagedFields: !result.managedFieldsSet, admit: admitFor(context, route) });
+    addWarnings(context.res, result.warnings);
+    sendStoredObject(context, route.out, output, 201, created);
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND');
+}
+
+async function readDeleteBody(context: RequestContext): Promise<unknown> {
+  const bytes = await readBody(context.req);
+  if (bytes.length === 0) return undefined;
+  return parseBody(bytes, context.req.headers['content-type']).value;
+}
+
+async function remove(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
+  const options = parseDeleteOptions(query, await readDeleteBody(context), deps.apiDomain);
+  const outcome = await route.rest.delete(context.requestInfo.name, options, admitFor(context, route));
+  if (outcome.type === 'deleted') {
+    // A success Status has no code; the response is 200.
+    sendObject(context.res, 200, outcome.status, output, output.negotiated.contentType);
+    return;
+  }
+  sendStoredObject(context, route.out, output, outcome.accepted ? 202 : 200, outcome.object);
+}
+
+async function removeCollection(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
+  const options = parseDeleteOptions(query, await readDeleteBody(context), deps.apiDomain);
+  query.int('timeoutSeconds');
+  const result = await route.rest.deleteCollection(listOptions(query), options, admitFor(context, route));
+  sendPlainList(context, route.out, output, result.items, result.resourceVersion);
+}

@@ -1,0 +1,96 @@
+// Writing responses: objects in the negotiated representation (JSON or YAML, pretty on request),
+// Status objects for failures, and `Warning` headers. Every error that reaches a handler's edge is
+// turned into the Status kube-apiserver would send here, and only a genuine server fault (never a
+// client's input) becomes a 500.
+import type { ServerResponse } from 'node:http';
+import { stringify as yamlStringify } from 'yaml';
+import type { Status } from '../../engine/resources/types.ts';
+import { isStoreError, storeErrorStatus } from '../../engine/store/store-errors.ts';
+import type { RequestContext } from '../http-context.ts';
+import { badRequest, internalError, isApiError } from '../errors.ts';
+import type { SerializerMediaType } from '../content-negotiation.ts';
+import type { Logger } from '../log.ts';
+
+export interface Representation {
+  mediaType: SerializerMediaType;
+  pretty: boolean;
+}
+
+export const JSON_REPRESENTATION: Representation = { mediaType: 'application/json', pretty: false };
+
+/** The body text of `value` (Go's encoders end with a newline; YAML keys are sorted, as sigs.k8s.io/yaml sorts them). */
+export function encode(value: unknown, representation: Representation): string {
+  if (representation.mediaType === 'application/yaml') return yamlStringify(value, { sortMapEntries: true, lineWidth: 0 });
+  return representation.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`;
+}
+
+/**
+ * `pretty`: kube-apiserver pretty-prints when `?pretty` parses as true, and for curl, Wget and
+ * browsers when the parameter is absent; an unparseable value means "not pretty", not an error.
+ */
+export function wantsPretty(url: URL, userAgent: string | undefined): boolean {
+  const value = url.searchParams.get('pretty');
+  if (value !== null && value !== '') return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
+  const agent = userAgent ?? '';
+  return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/');
+}
+
+/** `299 - "<text>"`, with `"` and `\` escaped as the apiserver's warning recorder escapes them. */
+export function warningHeaderValue(text: string): string {
+  return `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+export function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
+  if (warnings.length === 0 || res.headersSent) return;
+  const existing = res.getHeader('Warning');
+  const previous = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
+  res.setHeader('Warning', [...previous, ...warnings.map(warningHeaderValue)]);
+}
+
+/** Writes a complete response. */
+export function sendText(res: ServerResponse, statusCode: number, body: string, contentType: string): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  res.statusCode = statusCode;
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+export function sendObject(res: ServerResponse, statusCode: number, value: unknown, representation: Representation, contentType?: string): void {
+  sendText(res, statusCode, encode(value, representation), contentType ?? representation.mediaType);
+}
+
+export function sendStatus(res: ServerResponse, status: Status, representation: Representation = JSON_REPRESENTATION): void {
+  sendObject(res, status.code ?? 500, status, representation);
+}
+
+/**
+ * The Status for anything a handler threw. Store errors keep kube-apiserver's wording; the two the
+ * store words as 500s but that come from the request itself (an unparseable resourceVersion, a
+ * resourceVersion on create) are client errors here, so the client is told it was its input.
+ */
+export function errorStatus(error: unknown, logger?: Logger): Status {
+  if (isApiError(error)) return error.status;
+  if (isStoreError(error)) {
+    if (error.code === 'FW_ERR_STORE_INVALID_RESOURCE_VERSION' || error.code === 'FW_ERR_STORE_RESOURCE_VERSION_ON_CREATE') {
+      return badRequest(error.message.replace(/^Internal error occurred: /, ''));
+    }
+    const status = storeErrorStatus(error);
+    if ((status.code ?? 500) >= 500) logger?.error(`storage error: ${error.message}`);
+    return status;
+  }
+  logger?.error(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return internalError(error);
+}
+
+/** Answers a failed request with its Status (or just ends a response that already started). */
+export function sendError(context: RequestContext, error: unknown, logger?: Logger, representation?: Representation): void {
+  if (context.res.headersSent) {
+    if (!context.res.writableEnded) context.res.end();
+    return;
+  }
+  sendStatus(context.res, errorStatus(error, logger), representation);
+}

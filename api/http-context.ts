@@ -1,0 +1,40 @@
+// The request as the server's filter chain sees it. Filters run in order (authentication →
+// priority and fairness → authorization → admission → handler, as in kube-apiserver) and each
+// decides whether to call `next()`; a filter that answers the request itself does not.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestInfo, UserInfo } from '../engine/flowcontrol/request-digest.ts';
+
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly url: URL;
+  /** Parsed from method + path before any filter runs (request-info.ts). */
+  readonly requestInfo: RequestInfo;
+  /** Set by authentication; undefined before it. */
+  user: UserInfo | undefined;
+  /** Real-clock milliseconds at arrival. */
+  readonly receivedMs: number;
+  /** The request's deadline in real-clock milliseconds (from `?timeout=` or `--request-timeout`). */
+  readonly deadlineMs: number;
+  /** Aborted when the client goes away or the server shuts down. */
+  readonly signal: AbortSignal;
+  /**
+   * Resolves when a watch has sent its initial events (or at once for any other request). APF
+   * releases a watch's seats then, as kube-apiserver does; the stream goes on outside APF.
+   */
+  readonly watchInitialized: Promise<void>;
+  /** Called by the watch handler once its initial events are written. */
+  markWatchInitialized(): void;
+}
+
+/** One stage of the chain. Resolves when the response is completely written (or abandoned). */
+export type Filter = (context: RequestContext, next: () => Promise<void>) => Promise<void>;
+
+/** Runs `filters` in order, then `handler`. */
+export function chain(filters: readonly Filter[], handler: (context: RequestContext) => Promise<void>): (context: RequestContext) => Promise<void> {
+  return (context) => {
+    const run = (index: number): Promise<void> => (index < filters.length ? filters[index]!(context, () => run(index + 1)) : handler(context));
+    return run(0);
+  };
+}

@@ -1,0 +1,113 @@
+import { once } from 'node:events';
+import { createServer, IncomingMessage, request as httpRequest, ServerResponse } from 'node:http';
+import { Socket, type AddressInfo } from 'node:net';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import { SimClock } from '../../sim/sim-clock.ts';
+import type { RequestContext } from '../http-context.ts';
+import { createFairwayMetrics } from './fairway-metrics.ts';
+import { metricsHandler } from './metrics-handler.ts';
+import { cleanDryRun, cleanScope, createRequestMetricsFilter, reportedVerb } from './request-metrics.ts';
+import { podsInfo } from './testing/apf-fixtures.ts';
+import { parseExposition, sampleValue } from './testing/exposition.ts';
+
+const q = (query = '') => new URLSearchParams(query);
+const healthz: RequestInfo = { isResourceRequest: false, path: '/healthz', verb: 'get', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+
+test('the verb label is the canonical HTTP verb, as kube-apiserver reports it', () => {
+  assert.is(reportedVerb('GET', podsInfo('get', 'default', 'p'), q(), undefined), 'GET');
+  assert.is(reportedVerb('GET', podsInfo('list'), q(), undefined), 'LIST');
+  assert.is(reportedVerb('GET', { ...podsInfo('list'), namespace: '' }, q(), undefined), 'LIST', 'cluster scope lists too');
+  assert.is(reportedVerb('GET', podsInfo('watch'), q('watch=true'), undefined), 'WATCH');
+  assert.is(reportedVerb('GET', podsInfo('list'), q('watch=1'), undefined), 'WATCH');
+  assert.is(reportedVerb('GET', podsInfo('list'), q('watch=false'), undefined), 'LIST');
+  assert.is(reportedVerb('POST', podsInfo('create'), q(), 'application/json'), 'POST');
+  assert.is(reportedVerb('PATCH', podsInfo('patch', 'default', 'p'), q(), 'application/apply-patch+yaml'), 'APPLY');
+  assert.is(reportedVerb('PATCH', podsInfo('patch', 'default', 'p'), q(), 'application/merge-patch+json'), 'PATCH');
+  assert.is(reportedVerb('POST', { ...podsInfo('create', 'default', 'p'), subresource: 'exec' }, q(), undefined), 'CONNECT');
+  assert.is(reportedVerb('DELETE', podsInfo('deletecollection'), q(), undefined), 'DELETE');
+  assert.is(reportedVerb('GET', healthz, q(), undefined), 'GET');
+  assert.is(reportedVerb('BREW', healthz, q(), undefined), 'other');
+});
+
+test('scope and dry-run labels follow CleanScope and cleanDryRun', () => {
+  assert.is(cleanScope(podsInfo('get', 'default', 'p')), 'resource');
+  assert.is(cleanScope(podsInfo('create')), 'resource');
+  assert.is(cleanScope(podsInfo('list')), 'namespace');
+  assert.is(cleanScope({ ...podsInfo('list'), namespace: '' }), 'cluster');
+  assert.is(cleanScope(healthz), '');
+  assert.is(cleanDryRun(q()), '');
+  assert.is(cleanDryRun(q('dryRun=All')), 'All');
+  assert.is(cleanDryRun(q('dryRun=All&dryRun=All')), 'All');
+  assert.is(cleanDryRun(q('dryRun=Some')), 'invalid');
+});
+
+function fakeContext(method: string, path: string, requestInfo: RequestInfo, receivedMs: number): RequestContext {
+  const req = new IncomingMessage(new Socket());
+  req.method = method;
+  const res = new ServerResponse(req);
+  return {
+    req, res, url: new URL(`http://localhost${path}`), requestInfo, user: { name: 'u', groups: [] }, receivedMs, deadlineMs: receivedMs + 60_000,
+    signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
+  };
+}
+
+test('the request-metrics filter counts answered resource requests with their code and duration; APF drops add a 429', async () => {
+  const clock = new SimClock(5_000);
+  const metrics = createFairwayMetrics();
+  const filter = createRequestMetricsFilter(metrics.requests, clock);
+  const list = fakeContext('GET', '/api/v1/namespaces/default/pods', podsInfo('list'), clock.now());
+  await filter(list, async () => {
+    clock.advance(300);
+    list.res.statusCode = 200;
+  });
+  const missing = fakeContext('GET', '/api/v1/namespaces/default/pods/x', podsInfo('get', 'default', 'x'), clock.now());
+  await filter(missing, async () => {
+    missing.res.statusCode = 404;
+  });
+  await filter(fakeContext('GET', '/healthz', healthz, clock.now()), async () => {});
+  metrics.apfFilterObserver.rejected?.(fakeContext('POST', '/api/v1/namespaces/default/pods?dryRun=All', podsInfo('create'), clock.now()), undefined as never);
+
+  const samples = parseExposition(await metrics.registry.metrics());
+  const labels = { component: 'apiserver', dry_run: '', group: '', resource: 'pods', subresource: '', version: 'v1' };
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, verb: 'LIST', scope: 'namespace', code: '200' }), 1);
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, verb: 'GET', scope: 'resource', code: '404' }), 1);
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, dry_run: 'All', verb: 'POST', scope: 'resource', code: '429' }), 1);
+  assert.is(samples.filter((s) => s.name === 'apiserver_request_total').length, 3, 'non-resource requests are not counted');
+  const listDuration = { ...labels, verb: 'LIST', scope: 'namespace' };
+  assert.is(sampleValue(samples, 'apiserver_request_duration_seconds_bucket', { ...listDuration, le: '0.2' }), 0);
+  assert.is(sampleValue(samples, 'apiserver_request_duration_seconds_bucket', { ...listDuration, le: '0.4' }), 1);
+  assert.is(sampleValue(samples, 'apiserver_request_duration_seconds_sum', listDuration), 0.3);
+  const { dry_run: _, ...terminationLabels } = labels;
+  assert.is(sampleValue(samples, 'apiserver_request_terminations_total', { ...terminationLabels, verb: 'POST', scope: 'resource', code: '429' }), 1);
+});
+
+test('GET /metrics serves the registry in the Prometheus text format', async () => {
+  const metrics = createFairwayMetrics();
+  const handler = metricsHandler(metrics.registry);
+  const server = createServer((req, res) => {
+    void handler({ req, res, url: new URL(`http://localhost${req.url ?? '/'}`), requestInfo: healthz, user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {} });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const { status, type, body } = await new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+      httpRequest({ host: '127.0.0.1', port: (server.address() as AddressInfo).port, path: '/metrics', agent: false }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
+      })
+        .on('error', reject)
+        .end();
+    });
+    assert.is(status, 200);
+    assert.is(type, 'text/plain; version=0.0.4; charset=utf-8');
+    assert.ok(body.includes('# TYPE apiserver_flowcontrol_nominal_limit_seats gauge\n'));
+    assert.ok(body.includes('# TYPE apiserver_request_duration_seconds histogram\n'));
+  } finally {
+    server.close();
+  }
+});
+
+test.run();

@@ -1,0 +1,117 @@
+// apiserver_request_total, apiserver_request_duration_seconds and
+// apiserver_request_terminations_total, labelled as kube-apiserver labels them
+// (k8s.io/apiserver/pkg/endpoints/metrics: CleanScope, CanonicalVerb, CleanVerb, cleanDryRun).
+//
+// Kubernetes counts a request when its REST handler returns, and counts a request that APF
+// rejected separately (RecordDroppedRequest). `createRequestMetricsFilter` plays the first part
+// and belongs right after the APF filter in the chain; the APF filter's observer plays the second.
+// Only resource requests are counted by the filter, as only REST routes are instrumented upstream.
+
+import type { Clock } from '../../engine/clock.ts';
+import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { Filter, RequestContext } from '../http-context.ts';
+import { REQUEST_DURATION_BUCKETS_SECONDS } from './buckets.ts';
+import { CounterVec, HistogramVec, type CollectedFamily } from './metric-family.ts';
+
+const COMPONENT = 'apiserver';
+const VALID_VERBS: ReadonlySet<string> = new Set([
+  'APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST',
+]);
+const CONNECT_SUBRESOURCES: ReadonlySet<string> = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
+const APPLY_PATCH_CONTENT_TYPE = 'application/apply-patch+yaml';
+
+/** `resource` (one object, or a create), `namespace`, `cluster`, or `""` for non-resource requests. */
+export function cleanScope(info: RequestInfo): string {
+  if (info.name !== '' || info.verb === 'create') return 'resource';
+  if (info.namespace !== '') return 'namespace';
+  if (info.isResourceRequest) return 'cluster';
+  return '';
+}
+
+/** The `verb` label: the HTTP method made canonical (LIST, WATCH, APPLY, CONNECT), or `other`. */
+export function reportedVerb(method: string, info: RequestInfo, query: URLSearchParams, contentType: string | undefined): string {
+  const scope = cleanScope(info);
+  let verb = method.toUpperCase();
+  if (verb === 'GET' || verb === 'HEAD') verb = scope !== 'resource' && scope !== '' ? 'LIST' : 'GET';
+  if (info.verb === 'watch' || ((verb === 'GET' || verb === 'LIST') && isTrueParam(query.get('watch')))) return 'WATCH';
+  if (verb === 'PATCH' && contentType === APPLY_PATCH_CONTENT_TYPE) verb = 'APPLY';
+  if (info.isResourceRequest && CONNECT_SUBRESOURCES.has(info.subresource)) verb = 'CONNECT';
+  return VALID_VERBS.has(verb) ? verb : 'other';
+}
+
+/** The `dry_run` label: `""`, `All`, or `invalid` (only `All` is a valid dryRun value). */
+export function cleanDryRun(query: URLSearchParams): string {
+  const values = query.getAll('dryRun');
+  if (values.length === 0) return '';
+  return values.every((v) => v === 'All') ? 'All' : 'invalid';
+}
+
+function isTrueParam(value: string | null): boolean {
+  if (value === null) return false;
+  const lower = value.toLowerCase();
+  return lower !== '0' && lower !== 'false';
+}
+
+export class RequestMetrics {
+  private readonly total = new CounterVec(
+    'apiserver_request_total',
+    '[STABLE] Requests answered, by verb, dry run, group, version, resource, subresource, scope, component and HTTP code.',
+    ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
+  );
+  private readonly duration = new HistogramVec(
+    'apiserver_request_duration_seconds',
+    '[STABLE] Time from arrival to the end of the response, by verb, dry run, group, version, resource, subresource, scope and component.',
+    ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
+    REQUEST_DURATION_BUCKETS_SECONDS,
+  );
+  private readonly terminations = new CounterVec(
+    'apiserver_request_terminations_total',
+    '[ALPHA] Requests the server ended in self-defense (rejected by API Priority and Fairness, timed out).',
+    ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
+  );
+
+  readonly families: readonly CollectedFamily[] = [this.total.family, this.duration.family, this.terminations.family];
+
+  /** One answered resource request. */
+  observe(context: RequestContext, statusCode: number, durationSeconds: number): void {
+    const info = context.requestInfo;
+    if (!info.isResourceRequest) return;
+    const { verb, dryRun, scope } = this.labelsOf(context);
+    const g = info.apiGroup;
+    const v = info.apiVersion;
+    this.total.cell(verb, dryRun, g, v, info.resource, info.subresource, scope, COMPONENT, String(statusCode)).value++;
+    this.duration.cell(verb, dryRun, g, v, info.resource, info.subresource, scope, COMPONENT).observe(Math.max(0, durationSeconds));
+  }
+
+  /** A 429 from APF (RecordDroppedRequest + RecordRequestTermination). */
+  recordDropped(context: RequestContext): void {
+    const info = context.requestInfo;
+    const { verb, dryRun, scope } = this.labelsOf(context);
+    const resource = info.isResourceRequest;
+    const group = resource ? info.apiGroup : '';
+    const version = resource ? info.apiVersion : '';
+    this.total.cell(verb, dryRun, group, version, resource ? info.resource : '', info.subresource, scope, COMPONENT, '429').value++;
+    this.terminations.cell(verb, group, version, resource ? info.resource : '', resource ? info.subresource : info.path, scope, COMPONENT, '429').value++;
+  }
+
+  private labelsOf(context: RequestContext): { verb: string; dryRun: string; scope: string } {
+    const info = context.requestInfo;
+    const contentType = context.req.headers['content-type'];
+    return {
+      verb: reportedVerb(context.req.method ?? 'GET', info, context.url.searchParams, contentType),
+      dryRun: cleanDryRun(context.url.searchParams),
+      scope: cleanScope(info),
+    };
+  }
+}
+
+/** Counts every response that reaches it; put it right after the APF filter. */
+export function createRequestMetricsFilter(metrics: RequestMetrics, clock: Clock): Filter {
+  return async (context, next) => {
+    try {
+      await next();
+    } finally {
+      metrics.observe(context, context.res.statusCode, (clock.now() - context.receivedMs) / 1000);
+    }
+  };
+}

@@ -1,0 +1,292 @@
+// RFC 6902 JSON patch as kube-apiserver applies it: with gopkg.in/evanphx/json-patch.v4, whose
+// behaviour clients have come to rely on and whose error text ends up verbatim in the 422 Status.
+// Where v4 departs from the RFC, this follows v4:
+//   - `replace` of a missing key in an existing object sets it (only a missing parent fails);
+//   - `test` of a missing or null member passes when the expected value is null;
+//   - negative array indexes count from the end;
+//   - a null or absent `value` is the JSON null.
+// Errors read `<what>: <cause>`, as github.com/pkg/errors wraps them, e.g.
+// `testing value /spec/type failed: test failed`.
+
+import type { Status } from '../../engine/resources/types.ts';
+import { MAX_JSON_PATCH_OPERATIONS, badRequest, patchFailed, tooManyPatchOperations } from '../errors.ts';
+import { goJsonTypeName, parseGoJson } from './go-json.ts';
+import { deepEqual, isObject, setField } from './typed-value.ts';
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export type JsonPatchResult = { value: unknown } | { status: Status };
+
+/** Applies `patchText` to a copy of `document`; the input is never changed. */
+export function applyJsonPatch(document: unknown, patchText: string, fieldValidation: FieldValidation = 'Warn'): JsonPatchResult {
+  const parsed = parseGoJson(patchText);
+  const strict = fieldValidation !== 'Ignore';
+  if ('error' in parsed) return { status: badRequest(strict ? `error decoding patch: ${parsed.error}` : parsed.error) };
+  const operations = parsed.value;
+  const shapeError = checkShape(operations, strict);
+  if (shapeError !== undefined) return { status: badRequest(shapeError) };
+  const list = (operations ?? []) as unknown[];
+  if (list.length > MAX_JSON_PATCH_OPERATIONS) return { status: tooManyPatchOperations(list.length) };
+
+  const holder: { doc: unknown } = { doc: structuredClone(document) };
+  for (const raw of list) {
+    const error = applyOperation(holder, isObject(raw) ? raw : {});
+    if (error !== undefined) return { status: patchFailed(error) };
+  }
+  return { value: holder.doc };
+}
+
+/** The decode errors Go reports before any operation runs (`[]handlers.jsonPatchOp`, then `jsonpatch.Patch`). */
+function checkShape(operations: unknown, strict: boolean): string | undefined {
+  if (operations === null) return undefined;
+  if (!Array.isArray(operations)) {
+    return strict
+      ? `error decoding patch: json: cannot unmarshal ${goJsonTypeName(operations)} into Go value of type []handlers.jsonPatchOp`
+      : `json: cannot unmarshal ${goJsonTypeName(operations)} into Go value of type jsonpatch.Patch`;
+  }
+  for (const op of operations) {
+    if (op === null || isObject(op)) {
+      if (!strict || op === null) continue;
+      for (const field of ['op', 'path', 'from']) {
+        const value = op[field];
+        if (value !== undefined && value !== null && typeof value !== 'string') {
+          return `error decoding patch: json: cannot unmarshal ${goJsonTypeName(value)} into Go struct field jsonPatchOp.${field} of type string`;
+        }
+      }
+      continue;
+    }
+    return strict
+      ? `error decoding patch: json: cannot unmarshal ${goJsonTypeName(op)} into Go value of type handlers.jsonPatchOp`
+      : `json: cannot unmarshal ${goJsonTypeName(op)} into Go value of type jsonpatch.Operation`;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+
+type Operation = Record<string, unknown>;
+type Container = Record<string, unknown> | unknown[];
+
+const MISSING = 'missing value';
+const INVALID_INDEX = 'invalid index referenced';
+const TEST_FAILED = 'test failed';
+
+class PatchError extends Error {}
+
+const wrap = (message: string, cause: string): string => `${message}: ${cause}`;
+
+function applyOperation(holder: { doc: unknown }, op: Operation): string | undefined {
+  const kind = typeof op['op'] === 'string' ? op['op'] : 'unknown';
+  try {
+    switch (kind) {
+      case 'add':
+        return add(holder, op);
+      case 'remove':
+        return remove(holder, op);
+      case 'replace':
+        return replace(holder, op);
+      case 'move':
+        return move(holder, op);
+      case 'test':
+        return testOperation(holder, op);
+      case 'copy':
+        return copy(holder, op);
+      default:
+        return `Unexpected kind: ${kind}`;
+    }
+  } catch (error) {
+    if (error instanceof PatchError) return error.message;
+    throw error;
+  }
+}
+
+/** `op.Path()` / `op.From()`: the string member, or why it cannot be read. */
+function member(op: Operation, name: 'path' | 'from'): { value: string } | { error: string } {
+  const raw = op[name];
+  if (raw === undefined || raw === null) return { error: wrap(`operation missing ${name} field`, MISSING) };
+  if (typeof raw !== 'string') return { error: `json: cannot unmarshal ${goJsonTypeName(raw)} into Go value of type string` };
+  return { value: raw };
+}
+
+const valueOf = (op: Operation): unknown => (op['value'] === undefined ? null : structuredClone(op['value']));
+
+function add(holder: { doc: unknown }, op: Operation): string | undefined {
+  const path = member(op, 'path');
+  if ('error' in path) return wrap('add operation failed to decode path', MISSING);
+  const target = findObject(holder.doc, path.value);
+  if (target === undefined) return wrap(`add operation does not apply: doc is missing path: "${path.value}"`, MISSING);
+  const error = containerAdd(target.container, target.key, valueOf(op));
+  return error === undefined ? undefined : wrap(`error in add for path: '${path.value}'`, error);
+}
+
+function remove(holder: { doc: unknown }, op: Operation): string | undefined {
+  const path = member(op, 'path');
+  if ('error' in path) return wrap('remove operation failed to decode path', MISSING);
+  const target = findObject(holder.doc, path.value);
+  if (target === undefined) return wrap(`remove operation does not apply: doc is missing path: "${path.value}"`, MISSING);
+  const error = containerRemove(target.container, target.key);
+  return error === undefined ? undefined : wrap(`error in remove for path: '${path.value}'`, error);
+}
+
+function replace(holder: { doc: unknown }, op: Operation): string | undefined {
+  const path = member(op, 'path');
+  if ('error' in path) return wrap('replace operation failed to decode path', path.error);
+  if (path.value === '') {
+    // v4 swaps the whole document for an object or array, and silently ignores anything else.
+    const value = valueOf(op);
+    if (typeof value === 'object' && value !== null) holder.doc = value;
+    return undefined;
+  }
+  const target = findObject(holder.doc, path.value);
+  if (target === undefined) return wrap(`replace operation does not apply: doc is missing path: ${path.value}`, MISSING);
+  if ('error' in containerGet(target.container, target.key)) {
+    return wrap(`replace operation does not apply: doc is missing key: ${path.value}`, MISSING);
+  }
+  containerSet(target.container, target.key, valueOf(op));
+  return undefined;
+}
+
+function move(holder: { doc: unknown }, op: Operation): string | undefined {
+  const from = member(op, 'from');
+  if ('error' in from) return wrap('move operation failed to decode from', from.error);
+  const source = findObject(holder.doc, from.value);
+  if (source === undefined) return wrap(`move operation does not apply: doc is missing from path: ${from.value}`, MISSING);
+  const got = containerGet(source.container, source.key);
+  if ('error' in got) return wrap(`error in move for path: '${source.key}'`, got.error);
+  const removed = containerRemove(source.container, source.key);
+  if (removed !== undefined) return wrap(`error in move for path: '${source.key}'`, removed);
+  const path = member(op, 'path');
+  if ('error' in path) return wrap('move operation failed to decode path', path.error);
+  const target = findObject(holder.doc, path.value);
+  if (target === undefined) return wrap(`move operation does not apply: doc is missing destination path: ${path.value}`, MISSING);
+  const error = containerAdd(target.container, target.key, got.value ?? null);
+  return error === undefined ? undefined : wrap(`error in move for path: '${path.value}'`, error);
+}
+
+function testOperation(holder: { doc: unknown }, op: Operation): string | undefined {
+  const path = member(op, 'path');
+  if ('error' in path) return wrap('test operation failed to decode path', path.error);
+  const expected = op['value'] === undefined ? null : op['value'];
+  const failed = wrap(`testing value ${path.value} failed`, TEST_FAILED);
+  if (path.value === '') return deepEqual(holder.doc, expected) ? undefined : failed;
+  const target = findObject(holder.doc, path.value);
+  if (target === undefined) return wrap(`test operation does not apply: is missing path: ${path.value}`, MISSING);
+  const got = containerGet(target.container, target.key);
+  if ('error' in got) return wrap(`error in test for path: '${path.value}'`, got.error);
+  if (got.value === undefined || got.value === null) return expected === null ? undefined : failed;
+  return deepEqual(got.value, expected) ? undefined : failed;
+}
+
+function copy(holder: { doc: unknown }, op: Operation): string | undefined {
+  const from = member(op, 'from');
+  if ('error' in from) return wrap('copy operation failed to decode from', from.error);
+  const source = findObject(holder.doc, from.value);
+  if (source === undefined) return wrap(`copy operation does not apply: doc is missing from path: ${from.value}`, MISSING);
+  const got = containerGet(source.container, source.key);
+  if ('error' in got) return wrap(`error in copy for from: '${from.value}'`, got.error);
+  const path = member(op, 'path');
+  if ('error' in path) return wrap('copy operation failed to decode path', MISSING);
+  const target = findObject(holder.doc, path.value);
+  if (target === undefined) return wrap(`copy operation does not apply: doc is missing destination path: ${path.value}`, MISSING);
+  const error = containerAdd(target.container, target.key, structuredClone(got.value ?? null));
+  return error === undefined ? undefined : wrap('error while adding value during copy', error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pointers and containers
+
+/** v4's `findObject`: the container holding the last token, or undefined when any step is missing. */
+function findObject(doc: unknown, pointer: string): { container: Container; key: string } | undefined {
+  const tokens = pointer.split('/');
+  if (tokens.length < 2) return undefined;
+  let node = doc;
+  for (const token of tokens.slice(1, -1)) {
+    if (!isContainer(node)) return undefined;
+    const next = containerGet(node, decodeToken(token));
+    if ('error' in next || next.value === undefined || next.value === null) return undefined;
+    node = next.value;
+  }
+  if (!isContainer(node)) return undefined;
+  return { container: node, key: decodeToken(tokens[tokens.length - 1]!) };
+}
+
+/** RFC 6901 unescaping in one pass (`~01` is `~1`, not `/`). */
+function decodeToken(token: string): string {
+  return token.replace(/~[01]/g, (escape) => (escape === '~1' ? '/' : '~'));
+}
+
+function isContainer(value: unknown): value is Container {
+  return Array.isArray(value) || isObject(value);
+}
+
+function containerGet(container: Container, key: string): { value: unknown } | { error: string } {
+  if (!Array.isArray(container)) return { value: Object.hasOwn(container, key) ? container[key] : undefined };
+  const index = resolveIndex(key, container.length);
+  if (typeof index !== 'number') return index;
+  return { value: container[index] };
+}
+
+function containerSet(container: Container, key: string, value: unknown): void {
+  if (!Array.isArray(container)) {
+    setField(container, key, value);
+    return;
+  }
+  const index = resolveIndex(key, container.length);
+  if (typeof index !== 'number') throw new PatchError(index.error);
+  container[index] = value;
+}
+
+function containerAdd(container: Container, key: string, value: unknown): string | undefined {
+  if (!Array.isArray(container)) {
+    setField(container, key, value);
+    return undefined;
+  }
+  if (key === '-') {
+    container.push(value);
+    return undefined;
+  }
+  const parsed = goAtoi(key);
+  if (typeof parsed !== 'number') return wrap(`value was not a proper array index: '${key}'`, parsed.error);
+  const size = container.length + 1;
+  let index = parsed;
+  if (index >= size || index < -size) return wrap(`Unable to access invalid index: ${parsed}`, INVALID_INDEX);
+  if (index < 0) index += size;
+  container.splice(index, 0, value);
+  return undefined;
+}
+
+function containerRemove(container: Container, key: string): string | undefined {
+  if (!Array.isArray(container)) {
+    if (!Object.hasOwn(container, key)) return wrap(`Unable to remove nonexistent key: ${key}`, MISSING);
+    delete container[key];
+    return undefined;
+  }
+  const parsed = goAtoi(key);
+  if (typeof parsed !== 'number') return parsed.error;
+  let index = parsed;
+  if (index >= container.length || index < -container.length) return wrap(`Unable to access invalid index: ${parsed}`, INVALID_INDEX);
+  if (index < 0) index += container.length;
+  container.splice(index, 1);
+  return undefined;
+}
+
+function resolveIndex(key: string, length: number): number | { error: string } {
+  const parsed = goAtoi(key);
+  if (typeof parsed !== 'number') return parsed;
+  let index = parsed;
+  if (index < 0) {
+    if (index < -length) return { error: wrap(`Unable to access invalid index: ${index}`, INVALID_INDEX) };
+    index += length;
+  }
+  if (index >= length) return { error: wrap(`Unable to access invalid index: ${index}`, INVALID_INDEX) };
+  return index;
+}
+
+/** Go's `strconv.Atoi`, with its error text. */
+function goAtoi(text: string): number | { error: string } {
+  if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    return { error: `strconv.Atoi: parsing ${JSON.stringify(text)}: invalid syntax` };
+  }
+  return Number(text);
+}

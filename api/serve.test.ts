@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SERVE_FLAGS } from './flags.ts';
+import { startServerProcess } from './testing/server-process.ts';
+
+const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), 'fairway.mjs');
+
+function fairway(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [LAUNCHER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('bad flags: one line naming the flag, exit code 2', async () => {
+  const unknown = await fairway(['serve', '--no-such-flag']);
+  assert.is(unknown.code, 2);
+  assert.is(unknown.stderr, 'Error: unknown flag: --no-such-flag\n');
+  const badValue = await fairway(['serve', '--secure-port=https']);
+  assert.is(badValue.code, 2);
+  assert.is(badValue.stderr.trim().split('\n').length, 1);
+  assert.match(badValue.stderr, /--secure-port/);
+});
+
+test('--help lists every flag', async () => {
+  const help = await fairway(['serve', '--help']);
+  assert.is(help.code, 0);
+  for (const spec of SERVE_FLAGS) assert.match(help.stdout, new RegExp(`--${spec.name}\\b`), spec.name);
+});
+
+test('a restart on the same data dir keeps objects, the CA and the admin token', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'fairway-restart-'));
+  try {
+    const first = await startServerProcess({ storageBackend: 'leveldb', dataDir });
+    let created;
+    try {
+      created = await first.client.request('POST', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations', {
+        body: { metadata: { name: 'kept' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } },
+      });
+      assert.is(created.status, 201);
+      assert.is((await stat(join(dataDir, 'admin.token'))).mode & 0o777, 0o600);
+      assert.is((await stat(join(dataDir, 'admin.kubeconfig'))).mode & 0o777, 0o600);
+    } finally {
+      assert.is(await first.stop(), 0);
+    }
+    const second = await startServerProcess({ storageBackend: 'leveldb', dataDir });
+    try {
+      assert.is(second.token, first.token);
+      assert.is(second.caPem, first.caPem);
+      const kept = await second.client.get('/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/kept');
+      assert.is(kept.status, 200);
+      assert.is(kept.json().metadata.uid, created.json().metadata.uid);
+    } finally {
+      assert.is(await second.stop(), 0);
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test.run();

@@ -1,0 +1,200 @@
+// `fairway serve`: kube-apiserver's flags → the store (LevelDB under <data-dir>/store unless
+// --storage-backend=memory) → the server (flow control, bootstrap configuration, REST, watch) →
+// HTTPS on --bind-address:--secure-port → <data-dir>/admin.kubeconfig once it listens.
+// SIGTERM or SIGINT: stop accepting, end watches cleanly, let in-flight requests finish, close the
+// store, exit 0. A second signal exits at once.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:https';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { realClock } from '../engine/clock.ts';
+import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
+import { createStore } from '../engine/store/store.ts';
+import type { Store } from '../engine/store/store-types.ts';
+import { createMemoryBackend } from '../engine/store/memory-backend.ts';
+import { createLevelDbBackend } from '../engine/store/leveldb-backend.ts';
+import type { Command } from './cli/main.ts';
+import { parseServeFlags, type ServeOptions } from './flags.ts';
+import { createLogger, type Logger } from './log.ts';
+import { ensureServingCertificates } from './tls.ts';
+import { writeAdminKubeconfig } from './kubeconfig.ts';
+import { readTokenFile } from './token-file.ts';
+import { writeFileAtomic } from './atomic-write.ts';
+import { createFairwayServer } from './fairway-server.ts';
+import { createAccessControl } from './access-control.ts';
+import { isHealthPath } from './handlers/health.ts';
+
+export const ADMIN_TOKEN_FILE = 'admin.token';
+export const ADMIN_KUBECONFIG_FILE = 'admin.kubeconfig';
+export const ADMIN_USER: UserInfo = { name: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
+/** How long shutdown waits for in-flight requests. */
+const DRAIN_TIMEOUT_MS = 10_000;
+
+export const serveCommand: Command = {
+  summary: 'run the API server (kube-apiserver flags; --help lists them)',
+  run: async (args) => {
+    const parsed = parseServeFlags(args);
+    if (parsed.kind === 'help') {
+      process.stdout.write(parsed.text);
+      return 0;
+    }
+    if (parsed.kind === 'error') {
+      process.stderr.write(`Error: ${parsed.message}\n`);
+      return parsed.exitCode;
+    }
+    const logger = createLogger('serve.ts');
+    try {
+      return await serve(parsed.options, logger);
+    } catch (error) {
+      logger.error(error instanceof Error ? error.message : String(error));
+      return 1;
+    }
+  },
+};
+
+/** Features whose flags are parsed but whose implementation lands with later issues. */
+function unsupported(options: ServeOptions): string | undefined {
+  if (options.storageBackend === 'etcd3') return '--storage-backend=etcd3 is not available in this build';
+  if (options.encryptionProviderConfig !== '') return '--encryption-provider-config is not available in this build';
+  return undefined;
+}
+
+/** The admin's bearer token: generated once, kept in <data-dir>/admin.token (0600). */
+async function adminToken(dataDir: string): Promise<string> {
+  const path = join(dataDir, ADMIN_TOKEN_FILE);
+  try {
+    const token = (await readFile(path, 'utf8')).trim();
+    if (token !== '') return token;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const token = randomBytes(32).toString('base64url');
+  await writeFileAtomic(path, `${token}\n`, 0o600);
+  return token;
+}
+
+async function tokens(options: ServeOptions, admin: string, logger: Logger): Promise<Map<string, UserInfo>> {
+  const map = new Map<string, UserInfo>();
+  if (options.tokenAuthFile !== '') {
+    const file = await readTokenFile(options.tokenAuthFile);
+    if (!file.ok) throw new Error(file.error);
+    for (const warning of file.warnings) logger.warning(warning);
+    for (const [token, user] of file.tokens) map.set(token, { name: user.name, uid: user.uid, groups: user.groups });
+  }
+  map.set(admin, ADMIN_USER);
+  return map;
+}
+
+function openStore(options: ServeOptions): Store {
+  const backend = options.storageBackend === 'memory' ? createMemoryBackend() : createLevelDbBackend({ location: join(options.dataDir, 'store') });
+  return createStore({ backend, clock: realClock() });
+}
+
+/** The URL clients use: the bind address, or loopback when bound to every address. */
+export function serverUrl(bindAddress: string, port: number): string {
+  const host = bindAddress === '0.0.0.0' ? '127.0.0.1' : bindAddress === '::' ? '::1' : bindAddress;
+  return `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
+async function serve(options: ServeOptions, logger: Logger): Promise<number> {
+  const notYet = unsupported(options);
+  if (notYet !== undefined) {
+    logger.error(notYet);
+    return 1;
+  }
+  // Listen for the stop signal from the start, so one that arrives while starting up is a clean
+  // shutdown too (it takes effect once the server is up).
+  const stopSignal = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  let certPem: string;
+  let keyPem: string;
+  let caPem: string;
+  if (options.tlsCertFile !== '') {
+    certPem = await readFile(options.tlsCertFile, 'utf8');
+    keyPem = await readFile(options.tlsPrivateKeyFile, 'utf8');
+    caPem = certPem;
+  } else {
+    const certificates = await ensureServingCertificates({ certDir: options.certDir, bindAddress: options.bindAddress });
+    if (certificates.written.length > 0) logger.info(`generated ${certificates.written.join(' and ')} certificate(s) in ${options.certDir}`);
+    ({ certPem, keyPem } = certificates.serving);
+    caPem = certificates.ca.certPem;
+  }
+  const clientCa = options.clientCaFile === '' ? undefined : await readFile(options.clientCaFile, 'utf8');
+  const admin = await adminToken(options.dataDir);
+  const users = await tokens(options, admin, logger);
+
+  const access = await createAccessControl({ options, clock: realClock(), logger, skipAuthorization: isHealthPath });
+  if (!access.ok) throw new Error(access.error);
+
+  const store = openStore(options);
+  await store.open();
+  logger.info(`storage ${options.storageBackend} open${options.storageBackend === 'memory' ? '' : ` at ${join(options.dataDir, 'store')}`}, revision ${store.revision()}`);
+
+  let url = '';
+  const fairway = createFairwayServer({
+    store,
+    logger,
+    apiDomain: options.apiDomain,
+    requestTimeoutMs: options.requestTimeoutMs,
+    serverConcurrencyLimit: options.maxRequestsInflight + options.maxMutatingRequestsInflight,
+    enablePriorityAndFairness: options.enablePriorityAndFairness,
+    apfEnforce: options.apfEnforce,
+    tokens: users,
+    anonymousAuth: options.anonymousAuth,
+    clientCertificates: clientCa !== undefined,
+    accessControl: access.value,
+    serverAddress: () => (url === '' ? '' : new URL(url).host),
+  });
+  const server = createServer(
+    { cert: certPem, key: keyPem, ALPNProtocols: ['http/1.1'], ...(clientCa !== undefined ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) },
+    fairway.apiServer.handle,
+  );
+  try {
+    await listen(server, options.securePort, options.bindAddress);
+  } catch (error) {
+    fairway.stop();
+    await store.close();
+    throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(error as Error).message}`);
+  }
+  url = serverUrl(options.bindAddress, options.securePort);
+  logger.info(`Serving securely on ${options.bindAddress}:${options.securePort}`);
+  const kubeconfigPath = join(options.dataDir, ADMIN_KUBECONFIG_FILE);
+  await writeAdminKubeconfig(kubeconfigPath, { serverUrl: url, caPem, token: admin });
+  logger.info(`admin kubeconfig: ${kubeconfigPath}`);
+
+  const signal = await stopSignal;
+  logger.info(`received ${signal}, shutting down`);
+  const force = () => {
+    logger.warning('second signal: exiting now');
+    process.exit(1);
+  };
+  process.once('SIGTERM', force);
+  process.once('SIGINT', force);
+  fairway.beginShutdown();
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  await fairway.apiServer.drain(DRAIN_TIMEOUT_MS);
+  server.closeAllConnections();
+  await closed;
+  fairway.stop();
+  access.value.stop();
+  await store.close();
+  logger.info('shutdown complete');
+  // Nothing should be left running; if a stray handle is, it must not keep the process alive.
+  setTimeout(() => process.exit(0), 1_000).unref();
+  return 0;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+}

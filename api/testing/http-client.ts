@@ -1,0 +1,115 @@
+// A small HTTP(S) client for tests: one request, the whole response as text, nothing hidden (status,
+// headers, body). Over TLS it trusts the given CA, as kubectl does with the admin kubeconfig.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json(): any;
+}
+
+export interface RequestOptions {
+  body?: string | Buffer | object;
+  headers?: Record<string, string>;
+  /** Overrides the client's token; `null` sends no Authorization header. */
+  token?: string | null;
+}
+
+export interface TestClient {
+  readonly baseUrl: string;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  get(path: string, options?: RequestOptions): Promise<TestResponse>;
+}
+
+export function createTestClient(baseUrl: string, defaults: { token?: string; caPem?: string } = {}): TestClient {
+  const request = (method: string, path: string, options: RequestOptions = {}): Promise<TestResponse> => {
+    const url = new URL(path, baseUrl);
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    const token = options.token === undefined ? defaults.token : options.token;
+    if (token !== undefined && token !== null) headers.Authorization = `Bearer ${token}`;
+    let body: string | Buffer | undefined;
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' || Buffer.isBuffer(options.body) ? options.body : JSON.stringify(options.body);
+      headers['Content-Type'] ??= 'application/json';
+      // Node sends a DELETE body without length or chunking unless told its length.
+      headers['Content-Length'] = String(Buffer.byteLength(body));
+    }
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(url, { method, headers, ...(defaults.caPem !== undefined ? { ca: defaults.caPem } : {}) }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  };
+  return { baseUrl, request, get: (path, options) => request('GET', path, options) };
+}
+
+/**
+ * A streaming GET (a watch): collects newline-separated JSON events until `close()` or the server
+ * ends the stream.
+ */
+export function openStream(baseUrl: string, path: string, defaults: { token?: string; caPem?: string; headers?: Record<string, string> } = {}) {
+  const url = new URL(path, baseUrl);
+  const headers: Record<string, string> = { ...(defaults.headers ?? {}) };
+  if (defaults.token !== undefined) headers.Authorization = `Bearer ${defaults.token}`;
+  const events: any[] = [];
+  let buffer = '';
+  let status = 0;
+  let waiters: (() => void)[] = [];
+  const wake = () => {
+    const w = waiters;
+    waiters = [];
+    for (const f of w) f();
+  };
+  let ended = false;
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const req = send(url, { method: 'GET', headers, ...(defaults.caPem !== undefined ? { ca: defaults.caPem } : {}) }, (res) => {
+    status = res.statusCode ?? 0;
+    res.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString('utf8');
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        if (line.trim() !== '') events.push(JSON.parse(line));
+      }
+      wake();
+    });
+    res.on('end', () => {
+      ended = true;
+      wake();
+    });
+    res.on('error', () => undefined);
+  });
+  req.on('error', () => {
+    ended = true;
+    wake();
+  });
+  req.end();
+  return {
+    events,
+    get status() {
+      return status;
+    },
+    get ended() {
+      return ended;
+    },
+    /** Resolves once `predicate(events)` holds or the stream has ended. */
+    async until(predicate: (events: any[]) => boolean): Promise<void> {
+      while (!predicate(events) && !ended) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    close() {
+      req.destroy();
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// The whole server in the test's own process, over plain HTTP on an ephemeral loopback port, with
+// the memory backend: fast enough for one per test file. The admin token is fixed per server.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { realClock } from '../../engine/clock.ts';
+import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import { createMemoryBackend } from '../../engine/store/memory-backend.ts';
+import { createStore } from '../../engine/store/store.ts';
+import type { Store } from '../../engine/store/store-types.ts';
+import { createFairwayServer, type FairwayServer } from '../fairway-server.ts';
+import { silentLogger } from '../log.ts';
+import { createTestClient, type TestClient } from './http-client.ts';
+
+export interface InProcessServer {
+  client: TestClient;
+  token: string;
+  baseUrl: string;
+  store: Store;
+  fairway: FairwayServer;
+  /** Resolves once the bootstrap configuration is in the store (/readyz passes). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface InProcessOptions {
+  /** More bearer tokens. */
+  users?: ReadonlyMap<string, UserInfo>;
+  enablePriorityAndFairness?: boolean;
+  requestTimeoutMs?: number;
+  /** Events the watch cache keeps per resource (small values make 410 Expired easy to reach). */
+  windowCapacity?: number;
+}
+
+export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
+  const store = createStore({ backend: createMemoryBackend(), clock: realClock(), ...(options.windowCapacity !== undefined ? { windowCapacity: options.windowCapacity } : {}) });
+  await store.open();
+  const token = randomBytes(16).toString('hex');
+  const tokens = new Map<string, UserInfo>(options.users ?? []);
+  tokens.set(token, { name: 'admin', groups: ['system:masters'] });
+  let address = '127.0.0.1:0';
+  const fairway = createFairwayServer({
+    store,
+    logger: silentLogger,
+    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    serverConcurrencyLimit: 600,
+    enablePriorityAndFairness: options.enablePriorityAndFairness ?? true,
+    apfEnforce: true,
+    tokens,
+    serverAddress: () => address,
+  });
+  const server = createServer(fairway.apiServer.handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const baseUrl = `http://${address}`;
+  const client = createTestClient(baseUrl, { token });
+  return {
+    client,
+    token,
+    baseUrl,
+    store,
+    fairway,
+    async ready() {
+      while ((await client.get('/readyz')).status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+    async close() {
+      fairway.beginShutdown();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await fairway.apiServer.drain(5_000);
+      server.closeAllConnections();
+      await closed;
+      fairway.stop();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,203 @@
+// What API Priority and Fairness costs the server: loopback throughput of a minimal node:http
+// server with the APF filter (plus the flow-control metrics it feeds) in front of a trivial
+// handler, against the same server without it, in the same run; and the admit + finish cost per
+// request through the controller on the real clock.
+//
+//   node --import tsx bench/apf.bench.ts                 (about 40 s on 2 cores)
+//   BENCH_QUICK=1 node --import tsx bench/apf.bench.ts   (shorter rounds, a smoke run)
+//
+// The load comes from a child process (this file with `--load`), keep-alive connections, a fixed
+// number of requests in flight; rounds alternate off/on so drift hits both alike. Prints a table,
+// then one JSON line (`{"bench":"apf",...}`). Figures are recorded in docs/benchmarks.md.
+
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { realClock } from '../engine/clock.ts';
+import { FlowController, type FlowControlObserver } from '../engine/flowcontrol/controller.ts';
+import type { RequestInfo } from '../engine/flowcontrol/request-digest.ts';
+import { createPriorityAndFairnessFilter } from '../api/filters/priority-and-fairness.ts';
+import { chain, type Filter, type RequestContext } from '../api/http-context.ts';
+import { createFairwayMetrics } from '../api/metrics/fairway-metrics.ts';
+import { defaultApfConfig } from '../api/metrics/testing/apf-fixtures.ts';
+
+const QUICK = process.env['BENCH_QUICK'] === '1';
+const ROUND_MS = QUICK ? 1_000 : 2_000;
+const ROUNDS = QUICK ? 2 : 8;
+const IN_FLIGHT = 32;
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
+// --- the load generator (child process) ------------------------------------------------------
+
+async function generateLoad(port: number, durationMs: number, inFlight: number): Promise<{ perSecond: number; total: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
+  const users = ['alice', 'bob', 'carol', 'dave'];
+  let completed = 0;
+  let stop = false;
+  const one = (i: number) =>
+    new Promise<void>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/api/v1/namespaces/default/pods/p', agent, headers: { 'x-user': users[i % users.length]! } }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  const worker = async (i: number) => {
+    while (!stop) {
+      await one(i);
+      completed++;
+    }
+  };
+  // Warm the connections and the server's code paths before counting.
+  await Promise.all(Array.from({ length: inFlight }, (_, i) => one(i)));
+  const timer = setTimeout(() => (stop = true), durationMs);
+  const startMs = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, (_, i) => worker(i)));
+  const elapsedMs = performance.now() - startMs;
+  clearTimeout(timer);
+  agent.destroy();
+  return { perSecond: (completed / elapsedMs) * 1000, total: completed + inFlight };
+}
+
+// --- the server under test ----------------------------------------------------------------------
+
+const requestInfo: RequestInfo = {
+  isResourceRequest: true, path: '/api/v1/namespaces/default/pods/p', verb: 'get', apiPrefix: 'api', apiGroup: '', apiVersion: 'v1',
+  namespace: 'default', resource: 'pods', subresource: '', name: 'p',
+};
+
+function newController(observer?: FlowControlObserver): FlowController {
+  const controller = new FlowController({
+    clock: realClock(),
+    serverConcurrencyLimit: 600,
+    defaultWaitLimitMs: 15_000,
+    estimator: { objectCount: () => ({ count: 50 }), watchCount: () => 0 },
+    ...(observer === undefined ? {} : { observer }),
+  });
+  controller.configure(defaultApfConfig());
+  return controller;
+}
+
+async function startServer(filters: Filter[]): Promise<{ server: Server; port: number }> {
+  const clock = realClock();
+  const body = '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"default"}}';
+  const run = chain(filters, async (context) => {
+    context.res.setHeader('Content-Type', 'application/json');
+    context.res.end(body);
+  });
+  const server = createServer((req, res) => {
+    const receivedMs = clock.now();
+    const user = req.headers['x-user'];
+    const context: RequestContext = {
+      req, res, url: new URL(req.url ?? '/', 'http://localhost'), requestInfo,
+      user: { name: typeof user === 'string' ? user : 'anonymous', groups: ['system:authenticated'] },
+      receivedMs, deadlineMs: receivedMs + 60_000, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
+    };
+    run(context).catch((error: unknown) => res.destroy(error as Error));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+interface Round {
+  perSecond: number;
+  /** Server-process CPU time (user + system) per request served: insensitive to other processes. */
+  cpuMicrosPerRequest: number;
+}
+
+async function measure(port: number): Promise<Round> {
+  const cpuBefore = process.cpuUsage();
+  const child = fork(fileURLToPath(import.meta.url), ['--load', String(port), String(ROUND_MS), String(IN_FLIGHT)], { execArgv: ['--import', 'tsx'] });
+  const [message] = (await once(child, 'message')) as [{ perSecond: number; total: number }];
+  const cpu = process.cpuUsage(cpuBefore);
+  await once(child, 'exit');
+  return { perSecond: message.perSecond, cpuMicrosPerRequest: (cpu.user + cpu.system) / message.total };
+}
+
+function admitFinishMicros(controller: FlowController, n: number): number {
+  const digest = { user: { name: 'alice', groups: ['system:authenticated'] }, requestInfo };
+  const query = new URLSearchParams();
+  const pass = () => {
+    for (let i = 0; i < n; i++) controller.admit({ digest, query }, () => {}).finish();
+  };
+  pass(); // warm-up
+  const start = process.hrtime.bigint();
+  pass();
+  return Number(process.hrtime.bigint() - start) / 1000 / n;
+}
+
+async function main(): Promise<void> {
+  const clock = realClock();
+  const metrics = createFairwayMetrics();
+  const controller = newController(metrics.flowControl.observer);
+  metrics.flowControl.attach(controller);
+  const apf = createPriorityAndFairnessFilter({ controller, enforce: true, clock, observer: metrics.apfFilterObserver });
+  const off = await startServer([]);
+  const on = await startServer([apf]);
+
+  const offRounds: Round[] = [];
+  const onRounds: Round[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // Pairs back to back, alternating which goes first, so that load from other processes and a
+    // warming machine hit both sides alike; the ratio is taken per pair.
+    if (round % 2 === 0) {
+      offRounds.push(await measure(off.port));
+      onRounds.push(await measure(on.port));
+    } else {
+      onRounds.push(await measure(on.port));
+      offRounds.push(await measure(off.port));
+    }
+  }
+  off.server.close();
+  on.server.close();
+  const global = controller.dump().levels.find((l) => l.name === 'global-default')!.queueSet;
+
+  const n = QUICK ? 50_000 : 300_000;
+  const withMetrics = admitFinishMicros(controller, n);
+  const bare = admitFinishMicros(newController(), n);
+
+  const offMedian = median(offRounds.map((r) => r.perSecond));
+  const onMedian = median(onRounds.map((r) => r.perSecond));
+  const pairRatio = median(onRounds.map((r, i) => r.perSecond / offRounds[i]!.perSecond));
+  const offCpu = median(offRounds.map((r) => r.cpuMicrosPerRequest));
+  const onCpu = median(onRounds.map((r) => r.cpuMicrosPerRequest));
+  const results = {
+    bench: 'apf',
+    node: process.version,
+    quick: QUICK,
+    inFlight: IN_FLIGHT,
+    roundMs: ROUND_MS,
+    offPerSecond: offRounds.map((r) => Math.round(r.perSecond)),
+    onPerSecond: onRounds.map((r) => Math.round(r.perSecond)),
+    throughputRatio: pairRatio,
+    offServerCpuMicrosPerRequest: offCpu,
+    onServerCpuMicrosPerRequest: onCpu,
+    serverCapacityRatio: offCpu / onCpu,
+    dispatchedThroughApf: global.dispatched,
+    rejectedThroughApf: global.rejected,
+    admitFinishMicros: withMetrics,
+    admitFinishMicrosWithoutMetrics: bare,
+  };
+  console.log(`server, ${IN_FLIGHT} in flight, ${ROUNDS} rounds of ${ROUND_MS} ms per side   req/s (median)   server CPU µs/request (median)`);
+  console.log(`  APF off                                          ${String(Math.round(offMedian)).padStart(8)}   ${offCpu.toFixed(1).padStart(8)}`);
+  console.log(`  APF on (filter + metrics)                        ${String(Math.round(onMedian)).padStart(8)}   ${onCpu.toFixed(1).padStart(8)}`);
+  console.log(`  throughput ratio on/off (median of pairs)        ${pairRatio.toFixed(3)}`);
+  console.log(`  server capacity ratio (CPU per request off/on)   ${(offCpu / onCpu).toFixed(3)}`);
+  console.log(`admit + finish per request (global-default, real clock):`);
+  console.log(`  with the metrics observer      ${withMetrics.toFixed(2)} µs`);
+  console.log(`  without an observer            ${bare.toFixed(2)} µs`);
+  console.log(JSON.stringify(results));
+}
+
+// Last, so that every module-level constant above is initialised.
+if (process.argv[2] === '--load') {
+  const [port, durationMs, inFlight] = process.argv.slice(3).map(Number);
+  process.send!(await generateLoad(port!, durationMs!, inFlight!));
+  process.disconnect();
+} else {
+  await main();
+}
