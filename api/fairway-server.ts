@@ -3,12 +3,13 @@
 // (filters and handlers). `fairway serve` puts it behind HTTPS; tests may put it behind plain
 // HTTP in-process. `stop()` undoes everything but the store, which the caller owns.
 import { randomUUID } from 'node:crypto';
-import type { Subscription } from 'rxjs';
+import { shareReplay, type Subscription } from 'rxjs';
 import { realClock, formatRfc3339, type Clock } from '../engine/clock.ts';
 import { toRxScheduler } from '../engine/clock-adapters.ts';
 import { FlowController } from '../engine/flowcontrol/controller.ts';
 import { watchFlowcontrolConfig } from '../engine/flowcontrol/config-stream.ts';
 import { startBootstrapEnsurer } from '../engine/flowcontrol/bootstrap-ensurer.ts';
+import { startDanglingStatusWriter } from '../engine/flowcontrol/dangling-status.ts';
 import { InterestedWatches } from '../engine/flowcontrol/interested-watches.ts';
 import type { ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
 import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
@@ -109,7 +110,17 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   });
   metrics.flowControl.attach(controller);
   const subscriptions: Subscription[] = [];
-  controller.start(watchFlowcontrolConfig(plcStore, fsStore));
+  // One list+watch of the configuration, shared by the controller and the Dangling status writer.
+  const config$ = watchFlowcontrolConfig(plcStore, fsStore).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+  controller.start(config$);
+  subscriptions.push(
+    startDanglingStatusWriter(config$, {
+      flowSchemas: fsStore,
+      clock,
+      apiDomain,
+      onError: (name, error) => logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
+    }),
+  );
 
   let bootstrapped = false;
   let shuttingDown = false;

@@ -65,6 +65,14 @@ test('get prints the printer columns; -o yaml and -o json give the object', asyn
   assert.ok(json.items.some((item: { metadata: { name: string } }) => item.metadata.name === 'catch-all'));
   const fsTable = await ok(['get', 'flowschemas']);
   assert.match(fsTable, /^NAME\s+PRIORITYLEVEL\s+MATCHINGPRECEDENCE\s+DISTINGUISHERMETHOD\s+AGE\s+MISSINGPL$/m);
+  // The Dangling condition is written asynchronously after start; MissingPL shows it.
+  let latest = '';
+  for (let attempt = 0; attempt < 20 && !/^exempt\s+exempt\s+1\s+<none>\s+\S+\s+False$/m.test(latest); attempt++) {
+    latest = await ok(['get', 'flowschemas']);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.match(latest, /^exempt\s+exempt\s+1\s+<none>\s+\S+\s+False$/m);
+  assert.match(latest, /^global-default\s+global-default\s+9900\s+ByUser\s+\S+\s+False$/m);
 });
 
 test('apply creates, configures, then leaves an unchanged object alone', async () => {

@@ -1,0 +1,62 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SimClock } from '../../sim/sim-clock.ts';
+import { FLOW_SCHEMA, PRIORITY_LEVEL, storeResourceInfo } from '../resources/kinds.ts';
+import type { FlowSchema, KubeObject } from '../resources/types.ts';
+import { createMemoryBackend } from '../store/memory-backend.ts';
+import { createStore } from '../store/store.ts';
+import { ensureBootstrapObjects } from './bootstrap-ensurer.ts';
+import { watchFlowcontrolConfig } from './config-stream.ts';
+import { danglingUpdates, startDanglingStatusWriter } from './dangling-status.ts';
+
+const settle = async (until: () => Promise<boolean>) => {
+  for (let i = 0; i < 200; i++) {
+    if (await until()) return;
+    await new Promise((r) => setImmediate(r));
+  }
+};
+
+const dangling = (fs: KubeObject) => (fs as FlowSchema).status?.conditions?.find((c) => c.type === 'Dangling');
+
+test('every FlowSchema gets Dangling=False/Found; one pointing at a missing level gets True/NotFound; nothing is rewritten when unchanged', async () => {
+  const clock = new SimClock(Date.UTC(2026, 10, 21));
+  const store = createStore({ backend: createMemoryBackend(), clock });
+  await store.open();
+  const plcs = store.for(storeResourceInfo(PRIORITY_LEVEL));
+  const fss = store.for(storeResourceInfo(FLOW_SCHEMA));
+  let uid = 0;
+  await ensureBootstrapObjects({ priorityLevels: plcs, flowSchemas: fss, clock, newUid: () => `u${++uid}` });
+  await fss.create({
+    metadata: { name: 'orphan', uid: 'o' },
+    spec: { priorityLevelConfiguration: { name: 'nowhere' }, matchingPrecedence: 500, rules: [] },
+  } as KubeObject);
+  const writer = startDanglingStatusWriter(watchFlowcontrolConfig(plcs, fss), { flowSchemas: fss, clock });
+  await settle(async () => (await fss.list()).items.every((f) => dangling(f) !== undefined));
+
+  const exempt = dangling(await fss.get('exempt'))!;
+  assert.equal([exempt.status, exempt.reason, exempt.message], ['False', 'Found', 'This FlowSchema references the PriorityLevelConfiguration object named "exempt" and it exists']);
+  assert.is(exempt.lastTransitionTime, '2026-11-21T00:00:00Z');
+  const orphan = dangling(await fss.get('orphan'))!;
+  assert.equal([orphan.status, orphan.reason], ['True', 'NotFound']);
+  assert.is(orphan.message, 'This FlowSchema references the PriorityLevelConfiguration object named "nowhere" but there is no such object');
+
+  const revision = store.revision();
+  clock.advance(1_000);
+  await settle(async () => false);
+  assert.is(store.revision(), revision, 'no writes once every condition is right');
+  writer.unsubscribe();
+  await store.close();
+});
+
+test('danglingUpdates lists only the schemas whose condition must change', () => {
+  const fs = (name: string, level: string, status?: 'True' | 'False'): FlowSchema => ({
+    metadata: { name },
+    spec: { priorityLevelConfiguration: { name: level }, matchingPrecedence: 100 },
+    ...(status ? { status: { conditions: [{ type: 'Dangling', status, reason: status === 'True' ? 'NotFound' : 'Found', message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" ${status === 'True' ? 'but there is no such object' : 'and it exists'}` }] } } : {}),
+  });
+  const plc = { metadata: { name: 'a' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, limitResponse: { type: 'Reject' } } } };
+  const updates = danglingUpdates({ priorityLevels: [plc], flowSchemas: [fs('ok', 'a', 'False'), fs('new', 'a'), fs('lost', 'b', 'False')] }, 0);
+  assert.equal(updates.map((u) => [u.name, u.condition.status]), [['new', 'False'], ['lost', 'True']]);
+});
+
+test.run();
