@@ -103,23 +103,40 @@ export function buildClassifier(
   const catchAll = usable.find((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_CATCH_ALL)!;
   const sequence: readonly FlowSchema[] = usable;
 
+  // A digest is immutable once handed in, and a Classifier never changes, so a digest seen again
+  // (the simulator reuses one per flow) is answered from this memo.
+  const memo = new WeakMap<RequestDigest, Classification>();
   return {
     flowSchemas: sequence,
     priorityLevels: levels,
     danglingFlowSchemas: dangling,
     classify(digest) {
-      const matched = sequence.find((fs) => matchesFlowSchema(digest, fs));
-      const flowSchema = matched ?? catchAll;
-      const priorityLevel = levels.get(flowSchema.spec?.priorityLevelConfiguration?.name ?? '');
-      if (priorityLevel === undefined) {
-        // Unreachable: only schemas with a usable level are in the sequence, and the mandatory
-        // schemas' levels are imagined when missing.
-        throw new Error(`classifier: FlowSchema "${flowSchema.metadata?.name}" has no priority level`);
-      }
-      const { flowDistinguisher, hashValue } = flowOf(digest, flowSchema, priorityLevel);
-      return { flowSchema, priorityLevel, flowDistinguisher, hashValue, fallback: matched === undefined };
+      const known = memo.get(digest);
+      if (known !== undefined) return known;
+      const classification = classifyOnce(digest);
+      memo.set(digest, classification);
+      return classification;
     },
   };
+
+  function classifyOnce(digest: RequestDigest): Classification {
+    let matched: FlowSchema | undefined;
+    for (const fs of sequence) {
+      if (matchesFlowSchema(digest, fs)) {
+        matched = fs;
+        break;
+      }
+    }
+    const flowSchema = matched ?? catchAll;
+    const priorityLevel = levels.get(flowSchema.spec?.priorityLevelConfiguration?.name ?? '');
+    if (priorityLevel === undefined) {
+      // Unreachable: only schemas with a usable level are in the sequence, and the mandatory
+      // schemas' levels are imagined when missing.
+      throw new Error(`classifier: FlowSchema "${flowSchema.metadata?.name}" has no priority level`);
+    }
+    const { flowDistinguisher, hashValue } = flowOf(digest, flowSchema, priorityLevel);
+    return { flowSchema, priorityLevel, flowDistinguisher, hashValue, fallback: matched === undefined };
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SimClock } from '../../sim/sim-clock.ts';
-import { QueueSet, checkQueuingConfig, type Admission, type Decision, type QueuingConfig } from './queue-set.ts';
+import { EPOCH_HIGH_R, QueueSet, checkQueuingConfig, type Admission, type Decision, type QueuingConfig } from './queue-set.ts';
 import type { WorkEstimate } from './work-estimate.ts';
 
 const ONE_SEAT: WorkEstimate = { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 };
@@ -170,6 +170,32 @@ test('two backlogged flows in different queues share the seats equally', () => {
   }
   assert.ok(Math.abs(served.heavy - served.light) <= 1, `heavy ${served.heavy}, light ${served.light}`);
   assert.ok(served.heavy + served.light >= 18, 'the seats were kept busy');
+});
+
+test('virtual time rolls its epoch before doubles lose whole units, and dispatch stays fair across it', () => {
+  const { clock, qs, start } = harness({ desiredNumQueues: 2, queueLengthLimit: 1000, handSize: 1 }, 1000);
+  // 999 long requests keep R advancing (two active queues: 500 seat·s per second) for 30 virtual
+  // hours, past 2^52 units; two backlogged flows in separate queues get one seat an hour.
+  const long = Array.from({ length: 999 }, () => start('long', 0n, ONE_SEAT, 60_000));
+  const backlog = [...Array.from({ length: 40 }, () => start('a', 0n, ONE_SEAT, 1e9)), ...Array.from({ length: 40 }, () => start('b', 1n, ONE_SEAT, 1e9))];
+  const served = { a: 0, b: 0 };
+  const done = new Set<Tracked>();
+  let crossed = false;
+  for (let hour = 0; hour < 30; hour++) {
+    const before = qs.dump().currentR;
+    clock.advance(3_600_000);
+    if (qs.dump().currentR < before) crossed = true;
+    long.pop()?.admission.finish();
+    for (const t of backlog.filter((b) => !done.has(b) && kinds(b)[0] === 'execute')) {
+      served[t.id as 'a' | 'b']++;
+      done.add(t);
+      t.admission.finish();
+    }
+  }
+  assert.ok(crossed, 'R rolled over at least once');
+  assert.ok(qs.dump().currentR < BigInt(EPOCH_HIGH_R));
+  assert.ok(served.a + served.b >= 25, `served ${served.a + served.b}`);
+  assert.ok(Math.abs(served.a - served.b) <= 1, `a ${served.a}, b ${served.b}`);
 });
 
 test('checkQueuingConfig reports a dealer that cannot be built', () => {

@@ -24,7 +24,7 @@ import type { Cancel, Clock } from '../clock.ts';
 import { BoundedCache } from '../bounded-cache.ts';
 import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
 import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
-import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMs, totalWork } from './seat-seconds.ts';
+import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMsUnits, totalWorkUnits } from './seat-seconds.ts';
 import type { WorkEstimate } from './work-estimate.ts';
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out';
@@ -80,7 +80,7 @@ interface EntryOwner<D> {
 class Entry<D> implements Admission {
   /** max(initial, final) at arrival; what the waiting sums counted. */
   readonly maxSeats: number;
-  readonly totalWork: bigint;
+  readonly totalWork: number;
   readonly initialSeats: number;
   /** May be clipped to the concurrency limit at dispatch (work preserved via the latency). */
   finalSeats: number;
@@ -98,7 +98,7 @@ class Entry<D> implements Admission {
     readonly request: QueueSetRequest<D>,
     readonly decide: (decision: Decision) => void,
     readonly arrivalMs: number,
-    readonly arrivalR: bigint,
+    public arrivalR: number,
   ) {
     const estimate = request.workEstimate;
     this.initialSeats = estimate.initialSeats;
@@ -106,7 +106,7 @@ class Entry<D> implements Admission {
     this.additionalLatencyMs = estimate.additionalLatencyMs;
     this.maxSeats = Math.max(estimate.initialSeats, estimate.finalSeats);
     this.seatsHeld = this.maxSeats;
-    this.totalWork = totalWork(estimate);
+    this.totalWork = totalWorkUnits(estimate);
   }
 
   finish(): void {
@@ -124,7 +124,8 @@ interface Queue<D> {
   readonly waiting: RequestFifo<Entry<D>>;
   executing: number;
   seatsInUse: number;
-  nextDispatchR: bigint;
+  /** Virtual time in seat-second units, a whole number in a double (see rollEpoch). */
+  nextDispatchR: number;
 }
 
 export interface QueueDump {
@@ -180,7 +181,7 @@ export class QueueSet<D = unknown> {
   private hands = new BoundedCache<bigint, number[]>(4_096);
   private concurrencyLimit = 0;
   private readonly queues: Queue<D>[] = [];
-  private currentR = 0n;
+  private currentR = 0;
   private lastSyncMs: number;
   private robinIndex = -1;
   private enqueues = 0;
@@ -306,7 +307,7 @@ export class QueueSet<D = unknown> {
     }
     return {
       concurrencyLimit: this.concurrencyLimit,
-      currentR: this.currentR,
+      currentR: BigInt(this.currentR),
       waitingRequests: this.totRequestsWaiting,
       executingRequests: this.totRequestsExecuting,
       seatsInUse: this.totSeatsInUse,
@@ -322,10 +323,10 @@ export class QueueSet<D = unknown> {
         pendingRequests: q.waiting.length,
         executingRequests: q.executing,
         seatsInUse: q.seatsInUse,
-        nextDispatchR: q.nextDispatchR,
+        nextDispatchR: BigInt(q.nextDispatchR),
         initialSeatsSum: q.waiting.initialSeatsSum,
         maxSeatsSum: q.waiting.maxSeatsSum,
-        totalWorkSum: q.waiting.totalWorkSum,
+        totalWorkSum: BigInt(q.waiting.totalWorkSum),
       })),
       requests,
     };
@@ -341,7 +342,25 @@ export class QueueSet<D = unknown> {
     if (elapsedMs <= 0 || this.activeQueues === 0) return;
     const seatsRequested = this.seatsInQueues + this.totSeatsWaiting;
     const ratio = Math.min(seatsRequested, this.concurrencyLimit) / this.activeQueues;
-    this.currentR += seatsTimesDurationMs(ratio, elapsedMs);
+    this.currentR += seatsTimesDurationMsUnits(ratio, elapsedMs);
+    if (this.currentR >= EPOCH_HIGH_R) this.rollEpoch();
+  }
+
+  /**
+   * Kubernetes subtracts half the uint64 range from every R once R passes three quarters of it;
+   * the same move here, well before 2^53, keeps every R a whole number a double holds exactly.
+   * Only differences of R matter, so dispatch order is unchanged.
+   */
+  private rollEpoch(): void {
+    this.currentR -= EPOCH_DECREMENT_R;
+    for (const queue of this.queues) {
+      if (queue.waiting.length === 0 && queue.executing === 0) {
+        queue.nextDispatchR = 0;
+        continue;
+      }
+      queue.nextDispatchR -= EPOCH_DECREMENT_R;
+      for (const entry of queue.waiting) entry.arrivalR -= EPOCH_DECREMENT_R;
+    }
   }
 
   /** Keeps activeQueues and waitingQueues right; call after any change to a queue's counts. */
@@ -360,7 +379,7 @@ export class QueueSet<D = unknown> {
     const offset = this.enqueues % hand.length;
     this.enqueues++;
     let best = -1;
-    let bestWork = -1n;
+    let bestWork = -1;
     for (let i = 0; i < hand.length; i++) {
       const index = hand[(offset + i) % hand.length]!;
       const work = this.queues[index]!.waiting.totalWorkSum;
@@ -406,7 +425,7 @@ export class QueueSet<D = unknown> {
     // distance picks the same queue without touching the idle ones.
     const n = this.queues.length;
     let chosen: Queue<D> | undefined;
-    let minFinishR = 0n;
+    let minFinishR = 0;
     let minDistance = 0;
     for (const queue of this.waitingQueues) {
       const finishR = queue.nextDispatchR + queue.waiting.peek()!.totalWork;
@@ -512,7 +531,7 @@ export class QueueSet<D = unknown> {
     if (queue !== undefined) {
       // The guess G is replaced by the real service time S: R_start -= (G - S) * initialSeats.
       const serviceMs = nowMs - entry.startMs;
-      queue.nextDispatchR -= seatsTimesDurationMs(entry.initialSeats, ESTIMATED_SERVICE_DURATION_MS - serviceMs);
+      queue.nextDispatchR -= seatsTimesDurationMsUnits(entry.initialSeats, ESTIMATED_SERVICE_DURATION_MS - serviceMs);
       queue.executing--;
       this.noteQueueActivity(queue, true);
       this.boundNextDispatch(queue);
@@ -560,5 +579,9 @@ export class QueueSet<D = unknown> {
 }
 
 function newQueue<D>(id: number, index: number): Queue<D> {
-  return { id, index, waiting: new RequestFifo<Entry<D>>(), executing: 0, seatsInUse: 0, nextDispatchR: 0n };
+  return { id, index, waiting: new RequestFifo<Entry<D>>(), executing: 0, seatsInUse: 0, nextDispatchR: 0 };
 }
+
+/** R passes this (2^52 units, about 4.5e7 seat·s) → every R moves down by EPOCH_DECREMENT_R. */
+export const EPOCH_HIGH_R = 2 ** 52;
+export const EPOCH_DECREMENT_R = 2 ** 51;

@@ -5,8 +5,8 @@
 export interface FifoItem {
   readonly initialSeats: number;
   readonly maxSeats: number;
-  /** Seat-seconds in units of 1e-8 (see seat-seconds.ts). */
-  readonly totalWork: bigint;
+  /** Seat-seconds in units of 1e-8, a whole number in a double (see seat-seconds.ts). */
+  readonly totalWork: number;
 }
 
 interface Node<T> {
@@ -25,7 +25,7 @@ export class RequestFifo<T extends FifoItem> {
   private count = 0;
   initialSeatsSum = 0;
   maxSeatsSum = 0;
-  totalWorkSum = 0n;
+  totalWorkSum = 0;
 
   get length(): number {
     return this.count;

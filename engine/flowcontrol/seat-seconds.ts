@@ -35,13 +35,26 @@ export function durationNsToMs(durationNs: number): number {
  * SeatSeconds value to get Go's wrap-around subtraction.
  */
 export function seatsTimesDuration(seats: number, durationNs: number | bigint): bigint {
-  const product = goRound((seats * Number(durationNs)) / NS_PER_UNIT);
-  if (!Number.isFinite(product)) throw new RangeError(`seats ${seats} × ${String(durationNs)} ns is not finite`);
-  return BigInt(product);
+  return BigInt(seatsTimesDurationUnits(seats, Number(durationNs)));
 }
 
 export function seatsTimesDurationMs(seats: number, durationMs: number): bigint {
   return seatsTimesDuration(seats, durationMsToNs(durationMs));
+}
+
+/**
+ * The same amount as a float64 holding a whole number of units. Integers below 2^53 are exact in
+ * a double, so the queue set keeps its virtual time in numbers (no BigInt allocation per event)
+ * and rolls its epoch before 2^53, with exactly the results of the uint64 arithmetic.
+ */
+export function seatsTimesDurationUnits(seats: number, durationNs: number): number {
+  const product = goRound((seats * durationNs) / NS_PER_UNIT);
+  if (!Number.isFinite(product)) throw new RangeError(`seats ${seats} × ${String(durationNs)} ns is not finite`);
+  return product;
+}
+
+export function seatsTimesDurationMsUnits(seats: number, durationMs: number): number {
+  return seatsTimesDurationUnits(seats, durationMsToNs(durationMs));
 }
 
 /** Go's `DurationPerSeat`: the duration that, at `seats` seats, does this much work (truncated to whole ns). */
@@ -65,8 +78,13 @@ export function formatSeatSeconds(work: bigint): string {
  * `SeatsTimesDuration(initialSeats, G) + SeatsTimesDuration(finalSeats, additionalLatency)`.
  */
 export function totalWork(estimate: { initialSeats: number; finalSeats: number; additionalLatencyMs: number }): bigint {
+  return BigInt(totalWorkUnits(estimate));
+}
+
+/** `totalWork` as a whole number of units in a double (see seatsTimesDurationUnits). */
+export function totalWorkUnits(estimate: { initialSeats: number; finalSeats: number; additionalLatencyMs: number }): number {
   return (
-    seatsTimesDuration(estimate.initialSeats, ESTIMATED_SERVICE_DURATION_NS) +
-    seatsTimesDurationMs(estimate.finalSeats, estimate.additionalLatencyMs)
+    seatsTimesDurationUnits(estimate.initialSeats, ESTIMATED_SERVICE_DURATION_NS) +
+    seatsTimesDurationMsUnits(estimate.finalSeats, estimate.additionalLatencyMs)
   );
 }
