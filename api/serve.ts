@@ -14,6 +14,8 @@ import { createStore } from '../engine/store/store.ts';
 import type { Store } from '../engine/store/store-types.ts';
 import { createMemoryBackend } from '../engine/store/memory-backend.ts';
 import { createLevelDbBackend } from '../engine/store/leveldb-backend.ts';
+import { createEtcdBackend } from '../engine/store/etcd-backend.ts';
+import { parseEtcdServers } from '../engine/store/etcd-client.ts';
 import type { Command } from './cli/main.ts';
 import { parseServeFlags, type ServeOptions } from './flags.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -24,6 +26,7 @@ import { writeFileAtomic } from './atomic-write.ts';
 import { createFairwayServer } from './fairway-server.ts';
 import { createAccessControl } from './access-control.ts';
 import { isHealthPath } from './handlers/health.ts';
+import { startEncryptionAtRest, storedResources, type EncryptionAtRest } from './encryption-at-rest.ts';
 
 export const ADMIN_TOKEN_FILE = 'admin.token';
 export const ADMIN_KUBECONFIG_FILE = 'admin.kubeconfig';
@@ -55,8 +58,6 @@ export const serveCommand: Command = {
 
 /** Features whose flags are parsed but whose implementation lands with later issues. */
 function unsupported(options: ServeOptions): string | undefined {
-  if (options.storageBackend === 'etcd3') return '--storage-backend=etcd3 is not available in this build';
-  if (options.encryptionProviderConfig !== '') return '--encryption-provider-config is not available in this build';
   return undefined;
 }
 
@@ -86,9 +87,14 @@ async function tokens(options: ServeOptions, admin: string, logger: Logger): Pro
   return map;
 }
 
-function openStore(options: ServeOptions): Store {
-  const backend = options.storageBackend === 'memory' ? createMemoryBackend() : createLevelDbBackend({ location: join(options.dataDir, 'store') });
-  return createStore({ backend, clock: realClock() });
+function openStore(options: ServeOptions, encryption: EncryptionAtRest | undefined): Store {
+  const backend =
+    options.storageBackend === 'memory'
+      ? createMemoryBackend()
+      : options.storageBackend === 'etcd3'
+        ? createEtcdBackend({ endpoints: parseEtcdServers(options.etcdServers.join(',')), clock: realClock() })
+        : createLevelDbBackend({ location: join(options.dataDir, 'store') });
+  return createStore({ backend, clock: realClock(), ...(encryption !== undefined ? { transformer: encryption.holder } : {}) });
 }
 
 /** The URL clients use: the bind address, or loopback when bound to every address. */
@@ -130,9 +136,31 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   const access = await createAccessControl({ options, clock: realClock(), logger, skipAuthorization: isHealthPath });
   if (!access.ok) throw new Error(access.error);
 
-  const store = openStore(options);
-  await store.open();
-  logger.info(`storage ${options.storageBackend} open${options.storageBackend === 'memory' ? '' : ` at ${join(options.dataDir, 'store')}`}, revision ${store.revision()}`);
+  let encryption: EncryptionAtRest | undefined;
+  if (options.encryptionProviderConfig !== '') {
+    const started = await startEncryptionAtRest({
+      file: options.encryptionProviderConfig,
+      automaticReload: options.encryptionProviderConfigAutomaticReload,
+      apiDomain: options.apiDomain,
+      clock: realClock(),
+      logger,
+      resources: storedResources(options.apiDomain),
+    });
+    if (!started.ok) {
+      access.value.stop();
+      throw new Error(started.error);
+    }
+    encryption = started.value;
+  }
+
+  const store = openStore(options, encryption);
+  try {
+    await store.open();
+  } catch (error) {
+    encryption?.stop();
+    throw error;
+  }
+  logger.info(`storage ${options.storageBackend} open${options.storageBackend === 'memory' ? '' : ` at ${options.storageBackend === 'etcd3' ? options.etcdServers.join(',') : join(options.dataDir, 'store')}`}, revision ${store.revision()}`);
 
   let url = '';
   const fairway = createFairwayServer({
@@ -148,6 +176,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     clientCertificates: clientCa !== undefined,
     accessControl: access.value,
     serverAddress: () => (url === '' ? '' : new URL(url).host),
+    ...(encryption !== undefined ? { extraHealthChecks: encryption.healthChecks } : {}),
   });
   const server = createServer(
     { cert: certPem, key: keyPem, ALPNProtocols: ['http/1.1'], ...(clientCa !== undefined ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) },
@@ -158,6 +187,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   } catch (error) {
     fairway.stop();
     await store.close();
+    encryption?.stop();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(error as Error).message}`);
   }
   url = serverUrl(options.bindAddress, options.securePort);
@@ -182,6 +212,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   fairway.stop();
   access.value.stop();
   await store.close();
+  encryption?.stop();
   logger.info('shutdown complete');
   // Nothing should be left running; if a stray handle is, it must not keep the process alive.
   setTimeout(() => process.exit(0), 1_000).unref();

@@ -44,8 +44,8 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export interface StartOptions {
   /** Extra `fairway serve` flags. */
   args?: string[];
-  /** `memory` keeps tests fast; the default server uses LevelDB. */
-  storageBackend?: 'memory' | 'leveldb';
+  /** `memory` keeps tests fast; the default server uses LevelDB; `etcd3` needs `--etcd-servers` in `args`. */
+  storageBackend?: 'memory' | 'leveldb' | 'etcd3';
   /** Reuse a data directory (restart tests). */
   dataDir?: string;
   /** Node options for the server process (`--cpu-prof` when profiling a benchmark). */

@@ -27,10 +27,13 @@ test('the age bound drops events older than maxAgeMs, even without new events', 
   assert.is(window.size, 0);
 });
 
-test('revisions must increase', () => {
+test('revisions never go back; one revision may hold several changes (a transaction)', () => {
   const window = new EventWindow(10, 1_000, 0);
   window.append(event(5, 0), 0);
-  assert.throws(() => window.append(event(5, 0), 0), /revision 5 after 5/);
+  window.append(event(5, 0), 0);
+  assert.equal(window.since(4).map((e) => e.revision), [5, 5]);
+  assert.equal(window.since(5), []);
+  assert.throws(() => window.append(event(4, 0), 0), /revision 4 after 5/);
 });
 
 test('compaction of the backing array keeps every event', () => {

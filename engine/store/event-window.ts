@@ -44,7 +44,8 @@ export class EventWindow {
 
   append(event: CacheEvent, nowMs: number): void {
     const last = this.events[this.events.length - 1];
-    if (last !== undefined && this.head < this.events.length && event.revision <= last.revision) {
+    // Equal revisions are allowed: one transaction may change several objects of a resource.
+    if (last !== undefined && this.head < this.events.length && event.revision < last.revision) {
       throw new Error(`event window: revision ${event.revision} after ${last.revision}`);
     }
     this.events.push(event);
@@ -65,6 +66,16 @@ export class EventWindow {
       this.events = this.events.slice(this.head);
       this.head = 0;
     }
+  }
+
+  /**
+   * Forgets every event and promises nothing before `revision`: a resource whose objects were
+   * loaded late (store.ts, a KMS plugin down at open) cannot replay what happened before.
+   */
+  restartAt(revision: number): void {
+    this.events = [];
+    this.head = 0;
+    this.start = Math.max(this.start, revision);
   }
 
   /** Events with revision above `after`, oldest first (a copy; cheap, it holds references). */

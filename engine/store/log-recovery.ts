@@ -2,8 +2,9 @@
 // becomes a window event with the object before and after it; versions are decoded once and shared
 // (the "after" of one change is the "before" of the next change of that key, and the newest ones
 // are the loaded data). A change whose previous version cannot be found (its bytes were neither
-// logged nor still current) cuts the window there: a window may only hold events it can show to
-// any watcher, selector transitions included.
+// logged nor still current, or they can no longer be decrypted: a retired encryption key) cuts the
+// window there: a window may only hold events it can show to any watcher, selector transitions
+// included.
 
 import type { BackendSnapshot } from './backend.ts';
 import type { CachedObject } from './cached-object.ts';
@@ -13,7 +14,8 @@ export interface RecoveredEvent {
   readonly event: { revision: number; name: string; current: CachedObject | undefined; previous: CachedObject | undefined };
 }
 
-export type DecodeVersion = (key: string, value: Uint8Array, modRevision: number) => Promise<CachedObject>;
+/** undefined: the bytes exist but cannot be read (the version counts as unknown). */
+export type DecodeVersion = (key: string, value: Uint8Array, modRevision: number) => Promise<CachedObject | undefined>;
 
 /**
  * `loaded` maps `<modRevision>@<key>` to the objects loaded from the snapshot's records. Returns the
@@ -33,6 +35,7 @@ export async function recoverWindowEvents(
       // Without the bytes, a version is known only if an earlier log entry or the data holds it.
       if (value === undefined) return undefined;
       cached = await decode(key, value, modRevision);
+      if (cached === undefined) return undefined;
       versions.set(id, cached);
     }
     return cached;

@@ -61,7 +61,7 @@ export class ResourceStoreImpl implements ResourceStore {
   }
 
   async get(name: string, options: GetOptions = {}): Promise<KubeObject> {
-    const opening = this.core.ready();
+    const opening = this.core.ready(this.prefix);
     if (opening !== undefined) await opening;
     this.keyFor(name);
     const text = options.resourceVersion ?? '';
@@ -74,7 +74,7 @@ export class ResourceStoreImpl implements ResourceStore {
   }
 
   async list(options: ListOptions = {}): Promise<ListResult> {
-    const opening = this.core.ready();
+    const opening = this.core.ready(this.prefix);
     if (opening !== undefined) await opening;
     validateListOptions(options, this.core.metaGroup);
     const selection = parseSelection(options.labelSelector, options.fieldSelector);
@@ -119,7 +119,7 @@ export class ResourceStoreImpl implements ResourceStore {
   }
 
   async create(object: KubeObject): Promise<KubeObject> {
-    const opening = this.core.ready();
+    const opening = this.core.ready(this.prefix);
     if (opening !== undefined) await opening;
     const name = object.metadata?.name ?? '';
     const key = this.keyFor(name);
@@ -154,7 +154,7 @@ export class ResourceStoreImpl implements ResourceStore {
   }
 
   async guaranteedUpdate(name: string, tryUpdate: TryUpdate, options: WriteOptions = {}): Promise<KubeObject> {
-    const opening = this.core.ready();
+    const opening = this.core.ready(this.prefix);
     if (opening !== undefined) await opening;
     const key = this.keyFor(name);
     let fresh = false;
@@ -179,7 +179,7 @@ export class ResourceStoreImpl implements ResourceStore {
       }
       const { stored, hint } = await this.core.prepareWrite(key, name, next);
       // An update that changes nothing writes nothing: no new resourceVersion, no event.
-      if (!current.stale && current.codecBytes !== undefined && bytesEqual(hint.codecBytes, current.codecBytes)) return current.object;
+      if (!this.core.isStale(current) && current.codecBytes !== undefined && bytesEqual(hint.codecBytes, current.codecBytes)) return current.object;
       const result = await this.core.commit([{ type: 'put', key, value: stored, expectedModRevision: current.modRevision, origin: hint }]);
       if (result.ok) return this.core.writtenObject(hint, result.revision).object;
       // Someone else wrote it first: let the cache catch up with that write, then try again.
@@ -189,7 +189,7 @@ export class ResourceStoreImpl implements ResourceStore {
   }
 
   async delete(name: string, options: WriteOptions = {}): Promise<KubeObject> {
-    const opening = this.core.ready();
+    const opening = this.core.ready(this.prefix);
     if (opening !== undefined) await opening;
     const key = this.keyFor(name);
     let fresh = false;
@@ -214,7 +214,7 @@ export class ResourceStoreImpl implements ResourceStore {
   }
 
   async watch(options: WatchOptions = {}): Promise<Watcher> {
-    const opening = this.core.ready();
+    const opening = this.core.ready(this.prefix);
     if (opening !== undefined) await opening;
     validateWatchOptions(options, this.core.metaGroup);
     const selection = parseSelection(options.labelSelector, options.fieldSelector);

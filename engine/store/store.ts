@@ -1,9 +1,11 @@
 // The abstract store: everything every backend shares, over backends that only commit, read at open
 // and stream events (backend.ts). It owns the lifecycle (calls made while opening wait; calls after
-// a failed write or close are refused), the codec and transformer chain, recovery (priming the
-// watch cache from the backend's snapshot and event log) and the feed that turns backend events
-// into cache changes in revision order. Per-resource semantics live in resource-store.ts.
-// (A little over 300 lines: the lifecycle and the event feed share state that a split would expose.)
+// a failed write or close are refused), the codec and transformer chain (swappable at runtime, see
+// isStale), recovery (priming the watch cache from the backend's snapshot and event log, deferring a
+// resource a KMS outage makes unreadable) and the feed that turns backend events into cache changes
+// in revision order. Per-resource semantics live in resource-store.ts.
+// (Over 300 lines: the lifecycle, the event feed and the transformer swap share state that a split
+// would expose.)
 
 import type { Clock } from '../clock.ts';
 import type { KubeObject } from '../resources/types.ts';
@@ -11,9 +13,12 @@ import type { BackendEvent, BackendSnapshot, CommitOp, CommitResult, StorageBack
 import { adoptWrittenObject, makeCachedObject, type CachedObject } from './cached-object.ts';
 import { CodecError, decodeFrozenObject, encodeObject } from './codec.ts';
 import { ResourceStoreImpl } from './resource-store.ts';
-import { internalError, isStoreError, notOpenError, storeErrorStatus, type StoreError } from './store-errors.ts';
+import { internalError, isStoreError, isStoreErrorCode, notOpenError, storeErrorStatus, type StoreError } from './store-errors.ts';
 import type { ResourceInfo, ResourceStore, Store, StoreDump, StoreState } from './store-types.ts';
 import { identityTransformer, type Transformer } from './transformers/transformer.ts';
+import { isKmsOutage } from './transformers/transform-error.ts';
+import { createTransformerHolder, isTransformerHolder, type TransformerHolder } from './transformer-holder.ts';
+import { DeferredResources } from './deferred-resources.ts';
 import { recoverWindowEvents } from './log-recovery.ts';
 import { WatchCache, type CacheChange } from './watch-cache.ts';
 import { errorEvent } from './watch-event.ts';
@@ -23,7 +28,8 @@ export const KEY_PREFIX = '/registry/';
 export interface StoreOptions {
   readonly backend: StorageBackend;
   readonly clock: Clock;
-  readonly transformer?: Transformer;
+  /** A holder (transformer-holder.ts) lets the caller swap the transformer while the store runs. */
+  readonly transformer?: Transformer | TransformerHolder;
   /** Events kept per resource in the watch cache (default 10,000). */
   readonly windowCapacity?: number;
   /** Events older than this leave the window (default 5 min, etcd's compaction interval in kube). */
@@ -57,6 +63,8 @@ export interface WriteHint {
   /** The object as the caller passed it; adopted (given its resourceVersion, frozen) when cached. */
   readonly object: KubeObject;
   readonly codecBytes: Uint8Array;
+  /** The transformer generation that encoded the value. */
+  readonly generation: number;
   cached: CachedObject | undefined;
 }
 
@@ -68,7 +76,7 @@ export function resourcePrefix(resource: Pick<ResourceInfo, 'group' | 'resource'
 export class StoreCore implements Store {
   readonly backend: StorageBackend;
   readonly clock: Clock;
-  readonly transformer: Transformer;
+  readonly transformers: TransformerHolder;
   readonly cache: WatchCache;
   readonly watcherBufferSize: number;
   readonly metaGroup: string | undefined;
@@ -78,12 +86,21 @@ export class StoreCore implements Store {
   private feedChain: Promise<void> = Promise.resolve();
   private feedsQueued = 0;
   private heldEvents: BackendEvent[] | undefined = [];
+  private heldProgress = 0;
   private readonly views = new Map<string, ResourceStoreImpl>();
+  /** Versions at or below this revision may predate the transformer in force (see isStale). */
+  private staleThroughRevision = 0;
+  private seenGeneration = 0;
+  private newestCommitRevision = 0;
+  /** Resources a KMS plugin that was down at open could not decrypt (deferred-resources.ts). */
+  private readonly unreadable = new DeferredResources();
 
   constructor(options: StoreOptions) {
     this.backend = options.backend;
     this.clock = options.clock;
-    this.transformer = options.transformer ?? identityTransformer;
+    const transformer = options.transformer ?? identityTransformer;
+    this.transformers = isTransformerHolder(transformer) ? transformer : createTransformerHolder(transformer);
+    this.seenGeneration = this.transformers.generation;
     this.watcherBufferSize = options.watcherBufferSize ?? STORE_DEFAULTS.watcherBufferSize;
     this.metaGroup = options.metaGroup;
     this.cache = new WatchCache(options.clock, {
@@ -96,6 +113,35 @@ export class StoreCore implements Store {
 
   get state(): StoreState {
     return this.currentState;
+  }
+
+  /** The transformer in force (read once per operation). */
+  get transformer(): Transformer {
+    return this.transformers.current;
+  }
+
+  /**
+   * An update must write this version even when nothing changed: it was stored with a provider or
+   * key that is no longer the write one, or before a transformer swap (its format is then unknown).
+   */
+  isStale(cached: CachedObject): boolean {
+    this.noticeSwap();
+    return cached.stale || cached.modRevision <= this.staleThroughRevision;
+  }
+
+  /** After a swap, everything written or read so far is suspect; returns the generation in force. */
+  private noticeSwap(): number {
+    const generation = this.transformers.generation;
+    if (generation !== this.seenGeneration) {
+      this.seenGeneration = generation;
+      this.staleThroughRevision = Math.max(this.staleThroughRevision, this.newestCommitRevision, this.cache.revision);
+    }
+    return generation;
+  }
+
+  /** A version encoded by an older generation than the one in force is stale too. */
+  private markIfOlder(generation: number, revision: number): void {
+    if (generation !== this.noticeSwap()) this.staleThroughRevision = Math.max(this.staleThroughRevision, revision);
   }
 
   open(): Promise<void> {
@@ -156,10 +202,13 @@ export class StoreCore implements Store {
     };
   }
 
-  /** Resolves when the store can serve; rejects when it cannot (not opened, failed, closed). */
-  ready(): Promise<void> | undefined {
-    if (this.currentState === 'open') return undefined;
-    if (this.currentState === 'opening') return this.opening!.then(() => this.ready());
+  /**
+   * Resolves when the store can serve (with a prefix: that resource, loading it if it was deferred);
+   * rejects when it cannot (not opened, failed, closed; the resource's values still unreadable).
+   */
+  ready(prefix?: string): Promise<void> | undefined {
+    if (this.currentState === 'open') return prefix === undefined || this.unreadable.size === 0 ? undefined : this.loadDeferred(prefix);
+    if (this.currentState === 'opening') return this.opening!.then(() => this.ready(prefix));
     if (this.currentState === 'failed' && this.failure !== undefined) return Promise.reject(this.failure);
     return Promise.reject(notOpenError(this.currentState));
   }
@@ -167,13 +216,14 @@ export class StoreCore implements Store {
   /** Codec + transformer for one write; remembers the result so the feed need not decode it again. */
   async prepareWrite(key: string, name: string, object: KubeObject): Promise<{ stored: Uint8Array; hint: WriteHint }> {
     const codecBytes = encodeObject(object);
+    const generation = this.noticeSwap();
     let stored: Uint8Array;
     try {
-      stored = await this.transformer.transformToStorage(codecBytes, { key });
+      stored = await this.transformers.current.transformToStorage(codecBytes, { key });
     } catch (error) {
       throw internalError('FW_ERR_STORE_TRANSFORM_FAILED', `transforming ${key} for storage failed: ${(error as Error).message}`, error);
     }
-    return { stored, hint: { key, name, object, codecBytes, cached: undefined } };
+    return { stored, hint: { key, name, object, codecBytes, generation, cached: undefined } };
   }
 
   commit(ops: readonly CommitOp[]): Promise<CommitResult> {
@@ -183,13 +233,20 @@ export class StoreCore implements Store {
     } catch (error) {
       pending = Promise.reject(error);
     }
-    return pending.catch((error: unknown) => {
-      throw asStoreError(error, 'FW_ERR_STORE_WRITE_FAILED', `writing ${ops[0]?.key ?? ''} failed`);
-    });
+    return pending.then(
+      (result) => {
+        if (result.ok) this.newestCommitRevision = Math.max(this.newestCommitRevision, result.revision);
+        return result;
+      },
+      (error: unknown) => {
+        throw asStoreError(error, 'FW_ERR_STORE_WRITE_FAILED', `writing ${ops[0]?.key ?? ''} failed`);
+      },
+    );
   }
 
   /** The cache's version of our own write at `revision` (decoding it if the feed has not yet). */
   writtenObject(hint: WriteHint, revision: number): CachedObject {
+    this.markIfOlder(hint.generation, revision);
     if (hint.cached === undefined || hint.cached.modRevision !== revision) {
       // The first time: adopt the caller's object. Again (a retried commit never reuses a hint, so
       // only if asked twice for different revisions): present the adopted content at the new one.
@@ -215,28 +272,63 @@ export class StoreCore implements Store {
   private async recover(): Promise<void> {
     const snapshot: BackendSnapshot = await this.backend._open(KEY_PREFIX, {
       onEvents: (events) => this.onBackendEvents(events),
-      onProgress: (revision) => {
-        if (this.heldEvents === undefined) this.cache.advance(revision);
-      },
+      onProgress: (revision) => this.onBackendProgress(revision),
       onFailure: (error) => this.fail(error),
     });
     const loaded = new Map<string, CachedObject>();
+    const deferred = new Set<string>();
     for (const record of snapshot.records) {
-      const cached = await this.decodeStored(record.key, record.value, record.modRevision);
-      loaded.set(`${record.modRevision}@${record.key}`, cached);
+      if (deferred.has(prefixOf(record.key))) continue;
+      try {
+        loaded.set(`${record.modRevision}@${record.key}`, await this.decodeStored(record.key, record.value, record.modRevision));
+      } catch (error) {
+        // A KMS plugin that is down must not take the other resources down with it.
+        if (!isStoreErrorCode(error, 'FW_ERR_STORE_TRANSFORM_FAILED') || !isKmsOutage(error.cause)) throw error;
+        deferred.add(prefixOf(record.key));
+      }
     }
-    const seeds = await recoverWindowEvents(snapshot, loaded, KEY_PREFIX, (key, value, modRevision) => this.decodeStored(key, value, modRevision));
+    for (const record of snapshot.records) {
+      const prefix = prefixOf(record.key);
+      if (!deferred.has(prefix)) continue;
+      loaded.delete(`${record.modRevision}@${record.key}`);
+      this.unreadable.hold(prefix, record);
+    }
+    const readable = deferred.size === 0 ? snapshot : { ...snapshot, log: snapshot.log.filter((e) => !deferred.has(prefixOf(e.key))) };
+    // A logged version under a key since retired from the configuration is unknown, not an error.
+    const seeds = await recoverWindowEvents(readable, loaded, KEY_PREFIX, (key, value, modRevision) =>
+      this.decodeStored(key, value, modRevision).catch((error: unknown) => {
+        if (isStoreErrorCode(error, 'FW_ERR_STORE_TRANSFORM_FAILED')) return undefined;
+        throw error;
+      }),
+    );
     this.cache.start(snapshot.revision, seeds.startRevision);
     for (const cached of loaded.values()) this.cache.resource(prefixOf(cached.key)).load(cached);
     const nowMs = this.clock.now();
     for (const seed of seeds.events) {
       this.cache.resource(seed.prefix).seed({ ...seed.event, atMs: nowMs, views: {} }, nowMs);
     }
-    // Events that arrived while we were reading (remote backends), past the snapshot, in order.
+    // Events that arrived while we were reading (remote backends), past the snapshot: through the
+    // feed like any later event, so that one arriving meanwhile cannot overtake them.
     const held = this.heldEvents ?? [];
     this.heldEvents = undefined;
     const later = held.filter((e) => e.modRevision > snapshot.revision);
-    if (later.length > 0) this.cache.apply(await this.decodeEvents(later));
+    if (later.length > 0) this.onBackendEvents(later);
+    if (this.heldProgress > snapshot.revision) this.onBackendProgress(this.heldProgress);
+    await this.feedChain;
+  }
+
+  /** Progress must not overtake events still being decoded, or the cache would skip them. */
+  private onBackendProgress(revision: number): void {
+    if (this.heldEvents !== undefined) {
+      this.heldProgress = Math.max(this.heldProgress, revision);
+      return;
+    }
+    if (this.feedsQueued === 0) {
+      this.cache.advance(revision);
+      return;
+    }
+    this.feedsQueued++;
+    this.feedChain = this.feedChain.then(() => this.cache.advance(revision)).finally(() => this.feedsQueued--);
   }
 
   private onBackendEvents(events: readonly BackendEvent[]): void {
@@ -253,7 +345,12 @@ export class StoreCore implements Store {
     }
     this.feedsQueued++;
     this.feedChain = this.feedChain
-      .then(async () => this.cache.apply(await this.decodeEvents(events)))
+      .then(async () => {
+        this.cache.apply(await this.decodeEvents(events));
+        // Events of deferred resources made no change here, but the cache has seen them.
+        const last = events[events.length - 1];
+        if (last !== undefined) this.cache.advance(last.modRevision);
+      })
       .catch((error: unknown) => this.fail(asStoreError(error, 'FW_ERR_STORE_CORRUPT', 'decoding a watch event failed')))
       .finally(() => this.feedsQueued--);
   }
@@ -281,6 +378,7 @@ export class StoreCore implements Store {
         this.cache.advance(e.modRevision);
         continue;
       }
+      if (this.unreadable.size > 0 && this.unreadable.absorb(prefixOf(e.key), e)) continue;
       let current: CachedObject | undefined;
       if (e.type === 'put') {
         const hint = e.origin as WriteHint | undefined;
@@ -294,17 +392,32 @@ export class StoreCore implements Store {
   private async decodeStored(key: string, value: Uint8Array, modRevision: number): Promise<CachedObject> {
     let data: Uint8Array;
     let stale: boolean;
+    const generation = this.noticeSwap();
     try {
-      ({ data, stale } = await this.transformer.transformFromStorage(value, { key }));
+      ({ data, stale } = await this.transformers.current.transformFromStorage(value, { key }));
     } catch (error) {
       throw internalError('FW_ERR_STORE_TRANSFORM_FAILED', `reading ${key} from ${this.backend.location}: ${(error as Error).message}`, error);
     }
+    this.markIfOlder(generation, modRevision);
     try {
       return makeCachedObject(key, nameOf(key), decodeFrozenObject(data), modRevision, data, stale);
     } catch (error) {
       const why = error instanceof CodecError ? error.message : String(error);
       throw internalError('FW_ERR_STORE_CORRUPT', `stored value of ${key} in ${this.backend.location} is corrupt: ${why}`, error);
     }
+  }
+
+  private loadDeferred(prefix: string): Promise<void> | undefined {
+    return this.unreadable.load(
+      prefix,
+      (record) => this.decodeStored(record.key, record.value, record.modRevision),
+      (decoded) => {
+        const cache = this.cache.resource(prefix);
+        // Its history before now was never in the window: a watch from before must list again.
+        cache.window.restartAt(this.cache.revision);
+        for (const cached of decoded) cache.load(cached);
+      },
+    );
   }
 
   private fail(error: StoreError): void {

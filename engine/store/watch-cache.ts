@@ -74,11 +74,15 @@ export class WatchCache {
     return this.resources.values();
   }
 
-  /** Applies changes in revision order, fans them out, and wakes readers waiting for them. */
+  /**
+   * Applies changes in revision order, fans them out, and wakes readers waiting for them. A
+   * revision's changes (one transaction may change several keys) arrive in one call.
+   */
   apply(changes: readonly CacheChange[]): void {
     const nowMs = this.clock.now();
+    const before = this.applied;
     for (const change of changes) {
-      if (change.revision <= this.applied) continue;
+      if (change.revision <= before) continue;
       this.resource(change.prefix).apply(change.revision, change.name, change.current, nowMs);
       this.applied = change.revision;
     }

@@ -23,7 +23,7 @@ export interface SuiteLocation {
 
 export interface SuiteHarness {
   readonly name: string;
-  /** A fresh, empty storage location. */
+  /** A fresh, empty storage location (on a shared etcd its revisions do not start at 1). */
   location(): Promise<SuiteLocation>;
 }
 

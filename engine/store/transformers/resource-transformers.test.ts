@@ -102,6 +102,14 @@ test('the rotation procedure: add the new key second, then first, then drop the 
   const v1 = await flipped.transformerFor(FS).transformToStorage(read.data, at);
   const onlyNew = await step(newKey);
   assert.equal(await onlyNew.transformerFor(FS).transformFromStorage(v1, at).then((r) => [toText(r.data), r.stale]), ['x', false]);
+  // Dropped too early: the error names the provider and the key the value needs.
+  try {
+    await onlyNew.transformerFor(FS).transformFromStorage(v0, at);
+    assert.unreachable('a value under a removed key must not read');
+  } catch (error) {
+    assert.ok(isTransformError(error) && error.reason === 'no-matching-prefix' && error.provider === 'aescbc');
+    assert.is((error as Error).message, 'aescbc: no matching key was found for the provided AES transformer (the stored value starts with "k8s:enc:aescbc:v1:old:")');
+  }
 });
 
 test('KMS providers are connected through the injected connector, one per configured element', async () => {

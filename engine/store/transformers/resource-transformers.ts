@@ -166,7 +166,7 @@ function storedPrefix(data: Uint8Array): string {
   return `${new TextDecoder().decode(data.subarray(0, 96)).split(':').slice(0, 5).join(':')}:`;
 }
 
-/** `no matching prefix found` gains the stored value's provider prefix, which says what to configure. */
+/** `no matching prefix/key found` gains the stored value's provider prefix, which says what to configure. */
 function withStoredPrefixHint(transformer: Transformer): Transformer {
   const encrypted = textBytes(ENCRYPTED_VALUE_PREFIX);
   return {
@@ -175,8 +175,11 @@ function withStoredPrefixHint(transformer: Transformer): Transformer {
       try {
         return await transformer.transformFromStorage(data, context);
       } catch (error) {
-        if (isTransformError(error) && error.reason === 'no-matching-prefix' && error.provider === undefined && startsWith(data, encrypted)) {
-          throw new TransformError('no-matching-prefix', `no matching prefix found (the stored value starts with ${JSON.stringify(storedPrefix(data))})`, { cause: error });
+        if (isTransformError(error) && error.reason === 'no-matching-prefix' && startsWith(data, encrypted)) {
+          // A provider that knows the prefix but not the key (`aescbc: no matching key ...`) gets the key name too.
+          const label = error.provider === undefined ? '' : `${error.provider}: `;
+          const message = `${error.message.slice(label.length)} (the stored value starts with ${JSON.stringify(storedPrefix(data))})`;
+          throw new TransformError('no-matching-prefix', message, { cause: error, ...(error.provider !== undefined ? { provider: error.provider } : {}) });
         }
         throw error;
       }

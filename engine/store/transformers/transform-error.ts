@@ -48,3 +48,11 @@ export function withProvider(error: unknown, provider: string): TransformError {
   const message = error instanceof Error ? error.message : String(error);
   return new TransformError('decrypt-failed', message, { provider, cause: error });
 }
+
+/**
+ * The KMS plugin could not do its part (down, slow, failing, or no key yet): the data is fine and
+ * will read again once the plugin is back, unlike a wrong key or tampered ciphertext.
+ */
+export function isKmsOutage(error: unknown): boolean {
+  return isTransformError(error) && (error.reason === 'kms-unavailable' || error.reason === 'kms-not-ready' || error.reason === 'kms-failed');
+}
