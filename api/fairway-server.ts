@@ -3,7 +3,7 @@
 // (filters and handlers). `fairway serve` puts it behind HTTPS; tests may put it behind plain
 // HTTP in-process. `stop()` undoes everything but the store, which the caller owns.
 import { randomUUID } from 'node:crypto';
-import { shareReplay, type Subscription } from 'rxjs';
+import { retry, shareReplay, timer, type Subscription } from 'rxjs';
 import { realClock, formatRfc3339, type Clock } from '../engine/clock.ts';
 import { toRxScheduler } from '../engine/clock-adapters.ts';
 import { FlowController } from '../engine/flowcontrol/controller.ts';
@@ -59,6 +59,8 @@ export interface FairwayServerOptions {
   accessControl?: Pick<AccessControl, 'authorizationFilter' | 'admissionFilter' | 'selfSubjectAccessReview' | 'registry'>;
   /** Filters inserted after authorization (admission, issue 7). */
   extraFilters?: readonly Filter[];
+  /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
+  extraHealthChecks?: readonly HealthCheck[];
 }
 
 export interface FairwayServer {
@@ -111,7 +113,17 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   metrics.flowControl.attach(controller);
   const subscriptions: Subscription[] = [];
   // One list+watch of the configuration, shared by the controller and the Dangling status writer.
-  const config$ = watchFlowcontrolConfig(plcStore, fsStore).pipe(shareReplay({ bufferSize: 1, refCount: true }));
+  // A list that fails (a resource a KMS outage makes unreadable) is retried as an informer would.
+  const config$ = watchFlowcontrolConfig(plcStore, fsStore).pipe(
+    retry({
+      delay: (error: unknown, count) => {
+        logger.warning(`following the APF configuration failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
+        return timer(Math.min(1_000 * 2 ** (count - 1), 30_000), toRxScheduler(clock));
+      },
+      resetOnSuccess: true,
+    }),
+    shareReplay({ bufferSize: 1, refCount: true }),
+  );
   controller.start(config$);
   subscriptions.push(
     startDanglingStatusWriter(config$, {
@@ -205,7 +217,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     logger,
     requestTimeoutMs: options.requestTimeoutMs,
     filters,
-    health: { healthz: [ping, storage], livez: [ping], readyz: [ping, storage, bootstrap, shutdown] },
+    health: {
+      healthz: [ping, storage, ...(options.extraHealthChecks ?? [])],
+      livez: [ping, ...(options.extraHealthChecks ?? [])],
+      readyz: [ping, storage, bootstrap, shutdown, ...(options.extraHealthChecks ?? [])],
+    },
     resources: access !== undefined ? withSelfSubjectAccessReview(resources, access.selfSubjectAccessReview) : resources,
     describe: createDescriptionHandler({
       model: fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined }),

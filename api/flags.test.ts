@@ -97,6 +97,13 @@ test('value checks after parsing name the flag', () => {
   assert.is(error(['--tls-cert-file=c.pem']), '--tls-cert-file and --tls-private-key-file must be specified together');
   assert.match(error(['--authorization-config=a.yaml', '--authorization-mode=Webhook']), /^--authorization-config /);
   assert.match(error(['--api-domain=Not_A_Domain']), /^--api-domain "Not_A_Domain" must be/);
+  assert.is(error(['--encryption-provider-config-automatic-reload']), '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
+});
+
+test('encryption flags: the file, and automatic reload off unless asked for', () => {
+  assert.equal([options([]).encryptionProviderConfig, options([]).encryptionProviderConfigAutomaticReload], ['', false]);
+  const o = options(['--encryption-provider-config', 'enc.yaml', '--encryption-provider-config-automatic-reload']);
+  assert.equal([o.encryptionProviderConfig, o.encryptionProviderConfigAutomaticReload], ['enc.yaml', true]);
 });
 
 test('--help and -h give help text listing every flag with its default', () => {

@@ -28,6 +28,7 @@ export interface ServeOptions {
   storageBackend: string;
   etcdServers: string[];
   encryptionProviderConfig: string;
+  encryptionProviderConfigAutomaticReload: boolean;
   authorizationConfig: string;
   authorizationMode: string[];
   admissionControlConfigFile: string;
@@ -65,6 +66,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   flag('enable-admission-plugins', 'strings', 'enableAdmissionPlugins', [], 'Admission plugins to enable in addition to the default ones, comma-separated.'),
   flag('enable-priority-and-fairness', 'bool', 'enablePriorityAndFairness', true, 'Classify requests with FlowSchemas and admit them through API Priority and Fairness. When false, --max-requests-inflight and --max-mutating-requests-inflight limit them instead.'),
   flag('encryption-provider-config', 'string', 'encryptionProviderConfig', '', 'File with an EncryptionConfiguration for encrypting stored objects.'),
+  flag(
+    'encryption-provider-config-automatic-reload',
+    'bool',
+    'encryptionProviderConfigAutomaticReload',
+    false,
+    'Check --encryption-provider-config every minute and use a changed file without a restart; an invalid change is logged and the configuration in force is kept.',
+  ),
   flag('etcd-servers', 'strings', 'etcdServers', [], 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd3.'),
   flag('max-mutating-requests-inflight', 'int', 'maxMutatingRequestsInflight', 200, 'The server\'s share of concurrent mutating requests; with priority and fairness it is added to --max-requests-inflight to give the total concurrency limit. Zero means no limit.'),
   flag('max-requests-inflight', 'int', 'maxRequestsInflight', 400, 'The server\'s share of concurrent non-mutating requests; with priority and fairness it is added to --max-mutating-requests-inflight to give the total concurrency limit. Zero means no limit.'),
@@ -236,6 +244,9 @@ function validate(o: ServeOptions): string | undefined {
   if (o.storageBackend === 'etcd3' && o.etcdServers.length === 0) return '--etcd-servers must be specified';
   if ((o.tlsCertFile === '') !== (o.tlsPrivateKeyFile === '')) return '--tls-cert-file and --tls-private-key-file must be specified together';
   if (o.authorizationConfig !== '' && o.authorizationMode.length > 0) return '--authorization-config can not be specified together with --authorization-mode';
+  if (o.encryptionProviderConfigAutomaticReload && o.encryptionProviderConfig === '') {
+    return '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config';
+  }
   if (o.dataDir === '') return '--data-dir must not be empty';
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(o.apiDomain) || o.apiDomain.length > 200) {
     return `--api-domain ${goQuote(o.apiDomain)} must be a lower-case DNS subdomain, such as k8s.io`;

@@ -15,6 +15,7 @@ const COMMANDS: Record<string, CommandLoader> = {
   serve: async () => (await import('../serve.ts')).serveCommand,
   'sim run': async () => (await import('../../sim/cli-run.ts')).simRunCommand,
   'sim sweep': async () => (await import('../../sim/cli-sweep.ts')).simSweepCommand,
+  'storage migrate': async () => (await import('./storage-migrate.ts')).storageMigrateCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,0 +1,172 @@
+// `fairway storage migrate`: rewrite every stored object in the current write format of an
+// EncryptionConfiguration, offline, on a LevelDB data directory the server is not using. Objects
+// are read with any provider the configuration lists and written with each resource's first
+// provider and key: the "rewrite everything" step of a key rotation or a provider change, after
+// which the old key can be removed. An object already in the write format is left as it is.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from './main.ts';
+import { realClock } from '../../engine/clock.ts';
+import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
+import type { GroupResource } from '../../engine/config/encryption-config.ts';
+import { formatEncryptionConfigError, formatGroupResource, loadEncryptionConfig } from '../../engine/config/encryption-config.ts';
+import { createResourceTransformers, routeByStorageKey, type ResourceTransformers } from '../../engine/store/transformers/resource-transformers.ts';
+import { createLevelDbBackend } from '../../engine/store/leveldb-backend.ts';
+import { KEY_PREFIX, createStore } from '../../engine/store/store.ts';
+import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
+import type { Store } from '../../engine/store/store-types.ts';
+import { storedResources } from '../encryption-at-rest.ts';
+import type { Output } from './config-check.ts';
+
+const USAGE = `Usage: fairway storage migrate --encryption-provider-config FILE [--data-dir DIR] [--api-domain DOMAIN]
+
+Rewrites every object stored under DIR/store with the write provider of the EncryptionConfiguration
+in FILE (each resource's first provider and its first key), reading with any provider FILE lists.
+Run it with the server stopped, after putting the new key or provider first; then the old one can
+be removed from FILE. Objects already in the write format are not rewritten.
+
+Flags:
+  --data-dir DIR                       the server's --data-dir (default ./data); LevelDB only
+  --encryption-provider-config FILE    the EncryptionConfiguration the server will run with
+  --api-domain DOMAIN                  as fairway serve --api-domain (default ${DEFAULT_API_DOMAIN})
+  -h, --help                           show this help
+
+Output: one line, e.g.
+  migrated 21 objects: prioritylevelconfigurations.flowcontrol.apiserver.k8s.io 8, flowschemas.flowcontrol.apiserver.k8s.io 13
+and, when some were already in the write format, a second line counting those.
+
+Exit status: 0 when every object was migrated or already current, 1 when something could not be
+read or written (the data directory is in use, a key is missing, the KMS plugin is down), 2 for
+usage errors.
+`;
+
+export const storageMigrateCommand: Command = {
+  summary: 'rewrite every stored object with the current encryption write provider (offline, LevelDB)',
+  run: (args) => runStorageMigrate(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
+};
+
+interface MigrateArgs {
+  dataDir: string;
+  config: string;
+  apiDomain: string;
+}
+
+const FLAGS = { 'data-dir': 'dataDir', 'encryption-provider-config': 'config', 'api-domain': 'apiDomain' } as const;
+
+function parseArgs(args: readonly string[]): MigrateArgs | { help: true } | { error: string } {
+  const values: MigrateArgs = { dataDir: './data', config: '', apiDomain: DEFAULT_API_DOMAIN };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '-h' || arg === '--help') return { help: true };
+    if (!arg.startsWith('--')) return { error: `unexpected argument ${JSON.stringify(arg)}` };
+    const eq = arg.indexOf('=');
+    const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)).replaceAll('_', '-');
+    const key = FLAGS[name as keyof typeof FLAGS];
+    if (key === undefined) return { error: `unknown flag: --${name}` };
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined) return { error: `flag needs an argument: --${name}` };
+    values[key] = value;
+  }
+  if (values.config === '') return { error: '--encryption-provider-config is required' };
+  if (values.dataDir === '') return { error: '--data-dir must not be empty' };
+  return values;
+}
+
+export async function runStorageMigrate(args: string[], output: Output): Promise<number> {
+  const parsed = parseArgs(args);
+  if ('help' in parsed) {
+    output.stdout(USAGE);
+    return 0;
+  }
+  if ('error' in parsed) {
+    output.stderr(`Error: ${parsed.error}\n${USAGE}`);
+    return 2;
+  }
+  const location = join(parsed.dataDir, 'store');
+  // LevelDB would create an empty database here; a wrong --data-dir must say so instead.
+  if (!existsSync(join(location, 'CURRENT'))) {
+    output.stderr(`Error: no Fairway store in ${parsed.dataDir} (expected a LevelDB database at ${location})\n`);
+    return 1;
+  }
+  const loaded = await loadEncryptionConfig(parsed.config, { apiDomain: parsed.apiDomain });
+  if (!loaded.ok) {
+    output.stderr(`Error: ${formatEncryptionConfigError(loaded.error)}\n`);
+    return 1;
+  }
+  const clock = realClock();
+  let transformers: ResourceTransformers;
+  try {
+    transformers = await createResourceTransformers(loaded.value, { clock });
+  } catch (error) {
+    output.stderr(`Error: ${parsed.config}: error while building transformers: ${messageOf(error)}\n`);
+    return 1;
+  }
+  const known = storedResources(parsed.apiDomain);
+  const store = createStore({ backend: createLevelDbBackend({ location }), clock, transformer: routeByStorageKey(transformers, known) });
+  try {
+    await store.open();
+  } catch (error) {
+    transformers.close();
+    const why = isStoreErrorCode(error, 'FW_ERR_STORE_LOCKED') ? `${location} is in use: stop fairway serve first (${messageOf(error)})` : messageOf(error);
+    output.stderr(`Error: ${why}\n`);
+    return 1;
+  }
+  try {
+    return await migrateAll(store, resourcesIn(store, known), output);
+  } finally {
+    await store.close();
+    transformers.close();
+  }
+}
+
+async function migrateAll(store: Store, resources: GroupResource[], output: Output): Promise<number> {
+  const migrated: string[] = [];
+  const current: string[] = [];
+  let migratedTotal = 0;
+  let currentTotal = 0;
+  let failed = false;
+  for (const gr of resources) {
+    const name = formatGroupResource(gr);
+    const objects = store.for({ ...gr, kind: gr.resource, apiVersion: '' });
+    let rewritten = 0;
+    let unchanged = 0;
+    try {
+      for (const item of (await objects.list()).items) {
+        const before = item.metadata?.resourceVersion;
+        // The same content: the store writes it only if it is not in the write format yet.
+        const after = await objects.guaranteedUpdate(item.metadata?.name ?? '', (latest) => structuredClone(latest));
+        if (after.metadata?.resourceVersion === before) unchanged++;
+        else rewritten++;
+      }
+    } catch (error) {
+      failed = true;
+      output.stderr(`Error: ${name}: ${messageOf(error)}\n`);
+    }
+    if (rewritten + unchanged === 0) continue;
+    migrated.push(`${name} ${rewritten}`);
+    current.push(`${name} ${unchanged}`);
+    migratedTotal += rewritten;
+    currentTotal += unchanged;
+  }
+  output.stdout(`migrated ${migratedTotal} objects${migrated.length > 0 ? `: ${migrated.join(', ')}` : ''}\n`);
+  if (currentTotal > 0) output.stdout(`already in the write format ${currentTotal} objects: ${current.join(', ')}\n`);
+  return failed ? 1 : 0;
+}
+
+/** The resources the server stores, then any other resource found in the store, in prefix order. */
+function resourcesIn(store: Store, known: readonly GroupResource[]): GroupResource[] {
+  const result = [...known];
+  const seen = new Set(known.map(formatGroupResource));
+  for (const { prefix } of store.dump().resources) {
+    const parts = prefix.slice(KEY_PREFIX.length, -1).split('/');
+    const gr = parts.length === 2 ? { group: parts[0]!, resource: parts[1]! } : { group: '', resource: parts[0]! };
+    if (!seen.has(formatGroupResource(gr))) result.push(gr);
+    seen.add(formatGroupResource(gr));
+  }
+  return result;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
