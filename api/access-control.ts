@@ -87,7 +87,9 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
   if (!admission.ok) {
     controller?.stop();
     authorizer.close?.();
-    return { ok: false, error: admission.error };
+    // kube-apiserver's plugin errors name the fields but not the file they came from.
+    const file = options.admissionControlConfigFile;
+    return { ok: false, error: file === '' || admission.error.includes(file) ? admission.error : `${file}: ${admission.error}` };
   }
 
   const group = apiGroupsFor(apiDomain).authorization;

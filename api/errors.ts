@@ -69,6 +69,7 @@ export const API_ERRORS = {
     'the body of the request was in an unknown format - accepted media types include: %s',
   ),
   FW_ERR_REQUEST_ENTITY_TOO_LARGE: entry('RequestEntityTooLarge', 413, 'Request entity too large: limit is %s'),
+  FW_ERR_REQUEST_NESTING_TOO_DEEP: entry('BadRequest', 400, 'the request body nests objects and lists more than %s levels deep'),
   FW_ERR_PATCH_FAILED: entry('Invalid', 422, '%s'),
   FW_ERR_PATCH_TOO_MANY_OPERATIONS: entry(
     'RequestEntityTooLarge',
@@ -90,12 +91,12 @@ export const API_ERRORS = {
   FW_ERR_RESOURCE_GONE: entry('Gone', 410, '%s'),
   FW_ERR_APF_TOO_MANY_REQUESTS: entry('TooManyRequests', 429, 'Too many requests: %s'),
   FW_ERR_ADMISSION_RATE_LIMITED: entry('TooManyRequests', 429, 'Too many requests: %s'),
+  FW_ERR_WATCH_TOO_MANY: entry('TooManyRequests', 429, 'Too many requests: user %q already has %s open watches, the most --max-watches-per-user allows'),
   FW_ERR_ADMISSION_POLICY_INVALID: entry('Invalid', 422, '%s is forbidden: %s'),
   FW_ERR_ADMISSION_POLICY_FORBIDDEN: entry('Forbidden', 403, '%s is forbidden: %s'),
   FW_ERR_ADMISSION_POLICY_UNAUTHORIZED: entry('Unauthorized', 401, '%s is forbidden: %s'),
   FW_ERR_ADMISSION_POLICY_TOO_LARGE: entry('RequestEntityTooLarge', 413, '%s is forbidden: %s'),
   FW_ERR_SERVER_INTERNAL: entry('InternalError', 500, 'Internal error occurred: %s'),
-  FW_ERR_SERVER_UNCLASSIFIED: entry('', 500, '%s'),
   FW_ERR_REQUEST_TIMEOUT: entry('Timeout', 504, 'Timeout: %s'),
   FW_ERR_SERVER_UNAVAILABLE: entry('ServiceUnavailable', 503, '%s'),
 } as const satisfies Record<`FW_ERR_${string}`, ErrorEntry>;
@@ -103,7 +104,11 @@ export const API_ERRORS = {
 export type ApiErrorCode = keyof typeof API_ERRORS;
 
 /** Codes that were once used and must never be given a new meaning. */
-export const RETIRED_ERROR_CODES: readonly string[] = [];
+export const RETIRED_ERROR_CODES: readonly string[] = [
+  // kube-apiserver answers some patch-library errors with a bare 500; Fairway answers 400 BadRequest
+  // (a 500 for client input is a bug here), so this code is no longer sent.
+  'FW_ERR_SERVER_UNCLASSIFIED',
+];
 
 // ---------------------------------------------------------------------------------------------
 // Constants other layers quote
@@ -338,6 +343,16 @@ export function requestEntityTooLarge(limitBytes: number = MAX_REQUEST_BODY_BYTE
   return build('FW_ERR_REQUEST_ENTITY_TOO_LARGE', format('FW_ERR_REQUEST_ENTITY_TOO_LARGE', limitBytes));
 }
 
+/** 400 for a body nested deeper than the decoders may recurse (handlers/nesting-depth.ts). */
+export function nestingTooDeep(limitLevels: number): Status {
+  return build('FW_ERR_REQUEST_NESTING_TOO_DEEP', format('FW_ERR_REQUEST_NESTING_TOO_DEEP', limitLevels));
+}
+
+/** 429 for a watch beyond --max-watches-per-user; the client retries after `retryAfterSeconds`. */
+export function tooManyWatches(user: string, openWatches: number, retryAfterSeconds: number): Status {
+  return build('FW_ERR_WATCH_TOO_MANY', format('FW_ERR_WATCH_TOO_MANY', user, openWatches), details({ retryAfterSeconds }));
+}
+
 export function tooManyPatchOperations(operations: number, maxOperations: number = MAX_JSON_PATCH_OPERATIONS): Status {
   return build('FW_ERR_PATCH_TOO_MANY_OPERATIONS', format('FW_ERR_PATCH_TOO_MANY_OPERATIONS', maxOperations, operations));
 }
@@ -384,10 +399,6 @@ export function patchFailed(message: string): Status {
   return build('FW_ERR_PATCH_FAILED', format('FW_ERR_PATCH_FAILED', message), {});
 }
 
-/** 500 for a plain Go error that reached the handler unclassified: no reason, no details. */
-export function unclassifiedError(message: string): Status {
-  return build('FW_ERR_SERVER_UNCLASSIFIED', format('FW_ERR_SERVER_UNCLASSIFIED', message));
-}
 
 /**
  * 429 from the EventRateLimit admission plugin: `NewTooManyRequestsError`, so no details and no

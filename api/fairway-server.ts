@@ -31,10 +31,11 @@ import { createDescriptionHandler } from './handlers/discovery.ts';
 import { FlowcontrolRest } from './handlers/flowcontrol-rest.ts';
 import { isHealthPath, type HealthCheck } from './handlers/health.ts';
 import { createResourceHandler, type ResourceRoute } from './handlers/resource.ts';
+import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from './handlers/watch-limit.ts';
 import type { FlowcontrolKind } from './table.ts';
 import { managedFieldsRecorder, patchApplier } from './handlers/patch-adapter.ts';
 import { withSelfSubjectAccessReview, type AccessControl } from './access-control.ts';
-import { Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 
 export interface FairwayServerOptions {
   /** An open store. */
@@ -55,6 +56,8 @@ export interface FairwayServerOptions {
   clock?: Clock;
   /** Watches without timeoutSeconds last 1–2× this (kube's --min-request-timeout). */
   minRequestTimeoutMs?: number;
+  /** --max-watches-per-user (0: no limit); absent: the default (handlers/watch-limit.ts). */
+  maxWatchesPerUser?: number;
   /** Authorization, admission and the SelfSubjectAccessReview route (api/access-control.ts). */
   accessControl?: Pick<AccessControl, 'authorizationFilter' | 'admissionFilter' | 'selfSubjectAccessReview' | 'registry'>;
   /** Filters inserted after authorization (admission, issue 7). */
@@ -101,6 +104,13 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const fsStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[1], apiDomain));
 
   const metrics = createFairwayMetrics();
+  // kube-apiserver's cacher metric: watches closed because their client stopped reading.
+  const terminatedWatchers = new Counter({
+    name: 'apiserver_terminated_watchers_total',
+    help: 'Counter of watchers closed due to unresponsiveness broken by resource type.',
+    labelNames: ['group', 'resource'],
+    registers: [metrics.registry],
+  });
   const watches = new InterestedWatches();
   const controller = new FlowController({
     clock,
@@ -179,6 +189,8 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     applyPatch: patchApplier(new Map([...routes.values()].map((r) => [r.kind.kind, r.kind])), groups.flowcontrol),
     nowTime,
     ...(options.minRequestTimeoutMs !== undefined ? { minRequestTimeoutMs: options.minRequestTimeoutMs } : {}),
+    watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER),
+    onWatchTerminated: (group, resource) => terminatedWatchers.inc({ group, resource }),
     logger,
   });
 

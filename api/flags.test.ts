@@ -106,6 +106,13 @@ test('encryption flags: the file, and automatic reload off unless asked for', ()
   assert.equal([o.encryptionProviderConfig, o.encryptionProviderConfigAutomaticReload], ['enc.yaml', true]);
 });
 
+test('--max-watches-per-user: 1000 by default, 0 for no limit, never negative', () => {
+  assert.is(options([]).maxWatchesPerUser, 1000);
+  assert.is(options(['--max-watches-per-user=0']).maxWatchesPerUser, 0);
+  assert.is(options(['--max-watches-per-user', '5']).maxWatchesPerUser, 5);
+  assert.is(error(['--max-watches-per-user=-1']), '--max-watches-per-user can not be negative value');
+});
+
 test('--help and -h give help text listing every flag with its default', () => {
   for (const argv of [['--help'], ['-h'], ['--secure-port=1', '--help']]) {
     const result = parseServeFlags(argv);

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { formatGoDuration, goDurationToMs, parseGoDuration } from '../engine/config/go-duration.ts';
 import { goQuote } from './go-format.ts';
+import { DEFAULT_MAX_WATCHES_PER_USER } from './handlers/watch-limit.ts';
 
 export type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'ip' | 'strings';
 
@@ -21,6 +22,7 @@ export interface ServeOptions {
   tokenAuthFile: string;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  maxWatchesPerUser: number;
   requestTimeoutMs: number;
   apiDomain: string;
   enablePriorityAndFairness: boolean;
@@ -76,6 +78,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   flag('etcd-servers', 'strings', 'etcdServers', [], 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd3.'),
   flag('max-mutating-requests-inflight', 'int', 'maxMutatingRequestsInflight', 200, 'The server\'s share of concurrent mutating requests; with priority and fairness it is added to --max-requests-inflight to give the total concurrency limit. Zero means no limit.'),
   flag('max-requests-inflight', 'int', 'maxRequestsInflight', 400, 'The server\'s share of concurrent non-mutating requests; with priority and fairness it is added to --max-mutating-requests-inflight to give the total concurrency limit. Zero means no limit.'),
+  flag('max-watches-per-user', 'int', 'maxWatchesPerUser', DEFAULT_MAX_WATCHES_PER_USER, 'The most watches one user may have open at once; one more is answered 429 with Retry-After. Zero means no limit.'),
   flag('request-timeout', 'duration', 'requestTimeoutMs', 60_000, 'How long a request may run before the server times it out. Watch and other long-running requests are exempt.'),
   flag('secure-port', 'int', 'securePort', 6443, 'The port on which to serve HTTPS with authentication and authorization.'),
   flag('storage-backend', 'string', 'storageBackend', 'leveldb', `Where objects are stored: ${STORAGE_BACKENDS.map((b) => `'${b}'`).join(', ')}.`),
@@ -237,6 +240,7 @@ function validate(o: ServeOptions): string | undefined {
   if (o.securePort < 1 || o.securePort > 65535) return `--secure-port ${o.securePort} must be between 1 and 65535, inclusive. It cannot be turned off with 0`;
   if (o.maxRequestsInflight < 0) return '--max-requests-inflight can not be negative value';
   if (o.maxMutatingRequestsInflight < 0) return '--max-mutating-requests-inflight can not be negative value';
+  if (o.maxWatchesPerUser < 0) return '--max-watches-per-user can not be negative value';
   if (o.requestTimeoutMs < 0) return '--request-timeout can not be negative value';
   if (!(STORAGE_BACKENDS as readonly string[]).includes(o.storageBackend)) {
     return `--storage-backend invalid, allowed values: ${STORAGE_BACKENDS.join(', ')}. If not specified, it will default to 'leveldb'`;

@@ -19,7 +19,7 @@ import { parseEtcdServers } from '../engine/store/etcd-client.ts';
 import type { Command } from './cli/main.ts';
 import { parseServeFlags, type ServeOptions } from './flags.ts';
 import { createLogger, type Logger } from './log.ts';
-import { ensureServingCertificates } from './tls.ts';
+import { checkClientCaBundle, checkServingPair, ensureServingCertificates } from './tls.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { readTokenFile } from './token-file.ts';
 import { writeFileAtomic } from './atomic-write.ts';
@@ -31,6 +31,8 @@ import { startEncryptionAtRest, storedResources, type EncryptionAtRest } from '.
 export const ADMIN_TOKEN_FILE = 'admin.token';
 export const ADMIN_KUBECONFIG_FILE = 'admin.kubeconfig';
 export const ADMIN_USER: UserInfo = { name: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
+/** The request header limit (kube-apiserver's is 1 MiB; Node's default, 16 KiB, refuses long tokens). */
+export const MAX_HEADER_BYTES = 1 << 20;
 /** How long shutdown waits for in-flight requests. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -122,6 +124,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   if (options.tlsCertFile !== '') {
     certPem = await readFile(options.tlsCertFile, 'utf8');
     keyPem = await readFile(options.tlsPrivateKeyFile, 'utf8');
+    checkServingPair(certPem, keyPem, options.tlsCertFile, options.tlsPrivateKeyFile);
     caPem = certPem;
   } else {
     const certificates = await ensureServingCertificates({ certDir: options.certDir, bindAddress: options.bindAddress });
@@ -130,6 +133,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     caPem = certificates.ca.certPem;
   }
   const clientCa = options.clientCaFile === '' ? undefined : await readFile(options.clientCaFile, 'utf8');
+  if (clientCa !== undefined) checkClientCaBundle(clientCa, options.clientCaFile);
   const admin = await adminToken(options.dataDir);
   const users = await tokens(options, admin, logger);
 
@@ -169,6 +173,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     apiDomain: options.apiDomain,
     requestTimeoutMs: options.requestTimeoutMs,
     serverConcurrencyLimit: options.maxRequestsInflight + options.maxMutatingRequestsInflight,
+    maxWatchesPerUser: options.maxWatchesPerUser,
     enablePriorityAndFairness: options.enablePriorityAndFairness,
     apfEnforce: options.apfEnforce,
     tokens: users,
@@ -179,13 +184,15 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     ...(encryption !== undefined ? { extraHealthChecks: encryption.healthChecks } : {}),
   });
   const server = createServer(
-    { cert: certPem, key: keyPem, ALPNProtocols: ['http/1.1'], ...(clientCa !== undefined ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) },
+    // Request headers up to 1 MiB, as kube-apiserver (Go's MaxHeaderBytes); beyond: 431.
+    { cert: certPem, key: keyPem, ALPNProtocols: ['http/1.1'], maxHeaderSize: MAX_HEADER_BYTES, ...(clientCa !== undefined ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) },
     fairway.apiServer.handle,
   );
   try {
     await listen(server, options.securePort, options.bindAddress);
   } catch (error) {
     fairway.stop();
+    access.value.stop();
     await store.close();
     encryption?.stop();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(error as Error).message}`);

@@ -16,6 +16,7 @@ import type { Logger } from './log.ts';
 import { parseRequestInfo } from './request-info.ts';
 import { errorStatus, sendError, sendStatus } from './handlers/respond.ts';
 import { serveHealth, type HealthChecks } from './handlers/health.ts';
+import { responseFlushed } from './response-flushed.ts';
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;
 
@@ -170,6 +171,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         // later writes go nowhere.
         if (!res.headersSent) sendStatus(res, timeout());
         abort.abort();
+        // A client that stalls mid-body would keep the handler, and its APF seats, waiting for
+        // bytes until the socket dies. Go's server fails such reads once the handler has answered;
+        // here the connection is closed once the 504 is out, which fails the handler's read.
+        if (!req.complete) void responseFlushed(res).then(() => req.destroy());
       });
     }
     run(context)
@@ -178,6 +183,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         cancelTimer?.();
         res.off('close', onClose);
         if (!res.writableEnded) res.end();
+      })
+      // In flight until the body is on the socket: shutdown's drain must not cut a slow reader's body.
+      .then(() => responseFlushed(res))
+      .finally(() => {
         inFlight.delete(context);
         if (inFlight.size === 0) idle?.();
       });

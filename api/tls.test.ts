@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { CERT_FILES, ensureServingCertificates, generateCertificateAuthority, issueClientCertificate, servingHosts } from './tls.ts';
+import { CERT_FILES, checkClientCaBundle, checkServingPair, ensureServingCertificates, generateCertificateAuthority, issueClientCertificate, issueServingCertificate, servingHosts } from './tls.ts';
 
 const NOW = Date.parse('2026-03-01T00:00:00Z');
 const DAY = 24 * 60 * 60 * 1000;
@@ -124,6 +124,23 @@ test('client certificates signed by the CA authenticate as CN = user, O = groups
       assert.ok(foreign.ok && foreign.body.authorized === false);
     });
   }));
+
+test('a serving pair is checked before use: junk and a key of another certificate are refused, naming both files', async () => {
+  const ca = await generateCertificateAuthority();
+  const one = await issueServingCertificate(ca, { hosts: ['127.0.0.1'] });
+  const other = await issueServingCertificate(ca, { hosts: ['127.0.0.1'] });
+  checkServingPair(one.certPem, one.keyPem, 'a.crt', 'a.key');
+  assert.throws(() => checkServingPair('junk', 'junk', 'a.crt', 'a.key'), /^failed to load the serving certificate "a\.crt" and key "a\.key": .*no start line/);
+  assert.throws(() => checkServingPair(one.certPem, other.keyPem, 'a.crt', 'b.key'), /"a\.crt" and key "b\.key": .*key values mismatch/);
+});
+
+test('a client CA bundle must hold a certificate', async () => {
+  const ca = await generateCertificateAuthority();
+  checkClientCaBundle(`# comment\n${ca.certPem}`, 'ca.crt');
+  for (const junk of ['', 'not a certificate', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', ca.keyPem]) {
+    assert.throws(() => checkClientCaBundle(junk, 'ca.crt'), /^unable to load client CA file "ca\.crt": data does not contain any valid RSA or ECDSA certificates$/);
+  }
+});
 
 test('openssl agrees that the chain verifies (when openssl is installed)', () =>
   withDir(async (dir) => {

@@ -13,6 +13,7 @@ import * as x509 from '@peculiar/x509';
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { join } from 'node:path';
 import { writeFileAtomic } from './atomic-write.ts';
 
@@ -217,4 +218,31 @@ export async function issueServingCertificate(ca: KeyPairPem, options: { hosts: 
 export async function issueClientCertificate(ca: KeyPairPem, options: { user: string; groups?: readonly string[]; nowMs?: number; validityDays?: number }): Promise<KeyPairPem> {
   const subject: x509.JsonName = [{ CN: [options.user] }, ...(options.groups ?? []).map((group) => ({ O: [group] }))];
   return issue(ca, subject, 'client', [], options.nowMs ?? Date.now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
+}
+
+/**
+ * Throws, naming both files, unless `certPem` holds a certificate and `keyPem` its private key.
+ * Checked before anything starts: a bad pair found by `https.createServer` would leave the store
+ * and the controllers running in a process that serves nothing.
+ */
+export function checkServingPair(certPem: string, keyPem: string, certFile: string, keyFile: string): void {
+  try {
+    createSecureContext({ cert: certPem, key: keyPem });
+  } catch (error) {
+    throw new Error(`failed to load the serving certificate ${JSON.stringify(certFile)} and key ${JSON.stringify(keyFile)}: ${(error as Error).message}`);
+  }
+}
+
+/** Throws unless a --client-ca-file holds at least one certificate, as kube-apiserver refuses to start on one that does not. */
+export function checkClientCaBundle(pem: string, file: string): void {
+  const parses = (block: string) => {
+    try {
+      new X509Certificate(block);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const blocks = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (!blocks.some(parses)) throw new Error(`unable to load client CA file ${JSON.stringify(file)}: data does not contain any valid RSA or ECDSA certificates`);
 }

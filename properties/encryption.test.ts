@@ -1,11 +1,15 @@
 // Encryption providers, property by property: every provider round-trips any value under any
 // storage key; for the authenticated ones (aesgcm, secretbox, kms v2) any single flipped byte of
 // the stored value is an error, never data; and a chain reads what any of its providers wrote,
-// stale unless the first wrote it. Fixed seed (override with FAIRWAY_SEED), bounded runs; a failure
-// prints the seed and the counterexample path to replay it.
+// stale unless the first wrote it. Runs on the shared runner (support/runner.ts): the fixed seed
+// and run counts of `npm test`, or `npm run properties -- --runs N --seed S`; a failure prints
+// its seed and path, and `--path P --only NAME` replays it. The providers' own randomness (IVs,
+// nonces, DEKs) comes from the same seed, so a whole run repeats exactly; a path replay repeats
+// the inputs, with other IVs, which no property depends on.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
+import { checkAsyncProperty, readPropertySettings } from './support/runner.ts';
 import { SimClock } from '../sim/sim-clock.ts';
 import type { Transformer } from '../engine/store/transformers/transformer.ts';
 import { identityTransformer } from '../engine/store/transformers/transformer.ts';
@@ -19,19 +23,14 @@ import { createFakeKms } from '../engine/store/transformers/testing/fake-kms.ts'
 import { seededRandom } from '../engine/store/transformers/testing/fixed-random.ts';
 import type { KmsV1Service } from '../engine/kms/kms-service.ts';
 
-const SEED = Number(process.env.FAIRWAY_SEED ?? 20260121);
 const RUNS = 60;
 
-async function check(name: string, property: fc.IAsyncPropertyWithHooks<unknown[]> | fc.IAsyncProperty<unknown[]>, numRuns = RUNS): Promise<void> {
-  try {
-    await fc.assert(property, { seed: SEED, numRuns });
-  } catch (error) {
-    console.error(`\n${name}: failed with FAIRWAY_SEED=${SEED} (rerun with that variable set to replay)`);
-    throw error;
-  }
+/** Runs one named property on the shared runner (seed, runs, path and replay from the environment). */
+function check<Ts>(name: string, property: fc.IAsyncProperty<Ts>, runs = RUNS): Promise<void> {
+  return checkAsyncProperty(`encryption: ${name}`, property, { runs });
 }
 
-const random = seededRandom(`properties:${SEED}`);
+const random = seededRandom(`properties:${readPropertySettings().seed}`);
 const secret = (fill: number, bytes = 32) => Buffer.alloc(bytes, fill).toString('base64');
 const noMatch = () => new TransformError('no-matching-prefix', 'no matching prefix found');
 const chainOf = (...entries: PrefixEntry[]): Transformer => createPrefixTransformer(entries, noMatch);

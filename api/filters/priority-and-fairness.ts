@@ -3,9 +3,10 @@
 // controller, and either run the rest of the chain while the request holds its seats, or answer
 // 429 with an adaptive Retry-After.
 //
-// Seats are held until the response is completely written (`next()` settles), because on Node a
-// handler's work is asynchronous: releasing when the handler *returns* would release before the
-// storage I/O and the response streaming that the seats are meant to bound. A watch holds its
+// Seats are held until the response is completely written (`next()` settles and the socket has
+// taken the whole body, `responseFlushed`), because on Node a handler's work is asynchronous:
+// releasing when the handler *returns* would release before the storage I/O and the response
+// streaming (a large LIST to a slow reader) that the seats are meant to bound. A watch holds its
 // seats only until it has sent its initial events (`watchInitialized`); the stream goes on outside
 // APF, as in Kubernetes.
 //
@@ -20,6 +21,7 @@ import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
 import type { Filter, RequestContext } from '../http-context.ts';
+import { responseFlushed } from '../response-flushed.ts';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
 export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
@@ -123,6 +125,7 @@ async function admitEnforced(
   if (isWatch) return runWatch(context, next, watchTracker, () => admission.finish());
   try {
     await next();
+    await responseFlushed(context.res);
   } finally {
     admission.finish();
   }
@@ -169,6 +172,7 @@ async function admitShadow(
   if (isWatch) return runWatch(context, next, watchTracker, realRequestDone);
   try {
     await next();
+    await responseFlushed(context.res);
   } finally {
     realRequestDone();
   }

@@ -1,9 +1,11 @@
 // Request bodies: read up to kube-apiserver's 3 MiB cap (413 beyond it), then parsed as JSON or
-// YAML by Content-Type. A body that does not parse is the client's mistake: 400, never 500.
+// YAML by Content-Type. A body that does not parse, or nests too deeply for the recursive code
+// after parsing (nesting-depth.ts), is the client's mistake: 400, never 500.
 import type { IncomingMessage } from 'node:http';
 import { parse as yamlParse } from 'yaml';
 import { ApiError, badRequest, MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from '../errors.ts';
 import { negotiateInput } from '../content-negotiation.ts';
+import { checkNestingDepth } from './nesting-depth.ts';
 
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'] as const;
 export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];
@@ -47,6 +49,7 @@ export function parseBody(bytes: Buffer, contentType: string | undefined): Parse
 }
 
 export function parseText(text: string, mediaType: BodyMediaType): unknown {
+  checkNestingDepth(text, mediaType === 'application/json' ? 'json' : 'yaml');
   if (mediaType === 'application/json') {
     try {
       return JSON.parse(text);
@@ -56,7 +59,8 @@ export function parseText(text: string, mediaType: BodyMediaType): unknown {
   }
   try {
     // Duplicate keys are reported by strict decoding, not here; the last one wins, as in Go.
-    return yamlParse(text, { uniqueKeys: false, maxAliasCount: 100 });
+    // logLevel 'error': a client's odd tags must not write a warning to the server's log per request.
+    return yamlParse(text, { uniqueKeys: false, maxAliasCount: 100, logLevel: 'error' });
   } catch (error) {
     throw new ApiError(badRequest(`error converting YAML to JSON: yaml: ${(error as Error).message.split('\n')[0]}`));
   }

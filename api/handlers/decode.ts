@@ -3,6 +3,7 @@
 // and unknown or duplicate fields are handled by `fieldValidation`: Strict fails with 400,
 // Warn (the default) drops them and returns one warning per field, Ignore drops them silently.
 import type { Shape } from '../../engine/config/object-shape.ts';
+import type { FieldError } from '../../engine/resources/field-errors.ts';
 import { decodeShape, isPlainObject } from '../../engine/config/object-shape.ts';
 import { FLOW_SCHEMA_SHAPE, PRIORITY_LEVEL_SHAPE } from '../../engine/config/flowcontrol-kinds.ts';
 import { FLOW_SCHEMA_KIND } from '../../engine/resources/types.ts';
@@ -46,16 +47,9 @@ export function decodeObject(input: DecodeInput, target: DecodeTarget, fieldVali
   checkTypeMeta(value, target);
 
   const { value: decoded, errors } = decodeShape(value, shapeOf(target.kind));
-  const unknown = errors.filter((e) => e.type === 'FieldValueForbidden' && e.detail === 'unknown field').map((e) => `unknown field ${goQuote(e.field)}`);
-  const typeErrors = errors.filter((e) => !(e.type === 'FieldValueForbidden' && e.detail === 'unknown field'));
-  if (typeErrors.length > 0) {
-    const first = typeErrors[0]!;
-    const got = Array.isArray(first.value) ? 'array' : first.value === null ? 'null' : typeof first.value === 'object' ? 'object' : typeof first.value;
-    const goType = first.detail.replace(/^must be of type /, '');
-    throw new ApiError(
-      malformedBody(target.kind, FLOWCONTROL_VERSION, `json: cannot unmarshal ${got} into Go struct field ${target.kind}.${first.field} of type ${goType}`),
-    );
-  }
+  const unknown = errors.filter(isUnknownField).map((e) => `unknown field ${goQuote(e.field)}`);
+  const typeError = firstTypeError(target.kind, errors);
+  if (typeError !== undefined) throw new ApiError(malformedBody(target.kind, FLOWCONTROL_VERSION, typeError));
   const duplicates = input.jsonText === undefined ? [] : findDuplicateFields(input.jsonText).map((path) => `duplicate field ${goQuote(path)}`);
   const problems = [...unknown, ...duplicates];
   if (problems.length > 0 && fieldValidation === 'Strict') throw new ApiError(strictDecoding(target.kind, FLOWCONTROL_VERSION, problems));
@@ -63,6 +57,21 @@ export function decodeObject(input: DecodeInput, target: DecodeTarget, fieldVali
   object.kind = target.kind;
   object.apiVersion = target.apiVersion;
   return { object, warnings: fieldValidation === 'Warn' ? problems : [] };
+}
+
+const isUnknownField = (e: FieldError): boolean => e.type === 'FieldValueForbidden' && e.detail === 'unknown field';
+
+/**
+ * Go's json wording for the first field of the wrong type among `errors` (decodeShape's), e.g.
+ * `json: cannot unmarshal string into Go struct field PriorityLevelConfiguration.spec.limited.nominalConcurrencyShares of type int32`,
+ * or undefined when every field has its type.
+ */
+export function firstTypeError(kind: string, errors: readonly FieldError[]): string | undefined {
+  const first = errors.find((e) => !isUnknownField(e));
+  if (first === undefined) return undefined;
+  const got = Array.isArray(first.value) ? 'array' : first.value === null ? 'null' : typeof first.value === 'object' ? 'object' : typeof first.value;
+  const goType = first.detail.replace(/^must be of type /, '');
+  return `json: cannot unmarshal ${got} into Go struct field ${kind}.${first.field} of type ${goType}`;
 }
 
 /** The body's apiVersion and kind, when given, must be the endpoint's. */

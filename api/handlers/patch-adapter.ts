@@ -5,7 +5,10 @@
 import type { KindInfo } from '../../engine/resources/kinds.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import { conflictError } from '../../engine/store/store-errors.ts';
-import { ApiError } from '../errors.ts';
+import { decodeShape } from '../../engine/config/object-shape.ts';
+import { invalid as invalidField } from '../../engine/resources/field-errors.ts';
+import { ApiError, invalid } from '../errors.ts';
+import { firstTypeError, shapeOf } from './decode.ts';
 import { applyPatch, updateManagedFields, type FlowcontrolKind } from '../patch/index.ts';
 import type { ManagedFieldsRecorder, Subresource } from './flowcontrol-rest.ts';
 import type { PatchApplier, PatchRequest } from './resource.ts';
@@ -44,6 +47,12 @@ export function patchApplier(kinds: ReadonlyMap<string, KindInfo<never>>, group:
       ...(kind !== undefined ? { defaulter: (object: KubeObject) => kind.applyDefaults(object as never) as KubeObject } : {}),
     });
     if ('status' in result) throw new ApiError(result.status);
+    // A patch can put any JSON anywhere; like kube-apiserver decoding the patched document into its
+    // Go type, a field of the wrong type is refused (422) before anything is stored.
+    const typeError = firstTypeError(request.kind, decodeShape(result.object, shapeOf(request.kind)).errors);
+    if (typeError !== undefined) {
+      throw new ApiError(invalid({ group, kind: request.kind }, name, [invalidField('patch', JSON.stringify(result.object), typeError)]));
+    }
     const object = { ...result.object, metadata: { ...(result.object.metadata ?? {}) } };
     if (result.managedFields.length > 0) object.metadata.managedFields = result.managedFields;
     else delete object.metadata.managedFields;

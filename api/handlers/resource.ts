@@ -13,11 +13,13 @@ import { PATCH_MEDIA_TYPES, negotiateInput, type PatchMediaType } from '../conte
 import type { Logger } from '../log.ts';
 import { parseBody, readBody } from './body.ts';
 import { decodeObject } from './decode.ts';
+import { checkNestingDepth } from './nesting-depth.ts';
 import type { FlowcontrolRest, Subresource } from './flowcontrol-rest.ts';
 import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
 import { addWarnings, sendError, sendObject, type Representation } from './respond.ts';
 import { negotiate, sendList, sendPlainList, sendStoredObject, type Output, type OutputContext } from './resource-output.ts';
 import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.ts';
+import type { WatchLimiter } from './watch-limit.ts';
 
 /** What a PATCH computes: the caller's new object, before defaulting and the strategy. */
 export interface PatchResult {
@@ -62,6 +64,10 @@ export interface ResourceHandlerDeps {
   applyPatch: PatchApplier;
   nowTime: () => string;
   minRequestTimeoutMs?: number;
+  /** --max-watches-per-user; absent means no limit. */
+  watchLimiter?: WatchLimiter;
+  /** A watch was closed because its client stopped reading. */
+  onWatchTerminated?: (group: string, resource: string) => void;
   logger?: Logger;
 }
 
@@ -96,7 +102,13 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           const output = negotiate(context, deps.metaGroup, { conversions: true, watch: true });
           representation = output;
           const options = parseWatchOptions(query, info.name, deps.minRequestTimeoutMs ?? MIN_REQUEST_TIMEOUT_MS);
-          await serveWatch(context, { store: route.rest.store, out: route.out }, output, options);
+          const release = deps.watchLimiter?.acquire(context.user?.name ?? '');
+          try {
+            const onTerminated = deps.onWatchTerminated === undefined ? undefined : () => deps.onWatchTerminated?.(deps.group, info.resource);
+            await serveWatch(context, { store: route.rest.store, out: route.out, ...(onTerminated !== undefined ? { onTerminated } : {}) }, output, options);
+          } finally {
+            release?.();
+          }
           return;
         }
         case 'create':
@@ -105,10 +117,13 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           await create(context, route, query, representation as Output, deps);
           return;
         case 'update':
+          // PUT and PATCH exist only on an object's path: on the collection kube's router answers 405.
+          if (info.name === '') throw new ApiError(routeMethodNotAllowed());
           representation = negotiate(context, deps.metaGroup, { conversions: false });
           await update(context, route, query, representation as Output, subresource, deps);
           return;
         case 'patch':
+          if (info.name === '') throw new ApiError(routeMethodNotAllowed());
           representation = negotiate(context, deps.metaGroup, { conversions: false });
           await patch(context, route, query, representation as Output, subresource, deps);
           return;
@@ -193,6 +208,7 @@ async function patch(context: RequestContext, route: ResourceRoute, query: Query
   const isApply = contentType === 'application/apply-patch+yaml';
   const options = parsePatchOptions(query, isApply, deps.apiDomain);
   const body = (await readBody(context.req)).toString('utf8');
+  checkNestingDepth(body, isApply ? 'yaml' : 'json');
   const name = context.requestInfo.name;
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
   const warnings: string[] = [];

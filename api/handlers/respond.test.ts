@@ -7,6 +7,10 @@ import { encode, errorStatus, warningHeaderValue, wantsPretty } from './respond.
 test('warning headers escape quotes and backslashes', () => {
   assert.is(warningHeaderValue('unknown field "spec.x"'), '299 - "unknown field \\"spec.x\\""');
   assert.is(warningHeaderValue('a\\b'), '299 - "a\\\\b"');
+  // Non-Latin-1 text goes out as its UTF-8 bytes; text kube refuses is dropped.
+  assert.is(Buffer.from(warningHeaderValue('unknown field "é💥"')!, 'latin1').toString('utf8'), '299 - "unknown field \\"é💥\\""');
+  assert.is(warningHeaderValue('lone \ud800 surrogate'), undefined);
+  assert.is(warningHeaderValue('tab\there'), undefined);
 });
 
 test('pretty follows ?pretty, else curl/Wget/browsers', () => {

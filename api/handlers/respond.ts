@@ -18,9 +18,13 @@ export interface Representation {
 
 export const JSON_REPRESENTATION: Representation = { mediaType: 'application/json', pretty: false };
 
-/** The body text of `value` (Go's encoders end with a newline; YAML keys are sorted, as sigs.k8s.io/yaml sorts them). */
+/**
+ * The body text of `value` (Go's encoders end with a newline; YAML keys are sorted, as sigs.k8s.io/yaml
+ * sorts them). No anchors: Go writes a shared object out in full, and an alias placed before its
+ * anchor by the key sort does not even stringify (GET /apis as YAML was a 500).
+ */
 export function encode(value: unknown, representation: Representation): string {
-  if (representation.mediaType === 'application/yaml') return yamlStringify(value, { sortMapEntries: true, lineWidth: 0 });
+  if (representation.mediaType === 'application/yaml') return yamlStringify(value, { sortMapEntries: true, lineWidth: 0, aliasDuplicateObjects: false });
   return representation.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`;
 }
 
@@ -35,16 +39,27 @@ export function wantsPretty(url: URL, userAgent: string | undefined): boolean {
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/');
 }
 
-/** `299 - "<text>"`, with `"` and `\` escaped as the apiserver's warning recorder escapes them. */
-export function warningHeaderValue(text: string): string {
-  return `299 - "${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+/**
+ * `299 - "<text>"` as kube-apiserver's warning recorder writes it, `"` and `\` escaped and the
+ * text as UTF-8 bytes (Node writes header strings as Latin-1 and throws on a character above
+ * U+00FF, so the UTF-8 bytes go in as Latin-1 code units). Undefined for text kube drops: not
+ * valid Unicode (a lone surrogate) or holding a control character.
+ */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export function warningHeaderValue(text: string): string | undefined {
+  if (LONE_SURROGATE.test(text) || /[\u0000-\u001f\u007f-\u009f]/.test(text)) return undefined;
+  const quoted = text.replace(/[\\"]/g, (c) => `\\${c}`);
+  return `299 - "${Buffer.from(quoted, 'utf8').toString('latin1')}"`;
 }
 
 export function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
   if (warnings.length === 0 || res.headersSent) return;
+  const values = warnings.map(warningHeaderValue).filter((value): value is string => value !== undefined);
+  if (values.length === 0) return;
   const existing = res.getHeader('Warning');
   const previous = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-  res.setHeader('Warning', [...previous, ...warnings.map(warningHeaderValue)]);
+  res.setHeader('Warning', [...previous, ...values]);
 }
 
 /** Writes a complete response. */
@@ -63,7 +78,10 @@ export function sendObject(res: ServerResponse, statusCode: number, value: unkno
   sendText(res, statusCode, encode(value, representation), contentType ?? representation.mediaType);
 }
 
+/** A failure Status; like kube-apiserver's ErrorNegotiated, `details.retryAfterSeconds` also goes out as `Retry-After`. */
 export function sendStatus(res: ServerResponse, status: Status, representation: Representation = JSON_REPRESENTATION): void {
+  const retryAfterSeconds = status.details?.retryAfterSeconds ?? 0;
+  if (retryAfterSeconds > 0 && !res.headersSent) res.setHeader('Retry-After', String(retryAfterSeconds));
   sendObject(res, status.code ?? 500, status, representation);
 }
 

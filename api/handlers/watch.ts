@@ -2,7 +2,8 @@
 // Problems found before the stream starts (bad options, bad selectors) are ordinary HTTP errors;
 // once it has started, a problem is one ERROR event and the end of the stream (410 Expired among
 // them, which tells informers to relist). The stream ends cleanly on timeoutSeconds (or after the
-// server's own random long-running timeout), when the client goes away, and at shutdown.
+// server's own random long-running timeout), when the client goes away, and at shutdown. A client
+// that stops reading is cut off by the store (bounded buffer) and then by the handler (the socket).
 import { randomInt } from 'node:crypto';
 import type { FlowcontrolObject, KubeObject } from '../../engine/resources/types.ts';
 import type { ResourceStore, WatchOptions, Watcher } from '../../engine/store/store-types.ts';
@@ -16,9 +17,41 @@ import type { Output, OutputContext } from './resource-output.ts';
 /** kube-apiserver's --min-request-timeout default: watches without timeoutSeconds last 1–2× this. */
 export const MIN_REQUEST_TIMEOUT_MS = 1_800_000;
 
+/**
+ * How often a watch whose client stopped reading checks whether the store has cut it off. The
+ * store drops a watcher that falls `watcherBufferSize` events behind, but the HTTP response would
+ * stay open as long as the client's socket does; once the store has let go, so does the handler.
+ */
+export const STALLED_WATCH_CHECK_MS = 2_000;
+
 export interface WatchDeps {
   store: ResourceStore;
   out: OutputContext;
+  /** A watch was closed because its client stopped reading (apiserver_terminated_watchers_total). */
+  onTerminated?: () => void;
+}
+
+/**
+ * Waits until the socket takes more, the client goes away, or the store has cut the watcher off
+ * while the socket stayed full: then the response is destroyed (resolves `false`).
+ */
+function drained(res: RequestContext['res'], watcher: Watcher): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const done = (flowing: boolean) => {
+      clearInterval(check);
+      res.off('drain', onDrain);
+      res.off('close', onDrain);
+      resolve(flowing);
+    };
+    const onDrain = () => done(true);
+    const check = setInterval(() => {
+      if (!watcher.stopped) return;
+      res.destroy();
+      done(false);
+    }, STALLED_WATCH_CHECK_MS);
+    res.on('drain', onDrain);
+    res.on('close', onDrain);
+  });
 }
 
 /** Watch options from the query; `name` narrows the watch to one object (the /watch/<r>/<name> path form). */
@@ -101,15 +134,10 @@ export async function serveWatch(context: RequestContext, deps: WatchDeps, outpu
       const line = `${event.encode(encode)}\n`;
       encode = rest;
       if (res.destroyed || res.writableEnded) break;
-      if (!res.write(line)) await new Promise<void>((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
+      if (!res.write(line) && !(await drained(res, watcher))) {
+        deps.onTerminated?.();
+        break;
+      }
       if (event.type === 'ERROR') break;
     }
   } finally {

@@ -14,6 +14,8 @@ export type ApplyBodyResult = { config: JsonObject; duplicateKeys: string[] } | 
 const OPTIONS = {
   version: '1.1',
   uniqueKeys: false,
+  // A client's odd tags must not write a warning to the server's log per request.
+  logLevel: 'error',
   customTags: (tags: YAML.Tags) => tags.filter((tag) => (typeof tag === 'string' ? true : tag.tag !== 'tag:yaml.org,2002:timestamp')),
 } as const;
 

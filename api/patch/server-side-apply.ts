@@ -11,7 +11,7 @@
 // A missing object is created from the configuration (the caller says whether it exists).
 
 import { goQuote } from '../go-format.ts';
-import { applyConflict, badRequest, unclassifiedError } from '../errors.ts';
+import { applyConflict, badRequest } from '../errors.ts';
 import type { KubeObject, ManagedFieldsEntry, Status, StatusCause } from '../../engine/resources/types.ts';
 import { compareGoStrings, FieldSet, pathToString, type FieldPath } from './field-set.ts';
 import { fieldsAllowedByLastApplied, KUBECTL_MANAGER, syncLastApplied } from './last-applied.ts';
@@ -62,13 +62,13 @@ export function serverSideApply(input: ServerSideApplyInput): ServerSideApplyRes
   const invalid = validateApplyConfig(node, config);
   if (invalid.length > 0) {
     const where = `${text(metadata['namespace'])}/${text(metadata['name'])}; ${gvk}`;
-    return { status: unclassifiedError(`failed to create typed patch object (${where}): ${formatValidationErrors(invalid)}`) };
+    return { status: badRequest(`failed to create typed patch object (${where}): ${formatValidationErrors(invalid)}`) };
   }
   let managed: Managed;
   try {
     managed = decodeManagedFields(input.current?.metadata?.managedFields);
   } catch (error) {
-    return { status: unclassifiedError(`failed to decode managed fields: ${(error as Error).message}`) };
+    return { status: badRequest(`failed to decode managed fields: ${(error as Error).message}`) };
   }
 
   let outcome = attempt(node, managed, input, input.force);

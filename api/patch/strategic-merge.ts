@@ -12,7 +12,7 @@
 // the server keep theirs, and a new item lands before the server-only items that follow it.
 
 import type { Status } from '../../engine/resources/types.ts';
-import { badRequest, patchFailed, unclassifiedError } from '../errors.ts';
+import { badRequest, patchFailed } from '../errors.ts';
 import { goFormatValue, goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { ListNode, SchemaNode } from './schema.ts';
 import { elementKind, goKind, goReflectKind, noMergeKey, normalizeOrder, partition, sameMergeKey, SmpFailure, unclassified } from './strategic-list-order.ts';
@@ -37,7 +37,7 @@ export function applyStrategicMergePatch(document: unknown, patchText: string, n
     return { value: mergeMap(original, structuredClone(patch), node), duplicates: parsed.duplicates };
   } catch (error) {
     if (!(error instanceof SmpFailure)) throw error;
-    const status = error.kind === 'badRequest' ? badRequest(error.message) : error.kind === 'invalid' ? patchFailed(error.message) : unclassifiedError(error.message);
+    const status = error.kind === 'badRequest' ? badRequest(error.message) : error.kind === 'invalid' ? patchFailed(error.message) : badRequest(error.message);
     return { status };
   }
 }

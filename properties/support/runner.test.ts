@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DEFAULT_SEED, checkAsyncProperty, checkProperty, expectPropertyToFail, parseSeed, readPropertySettings } from './runner.ts';
+import { DEFAULT_SEED, checkAsyncProperty, checkProperty, expectAsyncPropertyToFail, expectPropertyToFail, parseSeed, readPropertySettings } from './runner.ts';
 
 // Fixed settings, so that `npm run properties -- --only …` does not change what these tests see.
 const settings = readPropertySettings({});
@@ -51,6 +51,17 @@ test('async properties are checked the same way', async () => {
 test('a control that passes is itself a failure', () => {
   assert.throws(() => expectPropertyToFail('demo: control', fc.property(fc.nat(), () => true), { runs: 10, settings }), /must reject the faulty subject/);
   const details = expectPropertyToFail('demo: control', fc.property(fc.nat(), (n) => n < 5), { runs: 100, settings });
+  assert.ok(details.failed);
+});
+
+test('an async control that passes is itself a failure', async () => {
+  try {
+    await expectAsyncPropertyToFail('demo: async control', fc.asyncProperty(fc.nat(), async () => true), { runs: 10, settings });
+    assert.unreachable('a passing control must throw');
+  } catch (error) {
+    assert.match(String((error as Error).message), /must reject the faulty subject/);
+  }
+  const details = await expectAsyncPropertyToFail('demo: async control', fc.asyncProperty(fc.nat(), async (n) => n < 5), { runs: 100, settings });
   assert.ok(details.failed);
 });
 

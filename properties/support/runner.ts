@@ -126,6 +126,18 @@ export function expectPropertyToFail<Ts>(name: string, property: fc.IProperty<Ts
   return details;
 }
 
+/** `expectPropertyToFail` for async properties (a store or server built to be wrong). */
+export async function expectAsyncPropertyToFail<Ts>(name: string, property: fc.IAsyncProperty<Ts>, options: CheckOptions): Promise<fc.RunDetails<Ts>> {
+  const settings = options.settings ?? readPropertySettings();
+  const details = await fc.check(property, { seed: settings.seed, numRuns: settings.runsOverride ?? options.runs, endOnFailure: true });
+  if (!details.failed) {
+    throw new Error(
+      `control "${name}" passed ${details.numRuns} runs (seed=${settings.seed}), but its property must reject the faulty subject`,
+    );
+  }
+  return details;
+}
+
 function failureMessage<Ts>(name: string, settings: PropertySettings, details: fc.RunDetails<Ts>): string {
   const path = details.counterexamplePath ?? '';
   const seedNote = settings.seedText !== undefined ? ` (from ${JSON.stringify(settings.seedText)})` : '';

@@ -1,0 +1,60 @@
+import { createServer, request, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { responseFlushed } from './response-flushed.ts';
+
+/** A server whose handler sends `bytes` and reports when `responseFlushed` resolved; the client starts paused. */
+async function exchange(bytes: number, end: boolean) {
+  const events: string[] = [];
+  let response: ServerResponse | undefined;
+  const server = createServer((_req, res) => {
+    response = res;
+    if (end) res.end(Buffer.alloc(bytes, 0x61));
+    events.push('handler returned');
+    void responseFlushed(res).then(() => events.push('flushed'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const body = new Promise<number>((resolve) => {
+    request({ host: '127.0.0.1', port, path: '/' }, (res) => {
+      res.pause();
+      let received = 0;
+      res.on('data', (chunk: Buffer) => (received += chunk.length));
+      res.on('end', () => resolve(received));
+      // Read only after the server had every chance to flush on its own.
+      setTimeout(() => {
+        events.push('client reads');
+        res.resume();
+      }, 200);
+    }).end();
+  });
+  return { events, body, server, response: () => response };
+}
+
+test('a large body to a paused client is flushed only after the client reads', async () => {
+  const run = await exchange(32 * 1024 * 1024, true);
+  assert.is(await run.body, 32 * 1024 * 1024);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(run.events, ['handler returned', 'client reads', 'flushed']);
+  run.server.close();
+});
+
+test('a small body is flushed without the client reading', async () => {
+  const run = await exchange(10, true);
+  await run.body;
+  assert.equal(run.events, ['handler returned', 'flushed', 'client reads']);
+  run.server.close();
+});
+
+test('a response nobody ended resolves at once', async () => {
+  const run = await exchange(0, false);
+  while (run.response() === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(run.events, ['handler returned', 'flushed']);
+  run.response()!.end();
+  await run.body;
+  run.server.close();
+});
+
+test.run();
