@@ -12,6 +12,7 @@
 //
 // Prints a table per section, then one JSON line (`{"bench":"etcd",...}`) with every figure.
 
+import { BENCH_PLC, benchPriorityLevel, table } from './fixtures.ts';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -33,48 +34,9 @@ const wallNow = (): number => performance.timeOrigin + performance.now();
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const fmt = (x: number, digits = 2): string => (Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits }) : String(x));
 
-const PLC: ResourceInfo = {
-  group: 'flowcontrol.apiserver.k8s.io',
-  resource: 'prioritylevelconfigurations',
-  kind: 'PriorityLevelConfiguration',
-  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-};
+const PLC: ResourceInfo = BENCH_PLC;
 
-/** The same ~1.2 KB PriorityLevelConfiguration as bench/store.bench.ts (799 bytes in the codec). */
-function plc(i: number, tag: string): KubeObject {
-  return {
-    apiVersion: PLC.apiVersion,
-    kind: PLC.kind,
-    metadata: {
-      name: `${tag}-${String(i).padStart(6, '0')}`,
-      uid: `3f0c7a5e-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      generation: 1,
-      creationTimestamp: '2026-11-21T05:11:26Z',
-      labels: { team: `team-${i % 7}` },
-      annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true', note: `bench object ${i} `.repeat(8) },
-      managedFields: [
-        {
-          manager: 'api-priority-and-fairness-config-producer-v1',
-          operation: 'Update',
-          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-          time: '2026-11-21T05:11:26Z',
-          fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:spec': { 'f:type': {}, 'f:limited': { 'f:nominalConcurrencyShares': {}, 'f:lendablePercent': {} } } },
-        },
-      ],
-    },
-    spec: {
-      type: 'Limited',
-      limited: { nominalConcurrencyShares: 30, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } }, lendablePercent: 33 },
-    },
-    status: { conditions: [{ type: 'ConcurrencyShared', status: 'True', lastTransitionTime: '2026-11-21T05:11:26Z', reason: 'Bench', message: 'x'.repeat(120) }] },
-  };
-}
 
-function table(title: string, rows: [string, string][]): void {
-  const width = Math.max(...rows.map(([k]) => k.length));
-  process.stdout.write(`\n${title}\n${rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n')}\n`);
-}
 
 async function openStore(endpoints: readonly string[], namespace: string): Promise<Store> {
   const backend = createEtcdBackend({ endpoints, clock: realClock(), namespace, compactionIntervalMs: 0 });
@@ -284,3 +246,7 @@ async function main(): Promise<void> {
 
 if (process.argv[2] === 'replica') await replicaMain(process.argv.slice(3));
 else await main();
+
+function plc(i: number, tag: string): KubeObject {
+  return benchPriorityLevel(i, tag);
+}

@@ -14,6 +14,7 @@
 // Prints a table per section, then one JSON line (`{"bench":"store",...}`) with every figure.
 // (One file over 300 lines: the three sections share the workload and must report in one run.)
 
+import { BENCH_PLC, benchPriorityLevel as plc, table } from './fixtures.ts';
 import { ClassicLevel } from 'classic-level';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,48 +40,9 @@ const results: Record<string, unknown> = { bench: 'store', node: process.version
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-const PLC: ResourceInfo = {
-  group: 'flowcontrol.apiserver.k8s.io',
-  resource: 'prioritylevelconfigurations',
-  kind: 'PriorityLevelConfiguration',
-  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-};
+const PLC: ResourceInfo = BENCH_PLC;
 
-/** A PriorityLevelConfiguration as the API layer stores it: about 1 KB of JSON. */
-function plc(i: number): KubeObject {
-  return {
-    apiVersion: PLC.apiVersion,
-    kind: PLC.kind,
-    metadata: {
-      name: `level-${String(i).padStart(6, '0')}`,
-      uid: `3f0c7a5e-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      generation: 1,
-      creationTimestamp: '2026-11-21T05:11:26Z',
-      labels: { team: `team-${i % 7}` },
-      annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true', note: `bench object ${i} `.repeat(8) },
-      managedFields: [
-        {
-          manager: 'api-priority-and-fairness-config-producer-v1',
-          operation: 'Update',
-          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-          time: '2026-11-21T05:11:26Z',
-          fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:spec': { 'f:type': {}, 'f:limited': { 'f:nominalConcurrencyShares': {}, 'f:lendablePercent': {} } } },
-        },
-      ],
-    },
-    spec: {
-      type: 'Limited',
-      limited: { nominalConcurrencyShares: 30, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } }, lendablePercent: 33 },
-    },
-    status: { conditions: [{ type: 'ConcurrencyShared', status: 'True', lastTransitionTime: '2026-11-21T05:11:26Z', reason: 'Bench', message: 'x'.repeat(120) }] },
-  };
-}
 
-function table(title: string, rows: [string, string][]): void {
-  const width = Math.max(...rows.map(([k]) => k.length));
-  process.stdout.write(`\n${title}\n${rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n')}\n`);
-}
 
 async function openStore(backend: ReturnType<typeof createMemoryBackend>): Promise<Store> {
   const store = createStore({ backend, clock: realClock(), bookmarkIntervalMs: 3_600_000, watcherBufferSize: 10_000 });
