@@ -4,6 +4,7 @@
 // etcd when that pipe closes, which happens however we exit (a failed assertion, an uncaught error,
 // a signal, even SIGKILL). Debian's etcd-server (3.4) is expected on PATH; `.ci/run` installs it.
 
+import { realClock } from '../../clock.ts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -123,7 +124,8 @@ export class EtcdMember {
 
   /** Waits until the member answers /health with a leader (a cluster needs a quorum for that). */
   async waitHealthy(timeoutMs = HEALTH_TIMEOUT_MS): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const clock = realClock();
+    const deadline = clock.now() + timeoutMs;
     for (;;) {
       if (!this.running) throw new Error(`etcd member ${this.spec.name} exited: ${this.logTail()}`);
       try {
@@ -133,7 +135,7 @@ export class EtcdMember {
       } catch {
         // not listening yet, or no leader yet
       }
-      if (Date.now() > deadline) throw new Error(`etcd member ${this.spec.name} not healthy after ${timeoutMs} ms: ${this.logTail()}`);
+      if (clock.now() > deadline) throw new Error(`etcd member ${this.spec.name} not healthy after ${timeoutMs} ms: ${this.logTail()}`);
       await sleep(50);
     }
   }
