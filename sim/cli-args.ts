@@ -43,3 +43,29 @@ export function parseArgs(args: readonly string[], flags: Record<string, FlagSpe
   }
   return parsed;
 }
+
+/**
+ * The part every `sim` command shares: parse the flags (plus `--help`/`-h`), print usage on
+ * request, and take exactly one scenario file. Returns the exit code when the command is done
+ * already (help printed, or a usage error reported on stderr), else what the command needs.
+ */
+export function parseScenarioCommand(
+  command: string,
+  args: readonly string[],
+  flags: Record<string, FlagSpec>,
+  usageText: string,
+  output: { stdout(text: string): void; stderr(text: string): void },
+): { exitCode: number } | { parsed: ParsedArgs; scenarioFile: string; usage: (message: string) => number } {
+  const usage = (message: string) => {
+    output.stderr(`fairway ${command}: ${message}\nRun 'fairway ${command} --help' for usage.\n`);
+    return 2;
+  };
+  const parsed = parseArgs(args, { ...flags, help: { value: false }, h: { value: false } });
+  if ('error' in parsed) return { exitCode: usage(parsed.error) };
+  if (parsed.switches.has('help') || parsed.switches.has('h')) {
+    output.stdout(usageText);
+    return { exitCode: 0 };
+  }
+  if (parsed.positionals.length !== 1) return { exitCode: usage(parsed.positionals.length === 0 ? 'no scenario file given' : 'give exactly one scenario file') };
+  return { parsed, scenarioFile: parsed.positionals[0]!, usage };
+}

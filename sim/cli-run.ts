@@ -7,7 +7,7 @@ import type { Command } from '../api/cli/main.ts';
 import { runScenario } from './run-scenario.ts';
 import { parseSeed } from './seed.ts';
 import { writeRunOutput } from './report/write.ts';
-import { parseArgs } from './cli-args.ts';
+import { parseScenarioCommand } from './cli-args.ts';
 import { createProgress } from './progress.ts';
 
 const USAGE = `Usage: fairway sim run SCENARIO [flags]
@@ -39,26 +39,15 @@ export const simRunCommand: Command = {
 };
 
 export async function runSimRun(args: string[], output: Output): Promise<number> {
-  const parsed = parseArgs(args, {
+  const command = parseScenarioCommand('sim run', args, {
     seed: { value: true },
     out: { value: true },
     'audit-log': { value: true },
     variant: { value: true, repeatable: true },
     'no-plots': { value: false },
-    help: { value: false },
-    h: { value: false },
-  });
-  const usage = (message: string) => {
-    output.stderr(`fairway sim run: ${message}\nRun 'fairway sim run --help' for usage.\n`);
-    return 2;
-  };
-  if ('error' in parsed) return usage(parsed.error);
-  if (parsed.switches.has('help') || parsed.switches.has('h')) {
-    output.stdout(USAGE);
-    return 0;
-  }
-  if (parsed.positionals.length !== 1) return usage(parsed.positionals.length === 0 ? 'no scenario file given' : 'give exactly one scenario file');
-  const scenarioFile = parsed.positionals[0]!;
+  }, USAGE, output);
+  if ('exitCode' in command) return command.exitCode;
+  const { parsed, scenarioFile, usage } = command;
   const seedText = parsed.values.get('seed')?.[0] ?? String(randomInt(0, 2 ** 31));
   const seed = parseSeed(seedText);
   if (!seed.ok) return usage(seed.message);

@@ -13,7 +13,7 @@ import { parseSeedList } from './seed.ts';
 import { runSweep } from './sweep/sweep.ts';
 import { summarizeVariant, summaryHtml, waitStripSpec, type SweepSummary } from './sweep/summary.ts';
 import type { SweepTask } from './sweep/task.ts';
-import { parseArgs } from './cli-args.ts';
+import { parseScenarioCommand } from './cli-args.ts';
 import { createProgress } from './progress.ts';
 import type { Output } from './cli-run.ts';
 
@@ -42,26 +42,15 @@ export const simSweepCommand: Command = {
 };
 
 export async function runSimSweep(args: string[], output: Output): Promise<number> {
-  const parsed = parseArgs(args, {
+  const command = parseScenarioCommand('sim sweep', args, {
     seeds: { value: true },
     workers: { value: true },
     out: { value: true },
     variant: { value: true, repeatable: true },
     'audit-log': { value: true },
-    help: { value: false },
-    h: { value: false },
-  });
-  const usage = (message: string) => {
-    output.stderr(`fairway sim sweep: ${message}\nRun 'fairway sim sweep --help' for usage.\n`);
-    return 2;
-  };
-  if ('error' in parsed) return usage(parsed.error);
-  if (parsed.switches.has('help') || parsed.switches.has('h')) {
-    output.stdout(USAGE);
-    return 0;
-  }
-  if (parsed.positionals.length !== 1) return usage(parsed.positionals.length === 0 ? 'no scenario file given' : 'give exactly one scenario file');
-  const scenarioFile = parsed.positionals[0]!;
+  }, USAGE, output);
+  if ('exitCode' in command) return command.exitCode;
+  const { parsed, scenarioFile, usage } = command;
   const seedsText = parsed.values.get('seeds')?.[0];
   if (seedsText === undefined) return usage('--seeds is required (e.g. --seeds 1..50)');
   const seeds = parseSeedList(seedsText);
