@@ -8,6 +8,7 @@
 // Prints a table per section, then one JSON line (`{"bench":"executor",...}`) with every figure.
 // The decision these figures support is recorded in docs/execution-plane.md.
 
+import { benchPriorityLevel } from './fixtures.ts';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { encodeObject } from '../engine/store/codec.ts';
@@ -27,43 +28,8 @@ const results: Record<string, unknown> = { bench: 'executor', node: process.vers
 // ---------------------------------------------------------------------------------------------
 // Workload: PriorityLevelConfiguration-like objects, about 1 KB of JSON each.
 
-function plc(i: number): KubeObject {
-  return {
-    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-    kind: 'PriorityLevelConfiguration',
-    metadata: {
-      name: `level-${i}`,
-      uid: `3f0c7a5e-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      generation: 1,
-      creationTimestamp: '2026-11-21T05:11:26Z',
-      labels: { team: `team-${i % 7}` },
-      annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true' },
-      managedFields: [
-        {
-          manager: 'api-priority-and-fairness-config-producer-v1',
-          operation: 'Update',
-          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-          time: '2026-11-21T05:11:26Z',
-          fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:spec': { 'f:type': {}, 'f:limited': { 'f:nominalConcurrencyShares': {}, 'f:lendablePercent': {} } } },
-        },
-      ],
-    },
-    spec: {
-      type: 'Limited',
-      limited: {
-        nominalConcurrencyShares: 30,
-        lendablePercent: 33,
-        limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } },
-      },
-    },
-    status: {
-      conditions: [
-        { type: 'Dangling', status: 'False', lastTransitionTime: '2026-11-21T05:11:26Z', reason: 'Found', message: 'This PriorityLevelConfiguration is in use.' },
-      ],
-    },
-  } satisfies PriorityLevelConfiguration as KubeObject;
-}
+// The same ~1 KB object as the storage benchmarks, so their figures compare.
+const plc = (i: number): KubeObject => benchPriorityLevel(i);
 
 const LIST_HEAD = { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '12345' } };
 

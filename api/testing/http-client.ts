@@ -1,5 +1,6 @@
 // A small HTTP(S) client for tests: one request, the whole response as text, nothing hidden (status,
 // headers, body). Over TLS it trusts the given CA, as kubectl does with the admin kubeconfig.
+import { takeJsonLines } from './json-lines.ts';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
@@ -76,13 +77,7 @@ export function openStream(baseUrl: string, path: string, defaults: { token?: st
   const req = send(url, { method: 'GET', headers, ...(defaults.caPem !== undefined ? { ca: defaults.caPem } : {}) }, (res) => {
     status = res.statusCode ?? 0;
     res.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        if (line.trim() !== '') events.push(JSON.parse(line));
-      }
+      buffer = takeJsonLines(buffer, chunk, events);
       wake();
     });
     res.on('end', () => {

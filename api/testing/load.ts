@@ -2,6 +2,7 @@
 // slowly (a client on a slow link), closed-loop workers, and the statistics the tests report.
 // Loopback only; every request carries its own timeout so a stuck server fails a test instead of
 // hanging it.
+import { takeJsonLines } from './json-lines.ts';
 import { Agent, request } from 'node:https';
 
 export interface TimedResponse {
@@ -175,13 +176,7 @@ export function openWatch(endpoint: Endpoint, path: string, token: string): Watc
     status = res.statusCode ?? 0;
     res.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
-      buffer += chunk.toString('utf8');
-      let newline: number;
-      while ((newline = buffer.indexOf('\n')) >= 0) {
-        const line = buffer.slice(0, newline);
-        buffer = buffer.slice(newline + 1);
-        if (line.trim() !== '') events.push(JSON.parse(line));
-      }
+      buffer = takeJsonLines(buffer, chunk, events);
       wake();
     });
     res.on('end', () => {
