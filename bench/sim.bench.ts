@@ -6,7 +6,9 @@
 //   BENCH_HOUR=1 node --import tsx bench/sim.bench.ts    (adds 1 simulated hour at 5k requests/s)
 //
 // Sections:
-//   1. bare heap: hold model, {t, seq} ordering, pooled events, 1,000 pending (the baseline)
+//   1. bare heap: hold model, {t, seq} ordering, 1,000 pending, in baselines.md's two variants:
+//      a new event object per event (the reference its table compares simulators with) and
+//      pooled events in typed arrays (the ceiling: it allocates nothing)
 //   2. SimClock: the same hold model through SimClock.after (closures, cancel handles)
 //   3. simulator: a 5k requests/s scenario on the suggested configuration through the real
 //      FlowController — simulated requests and events per second of wall time
@@ -24,6 +26,18 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const results: Record<string, unknown> = { bench: 'sim', node: process.version, quick: QUICK };
 
 // ---------------------------------------------------------------------------------------------
+
+/** baselines.md's PRNG for the hold model: xorshift32, uniform in [0, 1). */
+function xorshift32(): () => number {
+  let x = 2463534242;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return (x >>> 0) / 4294967296;
+  };
+}
+
 // 1. The baseline: the leanest deterministic event loop JS allows.
 
 function bareHeapEventsPerSecond(events: number, pending: number): number {
@@ -32,13 +46,7 @@ function bareHeapEventsPerSecond(events: number, pending: number): number {
   const heap = new Int32Array(pending);
   let size = 0;
   let nextSeq = 0;
-  let x = 2463534242;
-  const rand = () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
+  const rand = xorshift32();
   const less = (a: number, b: number) => t[a]! < t[b]! || (t[a] === t[b] && seq[a]! < seq[b]!);
   const push = (slot: number) => {
     let i = size++;
@@ -86,16 +94,66 @@ function bareHeapEventsPerSecond(events: number, pending: number): number {
   return events / seconds;
 }
 
+// 1b. The same loop with a new event object per event, as baselines.md section 11 measured it
+//     ("simulator end-to-end events/s ÷ 7M" is the comparison its table proposes).
+interface HeapEvent {
+  t: number;
+  seq: number;
+  kind: number;
+  target: number;
+}
+
+function allocatingHeapEventsPerSecond(events: number, pending: number): number {
+  const heap: HeapEvent[] = [];
+  let nextSeq = 0;
+  const rand = xorshift32();
+  const less = (a: HeapEvent, b: HeapEvent) => a.t < b.t || (a.t === b.t && a.seq < b.seq);
+  const push = (event: HeapEvent) => {
+    let i = heap.length;
+    heap.push(event);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!less(event, heap[p]!)) break;
+      heap[i] = heap[p]!;
+      i = p;
+    }
+    heap[i] = event;
+  };
+  const pop = (): HeapEvent => {
+    const top = heap[0]!;
+    const last = heap.pop()!;
+    const size = heap.length;
+    if (size === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= size) break;
+      const r = l + 1;
+      const c = r < size && less(heap[r]!, heap[l]!) ? r : l;
+      if (!less(heap[c]!, last)) break;
+      heap[i] = heap[c]!;
+      i = c;
+    }
+    heap[i] = last;
+    return top;
+  };
+  for (let i = 0; i < pending; i++) push({ t: rand() * 100, seq: nextSeq++, kind: i & 3, target: i });
+  let checksum = 0;
+  const start = performance.now();
+  for (let n = 0; n < events; n++) {
+    const event = pop();
+    checksum += event.target + event.kind;
+    push({ t: event.t + rand() * 100, seq: nextSeq++, kind: event.kind, target: event.target });
+  }
+  const seconds = (performance.now() - start) / 1000;
+  if (checksum < 0) throw new Error('unreachable');
+  return events / seconds;
+}
+
 // 2. The same hold model through SimClock: what its closures and cancel handles cost.
 function simClockEventsPerSecond(events: number, pending: number): number {
   const clock = new SimClock();
-  let x = 2463534242;
-  const rand = () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
+  const rand = xorshift32();
   let remaining = events;
   const fire = (): void => {
     if (--remaining > 0) clock.after(rand() * 100, fire);
@@ -130,9 +188,10 @@ async function simulatorFigures(durationSeconds: number): Promise<{ wallSeconds:
 
 const heapEvents = QUICK ? 1_000_000 : 5_000_000;
 const bare = median(Array.from({ length: REPEATS }, () => bareHeapEventsPerSecond(heapEvents, 1000)));
+const allocating = median(Array.from({ length: REPEATS }, () => allocatingHeapEventsPerSecond(heapEvents, 1000)));
 const clock = median(Array.from({ length: REPEATS }, () => simClockEventsPerSecond(heapEvents, 1000)));
 const simSeconds = QUICK ? 10 : 60;
-await simulatorFigures(5); // warm-up: JIT and module loading stay out of the figures
+await simulatorFigures(simSeconds); // warm-up: JIT and module loading stay out of the figures
 const runs: { wallSeconds: number; requests: number; events: number }[] = [];
 for (let i = 0; i < REPEATS; i++) runs.push(await simulatorFigures(simSeconds));
 const run = runs.sort((a, b) => a.wallSeconds - b.wallSeconds)[Math.floor(runs.length / 2)]!;
@@ -140,20 +199,24 @@ const requestsPerSecond = run.requests / run.wallSeconds;
 const eventsPerSecond = run.events / run.wallSeconds;
 
 const rows: [string, string, string][] = [
-  ['bare binary heap (baseline)', `${(bare / 1e6).toFixed(2)} M events/s`, '1.00x'],
+  ['bare binary heap, pooled (baseline)', `${(bare / 1e6).toFixed(2)} M events/s`, '1.00x'],
+  ['bare binary heap, new object per event', `${(allocating / 1e6).toFixed(2)} M events/s`, `${(allocating / bare).toFixed(2)}x`],
   ['SimClock hold model', `${(clock / 1e6).toFixed(2)} M events/s`, `${(clock / bare).toFixed(2)}x`],
   [`simulator, 5k req/s x ${simSeconds}s simulated`, `${(eventsPerSecond / 1e6).toFixed(3)} M events/s`, `${(eventsPerSecond / bare).toFixed(3)}x`],
+  ['  against the new-object heap', '', `${(eventsPerSecond / allocating).toFixed(3)}x`],
   ['  simulated requests per wall second', `${Math.round(requestsPerSecond)} req/s`, `${(requestsPerSecond / bare).toFixed(3)}x`],
   ['  events per simulated request', (run.events / run.requests).toFixed(2), ''],
   ['  1 h at 5k req/s, projected wall time', `${((3600 * 5000) / requestsPerSecond).toFixed(1)} s`, ''],
 ];
 Object.assign(results, {
   bareHeapEventsPerSecond: Math.round(bare),
+  allocatingHeapEventsPerSecond: Math.round(allocating),
   simClockEventsPerSecond: Math.round(clock),
   simClockRatio: Number((clock / bare).toFixed(3)),
   simulatorEventsPerSecond: Math.round(eventsPerSecond),
   simulatorRequestsPerSecond: Math.round(requestsPerSecond),
   simulatorEventRatio: Number((eventsPerSecond / bare).toFixed(4)),
+  simulatorEventRatioAllocating: Number((eventsPerSecond / allocating).toFixed(4)),
   eventsPerRequest: Number((run.events / run.requests).toFixed(3)),
   projectedHourSeconds: Number(((3600 * 5000) / requestsPerSecond).toFixed(1)),
 });

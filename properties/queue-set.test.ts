@@ -13,7 +13,7 @@ import type { Clock } from '../engine/clock.ts';
 import {
   QueueSet,
   type Admission,
-  type Decision,
+  type Decide,
   type QueueSetObserver,
   type QueueSetRequest,
   type QueuingConfig,
@@ -116,7 +116,7 @@ class LazyQueueSet extends QueueSet<number> {
 
 /** Forgets the rotation: every arrival visits its hand from the first card. */
 class RotationlessQueueSet extends QueueSet<number> {
-  override startRequest(request: QueueSetRequest<number>, decide: (decision: Decision) => void): Admission {
+  override startRequest(request: QueueSetRequest<number>, decide: Decide<number>): Admission {
     (this as unknown as { enqueues: number }).enqueues = 0;
     return super.startRequest(request, decide);
   }
@@ -124,14 +124,14 @@ class RotationlessQueueSet extends QueueSet<number> {
 
 /** Lets requests wait twice as long as they asked. */
 class LateTimeOutQueueSet extends QueueSet<number> {
-  override startRequest(request: QueueSetRequest<number>, decide: (decision: Decision) => void): Admission {
+  override startRequest(request: QueueSetRequest<number>, decide: Decide<number>): Admission {
     return super.startRequest({ ...request, waitLimitMs: request.waitLimitMs * 2 + 1 }, decide);
   }
 }
 
 /** Ignores a client's cancel while the request waits. */
 class DeafQueueSet extends QueueSet<number> {
-  override startRequest(request: QueueSetRequest<number>, decide: (decision: Decision) => void): Admission {
+  override startRequest(request: QueueSetRequest<number>, decide: Decide<number>): Admission {
     const admission = super.startRequest(request, decide);
     return { finish: () => admission.finish(), cancel: () => {} };
   }

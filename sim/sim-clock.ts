@@ -9,10 +9,16 @@
 
 import type { Cancel, Clock } from '../engine/clock.ts';
 
+/** An event that needs no closure: the clock calls its `fire()`. */
+export interface SimTask {
+  fire(): void;
+}
+
 interface Pending {
   dueMs: number;
   seq: number;
   callback: (() => void) | undefined;
+  task: SimTask | undefined;
   cancelled: boolean;
   /** Scheduled without a cancel handle: nothing refers to it after it ran, so it can be reused. */
   pooled: boolean;
@@ -42,7 +48,7 @@ export class SimClock implements Clock {
   }
 
   after(delayMs: number, callback: () => void): Cancel {
-    const event: Pending = { dueMs: this.nowMs + (delayMs > 0 ? delayMs : 0), seq: this.seq++, callback, cancelled: false, pooled: false };
+    const event: Pending = { dueMs: this.nowMs + (delayMs > 0 ? delayMs : 0), seq: this.seq++, callback, task: undefined, cancelled: false, pooled: false };
     this.push(event);
     return () => {
       // Cancelling an event that already ran (or was cancelled) is a no-op.
@@ -60,11 +66,20 @@ export class SimClock implements Clock {
    * order as `after`: the two share one sequence counter.
    */
   schedule(delayMs: number, callback: () => void): void {
-    const event = this.pool.pop() ?? { dueMs: 0, seq: 0, callback: undefined, cancelled: false, pooled: true };
+    this.pooledEvent(delayMs).callback = callback;
+  }
+
+  /** `schedule` for an object with a `fire()` method: not even a closure per event. */
+  scheduleTask(delayMs: number, task: SimTask): void {
+    this.pooledEvent(delayMs).task = task;
+  }
+
+  private pooledEvent(delayMs: number): Pending {
+    const event = this.pool.pop() ?? { dueMs: 0, seq: 0, callback: undefined, task: undefined, cancelled: false, pooled: true };
     event.dueMs = this.nowMs + (delayMs > 0 ? delayMs : 0);
     event.seq = this.seq++;
-    event.callback = callback;
     this.push(event);
+    return event;
   }
 
   /** Number of scheduled events not yet run or cancelled. */
@@ -89,11 +104,14 @@ export class SimClock implements Clock {
     const event = this.pop();
     if (event === undefined) return false;
     if (event.dueMs > this.nowMs) this.nowMs = event.dueMs;
-    const callback = event.callback!;
+    const callback = event.callback;
+    const task = event.task;
     event.callback = undefined;
+    event.task = undefined;
     if (event.pooled && this.pool.length < POOL_MAX) this.pool.push(event);
     this.eventsRun++;
-    callback();
+    if (task !== undefined) task.fire();
+    else callback!();
     return true;
   }
 

@@ -11,7 +11,7 @@
 // hooks share the per-request state (InFlight, the request being admitted), and splitting them
 // would spread that protocol over several files.
 
-import { FlowController, type AdmitOutcome, type ControllerDump, type LevelDump } from '../engine/flowcontrol/controller.ts';
+import { FlowController, type AdmitOutcome, type AdmitRequest, type ControllerDump, type LevelDump } from '../engine/flowcontrol/controller.ts';
 import type { Admission } from '../engine/flowcontrol/queue-set.ts';
 import type { RequestDigest } from '../engine/flowcontrol/request-digest.ts';
 import { maxSeatsOf, type ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
@@ -58,25 +58,31 @@ export function chooseIntervalMs(durationMs: number): number {
   return NICE_INTERVALS_MS.find((ms) => durationMs / ms <= MAX_BUCKETS) ?? Math.ceil(durationMs / MAX_BUCKETS);
 }
 
-class InFlight implements VirtualWork {
+/**
+ * One simulated request: what the controller is asked to admit and the work the executor runs.
+ * No closures of its own: the controller hands it back in the outcome, the clock runs it as a task.
+ */
+class InFlight implements AdmitRequest, VirtualWork {
   queued = false;
   seats = 0;
   releaseDelayMs = 0;
   level: LevelMetrics | undefined;
   admission: Admission | undefined;
-  readonly onOutcome: (outcome: AdmitOutcome) => void;
-  readonly done: () => void;
 
   constructor(
-    run: Simulation,
+    private readonly run: Simulation,
     readonly flow: FlowMetrics,
     readonly digest: RequestDigest,
+    readonly query: Record<string, string>,
+    readonly waitLimitMs: number | undefined,
     readonly arrivalMs: number,
     readonly serviceMs: number,
     readonly timeoutMs: number,
-  ) {
-    this.onOutcome = (outcome) => run.outcome(this, outcome);
-    this.done = () => run.finish(this);
+  ) {}
+
+  /** The service time has passed (called by the executor). */
+  fire(): void {
+    this.run.finish(this);
   }
 }
 
@@ -178,6 +184,9 @@ class Simulation {
 
   // --- the engine's decisions ------------------------------------------------------------------
 
+  /** The controller's decision on any request (one function for all, see InFlight). */
+  private readonly onOutcome = (outcome: AdmitOutcome): void => this.outcome(outcome.admitted as InFlight, outcome);
+
   outcome(request: InFlight, outcome: AdmitOutcome): void {
     const nowMs = this.clock.now();
     const flow = request.flow;
@@ -250,11 +259,11 @@ class Simulation {
 
   private submit(flow: FlowMetrics, digest: RequestDigest, query: Record<string, string>, objects: number | undefined, watchers: number, waitLimitMs: number | undefined, timeoutMs: number, serviceMs: number): void {
     flow.noteArrived();
-    const request = new InFlight(this, flow, digest, this.clock.now(), serviceMs, timeoutMs);
+    const request = new InFlight(this, flow, digest, query, waitLimitMs, this.clock.now(), serviceMs, timeoutMs);
     this.estimating.objects = objects;
     this.estimating.watchers = watchers;
     this.admitting = request;
-    request.admission = this.controller.admit(waitLimitMs === undefined ? { digest, query } : { digest, query, waitLimitMs }, request.onOutcome);
+    request.admission = this.controller.admit(request, this.onOutcome);
     this.admitting = undefined;
   }
 

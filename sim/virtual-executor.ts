@@ -7,11 +7,11 @@
 // Callback-based rather than promise-based (workers/executor.ts): a promise would resolve in a
 // microtask after the clock's step returned, outside the total order of simulated events.
 
-import type { SimClock } from './sim-clock.ts';
+import type { SimClock, SimTask } from './sim-clock.ts';
 
-export interface VirtualWork {
-  serviceMs: number;
-  done: () => void;
+/** `fire()` is called when the service time has passed. */
+export interface VirtualWork extends SimTask {
+  readonly serviceMs: number;
 }
 
 export class VirtualExecutor {
@@ -36,7 +36,7 @@ export class VirtualExecutor {
 
   execute(work: VirtualWork): void {
     if (this.threads === 0) {
-      this.clock.schedule(work.serviceMs, work.done);
+      this.clock.scheduleTask(work.serviceMs, work);
       return;
     }
     if (this.running < this.threads) this.start(work);
@@ -46,7 +46,7 @@ export class VirtualExecutor {
   private start(work: VirtualWork): void {
     this.running++;
     this.clock.schedule(work.serviceMs, () => {
-      work.done();
+      work.fire();
       this.onWorkDone();
     });
   }

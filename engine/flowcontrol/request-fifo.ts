@@ -65,6 +65,11 @@ export class RequestFifo<T extends FifoItem> {
     else node.prev.next = node.next;
     if (node.next === undefined) this.tail = node.prev;
     else node.next.prev = node.prev;
+    // A dead node that kept its links would hold its neighbours alive through the young-generation
+    // collector's remembered set once it sits in the old generation: every later node (and the
+    // request it carries) would be promoted in turn. Unlinked nodes point at nothing.
+    node.prev = undefined;
+    node.next = undefined;
     this.count--;
     this.initialSeatsSum -= node.item.initialSeats;
     this.maxSeatsSum -= node.item.maxSeats;

@@ -138,8 +138,11 @@ export function estimateMutatingWork(
   };
 }
 
+/** Most requests take one seat; they share one (frozen) estimate. */
+const ONE_SEAT: WorkEstimate = Object.freeze({ initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 });
+
 function seats(initialSeats: number): WorkEstimate {
-  return { initialSeats, finalSeats: 0, additionalLatencyMs: 0 };
+  return initialSeats === 1 ? ONE_SEAT : { initialSeats, finalSeats: 0, additionalLatencyMs: 0 };
 }
 
 /** `schema.GroupResource.String()`: `resource.group`, or just `resource` for the core group. */
@@ -165,21 +168,20 @@ export interface ListOptionsView {
  * "false", any case, are false).
  */
 export function parseListOptions(query: WorkEstimateRequest['query']): ListOptionsView | { error: string } {
-  const first = (key: string): string | undefined => firstQueryValue(query, key);
-  const limitText = first('limit');
+  const limitText = firstQueryValue(query, 'limit');
   const limit = limitText === undefined ? 0n : parseGoInt64(limitText);
   if (limit === undefined) return { error: `limit: invalid int64 ${JSON.stringify(limitText)}` };
-  const timeoutText = first('timeoutSeconds');
+  const timeoutText = firstQueryValue(query, 'timeoutSeconds');
   if (timeoutText !== undefined && parseGoInt64(timeoutText) === undefined) {
     return { error: `timeoutSeconds: invalid int64 ${JSON.stringify(timeoutText)}` };
   }
-  const sendText = first('sendInitialEvents');
+  const sendText = firstQueryValue(query, 'sendInitialEvents');
   return {
-    resourceVersion: first('resourceVersion') ?? '',
-    resourceVersionMatch: first('resourceVersionMatch') ?? '',
-    continue: first('continue') ?? '',
-    labelSelector: first('labelSelector') ?? '',
-    fieldSelector: first('fieldSelector') ?? '',
+    resourceVersion: firstQueryValue(query, 'resourceVersion') ?? '',
+    resourceVersionMatch: firstQueryValue(query, 'resourceVersionMatch') ?? '',
+    continue: firstQueryValue(query, 'continue') ?? '',
+    labelSelector: firstQueryValue(query, 'labelSelector') ?? '',
+    fieldSelector: firstQueryValue(query, 'fieldSelector') ?? '',
     limit: Number(limit),
     sendInitialEvents: sendText === undefined ? undefined : !(sendText === '0' || sendText.toLowerCase() === 'false'),
   };

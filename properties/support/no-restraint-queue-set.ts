@@ -3,7 +3,7 @@
 // the limit. A fairness check that this implementation passes cannot tell fair queuing from no
 // queuing at all, so every fairness suite runs it and expects the check to fail.
 
-import type { Admission, Decision, QueueSetRequest, QueuingConfig } from '../../engine/flowcontrol/queue-set.ts';
+import type { Admission, Decide, QueueSetRequest, QueuingConfig } from '../../engine/flowcontrol/queue-set.ts';
 import type { QueueSetLike } from './queue-set-like.ts';
 
 export class NoRestraintQueueSet<D = unknown> implements QueueSetLike<D> {
@@ -13,10 +13,10 @@ export class NoRestraintQueueSet<D = unknown> implements QueueSetLike<D> {
     // Limits are exactly what this control ignores.
   }
 
-  startRequest(_request: QueueSetRequest<D>, decide: (decision: Decision) => void): Admission {
+  startRequest(request: QueueSetRequest<D>, decide: Decide<D>): Admission {
     this.executing++;
     let finished = false;
-    decide({ kind: 'execute' });
+    decide({ kind: 'execute' }, request);
     return {
       finish: () => {
         if (finished) throw new Error('NoRestraintQueueSet: finish() called twice');
