@@ -51,6 +51,33 @@ test('a Reject-type level rejects with concurrency-limit when its seats are take
   assert.equal(kinds(start('d')), ['execute']);
 });
 
+test('an arrival that meets empty queues is queued and dispatched at once, with every observer call', () => {
+  // The fast path in startRequest must be indistinguishable from enqueue-then-dispatch.
+  const clock = new SimClock();
+  const calls: string[] = [];
+  const qs = new QueueSet<string>(clock, QUEUING, {
+    queued: (id, length) => calls.push(`queued ${id} ${length}`),
+    seatDemandChanged: (demand) => calls.push(`demand ${demand}`),
+    dispatched: (id, waitMs) => calls.push(`dispatched ${id} ${waitMs}`),
+  });
+  qs.setConfig(QUEUING, 2);
+  clock.advance(5);
+  const a = qs.startRequest({ flowHash: 7n, workEstimate: ONE_SEAT, waitLimitMs: 1000, descriptor: 'a' }, (d) => calls.push(`decide ${d.kind}`));
+  assert.equal(calls, ['queued a 1', 'demand 1', 'dispatched a 0', 'demand 1', 'decide execute']);
+  const dump = qs.dump();
+  const queue = dump.queues.find((q) => q.executingRequests === 1)!;
+  // R was 0 (nothing active); the queue's next dispatch R moved by G = 3 ms at one seat (1e-8 seat·s units).
+  assert.is(queue.nextDispatchR, 300_000n);
+  assert.equal([dump.waitingRequests, dump.executingRequests, dump.seatsInUse, dump.seatsWaiting, dump.dispatched], [0, 1, 1, 0, 1]);
+  assert.equal(dump.requests.map((r) => [r.descriptor, r.indexInQueue, r.startMs]), [['a', -1, 5]]);
+  // With one request executing and none waiting, the next arrival passes straight through too.
+  calls.length = 0;
+  qs.startRequest({ flowHash: 7n, workEstimate: ONE_SEAT, waitLimitMs: 1000, descriptor: 'b' }, (d) => calls.push(`decide ${d.kind}`));
+  assert.equal(calls, ['queued b 1', 'demand 2', 'dispatched b 0', 'demand 2', 'decide execute']);
+  a.finish();
+  assert.is(qs.dump().requests.length, 1);
+});
+
 test('requests wait while seats are taken and are dispatched FIFO within a queue', () => {
   const { clock, start } = harness({ desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, 1);
   const a = start('a');
