@@ -18,11 +18,13 @@ const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
 
 const METHOD_VERBS: Readonly<Record<string, string>> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
 
-/** Go's strconv.ParseBool. */
-export function parseGoBool(text: string): boolean | undefined {
-  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
-  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
-  return undefined;
+/**
+ * A boolean query parameter as apimachinery's parameter codec reads it (Convert_Slice_string_To_bool):
+ * only "0" and "false" (any case) are false; anything else, the empty string included, is true.
+ * It never fails.
+ */
+export function queryBool(text: string): boolean {
+  return !(text === '0' || text.toLowerCase() === 'false');
 }
 
 /** What `path.IsValidPathSegmentName` accepts: a name usable as one URL path segment. */
@@ -93,17 +95,12 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
 
 /**
  * Whether a collection GET is a watch. kube-apiserver decodes the whole ListOptions; when any
- * parameter fails to decode it falls back to looking at `watch` alone, where anything but
- * false/0 counts as true. Both paths agree on a well-formed `watch`, so only `watch` is read.
+ * parameter fails to decode it falls back to looking at `watch` alone. Both read `watch` the same
+ * lenient way, so only `watch` is read.
  */
 function listWantsWatch(query: URLSearchParams): boolean {
-  const values = query.getAll('watch');
-  if (values.length === 0) return false;
-  const first = values[0]!;
-  const parsed = parseGoBool(first);
-  if (parsed !== undefined) return parsed;
-  const lower = first.toLowerCase();
-  return lower !== 'false' && lower !== '0';
+  const first = query.get('watch');
+  return first !== null && queryBool(first);
 }
 
 /** The path's segments without leading and trailing slashes (`/` gives none). */

@@ -15,7 +15,7 @@ function statusOf(fn: () => unknown): Status {
   throw new Error('expected an ApiError');
 }
 
-test('integers and booleans parse as Go parses them; bad values are 400 with strconv words', () => {
+test('integers parse as Go parses them (bad values are 400 with strconv words); booleans are lenient', () => {
   assert.is(q('limit=500').int('limit'), 500);
   assert.is(q('limit=').int('limit'), undefined);
   assert.is(q('watch=T').bool('watch'), true);
@@ -23,7 +23,10 @@ test('integers and booleans parse as Go parses them; bad values are 400 with str
   assert.is(limit.code, 400);
   assert.is(limit.message, 'strconv.ParseInt: parsing "1e3": invalid syntax');
   assert.is(statusOf(() => q('limit=99999999999999999999').int('limit')).message, 'strconv.ParseInt: parsing "99999999999999999999": value out of range');
-  assert.is(statusOf(() => q('watch=yes').bool('watch')).message, 'strconv.ParseBool: parsing "yes": invalid syntax');
+  // apimachinery's Convert_Slice_string_To_bool: only 0 and false (any case) are false.
+  assert.equal(['watch=yes', 'watch=', 'watch=f', 'watch=1'].map((text) => q(text).bool('watch')), [true, true, true, true]);
+  assert.equal(['watch=0', 'watch=FALSE', 'watch=false&watch=true'].map((text) => q(text).bool('watch')), [false, false, false]);
+  assert.is(q('limit=1').bool('watch'), undefined);
   assert.is(checkResourceVersion('42'), '42');
   assert.is(statusOf(() => checkResourceVersion('-1')).code, 400);
 });

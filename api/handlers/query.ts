@@ -1,13 +1,13 @@
 // Query parameters, decoded as kube-apiserver's parameter codec decodes them: the first value of a
-// repeated parameter counts, integers and booleans parse as Go's strconv does, and a value that does
-// not parse is a 400 BadRequest carrying strconv's words. Then the options structs are validated
+// repeated parameter counts, integers parse as Go's strconv does (a value that does not parse is a
+// 400 BadRequest carrying strconv's words), and booleans are lenient: only "0" and "false" are false. Then the options structs are validated
 // as apimachinery validates CreateOptions, UpdateOptions, PatchOptions and DeleteOptions: 422
 // Invalid naming the field.
 import { forbidden, invalid, notSupported, required, tooLong, type FieldError } from '../../engine/resources/field-errors.ts';
 import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, invalid as invalidStatus } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
-import { parseGoBool } from '../request-info.ts';
+import { queryBool } from '../request-info.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -17,12 +17,6 @@ export function parseGoInt64(text: string): number {
   const value = BigInt(text);
   if (value > 2n ** 63n - 1n || value < -(2n ** 63n)) throw new ApiError(badRequest(`strconv.ParseInt: parsing ${goQuote(text)}: value out of range`));
   return Number(value);
-}
-
-export function parseBoolParam(text: string): boolean {
-  const value = parseGoBool(text);
-  if (value === undefined) throw new ApiError(badRequest(`strconv.ParseBool: parsing ${goQuote(text)}: invalid syntax`));
-  return value;
 }
 
 /** A query reader: `string`, `int`, `bool` return undefined when the parameter is absent. */
@@ -44,10 +38,10 @@ export class QueryReader {
     return parseGoInt64(text);
   }
 
+  /** Present means true unless it says "0" or "false" (any case); `?watch=` is true, as in Kubernetes. */
   bool(name: string): boolean | undefined {
     const text = this.params.get(name);
-    if (text === null || text === '') return undefined;
-    return parseBoolParam(text);
+    return text === null ? undefined : queryBool(text);
   }
 }
 
