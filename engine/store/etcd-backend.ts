@@ -20,7 +20,7 @@
 // See docs/storage.md ("etcd3 backend") and docs/replication.md.
 // (Over 300 lines: opening, commits, the watch and resync all move the one cursor.)
 
-import type { Etcd3, IEvent } from 'etcd3';
+import type { Etcd3 } from 'etcd3';
 import type { Clock } from '../clock.ts';
 import {
   assertCommitOps,
@@ -38,6 +38,8 @@ import { DeliveryWaiters } from './delivery-waiters.ts';
 import { commitRequest, commitResult, copyOf, eventChange, ownCommitChanges, resyncChanges, storeKeyOf, type EtcdKeyspace } from './etcd-changes.ts';
 import { createEtcdClient, errorText, prefixRangeEnd, withRetries, type EtcdConnectionOptions } from './etcd-client.ts';
 import { EtcdCompactor, COMPACT_REVISION_KEY } from './etcd-compactor.ts';
+import { decodeTxnResponse, encodeTxnRequest, headerRevision, int64, type EtcdEvent } from './etcd-proto.ts';
+import { EtcdTransport, TXN_PATH } from './etcd-transport.ts';
 import { EtcdWatch } from './etcd-watch.ts';
 import { DEFAULT_EVENT_LOG_CAPACITY } from './memory-backend.ts';
 import { StoreError, internalError, notOpenError } from './store-errors.ts';
@@ -90,6 +92,8 @@ export class EtcdBackend implements StorageBackend {
   private readonly compactionIntervalMs: number;
   private state: 'new' | 'opening' | 'open' | 'closed' = 'new';
   private client: Etcd3 | undefined;
+  /** Transactions and the watch: the hot path, on grpc-js without the etcd3 library (etcd-transport.ts). */
+  private transport: EtcdTransport | undefined;
   private watch: EtcdWatch | undefined;
   private compactor: EtcdCompactor | undefined;
   private listener: BackendListener | undefined;
@@ -137,7 +141,9 @@ export class EtcdBackend implements StorageBackend {
     this.keyspace = this.keyspaceFor(prefix);
     const client = createEtcdClient(this.connection.endpoints);
     this.client = client;
-    this.watch = new EtcdWatch(client, this.connection.clock, {
+    const transport = new EtcdTransport(this.connection.endpoints, this.connection.clock);
+    this.transport = transport;
+    this.watch = new EtcdWatch(transport, this.connection.clock, {
       onEvents: (events, last) => this.receive(events, last),
       onProgress: (revision) => this.progress(revision),
       onCompacted: (compactRevision) => this.compacted(compactRevision),
@@ -206,6 +212,7 @@ export class EtcdBackend implements StorageBackend {
     this.ownCommits.clear();
     this.listener = undefined;
     this.client?.close();
+    this.transport?.close();
   }
 
   /** Reads the snapshot at one revision, then waits for the watch to replay the history up to it. */
@@ -247,13 +254,13 @@ export class EtcdBackend implements StorageBackend {
   }
 
   private async commitTxn(ops: readonly CommitOp[]): Promise<CommitResult> {
-    const client = this.client!;
+    const transport = this.transport!;
     let result: CommitResult;
     try {
       result = await withRetries(this.connection, async (options, retried) => {
         // After an attempt whose outcome is unknown, read values back to recognise our own write.
-        const response = await client.kv.txn(commitRequest(ops, this.keyspace, retried), options);
-        if (response.succeeded) this.offerOwnCommit(ops, Number(response.header.revision));
+        const response = decodeTxnResponse(await transport.unary(TXN_PATH, encodeTxnRequest(commitRequest(ops, this.keyspace, retried)), options.deadline));
+        if (response.succeeded) this.offerOwnCommit(ops, headerRevision(response));
         return commitResult(ops, response, retried);
       });
     } catch (error) {
@@ -294,12 +301,12 @@ export class EtcdBackend implements StorageBackend {
   }
 
   /** A watch response: history while opening, live changes afterwards. */
-  private receive(events: readonly IEvent[], lastRevision: number): void {
+  private receive(events: readonly EtcdEvent[], lastRevision: number): void {
     const opening = this.opening;
     const live: BackendEvent[] = [];
     for (const event of events) {
-      const revision = Number(event.kv.mod_revision);
-      // Already delivered from our own transaction's response.
+      const revision = int64(event.kv.modRevision);
+      // Already delivered from our own transaction's response (dropped before any other work).
       if (revision <= this.delivered) continue;
       if (this.ownCommits.size > 0) this.ownCommits.delete(revision);
       const change = eventChange(event, this.keyspace, this.modRevisions, this.takeOrigin);

@@ -3,11 +3,11 @@
 // difference a re-read reports, watch events as store changes, and the delivery waiters.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { IEvent, IKeyValue, ITxnResponse } from 'etcd3';
 import { SimClock } from '../../sim/sim-clock.ts';
 import type { CommitOp } from './backend.ts';
 import { DeliveryWaiters } from './delivery-waiters.ts';
 import { commitRequest, commitResult, eventChange, ownCommitChanges, resyncChanges, type EtcdKeyspace } from './etcd-changes.ts';
+import { COMPARE_MOD, EVENT_DELETE, type EtcdEvent, type EtcdKeyValue, type EtcdTxnResponse } from './etcd-proto.ts';
 
 const KEY = '/registry/g/r/a';
 const bytes = (text: string) => Buffer.from(text);
@@ -16,35 +16,34 @@ const keyspace: EtcdKeyspace = {
   namespaceLength: 3,
   etcdKey: (key) => bytes(`/ns${key}`),
 };
-const header = (revision: number) => ({ cluster_id: '1', member_id: '1', revision: String(revision), raft_term: '1' });
-const kv = (key: string, value: string, modRevision: number, version = 2): IKeyValue => ({
+const kv = (key: string, value: string, modRevision: number, version = 2): EtcdKeyValue => ({
   key: bytes(key),
   value: bytes(value),
-  create_revision: '1',
-  mod_revision: String(modRevision),
-  version: String(version),
-  lease: '0',
+  createRevision: 1,
+  modRevision,
+  version,
 });
-const failed = (revision: number, found: IKeyValue | undefined): ITxnResponse => ({
-  header: header(revision),
+const failed = (revision: number, found: EtcdKeyValue | undefined): EtcdTxnResponse => ({
+  header: { revision },
   succeeded: false,
-  responses: [{ response_range: { header: header(revision), kvs: found === undefined ? [] : [found], more: false, count: found === undefined ? '0' : '1' } }] as ITxnResponse['responses'],
+  responses: [{ responseRange: { kvs: found === undefined ? [] : [found] } }],
 });
 const put = (value: string, expectedModRevision: number, origin?: unknown): CommitOp => ({ type: 'put', key: KEY, value: bytes(value), expectedModRevision, origin });
 
 test('the transaction compares every mod revision, writes, and otherwise reads the keys back', () => {
   const request = commitRequest([put('v', 0), { type: 'delete', key: '/registry/g/r/b', expectedModRevision: 7 }], keyspace, false);
-  assert.equal(request.compare!.map((c) => [c.key!.toString(), c.target, c.result, c.mod_revision]), [
-    ['/ns/registry/g/r/a', 'Mod', 'Equal', 0],
-    ['/ns/registry/g/r/b', 'Mod', 'Equal', 7],
+  assert.equal(request.compare.map((c) => [c.key.toString(), c.target, c.modRevision]), [
+    ['/ns/registry/g/r/a', COMPARE_MOD, 0],
+    ['/ns/registry/g/r/b', COMPARE_MOD, 7],
   ]);
-  assert.equal(request.success!.map((op) => Object.keys(op)[0]), ['request_put', 'request_delete_range']);
-  assert.equal(request.failure!.map((op) => op.request_range!.keys_only), [true, true]);
-  assert.equal(commitRequest([put('v', 0)], keyspace, true).failure!.map((op) => op.request_range!.keys_only), [false], 'a retry reads values');
+  assert.equal(request.success.map((op) => Object.keys(op)[0]), ['requestPut', 'requestDeleteRange']);
+  const keysOnly = (ops: typeof request.failure) => ops.map((op) => ('requestRange' in op ? op.requestRange.keysOnly : undefined));
+  assert.equal(keysOnly(request.failure), [true, true]);
+  assert.equal(keysOnly(commitRequest([put('v', 0)], keyspace, true).failure), [false], 'a retry reads values');
 });
 
 test('a failed transaction reports the actual revision; a retry that finds its own bytes succeeded', () => {
-  assert.equal(commitResult([put('v', 0)], { header: header(9), succeeded: true, responses: [] }, false), { ok: true, revision: 9 });
+  assert.equal(commitResult([put('v', 0)], { header: { revision: 9 }, succeeded: true, responses: [] }, false), { ok: true, revision: 9 });
   assert.equal(commitResult([put('v', 3)], failed(12, kv('/ns/registry/g/r/a', 'other', 11)), false), {
     ok: false,
     key: KEY,
@@ -93,17 +92,17 @@ test('watch events: keys outside the prefix are skipped, the namespace stripped,
     origins.push(`${key}=${Buffer.from(value).toString()}`);
     return Buffer.from(value).toString() === 'mine' ? 'hint' : undefined;
   };
-  const event = (type: 'Put' | 'Delete', current: IKeyValue, prev?: IKeyValue): IEvent => ({ type, kv: current, prev_kv: prev as IKeyValue });
-  assert.is(eventChange(event('Put', kv('/other/registry/g/r/a', 'x', 9)), keyspace, known, takeOrigin), undefined);
-  assert.is(eventChange(event('Put', kv('/ns/fairway', 'x', 9)), keyspace, known, takeOrigin), undefined);
-  const mine = eventChange(event('Put', kv('/ns/registry/g/r/a', 'mine', 9), kv('/ns/registry/g/r/a', 'old', 3)), keyspace, known, takeOrigin)!;
+  const event = (type: 'put' | 'delete', current: EtcdKeyValue, prev?: EtcdKeyValue): EtcdEvent => ({ type: type === 'delete' ? EVENT_DELETE : 0, kv: current, prevKv: prev ?? null });
+  assert.is(eventChange(event('put', kv('/other/registry/g/r/a', 'x', 9)), keyspace, known, takeOrigin), undefined);
+  assert.is(eventChange(event('put', kv('/ns/fairway', 'x', 9)), keyspace, known, takeOrigin), undefined);
+  const mine = eventChange(event('put', kv('/ns/registry/g/r/a', 'mine', 9), kv('/ns/registry/g/r/a', 'old', 3)), keyspace, known, takeOrigin)!;
   assert.equal([mine.key, mine.modRevision, mine.prevModRevision, mine.origin, Buffer.from(mine.prevValue!).toString()], [KEY, 9, 3, 'hint', 'old']);
-  const created = eventChange(event('Put', kv('/ns/registry/g/r/b', 'theirs', 10, 1)), keyspace, known, takeOrigin)!;
+  const created = eventChange(event('put', kv('/ns/registry/g/r/b', 'theirs', 10, 1)), keyspace, known, takeOrigin)!;
   assert.equal([created.key, created.prevModRevision, created.origin], ['/registry/g/r/b', 0, undefined]);
   // Without a previous value (not requested, or compacted), the last delivered revision stands in.
-  const updated = eventChange(event('Put', kv('/ns/registry/g/r/a', 'theirs', 11, 3)), keyspace, known, takeOrigin)!;
+  const updated = eventChange(event('put', kv('/ns/registry/g/r/a', 'theirs', 11, 3)), keyspace, known, takeOrigin)!;
   assert.is(updated.prevModRevision, 3);
-  const deleted = eventChange(event('Delete', kv('/ns/registry/g/r/a', '', 12), kv('/ns/registry/g/r/a', 'last', 11)), keyspace, known, takeOrigin)!;
+  const deleted = eventChange(event('delete', kv('/ns/registry/g/r/a', '', 12), kv('/ns/registry/g/r/a', 'last', 11)), keyspace, known, takeOrigin)!;
   assert.equal([deleted.type, deleted.modRevision, deleted.prevModRevision, deleted.value], ['delete', 12, 11, undefined]);
   assert.equal(origins, [`${KEY}=mine`, '/registry/g/r/b=theirs', `${KEY}=theirs`], 'only puts under the prefix look for an origin');
 });

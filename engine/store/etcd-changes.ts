@@ -2,9 +2,9 @@
 // transaction that commits ops and how its answer reads, the changes a successful transaction
 // made (known from its response alone), and the difference a re-read after a compaction reports.
 
-import type { IEvent, IKeyValue, ITxnRequest, ITxnResponse } from 'etcd3';
 import type { BackendEvent, BackendRecord, CommitOp, CommitResult } from './backend.ts';
 import { bytesEqual } from './codec.ts';
+import { bytesOf, COMPARE_EQUAL, COMPARE_MOD, EVENT_DELETE, headerRevision, int64, type EtcdEvent, type EtcdKeyValue, type EtcdTxnRequest, type EtcdTxnResponse } from './etcd-proto.ts';
 
 /** How store keys map to etcd keys: an optional namespace in front. */
 export interface EtcdKeyspace {
@@ -23,7 +23,7 @@ export function storeKeyOf(keyspace: EtcdKeyspace, etcdKey: Buffer): string {
  * back the origin of our own pending put with exactly these bytes, if there is one.
  */
 export function eventChange(
-  event: IEvent,
+  event: EtcdEvent,
   keyspace: EtcdKeyspace,
   modRevisions: ReadonlyMap<string, number>,
   takeOrigin: (key: string, value: Uint8Array) => unknown,
@@ -31,35 +31,35 @@ export function eventChange(
   const kv = event.kv;
   if (!hasPrefix(kv.key, keyspace.keyPrefix)) return undefined;
   const key = storeKeyOf(keyspace, kv.key);
-  const modRevision = Number(kv.mod_revision);
-  const prev = event.prev_kv ?? undefined;
-  const prevModRevision = prev !== undefined ? Number(prev.mod_revision) : kv.version === '1' ? 0 : (modRevisions.get(key) ?? 0);
+  const modRevision = int64(kv.modRevision);
+  const prev = event.prevKv ?? undefined;
+  const prevModRevision = prev !== undefined ? int64(prev.modRevision) : int64(kv.version) === 1 ? 0 : (modRevisions.get(key) ?? 0);
   const prevValue = prev !== undefined ? copyOf(prev.value) : undefined;
-  if (event.type === 'Delete') return { type: 'delete', key, modRevision, prevModRevision, prevValue };
-  const origin = takeOrigin(key, kv.value);
-  return { type: 'put', key, modRevision, value: origin === undefined ? copyOf(kv.value) : kv.value, prevModRevision, prevValue, origin };
+  if (event.type === EVENT_DELETE) return { type: 'delete', key, modRevision, prevModRevision, prevValue };
+  const value = bytesOf(kv.value);
+  const origin = takeOrigin(key, value);
+  return { type: 'put', key, modRevision, value: origin === undefined ? copyOf(value) : value, prevModRevision, prevValue, origin };
 }
 
 /** Compare every key's mod revision with the expected one, then write; otherwise read the keys. */
-export function commitRequest(ops: readonly CommitOp[], keyspace: EtcdKeyspace, withValues: boolean): ITxnRequest {
+export function commitRequest(ops: readonly CommitOp[], keyspace: EtcdKeyspace, withValues: boolean): EtcdTxnRequest {
   const keys = ops.map((op) => keyspace.etcdKey(op.key));
   return {
-    compare: ops.map((op, i) => ({ key: keys[i]!, target: 'Mod' as const, result: 'Equal' as const, mod_revision: op.expectedModRevision })),
-    success: ops.map((op, i) =>
-      op.type === 'put' ? { request_put: { key: keys[i]!, value: asBuffer(op.value) } } : { request_delete_range: { key: keys[i]! } },
-    ),
-    failure: keys.map((key) => ({ request_range: { key, keys_only: !withValues } })),
+    // The compared revision is set even when 0 (absent): it selects the compare's target_union.
+    compare: ops.map((op, i) => ({ result: COMPARE_EQUAL, target: COMPARE_MOD, key: keys[i]!, modRevision: op.expectedModRevision })),
+    success: ops.map((op, i) => (op.type === 'put' ? { requestPut: { key: keys[i]!, value: op.value } } : { requestDeleteRange: { key: keys[i]! } })),
+    failure: keys.map((key) => ({ requestRange: { key, keysOnly: !withValues } })),
   };
 }
 
 /** The commit's result from the transaction's answer (`retried`: an earlier attempt's outcome is unknown). */
-export function commitResult(ops: readonly CommitOp[], response: ITxnResponse, retried: boolean): CommitResult {
-  const revision = Number(response.header.revision);
+export function commitResult(ops: readonly CommitOp[], response: EtcdTxnResponse, retried: boolean): CommitResult {
+  const revision = headerRevision(response);
   if (response.succeeded) return { ok: true, revision };
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
-    const kv: IKeyValue | undefined = response.responses[i]?.response_range?.kvs[0];
-    const actual = kv === undefined ? 0 : Number(kv.mod_revision);
+    const kv: EtcdKeyValue | undefined = response.responses[i]?.responseRange?.kvs[0];
+    const actual = kv === undefined ? 0 : int64(kv.modRevision);
     if (actual === op.expectedModRevision) continue;
     // Our earlier attempt was applied after all: the key holds exactly our bytes.
     if (retried && ops.length === 1 && op.type === 'put' && kv !== undefined && bytesEqual(kv.value, op.value)) {
@@ -105,10 +105,6 @@ export function resyncChanges(revision: number, records: readonly BackendRecord[
 
 export function hasPrefix(key: Buffer, prefix: Buffer): boolean {
   return key.length >= prefix.length && prefix.compare(key, 0, prefix.length) === 0;
-}
-
-function asBuffer(bytes: Uint8Array): Buffer {
-  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /** A value that outlives the response: its own bytes, not a view into the whole message. */

@@ -1,4 +1,5 @@
-// The etcd3 client as the etcd backend uses it: endpoint parsing, one client per backend with the
+// The etcd3 client as the etcd backend uses it for ranges and compaction (transactions and the
+// watch go through etcd-transport.ts): endpoint parsing, one client per backend with the
 // library's own retries turned off (a retried transaction is not idempotent: the backend retries
 // itself and can tell whether an earlier attempt was applied), per-attempt deadlines from the
 // injected clock, and a retry loop for calls that may be repeated. The library still spreads calls

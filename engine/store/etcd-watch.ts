@@ -9,14 +9,13 @@
 // a reconnect neither skips nor repeats a revision. If etcd compacted that revision meanwhile, the
 // watch stops and says so; the owner resynchronises and starts it again.
 
-import type { Etcd3, IEvent, IWatchResponse } from 'etcd3';
 import type { Cancel, Clock } from '../clock.ts';
-
-type WatchStream = Awaited<ReturnType<Etcd3['watchClient']['watch']>>;
+import { decodeWatchResponse, encodeWatchCreate, headerRevision, int64, type EtcdEvent, type EtcdWatchResponse } from './etcd-proto.ts';
+import { WATCH_PATH, type EtcdStream, type EtcdTransport } from './etcd-transport.ts';
 
 export interface EtcdWatchHandlers {
   /** The events of one response, oldest first; a revision's events never span two calls. */
-  onEvents(events: readonly IEvent[], lastRevision: number): void;
+  onEvents(events: readonly EtcdEvent[], lastRevision: number): void;
   /** Everything up to `revision` has been delivered, though no event came (a progress notification). */
   onProgress(revision: number): void;
   /** etcd no longer has the revisions the watch needs; it keeps `compactRevision` on. The watch has stopped. */
@@ -30,7 +29,7 @@ const FIRST_BACKOFF_MS = 25;
 const MAX_BACKOFF_MS = 1_000;
 
 export class EtcdWatch {
-  private stream: WatchStream | undefined;
+  private stream: EtcdStream | undefined;
   /** Bumped on every (re)connect and stop, so callbacks of an abandoned stream are ignored. */
   private generation = 0;
   private nextRevision = 0;
@@ -41,7 +40,7 @@ export class EtcdWatch {
   reconnects = 0;
 
   constructor(
-    private readonly client: Etcd3,
+    private readonly transport: EtcdTransport,
     private readonly clock: Clock,
     private readonly handlers: EtcdWatchHandlers,
   ) {}
@@ -57,7 +56,7 @@ export class EtcdWatch {
     this.running = true;
     this.nextRevision = fromRevision;
     this.backoffMs = FIRST_BACKOFF_MS;
-    void this.connect();
+    this.connect();
   }
 
   stop(): void {
@@ -65,37 +64,34 @@ export class EtcdWatch {
     this.stopStream();
   }
 
-  private async connect(): Promise<void> {
+  private connect(): void {
     const generation = ++this.generation;
-    let stream: WatchStream;
-    try {
-      stream = await this.client.watchClient.watch();
-    } catch (error) {
-      if (generation === this.generation) this.broken(generation, error);
-      return;
-    }
-    if (generation !== this.generation || !this.running) {
-      stream.cancel();
-      return;
-    }
-    this.stream = stream;
-    stream.on('data', (response: IWatchResponse) => this.receive(generation, response));
-    stream.on('error', (error: unknown) => this.broken(generation, error));
-    stream.on('end', () => this.broken(generation, new Error('the etcd watch stream ended')));
-    stream.write({
-      create_request: { key: ALL_KEYS, range_end: ALL_KEYS, start_revision: this.nextRevision, prev_kv: true, progress_notify: true },
+    this.stream = this.transport.stream(WATCH_PATH, {
+      onMessage: (message) => {
+        if (generation !== this.generation) return;
+        let response: EtcdWatchResponse;
+        try {
+          response = decodeWatchResponse(message);
+        } catch (error) {
+          this.broken(generation, error);
+          return;
+        }
+        this.receive(generation, response);
+      },
+      onEnd: (error) => this.broken(generation, error),
     });
+    this.stream.write(encodeWatchCreate({ key: ALL_KEYS, rangeEnd: ALL_KEYS, startRevision: this.nextRevision, prevKv: true, progressNotify: true }));
   }
 
-  private receive(generation: number, response: IWatchResponse): void {
+  private receive(generation: number, response: EtcdWatchResponse): void {
     if (generation !== this.generation) return;
     if (response.canceled) {
-      const compactRevision = Number(response.compact_revision);
+      const compactRevision = int64(response.compactRevision);
       if (compactRevision > 0) {
         this.stop();
         this.handlers.onCompacted(compactRevision);
       } else {
-        this.broken(generation, new Error(`etcd canceled the watch: ${response.cancel_reason || 'no reason given'}`));
+        this.broken(generation, new Error(`etcd canceled the watch: ${response.cancelReason || 'no reason given'}`));
       }
       return;
     }
@@ -105,13 +101,13 @@ export class EtcdWatch {
     }
     const events = response.events;
     if (events.length > 0) {
-      const last = Number(events[events.length - 1]!.kv.mod_revision);
+      const last = int64(events[events.length - 1]!.kv.modRevision);
       this.nextRevision = last + 1;
       this.handlers.onEvents(events, last);
       return;
     }
     // A progress notification: etcd sends these only to watchers that have caught up.
-    const revision = Number(response.header.revision);
+    const revision = headerRevision(response);
     if (revision >= this.nextRevision) {
       this.nextRevision = revision + 1;
       this.handlers.onProgress(revision);
@@ -127,7 +123,7 @@ export class EtcdWatch {
     this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
     this.cancelRetry = this.clock.after(delayMs, () => {
       this.cancelRetry = undefined;
-      if (this.running) void this.connect();
+      if (this.running) this.connect();
     });
   }
 
@@ -137,9 +133,6 @@ export class EtcdWatch {
     this.cancelRetry = undefined;
     const stream = this.stream;
     this.stream = undefined;
-    if (stream !== undefined) {
-      stream.on('error', () => undefined); // cancel() reports CANCELLED as an error
-      stream.cancel();
-    }
+    stream?.cancel();
   }
 }
