@@ -46,13 +46,21 @@ const RUN_ONCE = {
  * A member is skipped for a second after 3 consecutive transport failures (refused, reset, timed
  * out). etcd's own "no leader" and "leader changed" answers do not count: during an election every
  * member gives them, and skipping all members would stall writes for longer than the election.
- * (The library's default breaker counts both and skips for 5 s.)
+ * (The library's default breaker counts both and skips for 5 s.) One rule for both ways the
+ * backend reaches etcd: the library's calls here, the hot path in etcd-transport.ts.
  */
+export const MEMBER_BREAKER = { consecutiveFailures: 3, openMs: 1_000 } as const;
+
+/** Failures that say the member (or the way to it) is unwell, as opposed to an answer from etcd. */
+export function countsAgainstMember(error: Error): boolean {
+  return isRecoverableError(error) && !/etcdserver:/.test(error.message);
+}
+
 function memberBreaker() {
-  return circuitBreaker(
-    handleWhen((error) => isRecoverableError(error) && !/etcdserver:/.test(error.message)),
-    { halfOpenAfter: 1_000, breaker: new ConsecutiveBreaker(3) },
-  );
+  return circuitBreaker(handleWhen(countsAgainstMember), {
+    halfOpenAfter: MEMBER_BREAKER.openMs,
+    breaker: new ConsecutiveBreaker(MEMBER_BREAKER.consecutiveFailures),
+  });
 }
 
 export function createEtcdClient(endpoints: readonly string[]): Etcd3 {

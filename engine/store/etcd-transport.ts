@@ -12,17 +12,17 @@
 // instead of a shuffle) and a member skipped for a second after 3 consecutive transport failures,
 // where etcd's own answers ("etcdserver: …", as during an election) do not count; per-call
 // deadlines; errors as the library's typed errors (castGrpcError), so `isRetryable` classifies
-// them exactly as before.
+// them exactly as before. The breaker rule is etcd-client.ts's (MEMBER_BREAKER,
+// countsAgainstMember); its state is kept here on the injected clock rather than in a cockatiel
+// policy, whose promise-wrapping `execute` per call is the overhead this path exists to avoid.
 
 import { Channel, credentials, Metadata, status as Status, type ChannelOptions, type StatusObject } from '@grpc/grpc-js';
-import { castGrpcError, isRecoverableError } from 'etcd3';
+import { castGrpcError } from 'etcd3';
+import { countsAgainstMember, MEMBER_BREAKER } from './etcd-client.ts';
 import type { Clock } from '../clock.ts';
 
 export const TXN_PATH = '/etcdserverpb.KV/Txn';
 export const WATCH_PATH = '/etcdserverpb.Watch/Watch';
-
-const BREAKER_FAILURES = 3;
-const BREAKER_OPEN_MS = 1_000;
 
 const CHANNEL_OPTIONS: ChannelOptions = {
   // Kube's etcd client settings: no cap on response size (a watch catching up, a failed
@@ -58,10 +58,6 @@ export class NoMemberAvailableError extends Error {
   readonly isBrokenCircuitError = true;
 }
 
-/** Failures that say the member (or the way to it) is unwell, as opposed to an answer from etcd. */
-function countsAgainstMember(error: Error): boolean {
-  return isRecoverableError(error) && !/etcdserver:/.test(error.message);
-}
 
 class Member {
   channel: Channel | undefined;
@@ -202,7 +198,7 @@ export class EtcdTransport {
     const nowMs = this.clock.now();
     for (let i = 0; i < count; i++) {
       const member = this.members[(this.next + i) % count]!;
-      if (member.failures < BREAKER_FAILURES) {
+      if (member.failures < MEMBER_BREAKER.consecutiveFailures) {
         this.next = (this.next + i + 1) % count;
         return member;
       }
@@ -232,9 +228,9 @@ export class EtcdTransport {
       if (trial) member.failures = 0; // it answered: reachable again
       return error;
     }
-    member.failures = trial ? BREAKER_FAILURES : member.failures + 1;
-    if (member.failures >= BREAKER_FAILURES) {
-      member.openUntilMs = this.clock.now() + BREAKER_OPEN_MS;
+    member.failures = trial ? MEMBER_BREAKER.consecutiveFailures : member.failures + 1;
+    if (member.failures >= MEMBER_BREAKER.consecutiveFailures) {
+      member.openUntilMs = this.clock.now() + MEMBER_BREAKER.openMs;
       // Its trial a second from now starts on a fresh connection.
       this.dropChannel(member);
     }
