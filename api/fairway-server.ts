@@ -36,6 +36,8 @@ import type { FlowcontrolKind } from './table.ts';
 import { managedFieldsRecorder, patchApplier } from './handlers/patch-adapter.ts';
 import { withSelfSubjectAccessReview, type AccessControl } from './access-control.ts';
 import { Counter, Registry } from 'prom-client';
+import type { Executor } from '../workers/executor.ts';
+import { createInlineExecutor } from '../workers/inline-executor.ts';
 
 export interface FairwayServerOptions {
   /** An open store. */
@@ -64,6 +66,10 @@ export interface FairwayServerOptions {
   extraFilters?: readonly Filter[];
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
   extraHealthChecks?: readonly HealthCheck[];
+  /** Where CPU-heavy stages of admitted requests run (workers/); default: inline on the main thread. */
+  executor?: Executor;
+  /** Resolves once the executor's threads are up; /readyz fails until then. */
+  executorReady?: Promise<void>;
 }
 
 export interface FairwayServer {
@@ -162,6 +168,9 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
 
   const nowMs = () => Date.now();
   const nowTime = () => formatRfc3339(Date.now());
+  const executor = options.executor ?? createInlineExecutor();
+  let executorStarted = options.executorReady === undefined;
+  void options.executorReady?.then(() => (executorStarted = true));
   const routes = new Map<string, ResourceRoute>();
   for (const kind of FLOWCONTROL_KINDS as unknown as readonly KindInfo<never>[]) {
     const resourceStore = kind.kind === FLOWCONTROL_KINDS[0].kind ? plcStore : fsStore;
@@ -177,7 +186,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     routes.set(kind.resource, {
       rest,
       kind,
-      out: { kind: kind.kind as FlowcontrolKind, listKind: kind.listKind, apiVersion, metaGroup: groups.meta, nowMs, ...(apiDomain !== undefined ? { apiDomain } : {}) },
+      out: { kind: kind.kind as FlowcontrolKind, listKind: kind.listKind, apiVersion, metaGroup: groups.meta, nowMs, executor, ...(apiDomain !== undefined ? { apiDomain } : {}) },
     });
   }
   const resources = createResourceHandler({
@@ -201,6 +210,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     check: () => (bootstrapped ? undefined : 'the APF bootstrap configuration is not ensured yet'),
   };
   const shutdown: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'the server is shutting down' : undefined) };
+  const executionPlane: HealthCheck = { name: 'execution-plane', check: () => (executorStarted ? undefined : 'the execution plane\'s threads are starting') };
 
   const filters: Filter[] = [
     createAuthenticationFilter({
@@ -232,7 +242,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     health: {
       healthz: [ping, storage, ...(options.extraHealthChecks ?? [])],
       livez: [ping, ...(options.extraHealthChecks ?? [])],
-      readyz: [ping, storage, bootstrap, shutdown, ...(options.extraHealthChecks ?? [])],
+      readyz: [ping, storage, bootstrap, executionPlane, shutdown, ...(options.extraHealthChecks ?? [])],
     },
     resources: access !== undefined ? withSelfSubjectAccessReview(resources, access.selfSubjectAccessReview) : resources,
     describe: createDescriptionHandler({
@@ -252,6 +262,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     stop() {
       for (const s of subscriptions.splice(0)) s.unsubscribe();
       controller.stop();
+      metrics.stop();
     },
   };
 }

@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import { formatGoDuration, goDurationToMs, parseGoDuration } from '../engine/config/go-duration.ts';
 import { goQuote } from './go-format.ts';
 import { DEFAULT_MAX_WATCHES_PER_USER } from './handlers/watch-limit.ts';
+import { defaultThreadCount } from '../workers/piscina-executor.ts';
+
+/** More threads than this only compete for the same cores. */
+export const MAX_EXECUTION_THREADS = 256;
 
 export type FlagKind = 'string' | 'int' | 'bool' | 'duration' | 'ip' | 'strings';
 
@@ -37,6 +41,7 @@ export interface ServeOptions {
   enableAdmissionPlugins: string[];
   clientCaFile: string;
   anonymousAuth: boolean;
+  executionThreads: number;
 }
 
 type OptionValue = string | number | boolean | string[];
@@ -74,6 +79,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     'encryptionProviderConfigAutomaticReload',
     false,
     'Check --encryption-provider-config every minute and use a changed file without a restart; an invalid change is logged and the configuration in force is kept.',
+  ),
+  flag(
+    'execution-threads',
+    'int',
+    'executionThreads',
+    defaultThreadCount(),
+    `Worker threads that run the CPU-heavy stages of admitted requests (encoding large lists, YAML, Tables), so the main thread stays free to admit, reject and serve other priority levels. The default is the cores left after the main thread (at least 1); 0 runs that work on the main thread. At most ${MAX_EXECUTION_THREADS}.`,
   ),
   flag('etcd-servers', 'strings', 'etcdServers', [], 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd3.'),
   flag('max-mutating-requests-inflight', 'int', 'maxMutatingRequestsInflight', 200, 'The server\'s share of concurrent mutating requests; with priority and fairness it is added to --max-requests-inflight to give the total concurrency limit. Zero means no limit.'),
@@ -241,6 +253,7 @@ function validate(o: ServeOptions): string | undefined {
   if (o.maxRequestsInflight < 0) return '--max-requests-inflight can not be negative value';
   if (o.maxMutatingRequestsInflight < 0) return '--max-mutating-requests-inflight can not be negative value';
   if (o.maxWatchesPerUser < 0) return '--max-watches-per-user can not be negative value';
+  if (o.executionThreads < 0 || o.executionThreads > MAX_EXECUTION_THREADS) return `--execution-threads ${o.executionThreads} must be between 0 and ${MAX_EXECUTION_THREADS}, inclusive`;
   if (o.requestTimeoutMs < 0) return '--request-timeout can not be negative value';
   if (!(STORAGE_BACKENDS as readonly string[]).includes(o.storageBackend)) {
     return `--storage-backend invalid, allowed values: ${STORAGE_BACKENDS.join(', ')}. If not specified, it will default to 'leveldb'`;

@@ -168,8 +168,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (Number.isFinite(deadlineMs)) {
       cancelTimer = clock.after(deadlineMs - receivedMs, () => {
         // kube-apiserver's timeout filter: a 504 if nothing was written yet, and the handler's
-        // later writes go nowhere.
+        // later writes go nowhere; a body already under way cannot be finished, so the
+        // connection is cut, as Go's timeout handler aborts it.
         if (!res.headersSent) sendStatus(res, timeout());
+        else if (!res.writableEnded) res.destroy();
         abort.abort();
         // A client that stalls mid-body would keep the handler, and its APF seats, waiting for
         // bytes until the socket dies. Go's server fails such reads once the handler has answered;

@@ -15,8 +15,9 @@
 //       FW_ERR_EXECUTOR_TIMEOUT        a `withTimeout` wrapper gave up waiting.
 //  2. Each call settles exactly once. Results are the stage's value; byte results are always a
 //     Node `Buffer`, whichever thread produced them.
-//  3. `work.payload` must be structured-cloneable: a pool copies it into the worker. Stages are pure
-//     and never mutate their payload, so running inline (no copy) gives the same result.
+//  3. `work.payload` must be structured-cloneable (a pool copies it into the worker), unless its
+//     stage packs it (Stage.pack: stored objects cross as their codec bytes, moved). Stages are
+//     pure and never mutate their payload, so running inline (no copy) gives the same result.
 //  4. Ownership of every ArrayBuffer in `work.transferList` passes to the executor at the call: the
 //     caller must not read or write it afterwards (on the pool it is detached — moved, not copied).
 //     Only list buffers the payload owns whole; see `ownedBytes`.

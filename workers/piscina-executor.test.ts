@@ -10,7 +10,9 @@ import { ownedBytes, type Work } from './executor.ts';
 import { createInlineExecutor } from './inline-executor.ts';
 import { createPiscinaExecutor } from './piscina-executor.ts';
 import { sleepCpu } from './stages.ts';
-import { storedListWork } from './stored-list-encoding.ts';
+import { adoptWrittenObject } from '../engine/store/cached-object.ts';
+import { renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
+import { encodeObjectsWork } from './objects-json.ts';
 
 const pool = createPiscinaExecutor({ threads: 1 });
 const inline = createInlineExecutor();
@@ -56,19 +58,15 @@ test('results match the inline executor, and bytes arrive as Buffers', async () 
   assert.is(await pool.execute<number>({ stage: 'sleep-cpu', payload: { iterations: 5000 } }), sleepCpu({ iterations: 5000 }));
 });
 
-test('listed buffers are moved into the worker, not copied', async () => {
-  const records = [pl('a'), pl('b')].map((object, i) => ({ value: encodeObject(object), modRevision: 10 + i }));
-  const expected = await inline.execute<Buffer>(storedListWork({ kind: 'L' }, records));
-  const work = storedListWork({ kind: 'L' }, records);
-  const values = (work.payload as { values: Uint8Array }).values;
-  assert.ok(values.byteLength > 0);
-  const body = await pool.execute<Buffer>(work);
-  assert.is(values.buffer.byteLength, 0, 'the transferred ArrayBuffer is detached on the caller\'s side');
+test('stored objects cross as moved codec bytes and render the same bytes as inline', async () => {
+  const forms = [pl('a'), pl('b')].map((object, i) => adoptWrittenObject(`/r/${i}`, object.metadata!.name!, object, 10 + i, encodeObject(object)));
+  const spec: RenderSpec = { list: { kind: 'L', apiVersion: 'v1', metadata: { resourceVersion: '12' } }, metaGroup: 'meta.k8s.io', mediaType: 'application/yaml', pretty: false };
+  const expected = await inline.execute<Buffer>(renderWork(forms, spec));
+  const body = await pool.execute<Buffer>(renderWork(forms, spec));
   assert.ok(body.equals(expected));
-  assert.equal(
-    JSON.parse(body.toString('utf8')).items.map((i: KubeObject) => i.metadata?.resourceVersion),
-    ['10', '11'],
-  );
+  assert.match(body.toString('utf8'), /resourceVersion: "11"/);
+  const json = await pool.execute<Buffer>(encodeObjectsWork(forms));
+  assert.ok(json.equals(await inline.execute<Buffer>(encodeObjectsWork(forms))));
 
   const { bytes, transferList } = ownedBytes(Buffer.from('hello, worker'));
   const echoed = await pool.execute<Uint8Array>({ stage: 'noop', payload: bytes, transferList });

@@ -1,7 +1,8 @@
 // The worker-thread pool behind `Executor`. Each task is `{stage, payload}` posted to a Piscina
-// thread running worker-entry.mjs → worker-task.ts; the payload is structured-cloned except for
-// what `work.transferList` moves, and byte results come back moved, then re-wrapped as a Buffer
-// over the same memory (a Buffer crosses threads as a plain Uint8Array).
+// thread running worker-entry.mjs → worker-task.ts; the payload is what the stage's `pack` makes
+// of it (stored objects become moved buffers) or else the payload itself, structured-cloned except
+// for what `work.transferList` moves. Byte results come back moved, then re-wrapped as a Buffer over
+// the same memory (a Buffer crosses threads as a plain Uint8Array).
 //
 // The thread count defaults to the cores left after the main thread (availableParallelism() − 1,
 // at least 1): the main thread must stay free to classify, admit and reject (design/architecture.md),
@@ -30,7 +31,7 @@ export interface PiscinaExecutor extends Executor {
   readonly threads: number;
   /** Calls accepted and not yet settled. */
   readonly inFlight: number;
-  /** Resolves after one task has round-tripped, so a thread is up (tests and benchmarks warm up with it). */
+  /** Resolves once every thread has run a task, so all are up (`/readyz` waits for it; tests and benchmarks warm up with it). */
   ready(): Promise<void>;
 }
 
@@ -74,10 +75,10 @@ export function createPiscinaExecutor(options: PiscinaExecutorOptions = {}): Pis
       if (isExecutorError(stage)) return Promise.reject(stage);
       let task: Promise<unknown>;
       try {
-        task = pool.run(
-          { stage: stage.name, payload: work.payload },
-          work.transferList === undefined ? {} : { transferList: [...work.transferList] as never },
-        );
+        const packed = stage.pack?.(work.payload);
+        const payload = packed !== undefined ? packed.payload : work.payload;
+        const transferList = packed !== undefined ? packed.transferList : work.transferList;
+        task = pool.run({ stage: stage.name, payload }, transferList === undefined ? {} : { transferList: [...transferList] as never });
       } catch (error) {
         return Promise.reject(postFailed(stage.name, error));
       }
@@ -94,7 +95,14 @@ export function createPiscinaExecutor(options: PiscinaExecutorOptions = {}): Pis
       );
     },
     async ready() {
-      await executor.execute({ stage: 'noop', payload: null });
+      // Every thread has answered once: a thread still loading its entry would make the first
+      // requests sent to it wait for that.
+      const seen = new Set<number>();
+      while (seen.size < threads) {
+        const ids = await Promise.all(Array.from({ length: threads }, () => executor.execute<number>({ stage: 'thread-id', payload: null })));
+        for (const id of ids) seen.add(id);
+        if (seen.size < threads) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     },
     close(): Promise<void> {
       closing ??= (async () => {

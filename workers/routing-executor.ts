@@ -19,8 +19,10 @@ export type PoolThresholds = Readonly<Record<string, number>>;
 // (one hop ≈ 50–80 µs p50 on the 2-core reference machine), so the hop adds at most ~10 % latency
 // and the main thread is never held longer than that by one piece of work.
 export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
-  // ≈ 19 µs per stored KiB inline → 32 KiB ≈ 0.6 ms (≈ 50 PriorityLevelConfigurations).
-  'encode-stored-list': 32 * 1024,
+  'encode-objects': 32 * 1024,
+  'render-json': 32 * 1024,
+  'render-table': 16 * 1024,
+  'render-yaml': 4 * 1024,
   // ≈ 600k iterations per ms → 0.5 ms.
   'sleep-cpu': 300_000,
   // encode-json and encode-json-lines have NO threshold: their payload is a live object graph, and

@@ -1,9 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encodeObject } from '../engine/store/codec.ts';
+import { decodeFrozenObject, encodeObject } from '../engine/store/codec.ts';
+import { adoptWrittenObject, makeCachedObject } from '../engine/store/cached-object.ts';
+import type { StoredForm } from '../engine/store/store-types.ts';
 import type { KubeObject } from '../engine/resources/types.ts';
+import { renderBody, renderStageFor, renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
+import { encodeObjectsWork, splitObjectsJson } from './objects-json.ts';
 import { findStage, SLEEP_CPU_ITERATIONS_MAX, sleepCpu, stageNames, STAGES } from './stages.ts';
-import { storedListWork, withResourceVersion } from './stored-list-encoding.ts';
+import { packPayload } from './stored-objects.ts';
 
 const run = (name: string, payload: unknown): unknown => {
   const stage = findStage(name);
@@ -14,7 +18,7 @@ const run = (name: string, payload: unknown): unknown => {
 const ownsWholeBuffer = (bytes: Uint8Array): boolean => bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 
 test('the registry holds the serving and diagnostic stages, keyed by their own names', () => {
-  for (const name of ['encode-json', 'encode-json-lines', 'encode-stored-list', 'sleep-cpu', 'noop', 'thread-id']) {
+  for (const name of ['encode-json', 'encode-json-lines', 'encode-objects', 'render-json', 'render-table', 'render-yaml', 'sleep-cpu', 'noop', 'thread-id']) {
     assert.is(findStage(name)?.name, name);
   }
   assert.is(findStage('gzip'), undefined);
@@ -58,74 +62,94 @@ const pl = (name: string, extra: Record<string, unknown> = {}): KubeObject => ({
   spec: { type: 'Limited', limited: { nominalConcurrencyShares: 30, lendablePercent: 0 } },
 });
 
-test('encode-stored-list decodes stored values into a List body with each item\'s mod revision', () => {
-  const head = { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42' } };
-  const records = [
-    { value: encodeObject(pl('a', { labels: { x: '<y>' } })), modRevision: 7 },
-    { value: encodeObject(pl('b')), modRevision: 41 },
-  ];
-  const work = storedListWork(head, records);
-  assert.is(work.stage, 'encode-stored-list');
-  const bytes = run(work.stage, work.payload) as Buffer;
-  const text = bytes.toString('utf8');
-  assert.ok(text.endsWith('}\n'));
-  assert.ok(text.includes('"x":"\\u003cy\\u003e"'), 'Go escaping applies to decoded items too');
-  const body = JSON.parse(text);
-  assert.equal(Object.keys(body), ['kind', 'apiVersion', 'metadata', 'items']);
+const RENDER_CASES: [string, RenderSpec][] = [
+  ['pretty JSON list', { list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42' } }, metaGroup: 'meta.k8s.io', mediaType: 'application/json', pretty: true }],
+  ['YAML list', { list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42', continue: 'abc' } }, metaGroup: 'meta.k8s.io', mediaType: 'application/yaml', pretty: false }],
+  [
+    'Table list',
+    {
+      list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42' } },
+      conversion: 'Table',
+      table: { kind: 'PriorityLevelConfiguration', nowMs: Date.parse('2026-11-22T05:11:26Z'), includeObject: 'Object' },
+      metaGroup: 'meta.k8s.io',
+      mediaType: 'application/json',
+      pretty: false,
+    },
+  ],
+  ['partial metadata list', { list: { kind: 'L', apiVersion: 'v', metadata: {} }, conversion: 'PartialObjectMetadataList', metaGroup: 'meta.k8s.io', mediaType: 'application/json', pretty: false }],
+];
+
+// The watch cache's two ways of making a form: adopting a written object, and decoding stored bytes.
+const forms = (): StoredForm[] => [
+  adoptWrittenObject('/r/a', 'a', pl('a', { labels: { x: '<y>' } }), 7, encodeObject(pl('a', { labels: { x: '<y>' } }))),
+  makeCachedObject('/r/b', 'b', decodeFrozenObject(encodeObject(pl('b'))), 41, encodeObject(pl('b')), false),
+];
+
+const packedPayload = (payload: object): unknown => {
+  const packed = packPayload(payload);
+  if (packed === undefined) throw new Error('test setup: nothing packed');
+  return packed.payload;
+};
+
+test('encode-objects gives each object its cached JSON, from the objects or from their packed codec bytes alike', () => {
+  const work = encodeObjectsWork(forms());
+  assert.is(work.stage, 'encode-objects');
+  const here = run(work.stage, work.payload) as Buffer;
+  const there = run(work.stage, packedPayload(work.payload as object)) as Buffer;
+  assert.ok(here.equals(there), 'same bytes whichever thread decodes');
+  assert.ok(ownsWholeBuffer(here));
+  const parts = splitObjectsJson(here);
   assert.equal(
-    body.items.map((i: KubeObject) => [i.metadata?.name, i.metadata?.resourceVersion]),
-    [
-      ['a', '7'],
-      ['b', '41'],
-    ],
+    parts.map((p) => p.toString('utf8')),
+    forms().map((f) => JSON.stringify(f.object).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')),
   );
   // resourceVersion sits where Go's ObjectMeta puts it: after uid, before generation.
-  assert.equal(Object.keys(body.items[0].metadata), ['name', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'labels']);
-  assert.is(body.items[0].kind, 'PriorityLevelConfiguration');
+  assert.equal(Object.keys(JSON.parse(parts[0]!.toString()).metadata), ['name', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'labels']);
+  assert.equal(splitObjectsJson(run('encode-objects', { objects: [] }) as Buffer), []);
 });
 
-test('encode-stored-list can drop item apiVersion/kind, as typed lists do, and lists nothing for no records', () => {
-  const work = storedListWork({ kind: 'L' }, [{ value: encodeObject(pl('a')), modRevision: 3 }], { dropItemTypeMeta: true });
-  const body = JSON.parse((run(work.stage, work.payload) as Buffer).toString('utf8'));
-  assert.equal(Object.keys(body.items[0]), ['metadata', 'spec']);
-  const empty = storedListWork({ kind: 'L' }, []);
-  assert.is((run(empty.stage, empty.payload) as Buffer).toString('utf8'), '{"kind":"L","items":[]}\n');
-});
+for (const [name, spec] of RENDER_CASES) {
+  test(`${renderStageFor(spec)} renders a ${name} identically from the cache's objects and from packed bytes`, () => {
+    const work = renderWork(forms(), spec);
+    const here = run(work.stage, work.payload) as Buffer;
+    const there = run(work.stage, packedPayload(work.payload as object)) as Buffer;
+    assert.ok(here.byteLength > 0);
+    assert.is(there.toString('utf8'), here.toString('utf8'));
+    assert.ok(here.equals(renderBody(forms().map((f) => f.object), spec)), 'the stage is renderBody');
+  });
+}
 
-test('storedListWork packs owned buffers for transfer and sizes by stored bytes', () => {
-  const records = [
-    { value: encodeObject(pl('a')), modRevision: 1 },
-    { value: encodeObject(pl('b')), modRevision: 2 },
-  ];
-  const work = storedListWork({ kind: 'L' }, records);
-  const payload = work.payload as { values: Uint8Array; ends: Uint32Array; modRevisions: Float64Array };
-  assert.is(work.transferList?.length, 3);
-  for (const view of [payload.values, payload.ends, payload.modRevisions]) {
-    assert.ok(work.transferList?.includes(view.buffer as ArrayBuffer));
+test('packing moves owned buffers and sizes the work by codec bytes', () => {
+  const given = forms();
+  const packed = packPayload({ objects: given, spec: {} });
+  assert.ok(packed !== undefined);
+  const objects = (packed.payload as { objects: { values: Uint8Array; ends: Uint32Array; revisions: Float64Array } }).objects;
+  assert.is(packed.transferList.length, 3);
+  for (const view of [objects.values, objects.ends, objects.revisions]) {
+    assert.ok(packed.transferList.includes(view.buffer as ArrayBuffer));
     assert.ok(ownsWholeBuffer(new Uint8Array(view.buffer)));
   }
-  const total = records[0]!.value.byteLength + records[1]!.value.byteLength;
-  assert.equal([...payload.ends], [records[0]!.value.byteLength, total]);
-  assert.is(findStage('encode-stored-list')?.sizeOf(work.payload), total);
+  const total = given[0]!.codecBytes.byteLength + given[1]!.codecBytes.byteLength;
+  assert.equal([...objects.ends], [given[0]!.codecBytes.byteLength, total]);
+  assert.equal([...objects.revisions], [7, 41]);
+  for (const stage of ['encode-objects', 'render-json', 'render-table', 'render-yaml']) {
+    assert.is(findStage(stage)?.sizeOf({ objects: given }), total);
+    assert.is(findStage(stage)?.sizeOf(packed.payload), total);
+  }
+  assert.is(packPayload({ objects: objects }), undefined, 'packed objects are not packed again');
 });
 
-test('encode-stored-list rejects malformed payloads with the field at fault', () => {
-  const good = storedListWork({ kind: 'L' }, [{ value: encodeObject(pl('a')), modRevision: 1 }]).payload as Record<string, unknown>;
-  assert.throws(() => run('encode-stored-list', null), /payload must be an object/);
-  assert.throws(() => run('encode-stored-list', { ...good, list: [] }), /payload\.list must be an object/);
-  assert.throws(() => run('encode-stored-list', { ...good, values: 'x' }), /payload\.values must be a Uint8Array/);
-  assert.throws(() => run('encode-stored-list', { ...good, modRevisions: [] }), /0 entries for 1 items/);
-  assert.throws(() => run('encode-stored-list', { ...good, ends: [99_999] }), /ends\[0\] = 99999 is outside the values/);
-  assert.throws(() => run('encode-stored-list', { ...good, values: new Uint8Array([0x09, 0x00]), ends: [2] }), /unknown codec format byte/);
-});
-
-test('withResourceVersion places the field by Go order whatever metadata holds', () => {
-  const keys = (meta: Record<string, unknown>): string[] => Object.keys(withResourceVersion({ metadata: meta } as KubeObject, '5').metadata ?? {});
-  assert.equal(keys({}), ['resourceVersion']);
-  assert.equal(keys({ name: 'a', namespace: 'n' }), ['name', 'namespace', 'resourceVersion']);
-  assert.equal(keys({ labels: {}, name: 'a' }), ['resourceVersion', 'labels', 'name']);
-  assert.equal(keys({ name: 'a', resourceVersion: '1', generation: 2 }), ['name', 'resourceVersion', 'generation']);
-  assert.is(withResourceVersion({ metadata: { resourceVersion: '1' } } as KubeObject, '9').metadata?.resourceVersion, '9');
+test('stages over stored objects reject malformed payloads with the field at fault', () => {
+  const good = packedPayload({ objects: forms().slice(0, 1) }) as { objects: Record<string, unknown> };
+  const bad = (objects: Record<string, unknown>) => ({ objects: { ...good.objects, ...objects } });
+  assert.throws(() => run('encode-objects', null), /payload must be an object/);
+  assert.throws(() => run('encode-objects', { objects: [{}] }), /payload\.objects\[0\] is not a stored form/);
+  assert.throws(() => run('encode-objects', bad({ values: 'x' })), /payload\.objects\.values must be a Uint8Array/);
+  assert.throws(() => run('encode-objects', bad({ revisions: new Float64Array(0) })), /0 entries for 1 objects/);
+  assert.throws(() => run('encode-objects', bad({ ends: Uint32Array.of(99_999) })), /ends\[0\] = 99999 is outside the values/);
+  assert.throws(() => run('encode-objects', bad({ values: new Uint8Array([0x09, 0x00]), ends: Uint32Array.of(2) })), /unknown codec format byte/);
+  assert.throws(() => run('render-json', { objects: forms() }), /payload\.spec must be a render spec/);
+  assert.throws(() => run('render-json', { objects: forms(), spec: { metaGroup: 'm', mediaType: 'application/json', pretty: false } }), /one object expected, got 2/);
 });
 
 test('sleep-cpu is deterministic in its iteration count and bounded', () => {
@@ -146,7 +170,8 @@ test('sizeOf counts list items for encode-json and never throws on odd payloads'
   assert.is(size('encode-json', { kind: 'Pod' }), 1);
   assert.is(size('encode-json', null), 1);
   assert.is(size('encode-json-lines', 'x'), 0);
-  assert.is(size('encode-stored-list', 7), 0);
+  assert.is(size('encode-objects', 7), 0);
+  assert.is(size('render-yaml', { objects: {} }), 0);
   assert.is(size('sleep-cpu', { iterations: 'many' }), 0);
 });
 

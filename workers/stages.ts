@@ -7,9 +7,11 @@
 // `sizeOf` measures a payload in the stage's `sizeUnit`; the routing executor compares it with a
 // per-stage threshold to choose main thread or pool (thresholds: docs/execution-plane.md).
 
-import { threadId } from 'node:worker_threads';
-import { goJsonText, newlineTerminatedBytes } from './json-encoding.ts';
-import { ENCODE_STORED_LIST_STAGE, encodeStoredList, storedListByteLength } from './stored-list-encoding.ts';
+import { threadId, type TransferListItem } from 'node:worker_threads';
+import { goJsonText, newlineTerminatedBytes } from '../engine/store/go-json.ts';
+import { renderBody, type RenderSpec } from '../api/handlers/render-body.ts';
+import { ENCODE_OBJECTS_STAGE, encodeObjectsJson } from './objects-json.ts';
+import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
 
 export interface Stage {
   readonly name: string;
@@ -18,6 +20,11 @@ export interface Stage {
   readonly sizeUnit: 'items' | 'bytes' | 'iterations' | 'none';
   sizeOf(payload: unknown): number;
   run(payload: unknown): unknown;
+  /**
+   * What crosses to a worker thread instead of `payload` (undefined: the payload itself): stages
+   * over stored objects send their codec bytes, moved, never the object graph. `run` accepts both.
+   */
+  pack?(payload: unknown): { payload: unknown; transferList: TransferListItem[] } | undefined;
 }
 
 /** Upper bound on `sleep-cpu` iterations (about a minute of CPU): a typo must not wedge a thread. */
@@ -45,13 +52,19 @@ const STAGE_LIST: readonly Stage[] = [
     },
   },
   {
-    // Stored (codec) bytes of many objects → the LIST body; see stored-list-encoding.ts.
-    name: ENCODE_STORED_LIST_STAGE,
+    // Stored objects → each one's JSON, for the watch cache to keep (objects-json.ts).
+    name: ENCODE_OBJECTS_STAGE,
     purpose: 'serving',
     sizeUnit: 'bytes',
-    sizeOf: storedListByteLength,
-    run: encodeStoredList,
+    sizeOf: objectsByteLength,
+    run: encodeObjectsJson,
+    pack: packPayload,
   },
+  // Stored objects → a response body (api/handlers/render-body.ts), one stage per cost class so each
+  // has its own threshold: pretty JSON and partial metadata, Tables, YAML.
+  renderStage('render-json'),
+  renderStage('render-table'),
+  renderStage('render-yaml'),
   {
     // Deterministic CPU work: `iterations` steps of xorshift32; returns the final state so the loop
     // cannot be optimised away. Models a stage of known cost in tests and benchmarks.
@@ -107,6 +120,23 @@ export function sleepCpu(payload: unknown): number {
     state ^= state << 5;
   }
   return state >>> 0;
+}
+
+function renderStage(name: string): Stage {
+  return {
+    name,
+    purpose: 'serving',
+    sizeUnit: 'bytes',
+    sizeOf: objectsByteLength,
+    run: (payload) => renderBody(objectsOf(payload), renderSpecOf(payload)),
+    pack: packPayload,
+  };
+}
+
+function renderSpecOf(payload: unknown): RenderSpec {
+  const spec = (payload as { spec?: unknown } | null)?.spec;
+  if (typeof spec !== 'object' || spec === null) throw new TypeError('payload.spec must be a render spec');
+  return spec as RenderSpec;
 }
 
 function itemCount(payload: unknown): number {

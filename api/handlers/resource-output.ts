@@ -1,13 +1,24 @@
 // What a resource endpoint sends back: the object or list itself (JSON or YAML), or one of the
 // meta/v1 conversions kubectl asks for (Table, PartialObjectMetadata, PartialObjectMetadataList).
-// Plain JSON of a stored object reuses its cached text, so a GET costs one string write.
-import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
-import type { ListResult } from '../../engine/store/store-types.ts';
+// Plain JSON reuses each object's cached bytes (the watch cache keeps them), so a GET costs one
+// write and a LIST copies bytes; encoding many objects, and every other representation, is work for
+// the execution plane (workers/), which keeps small work on the main thread and sends large work to
+// a worker. Large bodies are streamed in chunks (api/response-body.ts). Each function resolves when
+// the body has been handed to the response, so the request keeps its APF seats until then.
+import type { KubeObject, ListMeta } from '../../engine/resources/types.ts';
+import { storedFormOf } from '../../engine/store/cached-object.ts';
+import { encodeObject } from '../../engine/store/codec.ts';
+import { goJsonText } from '../../engine/store/go-json.ts';
+import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
+import type { Executor } from '../../workers/executor.ts';
+import { encodeObjectsWork, splitObjectsJson } from '../../workers/objects-json.ts';
 import { negotiateOutput, tableConversions, type NegotiatedMediaType } from '../content-negotiation.ts';
 import { ApiError } from '../errors.ts';
-import { parseIncludeObject, toTable, type FlowcontrolKind } from '../table.ts';
+import { parseIncludeObject, type FlowcontrolKind } from '../table.ts';
 import type { RequestContext } from '../http-context.ts';
-import { sendObject, wantsPretty, type Representation } from './respond.ts';
+import { sendBody } from '../response-body.ts';
+import { renderWork, type RenderSpec } from './render-body.ts';
+import { wantsPretty, type Representation } from './respond.ts';
 
 export interface OutputContext {
   kind: FlowcontrolKind;
@@ -16,6 +27,8 @@ export interface OutputContext {
   metaGroup: string;
   apiDomain?: string;
   nowMs: () => number;
+  /** Where encoding work runs (the routing executor of the execution plane, or inline). */
+  executor: Executor;
 }
 
 export interface Output extends Representation {
@@ -36,38 +49,56 @@ export function negotiate(context: RequestContext, metaGroup: string, options: {
   return { mediaType: negotiated.mediaType, pretty, negotiated, ...(conversion !== undefined ? { conversion } : {}) };
 }
 
-const jsonBodies = new WeakMap<object, Buffer>();
+// Forms whose JSON is being computed right now: concurrent requests for the same objects (a LIST
+// flood right after start-up) wait for that work instead of repeating it.
+const encoding = new WeakMap<StoredForm, Promise<void>>();
 
 /**
- * The UTF-8 JSON of a stored (frozen, shared) object, encoded once per object version: a GET
- * writes these bytes as they are, and a LIST concatenates them without encoding anything again.
+ * Makes sure every form has its JSON cached. Encoding many objects is work for the execution plane:
+ * the routing executor keeps a few on the main thread and sends many to a worker as codec bytes.
  */
-export function storedJsonBytes(object: KubeObject): Buffer {
-  let bytes = jsonBodies.get(object);
-  if (bytes === undefined) {
-    bytes = Buffer.from(JSON.stringify(object), 'utf8');
-    if (Object.isFrozen(object)) jsonBodies.set(object, bytes);
+export async function cacheJson(forms: readonly StoredForm[], executor: Executor): Promise<void> {
+  const missing: StoredForm[] = [];
+  const others = new Set<Promise<void>>();
+  for (const form of forms) {
+    if (form.jsonBytes !== undefined) continue;
+    const pending = encoding.get(form);
+    if (pending !== undefined) others.add(pending);
+    else missing.push(form);
   }
-  return bytes;
+  let own: Promise<void> | undefined;
+  if (missing.length > 0) {
+    own = executor.execute<Buffer>(encodeObjectsWork(missing)).then((bytes) => {
+      const parts = splitObjectsJson(bytes);
+      for (let i = 0; i < missing.length; i++) missing[i]!.jsonBytes ??= parts[i];
+    });
+    // What other requests wait for: settles either way; a failure is reported to this request only.
+    const settled = own.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const form of missing) encoding.set(form, settled);
+    void settled.then(() => {
+      for (const form of missing) if (encoding.get(form) === settled) encoding.delete(form);
+    });
+  }
+  for (const other of others) await other;
+  if (own !== undefined) await own;
+  // Objects whose encoding by another request failed: encode them here.
+  if (others.size > 0) {
+    const left = forms.filter((form) => form.jsonBytes === undefined);
+    if (left.length > 0) await cacheJson(left, executor);
+  }
+}
+
+/** The stored form of an object the store returned (or one made now, for an object it did not). */
+function formOf(object: KubeObject): StoredForm {
+  return storedFormOf(object) ?? { object, revision: Number(object.metadata?.resourceVersion ?? 0), codecBytes: encodeObject(object), jsonBytes: undefined };
 }
 
 const NEWLINE = Buffer.from('\n');
 const COMMA = Buffer.from(',');
 const LIST_END = Buffer.from(']}\n');
-
-/** Writes a complete response whose body is already bytes. */
-function sendBytes(context: RequestContext, statusCode: number, parts: readonly Buffer[], contentType: string): void {
-  const { res } = context;
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  const body = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  res.statusCode = statusCode;
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', body.length);
-  res.end(body);
-}
 
 function includeObject(context: RequestContext) {
   const parsed = parseIncludeObject(context.url.searchParams.get('includeObject') ?? undefined);
@@ -75,28 +106,42 @@ function includeObject(context: RequestContext) {
   return parsed.includeObject;
 }
 
-/** The body for one object in the chosen representation. */
-export function objectBody(context: RequestContext, out: OutputContext, output: Output, object: KubeObject): unknown {
-  if (output.conversion === 'Table') {
-    return toTable(out.kind, [object as FlowcontrolObject], {
-      nowMs: out.nowMs(),
-      includeObject: includeObject(context),
-      listMeta: { resourceVersion: object.metadata?.resourceVersion ?? '' },
-      ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}),
-    });
-  }
-  if (output.conversion === 'PartialObjectMetadata' || output.conversion === 'PartialObjectMetadataList') {
-    return { kind: 'PartialObjectMetadata', apiVersion: `${out.metaGroup}/v1`, metadata: object.metadata ?? {} };
-  }
-  return object;
+/** The render spec of `output` for this request (a list when `listMeta` is given). */
+function renderSpec(context: RequestContext, out: OutputContext, output: Output, listMeta?: ListMeta): RenderSpec {
+  const conversion = output.conversion;
+  const single = listMeta === undefined;
+  return {
+    ...(single ? {} : { list: { kind: out.listKind, apiVersion: out.apiVersion, metadata: listMeta } }),
+    ...(conversion !== undefined ? { conversion } : {}),
+    ...(conversion === 'Table'
+      ? { table: { kind: out.kind, nowMs: out.nowMs(), includeObject: includeObject(context), ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}) } }
+      : {}),
+    metaGroup: out.metaGroup,
+    mediaType: output.mediaType,
+    pretty: output.pretty,
+  };
 }
 
-export function sendStoredObject(context: RequestContext, out: OutputContext, output: Output, statusCode: number, object: KubeObject): void {
-  if (output.conversion === undefined && output.mediaType === 'application/json' && !output.pretty) {
-    sendBytes(context, statusCode, [storedJsonBytes(object), NEWLINE], output.negotiated.contentType);
-    return;
-  }
-  sendObject(context.res, statusCode, objectBody(context, out, output, object), output, output.negotiated.contentType);
+function isPlainJson(output: Output): boolean {
+  return output.conversion === undefined && output.mediaType === 'application/json' && !output.pretty;
+}
+
+/** Sends one stored object; synchronous when its JSON is cached (the common GET). */
+export function sendStoredObject(context: RequestContext, out: OutputContext, output: Output, statusCode: number, object: KubeObject): void | Promise<unknown> {
+  const form = formOf(object);
+  const contentType = output.negotiated.contentType;
+  if (!isPlainJson(output)) return renderAndSend(context, out.executor, [form], renderSpec(context, out, output), statusCode, contentType);
+  const json = form.jsonBytes;
+  if (json !== undefined) return sendBody(context.res, statusCode, contentType, [json, NEWLINE], json.byteLength + 1);
+  return cacheJson([form], out.executor).then(() => {
+    const bytes = form.jsonBytes!;
+    return sendBody(context.res, statusCode, contentType, [bytes, NEWLINE], bytes.byteLength + 1);
+  });
+}
+
+async function renderAndSend(context: RequestContext, executor: Executor, forms: readonly StoredForm[], spec: RenderSpec, statusCode: number, contentType: string): Promise<unknown> {
+  const body = await executor.execute<Buffer>(renderWork(forms, spec));
+  return sendBody(context.res, statusCode, contentType, [body], body.byteLength);
 }
 
 function listMeta(list: Pick<ListResult, 'resourceVersion' | 'continue' | 'remainingItemCount'>): ListMeta {
@@ -106,38 +151,35 @@ function listMeta(list: Pick<ListResult, 'resourceVersion' | 'continue' | 'remai
   return meta;
 }
 
-export function sendList(context: RequestContext, out: OutputContext, output: Output, list: ListResult): void {
-  const metadata = listMeta(list);
-  if (output.conversion === 'Table') {
-    const table = toTable(out.kind, list.items as readonly FlowcontrolObject[], {
-      nowMs: out.nowMs(),
-      includeObject: includeObject(context),
-      listMeta: metadata,
-      ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}),
-    });
-    sendObject(context.res, 200, table, output, output.negotiated.contentType);
-    return;
-  }
-  if (output.conversion !== undefined) {
-    const items = list.items.map((item) => ({ kind: 'PartialObjectMetadata', apiVersion: `${out.metaGroup}/v1`, metadata: item.metadata ?? {} }));
-    sendObject(context.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: `${out.metaGroup}/v1`, metadata, items }, output, output.negotiated.contentType);
-    return;
-  }
-  if (output.mediaType === 'application/json' && !output.pretty) {
-    const head = `{"kind":${JSON.stringify(out.listKind)},"apiVersion":${JSON.stringify(out.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
-    const parts: Buffer[] = [Buffer.from(head, 'utf8')];
-    list.items.forEach((item, i) => {
-      if (i > 0) parts.push(COMMA);
-      parts.push(storedJsonBytes(item));
-    });
-    parts.push(LIST_END);
-    sendBytes(context, 200, parts, output.negotiated.contentType);
-    return;
-  }
-  sendObject(context.res, 200, { kind: out.listKind, apiVersion: out.apiVersion, metadata, items: list.items }, output, output.negotiated.contentType);
+export function sendList(context: RequestContext, out: OutputContext, output: Output, list: ListResult): Promise<unknown> {
+  return sendForms(context, out, output, list.forms, listMeta(list));
 }
 
 /** A list of objects not read from a ListResult (deletecollection's answer). */
-export function sendPlainList(context: RequestContext, out: OutputContext, output: Output, items: readonly KubeObject[], resourceVersion: string): void {
-  sendObject(context.res, 200, { kind: out.listKind, apiVersion: out.apiVersion, metadata: { resourceVersion }, items }, output, output.negotiated.contentType);
+export function sendPlainList(context: RequestContext, out: OutputContext, output: Output, items: readonly KubeObject[], resourceVersion: string): Promise<unknown> {
+  return sendForms(context, out, output, items.map(formOf), { resourceVersion });
+}
+
+/**
+ * A list body. Plain JSON is the cached item bytes between a head and a tail, streamed; any other
+ * representation is rendered by the execution plane, then streamed.
+ */
+async function sendForms(context: RequestContext, out: OutputContext, output: Output, forms: readonly StoredForm[], metadata: ListMeta): Promise<unknown> {
+  const contentType = output.negotiated.contentType;
+  if (!isPlainJson(output)) return renderAndSend(context, out.executor, forms, renderSpec(context, out, output, metadata), 200, contentType);
+  await cacheJson(forms, out.executor);
+  const head = Buffer.from(`{"kind":${goJsonText(out.listKind)},"apiVersion":${goJsonText(out.apiVersion)},"metadata":${goJsonText(metadata)},"items":[`, 'utf8');
+  const parts: Buffer[] = new Array(forms.length * 2 + 1);
+  parts[0] = head;
+  let byteLength = head.byteLength + LIST_END.byteLength + Math.max(0, forms.length - 1);
+  let n = 1;
+  for (let i = 0; i < forms.length; i++) {
+    if (i > 0) parts[n++] = COMMA;
+    const bytes = forms[i]!.jsonBytes!;
+    parts[n++] = bytes;
+    byteLength += bytes.byteLength;
+  }
+  parts.length = n;
+  parts.push(LIST_END);
+  return sendBody(context.res, 200, contentType, parts, byteLength);
 }

@@ -85,7 +85,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           const output = negotiate(context, deps.metaGroup, { conversions: true });
           representation = output;
           const object = await route.rest.store.get(info.name, { resourceVersion: checkResourceVersion(query.string('resourceVersion')) ?? '' });
-          sendStoredObject(context, route.out, output, 200, object);
+          await sendStoredObject(context, route.out, output, 200, object);
           return;
         }
         case 'list': {
@@ -94,7 +94,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           representation = output;
           query.int('timeoutSeconds'); // validated, then not needed: lists never take that long
           const list = await route.rest.store.list(listOptions(query));
-          sendList(context, route.out, output, list);
+          await sendList(context, route.out, output, list);
           return;
         }
         case 'watch': {
@@ -186,7 +186,7 @@ async function create(context: RequestContext, route: ResourceRoute, query: Quer
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
   const created = await route.rest.create(object, { dryRun: options.dryRun, manager, admit: admitFor(context, route) });
   addWarnings(context.res, warnings);
-  sendStoredObject(context, route.out, output, 201, created);
+  await sendStoredObject(context, route.out, output, 201, created);
 }
 
 async function update(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, subresource: Subresource, deps: ResourceHandlerDeps): Promise<void> {
@@ -198,7 +198,7 @@ async function update(context: RequestContext, route: ResourceRoute, query: Quer
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
   const updated = await route.rest.update(name, subresource, route.rest.replaceWith(object), { dryRun: options.dryRun, manager, admit: admitFor(context, route) });
   addWarnings(context.res, warnings);
-  sendStoredObject(context, route.out, output, 200, updated);
+  await sendStoredObject(context, route.out, output, 200, updated);
 }
 
 async function patch(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, subresource: Subresource, deps: ResourceHandlerDeps): Promise<void> {
@@ -243,14 +243,14 @@ async function patch(context: RequestContext, route: ResourceRoute, query: Query
       },
     });
     addWarnings(context.res, warnings);
-    sendStoredObject(context, route.out, output, 200, patched);
+    await sendStoredObject(context, route.out, output, 200, patched);
   } catch (error) {
     // Server-side apply creates what does not exist yet (not through /status).
     if (!(isApply && subresource === '' && isNotFound(error))) throw error;
     const result = await deps.applyPatch(request(undefined));
     const created = await route.rest.create(result.object, { dryRun: options.dryRun, manager, recordManagedFields: !result.managedFieldsSet, admit: admitFor(context, route) });
     addWarnings(context.res, result.warnings);
-    sendStoredObject(context, route.out, output, 201, created);
+    await sendStoredObject(context, route.out, output, 201, created);
   }
 }
 
@@ -272,12 +272,12 @@ async function remove(context: RequestContext, route: ResourceRoute, query: Quer
     sendObject(context.res, 200, outcome.status, output, output.negotiated.contentType);
     return;
   }
-  sendStoredObject(context, route.out, output, outcome.accepted ? 202 : 200, outcome.object);
+  await sendStoredObject(context, route.out, output, outcome.accepted ? 202 : 200, outcome.object);
 }
 
 async function removeCollection(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
   const options = parseDeleteOptions(query, await readDeleteBody(context), deps.apiDomain);
   query.int('timeoutSeconds');
   const result = await route.rest.deleteCollection(listOptions(query), options, admitFor(context, route));
-  sendPlainList(context, route.out, output, result.items, result.resourceVersion);
+  await sendPlainList(context, route.out, output, result.items, result.resourceVersion);
 }

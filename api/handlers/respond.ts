@@ -5,6 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { stringify as yamlStringify } from 'yaml';
 import type { Status } from '../../engine/resources/types.ts';
+import { goJsonText } from '../../engine/store/go-json.ts';
 import { isStoreError, storeErrorStatus } from '../../engine/store/store-errors.ts';
 import type { RequestContext } from '../http-context.ts';
 import { badRequest, internalError, isApiError } from '../errors.ts';
@@ -19,13 +20,13 @@ export interface Representation {
 export const JSON_REPRESENTATION: Representation = { mediaType: 'application/json', pretty: false };
 
 /**
- * The body text of `value` (Go's encoders end with a newline; YAML keys are sorted, as sigs.k8s.io/yaml
- * sorts them). No anchors: Go writes a shared object out in full, and an alias placed before its
+ * The body text of `value` (Go's encoders end with a newline; JSON escapes HTML characters, as Go's
+ * does; YAML keys are sorted, as sigs.k8s.io/yaml sorts them). No anchors: Go writes a shared object out in full, and an alias placed before its
  * anchor by the key sort does not even stringify (GET /apis as YAML was a 500).
  */
 export function encode(value: unknown, representation: Representation): string {
   if (representation.mediaType === 'application/yaml') return yamlStringify(value, { sortMapEntries: true, lineWidth: 0, aliasDuplicateObjects: false });
-  return representation.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`;
+  return `${goJsonText(value, representation.pretty)}\n`;
 }
 
 /**

@@ -6,52 +6,24 @@
 // that stops reading is cut off by the store (bounded buffer) and then by the handler (the socket).
 import { randomInt } from 'node:crypto';
 import type { FlowcontrolObject, KubeObject } from '../../engine/resources/types.ts';
-import type { ResourceStore, WatchOptions, Watcher } from '../../engine/store/store-types.ts';
+import { goJsonText } from '../../engine/store/go-json.ts';
+import type { ResourceStore, StoredForm, WatchOptions, Watcher } from '../../engine/store/store-types.ts';
 import type { WatchEvent } from '../../engine/store/watch-event.ts';
 import type { RequestContext } from '../http-context.ts';
-import { toTable, parseIncludeObject } from '../table.ts';
+import { toTable, parseIncludeObject, type IncludeObject } from '../table.ts';
 import { ApiError, badRequest } from '../errors.ts';
+import { CHUNK_BYTES, ChunkedBody } from '../response-body.ts';
 import { checkResourceVersion, QueryReader } from './query.ts';
-import type { Output, OutputContext } from './resource-output.ts';
+import { cacheJson, type Output, type OutputContext } from './resource-output.ts';
 
 /** kube-apiserver's --min-request-timeout default: watches without timeoutSeconds last 1–2× this. */
 export const MIN_REQUEST_TIMEOUT_MS = 1_800_000;
-
-/**
- * How often a watch whose client stopped reading checks whether the store has cut it off. The
- * store drops a watcher that falls `watcherBufferSize` events behind, but the HTTP response would
- * stay open as long as the client's socket does; once the store has let go, so does the handler.
- */
-export const STALLED_WATCH_CHECK_MS = 2_000;
 
 export interface WatchDeps {
   store: ResourceStore;
   out: OutputContext;
   /** A watch was closed because its client stopped reading (apiserver_terminated_watchers_total). */
   onTerminated?: () => void;
-}
-
-/**
- * Waits until the socket takes more, the client goes away, or the store has cut the watcher off
- * while the socket stayed full: then the response is destroyed (resolves `false`).
- */
-function drained(res: RequestContext['res'], watcher: Watcher): Promise<boolean> {
-  return new Promise<boolean>((resolve) => {
-    const done = (flowing: boolean) => {
-      clearInterval(check);
-      res.off('drain', onDrain);
-      res.off('close', onDrain);
-      resolve(flowing);
-    };
-    const onDrain = () => done(true);
-    const check = setInterval(() => {
-      if (!watcher.stopped) return;
-      res.destroy();
-      done(false);
-    }, STALLED_WATCH_CHECK_MS);
-    res.on('drain', onDrain);
-    res.on('close', onDrain);
-  });
 }
 
 /** Watch options from the query; `name` narrows the watch to one object (the /watch/<r>/<name> path form). */
@@ -76,31 +48,48 @@ export function parseWatchOptions(query: QueryReader, name: string, minRequestTi
   return options;
 }
 
-type Encoder = (event: WatchEvent) => string;
+/** An event's line as byte ranges (newline included), computed once per event and encoder. */
+type Encoder = (event: WatchEvent) => readonly Uint8Array[];
 
-function encoders(context: RequestContext, output: Output, out: OutputContext): { first: Encoder; rest: Encoder } {
-  const json: Encoder = (event) => event.json();
-  if (output.conversion !== 'Table') return { first: json, rest: json };
-  const parsed = parseIncludeObject(context.url.searchParams.get('includeObject') ?? undefined);
-  if (!parsed.ok) throw new ApiError(parsed.status);
-  const table = (noHeaders: boolean): Encoder => (event) => {
-    if (event.type === 'ERROR') return event.json();
-    const object = event.object as KubeObject;
-    const rows = event.type === 'BOOKMARK' ? [] : [object as FlowcontrolObject];
-    const value = toTable(out.kind, rows, {
-      nowMs: out.nowMs(),
-      includeObject: parsed.includeObject,
-      listMeta: { resourceVersion: object.metadata?.resourceVersion ?? '' },
-      noHeaders,
-      ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}),
-    });
-    return JSON.stringify({ type: event.type, object: value });
-  };
-  // Encodings are cached per event and encoder, so both must be stable functions per watch kind.
-  return { first: table(false), rest: table(true) };
+const EVENT_END = Buffer.from('}\n');
+const NEWLINE = Buffer.from('\n');
+const jsonLine: Encoder = (event) => [event.prefix, event.objectBytes(), EVENT_END];
+
+// Table encoders per (kind, includeObject, domain, headers): one function for every watch of that
+// shape, so an event's encoding is computed once for all of them.
+const tableEncoders = new Map<string, Encoder>();
+
+function tableEncoder(out: OutputContext, includeObject: IncludeObject, noHeaders: boolean): Encoder {
+  const key = `${out.kind}|${includeObject}|${out.apiDomain ?? ''}|${noHeaders}`;
+  let encoder = tableEncoders.get(key);
+  if (encoder === undefined) {
+    encoder = (event) => {
+      if (event.type === 'ERROR') return jsonLine(event);
+      const object = event.object as KubeObject;
+      const rows = event.type === 'BOOKMARK' ? [] : [object as FlowcontrolObject];
+      const value = toTable(out.kind, rows, {
+        nowMs: out.nowMs(),
+        includeObject,
+        listMeta: { resourceVersion: object.metadata?.resourceVersion ?? '' },
+        noHeaders,
+        ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}),
+      });
+      return [Buffer.from(goJsonText({ type: event.type, object: value }), 'utf8'), NEWLINE];
+    };
+    tableEncoders.set(key, encoder);
+  }
+  return encoder;
 }
 
-const PENDING = Symbol('pending');
+function encoders(context: RequestContext, output: Output, out: OutputContext): { first: Encoder; rest: Encoder } {
+  if (output.conversion !== 'Table') return { first: jsonLine, rest: jsonLine };
+  const parsed = parseIncludeObject(context.url.searchParams.get('includeObject') ?? undefined);
+  if (!parsed.ok) throw new ApiError(parsed.status);
+  return { first: tableEncoder(out, parsed.includeObject, false), rest: tableEncoder(out, parsed.includeObject, true) };
+}
+
+/** Events written per turn of the event loop at most (their JSON is computed together, see cacheJson). */
+const BATCH_EVENTS = 1_000;
 
 /** Serves one watch until it ends. */
 export async function serveWatch(context: RequestContext, deps: WatchDeps, output: Output, options: WatchOptions): Promise<void> {
@@ -110,6 +99,9 @@ export async function serveWatch(context: RequestContext, deps: WatchDeps, outpu
   const stop = () => watcher.stop();
   context.signal.addEventListener('abort', stop, { once: true });
   res.on('close', stop);
+  // A client that stops reading keeps the socket full; once the store has cut its watcher off
+  // (bounded buffer), the response goes too.
+  const body = new ChunkedBody(res, { abandonWhen: () => watcher.stopped });
   try {
     res.statusCode = 200;
     res.setHeader('Content-Type', 'application/json');
@@ -117,28 +109,34 @@ export async function serveWatch(context: RequestContext, deps: WatchDeps, outpu
     res.flushHeaders();
     let initialized = false;
     let encode = first;
-    for (;;) {
-      const next = watcher.next();
-      if (!initialized) {
-        // Initial events come back already resolved; the first time the watcher has to wait,
-        // the initial state has been written (APF releases a watch's seats then).
-        const raced = await Promise.race([next, Promise.resolve(PENDING)]);
-        if (raced === PENDING) {
+    let ended = false;
+    while (!ended) {
+      let events = watcher.takeReady(BATCH_EVENTS);
+      if (events.length === 0) {
+        // The first time the watcher has to wait, the initial state has been written (APF
+        // releases a watch's seats then).
+        if (!initialized) {
           initialized = true;
           context.markWatchInitialized();
         }
+        const item = await watcher.next();
+        if (item.done === true) break;
+        events = [item.value, ...watcher.takeReady(BATCH_EVENTS - 1)];
       }
-      const item = await next;
-      if (item.done === true) break;
-      const event = item.value;
-      const line = `${event.encode(encode)}\n`;
-      encode = rest;
-      if (res.destroyed || res.writableEnded) break;
-      if (!res.write(line) && !(await drained(res, watcher))) {
-        deps.onTerminated?.();
+      if (encode === jsonLine) await cacheJson(formsWithoutJson(events), deps.out.executor);
+      for (const event of events) {
+        for (const part of event.encode(encode)) body.append(part);
+        encode = rest;
+        if (event.type === 'ERROR') {
+          ended = true;
+          break;
+        }
+        if (body.buffered >= CHUNK_BYTES && !(await body.flush())) break;
+      }
+      if (!(await body.flush(true))) {
+        if (body.abandoned) deps.onTerminated?.();
         break;
       }
-      if (event.type === 'ERROR') break;
     }
   } finally {
     watcher.stop();
@@ -147,4 +145,10 @@ export async function serveWatch(context: RequestContext, deps: WatchDeps, outpu
     context.markWatchInitialized();
     if (!res.writableEnded && !res.destroyed) res.end();
   }
+}
+
+function formsWithoutJson(events: readonly WatchEvent[]): StoredForm[] {
+  const forms: StoredForm[] = [];
+  for (const event of events) if (event.form !== undefined && event.form.jsonBytes === undefined) forms.push(event.form);
+  return forms;
 }

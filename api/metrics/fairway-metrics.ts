@@ -10,6 +10,7 @@
 
 import { Registry } from 'prom-client';
 import type { PriorityAndFairnessFilterObserver } from '../filters/priority-and-fairness.ts';
+import { registerEventLoopMetrics } from './event-loop-metrics.ts';
 import { FlowControlMetrics } from './flowcontrol-metrics.ts';
 import { RequestMetrics } from './request-metrics.ts';
 
@@ -18,6 +19,8 @@ export interface FairwayMetrics {
   flowControl: FlowControlMetrics;
   requests: RequestMetrics;
   apfFilterObserver: PriorityAndFairnessFilterObserver;
+  /** Stops what samples in the background (the event-loop delay monitor). */
+  stop(): void;
 }
 
 export function createFairwayMetrics(): FairwayMetrics {
@@ -25,6 +28,7 @@ export function createFairwayMetrics(): FairwayMetrics {
   const flowControl = new FlowControlMetrics();
   const requests = new RequestMetrics();
   for (const family of [...requests.families, ...flowControl.families]) family.registerIn(registry);
+  const eventLoop = registerEventLoopMetrics(registry);
   return {
     registry,
     flowControl,
@@ -33,5 +37,6 @@ export function createFairwayMetrics(): FairwayMetrics {
       rejected: (context) => requests.recordDropped(context),
       unenforcedRejection: (_context, outcome) => flowControl.countUnenforcedRejection(outcome),
     },
+    stop: () => eventLoop.stop(),
   };
 }

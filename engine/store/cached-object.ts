@@ -1,24 +1,40 @@
 // One version of one object as the watch cache holds it: deeply frozen, with
 // metadata.resourceVersion set to the revision that wrote it, shared by every list, get and watch
-// that returns it. Its JSON text is computed at most once, however many clients receive it.
+// that returns it. It keeps the object's encoded forms as bytes: the codec bytes it was stored as,
+// and its JSON once computed (at most once, however many clients receive it). A worker thread
+// rebuilds the very same object from the codec bytes and the revision (`objectFromCodec`), so
+// encoding work can leave the main thread as buffers instead of object graphs.
 //
 // Objects handed out by the store are these frozen objects: callers copy before changing them
 // (structuredClone), and an accidental write throws instead of corrupting the cache.
 
 import type { KubeObject } from '../resources/types.ts';
+import { decodeObject } from './codec.ts';
+import { goJsonText } from './go-json.ts';
+import type { StoredForm } from './store-types.ts';
 
-export interface CachedObject {
+export interface CachedObject extends StoredForm {
   readonly key: string;
   readonly name: string;
+  /** The revision that wrote this version (compare-and-swap uses it). */
   readonly modRevision: number;
-  readonly object: KubeObject;
   readonly labels: Readonly<Record<string, string>> | undefined;
-  /** The codec bytes of this version (before the transformer), for no-op update detection. */
-  readonly codecBytes: Uint8Array | undefined;
   /** Stored with a transformer that is no longer the write transformer: rewrite on next update. */
   readonly stale: boolean;
-  /** Cached `JSON.stringify(object)`. */
-  json: string | undefined;
+}
+
+// The cached version behind every object the store hands out, so a response encoder given only the
+// object can still reach its encodings.
+const formsByObject = new WeakMap<KubeObject, CachedObject>();
+
+/** The stored form of an object the store returned (undefined for any other object). */
+export function storedFormOf(object: KubeObject): StoredForm | undefined {
+  return formsByObject.get(object);
+}
+
+function remember(cached: CachedObject): CachedObject {
+  formsByObject.set(cached.object, cached);
+  return cached;
 }
 
 /** Wraps a frozen decoded object (without resourceVersion) as the version written at `modRevision`. */
@@ -27,29 +43,64 @@ export function makeCachedObject(
   name: string,
   decoded: KubeObject,
   modRevision: number,
-  codecBytes: Uint8Array | undefined,
+  codecBytes: Uint8Array,
   stale: boolean,
 ): CachedObject {
-  const object = withResourceVersion(decoded, modRevision);
+  const object = deepFreeze(withResourceVersion(decoded, String(modRevision)));
   const labels = object.metadata?.labels;
-  return { key, name, modRevision, object, labels: labels ?? undefined, codecBytes, stale, json: undefined };
+  return remember({ key, name, modRevision, revision: modRevision, object, labels: labels ?? undefined, codecBytes, stale, jsonBytes: undefined });
 }
 
 /** The same content presented at another revision (a DELETED event carries the deletion revision). */
 export function cachedAtRevision(source: CachedObject, revision: number): CachedObject {
-  if (revision === source.modRevision) return source;
-  return { ...source, object: withResourceVersion(source.object, revision), json: undefined };
+  if (revision === source.revision) return source;
+  const object = deepFreeze(withResourceVersion(source.object, String(revision)));
+  return remember({ ...source, revision, object, jsonBytes: undefined });
 }
 
-export function objectJson(cached: CachedObject): string {
-  if (cached.json === undefined) cached.json = JSON.stringify(cached.object);
-  return cached.json;
+/** The object's JSON (Go's encoding, no trailing newline), computed once per version. */
+export function objectJsonBytes(form: StoredForm): Buffer {
+  let bytes = form.jsonBytes;
+  if (bytes === undefined) {
+    bytes = Buffer.from(goJsonText(form.object), 'utf8');
+    form.jsonBytes = bytes;
+  }
+  return bytes;
 }
 
-/** A frozen shallow copy whose metadata carries `resourceVersion`; nested values are shared. */
-function withResourceVersion(object: KubeObject, revision: number): KubeObject {
-  const metadata = Object.freeze({ ...(object.metadata ?? {}), resourceVersion: String(revision) });
-  return Object.freeze({ ...object, metadata });
+/** The object a stored form holds, rebuilt from its codec bytes (in any thread): equal, key order included. */
+export function objectFromCodec(codecBytes: Uint8Array, revision: number): KubeObject {
+  return withResourceVersion(decodeObject(codecBytes), String(revision));
+}
+
+// Go's ObjectMeta declares these before resourceVersion; every other field comes after it.
+const BEFORE_RESOURCE_VERSION: ReadonlySet<string> = new Set(['name', 'generateName', 'namespace', 'selfLink', 'uid']);
+
+/**
+ * A shallow copy whose metadata (a new object) carries `resourceVersion` where Go's
+ * ObjectMeta field order has it, whatever the metadata held before: one placement for every cached
+ * version, so the JSON of an object does not depend on how it reached the cache.
+ */
+export function withResourceVersion(object: KubeObject, resourceVersion: string): KubeObject {
+  return { ...object, metadata: metadataWithResourceVersion(object.metadata ?? {}, resourceVersion) };
+}
+
+function metadataWithResourceVersion(meta: object, resourceVersion: string): Record<string, unknown> {
+  const ordered: Record<string, unknown> = {};
+  let placed = false;
+  for (const key of Object.keys(meta)) {
+    if (key === 'resourceVersion') continue;
+    if (!placed && !BEFORE_RESOURCE_VERSION.has(key)) {
+      ordered.resourceVersion = resourceVersion;
+      placed = true;
+    }
+    const value = (meta as Record<string, unknown>)[key];
+    // A key named __proto__ must stay an own key (assignment would set the prototype).
+    if (key === '__proto__') Object.defineProperty(ordered, key, { value, enumerable: true, writable: true, configurable: true });
+    else ordered[key] = value;
+  }
+  if (!placed) ordered.resourceVersion = resourceVersion;
+  return ordered;
 }
 
 /** Freezes a value and everything reachable from it. */
@@ -63,19 +114,18 @@ export function deepFreeze<T>(value: T): T {
 
 /**
  * Makes a written object the cached version without decoding its bytes: the caller hands it over
- * (store-types.ts), so it gets its resourceVersion and is frozen in place, all the way down. Only a
- * top level or metadata that is already frozen (shared with a cached version, as in
- * `{...current, spec}`) is copied. Sound for plain JSON data, which is what the API layer stores:
- * such objects encode and decode to an equal value, so the cache still shows what is on disk.
+ * (store-types.ts), so it gets its resourceVersion and is frozen in place, all the way down; only
+ * its metadata is replaced (by a copy with the resourceVersion placed), and a frozen top level
+ * (shared with a cached version, as in `{...current, spec}`) is copied. Sound for plain JSON data,
+ * which is what the API layer stores: such objects encode and decode to an equal value, so the
+ * cache still shows what is on disk.
  */
 export function adoptWrittenObject(key: string, name: string, object: KubeObject, modRevision: number, codecBytes: Uint8Array): CachedObject {
   let top = object;
   if (Object.isFrozen(top)) top = { ...top };
-  let metadata = (top.metadata ?? {}) as Record<string, unknown>;
-  if (Object.isFrozen(metadata)) metadata = { ...metadata };
-  metadata.resourceVersion = String(modRevision);
+  const metadata = metadataWithResourceVersion(top.metadata ?? {}, String(modRevision));
   top.metadata = metadata;
   deepFreeze(top);
   const labels = (metadata.labels ?? undefined) as Readonly<Record<string, string>> | undefined;
-  return { key, name, modRevision, object: top, labels, codecBytes, stale: false, json: undefined };
+  return remember({ key, name, modRevision, revision: modRevision, object: top, labels, codecBytes, stale: false, jsonBytes: undefined });
 }

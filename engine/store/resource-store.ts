@@ -11,7 +11,7 @@
 // (Over 300 lines on purpose: the seven verbs of one resource read best side by side.)
 
 import type { KubeObject } from '../resources/types.ts';
-import { cachedAtRevision, objectJson, type CachedObject } from './cached-object.ts';
+import { cachedAtRevision, type CachedObject } from './cached-object.ts';
 import { bytesEqual } from './codec.ts';
 import { continueAfter, decodeContinueToken, encodeContinueToken } from './continue-token.ts';
 import { parseResourceVersion, parseSelection, validateListOptions, validateWatchOptions } from './list-options.ts';
@@ -292,7 +292,7 @@ function makeListResult(items: CachedObject[], revision: number, continueToken: 
     resourceVersion: String(revision),
     ...(continueToken !== undefined ? { continue: continueToken } : {}),
     ...(remaining !== undefined ? { remainingItemCount: remaining } : {}),
-    itemsJson: () => items.map(objectJson),
+    forms: items,
   };
 }
 

@@ -52,8 +52,23 @@ export interface ListResult {
   readonly continue?: string;
   /** Items after this page; only for unfiltered lists that have more. */
   readonly remainingItemCount?: number;
-  /** Each item's JSON text, cached per object version (the same strings lists and watches reuse). */
-  itemsJson(): string[];
+  /** Each item's stored form, in item order: its encodings, cached per object version. */
+  readonly forms: readonly StoredForm[];
+}
+
+/**
+ * One object version as the store holds it, with its encodings as bytes: what response encoders
+ * reuse, and what crosses to a worker thread instead of the object graph (cached-object.ts).
+ */
+export interface StoredForm {
+  /** Frozen and shared. */
+  readonly object: KubeObject;
+  /** The revision shown as the object's metadata.resourceVersion. */
+  readonly revision: number;
+  /** Its codec bytes (codec.ts), without resourceVersion: decoded and given `revision`, they make `object` again. */
+  readonly codecBytes: Uint8Array;
+  /** Its JSON as kube-apiserver writes it (no trailing newline), once someone has encoded it. */
+  jsonBytes: Buffer | undefined;
 }
 
 export interface Preconditions {
@@ -90,6 +105,8 @@ export interface Watcher extends AsyncIterableIterator<WatchEvent> {
   readonly stopped: boolean;
   /** Events ready to be pulled. */
   readonly pending: number;
+  /** Up to `max` events available now, without waiting (initial events first); none at the end. */
+  takeReady(max: number): WatchEvent[];
 }
 
 export interface ResourceStore {

@@ -1,12 +1,14 @@
 // Watch events as every watcher receives them. One event object is shared by all the watchers that
-// see it the same way, and its encodings are computed once: `json()` is the exact line the HTTP
-// layer writes (`{"type":"ADDED","object":{…}}`, newline not included), built from the object's own
-// cached JSON; `encode(encoder)` caches any other format (Table, YAML, …) per encoder function. So
-// fanning one change out to 10,000 watchers serialises it once per format.
+// see it the same way, and its encodings are computed once: the line the HTTP layer writes
+// (`{"type":"ADDED","object":{…}}`) is `prefix`, the object's own cached JSON bytes and `}`, copied
+// straight into the response (`json()` is the same line as text); `encode(encoder)` caches any other
+// format (Table, YAML, …) per encoder function. So fanning one change out to 10,000 watchers
+// serialises it once per format.
 
 import type { KubeObject, Status } from '../resources/types.ts';
-import { objectJson, type CachedObject } from './cached-object.ts';
-import type { ResourceInfo } from './store-types.ts';
+import { objectJsonBytes, type CachedObject } from './cached-object.ts';
+import { goJsonText } from './go-json.ts';
+import type { ResourceInfo, StoredForm } from './store-types.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -17,15 +19,16 @@ export class WatchEvent {
   readonly type: WatchEventType;
   /** Frozen; for ERROR a Status. */
   readonly object: KubeObject | Status;
-  /** The cache version behind the object, whose JSON text is reused. */
-  private readonly source: CachedObject | undefined;
+  /** The cache version behind the object, whose encodings are reused. */
+  readonly form: StoredForm | undefined;
   private jsonText: string | undefined;
+  private ownBytes: Buffer | undefined;
   private encodings: Map<(event: WatchEvent) => unknown, unknown> | undefined;
 
-  constructor(type: WatchEventType, object: KubeObject | Status, source?: CachedObject) {
+  constructor(type: WatchEventType, object: KubeObject | Status, form?: StoredForm) {
     this.type = type;
     this.object = object;
-    this.source = source;
+    this.form = form;
   }
 
   /** The object's resourceVersion (every non-ERROR event has one). */
@@ -33,11 +36,21 @@ export class WatchEvent {
     return (this.object as KubeObject).metadata?.resourceVersion;
   }
 
+  /** The opening bytes of this event's JSON line, before the object: `{"type":"ADDED","object":`. */
+  get prefix(): Buffer {
+    return EVENT_PREFIXES[this.type];
+  }
+
+  /** The object's JSON bytes (cached on its stored form when it has one). */
+  objectBytes(): Buffer {
+    if (this.form !== undefined) return objectJsonBytes(this.form);
+    this.ownBytes ??= Buffer.from(goJsonText(this.object), 'utf8');
+    return this.ownBytes;
+  }
+
+  /** The event's line without its newline: `prefix`, `objectBytes()`, then `}`. */
   json(): string {
-    if (this.jsonText === undefined) {
-      const objectText = this.source !== undefined ? objectJson(this.source) : JSON.stringify(this.object);
-      this.jsonText = `{"type":"${this.type}","object":${objectText}}`;
-    }
+    this.jsonText ??= `${this.prefix.toString('latin1')}${this.objectBytes().toString('utf8')}}`;
     return this.jsonText;
   }
 
@@ -48,6 +61,14 @@ export class WatchEvent {
     return this.encodings.get(encoder) as T;
   }
 }
+
+const EVENT_PREFIXES: Readonly<Record<WatchEventType, Buffer>> = {
+  ADDED: Buffer.from('{"type":"ADDED","object":'),
+  MODIFIED: Buffer.from('{"type":"MODIFIED","object":'),
+  DELETED: Buffer.from('{"type":"DELETED","object":'),
+  BOOKMARK: Buffer.from('{"type":"BOOKMARK","object":'),
+  ERROR: Buffer.from('{"type":"ERROR","object":'),
+};
 
 export function objectEvent(type: 'ADDED' | 'MODIFIED' | 'DELETED', cached: CachedObject): WatchEvent {
   return new WatchEvent(type, cached.object, cached);

@@ -125,10 +125,29 @@ export class CacheWatcher implements Watcher {
   }
 
   next(): Promise<IteratorResult<WatchEvent>> {
-    if (this.ended) return Promise.resolve({ done: true, value: undefined });
+    const ready = this.pullNow();
+    if (ready !== undefined) return Promise.resolve(ready);
+    return new Promise((resolve) => {
+      this.waiters.push(resolve);
+    });
+  }
+
+  takeReady(max: number): WatchEvent[] {
+    const events: WatchEvent[] = [];
+    while (events.length < max) {
+      const ready = this.pullNow();
+      if (ready === undefined || ready.done === true) break;
+      events.push(ready.value);
+    }
+    return events;
+  }
+
+  /** The next result if one is there without waiting (an event, or the end). */
+  private pullNow(): IteratorResult<WatchEvent> | undefined {
+    if (this.ended) return { done: true, value: undefined };
     if (this.initial !== undefined) {
       const item = this.initial.next();
-      if (item.done !== true) return Promise.resolve({ done: false, value: item.value });
+      if (item.done !== true) return { done: false, value: item.value };
       this.initial = undefined;
     }
     if (this.head < this.queue.length) {
@@ -139,15 +158,13 @@ export class CacheWatcher implements Watcher {
         this.queue = [];
         this.head = 0;
       }
-      return Promise.resolve({ done: false, value });
+      return { done: false, value };
     }
     if (this.closed) {
       this.ended = true;
-      return Promise.resolve({ done: true, value: undefined });
+      return { done: true, value: undefined };
     }
-    return new Promise((resolve) => {
-      this.waiters.push(resolve);
-    });
+    return undefined;
   }
 
   return(): Promise<IteratorResult<WatchEvent>> {

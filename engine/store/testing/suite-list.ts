@@ -3,6 +3,7 @@
 
 import * as assert from 'uvu/assert';
 import type { Test } from 'uvu';
+import { objectJsonBytes } from '../cached-object.ts';
 import { encodeContinueToken } from '../continue-token.ts';
 import { CONTINUE_INCONSISTENT_MESSAGE, storeErrorStatus } from '../store-errors.ts';
 import { namesOf, plc, probe, rejects, rvOf, settle, summary, withStore, type SuiteHarness } from './suite-kit.ts';
@@ -17,7 +18,8 @@ export function listTests(test: Test, harness: SuiteHarness): void {
       assert.is(list.resourceVersion, String(store.revision()));
       assert.is(list.continue, undefined);
       assert.is(list.remainingItemCount, undefined);
-      assert.equal(list.itemsJson(), list.items.map((o) => JSON.stringify(o)));
+      assert.equal(list.forms.map((f) => f.object), list.items);
+      assert.equal(list.forms.map((f) => objectJsonBytes(f).toString()), list.items.map((o) => JSON.stringify(o)));
       assert.equal(namesOf((await plcs.list({ resourceVersion: '0' })).items), ['alpha', 'bravo', 'charlie', 'delta']);
     }));
 

@@ -3,6 +3,8 @@
 // escapes U+2028 and U+2029, and (c) ends every value with a newline. JSON.stringify does none of
 // these, so clients comparing bytes (or JavaScript embedding the body) would see a difference.
 // The escaped characters can only occur inside JSON strings, so rewriting the finished text is exact.
+// Every JSON the server sends is made here: the watch cache's per-object encodings, the handlers'
+// bodies and the worker threads' renderings, so all of them agree byte for byte.
 
 const GO_ESCAPED_CHARACTER = /[<>&\u2028\u2029]/;
 const GO_ESCAPED_CHARACTERS = /[<>&\u2028\u2029]/g;
@@ -15,9 +17,12 @@ const GO_ESCAPES: Readonly<Record<string, string>> = {
 };
 const NEWLINE = 0x0a;
 
-/** Compact JSON text of `value`, escaped as Go's encoder escapes it (no trailing newline). */
-export function goJsonText(value: unknown): string {
-  const text = JSON.stringify(value) as string | undefined;
+/**
+ * JSON text of `value`, escaped as Go's encoder escapes it (no trailing newline): compact, or
+ * indented by two spaces as Go's MarshalIndent indents (kube-apiserver's `?pretty`).
+ */
+export function goJsonText(value: unknown, pretty = false): string {
+  const text = (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) as string | undefined;
   if (text === undefined) throw new TypeError(`${describeType(value)} has no JSON encoding`);
   return GO_ESCAPED_CHARACTER.test(text) ? text.replace(GO_ESCAPED_CHARACTERS, (c) => GO_ESCAPES[c] ?? c) : text;
 }

@@ -1,0 +1,64 @@
+// A response body of stored objects in any representation but compact plain JSON (which the
+// watch cache's per-object bytes give directly): pretty JSON, YAML, a meta/v1 Table, partial object
+// metadata, for one object or a list. One pure function, run by the execution plane: on the main
+// thread over the cache's objects, or on a worker over the same objects rebuilt from their codec
+// bytes (workers/stored-objects.ts), which gives the same bytes.
+import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
+import type { StoredForm } from '../../engine/store/store-types.ts';
+import type { Work } from '../../workers/executor.ts';
+import type { SerializerMediaType } from '../content-negotiation.ts';
+import { toTable, type FlowcontrolKind, type IncludeObject } from '../table.ts';
+import { encode } from './respond.ts';
+
+export interface RenderSpec {
+  /** A list with this head (apiVersion, kind, metadata); absent: one object. */
+  readonly list?: { readonly kind: string; readonly apiVersion: string; readonly metadata: ListMeta };
+  readonly conversion?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  /** For a Table: the kind's columns, the instant Age is measured to, what each row carries. */
+  readonly table?: { readonly kind: FlowcontrolKind; readonly nowMs: number; readonly includeObject: IncludeObject; readonly apiDomain?: string };
+  /** The meta API group (`meta.k8s.io`) of PartialObjectMetadata. */
+  readonly metaGroup: string;
+  readonly mediaType: SerializerMediaType;
+  readonly pretty: boolean;
+}
+
+/** Stage names by their cost: YAML and Tables cost more per byte than JSON, so they go to a worker sooner. */
+export type RenderStage = 'render-json' | 'render-table' | 'render-yaml';
+
+export function renderStageFor(spec: RenderSpec): RenderStage {
+  if (spec.mediaType === 'application/yaml') return 'render-yaml';
+  return spec.conversion === 'Table' ? 'render-table' : 'render-json';
+}
+
+/** Work rendering `forms` as `spec` says; the routing executor sends it to a worker when it is big. */
+export function renderWork(forms: readonly StoredForm[], spec: RenderSpec): Work {
+  return { stage: renderStageFor(spec), payload: { objects: forms, spec } };
+}
+
+/** The body: the value kube-apiserver would encode, in the representation asked for. */
+export function renderBody(objects: readonly KubeObject[], spec: RenderSpec): Buffer {
+  return Buffer.from(encode(bodyValue(objects, spec), spec), 'utf8');
+}
+
+function bodyValue(objects: readonly KubeObject[], spec: RenderSpec): unknown {
+  const partialApiVersion = `${spec.metaGroup}/v1`;
+  const partial = (object: KubeObject) => ({ kind: 'PartialObjectMetadata', apiVersion: partialApiVersion, metadata: object.metadata ?? {} });
+  const list = spec.list;
+  if (spec.conversion === 'Table') {
+    const table = spec.table;
+    if (table === undefined) throw new TypeError('a Table needs spec.table');
+    return toTable(table.kind, objects as readonly FlowcontrolObject[], {
+      nowMs: table.nowMs,
+      includeObject: table.includeObject,
+      listMeta: list !== undefined ? list.metadata : { resourceVersion: objects[0]?.metadata?.resourceVersion ?? '' },
+      ...(table.apiDomain !== undefined ? { apiDomain: table.apiDomain } : {}),
+    });
+  }
+  if (list === undefined) {
+    const object = objects[0];
+    if (objects.length !== 1 || object === undefined) throw new RangeError(`one object expected, got ${objects.length}`);
+    return spec.conversion === undefined ? object : partial(object);
+  }
+  if (spec.conversion !== undefined) return { kind: 'PartialObjectMetadataList', apiVersion: partialApiVersion, metadata: list.metadata, items: objects.map(partial) };
+  return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: objects };
+}

@@ -1,0 +1,65 @@
+// wrk (the C load generator, Debian package `wrk`) as the benchmarks' client: it outruns any Node
+// server on this machine, so the figures measure the server, not the client (a Node client
+// saturates first). One run → one summary, parsed from the JSON line bench/wrk-report.lua prints.
+import { spawn, spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPORT_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'wrk-report.lua');
+
+export interface WrkOptions {
+  url: string;
+  /** Bearer token sent with every request. */
+  token?: string;
+  headers?: Record<string, string>;
+  connections: number;
+  seconds: number;
+  /** wrk threads (default 1: one client core). */
+  threads?: number;
+  /** Per-request timeout (wrk's default is 2 s). */
+  timeoutSeconds?: number;
+}
+
+export interface WrkResult {
+  requests: number;
+  durationUs: number;
+  bytes: number;
+  p50Us: number;
+  p90Us: number;
+  p99Us: number;
+  maxUs: number;
+  meanUs: number;
+  non2xx: number;
+  connectErrors: number;
+  readErrors: number;
+  writeErrors: number;
+  timeouts: number;
+}
+
+/** Requests per second over the run. */
+export const requestsPerSecond = (r: WrkResult): number => r.requests / (r.durationUs / 1e6);
+
+/** Fails with installation advice when wrk is missing (`.ci/run` installs it as it installs etcd). */
+export function requireWrk(): void {
+  if (spawnSync('wrk', ['--version']).error !== undefined) throw new Error('wrk is not installed: apt-get install -y wrk');
+}
+
+export function runWrk(options: WrkOptions): Promise<WrkResult> {
+  const args = [`-t${options.threads ?? 1}`, `-c${options.connections}`, `-d${options.seconds}s`, `--timeout`, `${options.timeoutSeconds ?? 10}s`, '-s', REPORT_SCRIPT];
+  if (options.token !== undefined) args.push('-H', `Authorization: Bearer ${options.token}`);
+  for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
+  args.push(options.url);
+  return new Promise((resolve, reject) => {
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('{'));
+      if (code !== 0 || line === undefined) reject(new Error(`wrk exited with ${code}: ${stderr}${stdout}`));
+      else resolve(JSON.parse(line) as WrkResult);
+    });
+  });
+}

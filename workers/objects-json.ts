@@ -1,0 +1,50 @@
+// The `encode-objects` stage: many objects' JSON at once, so the watch cache can keep each one's
+// encoding (StoredForm.jsonBytes) and every later LIST, GET and watch only copies bytes. The result
+// is one buffer, moved back from a worker whole: a count, each object's end offset, then the JSON
+// texts back to back; `splitObjectsJson` cuts it into one view per object (no copy).
+
+import { goJsonText } from '../engine/store/go-json.ts';
+import type { StoredForm } from '../engine/store/store-types.ts';
+import type { Work } from './executor.ts';
+import { objectsOf } from './stored-objects.ts';
+
+export const ENCODE_OBJECTS_STAGE = 'encode-objects';
+
+/** Work that encodes `forms` (their objects, or their codec bytes once packed for a worker). */
+export function encodeObjectsWork(forms: readonly StoredForm[]): Work {
+  return { stage: ENCODE_OBJECTS_STAGE, payload: { objects: forms } };
+}
+
+export function encodeObjectsJson(payload: unknown): Buffer {
+  const texts = objectsOf(payload).map((object) => goJsonText(object));
+  const headerBytes = 4 * (texts.length + 1);
+  let byteLength = headerBytes;
+  const lengths = new Uint32Array(texts.length);
+  for (let i = 0; i < texts.length; i++) {
+    lengths[i] = Buffer.byteLength(texts[i]!, 'utf8');
+    byteLength += lengths[i]!;
+  }
+  // Owns its whole ArrayBuffer, so a worker can move it back.
+  const out = Buffer.allocUnsafeSlow(byteLength);
+  out.writeUInt32LE(texts.length, 0);
+  let end = headerBytes;
+  for (let i = 0; i < texts.length; i++) {
+    out.write(texts[i]!, end, 'utf8');
+    end += lengths[i]!;
+    out.writeUInt32LE(end, 4 * (i + 1));
+  }
+  return out;
+}
+
+/** One view per object into an `encode-objects` result. */
+export function splitObjectsJson(bytes: Buffer): Buffer[] {
+  const count = bytes.readUInt32LE(0);
+  const parts: Buffer[] = new Array(count);
+  let start = 4 * (count + 1);
+  for (let i = 0; i < count; i++) {
+    const end = bytes.readUInt32LE(4 * (i + 1));
+    parts[i] = bytes.subarray(start, end);
+    start = end;
+  }
+  return parts;
+}
