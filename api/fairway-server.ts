@@ -36,8 +36,7 @@ import type { FlowcontrolKind } from './table.ts';
 import { managedFieldsRecorder, patchApplier } from './handlers/patch-adapter.ts';
 import { withSelfSubjectAccessReview, type AccessControl } from './access-control.ts';
 import { Counter, Registry } from 'prom-client';
-import type { Executor } from '../workers/executor.ts';
-import { createInlineExecutor } from '../workers/inline-executor.ts';
+import { startExecutionPlane, type ExecutionPlane } from './execution-plane.ts';
 
 export interface FairwayServerOptions {
   /** An open store. */
@@ -66,10 +65,8 @@ export interface FairwayServerOptions {
   extraFilters?: readonly Filter[];
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
   extraHealthChecks?: readonly HealthCheck[];
-  /** Where CPU-heavy stages of admitted requests run (workers/); default: inline on the main thread. */
-  executor?: Executor;
-  /** Resolves once the executor's threads are up; /readyz fails until then. */
-  executorReady?: Promise<void>;
+  /** Where CPU-heavy stages of admitted requests run (api/execution-plane.ts); default: inline on the main thread. The caller closes it. */
+  executionPlane?: ExecutionPlane;
 }
 
 export interface FairwayServer {
@@ -168,9 +165,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
 
   const nowMs = () => Date.now();
   const nowTime = () => formatRfc3339(Date.now());
-  const executor = options.executor ?? createInlineExecutor();
-  let executorStarted = options.executorReady === undefined;
-  void options.executorReady?.then(() => (executorStarted = true));
+  const plane = options.executionPlane ?? startExecutionPlane(0);
+  plane.registerMetrics(metrics.registry);
+  const executor = plane.executor;
+  let executorStarted = false;
+  void plane.ready.then(() => (executorStarted = true));
   const routes = new Map<string, ResourceRoute>();
   for (const kind of FLOWCONTROL_KINDS as unknown as readonly KindInfo<never>[]) {
     const resourceStore = kind.kind === FLOWCONTROL_KINDS[0].kind ? plcStore : fsStore;

@@ -27,10 +27,7 @@ import { createFairwayServer } from './fairway-server.ts';
 import { createAccessControl } from './access-control.ts';
 import { isHealthPath } from './handlers/health.ts';
 import { startEncryptionAtRest, storedResources, type EncryptionAtRest } from './encryption-at-rest.ts';
-import type { Executor } from '../workers/executor.ts';
-import { createInlineExecutor } from '../workers/inline-executor.ts';
-import { createPiscinaExecutor } from '../workers/piscina-executor.ts';
-import { createRoutingExecutor } from '../workers/routing-executor.ts';
+import { startExecutionPlane } from './execution-plane.ts';
 
 export const ADMIN_TOKEN_FILE = 'admin.token';
 export const ADMIN_KUBECONFIG_FILE = 'admin.kubeconfig';
@@ -187,8 +184,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     accessControl: access.value,
     serverAddress: () => (url === '' ? '' : new URL(url).host),
     ...(encryption !== undefined ? { extraHealthChecks: encryption.healthChecks } : {}),
-    executor: plane.executor,
-    ...(plane.ready !== undefined ? { executorReady: plane.ready } : {}),
+    executionPlane: plane,
   });
   const server = createServer(
     // Request headers up to 1 MiB, as kube-apiserver (Go's MaxHeaderBytes); beyond: 431.
@@ -200,7 +196,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   } catch (error) {
     fairway.stop();
     access.value.stop();
-    await plane.executor.close();
+    await plane.close();
     await store.close();
     encryption?.stop();
     throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(error as Error).message}`);
@@ -226,29 +222,13 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   await closed;
   fairway.stop();
   access.value.stop();
-  await plane.executor.close();
+  await plane.close();
   await store.close();
   encryption?.stop();
   logger.info('shutdown complete');
   // Nothing should be left running; if a stray handle is, it must not keep the process alive.
   setTimeout(() => process.exit(0), 1_000).unref();
   return 0;
-}
-
-/**
- * The execution plane: with threads, the routing executor (large work to the pool, the rest on the
- * main thread; docs/execution-plane.md); with 0, everything on the main thread. The pool's threads
- * start now, while the server starts; `ready` resolves once each has answered.
- */
-function startExecutionPlane(threads: number, logger: Logger): { executor: Executor; ready?: Promise<void> } {
-  const inline = createInlineExecutor();
-  if (threads === 0) {
-    logger.info('execution plane: inline (--execution-threads=0)');
-    return { executor: inline };
-  }
-  const pool = createPiscinaExecutor({ threads, onThreadError: (error) => logger.error(`execution plane thread failed: ${error instanceof Error ? error.message : String(error)}`) });
-  const ready = pool.ready().then(() => logger.info(`execution plane: ${threads} worker thread${threads === 1 ? '' : 's'} ready`));
-  return { executor: createRoutingExecutor({ inline, pool }), ready };
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

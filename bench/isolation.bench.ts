@@ -11,16 +11,10 @@
 // Goals (issue 19): with the default pool, each user's GET p99 during the flood ≤ 3× its quiet p99
 // in the same run, and the flood's LIST throughput ≥ 0.8× the inline server's. Prints a table, then
 // one JSON line (`{"bench":"isolation",...}`).
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { realClock } from '../engine/clock.ts';
-import { randomUUID } from 'node:crypto';
-import { ensureBootstrapObjects } from '../engine/flowcontrol/bootstrap-ensurer.ts';
-import { danglingCondition } from '../engine/flowcontrol/classifier.ts';
-import type { FlowSchema, KubeObject } from '../engine/resources/types.ts';
-import { createLevelDbBackend } from '../engine/store/leveldb-backend.ts';
-import { createStore } from '../engine/store/store.ts';
+import { prefillFlowSchemas } from '../api/testing/prefill.ts';
 import { startServerProcess, type ServerProcess } from '../api/testing/server-process.ts';
 import { defaultThreadCount } from '../workers/piscina-executor.ts';
 import { cpuSeconds } from './proc-stat.ts';
@@ -34,61 +28,10 @@ const ROUNDS = arg('rounds', QUICK ? 1 : 3);
 const FLOOD = arg('flood', 12);
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const FS_PATH = `/apis/${GROUP}/v1/flowschemas`;
-const GET_PATH = `${FS_PATH}/bench-00007`;
+const GET_PATH = `${FS_PATH}/bulk-00007`;
 const TOKENS = { flooder: 'isolation-flooder-token-0001', node: 'isolation-node-token-000002' } as const;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-
-/** A FlowSchema as the API would have stored it, matching nobody, with padding: ≈1 KB of JSON. */
-function benchFlowSchema(i: number): FlowSchema {
-  const fs: FlowSchema = {
-    kind: 'FlowSchema',
-    apiVersion: `${GROUP}/v1`,
-    metadata: {
-      name: `bench-${String(i).padStart(5, '0')}`,
-      uid: `5c1f3b0e-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      generation: 1,
-      creationTimestamp: '2026-11-21T05:11:26Z',
-      labels: { bench: 'isolation', shard: `s${i % 10}` },
-      annotations: { 'bench.fairway.io/padding': `flow schema ${i} `.repeat(24) },
-    },
-    spec: {
-      priorityLevelConfiguration: { name: 'global-default' },
-      // After global-default (9900): classifying the test users never scans them.
-      matchingPrecedence: 9950,
-      distinguisherMethod: { type: 'ByUser' },
-      rules: [
-        {
-          subjects: [{ kind: 'User', user: { name: `nobody-${i}` } }],
-          resourceRules: [{ verbs: ['get', 'list'], apiGroups: ['example.com'], resources: ['widgets'], clusterScope: true, namespaces: ['*'] }],
-        },
-      ],
-    },
-  };
-  // The condition the Dangling writer would set, so starting the server writes nothing.
-  fs.status = { conditions: [danglingCondition(fs, true, Date.parse('2026-11-21T05:11:26Z'))] };
-  return fs;
-}
-
-/**
- * Stores the bulk objects straight into a LevelDB data directory, with the bootstrap configuration
- * and every Dangling condition already in place, so a server starting on it writes nothing: each
- * configuration write would make it digest thousands of FlowSchemas again.
- */
-async function prefill(dataDir: string): Promise<void> {
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const store = createStore({ backend: createLevelDbBackend({ location: join(dataDir, 'store') }), clock: realClock() });
-  await store.open();
-  const priorityLevels = store.for({ group: GROUP, resource: 'prioritylevelconfigurations', kind: 'PriorityLevelConfiguration', apiVersion: `${GROUP}/v1` });
-  const flowSchemas = store.for({ group: GROUP, resource: 'flowschemas', kind: 'FlowSchema', apiVersion: `${GROUP}/v1` });
-  await ensureBootstrapObjects({ priorityLevels, flowSchemas, clock: realClock(), newUid: randomUUID });
-  const nowMs = Date.now();
-  for (const fs of (await flowSchemas.list()).items) {
-    await flowSchemas.guaranteedUpdate(fs.metadata!.name!, (current) => ({ ...current, status: { conditions: [danglingCondition(current as FlowSchema, true, nowMs)] } }));
-  }
-  await Promise.all(Array.from({ length: OBJECTS }, (_, i) => flowSchemas.create(benchFlowSchema(i) as KubeObject)));
-  await store.close();
-}
 
 interface Mode {
   name: 'inline' | 'pool';
@@ -139,7 +82,7 @@ async function main(): Promise<void> {
     const tokenFile = join(dir, 'tokens.csv');
     await writeFile(tokenFile, `${TOKENS.flooder},flooder,uid-flooder,"system:authenticated"\n${TOKENS.node},system:node:bench-node,uid-node,"system:nodes,system:authenticated"\n`);
     const template = join(dir, 'template');
-    await prefill(template);
+    await prefillFlowSchemas(template, { count: OBJECTS });
     for (const mode of modes) {
       const dataDir = join(dir, mode.name);
       await cp(template, dataDir, { recursive: true });
