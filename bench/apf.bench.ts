@@ -92,7 +92,7 @@ async function startServer(filters: Filter[]): Promise<{ server: Server; port: n
     const receivedMs = clock.now();
     const user = req.headers['x-user'];
     const context: RequestContext = {
-      req, res, url: new URL(req.url ?? '/', 'http://localhost'), requestInfo,
+      req, res, url: new URL(req.url ?? '/', 'http://localhost'), query: new URL(req.url ?? '/', 'http://localhost').searchParams, requestInfo,
       user: { name: typeof user === 'string' ? user : 'anonymous', groups: ['system:authenticated'] },
       receivedMs, deadlineMs: receivedMs + 60_000, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
     };

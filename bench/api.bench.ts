@@ -1,93 +1,53 @@
 // API server throughput and latency: GET by name and LIST against `fairway serve` (a child process,
-// memory backend, APF on, the admin's token) and against a bare node:https server (another child
-// process) that returns the very same bytes, measured in the same run by the same keep-alive load
-// client in this process. Reports req/s, the Fairway/bare ratio, and p50/p99 latency.
+// memory backend, TLS, the admin's bearer token so authentication runs, APF on) and against a bare
+// node:https server (another child process) that returns the very same bytes, measured in the same
+// run by wrk (`wrk -t1 -c50`, bench/wrk.ts): a C client, so the client is never the bottleneck.
+// Reports req/s, the Fairway/bare ratio, p50/p99 latency and server CPU per request.
 //
-//   node --import tsx bench/api.bench.ts [--requests=N] [--concurrency=C] [--objects=K] [--rounds=R] [--profile=DIR]
+//   node --import tsx bench/api.bench.ts [--seconds=S] [--connections=C] [--objects=K] [--rounds=R] [--profile=DIR]
 //
-// Each endpoint is measured in R rounds, each round the baseline then Fairway back to back; the
-// round with the median ratio is printed (the machine is shared, so single rounds are noisy).
-// Two ratios: throughput (req/s, bounded by this process's HTTPS client on a 2-core machine) and
-// capacity (server CPU time per request, read from /proc, baseline over Fairway): the share of
-// the bare server's throughput a CPU-bound Fairway would keep. BENCH_QUICK=1 for a smoke run.
+// Each endpoint is measured in R rounds of S seconds per server, alternating which server goes
+// first; medians over the rounds are printed (the machine is shared, so single rounds are noisy).
+// Two ratios: throughput (req/s) and capacity (server CPU time per request, read from /proc, bare
+// over Fairway: the share of the bare server's throughput a CPU-bound Fairway would keep).
+// Goals (issue 19): GET throughput ≥ 0.70× bare, GET p99 ≤ 2× bare. BENCH_QUICK=1 for a smoke run.
 // Ends with one JSON line (`{"bench":"api",...}`) holding every figure.
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { Agent, request } from 'node:https';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServerProcess } from '../api/testing/server-process.ts';
+import { cpuSeconds } from './proc-stat.ts';
+import { requestsPerSecond, requireWrk, runWrk } from './wrk.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const QUICK = process.env.BENCH_QUICK === '1';
-const REQUESTS = arg('requests', QUICK ? 2_000 : 20_000);
-const CONCURRENCY = arg('concurrency', 16);
+const SECONDS = arg('seconds', QUICK ? 2 : 5);
+const CONNECTIONS = arg('connections', 50);
 const OBJECTS = arg('objects', 100);
-const ROUNDS = arg('rounds', 3);
-const WARMUP = Math.min(3_000, REQUESTS / 4);
+const ROUNDS = arg('rounds', QUICK ? 1 : 5);
 const PLC_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 
 interface Target {
   pid: number;
-  port: number;
-  ca: string;
-  agent: Agent;
+  url: string;
 }
 
 interface Measurement {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
-  /** Server CPU time (user + system) per request. */
+  /** Server CPU time (user + system, all threads) per request. */
   cpuUsPerRequest: number;
 }
 
-const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** A process's CPU time (user + system) in seconds, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of the file (utime, stime) are 12 and 13 after the command name.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
-
-function get(target: Target, path: string, token: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port: target.port, path, method: 'GET', agent: target.agent, ca: target.ca, headers: { Authorization: `Bearer ${token}`, Accept: 'application/json' } },
-      (res) => {
-        let bytes = 0;
-        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
-        res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`${path}: HTTP ${res.statusCode}`))));
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function load(target: Target, path: string, token: string, count: number): Promise<Measurement> {
-  const latenciesMs: number[] = [];
-  let next = 0;
+async function load(target: Target, path: string, token: string, connections: number): Promise<Measurement> {
   const cpuBefore = cpuSeconds(target.pid);
-  const started = process.hrtime.bigint();
-  const worker = async () => {
-    while (next < count) {
-      next++;
-      const t0 = process.hrtime.bigint();
-      await get(target, path, token);
-      latenciesMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  const cpuUsPerRequest = ((cpuSeconds(target.pid) - cpuBefore) * 1e6) / count;
-  latenciesMs.sort((a, b) => a - b);
-  const pct = (p: number) => latenciesMs[Math.min(latenciesMs.length - 1, Math.floor((p / 100) * latenciesMs.length))]!;
-  return { requestsPerSecond: count / seconds, p50Ms: pct(50), p99Ms: pct(99), cpuUsPerRequest };
+  const result = await runWrk({ url: `${target.url}${path}`, token, connections, seconds: SECONDS, headers: { Accept: 'application/json' } });
+  const cpuUsPerRequest = ((cpuSeconds(target.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
+  if (result.non2xx > 0 || result.timeouts > 0 || result.connectErrors + result.readErrors + result.writeErrors > 0) throw new Error(`${path}: failed requests ${JSON.stringify(result)}`);
+  return { requestsPerSecond: requestsPerSecond(result), p50Ms: result.p50Us / 1000, p99Ms: result.p99Us / 1000, cpuUsPerRequest };
 }
 
 async function startBare(responses: Record<string, string>, certPem: string, keyPem: string, dir: string): Promise<{ pid: number; port: number; stop(): void }> {
@@ -104,15 +64,23 @@ async function startBare(responses: Record<string, string>, certPem: string, key
   return { pid: child.pid!, port, stop: () => child.kill('SIGTERM') };
 }
 
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const medianOf = (ms: Measurement[]): Measurement => ({
+  requestsPerSecond: median(ms.map((m) => m.requestsPerSecond)),
+  p50Ms: median(ms.map((m) => m.p50Ms)),
+  p99Ms: median(ms.map((m) => m.p99Ms)),
+  cpuUsPerRequest: median(ms.map((m) => m.cpuUsPerRequest)),
+});
 const format = (m: Measurement) =>
   `${m.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${m.p50Ms.toFixed(2).padStart(6)} ms   p99 ${m.p99Ms.toFixed(2).padStart(6)} ms   cpu ${m.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req`;
 
 async function main(): Promise<void> {
+  requireWrk();
   const profileDir = process.argv.find((a) => a.startsWith('--profile='))?.split('=')[1];
   const fairway = await startServerProcess({ storageBackend: 'memory', ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}) });
   const dir = await mkdtemp(join(tmpdir(), 'fairway-bench-'));
   let bare: { pid: number; port: number; stop(): void } | undefined;
-  const summary: Record<string, unknown> = { bench: 'api', node: process.version, concurrency: CONCURRENCY, requests: REQUESTS, objects: OBJECTS };
+  const summary: Record<string, unknown> = { bench: 'api', node: process.version, cores: availableParallelism(), connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, objects: OBJECTS };
   try {
     for (let i = 0; i < OBJECTS; i++) {
       const name = `bench-${String(i).padStart(4, '0')}`;
@@ -129,35 +97,36 @@ async function main(): Promise<void> {
     const keyPem = await readFile(join(fairway.dataDir, 'pki', 'apiserver.key'), 'utf8');
     bare = await startBare(responses, certPem, keyPem, dir);
 
-    const targets = {
-      fairway: { pid: fairway.pid, port: fairway.port, ca: fairway.caPem, agent: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }) },
-      bare: { pid: bare.pid, port: bare.port, ca: fairway.caPem, agent: new Agent({ keepAlive: true, maxSockets: CONCURRENCY }) },
-    };
-    console.log(`node ${process.version}, ${CONCURRENCY} keep-alive connections, ${REQUESTS} requests per measurement`);
+    const targets = { fairway: { pid: fairway.pid, url: fairway.url }, bare: { pid: bare.pid, url: `https://127.0.0.1:${bare.port}` } };
+    console.log(`node ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} round(s) of ${SECONDS} s per server`);
     console.log(`GET body ${Buffer.byteLength(responses[getPath]!)} bytes; LIST body ${Buffer.byteLength(responses[listPath]!)} bytes (${OBJECTS} objects)`);
-    for (const [label, path] of [
-      ['GET by name', getPath],
-      ['LIST', listPath],
+    for (const [label, path, connections] of [
+      ['GET by name', getPath, CONNECTIONS],
+      ['LIST', listPath, Math.min(CONNECTIONS, 16)],
     ] as const) {
-      const count = label === 'LIST' ? Math.max(1_000, Math.floor(REQUESTS / 10)) : REQUESTS;
-      await load(targets.bare, path, fairway.token, Math.min(WARMUP, count));
-      await load(targets.fairway, path, fairway.token, Math.min(WARMUP, count));
-      const rounds: { baseline: Measurement; measured: Measurement; ratio: number }[] = [];
+      // Warm-up: JIT, TLS sessions, the cached JSON.
+      await load(targets.bare, path, fairway.token, connections);
+      await load(targets.fairway, path, fairway.token, connections);
+      const rounds: { baseline: Measurement; measured: Measurement }[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        const baseline = await load(targets.bare, path, fairway.token, count);
-        const measured = await load(targets.fairway, path, fairway.token, count);
-        rounds.push({ baseline, measured, ratio: measured.requestsPerSecond / baseline.requestsPerSecond });
+        // Alternate the order, so a change in machine load hits both alike.
+        const first = round % 2 === 0 ? 'bare' : 'fairway';
+        const a = await load(targets[first], path, fairway.token, connections);
+        const b = await load(targets[first === 'bare' ? 'fairway' : 'bare'], path, fairway.token, connections);
+        rounds.push(first === 'bare' ? { baseline: a, measured: b } : { baseline: b, measured: a });
       }
-      const ratios = rounds.map((r) => r.ratio).sort((a, b) => a - b);
-      const median = rounds.find((r) => r.ratio === ratios[Math.floor(ratios.length / 2)])!;
-      console.log(`${label.padEnd(12)} bare    ${format(median.baseline)}`);
-      const capacity = median.baseline.cpuUsPerRequest / median.measured.cpuUsPerRequest;
-      console.log(`${label.padEnd(12)} fairway ${format(median.measured)}`);
-      console.log(`${''.padEnd(12)} throughput ratio ${median.ratio.toFixed(2)}x (rounds: ${rounds.map((r) => r.ratio.toFixed(2)).join(', ')}), capacity ratio ${capacity.toFixed(2)}x`);
-      summary[label === 'LIST' ? 'list' : 'get'] = { bare: median.baseline, fairway: median.measured, throughputRatio: median.ratio, capacityRatio: capacity, rounds: rounds.map((r) => r.ratio) };
+      const baseline = medianOf(rounds.map((r) => r.baseline));
+      const measured = medianOf(rounds.map((r) => r.measured));
+      const ratios = rounds.map((r) => r.measured.requestsPerSecond / r.baseline.requestsPerSecond);
+      const ratio = median(ratios);
+      const capacity = median(rounds.map((r) => r.baseline.cpuUsPerRequest / r.measured.cpuUsPerRequest));
+      const p99Ratio = median(rounds.map((r) => r.measured.p99Ms / r.baseline.p99Ms));
+      console.log(`${label.padEnd(12)} bare    ${format(baseline)}`);
+      console.log(`${label.padEnd(12)} fairway ${format(measured)}`);
+      console.log(`${''.padEnd(12)} throughput ratio ${ratio.toFixed(2)}x (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}), p99 ratio ${p99Ratio.toFixed(2)}x, capacity ratio ${capacity.toFixed(2)}x`);
+      summary[label === 'LIST' ? 'list' : 'get'] = { bare: baseline, fairway: measured, throughputRatio: ratio, p99Ratio, capacityRatio: capacity, rounds: ratios, connections };
     }
-    targets.fairway.agent.destroy();
-    targets.bare.agent.destroy();
+    summary.loadavg = loadavg();
     console.log(JSON.stringify(summary));
   } finally {
     bare?.stop();

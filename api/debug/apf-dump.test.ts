@@ -82,7 +82,7 @@ test('dump_requests with includeRequestDetails adds who and what, through the HT
     return res;
   }) as typeof res.end;
   const context: RequestContext = {
-    req, res, url: new URL('http://localhost/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1'), requestInfo: digestOf('x', []).requestInfo,
+    req, res, url: new URL('http://localhost/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1'), query: new URLSearchParams('includeRequestDetails=1'), requestInfo: digestOf('x', []).requestInfo,
     user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
   };
   await handlers.byPath.get('/debug/api_priority_and_fairness/dump_requests')!(context);

@@ -141,7 +141,7 @@ export function createApfDebugHandlers(controller: Pick<FlowController, 'dump'>)
   };
   const dumpPriorityLevels = serve(() => renderPriorityLevels(controller.dump()));
   const dumpQueues = serve(() => renderQueues(controller.dump()));
-  const dumpRequests = serve((context) => renderRequests(controller.dump(), (context.url.searchParams.get('includeRequestDetails') ?? '') !== ''));
+  const dumpRequests = serve((context) => renderRequests(controller.dump(), (context.query.get('includeRequestDetails') ?? '') !== ''));
   return {
     dumpPriorityLevels,
     dumpQueues,

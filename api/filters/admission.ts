@@ -15,9 +15,12 @@ import { addWarnings } from '../handlers/respond.ts';
 
 const chains = new WeakMap<RequestContext, AdmissionChain>();
 
+// Reads never reach `admit`: they skip the bookkeeping.
+const READ_VERBS: ReadonlySet<string> = new Set(['get', 'list', 'watch']);
+
 export function createAdmissionFilter(chain: AdmissionChain): Filter {
   return (context, next) => {
-    chains.set(context, chain);
+    if (!READ_VERBS.has(context.requestInfo.verb)) chains.set(context, chain);
     return next();
   };
 }
@@ -76,7 +79,7 @@ export function admissionAttributes(context: RequestContext, request: AdmitReque
     kind: request.kind,
     namespace: info.namespace,
     name,
-    dryRun: context.url.searchParams.getAll('dryRun').length > 0,
+    dryRun: context.query.getAll('dryRun').length > 0,
   };
   if (request.object !== undefined) attributes.object = request.object;
   if (request.oldObject !== undefined) attributes.oldObject = request.oldObject;

@@ -31,7 +31,7 @@ export function createAuthorizationFilter(options: AuthorizationFilterOptions): 
       return;
     }
     const attributes = attributesFromRequest(context.requestInfo, user, selectorsOf(context));
-    const result = await options.authorizer.authorize(attributes, context.signal);
+    const result = await options.authorizer.authorize(attributes, context);
     if (result.decision === 'allow') return next();
     if (result.error !== undefined && result.error !== '') {
       options.logger?.error(`authorization error (user=${JSON.stringify(user.name)}, verb=${JSON.stringify(attributes.verb)}, path=${JSON.stringify(attributes.path)}): ${result.error}`);
@@ -83,7 +83,7 @@ function selectorsOf(context: RequestContext): { fieldSelector?: SelectorRequire
   const { verb } = context.requestInfo;
   if (verb !== 'list' && verb !== 'watch' && verb !== 'deletecollection') return {};
   const out: { fieldSelector?: SelectorRequirement[]; labelSelector?: SelectorRequirement[] } = {};
-  const fieldText = context.url.searchParams.get('fieldSelector');
+  const fieldText = context.query.get('fieldSelector');
   if (fieldText !== null && fieldText !== '') {
     try {
       out.fieldSelector = parseFieldSelector(fieldText).terms.map((t) => ({ key: t.field, operator: t.operator === '=' ? 'In' : 'NotIn', values: [t.value] }));
@@ -91,7 +91,7 @@ function selectorsOf(context: RequestContext): { fieldSelector?: SelectorRequire
       // unparseable: no requirements, as in kube-apiserver
     }
   }
-  const labelText = context.url.searchParams.get('labelSelector');
+  const labelText = context.query.get('labelSelector');
   if (labelText !== null && labelText !== '') {
     try {
       const requirements: SelectorRequirement[] = [];

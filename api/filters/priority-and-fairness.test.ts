@@ -64,7 +64,7 @@ async function startServer(options: { enforce: boolean; handler: (context: Reque
     const watchInitialized = requestInfo.verb === 'watch' ? new Promise<void>((resolve) => (markInitialized = resolve)) : Promise.resolve();
     const receivedMs = clock.now();
     const context: RequestContext = {
-      req, res, url, requestInfo, user: userOf(req), receivedMs, deadlineMs: receivedMs + 60_000, signal: aborter.signal, watchInitialized,
+      req, res, url, query: url.searchParams, requestInfo, user: userOf(req), receivedMs, deadlineMs: receivedMs + 60_000, signal: aborter.signal, watchInitialized,
       markWatchInitialized: () => markInitialized(),
     };
     run(context).catch((error: unknown) => res.destroy(error as Error));
@@ -331,7 +331,7 @@ function fakeContext(clock: Clock, deadlineInMs = 60_000): { context: RequestCon
   const url = new URL('http://localhost/api/v1/namespaces/default/pods');
   const now = clock.now();
   const context: RequestContext = {
-    req, res, url, requestInfo: podsInfo('list'), user: { name: 'mallory', groups: AUTHENTICATED }, receivedMs: now, deadlineMs: now + deadlineInMs,
+    req, res, url, query: url.searchParams, requestInfo: podsInfo('list'), user: { name: 'mallory', groups: AUTHENTICATED }, receivedMs: now, deadlineMs: now + deadlineInMs,
     signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
   };
   return { context, done, run: () => finished };

@@ -82,7 +82,7 @@ export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilt
     }
     const request: AdmitRequest = {
       digest: { requestInfo: info, user },
-      query: context.url.searchParams,
+      query: context.query,
       waitLimitMs: queueWaitLimitMs(context.receivedMs, context.deadlineMs, clock.now()),
     };
     return enforce ? admitEnforced(options, context, next, request, isWatch) : admitShadow(options, context, next, request, isWatch);
@@ -180,7 +180,7 @@ async function admitShadow(
 
 /** A watch releases at initialisation or when its handler ends, whichever comes first. */
 async function runWatch(context: RequestContext, next: () => Promise<void>, tracker: InterestedWatches | undefined, release: () => void): Promise<void> {
-  const forget = tracker?.register(context.requestInfo, context.url.searchParams.get('fieldSelector') ?? '');
+  const forget = tracker?.register(context.requestInfo, context.query.get('fieldSelector') ?? '');
   let released = false;
   const releaseOnce = () => {
     if (released) return;

@@ -48,14 +48,14 @@ export function createDescriptionHandler(deps: DescriptionDeps): (context: Reque
   const send = (context: RequestContext, value: unknown, contentType?: string) => {
     const negotiated = negotiateOutput(context.req.headers.accept, { conversions: [] });
     if (!negotiated.ok) throw new ApiError(negotiated.status);
-    const pretty = negotiated.pretty || wantsPretty(context.url, context.req.headers['user-agent']);
+    const pretty = negotiated.pretty || wantsPretty(context.query, context.req.headers['user-agent']);
     sendText(context.res, 200, encode(value, { mediaType: negotiated.mediaType, pretty }), contentType ?? negotiated.contentType);
   };
 
   const discovery = (context: RequestContext, which: 'core' | 'apis') => {
     const choice = chooseDiscoveryRepresentation(context.req.headers.accept, deps.model);
     if (choice.format === 'not-acceptable') throw new ApiError(choice.status);
-    const pretty = wantsPretty(context.url, context.req.headers['user-agent']);
+    const pretty = wantsPretty(context.query, context.req.headers['user-agent']);
     if (choice.format === 'aggregated') {
       const body = encode(aggregatedDiscovery(deps.model, which), { mediaType: choice.mediaType, pretty });
       sendText(context.res, 200, body, aggregatedDiscoveryContentType(deps.model, choice.mediaType));
@@ -85,7 +85,7 @@ export function createDescriptionHandler(deps: DescriptionDeps): (context: Reque
     const document = documentByPath.get(path);
     if (document !== undefined) {
       // The hash in the URL names these exact bytes, so clients may cache them for good.
-      if (context.url.searchParams.has('hash')) context.res.setHeader('Cache-Control', 'public, immutable');
+      if (context.query.has('hash')) context.res.setHeader('Cache-Control', 'public, immutable');
       context.res.setHeader('Etag', `"${document.hash}"`);
       sendText(context.res, 200, document.json, 'application/json');
       return true;

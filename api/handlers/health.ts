@@ -49,7 +49,7 @@ export function serveHealth(context: RequestContext, checks: HealthChecks): bool
     sendPlain(context, problem === undefined ? 200 : 500, problem === undefined ? 'ok' : `internal server error: ${check.name} failed\n`);
     return true;
   }
-  const excluded = new Set(context.url.searchParams.getAll('exclude'));
+  const excluded = new Set(context.query.getAll('exclude'));
   const lines: string[] = [];
   let failed = false;
   for (const check of all) {
@@ -64,7 +64,7 @@ export function serveHealth(context: RequestContext, checks: HealthChecks): bool
       lines.push(`[-]${check.name} failed: reason withheld`);
     }
   }
-  const verbose = context.url.searchParams.has('verbose');
+  const verbose = context.query.has('verbose');
   if (!failed && !verbose) {
     sendPlain(context, 200, 'ok');
     return true;

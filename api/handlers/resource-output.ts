@@ -12,6 +12,7 @@ import { goJsonText } from '../../engine/store/go-json.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
 import { encodeObjectsWork, splitObjectsJson } from '../../workers/objects-json.ts';
+import { BoundedCache } from '../../engine/bounded-cache.ts';
 import { negotiateOutput, tableConversions, type NegotiatedMediaType } from '../content-negotiation.ts';
 import { ApiError } from '../errors.ts';
 import { parseIncludeObject, type FlowcontrolKind } from '../table.ts';
@@ -37,14 +38,18 @@ export interface Output extends Representation {
   conversion?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
 }
 
+// Accept headers repeat (every kubectl, every client-go informer sends one of a few): each is parsed
+// once. Bounded, as the header comes from the client.
+const negotiations = new BoundedCache<string, ReturnType<typeof negotiateOutput>>(256);
+
 /** The response representation for this request; 406 when the Accept header allows none. */
 export function negotiate(context: RequestContext, metaGroup: string, options: { conversions: boolean; watch?: boolean }): Output {
-  const negotiated = negotiateOutput(context.req.headers.accept, {
-    conversions: options.conversions ? tableConversions(metaGroup) : [],
-    allowsWatchStream: options.watch ?? false,
-  });
+  const accept = context.req.headers.accept;
+  const negotiated = negotiations.get(`${options.conversions ? 'c' : '-'}${options.watch === true ? 'w' : '-'}${metaGroup}\u0000${accept ?? '\u0000'}`, () =>
+    negotiateOutput(accept, { conversions: options.conversions ? tableConversions(metaGroup) : [], allowsWatchStream: options.watch ?? false }),
+  );
   if (!negotiated.ok) throw new ApiError(negotiated.status);
-  const pretty = negotiated.pretty || wantsPretty(context.url, context.req.headers['user-agent']);
+  const pretty = negotiated.pretty || wantsPretty(context.query, context.req.headers['user-agent']);
   const conversion = negotiated.target?.kind as Output['conversion'];
   return { mediaType: negotiated.mediaType, pretty, negotiated, ...(conversion !== undefined ? { conversion } : {}) };
 }
@@ -101,7 +106,7 @@ const COMMA = Buffer.from(',');
 const LIST_END = Buffer.from(']}\n');
 
 function includeObject(context: RequestContext) {
-  const parsed = parseIncludeObject(context.url.searchParams.get('includeObject') ?? undefined);
+  const parsed = parseIncludeObject(context.query.get('includeObject') ?? undefined);
   if (!parsed.ok) throw new ApiError(parsed.status);
   return parsed.includeObject;
 }

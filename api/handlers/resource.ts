@@ -78,7 +78,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
       const info = context.requestInfo;
       const route = info.apiGroup === deps.group && info.apiVersion === deps.version && info.namespace === '' ? deps.routes.get(info.resource) : undefined;
       if (route === undefined || (info.subresource !== '' && info.subresource !== 'status')) throw new ApiError(routeNotFound());
-      const query = new QueryReader(context.url.searchParams);
+      const query = new QueryReader(context.query);
       const subresource = info.subresource as Subresource;
       switch (info.verb) {
         case 'get': {

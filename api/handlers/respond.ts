@@ -33,8 +33,8 @@ export function encode(value: unknown, representation: Representation): string {
  * `pretty`: kube-apiserver pretty-prints when `?pretty` parses as true, and for curl, Wget and
  * browsers when the parameter is absent; an unparseable value means "not pretty", not an error.
  */
-export function wantsPretty(url: URL, userAgent: string | undefined): boolean {
-  const value = url.searchParams.get('pretty');
+export function wantsPretty(query: URLSearchParams, userAgent: string | undefined): boolean {
+  const value = query.get('pretty');
   if (value !== null && value !== '') return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
   const agent = userAgent ?? '';
   return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/');

@@ -39,7 +39,7 @@ export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessR
       if (problems.length > 0) throw new ApiError(invalid({ group: options.group, kind: SELF_SUBJECT_ACCESS_REVIEW_KIND }, '', problems));
       const user = context.user;
       if (user === undefined) throw new ApiError(internalError(new Error('no user found for request')));
-      const result = await options.authorizer.authorize(attributesFor(spec, user), context.signal);
+      const result = await options.authorizer.authorize(attributesFor(spec, user), context);
       const status: Record<string, unknown> = { allowed: result.decision === 'allow' };
       if (result.decision === 'deny') status.denied = true;
       if (result.reason !== '') status.reason = result.reason;

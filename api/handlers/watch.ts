@@ -83,7 +83,7 @@ function tableEncoder(out: OutputContext, includeObject: IncludeObject, noHeader
 
 function encoders(context: RequestContext, output: Output, out: OutputContext): { first: Encoder; rest: Encoder } {
   if (output.conversion !== 'Table') return { first: jsonLine, rest: jsonLine };
-  const parsed = parseIncludeObject(context.url.searchParams.get('includeObject') ?? undefined);
+  const parsed = parseIncludeObject(context.query.get('includeObject') ?? undefined);
   if (!parsed.ok) throw new ApiError(parsed.status);
   return { first: tableEncoder(out, parsed.includeObject, false), rest: tableEncoder(out, parsed.includeObject, true) };
 }

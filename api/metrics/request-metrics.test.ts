@@ -48,7 +48,7 @@ function fakeContext(method: string, path: string, requestInfo: RequestInfo, rec
   req.method = method;
   const res = new ServerResponse(req);
   return {
-    req, res, url: new URL(`http://localhost${path}`), requestInfo, user: { name: 'u', groups: [] }, receivedMs, deadlineMs: receivedMs + 60_000,
+    req, res, url: new URL(`http://localhost${path}`), query: new URL(`http://localhost${path}`).searchParams, requestInfo, user: { name: 'u', groups: [] }, receivedMs, deadlineMs: receivedMs + 60_000,
     signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
   };
 }
@@ -87,7 +87,7 @@ test('GET /metrics serves the registry in the Prometheus text format', async () 
   const metrics = createFairwayMetrics();
   const handler = metricsHandler(metrics.registry);
   const server = createServer((req, res) => {
-    void handler({ req, res, url: new URL(`http://localhost${req.url ?? '/'}`), requestInfo: healthz, user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {} });
+    void handler({ req, res, url: new URL(`http://localhost${req.url ?? '/'}`), query: new URL(`http://localhost${req.url ?? '/'}`).searchParams, requestInfo: healthz, user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {} });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -98,8 +98,8 @@ export class RequestMetrics {
     const info = context.requestInfo;
     const contentType = context.req.headers['content-type'];
     return {
-      verb: reportedVerb(context.req.method ?? 'GET', info, context.url.searchParams, contentType),
-      dryRun: cleanDryRun(context.url.searchParams),
+      verb: reportedVerb(context.req.method ?? 'GET', info, context.query, contentType),
+      dryRun: cleanDryRun(context.query),
       scope: cleanScope(info),
     };
   }

@@ -23,11 +23,11 @@ export function createAuthorizerChain(members: readonly ChainMember[], metrics: 
   const privileged = privilegedGroupsAuthorizer();
   const instrumented: Authorizer[] = [privileged, ...members.map((member) => instrument(member, metrics))];
   return {
-    authorize: async (attributes, signal) => {
+    authorize: async (attributes, cancellation) => {
       const reasons: string[] = [];
       const errors: string[] = [];
       for (const authorizer of instrumented) {
-        const result = await authorizer.authorize(attributes, signal);
+        const result = await authorizer.authorize(attributes, cancellation);
         if (result.error !== undefined && result.error !== '') errors.push(result.error);
         if (result.reason !== '') reasons.push(result.reason);
         if (result.decision !== 'noOpinion') return result;
@@ -44,8 +44,8 @@ export function createAuthorizerChain(members: readonly ChainMember[], metrics: 
 
 function instrument(member: ChainMember, metrics: AuthorizationMetrics): Authorizer {
   return {
-    authorize: async (attributes, signal) => {
-      const result = await member.authorizer.authorize(attributes, signal);
+    authorize: async (attributes, cancellation) => {
+      const result = await member.authorizer.authorize(attributes, cancellation);
       if (result.decision === 'allow') metrics.decision(member.type, member.name, 'allowed');
       else if (result.decision === 'deny') metrics.decision(member.type, member.name, 'denied');
       return result;
@@ -79,11 +79,11 @@ export function createSwappableAuthorizer(initial: Authorizer): SwappableAuthori
     if (left <= 0 && retired.delete(authorizer)) authorizer.close?.();
   };
   return {
-    authorize: async (attributes, signal) => {
+    authorize: async (attributes, cancellation) => {
       const authorizer = current;
       inFlight.set(authorizer, (inFlight.get(authorizer) ?? 0) + 1);
       try {
-        return await authorizer.authorize(attributes, signal);
+        return await authorizer.authorize(attributes, cancellation);
       } finally {
         release(authorizer);
       }

@@ -44,8 +44,17 @@ export interface AuthorizationAttributes {
   labelSelector?: SelectorRequirement[];
 }
 
+/**
+ * Where an authorizer gets its abort signal from, only when it has something to cancel (a webhook
+ * call): making an AbortSignal for every request is a measurable share of a small GET, and most
+ * decisions never wait. The request context and an AbortController both fit.
+ */
+export interface Cancellation {
+  readonly signal: AbortSignal;
+}
+
 export interface Authorizer {
-  authorize(attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult>;
+  authorize(attributes: AuthorizationAttributes, cancellation?: Cancellation): Promise<AuthorizationResult>;
   close?(): void;
 }
 

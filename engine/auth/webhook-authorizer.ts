@@ -8,7 +8,7 @@
 // later authorizer allows.
 import type { Clock } from '../clock.ts';
 import type { Prng } from '../random.ts';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Decision } from './authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Cancellation, Decision } from './authorizer.ts';
 import type { AuthorizationMetrics, WebhookResult } from './authorization-metrics.ts';
 import { noopAuthorizationMetrics } from './authorization-metrics.ts';
 import type { MatchConditions } from './cel-match-conditions.ts';
@@ -50,7 +50,7 @@ export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Auth
   const decisionOnError: Decision = failurePolicy === 'Deny' ? 'deny' : 'noOpinion';
   const failed = (error: string): AuthorizationResult => ({ decision: decisionOnError, reason: '', error });
 
-  const authorize = async (attributes: AuthorizationAttributes, signal?: AbortSignal): Promise<AuthorizationResult> => {
+  const authorize = async (attributes: AuthorizationAttributes, cancellation?: Cancellation): Promise<AuthorizationResult> => {
     const spec = specFromAttributes(attributes);
     const conditions = options.matchConditions;
     if (conditions !== undefined && conditions.expressions.length > 0) {
@@ -72,6 +72,7 @@ export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Auth
     if (status === undefined) {
       const startMs = clock.now();
       const body = requestBody(spec, version, options.authorizationGroup);
+      const signal = cancellation?.signal;
       const outcome = await callWithBackoff(() => client.post(body, signal), { backoff, clock, prng, signal });
       const parsed = outcome.ok ? parseReviewResponse(outcome.body, version, options.authorizationGroup) : undefined;
       const result: WebhookResult = outcome.ok ? (parsed?.ok === true ? 'success' : 'error') : outcome.kind;

@@ -97,6 +97,11 @@ export interface StorageBackend {
   _open(prefix: string, listener: BackendListener): Promise<BackendSnapshot>;
   _commit(ops: readonly CommitOp[]): Promise<CommitResult>;
   _currentRevision(): Promise<number>;
+  /**
+   * `_currentRevision` when the backend knows it without asking anyone (a local database), so a
+   * consistent read of an up-to-date cache costs no promise; undefined otherwise (etcd) or when not open.
+   */
+  _knownRevision?(): number | undefined;
   _close(): Promise<void>;
 }
 

@@ -160,6 +160,10 @@ export class LevelDbBackend implements StorageBackend {
     return Promise.resolve(this.acknowledged);
   }
 
+  _knownRevision(): number | undefined {
+    return this.state === 'open' ? this.acknowledged : undefined;
+  }
+
   async _close(): Promise<void> {
     if (this.state === 'closed') return;
     const db = this.db;

@@ -135,6 +135,10 @@ class MemoryBackend implements StorageBackend {
     return Promise.resolve(this.volume.revision);
   }
 
+  _knownRevision(): number | undefined {
+    return this.state === 'open' ? this.volume.revision : undefined;
+  }
+
   _close(): Promise<void> {
     if (this.state === 'open' && this.volume.holder === this) this.volume.holder = undefined;
     this.state = 'closed';

@@ -66,8 +66,10 @@ export class ResourceStoreImpl implements ResourceStore {
     this.keyFor(name);
     const text = options.resourceVersion ?? '';
     const wanted = parseResourceVersion(text);
-    if (text === '') await this.core.waitFresh();
-    else if (wanted > 0) await this.core.cache.waitFor(wanted);
+    if (text === '') {
+      const fresh = this.core.waitFresh();
+      if (fresh !== undefined) await fresh;
+    } else if (wanted > 0) await this.core.cache.waitFor(wanted);
     const cached = this.cache.get(name);
     if (cached === undefined) throw notFoundError(this.resource, name);
     return cached.object;

@@ -258,8 +258,17 @@ export class StoreCore implements Store {
     return hint.cached;
   }
 
-  /** Waits until the cache holds every acknowledged write (a consistent read). */
-  async waitFresh(): Promise<void> {
+  /**
+   * Waits until the cache holds every acknowledged write (a consistent read); undefined when it
+   * already does and the backend can tell without being asked (no promise on the hot path).
+   */
+  waitFresh(): Promise<void> | undefined {
+    const known = this.backend._knownRevision?.();
+    if (known !== undefined && this.cache.revision >= known) return undefined;
+    return this.waitFreshAsync();
+  }
+
+  private async waitFreshAsync(): Promise<void> {
     let revision: number;
     try {
       revision = await this.backend._currentRevision();
