@@ -89,7 +89,8 @@ export interface SimulationReport {
       serverConcurrencyLimit: number;
       requestTimeoutSeconds: number;
       consistentListFromCache: boolean;
-      executorThreads: number;
+      /** null: the execution plane is not modelled. */
+      executorThreads: number | null;
     };
     warnings: string[];
   };

@@ -28,8 +28,14 @@ export interface ServerSpec {
   requestTimeoutMs: number;
   /** Lists at resourceVersion "" are served from the watch cache (1.32 default with a recent etcd). */
   consistentListFromCache: boolean;
-  /** Threads of the execution plane; 0: every admitted request runs at once for its service time. */
-  executorThreads: number;
+  /**
+   * The server's execution plane, as `--execution-threads` sets it (sim/execution-plane.ts): N
+   * worker threads, or 0 for the main thread alone; null when not modelled (every admitted request
+   * starts at once). Default: as the server's, cores − 1 (at least 1), when `cores` is given.
+   */
+  executorThreads: number | null;
+  /** The server machine's cores; only sets the default of executorThreads. */
+  cores: number | null;
 }
 
 export interface FlowSpec {
@@ -81,7 +87,7 @@ export interface Scenario {
 }
 
 const TOP_FIELDS = ['apiVersion', 'kind', 'name', 'description', 'duration', 'server', 'bootstrap', 'objects', 'files', 'objectCounts', 'flows', 'report'];
-const SERVER_FIELDS = ['maxRequestsInflight', 'maxMutatingRequestsInflight', 'requestTimeout', 'consistentListFromCache', 'executorThreads'];
+const SERVER_FIELDS = ['maxRequestsInflight', 'maxMutatingRequestsInflight', 'requestTimeout', 'consistentListFromCache', 'executorThreads', 'cores'];
 const FLOW_FIELDS = [
   'name', 'user', 'groups', 'namespace', 'verb', 'apiGroup', 'resource', 'subresource', 'objectName', 'path',
   'objects', 'watchers', 'query', 'arrival', 'service', 'timeout', 'waitLimit', 'start', 'stop',
@@ -149,8 +155,13 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
     maxMutatingRequestsInflight: r.number(map, 'maxMutatingRequestsInflight', path, { fallback: DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT, integer: true, min: 0 }),
     requestTimeoutMs: r.duration(map, 'requestTimeout', path, { fallbackMs: DEFAULT_REQUEST_TIMEOUT_MS, positive: true }),
     consistentListFromCache: r.boolean(map, 'consistentListFromCache', path, true),
-    executorThreads: r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 1_000_000 }),
+    executorThreads: null,
+    cores: map.cores === undefined || map.cores === null ? null : r.number(map, 'cores', path, { fallback: 1, integer: true, min: 1, max: 4096 }),
   };
+  // As `fairway serve --execution-threads`: the cores left after the main thread, at least one.
+  const defaultThreads = server.cores === null ? null : Math.max(1, server.cores - 1);
+  server.executorThreads =
+    map.executorThreads === undefined || map.executorThreads === null ? defaultThreads : r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 4096 });
   if (server.maxRequestsInflight + server.maxMutatingRequestsInflight <= 0) {
     r.fail(path, 'maxRequestsInflight + maxMutatingRequestsInflight must be greater than 0 (APF needs a server concurrency limit)');
   }

@@ -1,3 +1,4 @@
+import { POOL_WORK_MIN_OBJECTS } from './virtual-executor.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildReport, reportJson, type SimulationReport } from './report.ts';
@@ -112,17 +113,34 @@ flows:
   assert.is(report.flows['plain-write']!.seatsPerRequest, 1);
 });
 
-test('with a limited executor, admitted work waits for a thread while holding its seats', async () => {
-  const yaml = (threads: number) => `kind: Scenario
+const storm = (server: string) => `kind: Scenario
 duration: 10s
-server: {executorThreads: ${threads}}
+server: {${server}}
 flows:
-${flow('a', 'alice', 150)}`;
-  const unlimited = await simulate(yaml(0));
-  const oneThread = await simulate(yaml(4));
-  assert.ok(unlimited.flows.a!.latencySeconds.p99! < 0.5);
-  assert.ok(oneThread.flows.a!.latencySeconds.p99! > 2 * unlimited.flows.a!.latencySeconds.p99!);
-  assert.ok(oneThread.levels['global-default']!.seatsInUse.mean > 2 * unlimited.levels['global-default']!.seatsInUse.mean);
+  - {name: lister, user: 'system:serviceaccount:ci:lister', groups: [system:serviceaccounts, system:authenticated], namespace: ci, verb: list, resource: pods, objects: 3000, arrival: {type: poisson, rate: 40}, service: {type: constant, value: 40ms}}
+${flow('reader', 'alice', 100)}`;
+
+test('executorThreads is the server\'s --execution-threads: big LISTs wait for its threads, holding their seats; small requests do not', async () => {
+  const unmodelled = await simulate(storm(''));
+  const oneThread = await simulate(storm('executorThreads: 1'));
+  assert.is(unmodelled.scenario.server.executorThreads, null);
+  assert.is(oneThread.scenario.server.executorThreads, 1);
+  // 40 LISTs/s of 40 ms need 1.6 threads: on one they queue.
+  assert.ok(oneThread.flows.lister!.latencySeconds.p99! > 5 * unmodelled.flows.lister!.latencySeconds.p99!);
+  assert.ok(oneThread.levels['workload-low']!.seatsInUse.mean > 2 * unmodelled.levels['workload-low']!.seatsInUse.mean);
+  // A GET (in another level) is not pool work: its latency is its service time either way.
+  assert.equal(oneThread.flows.reader!.latencySeconds, unmodelled.flows.reader!.latencySeconds);
+  assert.is(POOL_WORK_MIN_OBJECTS, 41);
+});
+
+test('executorThreads 0 is the main thread alone, one LIST at a time; the default follows cores as the server\'s does', async () => {
+  const inline = await simulate(storm('executorThreads: 0'));
+  const oneThread = await simulate(storm('executorThreads: 1'));
+  assert.is(inline.scenario.server.executorThreads, 0);
+  assert.equal(inline.flows.lister!.latencySeconds, oneThread.flows.lister!.latencySeconds);
+  assert.is((await simulate(storm('cores: 4'))).scenario.server.executorThreads, 3);
+  assert.is((await simulate(storm('cores: 1'))).scenario.server.executorThreads, 1);
+  assert.is((await simulate(storm('cores: 8, executorThreads: 2'))).scenario.server.executorThreads, 2);
 });
 
 test.run();

@@ -24,7 +24,7 @@ import type { LoadedScenario } from './scenario-load.ts';
 import { MAX_WAIT_LIMIT_MS, type FlowSpec, type Scenario } from './scenario.ts';
 import { streamPrng } from './seed.ts';
 import { SimClock } from './sim-clock.ts';
-import { VirtualExecutor, type VirtualWork } from './virtual-executor.ts';
+import { runsOnPool, threadsFor, VirtualExecutor, type VirtualWork } from './virtual-executor.ts';
 
 export interface SimulationInput {
   loaded: LoadedScenario;
@@ -68,6 +68,8 @@ class InFlight implements AdmitRequest, VirtualWork {
   releaseDelayMs = 0;
   level: LevelMetrics | undefined;
   admission: Admission | undefined;
+  /** Objects the work estimator counted (LIST and WATCH only). */
+  objects: number | undefined;
 
   constructor(
     private readonly run: Simulation,
@@ -112,7 +114,7 @@ class Simulation {
     const server = this.scenario.server;
     this.objectCounts = new Map(Object.entries(this.scenario.objectCounts));
     this.intervalMs = this.scenario.reportIntervalMs ?? chooseIntervalMs(this.scenario.durationMs);
-    this.executor = new VirtualExecutor(this.clock, server.executorThreads);
+    this.executor = new VirtualExecutor(this.clock, threadsFor(server.executorThreads));
     this.controller = new FlowController({
       clock: this.clock,
       serverConcurrencyLimit: server.maxRequestsInflight + server.maxMutatingRequestsInflight,
@@ -216,7 +218,8 @@ class Simulation {
     flow.noteDispatched(nowMs - request.arrivalMs, request.seats);
     level.addSeats(nowMs, request.seats);
     level.noteDispatched();
-    this.executor.execute(request);
+    if (runsOnPool(request.objects)) this.executor.execute(request);
+    else this.clock.scheduleTask(request.serviceMs, request);
   }
 
   finish(request: InFlight): void {
@@ -340,9 +343,8 @@ class Simulation {
   // --- books -----------------------------------------------------------------------------------
 
   private objectCount(groupResource: string): ObjectCountResult {
-    const objects = this.estimating.objects;
-    if (objects !== undefined) return { count: objects };
-    const count = this.objectCounts.get(groupResource);
+    const count = this.estimating.objects ?? this.objectCounts.get(groupResource);
+    if (this.admitting !== undefined) this.admitting.objects = count;
     return count === undefined ? 'not-found' : { count };
   }
 

@@ -11,24 +11,9 @@ import { closedError } from './executor-errors.ts';
 import type { Executor, Work } from './executor.ts';
 import { stageNameOf } from './stage-runner.ts';
 import { findStage } from './stages.ts';
+import { DEFAULT_POOL_THRESHOLDS, type PoolThresholds } from './pool-thresholds.ts';
 
-/** Stage name → size (in the stage's sizeUnit) from which work runs on the pool. */
-export type PoolThresholds = Readonly<Record<string, number>>;
-
-// The rule: a stage goes to the pool once its inline work would take about 0.5 ms, i.e. ten hops
-// (one hop ≈ 50–80 µs p50 on the 2-core reference machine), so the hop adds at most ~10 % latency
-// and the main thread is never held longer than that by one piece of work.
-export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
-  'encode-objects': 32 * 1024,
-  'render-json': 32 * 1024,
-  'render-table': 16 * 1024,
-  'render-yaml': 4 * 1024,
-  // ≈ 600k iterations per ms → 0.5 ms.
-  'sleep-cpu': 300_000,
-  // encode-json and encode-json-lines have NO threshold: their payload is a live object graph, and
-  // cloning it into a worker costs the main thread as much as encoding it (0.8–1.1× measured) while
-  // tripling the latency, so they always run inline.
-};
+export { DEFAULT_POOL_THRESHOLDS, type PoolThresholds };
 
 export interface RoutingExecutorOptions {
   inline: Executor;

@@ -19,7 +19,7 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
   parts.push(
     `<p class="meta">Seed <code>${esc(s.seed)}</code> · ${fmtNumber(s.durationSeconds)} s simulated · server concurrency limit ${s.server.serverConcurrencyLimit} seats (` +
       `${s.server.maxRequestsInflight} + ${s.server.maxMutatingRequestsInflight}) · bootstrap: ${esc(s.bootstrap)} · request timeout ${fmtNumber(s.server.requestTimeoutSeconds)} s` +
-      (s.server.executorThreads > 0 ? ` · ${s.server.executorThreads} executor threads` : '') +
+      (s.server.executorThreads === null ? '' : s.server.executorThreads === 0 ? ' · execution plane inline (0 threads)' : ` · ${s.server.executorThreads} executor thread${s.server.executorThreads === 1 ? '' : 's'}`) +
       `</p>`,
   );
   parts.push(`<p class="meta">Reproduce: <code>${esc(reproduce)}</code></p>`);
