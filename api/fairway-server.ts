@@ -33,7 +33,8 @@ import { isHealthPath, type HealthCheck } from './handlers/health.ts';
 import { createResourceHandler, type ResourceRoute } from './handlers/resource.ts';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from './handlers/watch-limit.ts';
 import type { FlowcontrolKind } from './table.ts';
-import { managedFieldsRecorder, patchApplier } from './handlers/patch-adapter.ts';
+import { managedFieldsRecorder } from './handlers/patch-adapter.ts';
+import { executorPatchApplier } from './handlers/patch-work.ts';
 import { withSelfSubjectAccessReview, type AccessControl } from './access-control.ts';
 import { Counter, Registry } from 'prom-client';
 import { startExecutionPlane, type ExecutionPlane } from './execution-plane.ts';
@@ -194,7 +195,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     version: FLOWCONTROL_VERSION,
     metaGroup: groups.meta,
     ...(apiDomain !== undefined ? { apiDomain } : {}),
-    applyPatch: patchApplier(new Map([...routes.values()].map((r) => [r.kind.kind, r.kind])), groups.flowcontrol),
+    applyPatch: executorPatchApplier(executor, groups.flowcontrol),
     nowTime,
     ...(options.minRequestTimeoutMs !== undefined ? { minRequestTimeoutMs: options.minRequestTimeoutMs } : {}),
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER),

@@ -16,6 +16,7 @@ export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
   'render-json': 32 * 1024,
   'render-table': 16 * 1024,
   'render-yaml': 4 * 1024,
+  'apply-patch': 2 * 1024,
   // ≈ 600k iterations per ms → 0.5 ms.
   'sleep-cpu': 300_000,
   // encode-json and encode-json-lines have NO threshold: their payload is a live object graph, and

@@ -10,6 +10,7 @@
 import { threadId, type TransferListItem } from 'node:worker_threads';
 import { goJsonText, newlineTerminatedBytes } from '../engine/store/go-json.ts';
 import { renderBody, type RenderSpec } from '../api/handlers/render-body.ts';
+import { APPLY_PATCH_STAGE, patchWorkSize, runPatchStage } from '../api/handlers/patch-work.ts';
 import { ENCODE_OBJECTS_STAGE, encodeObjectsJson } from './objects-json.ts';
 import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
 
@@ -65,6 +66,16 @@ const STAGE_LIST: readonly Stage[] = [
   renderStage('render-json'),
   renderStage('render-table'),
   renderStage('render-yaml'),
+  {
+    // A PATCH applied to the stored object (api/handlers/patch-work.ts): server-side apply and
+    // strategic merge cost far more than the read and the write around them.
+    name: APPLY_PATCH_STAGE,
+    purpose: 'serving',
+    sizeUnit: 'bytes',
+    sizeOf: patchWorkSize,
+    run: runPatchStage,
+    pack: packPayload,
+  },
   {
     // Deterministic CPU work: `iterations` steps of xorshift32; returns the final state so the loop
     // cannot be optimised away. Models a stage of known cost in tests and benchmarks.

@@ -1,0 +1,104 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { adoptWrittenObject } from '../../engine/store/cached-object.ts';
+import { encodeObject } from '../../engine/store/codec.ts';
+import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
+import type { KubeObject } from '../../engine/resources/types.ts';
+import type { Executor, Work } from '../../workers/executor.ts';
+import { createInlineExecutor } from '../../workers/inline-executor.ts';
+import { findStage } from '../../workers/stages.ts';
+import { packPayload } from '../../workers/stored-objects.ts';
+import { isApiError } from '../errors.ts';
+import { executorPatchApplier } from './patch-work.ts';
+import type { PatchRequest } from './resource.ts';
+
+const GROUP = 'flowcontrol.apiserver.k8s.io';
+
+const stored = (): KubeObject => {
+  const object: KubeObject = {
+    kind: 'FlowSchema',
+    apiVersion: `${GROUP}/v1`,
+    metadata: { name: 'fs', uid: 'u-1', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 500, distinguisherMethod: { type: 'ByUser' }, rules: [] },
+  };
+  return adoptWrittenObject('/r/fs', 'fs', object, 7, encodeObject(object)).object;
+};
+
+const request = (contentType: PatchRequest['contentType'], body: string, current: KubeObject | undefined = stored()): PatchRequest => ({
+  contentType,
+  body,
+  current,
+  kind: 'FlowSchema',
+  apiVersion: `${GROUP}/v1`,
+  name: 'fs',
+  fieldManager: 'kubectl',
+  force: false,
+  fieldValidation: 'Strict',
+  subresource: '',
+  nowTime: '2026-01-02T00:00:00Z',
+});
+
+/** Runs the stage as the pool would: the payload packed (codec bytes), then run. */
+const packedExecutor: Executor = {
+  async execute<R>(work: Work): Promise<R> {
+    return findStage(work.stage)!.run(packPayload(work.payload)!.payload) as R;
+  },
+  close: async () => undefined,
+};
+
+const APPLY = `apiVersion: ${GROUP}/v1
+kind: FlowSchema
+metadata: {name: fs}
+spec:
+  priorityLevelConfiguration: {name: workload-low}
+  matchingPrecedence: 600
+  rules:
+  - subjects: [{kind: User, user: {name: "a<b>"}}]
+    resourceRules: [{verbs: [get], apiGroups: [""], resources: [pods], clusterScope: true}]
+`;
+
+test('a patch gives the same result on the main thread and from packed codec bytes', async () => {
+  const here = executorPatchApplier(createInlineExecutor(), GROUP);
+  const there = executorPatchApplier(packedExecutor, GROUP);
+  for (const [type, body] of [
+    ['application/apply-patch+yaml', APPLY],
+    ['application/strategic-merge-patch+json', '{"spec":{"matchingPrecedence":700}}'],
+    ['application/merge-patch+json', '{"metadata":{"labels":{"a":"b"}}}'],
+    ['application/json-patch+json', '[{"op":"replace","path":"/spec/matchingPrecedence","value":800}]'],
+  ] as const) {
+    const a = await here(request(type, body));
+    const b = await there(request(type, body));
+    assert.is(JSON.stringify(b), JSON.stringify(a), type);
+  }
+  const applied = await here(request('application/apply-patch+yaml', APPLY));
+  assert.is((applied.object.spec as { matchingPrecedence: number }).matchingPrecedence, 600);
+  assert.ok(applied.managedFieldsSet);
+  // Server-side apply of an object that does not exist yet.
+  const created = await there(request('application/apply-patch+yaml', APPLY, undefined));
+  assert.is(created.object.metadata?.name, 'fs');
+});
+
+test('refusals cross the thread as the errors the write path expects', async () => {
+  const there = executorPatchApplier(packedExecutor, GROUP);
+  const invalid = await Promise.resolve(there(request('application/merge-patch+json', '{"spec":{"matchingPrecedence":"high"}}'))).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  assert.ok(isApiError(invalid), String(invalid));
+  assert.is(invalid.status.code, 422);
+  const conflict = await Promise.resolve(there(request('application/merge-patch+json', '{"metadata":{"resourceVersion":"1"}}'))).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  assert.ok(isStoreErrorCode(conflict, 'FW_ERR_STORE_CONFLICT'), String(conflict));
+});
+
+test('the stage is sized by the stored bytes and the patch body', () => {
+  const stage = findStage('apply-patch')!;
+  const current = stored();
+  const size = stage.sizeOf({ objects: [{ object: current, codecBytes: new Uint8Array(100) }], request: { body: 'x'.repeat(50) } });
+  assert.is(size, 150);
+  assert.is(stage.sizeOf(null), 0);
+});
+
+test.run();

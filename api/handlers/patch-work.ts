@@ -1,0 +1,77 @@
+// PATCH as work for the execution plane. Applying a patch (server-side apply above all, and
+// strategic merge) costs far more than reading or writing the object (docs/execution-plane.md), so
+// on a large object it runs on a worker: the stored object crosses as its codec bytes (moved), the
+// patched object comes back as JSON text, parsed here. Small patches run on the main thread through
+// the very same function, and come back the same way, so both paths hand the write the same object.
+// A refusal crosses as data (the Status, or the store error's fields) and is thrown again here.
+import { FLOWCONTROL_KINDS, type KindInfo } from '../../engine/resources/kinds.ts';
+import type { KubeObject, Status } from '../../engine/resources/types.ts';
+import { storedFormOf } from '../../engine/store/cached-object.ts';
+import { encodeObject } from '../../engine/store/codec.ts';
+import { isStoreError, StoreError, type StoreErrorCode } from '../../engine/store/store-errors.ts';
+import type { StatusDetails } from '../../engine/resources/types.ts';
+import type { Executor, Work } from '../../workers/executor.ts';
+import { objectsOf } from '../../workers/stored-objects.ts';
+import { ApiError, isApiError } from '../errors.ts';
+import { patchApplier } from './patch-adapter.ts';
+import type { PatchApplier, PatchRequest, PatchResult } from './resource.ts';
+
+export const APPLY_PATCH_STAGE = 'apply-patch';
+
+const KINDS: ReadonlyMap<string, KindInfo<never>> = new Map(FLOWCONTROL_KINDS.map((kind) => [kind.kind, kind as unknown as KindInfo<never>]));
+
+export interface PatchPayload {
+  /** The stored object (none when server-side apply creates), as stage payloads carry objects. */
+  readonly objects: readonly unknown[] | object;
+  readonly request: Omit<PatchRequest, 'current'>;
+  /** The API group (for error messages). */
+  readonly group: string;
+}
+
+export type PatchStageResult =
+  | { readonly json: Uint8Array; readonly warnings: string[]; readonly managedFieldsSet: boolean }
+  | { readonly status: Status }
+  | { readonly storeError: { code: StoreErrorCode; message: string; details: StatusDetails | undefined } };
+
+/** The stage: the patch applied by the one applier, the outcome as cloneable data. */
+export function runPatchStage(payload: unknown): PatchStageResult {
+  const { request, group } = payload as PatchPayload;
+  const current = objectsOf(payload)[0];
+  let result: PatchResult | Promise<PatchResult>;
+  try {
+    result = patchApplier(KINDS, group)({ ...request, current });
+  } catch (error) {
+    if (isApiError(error)) return { status: error.status };
+    if (isStoreError(error)) return { storeError: { code: error.code, message: error.message, details: error.details } };
+    throw error;
+  }
+  if (result instanceof Promise) throw new TypeError('the patch applier must be synchronous');
+  return { json: Buffer.from(JSON.stringify(result.object), 'utf8'), warnings: result.warnings, managedFieldsSet: result.managedFieldsSet };
+}
+
+/** The patch's size for routing: the stored object's codec bytes and the patch body. */
+export function patchWorkSize(payload: unknown): number {
+  const objects = (payload as Partial<PatchPayload> | null)?.objects;
+  let bytes = 0;
+  if (Array.isArray(objects)) for (const form of objects as { codecBytes?: Uint8Array }[]) bytes += form?.codecBytes?.byteLength ?? 0;
+  else bytes += (objects as { values?: Uint8Array } | undefined)?.values?.byteLength ?? 0;
+  const body = (payload as Partial<PatchPayload> | null)?.request?.body;
+  return bytes + (typeof body === 'string' ? body.length : 0);
+}
+
+function patchWork(request: PatchRequest, group: string): Work {
+  const { current, ...rest } = request;
+  const forms = current === undefined ? [] : [storedFormOf(current) ?? { object: current, revision: 0, codecBytes: encodeObject(current), jsonBytes: undefined }];
+  return { stage: APPLY_PATCH_STAGE, payload: { objects: forms, request: rest, group } satisfies PatchPayload };
+}
+
+/** The handlers' PatchApplier, running each patch through the execution plane. */
+export function executorPatchApplier(executor: Executor, group: string): PatchApplier {
+  return async (request) => {
+    const outcome = await executor.execute<PatchStageResult>(patchWork(request, group));
+    if ('status' in outcome) throw new ApiError(outcome.status);
+    if ('storeError' in outcome) throw new StoreError(outcome.storeError.code, outcome.storeError.message, { details: outcome.storeError.details });
+    const object = JSON.parse(Buffer.from(outcome.json.buffer, outcome.json.byteOffset, outcome.json.byteLength).toString('utf8')) as KubeObject;
+    return { object, warnings: outcome.warnings, managedFieldsSet: outcome.managedFieldsSet };
+  };
+}
