@@ -157,22 +157,23 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const inFlight = new Set<ServerRequestContext>();
   let idle: (() => void) | undefined;
 
-  const route = async (context: RequestContext): Promise<void> => {
-    if (serveHealth(context, options.health)) return;
-    if (context.requestInfo.isResourceRequest) return options.resources(context);
-    if (await options.describe(context)) return;
-    const path = context.requestInfo.path;
-    for (const [key, handler] of extraRoutes) {
-      if (key.endsWith('/') ? path.startsWith(key) || path === key.slice(0, -1) : path === key) return handler(context);
-    }
-    throw new ApiError(routeNotFound());
-  };
-  const run = chain(filters, async (context) => {
+  const routeOther = async (context: RequestContext): Promise<void> => {
     try {
-      await route(context);
+      if (await options.describe(context)) return;
+      const path = context.requestInfo.path;
+      for (const [key, handler] of extraRoutes) {
+        if (key.endsWith('/') ? path.startsWith(key) || path === key.slice(0, -1) : path === key) return await handler(context);
+      }
+      throw new ApiError(routeNotFound());
     } catch (error) {
       sendError(context, error, logger);
     }
+  };
+  // Resource requests go straight to their handler, which answers every failure itself.
+  const run = chain(filters, (context) => {
+    if (serveHealth(context, options.health)) return INITIALIZED;
+    if (context.requestInfo.isResourceRequest) return options.resources(context);
+    return routeOther(context);
   });
 
   // kube-apiserver's timeout filter: a 504 if nothing was written yet, and the handler's later

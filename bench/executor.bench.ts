@@ -211,18 +211,20 @@ async function encodeSection(pool: Executor, inline: Executor, hopUs: number): P
     }
   }
   results['encode'] = rows;
-  // Each stage's inline cost per codec byte, fitted over the sizes ≥ 100 items (smaller ones are
-  // dominated by fixed costs and timer noise), and the size at which inline work reaches ten hops.
+  // Each stage's inline cost per codec byte (the median over the sizes ≥ 100 items; smaller ones
+  // are dominated by fixed costs and timer noise), and the size at which inline work reaches the
+  // routing rule's 0.5 ms (about ten hops).
   const thresholds: Record<string, unknown> = {};
-  console.log('\n| stage | inline µs per codec KB | ten hops of work (KB) | configured threshold (KB) |');
-  console.log('|---|---|---|---|');
+  console.log('\n| stage | inline µs per codec KB | 0.5 ms of inline work (KB) | ten hops of work (KB) | configured threshold (KB) |');
+  console.log('|---|---|---|---|---|');
   for (const [stage] of STORED_STAGES) {
     const fit = rows.filter((r) => r.stage === stage && r.variant === 'inline' && r.items >= 100);
-    const usPerByte = fit.reduce((sum, r) => sum + (r.msPerOp * 1000) / r.codecBytes, 0) / fit.length;
+    const usPerByte = median(fit.map((r) => (r.msPerOp * 1000) / r.codecBytes));
+    const halfMsBytes = 500 / usPerByte;
     const tenHopsBytes = (10 * hopUs) / usPerByte;
     const configured = DEFAULT_POOL_THRESHOLDS[stage];
-    console.log(`| ${stage} | ${fmt(usPerByte * 1024, 1)} | ${fmt(tenHopsBytes / 1024, 1)} | ${configured === undefined ? '-' : fmt(configured / 1024, 0)} |`);
-    thresholds[stage] = { usPerKb: usPerByte * 1024, tenHopsBytes, configuredBytes: configured };
+    console.log(`| ${stage} | ${fmt(usPerByte * 1024, 1)} | ${fmt(halfMsBytes / 1024, 1)} | ${fmt(tenHopsBytes / 1024, 1)} | ${configured === undefined ? '-' : fmt(configured / 1024, 0)} |`);
+    thresholds[stage] = { usPerKb: usPerByte * 1024, halfMsBytes, tenHopsBytes, configuredBytes: configured };
   }
   results['stageCosts'] = thresholds;
 }

@@ -130,7 +130,7 @@ test('executorThreads is the server\'s --execution-threads: big LISTs wait for i
   assert.ok(oneThread.levels['workload-low']!.seatsInUse.mean > 2 * unmodelled.levels['workload-low']!.seatsInUse.mean);
   // A GET (in another level) is not pool work: its latency is its service time either way.
   assert.equal(oneThread.flows.reader!.latencySeconds, unmodelled.flows.reader!.latencySeconds);
-  assert.is(POOL_WORK_MIN_OBJECTS, 41);
+  assert.is(POOL_WORK_MIN_OBJECTS, 82);
 });
 
 test('executorThreads 0 is the main thread alone, one LIST at a time; the default follows cores as the server\'s does', async () => {

@@ -8,14 +8,20 @@
 /** Stage name → size (in the stage's sizeUnit) from which work runs on the pool. */
 export type PoolThresholds = Readonly<Record<string, number>>;
 
-// The rule: a stage goes to the pool once its inline work would take about 0.5 ms, i.e. ten hops
-// (one hop ≈ 50–80 µs p50 on the 2-core reference machine), so the hop adds at most ~10 % latency
-// and the main thread is never held longer than that by one piece of work.
+// The rule: a stage goes to the pool once its inline work would hold the main thread about
+// 0.5 ms, i.e. ten hops (one hop ≈ 50–80 µs p50 on the 2-core reference machine), so the hop adds
+// at most ~10 % latency and no piece of admitted work holds the main thread longer than that.
+// Sizes are the codec bytes of the objects the stage reads (plus the body, for a patch).
 export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
-  'encode-objects': 32 * 1024,
-  'render-json': 32 * 1024,
-  'render-table': 16 * 1024,
+  // Compact JSON of objects whose encoding the watch cache has not kept yet (≈ 5 µs per codec KB).
+  'encode-objects': 64 * 1024,
+  // Pretty JSON, partial object metadata (≈ 8 µs per codec KB).
+  'render-json': 64 * 1024,
+  // Tables (≈ 6 µs per codec KB).
+  'render-table': 64 * 1024,
+  // YAML: the yaml library costs ≈ 20× JSON (≈ 130 µs per codec KB).
   'render-yaml': 4 * 1024,
+  // Patches: server-side apply costs far more per byte than anything else here.
   'apply-patch': 2 * 1024,
   // ≈ 600k iterations per ms → 0.5 ms.
   'sleep-cpu': 300_000,
@@ -23,4 +29,3 @@ export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
   // cloning it into a worker costs the main thread as much as encoding it (0.8–1.1× measured) while
   // tripling the latency, so they always run inline.
 };
-
