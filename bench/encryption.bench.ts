@@ -3,7 +3,10 @@
 //   create   objects created/s (codec + transformToStorage + commit), 64 in flight;
 //   open     objects decoded/s while a store reopens (transformFromStorage of every value: the
 //            only store read path that decrypts, since gets and lists are served by the cache);
-//   get      gets/s from the watch cache (no decryption: shows reads do not pay for encryption).
+//   get      gets/s from the watch cache (no decryption: shows reads do not pay for encryption);
+//   large    main-thread time to encrypt and decrypt one value of 1 KiB, 64 KiB and 1 MiB per
+//            static-key provider: whether a large value would pass the execution plane's 0.5 ms
+//            rule (docs/execution-plane.md).
 // The memory backend keeps disk time out of it; kms-v2 talks gRPC to the real test plugin process.
 //
 //   node --import tsx bench/encryption.bench.ts             (about half a minute on 2 cores)
@@ -118,10 +121,42 @@ async function measure(provider: string): Promise<Sample> {
   return { createPerS: (COUNT * 1000) / createMs, openPerS: (COUNT * 1000) / openMs, getPerS: (COUNT * 1000) / getMs };
 }
 
+/** Milliseconds per transformToStorage and transformFromStorage of one `size`-byte value (medians). */
+async function largeValue(provider: string, size: number): Promise<{ encryptMs: number; decryptMs: number }> {
+  const transformers = await createResourceTransformers(config(PROVIDERS[provider]!), { clock: realClock() });
+  try {
+    const transformer = routeByStorageKey(transformers, RESOURCES);
+    const context = { key: `/registry/${PLC.group}/${PLC.resource}/large` };
+    const value = new Uint8Array(size).map((_, i) => (i * 31) & 0xff);
+    const reps = size >= 1 << 20 ? (QUICK ? 3 : 9) : QUICK ? 20 : 200;
+    const encrypt: number[] = [];
+    const decrypt: number[] = [];
+    let stored = await transformer.transformToStorage(value, context);
+    for (let i = 0; i < reps; i++) {
+      let t = now();
+      stored = await transformer.transformToStorage(value, context);
+      encrypt.push(now() - t);
+      t = now();
+      await transformer.transformFromStorage(stored, context);
+      decrypt.push(now() - t);
+    }
+    return { encryptMs: median(encrypt), decryptMs: median(decrypt) };
+  } finally {
+    transformers.close();
+  }
+}
+
 const samples = new Map<string, Sample[]>(Object.keys(PROVIDERS).map((p) => [p, []]));
+const LARGE_PROVIDERS = ['identity', 'aescbc', 'aesgcm', 'secretbox'];
+const LARGE_SIZES = [1 << 10, 64 << 10, 1 << 20];
+const large: Record<string, Record<string, { encryptMs: number; decryptMs: number }>> = {};
 try {
   await measure('identity'); // warm-up: JIT, codec structures
   for (let round = 0; round < ROUNDS; round++) for (const provider of Object.keys(PROVIDERS)) samples.get(provider)!.push(await measure(provider));
+  for (const provider of LARGE_PROVIDERS) {
+    large[provider] = {};
+    for (const size of LARGE_SIZES) large[provider]![String(size)] = await largeValue(provider, size);
+  }
 } finally {
   await plugin.stop();
 }
@@ -147,4 +182,14 @@ for (const provider of Object.keys(PROVIDERS)) {
 const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
 process.stdout.write(`\nencryption at rest through the store: ${fmt(COUNT)} objects of ~1 KB, medians of ${ROUNDS} interleaved rounds\n`);
 for (const row of rows) process.stdout.write(`  ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}\n`);
+results.large = large;
+process.stdout.write('\nmain-thread ms to encrypt / decrypt one value (medians; the execution plane\'s rule is 0.5 ms)\n');
+process.stdout.write(`  ${'provider'.padEnd(10)}${LARGE_SIZES.map((size) => `${size >= 1 << 20 ? `${size >> 20} MiB` : `${size >> 10} KiB`}`.padStart(18)).join('')}\n`);
+for (const provider of LARGE_PROVIDERS) {
+  const cells = LARGE_SIZES.map((size) => {
+    const r = large[provider]![String(size)]!;
+    return `${r.encryptMs.toFixed(3)} / ${r.decryptMs.toFixed(3)}`.padStart(18);
+  });
+  process.stdout.write(`  ${provider.padEnd(10)}${cells.join('')}\n`);
+}
 process.stdout.write(`\n${JSON.stringify(results)}\n`);

@@ -229,6 +229,43 @@ async function encodeSection(pool: Executor, inline: Executor, hopUs: number): P
   results['stageCosts'] = thresholds;
 }
 
+/** A FlowSchema with `rules` rules (≈150 bytes of JSON each), and a server-side apply that replaces them. */
+function patchCase(rules: number): { form: StoredForm; work: (contentType: string, body: string) => Work; apply: string; merge: string } {
+  const rule = (i: number, tag: string) => ({ subjects: [{ kind: 'User', user: { name: `user-${i}-${tag}` } }], resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: [`r${i}`], clusterScope: true }] });
+  const spec = (tag: string) => ({ priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 100, distinguisherMethod: { type: 'ByUser' }, rules: Array.from({ length: rules }, (_, i) => rule(i, tag)) });
+  const object: KubeObject = { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 'big', uid: 'u', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' }, spec: spec('a') };
+  const form = adoptWrittenObject('/registry/fs/big', 'big', object, 5, encodeObject(object));
+  const request = { kind: 'FlowSchema', apiVersion: object.apiVersion, name: 'big', fieldManager: 'bench', force: true, fieldValidation: 'Strict', subresource: '', nowTime: '2026-01-02T00:00:00Z' };
+  return {
+    form,
+    work: (contentType, body) => ({ stage: 'apply-patch', payload: { objects: [form], request: { ...request, contentType, body }, group: 'flowcontrol.apiserver.k8s.io' } }),
+    // JSON is YAML: the apply body needs no YAML library here.
+    apply: JSON.stringify({ apiVersion: object.apiVersion, kind: 'FlowSchema', metadata: { name: 'big' }, spec: spec('b') }),
+    merge: JSON.stringify({ spec: { matchingPrecedence: 200 } }),
+  };
+}
+
+async function patchSection(pool: Executor, inline: Executor): Promise<void> {
+  console.log('\n## PATCH on a FlowSchema: the apply-patch stage inline vs on the pool');
+  console.log('| rules | codec KB | patch | inline ms | pool latency ms | pool main ms | main ratio |');
+  console.log('|---|---|---|---|---|---|---|');
+  const rows: unknown[] = [];
+  for (const rules of [10, 100, 500]) {
+    const c = patchCase(rules);
+    for (const [label, contentType, body] of [
+      ['server-side apply', 'application/apply-patch+yaml', c.apply],
+      ['strategic merge', 'application/strategic-merge-patch+json', c.merge],
+    ] as const) {
+      const reps = QUICK ? 3 : rules >= 500 ? 5 : 20;
+      const here = await measure(() => inline.execute(c.work(contentType, body)), reps, 2);
+      const there = await measure(() => pool.execute(c.work(contentType, body)), reps, 2);
+      console.log(`| ${rules} | ${fmt(c.form.codecBytes.byteLength / 1024, 1)} | ${label} | ${fmt(here.msPerOp)} | ${fmt(there.msPerOp)} | ${fmt(there.mainMsPerOp)} | ${fmt(there.mainMsPerOp / here.msPerOp, 2)} |`);
+      rows.push({ rules, codecBytes: c.form.codecBytes.byteLength, patch: label, inline: here, pool: there });
+    }
+  }
+  results['patch'] = rows;
+}
+
 async function availabilitySection(pool: Executor, inline: Executor): Promise<void> {
   console.log('\n## Event-loop availability during large encodes (10,000 items, ≈10 MB each)');
   const encodes = QUICK ? 3 : 10;
@@ -279,6 +316,7 @@ const pool = await startupSection();
 try {
   const hopUs = await hopSection(pool, inline);
   await encodeSection(pool, inline, hopUs);
+  await patchSection(pool, inline);
   await availabilitySection(pool, inline);
   await cpuStageSection(pool, inline, hopUs);
 } finally {

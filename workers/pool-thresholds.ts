@@ -21,8 +21,10 @@ export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
   'render-table': 64 * 1024,
   // YAML: the yaml library costs ≈ 20× JSON (≈ 130 µs per codec KB).
   'render-yaml': 4 * 1024,
-  // Patches: server-side apply costs far more per byte than anything else here.
-  'apply-patch': 2 * 1024,
+  // Server-side apply and strategic merge: milliseconds even for a small object, so always.
+  'apply-patch': 0,
+  // Merge and JSON patches (≈ 40 µs per KB of the stored object).
+  'merge-patch': 8 * 1024,
   // ≈ 600k iterations per ms → 0.5 ms.
   'sleep-cpu': 300_000,
   // encode-json and encode-json-lines have NO threshold: their payload is a live object graph, and

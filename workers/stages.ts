@@ -10,7 +10,7 @@
 import { threadId, type TransferListItem } from 'node:worker_threads';
 import { goJsonText, newlineTerminatedBytes } from '../engine/store/go-json.ts';
 import { renderBody, type RenderSpec } from '../api/handlers/render-body.ts';
-import { APPLY_PATCH_STAGE, patchWorkSize, runPatchStage } from '../api/handlers/patch-work.ts';
+import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, patchWorkSize, runPatchStage } from '../api/handlers/patch-work.ts';
 import { ENCODE_OBJECTS_STAGE, encodeObjectsJson } from './objects-json.ts';
 import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
 
@@ -66,16 +66,10 @@ const STAGE_LIST: readonly Stage[] = [
   renderStage('render-json'),
   renderStage('render-table'),
   renderStage('render-yaml'),
-  {
-    // A PATCH applied to the stored object (api/handlers/patch-work.ts): server-side apply and
-    // strategic merge cost far more than the read and the write around them.
-    name: APPLY_PATCH_STAGE,
-    purpose: 'serving',
-    sizeUnit: 'bytes',
-    sizeOf: patchWorkSize,
-    run: runPatchStage,
-    pack: packPayload,
-  },
+  // A PATCH applied to the stored object (api/handlers/patch-work.ts), one stage per cost class:
+  // server-side apply and strategic merge; merge and JSON patches.
+  patchStage(APPLY_PATCH_STAGE),
+  patchStage(MERGE_PATCH_STAGE),
   {
     // Deterministic CPU work: `iterations` steps of xorshift32; returns the final state so the loop
     // cannot be optimised away. Models a stage of known cost in tests and benchmarks.
@@ -142,6 +136,10 @@ function renderStage(name: string): Stage {
     run: (payload) => renderBody(objectsOf(payload), renderSpecOf(payload)),
     pack: packPayload,
   };
+}
+
+function patchStage(name: string): Stage {
+  return { name, purpose: 'serving', sizeUnit: 'bytes', sizeOf: patchWorkSize, run: runPatchStage, pack: packPayload };
 }
 
 function renderSpecOf(payload: unknown): RenderSpec {

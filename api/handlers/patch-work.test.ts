@@ -93,8 +93,9 @@ test('refusals cross the thread as the errors the write path expects', async () 
   assert.ok(isStoreErrorCode(conflict, 'FW_ERR_STORE_CONFLICT'), String(conflict));
 });
 
-test('the stage is sized by the stored bytes and the patch body', () => {
-  const stage = findStage('apply-patch')!;
+test('the patch stages are sized by the stored bytes and the patch body', () => {
+  assert.is(findStage('merge-patch')?.run, findStage('apply-patch')?.run, 'one applier, two cost classes');
+  const stage = findStage('merge-patch')!;
   const current = stored();
   const size = stage.sizeOf({ objects: [{ object: current, codecBytes: new Uint8Array(100) }], request: { body: 'x'.repeat(50) } });
   assert.is(size, 150);

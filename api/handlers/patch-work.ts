@@ -16,7 +16,16 @@ import { ApiError, isApiError } from '../errors.ts';
 import { patchApplier } from './patch-adapter.ts';
 import type { PatchApplier, PatchRequest, PatchResult } from './resource.ts';
 
+/**
+ * Stage names by cost class: server-side apply and strategic merge walk the kind's schema and the
+ * managed fields (milliseconds even for a small object); merge and JSON patches only the document.
+ */
 export const APPLY_PATCH_STAGE = 'apply-patch';
+export const MERGE_PATCH_STAGE = 'merge-patch';
+
+function patchStage(contentType: PatchRequest['contentType']): string {
+  return contentType === 'application/apply-patch+yaml' || contentType === 'application/strategic-merge-patch+json' ? APPLY_PATCH_STAGE : MERGE_PATCH_STAGE;
+}
 
 const KINDS: ReadonlyMap<string, KindInfo<never>> = new Map(FLOWCONTROL_KINDS.map((kind) => [kind.kind, kind as unknown as KindInfo<never>]));
 
@@ -62,7 +71,7 @@ export function patchWorkSize(payload: unknown): number {
 function patchWork(request: PatchRequest, group: string): Work {
   const { current, ...rest } = request;
   const forms = current === undefined ? [] : [storedFormOf(current) ?? { object: current, revision: 0, codecBytes: encodeObject(current), jsonBytes: undefined }];
-  return { stage: APPLY_PATCH_STAGE, payload: { objects: forms, request: rest, group } satisfies PatchPayload };
+  return { stage: patchStage(request.contentType), payload: { objects: forms, request: rest, group } satisfies PatchPayload };
 }
 
 /** The handlers' PatchApplier, running each patch through the execution plane. */
