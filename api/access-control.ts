@@ -111,7 +111,10 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
 
 /** Routes the SelfSubjectAccessReview path to its handler and everything else to `resources`. */
 export function withSelfSubjectAccessReview(resources: RouteHandler, route: { path: string; handler: RouteHandler }): RouteHandler {
-  return (context) => (context.requestInfo.path.replace(/\/+$/, '') === route.path ? route.handler(context) : resources(context));
+  const resource = route.path.slice(route.path.lastIndexOf('/') + 1);
+  // The resource name first: most requests are for other resources, and the path check builds a string.
+  return (context) =>
+    context.requestInfo.resource === resource && context.requestInfo.path.replace(/\/+$/, '') === route.path ? route.handler(context) : resources(context);
 }
 
 /** What the engine's authenticators read from an HTTP request: the header and the client's chain. */

@@ -171,8 +171,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
   // Resource requests go straight to their handler, which answers every failure itself.
   const run = chain(filters, (context) => {
-    if (serveHealth(context, options.health)) return INITIALIZED;
+    // Health paths are never resource paths: resource requests skip the health check.
     if (context.requestInfo.isResourceRequest) return options.resources(context);
+    if (serveHealth(context, options.health)) return INITIALIZED;
     return routeOther(context);
   });
 

@@ -46,6 +46,9 @@ export interface Classification {
   fallback: boolean;
 }
 
+const CLASSIFICATION = Symbol('fairway.classification');
+type MemoizedDigest = RequestDigest & { [CLASSIFICATION]?: { readonly by: Classifier; readonly classification: Classification } };
+
 export interface Classifier {
   /** The FlowSchemas in matching order, the mandatory ones included when they had to be supplied. */
   readonly flowSchemas: readonly FlowSchema[];
@@ -104,20 +107,22 @@ export function buildClassifier(
   const sequence: readonly FlowSchema[] = usable;
 
   // A digest is immutable once handed in, and a Classifier never changes, so a digest seen again
-  // (the simulator reuses one per flow) is answered from this memo.
-  const memo = new WeakMap<RequestDigest, Classification>();
-  return {
+  // (the simulator reuses one per flow) is answered from the memo it carries. On the digest itself,
+  // not in a WeakMap: the server makes a digest per request, and a WeakMap entry per request cost
+  // more than classifying.
+  const classifier: Classifier = {
     flowSchemas: sequence,
     priorityLevels: levels,
     danglingFlowSchemas: dangling,
     classify(digest) {
-      const known = memo.get(digest);
-      if (known !== undefined) return known;
+      const memo = (digest as MemoizedDigest)[CLASSIFICATION];
+      if (memo !== undefined && memo.by === classifier) return memo.classification;
       const classification = classifyOnce(digest);
-      memo.set(digest, classification);
+      (digest as MemoizedDigest)[CLASSIFICATION] = { by: classifier, classification };
       return classification;
     },
   };
+  return classifier;
 
   function classifyOnce(digest: RequestDigest): Classification {
     let matched: FlowSchema | undefined;
