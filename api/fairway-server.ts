@@ -195,7 +195,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   });
 
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
-  const storage: HealthCheck = { name: 'etcd', check: () => (store.state === 'open' ? undefined : `storage is ${store.state}`) };
+  // Not in /livez: after a failed write the store takes writes again by itself once the disk does.
+  const storage: HealthCheck = {
+    name: 'etcd',
+    check: () => (store.state !== 'open' ? `storage is ${store.state}` : store.writeOutage !== undefined ? `storage refuses writes: ${store.writeOutage.message}` : undefined),
+  };
   const bootstrap: HealthCheck = {
     name: 'poststarthook/priority-and-fairness-config-producer',
     check: () => (bootstrapped ? undefined : 'the APF bootstrap configuration is not ensured yet'),

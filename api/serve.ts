@@ -23,6 +23,7 @@ import { checkClientCaBundle, checkServingPair, ensureServingCertificates } from
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { readTokenFile } from './token-file.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { recoveryHint } from './recovery-hint.ts';
 import { createFairwayServer } from './fairway-server.ts';
 import { createAccessControl } from './access-control.ts';
 import { isHealthPath } from './handlers/health.ts';
@@ -95,7 +96,7 @@ function openStore(options: ServeOptions, encryption: EncryptionAtRest | undefin
       ? createMemoryBackend()
       : options.storageBackend === 'etcd3'
         ? createEtcdBackend({ endpoints: parseEtcdServers(options.etcdServers.join(',')), clock: realClock() })
-        : createLevelDbBackend({ location: join(options.dataDir, 'store') });
+        : createLevelDbBackend({ location: join(options.dataDir, 'store'), recoveryHint: recoveryHint(options.dataDir) });
   return createStore({ backend, clock: realClock(), ...(encryption !== undefined ? { transformer: encryption.holder } : {}) });
 }
 
