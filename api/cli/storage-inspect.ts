@@ -14,7 +14,7 @@ import { copyFile, link, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ACKNOWLEDGED_FILE, readAcknowledgedRevision } from '../../engine/store/acknowledged-revision.ts';
 import { decodeFrozenObject } from '../../engine/store/codec.ts';
-import { describeDamage, inspectLevelDbFiles } from '../../engine/store/leveldb-files.ts';
+import { describeDamage, inspectLevelDbFiles, type FileDamage } from '../../engine/store/leveldb-files.ts';
 import { FORMAT_KEY, FORMAT_VALUE, LOG_PREFIX, REVISION_KEY, decodeLogEntry, prefixEnd, revisionOfLogKey, splitTrailer } from '../../engine/store/leveldb-layout.ts';
 import { KEY_PREFIX, prefixOf } from '../../engine/store/store.ts';
 import { hasEncryptedPrefix, identityTransformer, type Transformer } from '../../engine/store/transformers/transformer.ts';
@@ -32,6 +32,12 @@ export interface StoreInspection {
   readonly acknowledged: number | undefined;
   /** Objects per resource prefix. */
   readonly objects: Map<string, number>;
+  /** Every readable key with its mod revision. */
+  readonly keys: Map<string, number>;
+  /** Every key the event log names, with its newest logged change. */
+  readonly logged: Map<string, { revision: number; deleted: boolean }>;
+  /** Damaged places in the LevelDB files. */
+  readonly damage: readonly FileDamage[];
   /** Revision ranges missing inside the event log: changes that were written and are gone. */
   readonly missing: [number, number][];
   /** Keys whose stored value is unreadable (bad trailer, codec), with why. */
@@ -47,6 +53,8 @@ export async function inspectStore(location: string, transformer: Transformer | 
   const say = (ok: boolean, name: string, text: string) => findings.push({ ok, name, text });
   const names = await readdir(location);
   const objects = new Map<string, number>();
+  const keys = new Map<string, number>();
+  const logged = new Map<string, { revision: number; deleted: boolean }>();
   const unreadable: { key: string; why: string }[] = [];
   const read = await readAcknowledgedRevision(location);
   const acknowledged = read.kind === 'ok' ? read.revision : undefined;
@@ -54,7 +62,7 @@ export async function inspectStore(location: string, transformer: Transformer | 
   else say(false, 'acknowledged-revision', read.kind === 'missing' ? `${join(location, ACKNOWLEDGED_FILE)} is missing` : `${join(location, ACKNOWLEDGED_FILE)} is damaged: ${read.reason}`);
   if (!names.includes('CURRENT')) {
     say(false, 'directory', `${join(location, 'CURRENT')} is missing (${names.length} files in the directory): LevelDB cannot find its manifest; repair rebuilds it from the tables and logs`);
-    return { findings, revision: undefined, acknowledged, objects, missing: [], unreadable, inUse: false };
+    return { findings, revision: undefined, acknowledged, objects, keys, logged, damage: [], missing: [], unreadable, inUse: false };
   }
   const files = await inspectLevelDbFiles(location, REVISION_KEY);
   say(files.damage.length === 0, 'files', `${files.files} files, ${files.bytes} bytes: ${files.damage.length === 0 ? 'every checksum matches' : `${files.damage.length} damaged places`}`);
@@ -78,14 +86,14 @@ export async function inspectStore(location: string, transformer: Transformer | 
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
       if (cause?.code === 'LEVEL_LOCKED') {
         say(false, 'in-use', `${location} is in use: another process has it open (stop fairway serve first)`);
-        return { findings, revision: undefined, acknowledged, objects, missing: [], unreadable, inUse: true };
+        return { findings, revision: undefined, acknowledged, objects, keys, logged, damage: files.damage, missing: [], unreadable, inUse: true };
       }
-      say(false, 'open', `LevelDB cannot open ${location}: ${cause?.message ?? (error as Error).message}`);
-      return { findings, revision: undefined, acknowledged, objects, missing: [], unreadable, inUse: false };
+      say(false, 'open', `LevelDB cannot open ${location}: ${levelMessage(error)}`);
+      return { findings, revision: undefined, acknowledged, objects, keys, logged, damage: files.damage, missing: [], unreadable, inUse: false };
     }
     try {
       const missing: [number, number][] = [];
-      const revision = await readAll(db, transformer, say, objects, unreadable, missing);
+      const revision = await readAll(db, transformer, say, { objects, keys, logged, unreadable, missing });
       if (acknowledged !== undefined) {
         say(
           revision >= acknowledged,
@@ -95,7 +103,7 @@ export async function inspectStore(location: string, transformer: Transformer | 
             : `the database holds revision ${revision}, but revision ${acknowledged} was acknowledged: the changes of revisions ${revision + 1}-${acknowledged} are lost`,
         );
       }
-      return { findings, revision, acknowledged, objects, missing, unreadable, inUse: false };
+      return { findings, revision, acknowledged, objects, keys, logged, damage: files.damage, missing, unreadable, inUse: false };
     } finally {
       await db.close();
     }
@@ -107,14 +115,9 @@ export async function inspectStore(location: string, transformer: Transformer | 
 type Say = (ok: boolean, name: string, text: string) => void;
 
 /** Iterates the whole database; returns its revision (counter, newest trailer, newest log entry). */
-async function readAll(
-  db: ClassicLevel<string, Uint8Array>,
-  transformer: Transformer | undefined,
-  say: Say,
-  objects: Map<string, number>,
-  unreadable: { key: string; why: string }[],
-  missing: [number, number][],
-): Promise<number> {
+type Found = Pick<StoreInspection, 'objects' | 'keys' | 'logged' | 'unreadable' | 'missing'>;
+
+async function readAll(db: ClassicLevel<string, Uint8Array>, transformer: Transformer | undefined, say: Say, found: Found): Promise<number> {
   const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8'));
   const format = text(await db.get(FORMAT_KEY));
   say(format === FORMAT_VALUE, 'format', format === FORMAT_VALUE ? `storage format ${format}` : `storage format ${JSON.stringify(format ?? '(none)')}, expected ${FORMAT_VALUE}`);
@@ -124,62 +127,85 @@ async function readAll(
     say(false, 'revision', `the revision counter ${REVISION_KEY} is ${JSON.stringify(counterText)}, not a number`);
     revision = 0;
   }
+  revision = Math.max(revision, await readValues(db, transformer, say, found));
+  return Math.max(revision, await readEventLog(db, say, found));
+}
+
+/** Every stored value through its trailer, the transformer and the codec; returns the newest trailer revision. */
+async function readValues(db: ClassicLevel<string, Uint8Array>, transformer: Transformer | undefined, say: Say, { objects, keys, unreadable }: Found): Promise<number> {
+  let revision = 0;
   let encrypted = 0;
   const failures: string[] = [];
-  for await (const [key, stored] of db.iterator({ gte: KEY_PREFIX, lt: prefixEnd(KEY_PREFIX) })) {
-    let value: Uint8Array;
-    try {
-      const split = splitTrailer(key, stored);
-      value = split.value;
-      revision = Math.max(revision, split.modRevision);
-    } catch (error) {
-      unreadable.push({ key, why: (error as Error).message });
-      continue;
+  const count = (key: string) => objects.set(prefixOf(key), (objects.get(prefixOf(key)) ?? 0) + 1);
+  let lastKey = '';
+  try {
+    for await (const [key, stored] of db.iterator({ gte: KEY_PREFIX, lt: prefixEnd(KEY_PREFIX) })) {
+      lastKey = key;
+      let value: Uint8Array;
+      try {
+        const split = splitTrailer(key, stored);
+        value = split.value;
+        revision = Math.max(revision, split.modRevision);
+        keys.set(key, split.modRevision);
+      } catch (error) {
+        unreadable.push({ key, why: (error as Error).message });
+        continue;
+      }
+      if (transformer === undefined && hasEncryptedPrefix(value)) {
+        encrypted++;
+        count(key);
+        continue;
+      }
+      try {
+        const { data } = await (transformer ?? identityTransformer).transformFromStorage(value, { key });
+        decodeFrozenObject(data);
+        count(key);
+      } catch (error) {
+        // A value the configured keys cannot read is reported, not removed (it may be a retired key).
+        if (hasEncryptedPrefix(value)) failures.push(`${key}: ${(error as Error).message}`);
+        else unreadable.push({ key, why: (error as Error).message });
+      }
     }
-    if (transformer === undefined && hasEncryptedPrefix(value)) {
-      encrypted++;
-      objects.set(prefixOf(key), (objects.get(prefixOf(key)) ?? 0) + 1);
-      continue;
-    }
-    try {
-      const { data } = await (transformer ?? identityTransformer).transformFromStorage(value, { key });
-      decodeFrozenObject(data);
-      objects.set(prefixOf(key), (objects.get(prefixOf(key)) ?? 0) + 1);
-    } catch (error) {
-      const why = (error as Error).message;
-      // A key the transformer cannot read is not damage (a retired key); a codec failure is.
-      if (hasEncryptedPrefix(value)) failures.push(`${key}: ${why}`);
-      else unreadable.push({ key, why });
-    }
+  } catch (error) {
+    // A table block LevelDB cannot read ends the iteration: what follows it is out of reach.
+    say(false, 'read', `LevelDB stopped reading after ${JSON.stringify(lastKey)}: ${levelMessage(error)}`);
   }
   const total = [...objects.values()].reduce((a, b) => a + b, 0);
-  say(
-    unreadable.length === 0,
-    'values',
-    `${total} objects decode${encrypted > 0 ? ` (${encrypted} encrypted ones only counted: pass --encryption-provider-config to decode them)` : ''}: ${formatCounts(objects)}`,
-  );
+  const note = encrypted > 0 ? ` (${encrypted} encrypted ones only counted: pass --encryption-provider-config to decode them)` : '';
+  say(unreadable.length === 0, 'values', `${total} objects decode${note}: ${formatCounts(objects)}`);
   for (const u of unreadable) say(false, 'values', `${u.key}: ${u.why}`);
   for (const f of failures) say(false, 'values', `cannot decrypt ${f}`);
+  return revision;
+}
+
+/** The event log's entries; a hole inside it is changes that were lost. Returns its newest revision. */
+async function readEventLog(db: ClassicLevel<string, Uint8Array>, say: Say, { logged, missing }: Found): Promise<number> {
   let entries = 0;
   let first: number | undefined;
   let newest = 0;
-  for await (const [key, bytes] of db.iterator({ gte: LOG_PREFIX, lt: prefixEnd(LOG_PREFIX) })) {
-    try {
-      const events = decodeLogEntry(revisionOfLogKey(key), bytes);
-      first ??= events[0]!.modRevision;
-      // The log is trimmed from its oldest end only: a hole inside it is changes that were lost.
-      if (entries > 0 && events[0]!.modRevision > newest + 1) missing.push([newest + 1, events[0]!.modRevision - 1]);
-      newest = events.at(-1)!.modRevision;
-      entries++;
-    } catch (error) {
-      say(false, 'event-log', `${key}: ${(error as Error).message}`);
+  try {
+    for await (const [key, bytes] of db.iterator({ gte: LOG_PREFIX, lt: prefixEnd(LOG_PREFIX) })) {
+      try {
+        const events = decodeLogEntry(revisionOfLogKey(key), bytes);
+        first ??= events[0]!.modRevision;
+        // The log is trimmed from its oldest end only.
+        if (entries > 0 && events[0]!.modRevision > newest + 1) missing.push([newest + 1, events[0]!.modRevision - 1]);
+        newest = events.at(-1)!.modRevision;
+        for (const e of events) logged.set(e.key, { revision: e.modRevision, deleted: e.type === 'delete' });
+        entries++;
+      } catch (error) {
+        say(false, 'event-log', `${key}: ${(error as Error).message}`);
+      }
     }
+  } catch (error) {
+    say(false, 'read', `LevelDB stopped reading the event log: ${levelMessage(error)}`);
   }
-  revision = Math.max(revision, newest);
   say(true, 'event-log', entries === 0 ? 'empty' : `${entries} entries, revisions ${first}-${newest}`);
   for (const [from, to] of missing) say(false, 'event-log', `revisions ${from}-${to} are missing from the event log: their changes were written and are lost`);
-  return revision;
+  return newest;
 }
+
+const levelMessage = (error: unknown): string => (error as { cause?: Error }).cause?.message ?? (error as Error).message;
 
 /** The report's lines, `[+]name text` / `[-]name text`, as kube-apiserver's verbose health checks. */
 export function formatFindings(findings: readonly Finding[]): string {

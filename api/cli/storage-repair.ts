@@ -8,13 +8,14 @@
 // again. Then check again.
 
 import { ClassicLevel } from 'classic-level';
-import { cp, readFile } from 'node:fs/promises';
+import { cp, open, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from './main.ts';
 import type { Output } from './config-check.ts';
 import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import { AcknowledgedRevision } from '../../engine/store/acknowledged-revision.ts';
+import { describeDamage, type FileDamage } from '../../engine/store/leveldb-files.ts';
 import { ACKNOWLEDGED_MARKER_KEY, FORMAT_KEY, FORMAT_VALUE, LOG_PREFIX, REVISION_KEY, prefixEnd } from '../../engine/store/leveldb-layout.ts';
 import { KEY_PREFIX } from '../../engine/store/store.ts';
 import { loadStorageTransformer, parseStorageFlags, storeLocation } from './storage-flags.ts';
@@ -93,16 +94,20 @@ export async function runStorageRepair(args: string[], output: Output, now: () =
     }
     await cp(location, backup, { recursive: true, errorOnExist: true, force: false });
     output.stdout(`backed up ${location} to ${backup}\n`);
+    let read: StoreInspection;
+    let fixed: Fixed;
+    let after: StoreInspection;
     try {
+      for (const d of await markUnreadable(location, before.damage)) output.stdout(`marked unreadable, so that LevelDB's repair skips it: ${describeDamage(location, d)}\n`);
       await ClassicLevel.repair(location);
+      for (const line of await leveldbRepairLog(location)) output.stdout(`leveldb repair: ${line}\n`);
+      read = await inspectStore(location, transformer);
+      fixed = await makeFairwayStore(location, read, before.acknowledged);
+      after = await inspectStore(location, transformer);
     } catch (error) {
-      output.stderr(`Error: LevelDB could not repair ${location}: ${(error as Error).message}; the store as it was is in ${backup}\n`);
+      output.stderr(`Error: repairing ${location} failed: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}; the store as it was is in ${backup}\n`);
       return 1;
     }
-    for (const line of await leveldbRepairLog(location)) output.stdout(`leveldb repair: ${line}\n`);
-    const read = await inspectStore(location, transformer);
-    const fixed = await makeFairwayStore(location, read, before.acknowledged);
-    const after = await inspectStore(location, transformer);
     output.stdout(`checking ${location} again\n${formatFindings(after.findings)}`);
     output.stdout(lossReport(before, read, fixed, backup));
     if (problems(after).length > 0) {
@@ -146,6 +151,26 @@ async function makeFairwayStore(location: string, read: StoreInspection, acknowl
   }
 }
 
+/**
+ * LevelDB's repair reads tables without verifying checksums, so a damaged block would be copied as
+ * garbage. An invalid block type makes it skip exactly that block and keep the rest of the table.
+ */
+async function markUnreadable(location: string, damage: readonly FileDamage[]): Promise<FileDamage[]> {
+  const marked: FileDamage[] = [];
+  for (const d of damage) {
+    if (d.blockTypeOffset === undefined) continue;
+    const handle = await open(join(location, d.file), 'r+');
+    try {
+      await handle.write(Buffer.from([0xff]), 0, 1, d.blockTypeOffset);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    marked.push(d);
+  }
+  return marked;
+}
+
 /** What LevelDB's repair wrote to its info log about what it kept and dropped. */
 async function leveldbRepairLog(location: string): Promise<string[]> {
   const text = await readFile(join(location, 'LOG'), 'utf8').catch(() => '');
@@ -161,12 +186,24 @@ function lossReport(before: StoreInspection, read: StoreInspection, fixed: Fixed
   lines.push(`objects as LevelDB read the damaged store: ${before.revision === undefined ? '(it could not be read)' : counts(before)}`);
   lines.push(`objects after the repair: ${counts(read)}`);
   const held = read.revision ?? 0;
+  // The damaged store's event log says what each key's newest change was: compare with what is left.
+  let named = 0;
+  for (const [key, change] of before.logged) {
+    const now = read.keys.get(key);
+    if (!change.deleted && (now === undefined || now < change.revision)) {
+      lines.push(`lost: ${key} at revision ${change.revision} (${now === undefined ? 'gone' : `back at revision ${now}`})`);
+      named++;
+    } else if (change.deleted && now !== undefined && now < change.revision) {
+      lines.push(`back: ${key}, deleted at revision ${change.revision}, is there again at revision ${now}`);
+      named++;
+    }
+  }
   for (const [from, to] of before.missing) lines.push(`lost: the changes of revisions ${from}-${to} (missing from the event log of the damaged store)`);
   if (before.acknowledged !== undefined && held < before.acknowledged) {
     lines.push(`lost: the changes of revisions ${held + 1}-${before.acknowledged} (acknowledged, no longer in the store)`);
   } else if (before.acknowledged === undefined) {
     lines.push('the newest acknowledged revision is unknown (no intact ACKNOWLEDGED-REVISION): a loss at the end cannot be bounded');
-  } else if (before.missing.length === 0) {
+  } else if (before.missing.length === 0 && named === 0) {
     lines.push(`no acknowledged revision is missing (the store holds revision ${held}, acknowledged ${before.acknowledged})`);
   }
   for (const key of fixed.removed) lines.push(`removed a value that does not decode: ${key}`);

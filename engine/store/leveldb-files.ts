@@ -28,6 +28,8 @@ export interface FileDamage {
   readonly file: string;
   readonly offset: number;
   readonly reason: string;
+  /** A damaged table block: the offset of its type byte (a repair marks the block unreadable there). */
+  readonly blockTypeOffset?: number;
 }
 
 export interface LevelDbFiles {
@@ -185,7 +187,7 @@ export function checkTable(file: string, bytes: Uint8Array): FileDamage[] {
       const type = bytes[offset + size]!;
       const expected = unmask(u32(bytes, offset + size + 1));
       if (crc32c(bytes.subarray(offset, offset + size + 1)) !== expected) {
-        damage.push({ file, offset, reason: `${what}: checksum mismatch` });
+        damage.push({ file, offset, reason: `${what}: checksum mismatch`, blockTypeOffset: offset + size });
         return undefined;
       }
       const contents = bytes.subarray(offset, offset + size);
@@ -206,7 +208,14 @@ export function checkTable(file: string, bytes: Uint8Array): FileDamage[] {
   ] as const) {
     if (block === undefined) continue;
     try {
-      for (const handle of blockValues(block)) readBlock(new Reader(handle, 0, handle.length), what);
+      // An index entry's key is at or after every key of its block and before the next block's.
+      let after = '';
+      for (const { key, value } of blockEntries(block)) {
+        const until = what === 'data block' ? userKey(key) : '';
+        const range = what === 'data block' ? ` (keys after ${JSON.stringify(after)} up to ${JSON.stringify(until)})` : '';
+        readBlock(new Reader(value, 0, value.length), `${what}${range}`);
+        after = until;
+      }
     } catch (error) {
       damage.push({ file, offset: 0, reason: `${what === 'data block' ? 'index' : 'metaindex'} block: ${(error as Error).message}` });
     }
@@ -214,22 +223,28 @@ export function checkTable(file: string, bytes: Uint8Array): FileDamage[] {
   return damage;
 }
 
-/** The values of a block's entries (keys are prefix-compressed; only the values are needed here). */
-function blockValues(block: Uint8Array): Uint8Array[] {
+/** LevelDB's internal key is the user key, then 8 bytes of sequence number and type. */
+const userKey = (internal: Uint8Array): string => Buffer.from(internal.subarray(0, Math.max(0, internal.length - 8))).toString('utf8');
+
+/** A block's entries: keys are prefix-compressed against the entry before. */
+function blockEntries(block: Uint8Array): { key: Uint8Array; value: Uint8Array }[] {
   if (block.length < 4) throw new Error('block shorter than its restart count');
   const restarts = u32(block, block.length - 4);
   const end = block.length - 4 * (restarts + 1);
   if (end < 0) throw new Error(`bad restart count ${restarts}`);
   const reader = new Reader(block, 0, end);
-  const values: Uint8Array[] = [];
+  const entries: { key: Uint8Array; value: Uint8Array }[] = [];
+  let previous: Uint8Array = new Uint8Array(0);
   while (reader.at < end) {
-    reader.varint(); // shared key bytes
+    const shared = reader.varint();
     const unshared = reader.varint();
     const valueLength = reader.varint();
-    reader.slice(unshared);
-    values.push(reader.slice(valueLength));
+    if (shared > previous.length) throw new Error(`an entry shares ${shared} bytes of a ${previous.length}-byte key`);
+    const key = Buffer.concat([previous.subarray(0, shared), reader.slice(unshared)]);
+    entries.push({ key, value: reader.slice(valueLength) });
+    previous = key;
   }
-  return values;
+  return entries;
 }
 
 const numberOf = (name: string): number => Number(/^(\d+)\./.exec(name)?.[1] ?? -1);
