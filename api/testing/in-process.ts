@@ -8,6 +8,7 @@ import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { createMemoryBackend } from '../../engine/store/memory-backend.ts';
 import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
+import type { StorageBackend } from '../../engine/store/backend.ts';
 import { createFairwayServer, type FairwayServer } from '../fairway-server.ts';
 import { silentLogger } from '../log.ts';
 import { createTestClient, type TestClient } from './http-client.ts';
@@ -30,10 +31,19 @@ export interface InProcessOptions {
   requestTimeoutMs?: number;
   /** Events the watch cache keeps per resource (small values make 410 Expired easy to reach). */
   windowCapacity?: number;
+  /** Instead of a fresh memory backend (a LevelDB backend with injected faults). */
+  backend?: StorageBackend;
+  /** After a failed write, how often the store tries to take writes again. */
+  writeRetryMs?: number;
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
-  const store = createStore({ backend: createMemoryBackend(), clock: realClock(), ...(options.windowCapacity !== undefined ? { windowCapacity: options.windowCapacity } : {}) });
+  const store = createStore({
+    backend: options.backend ?? createMemoryBackend(),
+    clock: realClock(),
+    ...(options.windowCapacity !== undefined ? { windowCapacity: options.windowCapacity } : {}),
+    ...(options.writeRetryMs !== undefined ? { writeRetryMs: options.writeRetryMs } : {}),
+  });
   await store.open();
   const token = randomBytes(16).toString('hex');
   const tokens = new Map<string, UserInfo>(options.users ?? []);
