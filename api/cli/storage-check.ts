@@ -5,7 +5,7 @@ import type { Command } from './main.ts';
 import type { Output } from './config-check.ts';
 import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import { repairHint } from '../recovery-hint.ts';
-import { loadStorageTransformer, parseStorageFlags, storeLocation } from './storage-flags.ts';
+import { startStorageCommand } from './storage-flags.ts';
 import { formatFindings, inspectStore, problems } from './storage-inspect.ts';
 
 const USAGE = `Usage: fairway storage check [--data-dir DIR] [--encryption-provider-config FILE] [--api-domain DOMAIN]
@@ -33,43 +33,20 @@ export const storageCheckCommand: Command = {
   run: (args) => runStorageCheck(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
 };
 
-const FLAGS = { 'data-dir': 'dataDir', 'encryption-provider-config': 'config', 'api-domain': 'apiDomain' } as const;
-
 export async function runStorageCheck(args: string[], output: Output): Promise<number> {
-  const parsed = parseStorageFlags(args, FLAGS, { dataDir: './data', config: '', apiDomain: DEFAULT_API_DOMAIN });
-  if ('help' in parsed) {
-    output.stdout(USAGE);
-    return 0;
-  }
-  if ('error' in parsed) {
-    output.stderr(`Error: ${parsed.error}\n${USAGE}`);
-    return 2;
-  }
-  const { dataDir, config, apiDomain } = parsed.values;
-  const where = storeLocation(dataDir);
-  if ('error' in where) {
-    output.stderr(`Error: ${where.error}\n`);
-    return 1;
-  }
-  let loaded: Awaited<ReturnType<typeof loadStorageTransformer>> | undefined;
-  if (config !== '') {
-    loaded = await loadStorageTransformer(config, apiDomain);
-    if (!loaded.ok) {
-      output.stderr(`Error: ${loaded.error}\n`);
-      return 1;
-    }
-  }
+  const command = await startStorageCommand<never>(args, {}, USAGE, output);
+  if ('exitCode' in command) return command.exitCode;
   try {
-    const inspection = await inspectStore(where.location, loaded?.ok ? loaded.transformer : undefined);
-    output.stdout(`checking ${where.location}\n${formatFindings(inspection.findings)}`);
+    const inspection = await inspectStore(command.location, command.transformer);
+    output.stdout(`checking ${command.location}\n${formatFindings(inspection.findings)}`);
     const found = problems(inspection);
     if (found.length === 0) {
       output.stdout('storage check passed\n');
       return 0;
     }
-    output.stdout(`storage check failed: ${found.length} problem${found.length === 1 ? '' : 's'}${inspection.inUse ? '' : `; ${repairHint(dataDir)}`}\n`);
+    output.stdout(`storage check failed: ${found.length} problem${found.length === 1 ? '' : 's'}${inspection.inUse ? '' : `; ${repairHint(command.values.dataDir)}`}\n`);
     return 1;
   } finally {
-    if (loaded?.ok) loaded.transformers.close();
+    command.close();
   }
 }

@@ -1,4 +1,4 @@
-// What the offline `fairway storage …` commands share: their flag parsing (kube-style `--name value`
+// What the offline `fairway storage …` commands share (`startStorageCommand`): their flag parsing (kube-style `--name value`
 // or `--name=value`, errors naming the flag), where the LevelDB store of a `--data-dir` is, and the
 // transformer an `--encryption-provider-config` gives for reading or writing stored values.
 
@@ -8,12 +8,14 @@ import { realClock } from '../../engine/clock.ts';
 import { formatEncryptionConfigError, loadEncryptionConfig } from '../../engine/config/encryption-config.ts';
 import { createResourceTransformers, routeByStorageKey, type ResourceTransformers } from '../../engine/store/transformers/resource-transformers.ts';
 import type { Transformer } from '../../engine/store/transformers/transformer.ts';
+import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
+import type { Output } from './config-check.ts';
 import { storedResources } from '../encryption-at-rest.ts';
 
-export type ParsedFlags<K extends string> = { values: Record<K, string> } | { help: true } | { error: string };
+type ParsedFlags<K extends string> = { values: Record<K, string> } | { help: true } | { error: string };
 
 /** Parses `args` against `flags` (flag name → field); `--data-dir` must not be empty. */
-export function parseStorageFlags<K extends string>(args: readonly string[], flags: Readonly<Record<string, K>>, defaults: Readonly<Record<K, string>>): ParsedFlags<K> {
+function parseStorageFlags<K extends string>(args: readonly string[], flags: Readonly<Record<string, K>>, defaults: Readonly<Record<K, string>>): ParsedFlags<K> {
   const values: Record<K, string> = { ...defaults };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -32,7 +34,7 @@ export function parseStorageFlags<K extends string>(args: readonly string[], fla
 }
 
 /** The LevelDB directory of a data dir, or the error naming `--data-dir` when there is none. */
-export function storeLocation(dataDir: string): { location: string } | { error: string } {
+function storeLocation(dataDir: string): { location: string } | { error: string } {
   if (!existsSync(dataDir) || !statSync(dataDir).isDirectory()) return { error: `--data-dir ${JSON.stringify(dataDir)}: no such directory` };
   const location = join(dataDir, 'store');
   // LevelDB would create an empty database here; a wrong --data-dir must say so instead.
@@ -41,7 +43,7 @@ export function storeLocation(dataDir: string): { location: string } | { error: 
 }
 
 /** The transformer of an EncryptionConfiguration file, routed by storage key as the server does. */
-export async function loadStorageTransformer(
+async function loadStorageTransformer(
   file: string,
   apiDomain: string,
 ): Promise<{ ok: true; transformer: Transformer; transformers: ResourceTransformers } | { ok: false; error: string }> {
@@ -53,4 +55,48 @@ export async function loadStorageTransformer(
   } catch (error) {
     return { ok: false, error: `${file}: error while building transformers: ${error instanceof Error ? error.message : String(error)}` };
   }
+}
+
+/** What `storage check` and `storage repair` start from: their flags, the store, its transformer. */
+export interface StorageCommand<K extends string> {
+  readonly values: Record<K | 'dataDir' | 'config' | 'apiDomain', string>;
+  readonly location: string;
+  /** Reads encrypted values when --encryption-provider-config was given. */
+  readonly transformer: Transformer | undefined;
+  close(): void;
+}
+
+/**
+ * Parses the flags (`--data-dir`, `--encryption-provider-config`, `--api-domain` and `extra`),
+ * finds the store and loads the transformer; on a problem prints it and returns the exit code.
+ */
+export async function startStorageCommand<K extends string>(
+  args: readonly string[],
+  extra: Readonly<Record<string, K>>,
+  usage: string,
+  output: Output,
+): Promise<StorageCommand<K> | { exitCode: number }> {
+  const flags = { 'data-dir': 'dataDir', 'encryption-provider-config': 'config', 'api-domain': 'apiDomain', ...extra } as Record<string, K | 'dataDir' | 'config' | 'apiDomain'>;
+  const defaults = { dataDir: './data', config: '', apiDomain: DEFAULT_API_DOMAIN, ...Object.fromEntries(Object.values(extra).map((k) => [k, ''])) } as Record<K | 'dataDir' | 'config' | 'apiDomain', string>;
+  const parsed = parseStorageFlags(args, flags, defaults);
+  if ('help' in parsed) {
+    output.stdout(usage);
+    return { exitCode: 0 };
+  }
+  if ('error' in parsed) {
+    output.stderr(`Error: ${parsed.error}\n${usage}`);
+    return { exitCode: 2 };
+  }
+  const where = storeLocation(parsed.values.dataDir);
+  if ('error' in where) {
+    output.stderr(`Error: ${where.error}\n`);
+    return { exitCode: 1 };
+  }
+  if (parsed.values.config === '') return { values: parsed.values, location: where.location, transformer: undefined, close: () => undefined };
+  const loaded = await loadStorageTransformer(parsed.values.config, parsed.values.apiDomain);
+  if (!loaded.ok) {
+    output.stderr(`Error: ${loaded.error}\n`);
+    return { exitCode: 1 };
+  }
+  return { values: parsed.values, location: where.location, transformer: loaded.transformer, close: () => loaded.transformers.close() };
 }

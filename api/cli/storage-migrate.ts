@@ -15,7 +15,7 @@ import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
 import type { Store } from '../../engine/store/store-types.ts';
 import { storedResources } from '../encryption-at-rest.ts';
 import type { Output } from './config-check.ts';
-import { loadStorageTransformer, parseStorageFlags, storeLocation } from './storage-flags.ts';
+import { startStorageCommand } from './storage-flags.ts';
 import { recoveryHint } from '../recovery-hint.ts';
 
 const USAGE = `Usage: fairway storage migrate --encryption-provider-config FILE [--data-dir DIR] [--api-domain DOMAIN]
@@ -45,38 +45,20 @@ export const storageMigrateCommand: Command = {
   run: (args) => runStorageMigrate(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
 };
 
-const FLAGS = { 'data-dir': 'dataDir', 'encryption-provider-config': 'config', 'api-domain': 'apiDomain' } as const;
-
 export async function runStorageMigrate(args: string[], output: Output): Promise<number> {
-  const parsed = parseStorageFlags(args, FLAGS, { dataDir: './data', config: '', apiDomain: DEFAULT_API_DOMAIN });
-  if ('help' in parsed) {
-    output.stdout(USAGE);
-    return 0;
-  }
-  const error = 'error' in parsed ? parsed.error : parsed.values.config === '' ? '--encryption-provider-config is required' : undefined;
-  if (error !== undefined) {
-    output.stderr(`Error: ${error}\n${USAGE}`);
+  const command = await startStorageCommand<never>(args, {}, USAGE, output);
+  if ('exitCode' in command) return command.exitCode;
+  const { values, location, transformer } = command;
+  if (transformer === undefined) {
+    output.stderr(`Error: --encryption-provider-config is required\n${USAGE}`);
     return 2;
   }
-  const values = (parsed as { values: Record<'dataDir' | 'config' | 'apiDomain', string> }).values;
-  const where = storeLocation(values.dataDir);
-  if ('error' in where) {
-    output.stderr(`Error: ${where.error}\n`);
-    return 1;
-  }
-  const location = where.location;
-  const loaded = await loadStorageTransformer(values.config, values.apiDomain);
-  if (!loaded.ok) {
-    output.stderr(`Error: ${loaded.error}\n`);
-    return 1;
-  }
-  const { transformer, transformers } = loaded;
   const known = storedResources(values.apiDomain);
   const store = createStore({ backend: createLevelDbBackend({ location, recoveryHint: recoveryHint(values.dataDir) }), clock: realClock(), transformer });
   try {
     await store.open();
   } catch (error) {
-    transformers.close();
+    command.close();
     const why = isStoreErrorCode(error, 'FW_ERR_STORE_LOCKED') ? `${location} is in use: stop fairway serve first (${messageOf(error)})` : messageOf(error);
     output.stderr(`Error: ${why}\n`);
     return 1;
@@ -85,7 +67,7 @@ export async function runStorageMigrate(args: string[], output: Output): Promise
     return await migrateAll(store, resourcesIn(store, known), output);
   } finally {
     await store.close();
-    transformers.close();
+    command.close();
   }
 }
 

@@ -18,7 +18,7 @@ import { AcknowledgedRevision } from '../../engine/store/acknowledged-revision.t
 import { describeDamage, type FileDamage } from '../../engine/store/leveldb-files.ts';
 import { ACKNOWLEDGED_MARKER_KEY, FORMAT_KEY, FORMAT_VALUE, LOG_PREFIX, REVISION_KEY, prefixEnd } from '../../engine/store/leveldb-layout.ts';
 import { KEY_PREFIX } from '../../engine/store/store.ts';
-import { loadStorageTransformer, parseStorageFlags, storeLocation } from './storage-flags.ts';
+import { startStorageCommand } from './storage-flags.ts';
 import { formatCounts, formatFindings, inspectStore, problems, type StoreInspection } from './storage-inspect.ts';
 
 const USAGE = `Usage: fairway storage repair [--data-dir DIR] [--backup-dir DIR] [--encryption-provider-config FILE] [--api-domain DOMAIN]
@@ -45,42 +45,20 @@ export const storageRepairCommand: Command = {
   run: (args) => runStorageRepair(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
 };
 
-const FLAGS = { 'data-dir': 'dataDir', 'backup-dir': 'backupDir', 'encryption-provider-config': 'config', 'api-domain': 'apiDomain' } as const;
-
 /** The LevelDB meta keys of Fairway's layout; any other key outside /registry/ is not Fairway's. */
 const META_KEYS = new Set([FORMAT_KEY, REVISION_KEY, ACKNOWLEDGED_MARKER_KEY]);
 
 export async function runStorageRepair(args: string[], output: Output, now: () => Date = () => new Date()): Promise<number> {
-  const parsed = parseStorageFlags(args, FLAGS, { dataDir: './data', backupDir: '', config: '', apiDomain: DEFAULT_API_DOMAIN });
-  if ('help' in parsed) {
-    output.stdout(USAGE);
-    return 0;
-  }
-  if ('error' in parsed) {
-    output.stderr(`Error: ${parsed.error}\n${USAGE}`);
-    return 2;
-  }
-  const { dataDir, config, apiDomain } = parsed.values;
-  const where = storeLocation(dataDir);
-  if ('error' in where) {
-    output.stderr(`Error: ${where.error}\n`);
-    return 1;
-  }
-  const location = where.location;
-  const backup = parsed.values.backupDir !== '' ? parsed.values.backupDir : join(dataDir, `store.backup-${now().toISOString().replace(/[:.]/g, '-')}`);
+  const command = await startStorageCommand(args, { 'backup-dir': 'backupDir' }, USAGE, output);
+  if ('exitCode' in command) return command.exitCode;
+  const { location, transformer } = command;
+  const { dataDir, backupDir } = command.values;
+  const backup = backupDir !== '' ? backupDir : join(dataDir, `store.backup-${now().toISOString().replace(/[:.]/g, '-')}`);
   if (existsSync(backup)) {
+    command.close();
     output.stderr(`Error: --backup-dir ${JSON.stringify(backup)} already exists; give a new directory\n`);
     return 1;
   }
-  let loaded: Awaited<ReturnType<typeof loadStorageTransformer>> | undefined;
-  if (config !== '') {
-    loaded = await loadStorageTransformer(config, apiDomain);
-    if (!loaded.ok) {
-      output.stderr(`Error: ${loaded.error}\n`);
-      return 1;
-    }
-  }
-  const transformer = loaded?.ok ? loaded.transformer : undefined;
   try {
     const before = await inspectStore(location, transformer);
     output.stdout(`checking ${location}\n${formatFindings(before.findings)}`);
@@ -117,7 +95,7 @@ export async function runStorageRepair(args: string[], output: Output, now: () =
     output.stdout('storage repair done: the store opens again\n');
     return 0;
   } finally {
-    if (loaded?.ok) loaded.transformers.close();
+    command.close();
   }
 }
 

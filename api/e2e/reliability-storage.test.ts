@@ -6,7 +6,6 @@
 // cut log, the real CLI does what the error says: `fairway storage check` (exit 1), `fairway storage
 // repair` (exit 0), and the server starts again, handing out resourceVersions above every one it
 // acknowledged before.
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,9 +13,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { injectLevelDbFault, LEVELDB_FAULTS } from '../../engine/store/testing/leveldb-faults.ts';
 import { startServerProcess } from '../testing/server-process.ts';
+import { runFairway } from '../testing/encryption-fixtures.ts';
 
 const FS_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';
-const LAUNCHER = join(process.cwd(), 'api', 'fairway.mjs');
 
 const flowSchema = (name: string) => ({
   apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
@@ -55,17 +54,6 @@ test.after(() => rm(root, { recursive: true, force: true }));
 const contents = async (dir: string) =>
   Object.fromEntries(await Promise.all((await readdir(dir)).filter((f) => f !== 'LOG' && f !== 'LOCK').map(async (f) => [f, (await readFile(join(dir, f))).toString('base64')])));
 
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [LAUNCHER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 for (const fault of LEVELDB_FAULTS) {
   test(`fairway serve refuses a store with ${fault}, naming the file and the recovery`, async () => {
     const dataDir = join(root, fault);
@@ -88,10 +76,10 @@ for (const fault of LEVELDB_FAULTS) {
     // The server's own writes (status conditions) may follow the last create: at least that one.
     const stated = Number(/but revision (\d+) was acknowledged/.exec(refusal)?.[1]);
     assert.ok(stated >= acknowledged, refusal);
-    const check = await cli(['storage', 'check', '--data-dir', dataDir]);
+    const check = await runFairway(['storage', 'check', '--data-dir', dataDir]);
     assert.is(check.code, 1, check.stdout + check.stderr);
     assert.match(check.stdout, new RegExp(`\\[-\\]revision the database holds revision \\d+, but revision ${stated} was acknowledged`));
-    const repair = await cli(['storage', 'repair', '--data-dir', dataDir]);
+    const repair = await runFairway(['storage', 'repair', '--data-dir', dataDir]);
     assert.is(repair.code, 0, repair.stdout + repair.stderr);
     assert.match(repair.stdout, new RegExp(`lost: the changes of revisions \\d+-${stated}`));
     assert.ok((await readdir(dataDir)).some((f) => f.startsWith('store.backup-')), 'repair made a backup');
