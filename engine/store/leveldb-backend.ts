@@ -373,7 +373,7 @@ export class LevelDbBackend implements StorageBackend {
       return new StoreError('FW_ERR_STORE_LOCKED', `Internal error occurred: the data directory ${this.location} is locked: another process (or store) has it open (${detail})`, { cause: error });
     }
     if (cause?.code === 'LEVEL_CORRUPTION') {
-      return internalError('FW_ERR_STORE_CORRUPT', `the database at ${this.location} is corrupt: ${detail}`, error);
+      return internalError('FW_ERR_STORE_CORRUPT', `the database at ${this.location} is corrupt: ${detail}; ${this.recoveryHint}`, error);
     }
     return internalError('FW_ERR_STORE_OPEN_FAILED', `opening the database at ${this.location} failed: ${detail}`, error);
   }

@@ -443,10 +443,14 @@ export class StoreCore implements Store {
 
   private scheduleRestore(): void {
     this.cancelRetry = this.clock.after(this.writeRetryMs, () => {
+      const seen = this.outage;
       this.backend._restoreWrites!().then(
         () => {
-          this.cancelRetry = undefined;
-          this.outage = undefined;
+          // A write that failed again since the restore began is a new outage: keep retrying.
+          if (this.outage === seen) {
+            this.cancelRetry = undefined;
+            this.outage = undefined;
+          } else this.scheduleRestore();
         },
         () => {
           if (this.currentState === 'open' || this.currentState === 'opening') this.scheduleRestore();
