@@ -1,7 +1,7 @@
 // The whole server in the test's own process, over plain HTTP on an ephemeral loopback port, with
 // the memory backend: fast enough for one per test file. The admin token is fixed per server.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { realClock } from '../../engine/clock.ts';
 import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
@@ -10,10 +10,13 @@ import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
 import { createFairwayServer, type FairwayServer } from '../fairway-server.ts';
 import { silentLogger } from '../log.ts';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../http1-connection.ts';
 import { createTestClient, type TestClient } from './http-client.ts';
 
 export interface InProcessServer {
   client: TestClient;
+  /** The listening node:http server (tests watch its connections). */
+  httpServer: Server;
   token: string;
   baseUrl: string;
   store: Store;
@@ -49,13 +52,15 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     tokens,
     serverAddress: () => address,
   });
-  const server = createServer(fairway.apiServer.handle);
+  const server = createServer(HTTP1_SERVER_OPTIONS, fairway.apiServer.handle);
+  installHttp1Rules(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   const baseUrl = `http://${address}`;
   const client = createTestClient(baseUrl, { token });
   return {
     client,
+    httpServer: server as unknown as Server,
     token,
     baseUrl,
     store,
