@@ -4,7 +4,7 @@
 // SIGTERM or SIGINT: stop accepting, end watches cleanly, let in-flight requests finish, close the
 // store, exit 0. A second signal exits at once.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import { isIP, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import { checkClientCaBundle, checkServingPair, ensureServingCertificates } from
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { readTokenFile } from './token-file.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { preparePrivateDataDir } from './data-dir.ts';
 import { createFairwayServer } from './fairway-server.ts';
 import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
 import { createAccessControl } from './access-control.ts';
@@ -118,7 +119,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  await preparePrivateDataDir(options.dataDir, logger);
   let certPem: string;
   let keyPem: string;
   let caPem: string;

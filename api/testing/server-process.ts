@@ -50,13 +50,21 @@ export interface StartOptions {
   dataDir?: string;
   /** Node options for the server process (`--cpu-prof` when profiling a benchmark). */
   nodeArgs?: string[];
+  /** The umask the server process starts with (it inherits this process's otherwise). */
+  umask?: number;
 }
 
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'fairway-e2e-')));
   const port = await freePort();
   const args = [...(options.nodeArgs ?? []), LAUNCHER, 'serve', `--data-dir=${dataDir}`, `--secure-port=${port}`, `--storage-backend=${options.storageBackend ?? 'memory'}`, ...(options.args ?? [])];
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const previousUmask = options.umask !== undefined ? process.umask(options.umask) : undefined;
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  } finally {
+    if (previousUmask !== undefined) process.umask(previousUmask);
+  }
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
