@@ -84,6 +84,24 @@ test('a small unread body (declared, under 256 KiB) is drained and the connectio
   client.socket.destroy();
 });
 
+test('Expect: 100-continue is answered only when the body is read: a refused request never has its body sent', async () => {
+  const refused = await connect();
+  refused.client.socket.write(`POST ${PLC} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n`);
+  await refused.client.closed;
+  const [denied, ...rest] = parseResponses(refused.client.received());
+  assert.equal([denied?.status, denied?.headers.get('connection'), rest.length], [401, 'close', 0], refused.client.received());
+
+  const accepted = await connect();
+  const body = JSON.stringify({ metadata: { name: 'continued' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } });
+  accepted.client.socket.write(`POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+  await accepted.client.until((text) => text.includes('\r\n\r\n'));
+  assert.match(accepted.client.received(), /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
+  accepted.client.socket.write(body);
+  await accepted.client.until((text) => parseResponses(text).length === 2);
+  assert.equal(parseResponses(accepted.client.received()).map((r) => r.status), [100, 201]);
+  accepted.client.socket.destroy();
+});
+
 test('an unknown method gets 405 with a Status, then the connection closes', async () => {
   const { client } = await connect();
   client.socket.write(`BREW ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);

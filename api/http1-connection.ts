@@ -14,6 +14,9 @@
 //    `400 Bad Request` (431 for headers over the limit).
 // 3. Broken framing inside a request body (a bad chunk size) fails that request's body read
 //    (`onBodyFramingError`), so its handler answers it, in order, and the connection then closes.
+// 4. `Expect: 100-continue` is answered `100 Continue` only when a handler starts reading the body
+//    (`beginBodyRead`), as Go does, not as soon as the head arrives, as Node does: a request
+//    refused first (401, 403, 413...) never has its body sent at all, and its connection closes.
 //
 // Use: `createServer({ ...HTTP1_SERVER_OPTIONS, ... }, handler)`, then `installHttp1Rules(server)`.
 import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http';
@@ -31,6 +34,8 @@ const lastRequest = Symbol('fairway.lastRequest');
 const responseSocket = Symbol('fairway.responseSocket');
 /** Emitted on a request (and kept on it) when its body's framing is broken. */
 const framingError = Symbol('fairway.framingError');
+/** On a request that asked for `100 Continue` and has not been sent it yet: its response. */
+const continuePending = Symbol('fairway.continuePending');
 
 interface ConnectionState {
   /** Responses created on this connection and not yet closed. */
@@ -42,7 +47,7 @@ interface ConnectionState {
   [lastRequest]?: IncomingMessage;
 }
 type Connection = Socket & ConnectionState;
-type FramedRequest = IncomingMessage & { [framingError]?: Error };
+type FramedRequest = IncomingMessage & { [framingError]?: Error; [continuePending]?: ServerResponse };
 
 /** Node's ServerResponse with the early-response rule, and counted per connection for rule 2. */
 export class Http1Response extends ServerResponse {
@@ -83,11 +88,13 @@ function expectsBody(req: IncomingMessage): boolean {
 
 /** Rule 1, decided as the response's head goes out. */
 function limitUnreadBody(res: Http1Response): void {
-  const req = res.req;
+  const req = res.req as FramedRequest;
   if (req.complete || !expectsBody(req)) return;
   const length = req.headers['content-length'];
-  // A small declared remainder: Node reads and discards it after the response, keeping the connection.
-  if (req.headers['transfer-encoding'] === undefined && Number(length) <= MAX_POST_HANDLER_READ_BYTES) return;
+  // A small declared remainder: Node reads and discards it after the response, keeping the
+  // connection; unless the client still waits for `100 Continue` and may never send it.
+  const waitsForContinue = req[continuePending] !== undefined;
+  if (!waitsForContinue && req.headers['transfer-encoding'] === undefined && Number(length) <= MAX_POST_HANDLER_READ_BYTES) return;
   res.setHeader('Connection', 'close');
   (req.socket as Connection).destroySoon = lingeringClose;
   res.once('finish', stopBody);
@@ -121,7 +128,22 @@ export const HTTP1_SERVER_OPTIONS = { ServerResponse: Http1Response } as const;
 
 /** Rules 2 and 3: a parse error is answered in order, then the connection closes. */
 export function installHttp1Rules(server: HttpServer | HttpsServer | HttpServer<typeof IncomingMessage, typeof Http1Response>): void {
-  (server as HttpServer).on('clientError', onClientError as (error: Error, socket: Socket) => void);
+  const http = server as HttpServer;
+  http.on('clientError', onClientError as (error: Error, socket: Socket) => void);
+  // With a listener here Node leaves `100 Continue` to the server (rule 4).
+  http.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    (req as FramedRequest)[continuePending] = res;
+    http.emit('request', req, res);
+  });
+}
+
+/** Called by body readers before the first read: sends a `100 Continue` the client waits for. */
+export function beginBodyRead(req: IncomingMessage): void {
+  const framed = req as FramedRequest;
+  const res = framed[continuePending];
+  if (res === undefined) return;
+  framed[continuePending] = undefined;
+  if (!res.headersSent && !res.writableEnded) res.writeContinue();
 }
 
 function onClientError(error: Error & { code?: string }, socket: Connection): void {

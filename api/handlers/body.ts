@@ -6,7 +6,7 @@ import { parse as yamlParse } from 'yaml';
 import { ApiError, badRequest, MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from '../errors.ts';
 import { negotiateInput } from '../content-negotiation.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
-import { onBodyFramingError } from '../http1-connection.ts';
+import { beginBodyRead, onBodyFramingError } from '../http1-connection.ts';
 
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'] as const;
 export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];
@@ -19,6 +19,7 @@ export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];
 export function readBody(req: IncomingMessage, limitBytes: number = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(new ApiError(requestEntityTooLarge(limitBytes)));
+  beginBodyRead(req);
   return new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;

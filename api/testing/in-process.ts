@@ -11,6 +11,8 @@ import type { Store } from '../../engine/store/store-types.ts';
 import { createFairwayServer, type FairwayServer } from '../fairway-server.ts';
 import { silentLogger } from '../log.ts';
 import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../http1-connection.ts';
+import { createAccessControl, type AccessControl } from '../access-control.ts';
+import { isHealthPath } from '../handlers/health.ts';
 import { createTestClient, type TestClient } from './http-client.ts';
 
 export interface InProcessServer {
@@ -33,6 +35,8 @@ export interface InProcessOptions {
   requestTimeoutMs?: number;
   /** Events the watch cache keeps per resource (small values make 410 Expired easy to reach). */
   windowCapacity?: number;
+  /** `--authorization-mode` (e.g. `['AlwaysDeny']`: 403 for everyone but system:masters); none: everything is allowed. */
+  authorizationMode?: string[];
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
@@ -42,6 +46,17 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
   const tokens = new Map<string, UserInfo>(options.users ?? []);
   tokens.set(token, { name: 'admin', groups: ['system:masters'] });
   let address = '127.0.0.1:0';
+  let accessControl: AccessControl | undefined;
+  if (options.authorizationMode !== undefined) {
+    const built = await createAccessControl({
+      options: { authorizationConfig: '', authorizationMode: options.authorizationMode, admissionControlConfigFile: '', enableAdmissionPlugins: [], apiDomain: 'k8s.io' },
+      clock: realClock(),
+      logger: silentLogger,
+      skipAuthorization: isHealthPath,
+    });
+    if (!built.ok) throw new Error(built.error);
+    accessControl = built.value;
+  }
   const fairway = createFairwayServer({
     store,
     logger: silentLogger,
@@ -51,6 +66,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     apfEnforce: true,
     tokens,
     serverAddress: () => address,
+    ...(accessControl !== undefined ? { accessControl } : {}),
   });
   const server = createServer(HTTP1_SERVER_OPTIONS, fairway.apiServer.handle);
   installHttp1Rules(server);
@@ -75,6 +91,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
       server.closeAllConnections();
       await closed;
       fairway.stop();
+      accessControl?.stop();
       await store.close();
     },
   };

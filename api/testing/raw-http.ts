@@ -105,7 +105,7 @@ export interface RawResponse {
 
 /**
  * The complete responses at the start of `text`, in order (Content-Length and chunked bodies; a
- * response with neither runs to the end of the text).
+ * response with neither runs to the end of the text), interim ones (`100 Continue`) included.
  */
 export function parseResponses(text: string): RawResponse[] {
   const responses: RawResponse[] = [];
@@ -123,7 +123,9 @@ export function parseResponses(text: string): RawResponse[] {
     let bodyStart = headEnd + 4;
     let body = '';
     const length = headers.get('content-length');
-    if (length !== undefined) {
+    if (status >= 100 && status < 200) {
+      at = bodyStart;
+    } else if (length !== undefined) {
       if (bodyStart + Number(length) > text.length) break;
       body = text.slice(bodyStart, bodyStart + Number(length));
       at = bodyStart + Number(length);
