@@ -126,7 +126,7 @@ function lingeringClose(this: Connection): void {
 /** The options every HTTP/1.1 server of Fairway's takes (`http.createServer` / `https.createServer`). */
 export const HTTP1_SERVER_OPTIONS = { ServerResponse: Http1Response } as const;
 
-/** Rules 2 and 3: a parse error is answered in order, then the connection closes. */
+/** Rules 2 to 4: parse errors answered in order, then the close; `100 Continue` left to `beginBodyRead`. */
 export function installHttp1Rules(server: HttpServer | HttpsServer | HttpServer<typeof IncomingMessage, typeof Http1Response>): void {
   const http = server as HttpServer;
   http.on('clientError', onClientError as (error: Error, socket: Socket) => void);
@@ -158,6 +158,11 @@ function onClientError(error: Error & { code?: string }, socket: Connection): vo
   socket[parseFailed] = true;
   const request = socket[lastRequest] as FramedRequest | undefined;
   if (request !== undefined && !request.complete) {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      // Node's own request timeout in the middle of a body; Fairway's deadline (a 504) comes first.
+      socket.destroy();
+      return;
+    }
     // The error is in this request's body: its own handler answers it (rule 3).
     request[framingError] = framingFailure(error);
     request.emit(framingError, request[framingError]);
