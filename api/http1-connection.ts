@@ -60,12 +60,14 @@ export class Http1Response extends ServerResponse {
     this[responseSocket] = socket;
     socket[pendingResponses] = (socket[pendingResponses] ?? 0) + 1;
     socket[lastRequest] = req;
-    this.once('close', responseClosed);
+    // A response emits 'close' once; `on` spares the wrapper `once` would allocate per response.
+    this.on('close', responseClosed);
   }
 
-  override writeHead(...args: unknown[]): this {
+  // Explicit parameters rather than a rest array: this runs for every response.
+  override writeHead(statusCode: number, reason?: unknown, headers?: unknown): this {
     if (!this.headersSent) limitUnreadBody(this);
-    return (ServerResponse.prototype.writeHead as (...a: unknown[]) => this).apply(this, args);
+    return (ServerResponse.prototype.writeHead as (code: number, a?: unknown, b?: unknown) => this).call(this, statusCode, reason, headers);
   }
 }
 
