@@ -139,6 +139,9 @@ test('made-up URLs, methods and query values, allowed or denied, add no label va
         const response = await adversary.send(toRequest(generated));
         // Health and debug paths answer an unknown check with Go's plain `404 page not found`.
         assert.ok(response.status < 500, `${generated.method} ${generated.path}: HTTP ${response.status} ${response.text.slice(0, 200)}`);
+        if (generated.who === 'denied' && !generated.path.startsWith('/healthz')) {
+          assert.ok(response.status === 403 || response.status === 405, `the denied user got ${response.status} for ${generated.method} ${generated.path}`);
+        }
       }
       assertBounded(await scrape());
     }),

@@ -55,8 +55,14 @@ function assertSameSnapshot(before: Snapshot): void {
   for (const key of before.keys()) assert.ok(now.has(key), `${key} disappeared`);
 }
 
-/** `options`: the in-process server's (e.g. `authorizationMode: ['AlwaysDeny']` to meet 403s). */
-export async function startAdversary(options: InProcessOptions = {}): Promise<Adversary> {
+export interface AdversaryOptions {
+  /** `--authorization-mode` (`['AlwaysDeny']`: every user but the admin meets 403s). */
+  authorizationMode?: string[];
+  /** More bearer tokens, besides the admin's and the ordinary user's. */
+  users?: InProcessOptions['users'];
+}
+
+export async function startAdversary(options: AdversaryOptions = {}): Promise<Adversary> {
   const prototypes = snapshotPrototypes();
   // In `fairway serve` an uncaught exception ends the process; here it would end the test file
   // without a seed, so it is caught and reported by the run that caused it.
@@ -64,7 +70,10 @@ export async function startAdversary(options: InProcessOptions = {}): Promise<Ad
   const onCrash = (error: unknown) => void crashes.push(error);
   process.on('uncaughtException', onCrash);
   process.on('unhandledRejection', onCrash);
-  const server = await startInProcessServer({ ...options, users: new Map([[ORDINARY_USER.token, { name: ORDINARY_USER.name, groups: [...ORDINARY_USER.groups] }]]) });
+  const server = await startInProcessServer({
+    users: new Map([...(options.users ?? []), [ORDINARY_USER.token, { name: ORDINARY_USER.name, groups: [...ORDINARY_USER.groups] }]]),
+    ...(options.authorizationMode !== undefined ? { authorizationMode: options.authorizationMode } : {}),
+  });
   await server.ready();
 
   const full = (r: Request): FuzzRequest => ({ query: [], headers: {}, authorized: true, body: undefined, ...r });
