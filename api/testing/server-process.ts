@@ -1,6 +1,7 @@
 // `fairway serve` as a child process for end-to-end tests: a free loopback port, a fresh data
 // directory, the admin kubeconfig it writes, and a clean stop (SIGTERM, then the exit code).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { killOnExit } from './kill-on-exit.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -70,11 +71,9 @@ export async function startServerProcess(options: StartOptions = {}): Promise<Se
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let exitCode: number | null | undefined;
   // A test run that exits must not leave servers behind.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
+  killOnExit(child);
   void exited.then((code) => {
     exitCode = code;
-    process.off('exit', killOnExit);
   });
 
   const kubeconfigPath = join(dataDir, 'admin.kubeconfig');
