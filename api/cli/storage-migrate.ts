@@ -5,6 +5,7 @@
 // which the old key can be removed. An object already in the write format is left as it is.
 
 import type { Command } from './main.ts';
+import { useOwnerOnlyUmask } from '../data-dir.ts';
 import { realClock } from '../../engine/clock.ts';
 import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import type { GroupResource } from '../../engine/config/encryption-config.ts';
@@ -42,7 +43,10 @@ usage errors.
 
 export const storageMigrateCommand: Command = {
   summary: 'rewrite every stored object with the current encryption write provider (offline, LevelDB)',
-  run: (args) => runStorageMigrate(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
+  run: (args) => {
+    useOwnerOnlyUmask();
+    return runStorageMigrate(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+  },
 };
 
 export async function runStorageMigrate(args: string[], output: Output): Promise<number> {

@@ -18,6 +18,7 @@ import { AcknowledgedRevision } from '../../engine/store/acknowledged-revision.t
 import { describeDamage, type FileDamage } from '../../engine/store/leveldb-files.ts';
 import { ACKNOWLEDGED_MARKER_KEY, FORMAT_KEY, FORMAT_VALUE, LOG_PREFIX, REVISION_KEY, prefixEnd } from '../../engine/store/leveldb-layout.ts';
 import { KEY_PREFIX } from '../../engine/store/store.ts';
+import { useOwnerOnlyUmask } from '../data-dir.ts';
 import { startStorageCommand } from './storage-flags.ts';
 import { formatCounts, formatFindings, inspectStore, problems, type StoreInspection } from './storage-inspect.ts';
 
@@ -51,6 +52,8 @@ const META_KEYS = new Set([FORMAT_KEY, REVISION_KEY, ACKNOWLEDGED_MARKER_KEY]);
 export async function runStorageRepair(args: string[], output: Output, now: () => Date = () => new Date()): Promise<number> {
   const command = await startStorageCommand(args, { 'backup-dir': 'backupDir' }, USAGE, output);
   if ('exitCode' in command) return command.exitCode;
+  // The backup and the rebuilt tables hold the same secrets as the store: as private as the store.
+  useOwnerOnlyUmask();
   const { location, transformer } = command;
   const { dataDir, backupDir } = command.values;
   const backup = backupDir !== '' ? backupDir : join(dataDir, `store.backup-${now().toISOString().replace(/[:.]/g, '-')}`);
