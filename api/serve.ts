@@ -23,11 +23,8 @@ import { checkClientCaBundle, checkServingPair, ensureServingCertificates } from
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { readTokenFile } from './token-file.ts';
 import { writeFileAtomic } from './atomic-write.ts';
-<<<<<<< HEAD
 import { recoveryHint } from './recovery-hint.ts';
-=======
 import { preparePrivateDataDir } from './data-dir.ts';
->>>>>>> sec-http
 import { createFairwayServer } from './fairway-server.ts';
 import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
 import { createAccessControl } from './access-control.ts';

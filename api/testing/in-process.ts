@@ -36,15 +36,12 @@ export interface InProcessOptions {
   requestTimeoutMs?: number;
   /** Events the watch cache keeps per resource (small values make 410 Expired easy to reach). */
   windowCapacity?: number;
-<<<<<<< HEAD
   /** Instead of a fresh memory backend (a LevelDB backend with injected faults). */
   backend?: StorageBackend;
   /** After a failed write, how often the store tries to take writes again. */
   writeRetryMs?: number;
-=======
   /** `--authorization-mode` (e.g. `['AlwaysDeny']`: 403 for everyone but system:masters); none: everything is allowed. */
   authorizationMode?: string[];
->>>>>>> sec-http
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
