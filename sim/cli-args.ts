@@ -69,3 +69,50 @@ export function parseScenarioCommand(
   if (parsed.positionals.length !== 1) return { exitCode: usage(parsed.positionals.length === 0 ? 'no scenario file given' : 'give exactly one scenario file') };
   return { parsed, scenarioFile: parsed.positionals[0]!, usage };
 }
+
+/** The flags every command that runs a scenario over seeds shares. */
+export const RUN_FLAGS: Record<string, FlagSpec> = {
+  'audit-log': { value: true },
+  'group-by': { value: true },
+  strict: { value: false },
+};
+
+export const SEEDS_FLAGS: Record<string, FlagSpec> = {
+  seeds: { value: true },
+  workers: { value: true },
+};
+
+/** `--workers K`: default cores − 1, at least 1. */
+export function parseWorkers(text: string | undefined, defaultWorkers: number): number | { error: string } {
+  if (text === undefined) return Math.max(1, defaultWorkers);
+  const workers = Number(text);
+  if (!Number.isSafeInteger(workers) || workers < 1 || workers > 256) return { error: `--workers must be a whole number from 1 to 256, got ${JSON.stringify(text)}` };
+  return workers;
+}
+
+/**
+ * Prints the load warnings; with `--strict` they are errors and the command stops (exit 1) before
+ * anything is simulated. Returns true when the command must stop.
+ */
+export function reportWarnings(warnings: readonly string[], strict: boolean, command: string, output: { stderr(text: string): void }): boolean {
+  const unique = [...new Set(warnings)];
+  for (const warning of unique) output.stderr(`${strict ? 'error' : 'warning'}: ${warning}\n`);
+  if (strict && unique.length > 0) {
+    output.stderr(`fairway ${command}: ${unique.length} warning${unique.length === 1 ? '' : 's'} with --strict; nothing was simulated\n`);
+    return true;
+  }
+  return false;
+}
+
+/** The `fairway sim run` command line that reproduces one run (shown in its report.html). */
+export function reproduceCommand(run: { scenarioFile: string; seed: string; variantFiles?: readonly string[]; auditLogFile?: string | undefined; auditGrouping?: string | undefined }): string {
+  return [
+    'fairway sim run',
+    run.scenarioFile,
+    '--seed',
+    run.seed,
+    ...(run.variantFiles ?? []).flatMap((v) => ['--variant', v]),
+    ...(run.auditLogFile === undefined ? [] : ['--audit-log', run.auditLogFile]),
+    ...(run.auditGrouping === undefined ? [] : ['--group-by', run.auditGrouping]),
+  ].join(' ');
+}
