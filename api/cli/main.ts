@@ -16,6 +16,7 @@ const COMMANDS: Record<string, CommandLoader> = {
   'sim compare': async () => (await import('../../sim/cli-compare.ts')).simCompareCommand,
   'sim run': async () => (await import('../../sim/cli-run.ts')).simRunCommand,
   'sim sweep': async () => (await import('../../sim/cli-sweep.ts')).simSweepCommand,
+  'sim tune': async () => (await import('../../sim/cli-tune.ts')).simTuneCommand,
   'storage check': async () => (await import('./storage-check.ts')).storageCheckCommand,
   'storage migrate': async () => (await import('./storage-migrate.ts')).storageMigrateCommand,
   'storage repair': async () => (await import('./storage-repair.ts')).storageRepairCommand,

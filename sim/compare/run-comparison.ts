@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import type { AuditGrouping } from '../audit-grouping.ts';
 import { reproduceCommand } from '../cli-args.ts';
-import { runSweep } from '../sweep/sweep.ts';
+import { runSweep, type SweepPool } from '../sweep/sweep.ts';
 import type { SweepTask } from '../sweep/task.ts';
 import type { Variant } from '../sweep/variants.ts';
 import { compareVariant, type Comparison, type CompareRun } from './compare.ts';
@@ -22,6 +22,8 @@ export interface ComparisonRequest {
   auditLogFile?: string | undefined;
   auditGrouping?: AuditGrouping | undefined;
   onTaskDone?: (done: number, total: number) => void;
+  /** Run on this pool (kept open) instead of a new one. */
+  pool?: SweepPool;
 }
 
 export async function runComparison(request: ComparisonRequest): Promise<Comparison> {
@@ -38,7 +40,10 @@ export async function runComparison(request: ComparisonRequest): Promise<Compari
       digestOnly: true,
     })),
   );
-  const results = await runSweep(tasks, { workers: request.workers, ...(request.onTaskDone === undefined ? {} : { onTaskDone: request.onTaskDone }) });
+  const results =
+    request.pool === undefined
+      ? await runSweep(tasks, { workers: request.workers, ...(request.onTaskDone === undefined ? {} : { onTaskDone: request.onTaskDone }) })
+      : await request.pool.run(tasks, request.onTaskDone);
   const runs: CompareRun[] = results.map((r) => {
     const dir = join(r.variant, `seed-${r.seed}`);
     return r.ok ? { variant: r.variant, seed: r.seed, ok: true, digest: r.digest, report: join(dir, 'report.json'), html: join(dir, 'report.html') } : { variant: r.variant, seed: r.seed, ok: false, errors: r.errors };

@@ -30,6 +30,9 @@ export type SweepTaskResult =
 
 export interface FlowDigest {
   priorityLevel: string;
+  flowSchema: string;
+  /** Seats × service time the flow asked for, per second of the run (its mean seat demand). */
+  demandSeats: number | null;
   arrived: number;
   dispatched: number;
   rejected: RejectCounts;
@@ -82,6 +85,8 @@ export function digestOf(report: SimulationReport): RunDigest {
         name,
         {
           priorityLevel: f.priorityLevel,
+          flowSchema: f.flowSchema,
+          demandSeats: report.fairness[f.priorityLevel]?.maxMinFair[name]?.demandSeats ?? null,
           arrived: f.arrived,
           dispatched: f.dispatched,
           rejected: f.rejected,
