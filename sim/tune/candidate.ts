@@ -202,6 +202,8 @@ export interface Move {
   candidate: Candidate;
   /** 0: acts on a level or flow the failing objectives involve; 1: anything else in scope. */
   tier: number;
+  /** The object the move changes (a level's name, or `new:<flow>`), so a round can try each. */
+  target: string;
 }
 
 const SHARE_STEPS = [1.5, 2, 4];
@@ -229,7 +231,7 @@ export function movesFrom(c: Candidate, space: TuneSpace, focus: { levels: Reado
     const levels = { ...c.levels };
     if (Object.keys(merged).length === 0) delete levels[name];
     else levels[name] = merged;
-    moves.push({ candidate: { levels, dedicated: c.dedicated }, tier });
+    moves.push({ candidate: { levels, dedicated: c.dedicated }, tier, target: name });
   };
   for (const name of space.levels.keys()) {
     const p = levelParams(c, space, name);
@@ -252,7 +254,7 @@ export function movesFrom(c: Candidate, space: TuneSpace, focus: { levels: Reado
   for (const [flow, target] of space.dedicatable) {
     const tier = focus.flows.has(flow) ? 0 : 1;
     const existing = c.dedicated[flow];
-    const dedicate = (d: DedicatedParams) => moves.push({ candidate: { levels: c.levels, dedicated: { ...c.dedicated, [flow]: d } }, tier });
+    const dedicate = (d: DedicatedParams) => moves.push({ candidate: { levels: c.levels, dedicated: { ...c.dedicated, [flow]: d } }, tier, target: `new:${flow}` });
     if (existing === undefined) {
       const sized = new Set([sharesForSeats(Math.ceil(2 * target.demandSeats), space), sharesForSeats(Math.ceil(space.serverCL / 20), space)]);
       for (const shares of sized) dedicate({ shares, queueLengthLimit: DEDICATED_QUEUE_LENGTH_LIMIT });

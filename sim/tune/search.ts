@@ -50,6 +50,22 @@ export interface SearchResult {
   evaluations: Evaluation[];
 }
 
+/**
+ * Interleaves moves by the object they change, keeping tier and size order within each: the
+ * smallest move on each object first, then the second smallest of each, and so on, so a round
+ * tries a new level for a flow as early as yet another tweak of the same level.
+ */
+function breadthFirst<T extends { tier: number; target: string }>(sorted: [string, T][]): [string, T][] {
+  const rank = new Map<string, number>();
+  const withRank = sorted.map((entry, i) => {
+    const key = `${entry[1].tier}:${entry[1].target}`;
+    const r = rank.get(key) ?? 0;
+    rank.set(key, r + 1);
+    return { entry, r, i };
+  });
+  return withRank.sort((a, b) => a.entry[1].tier - b.entry[1].tier || a.r - b.r || a.i - b.i).map((x) => x.entry);
+}
+
 /** Closest first: met before not, smaller distance, smaller change, then the key (a total order). */
 export function closer(a: Evaluation, b: Evaluation): number {
   const da = a.assessment?.met === true ? -1 : (a.assessment?.distance ?? Number.POSITIVE_INFINITY);
@@ -84,16 +100,16 @@ export async function searchConfigurations(input: SearchInput): Promise<SearchRe
     // The beam: the closest candidates whose moves have not all been tried.
     const frontier = evaluations.filter((e) => e.assessment !== undefined && !expanded.has(e.key)).sort(closer).slice(0, BEAM_WIDTH);
     if (frontier.length === 0) break;
-    const fresh = new Map<string, { candidate: Candidate; tier: number; size: CandidateSize }>();
+    const fresh = new Map<string, { candidate: Candidate; tier: number; target: string; size: CandidateSize }>();
     for (const parent of frontier) {
       for (const move of movesFrom(parent.candidate, space, input.focusOf(parent))) {
         const key = candidateKey(move.candidate);
         if (seen.has(key)) continue;
         const known = fresh.get(key);
-        if (known === undefined || move.tier < known.tier) fresh.set(key, { candidate: move.candidate, tier: move.tier, size: candidateSize(move.candidate, space) });
+        if (known === undefined || move.tier < known.tier) fresh.set(key, { candidate: move.candidate, tier: move.tier, target: move.target, size: candidateSize(move.candidate, space) });
       }
     }
-    const ordered = [...fresh.entries()].sort((a, b) => a[1].tier - b[1].tier || compareSize(a[1].size, b[1].size) || (a[0] < b[0] ? -1 : 1));
+    const ordered = breadthFirst([...fresh.entries()].sort((a, b) => a[1].tier - b[1].tier || compareSize(a[1].size, b[1].size) || (a[0] < b[0] ? -1 : 1)));
     if (ordered.length === 0) {
       // Every move from the beam was tried: widen the beam.
       for (const e of frontier) expanded.add(e.key);
