@@ -25,6 +25,7 @@ import { createAuthenticationFilter } from './filters/authentication.ts';
 import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
 import { metricsHandler } from './metrics/metrics-handler.ts';
+import { storageObjectsFamily } from './metrics/storage-objects.ts';
 import { createApfDebugHandlers } from './debug/apf-dump.ts';
 import { createRequestMetricsFilter } from './metrics/request-metrics.ts';
 import { createDescriptionHandler } from './handlers/discovery.ts';
@@ -104,6 +105,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const fsStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[1], apiDomain));
 
   const metrics = createFairwayMetrics();
+  storageObjectsFamily(store).registerIn(metrics.registry);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({
     name: 'apiserver_terminated_watchers_total',

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, CommandLoader> = {
   'config check': async () => (await import('./config-check.ts')).configCheckCommand,
   serve: async () => (await import('../serve.ts')).serveCommand,
   'sim compare': async () => (await import('../../sim/cli-compare.ts')).simCompareCommand,
+  'sim import': async () => (await import('../../sim/cli-import.ts')).simImportCommand,
   'sim run': async () => (await import('../../sim/cli-run.ts')).simRunCommand,
   'sim sweep': async () => (await import('../../sim/cli-sweep.ts')).simSweepCommand,
   'sim tune': async () => (await import('../../sim/cli-tune.ts')).simTuneCommand,
