@@ -75,6 +75,7 @@ export const RUN_FLAGS: Record<string, FlagSpec> = {
   'audit-log': { value: true },
   'group-by': { value: true },
   strict: { value: false },
+  'no-suggestions': { value: false },
 };
 
 export const SEEDS_FLAGS: Record<string, FlagSpec> = {

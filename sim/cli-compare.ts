@@ -35,6 +35,7 @@ Flags:
   --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
                       (default user+flowschema)
   --no-plots          skip the SVG plots in each run's report.html
+  --no-suggestions    do not simulate the remedies each run's report suggests
   --strict            treat warnings (e.g. a variant that changes nothing) as errors
   -h, --help          show this help
 
@@ -86,6 +87,7 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
     workers,
     outDir,
     plots: !parsed.switches.has('no-plots'),
+    suggestions: !parsed.switches.has('no-suggestions'),
     auditLogFile,
     auditGrouping: groupBy,
     onTaskDone: (done, total) => progress.update(done / total, `${done}/${total} runs`),

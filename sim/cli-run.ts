@@ -25,6 +25,7 @@ Flags:
   --variant FILE      apply these PriorityLevelConfiguration/FlowSchema manifests over the
                       scenario's configuration (repeatable)
   --no-plots          skip the SVG plots (report.html then has tables only)
+  --no-suggestions    do not simulate the remedies the report suggests (faster)
   --strict            treat warnings (an edit the ensurer undoes, a LIST with no object count,
                       a FlowSchema naming a missing level, ...) as errors
   -h, --help          show this help
@@ -72,6 +73,7 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
     variantFiles,
     ...(auditLogFile === undefined ? {} : { auditLogFile }),
     ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
+    suggestions: !parsed.switches.has('no-suggestions'),
     // With --strict nothing is simulated when loading warns.
     ...(strict ? { stopOnWarnings: true } : {}),
     onProgress: (simulatedMs, durationMs) => progress.update(simulatedMs / durationMs, `${(simulatedMs / 1000).toFixed(0)}s / ${(durationMs / 1000).toFixed(0)}s simulated`),

@@ -34,6 +34,7 @@ Flags:
   --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
                       (default user+flowschema)
   --no-plots          skip the SVG plots in each run's report.html
+  --no-suggestions    do not simulate the remedies each run's report suggests
   --strict            treat warnings (e.g. a variant that changes nothing) as errors
   -h, --help          show this help
 
@@ -85,6 +86,7 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
       ...(auditLogFile === undefined ? {} : { auditLogFile }),
       ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
       write: { dir: join(outDir, variant.name, `seed-${seed}`), reproduce: reproduceCommand({ scenarioFile, seed, variantFiles: variant.files, auditLogFile, auditGrouping: groupBy }), plots },
+      suggestions: !parsed.switches.has('no-suggestions'),
       digestOnly: true,
     })),
   );

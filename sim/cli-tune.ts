@@ -49,6 +49,7 @@ Flags:
   --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
                       (default user+flowschema)
   --no-plots          skip the SVG plots in the comparison's run reports
+  --no-suggestions    do not simulate the remedies each run's report suggests
   --strict            treat warnings as errors
   -h, --help          show this help
 
@@ -195,6 +196,7 @@ export async function runSimTune(args: string[], output: Output): Promise<number
       workers,
       outDir,
       plots: !parsed.switches.has('no-plots'),
+      suggestions: !parsed.switches.has('no-suggestions'),
       auditLogFile,
       auditGrouping: groupBy,
       pool,

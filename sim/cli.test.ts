@@ -33,7 +33,7 @@ test('fairway sim run: SEED first, then report.json (as in-process), report.html
     assert.is(lines[0], 'SEED=5');
     assert.match(lines[1]!, /NAME=cli-test DURATION=6s FLOWS=2 SERVER_CL=10/);
 
-    const inProcess = await runScenario({ scenarioFile, seed: '5' });
+    const inProcess = await runScenario({ scenarioFile, seed: '5', suggestions: true });
     assert.ok(inProcess.ok);
     if (inProcess.ok) assert.is(await readFile(join(out, 'report.json'), 'utf8'), reportJson(inProcess.report));
 

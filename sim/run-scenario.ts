@@ -6,6 +6,8 @@ import { readAuditLog, type AuditLog } from './audit-log.ts';
 import type { AuditGrouping } from './audit-grouping.ts';
 import { auditObjectCountWarnings } from './object-count-check.ts';
 import { buildReport, type SimulationReport } from './report.ts';
+import { explain } from './explain/explain.ts';
+import { suggest } from './explain/suggest.ts';
 import { loadScenarioFile, type ExtraObject, type LoadedScenario } from './scenario-load.ts';
 import { runSimulation, type SimulationResult } from './simulation.ts';
 
@@ -18,6 +20,8 @@ export interface RunRequest {
   extraObjects?: readonly ExtraObject[];
   auditLogFile?: string;
   auditGrouping?: AuditGrouping;
+  /** Also simulate the remedies the explanations suggest, with the same seed (report.suggestions). */
+  suggestions?: boolean;
   /** Do not simulate when loading produced warnings (`--strict`); the outcome then carries them. */
   stopOnWarnings?: boolean;
   onProgress?: (simulatedMs: number, durationMs: number) => void;
@@ -48,5 +52,20 @@ export async function runScenario(request: RunRequest): Promise<RunOutcome> {
     ...(request.auditGrouping === undefined ? {} : { auditGrouping: request.auditGrouping }),
     ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
   });
-  return { ok: true, report: buildReport(result), result, loaded: inputs.loaded };
+  const report = buildReport(result);
+  const explanations = explain(report, inputs.loaded.scenario, inputs.loaded.config);
+  report.explanations = explanations.map(({ flow, level, text }) => ({ flow, level, text }));
+  if (request.suggestions === true) {
+    report.suggestions = await suggest({
+      scenarioFile: request.scenarioFile,
+      variantFiles: request.variantFiles ?? [],
+      seed: request.seed,
+      loaded: inputs.loaded,
+      report,
+      explanations,
+      auditLog: inputs.auditLog,
+      auditGrouping: request.auditGrouping,
+    });
+  }
+  return { ok: true, report, result, loaded: inputs.loaded };
 }

@@ -19,6 +19,8 @@ export interface ComparisonRequest {
   workers: number;
   outDir: string;
   plots: boolean;
+  /** Each run's report also simulates its suggestions. */
+  suggestions: boolean;
   auditLogFile?: string | undefined;
   auditGrouping?: AuditGrouping | undefined;
   onTaskDone?: (done: number, total: number) => void;
@@ -37,6 +39,7 @@ export async function runComparison(request: ComparisonRequest): Promise<Compari
       ...(auditLogFile === undefined ? {} : { auditLogFile }),
       ...(auditGrouping === undefined ? {} : { auditGrouping }),
       write: { dir: join(outDir, variant.name, `seed-${seed}`), reproduce: reproduceCommand({ scenarioFile, seed, variantFiles: variant.files, auditLogFile, auditGrouping }), plots: request.plots },
+      suggestions: request.suggestions,
       digestOnly: true,
     })),
   );

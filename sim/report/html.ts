@@ -4,7 +4,8 @@
 
 import type { FlowReport, LevelReport, SimulationReport } from '../report.ts';
 import type { Plot } from './plots.ts';
-import { esc, fmtInt, fmtNumber, fmtSeconds, nameCell } from './format.ts';
+import { esc, fmtInt, fmtNumber, fmtPercent, fmtSeconds, nameCell } from './format.ts';
+import { COLD_START_MS } from '../explain/explain.ts';
 import { page, stripXmlHeader, table } from './page.ts';
 
 export interface RenderedPlot {
@@ -27,8 +28,10 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
   if (s.warnings.length > 0) parts.push(`<div class="warn"><strong>Warnings</strong><ul>${s.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>`);
 
   parts.push('<h2>At a glance</h2><ul class="findings">');
+  for (const e of report.explanations ?? []) parts.push(`<li><b>Why ${esc(e.flow)} suffered:</b> ${esc(e.text)}</li>`);
   for (const line of findings(report)) parts.push(`<li>${line}</li>`);
   parts.push('</ul>');
+  if (report.suggestions !== undefined) parts.push(suggestionsSection(report));
 
   parts.push('<h2>Flows</h2><p class="note">One row per workload flow. Wait is the time queued before dispatch (dispatched requests only); latency adds the service time (completed requests only).</p>');
   parts.push(flowTable(report));
@@ -74,12 +77,15 @@ function findings(report: SimulationReport): string[] {
   if (slow.length > MAX_FLOW_FINDINGS) out.push(`${slow.length - MAX_FLOW_FINDINGS} more flows had a p99 queue wait of 100 ms or more.`);
   const quiet = Object.entries(report.flows).filter(([, f]) => f.rejectedTotal === 0 && (f.waitSeconds.p99 ?? 0) < 0.1 && f.arrived > 0);
   if (quiet.length > 0) out.push(`${quiet.length === Object.keys(report.flows).length ? 'Every flow' : `${quiet.length} flow${quiet.length === 1 ? '' : 's'} (${quiet.slice(0, 8).map(([n]) => esc(n)).join(', ')}${quiet.length > 8 ? ', …' : ''})`} had no rejections and a p99 wait under 100 ms.`);
-  const idleMoved = Object.entries(report.levels).filter(([, l]) => l.dispatched + l.rejectedTotal === 0 && l.currentCL.min !== l.currentCL.max).map(([n]) => n);
-  if (idleMoved.length > 0) out.push(`Levels without traffic (${idleMoved.map(esc).join(', ')}) lent their seats to busy levels; their CurrentCL moved with each 10 s borrowing adjustment.`);
+  // Idle levels lend, and every level starts from a CurrentCL without demand history: that is
+  // how APF works, not a finding. Borrowing is reported for busy levels after the cold start.
+  const times = report.series.timesSeconds;
   for (const [name, l] of Object.entries(report.levels)) {
     if (l.dispatched + l.rejectedTotal === 0) continue;
+    const warm = (report.series.levels[name]?.currentCL ?? []).filter((_, i) => times[i]! * 1000 > COLD_START_MS);
+    const warmMin = warm.length > 0 ? Math.min(...warm) : l.currentCL.min;
     if (l.borrowing.maxSeats > 0) out.push(`Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–${l.currentCL.max}).`);
-    else if (l.borrowing.minSeats < 0 && l.dispatched > 0) out.push(`Level <b>${esc(name)}</b> lent up to ${-l.borrowing.minSeats} of its ${l.nominalCL} nominal seats to other levels.`);
+    else if (warmMin < l.nominalCL && l.waiting.max > 0) out.push(`Level <b>${esc(name)}</b> lent up to ${l.nominalCL - warmMin} of its ${l.nominalCL} nominal seats to other levels while its own requests queued.`);
     if (l.noAccommodation > 0) out.push(`Level <b>${esc(name)}</b> had a wide request at the head of a queue that did not fit ${fmtInt(l.noAccommodation)} times (it blocks the level until enough seats are free).`);
   }
   for (const [name, f] of Object.entries(report.fairness)) {
@@ -87,6 +93,27 @@ function findings(report: SimulationReport): string[] {
     if (f.jainVsMaxMinFair !== null && Object.keys(f.maxMinFair).length > 1) out.push(`In <b>${esc(name)}</b>, measured against each flow’s max-min fair share of the level’s seats, Jain’s index was ${f.jainVsMaxMinFair.toFixed(3)} (1 = every flow got its fair share).`);
   }
   return out;
+}
+
+function suggestionsSection(report: SimulationReport): string {
+  const suggestions = report.suggestions ?? [];
+  const parts = ['<h2>Suggestions</h2>'];
+  if (suggestions.length === 0) {
+    parts.push(`<p class="note">${(report.explanations ?? []).length === 0 ? 'No flow suffered, so there is nothing to suggest.' : 'No remedy this report knows of helped in simulation (each was tried with the same seed), so none is suggested.'}</p>`);
+    return parts.join('\n');
+  }
+  parts.push('<p class="note">Each suggestion was simulated with this run’s seed; the table shows what it did to every flow. Apply the manifests with <code>kubectl apply -f</code>.</p>');
+  for (const s of suggestions) {
+    parts.push(`<h3>${esc(s.title)}</h3><p>${s.changes.map(esc).join('<br>')}</p><p>Helps ${s.for.map((f) => `<b>${esc(f)}</b>`).join(', ')}.</p><details><summary>Manifest</summary><pre>${esc(s.manifest)}</pre></details>`);
+    const rows = Object.entries(s.effect).map(([flow, e]) => [
+      nameCell(flow),
+      `${fmtPercent(e.before.rejectedFraction ?? 0)} → ${fmtPercent(e.after.rejectedFraction ?? 0)}`,
+      `${fmtSeconds(e.before.waitP99Seconds)} → ${fmtSeconds(e.after.waitP99Seconds)}`,
+      `<span class="${e.change === 'same' ? 'noise' : e.change}">${e.change}</span>`,
+    ]);
+    parts.push(table(['flow', 'rejected', 'wait p99', 'effect'], rows));
+  }
+  return parts.join('\n');
 }
 
 function flowTable(report: SimulationReport): string {

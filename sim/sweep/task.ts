@@ -20,6 +20,8 @@ export interface SweepTask {
   auditGrouping?: AuditGrouping;
   /** Write report.json, report.html and plots here (the command to show in the page included). */
   write?: { dir: string; reproduce: string; plots: boolean };
+  /** Simulate the report's suggestions too (report.suggestions). */
+  suggestions?: boolean;
   /** Return only the digest, not report.json's text (the tuner runs thousands of these). */
   digestOnly?: boolean;
 }
@@ -70,6 +72,7 @@ export async function runSweepTask(task: SweepTask): Promise<SweepTaskResult> {
     ...(task.extraObjects === undefined ? {} : { extraObjects: task.extraObjects }),
     ...(task.auditLogFile === undefined ? {} : { auditLogFile: task.auditLogFile }),
     ...(task.auditGrouping === undefined ? {} : { auditGrouping: task.auditGrouping }),
+    suggestions: task.suggestions === true,
   });
   if (!outcome.ok) return { ok: false, variant: task.variant, seed: task.seed, errors: outcome.errors };
   if (task.write !== undefined) await writeRunOutput(task.write.dir, outcome.report, task.write.reproduce, { plots: task.write.plots });
