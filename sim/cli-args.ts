@@ -1,3 +1,6 @@
+import { AUDIT_GROUPINGS, isAuditGrouping, type AuditGrouping } from './audit-grouping.ts';
+import { parseSeedList } from './seed.ts';
+
 // A small flag parser for the `sim` commands: `--flag value`, `--flag=value`, repeatable flags,
 // boolean switches and positionals, with errors worded for a person.
 
@@ -76,6 +79,7 @@ export const RUN_FLAGS: Record<string, FlagSpec> = {
   'group-by': { value: true },
   strict: { value: false },
   'no-suggestions': { value: false },
+  'no-plots': { value: false },
 };
 
 export const SEEDS_FLAGS: Record<string, FlagSpec> = {
@@ -116,4 +120,46 @@ export function reproduceCommand(run: { scenarioFile: string; seed: string; vari
     ...(run.auditLogFile === undefined ? [] : ['--audit-log', run.auditLogFile]),
     ...(run.auditGrouping === undefined ? [] : ['--group-by', run.auditGrouping]),
   ].join(' ');
+}
+
+/** The help lines of RUN_FLAGS (and --no-plots), shared by the commands that run scenarios. */
+export const RUN_FLAGS_HELP = `  --audit-log FILE    replay this audit log in every run
+  --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
+                      (default user+flowschema)
+  --no-plots          skip the SVG plots in each run's report.html
+  --no-suggestions    do not simulate the remedies each run's report suggests
+  --strict            treat warnings (e.g. a variant that changes nothing) as errors
+`;
+
+export interface RunOptions {
+  seeds: string[];
+  seedsText: string;
+  workers: number;
+  auditLogFile: string | undefined;
+  auditGrouping: AuditGrouping | undefined;
+  plots: boolean;
+  suggestions: boolean;
+  strict: boolean;
+}
+
+/** Reads RUN_FLAGS, SEEDS_FLAGS and --no-plots; a usage error as a message. */
+export function parseRunOptions(parsed: ParsedArgs, defaultSeeds: string | undefined, defaultWorkers: number): RunOptions | { error: string } {
+  const seedsText = parsed.values.get('seeds')?.[0] ?? defaultSeeds;
+  if (seedsText === undefined) return { error: '--seeds is required (e.g. --seeds 1..50)' };
+  const seeds = parseSeedList(seedsText);
+  if (!seeds.ok) return { error: seeds.message };
+  const workers = parseWorkers(parsed.values.get('workers')?.[0], defaultWorkers);
+  if (typeof workers !== 'number') return workers;
+  const groupBy = parsed.values.get('group-by')?.[0];
+  if (groupBy !== undefined && !isAuditGrouping(groupBy)) return { error: `--group-by must be one of ${AUDIT_GROUPINGS.join(', ')}, got ${JSON.stringify(groupBy)}` };
+  return {
+    seeds: seeds.seeds,
+    seedsText,
+    workers,
+    auditLogFile: parsed.values.get('audit-log')?.[0],
+    auditGrouping: groupBy,
+    plots: !parsed.switches.has('no-plots'),
+    suggestions: !parsed.switches.has('no-suggestions'),
+    strict: parsed.switches.has('strict'),
+  };
 }

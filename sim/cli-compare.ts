@@ -6,13 +6,11 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from '../api/cli/main.ts';
-import { AUDIT_GROUPINGS, isAuditGrouping } from './audit-grouping.ts';
-import { parseScenarioCommand, parseWorkers, RUN_FLAGS, SEEDS_FLAGS } from './cli-args.ts';
+import { parseRunOptions, parseScenarioCommand, RUN_FLAGS, RUN_FLAGS_HELP, SEEDS_FLAGS } from './cli-args.ts';
 import type { Output } from './cli-run.ts';
 import { compareHtml } from './compare/compare-html.ts';
 import { runComparison } from './compare/run-comparison.ts';
 import { createProgress } from './progress.ts';
-import { parseSeedList } from './seed.ts';
 import { checkVariants, variantNames } from './sweep/variants.ts';
 
 export const DEFAULT_COMPARE_SEEDS = '1..5';
@@ -31,13 +29,7 @@ Flags:
   --out DIR           output directory (required)
   --seeds LIST        seeds (default ${DEFAULT_COMPARE_SEEDS}): a range 1..5, a list 1,2,7, or both
   --workers K         worker threads (default: available cores - 1, at least 1)
-  --audit-log FILE    replay this audit log in every run
-  --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
-                      (default user+flowschema)
-  --no-plots          skip the SVG plots in each run's report.html
-  --no-suggestions    do not simulate the remedies each run's report suggests
-  --strict            treat warnings (e.g. a variant that changes nothing) as errors
-  -h, --help          show this help
+${RUN_FLAGS_HELP}  -h, --help          show this help
 
 Exit status: 0 when every run succeeded, 1 if inputs are invalid (or warn, with --strict) or a
 run failed, 2 for usage errors.
@@ -54,7 +46,6 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
     ...SEEDS_FLAGS,
     out: { value: true },
     variant: { value: true, repeatable: true },
-    'no-plots': { value: false },
   }, USAGE, output);
   if ('exitCode' in command) return command.exitCode;
   const { parsed, scenarioFile, usage } = command;
@@ -62,20 +53,15 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
   if (variantFiles.length === 0) return usage('give at least one --variant FILE to compare with the baseline');
   const outDir = parsed.values.get('out')?.[0];
   if (outDir === undefined) return usage('--out DIR is required');
-  const seedsText = parsed.values.get('seeds')?.[0] ?? DEFAULT_COMPARE_SEEDS;
-  const seeds = parseSeedList(seedsText);
-  if (!seeds.ok) return usage(seeds.message);
-  const workers = parseWorkers(parsed.values.get('workers')?.[0], availableParallelism() - 1);
-  if (typeof workers !== 'number') return usage(workers.error);
-  const auditLogFile = parsed.values.get('audit-log')?.[0];
-  const groupBy = parsed.values.get('group-by')?.[0];
-  if (groupBy !== undefined && !isAuditGrouping(groupBy)) return usage(`--group-by must be one of ${AUDIT_GROUPINGS.join(', ')}, got ${JSON.stringify(groupBy)}`);
+  const options = parseRunOptions(parsed, DEFAULT_COMPARE_SEEDS, availableParallelism() - 1);
+  if ('error' in options) return usage(options.error);
+  const { seedsText, workers, auditLogFile } = options;
   const variants = variantNames(variantFiles);
 
   output.stdout(`SEEDS=${seedsText}\n`);
-  const checked = await checkVariants({ command: 'sim compare', scenarioFile, variants, auditLogFile, strict: parsed.switches.has('strict'), output });
+  const checked = await checkVariants({ command: 'sim compare', scenarioFile, variants, auditLogFile, strict: options.strict, output });
   if (checked === undefined) return 1;
-  output.stdout(`SCENARIO=${scenarioFile} NAME=${checked.scenario.name} VARIANTS=${variants.slice(1).map((v) => v.name).join(',')} RUNS=${seeds.seeds.length * variants.length} WORKERS=${workers}\n`);
+  output.stdout(`SCENARIO=${scenarioFile} NAME=${checked.scenario.name} VARIANTS=${variants.slice(1).map((v) => v.name).join(',')} RUNS=${options.seeds.length * variants.length} WORKERS=${workers}\n`);
 
   const progress = createProgress();
   const startMs = performance.now();
@@ -83,13 +69,13 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
     scenarioFile,
     scenarioName: checked.scenario.name,
     variants,
-    seeds: seeds.seeds,
+    seeds: options.seeds,
     workers,
     outDir,
-    plots: !parsed.switches.has('no-plots'),
-    suggestions: !parsed.switches.has('no-suggestions'),
+    plots: options.plots,
+    suggestions: options.suggestions,
     auditLogFile,
-    auditGrouping: groupBy,
+    auditGrouping: options.auditGrouping,
     onTaskDone: (done, total) => progress.update(done / total, `${done}/${total} runs`),
   });
   progress.done();

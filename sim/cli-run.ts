@@ -50,7 +50,6 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
     seed: { value: true },
     out: { value: true },
     variant: { value: true, repeatable: true },
-    'no-plots': { value: false },
   }, USAGE, output);
   if ('exitCode' in command) return command.exitCode;
   const { parsed, scenarioFile, usage } = command;

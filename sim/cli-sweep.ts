@@ -8,13 +8,11 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from '../api/cli/main.ts';
 import { renderSvg } from './report/plots.ts';
-import { parseSeedList } from './seed.ts';
 import { runSweep } from './sweep/sweep.ts';
 import { summarizeVariant, summaryHtml, waitStripSpec, type SweepSummary } from './sweep/summary.ts';
 import { checkVariants, variantNames } from './sweep/variants.ts';
 import type { SweepTask } from './sweep/task.ts';
-import { parseScenarioCommand, parseWorkers, reproduceCommand, RUN_FLAGS, SEEDS_FLAGS } from './cli-args.ts';
-import { isAuditGrouping, AUDIT_GROUPINGS } from './audit-grouping.ts';
+import { parseRunOptions, parseScenarioCommand, reproduceCommand, RUN_FLAGS, RUN_FLAGS_HELP, SEEDS_FLAGS } from './cli-args.ts';
 import { createProgress } from './progress.ts';
 import type { Output } from './cli-run.ts';
 
@@ -30,13 +28,7 @@ Flags:
   --out DIR           output directory (default sim-results/<scenario name>/sweep)
   --variant FILE      a configuration variant: manifests applied over the scenario's configuration;
                       repeatable, each file is one variant run next to the unchanged "baseline"
-  --audit-log FILE    replay this audit log in every run
-  --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
-                      (default user+flowschema)
-  --no-plots          skip the SVG plots in each run's report.html
-  --no-suggestions    do not simulate the remedies each run's report suggests
-  --strict            treat warnings (e.g. a variant that changes nothing) as errors
-  -h, --help          show this help
+${RUN_FLAGS_HELP}  -h, --help          show this help
 
 Exit status: 0 when every run succeeded, 1 if inputs are invalid (or warn, with --strict) or any
 run failed, 2 for usage errors.
@@ -53,30 +45,23 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
     ...SEEDS_FLAGS,
     out: { value: true },
     variant: { value: true, repeatable: true },
-    'no-plots': { value: false },
   }, USAGE, output);
   if ('exitCode' in command) return command.exitCode;
   const { parsed, scenarioFile, usage } = command;
-  const seedsText = parsed.values.get('seeds')?.[0];
-  if (seedsText === undefined) return usage('--seeds is required (e.g. --seeds 1..50)');
-  const seeds = parseSeedList(seedsText);
-  if (!seeds.ok) return usage(seeds.message);
-  const workers = parseWorkers(parsed.values.get('workers')?.[0], availableParallelism() - 1);
-  if (typeof workers !== 'number') return usage(workers.error);
-  const auditLogFile = parsed.values.get('audit-log')?.[0];
-  const groupBy = parsed.values.get('group-by')?.[0];
-  if (groupBy !== undefined && !isAuditGrouping(groupBy)) return usage(`--group-by must be one of ${AUDIT_GROUPINGS.join(', ')}, got ${JSON.stringify(groupBy)}`);
+  const options = parseRunOptions(parsed, undefined, availableParallelism() - 1);
+  if ('error' in options) return usage(options.error);
+  const { seedsText, workers, auditLogFile, auditGrouping: groupBy, plots } = options;
+  const seeds = { seeds: options.seeds };
   const variants = variantNames(parsed.values.get('variant') ?? []);
 
   output.stdout(`SEEDS=${seedsText}\n`);
   // Check every input once, up front, so a typo fails in a second rather than in 50 workers.
-  const checked = await checkVariants({ command: 'sim sweep', scenarioFile, variants, auditLogFile, strict: parsed.switches.has('strict'), output });
+  const checked = await checkVariants({ command: 'sim sweep', scenarioFile, variants, auditLogFile, strict: options.strict, output });
   if (checked === undefined) return 1;
   const scenarioName = checked.scenario.name;
   output.stdout(`SCENARIO=${scenarioFile} NAME=${scenarioName} DURATION=${checked.scenario.durationMs / 1000}s FLOWS=${checked.scenario.flows.length} RUNS=${seeds.seeds.length * variants.length} WORKERS=${workers}\n`);
 
   const outDir = parsed.values.get('out')?.[0] ?? `sim-results/${scenarioName}/sweep`;
-  const plots = !parsed.switches.has('no-plots');
   const tasks: SweepTask[] = variants.flatMap((variant) =>
     seeds.seeds.map((seed) => ({
       scenarioFile,
@@ -86,7 +71,7 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
       ...(auditLogFile === undefined ? {} : { auditLogFile }),
       ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
       write: { dir: join(outDir, variant.name, `seed-${seed}`), reproduce: reproduceCommand({ scenarioFile, seed, variantFiles: variant.files, auditLogFile, auditGrouping: groupBy }), plots },
-      suggestions: !parsed.switches.has('no-suggestions'),
+      suggestions: options.suggestions,
       digestOnly: true,
     })),
   );

@@ -7,15 +7,14 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { Command } from '../api/cli/main.ts';
-import { AUDIT_GROUPINGS, isAuditGrouping } from './audit-grouping.ts';
-import { parseScenarioCommand, parseWorkers, reportWarnings, RUN_FLAGS, SEEDS_FLAGS } from './cli-args.ts';
+import { parseRunOptions, parseScenarioCommand, reportWarnings, RUN_FLAGS, RUN_FLAGS_HELP, SEEDS_FLAGS } from './cli-args.ts';
 import type { Output } from './cli-run.ts';
 import { compareHtml } from './compare/compare-html.ts';
 import { runComparison } from './compare/run-comparison.ts';
 import { createProgress } from './progress.ts';
 import { esc, fmtSeconds } from './report/format.ts';
 import { loadRunInputs } from './run-scenario.ts';
-import { parseSeed, parseSeedList, streamPrng } from './seed.ts';
+import { parseSeed, streamPrng } from './seed.ts';
 import { createSweepPool } from './sweep/sweep.ts';
 import type { SweepTask } from './sweep/task.ts';
 import { assess, failures } from './tune/assess.ts';
@@ -45,13 +44,7 @@ Flags:
   --search-seed S     the seed of the search's own random picks (default 1)
   --workers K         worker threads (default: available cores - 1, at least 1); the result
                       does not depend on it
-  --audit-log FILE    replay this audit log in every run
-  --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
-                      (default user+flowschema)
-  --no-plots          skip the SVG plots in the comparison's run reports
-  --no-suggestions    do not simulate the remedies each run's report suggests
-  --strict            treat warnings as errors
-  -h, --help          show this help
+${RUN_FLAGS_HELP}  -h, --help          show this help
 
 Exit status: 0 when a configuration meets every objective, 1 when none within the budget does
 (the closest is written, with what still fails) or inputs are invalid, 2 for usage errors.
@@ -70,7 +63,6 @@ export async function runSimTune(args: string[], output: Output): Promise<number
     out: { value: true },
     budget: { value: true },
     'search-seed': { value: true },
-    'no-plots': { value: false },
   }, USAGE, output);
   if ('exitCode' in command) return command.exitCode;
   const { parsed, scenarioFile, usage } = command;
@@ -78,19 +70,15 @@ export async function runSimTune(args: string[], output: Output): Promise<number
   if (objectivesFile === undefined) return usage('--objectives FILE is required');
   const outDir = parsed.values.get('out')?.[0];
   if (outDir === undefined) return usage('--out DIR is required');
-  const seedsText = parsed.values.get('seeds')?.[0] ?? DEFAULT_TUNE_SEEDS;
-  const seeds = parseSeedList(seedsText);
-  if (!seeds.ok) return usage(seeds.message);
+  const options = parseRunOptions(parsed, DEFAULT_TUNE_SEEDS, availableParallelism() - 1);
+  if ('error' in options) return usage(options.error);
+  const { seedsText, workers, auditLogFile, auditGrouping: groupBy } = options;
+  const seeds = { seeds: options.seeds };
   const searchSeed = parseSeed(parsed.values.get('search-seed')?.[0] ?? '1');
   if (!searchSeed.ok) return usage(`--search-seed: ${searchSeed.message}`);
   const budgetText = parsed.values.get('budget')?.[0];
   const budget = budgetText === undefined ? DEFAULT_BUDGET : Number(budgetText);
   if (!Number.isSafeInteger(budget) || budget < 1 || budget > 100_000) return usage(`--budget must be a whole number from 1 to 100000, got ${JSON.stringify(budgetText)}`);
-  const workers = parseWorkers(parsed.values.get('workers')?.[0], availableParallelism() - 1);
-  if (typeof workers !== 'number') return usage(workers.error);
-  const auditLogFile = parsed.values.get('audit-log')?.[0];
-  const groupBy = parsed.values.get('group-by')?.[0];
-  if (groupBy !== undefined && !isAuditGrouping(groupBy)) return usage(`--group-by must be one of ${AUDIT_GROUPINGS.join(', ')}, got ${JSON.stringify(groupBy)}`);
 
   output.stdout(`SEEDS=${seedsText} SEARCH_SEED=${searchSeed.seed}\n`);
   const objectives = await readObjectivesFile(objectivesFile);
@@ -101,7 +89,7 @@ export async function runSimTune(args: string[], output: Output): Promise<number
     output.stderr('fairway sim tune: invalid input; nothing was simulated\n');
     return 1;
   }
-  if (reportWarnings(inputs.loaded.warnings, parsed.switches.has('strict'), 'sim tune', output)) return 1;
+  if (reportWarnings(inputs.loaded.warnings, options.strict, 'sim tune', output)) return 1;
   const loaded = inputs.loaded;
   output.stdout(`SCENARIO=${scenarioFile} NAME=${loaded.scenario.name} OBJECTIVES=${objectivesFile} BUDGET=${budget} WORKERS=${workers}\n`);
 
@@ -195,8 +183,8 @@ export async function runSimTune(args: string[], output: Output): Promise<number
       seeds: seeds.seeds,
       workers,
       outDir,
-      plots: !parsed.switches.has('no-plots'),
-      suggestions: !parsed.switches.has('no-suggestions'),
+      plots: options.plots,
+      suggestions: options.suggestions,
       auditLogFile,
       auditGrouping: groupBy,
       pool,
