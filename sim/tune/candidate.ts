@@ -8,7 +8,7 @@
 // plus |Δ|/100 for lendable and borrowing percents, plus a new level's shares as a fraction of
 // all shares before it (the part of the server it takes from the others).
 
-import type { PolicyRulesWithSubjects, PriorityLevelConfiguration, Subject } from '../../engine/resources/types.ts';
+import type { PolicyRulesWithSubjects, Subject } from '../../engine/resources/types.ts';
 import { AUTO_UPDATE_ANNOTATION_KEY, FLOW_SCHEMA_KIND, PRIORITY_LEVEL_KIND } from '../../engine/resources/types.ts';
 import { round } from '../report.ts';
 import type { ExtraObject } from '../scenario-load.ts';
@@ -44,7 +44,7 @@ export interface TuneSpace {
   serverCL: number;
   /** Sum of every level's shares in the baseline. */
   totalShares: number;
-  levels: Map<string, { base: LevelParams; plc: PriorityLevelConfiguration; suggested: boolean }>;
+  levels: Map<string, { base: LevelParams; suggested: boolean }>;
   /** Flows that may get their own level: the FlowSchema to create for each, less its level and precedence. */
   dedicatable: Map<string, DedicatedTarget>;
 }

@@ -55,7 +55,7 @@ export function buildSpace(
     if (plc === undefined) errors.push(`${file}: changes.modify: no PriorityLevelConfiguration "${name}" in the scenario's configuration (levels: ${[...plcs.keys()].join(', ')})`);
     else if (params === undefined) {
       if (objectives.changes.modify !== undefined) errors.push(`${file}: changes.modify: "${name}" is not a Limited level; only Limited levels have shares and queues to tune`);
-    } else levels.set(name, { base: params, plc, suggested: SUGGESTED_NAMES[PRIORITY_LEVEL_KIND].has(name) });
+    } else levels.set(name, { base: params, suggested: SUGGESTED_NAMES[PRIORITY_LEVEL_KIND].has(name) });
   }
 
   const dedicatable: TuneSpace['dedicatable'] = new Map();
