@@ -25,6 +25,7 @@ import { createAuthenticationFilter } from './filters/authentication.ts';
 import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
 import { metricsHandler } from './metrics/metrics-handler.ts';
+import { storageObjectsFamily } from './metrics/storage-objects.ts';
 import { createApfDebugHandlers } from './debug/apf-dump.ts';
 import { createRequestMetricsFilter } from './metrics/request-metrics.ts';
 import { createDescriptionHandler, describedPaths } from './handlers/discovery.ts';
@@ -108,6 +109,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined });
   const servedLabels = new ServedLabels(discoveryModel);
   const metrics = createFairwayMetrics(servedLabels);
+  storageObjectsFamily(store).registerIn(metrics.registry);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({
     name: 'apiserver_terminated_watchers_total',
