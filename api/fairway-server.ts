@@ -10,6 +10,7 @@ import { FlowController } from '../engine/flowcontrol/controller.ts';
 import { watchFlowcontrolConfig } from '../engine/flowcontrol/config-stream.ts';
 import { startBootstrapEnsurer } from '../engine/flowcontrol/bootstrap-ensurer.ts';
 import { startDanglingStatusWriter } from '../engine/flowcontrol/dangling-status.ts';
+import { startGarbageCollector } from '../engine/flowcontrol/garbage-collector.ts';
 import { InterestedWatches } from '../engine/flowcontrol/interested-watches.ts';
 import type { ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
 import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
@@ -141,6 +142,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
       clock,
       apiDomain,
       onError: (name, error) => logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
+    }),
+    startGarbageCollector(config$, {
+      priorityLevels: plcStore,
+      flowSchemas: fsStore,
+      onError: (object, error) => logger.warning(`removing the garbage collector's finalizer of ${object} failed: ${error instanceof Error ? error.message : String(error)}`),
     }),
   );
 

@@ -110,7 +110,10 @@ export interface DecodedBody {
  * A protobuf request body as the object it carries. `defaultKind` is used when the envelope names
  * none (as Go's decoder falls back on the endpoint's kind). Errors carry Go's wording.
  */
-export function decodeBody(body: Uint8Array, defaultKind: string): { ok: true; decoded: DecodedBody } | { ok: false; error: string } {
+export function decodeBody(
+  body: Uint8Array,
+  defaultKind: string,
+): { ok: true; decoded: DecodedBody } | { ok: false; error: string; /** Set once the envelope was read. */ typeMeta?: { apiVersion: string; kind: string } } {
   const unwrapped = decodeEnvelope(body);
   if (!unwrapped.ok) return unwrapped;
   const { apiVersion, kind, raw } = unwrapped.envelope;
@@ -118,7 +121,7 @@ export function decodeBody(body: Uint8Array, defaultKind: string): { ok: true; d
   const message = MESSAGES.get(effectiveKind);
   if (message === undefined) {
     const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-    return { ok: false, error: `no kind ${JSON.stringify(effectiveKind)} is registered for version ${JSON.stringify(group === '' ? version : `${group}/${version}`)}` };
+    return { ok: false, error: `no kind ${JSON.stringify(effectiveKind)} is registered for version ${JSON.stringify(group === '' ? version : `${group}/${version}`)}`, typeMeta: { apiVersion, kind: effectiveKind } };
   }
   try {
     const value = decodeMessage(message, raw);
@@ -126,7 +129,7 @@ export function decodeBody(body: Uint8Array, defaultKind: string): { ok: true; d
     if (kind !== '') value.kind = kind;
     return { ok: true, decoded: { apiVersion, kind: effectiveKind, value } };
   } catch (error) {
-    if (error instanceof ProtobufError) return { ok: false, error: error.message };
+    if (error instanceof ProtobufError) return { ok: false, error: error.message, typeMeta: { apiVersion, kind: effectiveKind } };
     throw error;
   }
 }
