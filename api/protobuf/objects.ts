@@ -108,7 +108,8 @@ export interface DecodedBody {
 
 /**
  * A protobuf request body as the object it carries. `defaultKind` is used when the envelope names
- * none (as Go's decoder falls back on the endpoint's kind). Errors carry Go's wording.
+ * none (as Go's decoder falls back on the endpoint's kind). Errors carry Go's wording; the kind is
+ * left to the caller to check (an unknown one comes back as type meta only).
  */
 export function decodeBody(
   body: Uint8Array,
@@ -119,10 +120,9 @@ export function decodeBody(
   const { apiVersion, kind, raw } = unwrapped.envelope;
   const effectiveKind = kind === '' ? defaultKind : kind;
   const message = MESSAGES.get(effectiveKind);
-  if (message === undefined) {
-    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
-    return { ok: false, error: `no kind ${JSON.stringify(effectiveKind)} is registered for version ${JSON.stringify(group === '' ? version : `${group}/${version}`)}`, typeMeta: { apiVersion, kind: effectiveKind } };
-  }
+  // A kind without a message here is none the endpoint takes: its type meta alone lets the caller
+  // refuse it in the words it uses for a JSON body of that kind.
+  if (message === undefined) return { ok: true, decoded: { apiVersion, kind: effectiveKind, value: { apiVersion, kind: effectiveKind } } };
   try {
     const value = decodeMessage(message, raw);
     if (apiVersion !== '') value.apiVersion = apiVersion;
