@@ -146,6 +146,19 @@ test('explain reads the OpenAPI schema', async () => {
   assert.match(out, /limited\s+<LimitedPriorityLevelConfiguration>/);
 });
 
+test('explain works for every served kind (each group-version has its OpenAPI document)', async () => {
+  const resources = (await ok(['api-resources', '-o', 'name'])).trim().split('\n');
+  assert.ok(resources.includes('selfsubjectaccessreviews.authorization.k8s.io'), resources.join(' '));
+  for (const resource of resources) {
+    const out = await ok(['explain', resource]);
+    assert.match(out, /^KIND:\s+\S+$/m, resource);
+    assert.match(out, /^FIELDS:$/m, resource);
+  }
+  const review = await ok(['explain', 'selfsubjectaccessreviews.spec.resourceAttributes']);
+  assert.match(review, /FIELD: resourceAttributes <ResourceAttributes>/);
+  assert.match(review, /verb\s+<string>/);
+});
+
 test('label and field selectors, and --chunk-size', async () => {
   const labelled = await ok(['get', PLC, '-l', 'a=b', '-o', 'name']);
   assert.equal(labelled.trim().split('\n'), ['prioritylevelconfiguration.flowcontrol.apiserver.k8s.io/delta']);

@@ -41,7 +41,7 @@ export interface DescriptionDeps {
 
 /** A handler for the describing endpoints, or undefined when `path` is not one of them. */
 export function createDescriptionHandler(deps: DescriptionDeps): (context: RequestContext) => Promise<boolean> {
-  const documents = openApiDocuments(deps.apiDomain);
+  const documents = openApiDocuments(deps.model);
   const documentByPath = new Map(documents.map((d) => [`/openapi/v3/${d.path}`, d]));
   const index = `${JSON.stringify(openApiIndex(documents))}\n`;
 
