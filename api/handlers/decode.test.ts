@@ -25,12 +25,26 @@ test('Warn drops unknown fields and returns one warning each; type meta is fille
 
 test('Strict fails with every problem, duplicates included', () => {
   const text = '{"metadata":{"name":"a"},"spec":{"type":"Exempt","type":"Exempt","extra":1}}';
-  const status = statusOf(() => decodeObject({ value: JSON.parse(text), jsonText: text }, target, 'Strict'));
+  const status = statusOf(() => decodeObject({ value: JSON.parse(text), duplicates: ['duplicate field "spec.type"'] }, target, 'Strict'));
   assert.is(status.code, 400);
   assert.is(
     status.message,
     'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: unknown field "spec.extra", duplicate field "spec.type"',
   );
+});
+
+test("YAML's repeated keys: go-yaml's text first under Strict, on one line as a warning under Warn", () => {
+  const yamlDuplicates = ['error converting YAML to JSON: yaml: unmarshal errors:\n  line 3: key "type" already set in map'];
+  const status = statusOf(() => decodeObject({ value: structuredClone(body), yamlDuplicates }, target, 'Strict'));
+  assert.is(
+    status.message,
+    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: error converting YAML to JSON: yaml: unmarshal errors:\n  line 3: key "type" already set in map, unknown field "spec.extra", unknown field "bogus"',
+  );
+  assert.equal(decodeObject({ value: structuredClone(body), yamlDuplicates }, target, 'Warn').warnings, [
+    'error converting YAML to JSON: yaml: unmarshal errors: line 3: key "type" already set in map',
+    'unknown field "spec.extra"',
+    'unknown field "bogus"',
+  ]);
 });
 
 test('wrong types, kinds, versions and non-objects are 400s', () => {

@@ -172,9 +172,9 @@ function admitFor(context: RequestContext, route: ResourceRoute) {
 }
 
 async function readObject(context: RequestContext, route: ResourceRoute, fieldValidation: 'Ignore' | 'Warn' | 'Strict') {
-  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], route.kind.kind);
+  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: route.kind.kind });
   return decodeObject(
-    { value: parsed.value, ...(parsed.mediaType === 'application/json' ? { jsonText: parsed.text } : {}) },
+    { value: parsed.value, duplicates: parsed.duplicates, yamlDuplicates: parsed.yamlDuplicates },
     { kind: route.kind.kind, apiVersion: route.out.apiVersion },
     fieldValidation,
   );
@@ -259,9 +259,7 @@ function isNotFound(error: unknown): boolean {
 }
 
 async function readDeleteBody(context: RequestContext): Promise<unknown> {
-  const bytes = await readBody(context.req);
-  if (bytes.length === 0) return undefined;
-  return parseBody(bytes, context.req.headers['content-type'], 'DeleteOptions').value;
+  return parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: 'DeleteOptions', options: true }).value;
 }
 
 async function remove(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {

@@ -56,7 +56,7 @@ export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessR
 async function readSpec(context: RequestContext, apiVersion: string): Promise<SubjectAccessReviewSpec> {
   const bytes = await readBody(context.req);
   const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-  const value = parseBody(bytes, context.req.headers['content-type'], SELF_SUBJECT_ACCESS_REVIEW_KIND).value as Record<string, unknown> | null | undefined;
+  const value = parseBody(bytes, context.req.headers['content-type'], { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND }).value as Record<string, unknown> | null | undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ApiError(malformedBody(SELF_SUBJECT_ACCESS_REVIEW_KIND, version, 'expected an object'));
   }
