@@ -29,7 +29,8 @@ import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
 import { metricsHandler } from './metrics/metrics-handler.ts';
 import { createApfDebugHandlers } from './debug/apf-dump.ts';
 import { createRequestMetricsFilter } from './metrics/request-metrics.ts';
-import { createDescriptionHandler } from './handlers/discovery.ts';
+import { createDescriptionHandler, describedPaths } from './handlers/discovery.ts';
+import { ServedLabels } from './metrics/served-labels.ts';
 import { FlowcontrolRest } from './handlers/flowcontrol-rest.ts';
 import { isHealthPath, type HealthCheck } from './handlers/health.ts';
 import { createResourceHandler, type ResourceRoute } from './handlers/resource.ts';
@@ -107,7 +108,10 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const plcStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[0], apiDomain));
   const fsStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[1], apiDomain));
 
-  const metrics = createFairwayMetrics();
+  const access = options.accessControl;
+  const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined });
+  const servedLabels = new ServedLabels(discoveryModel);
+  const metrics = createFairwayMetrics(servedLabels);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({
     name: 'apiserver_terminated_watchers_total',
@@ -207,7 +211,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   });
 
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
-  const storage: HealthCheck = { name: 'etcd', check: () => (store.state === 'open' ? undefined : `storage is ${store.state}`) };
+  // Not in /livez: after a failed write the store takes writes again by itself once the disk does.
+  const storage: HealthCheck = {
+    name: 'etcd',
+    check: () => (store.state !== 'open' ? `storage is ${store.state}` : store.writeOutage !== undefined ? `storage refuses writes: ${store.writeOutage.message}` : undefined),
+  };
   const bootstrap: HealthCheck = {
     name: 'poststarthook/priority-and-fairness-config-producer',
     check: () => (bootstrapped ? undefined : 'the APF bootstrap configuration is not ensured yet'),
@@ -225,7 +233,6 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   if (options.enablePriorityAndFairness) {
     filters.push(createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }));
   }
-  const access = options.accessControl;
   filters.push(
     createRequestMetricsFilter(metrics.requests, clock),
     access?.authorizationFilter ?? allowAllAuthorization,
@@ -236,19 +243,25 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const registry = access !== undefined ? Registry.merge([metrics.registry, access.registry]) : metrics.registry;
   const extraRoutes = new Map<string, RouteHandler>([['/metrics', metricsHandler(registry)]]);
   if (options.enablePriorityAndFairness) for (const [path, handler] of createApfDebugHandlers(controller).byPath) extraRoutes.set(path, handler);
+  const health = {
+    healthz: [ping, storage, ...(options.extraHealthChecks ?? [])],
+    livez: [ping, ...(options.extraHealthChecks ?? [])],
+    readyz: [ping, storage, bootstrap, shutdown, ...(options.extraHealthChecks ?? [])],
+  };
+  servedLabels.addPaths([
+    ...extraRoutes.keys(),
+    ...Object.entries(health).flatMap(([endpoint, checks]) => [`/${endpoint}`, ...checks.map((c) => `/${endpoint}/${c.name}`)]),
+    ...describedPaths(discoveryModel),
+  ]);
   const apiServer = createApiServer({
     clock,
     logger,
     requestTimeoutMs: options.requestTimeoutMs,
     filters,
-    health: {
-      healthz: [ping, storage, ...(options.extraHealthChecks ?? [])],
-      livez: [ping, ...(options.extraHealthChecks ?? [])],
-      readyz: [ping, storage, bootstrap, shutdown, ...(options.extraHealthChecks ?? [])],
-    },
+    health,
     resources: access !== undefined ? withSelfSubjectAccessReview(resources, access.selfSubjectAccessReview) : resources,
     describe: createDescriptionHandler({
-      model: fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined }),
+      model: discoveryModel,
       ...(apiDomain !== undefined ? { apiDomain } : {}),
       serverAddress: options.serverAddress,
     }),

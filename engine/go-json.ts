@@ -1,10 +1,19 @@
-// Reads JSON as Go's encoding/json does, for the two things clients see of it: the syntax
-// error text (`invalid character 'x' looking for beginning of value`, `unexpected end of JSON
-// input`), which kube-apiserver puts in its Status messages verbatim, and the duplicate fields that
-// `fieldValidation=Strict` reports (`duplicate field "spec.type"`). Duplicates otherwise resolve as
-// in Go: the last one wins, which is also what JSON.parse does.
+// Reads JSON as Go's encoding/json does, for what clients see of it and JSON.parse loses: the
+// syntax error text (`invalid character 'x' looking for beginning of value`, `unexpected end of
+// JSON input`), which kube-apiserver puts in its Status messages verbatim; the duplicate fields
+// that `fieldValidation=Strict` reports (`duplicate field "spec.type"`; otherwise the last one wins,
+// as in JSON.parse); and how numbers were written: `5e3`, `5.0` and `1e-400` parse to the integers
+// 5000, 5 and 0, but Go refuses them for an integer field (`cannot unmarshal number 5e3`).
 
-export type GoJsonResult = { value: unknown; duplicates: string[] } | { error: string };
+export type GoJsonResult =
+  | {
+      value: unknown;
+      /** Paths of repeated keys, in the order they appear: `spec.type`, `spec.rules[0].verbs`. */
+      duplicates: string[];
+      /** The literal of every number not written as a short plain integer (a fraction, an exponent, or more than 15 digits), by path. */
+      numberLiterals: Map<string, string>;
+    }
+  | { error: string };
 
 export function parseGoJson(text: string): GoJsonResult {
   const reader = new Reader(text);
@@ -19,10 +28,10 @@ export function parseGoJson(text: string): GoJsonResult {
     if (error instanceof RangeError) return { error: MAX_DEPTH };
     throw error;
   }
-  return { value: JSON.parse(text), duplicates: reader.duplicates };
+  return { value: JSON.parse(text), duplicates: reader.duplicates, numberLiterals: reader.numberLiterals };
 }
 
-/** Go's encoding/json nesting limit and its error text. */
+/** Go's encoding/json nesting limit and its error text (the stack here may run out sooner: the same error). */
 const MAX_NESTING_DEPTH = 10_000;
 const MAX_DEPTH = 'exceeded max depth';
 
@@ -34,6 +43,7 @@ class Reader {
   pos = 0;
   private depth = 0;
   readonly duplicates: string[] = [];
+  readonly numberLiterals = new Map<string, string>();
 
   constructor(private readonly text: string) {}
 
@@ -65,7 +75,7 @@ class Reader {
       }
     }
     if (ch === '"') return void this.string();
-    if (ch === '-' || (ch >= '0' && ch <= '9')) return this.number();
+    if (ch === '-' || (ch >= '0' && ch <= '9')) return this.number(path);
     for (const literal of ['true', 'false', 'null']) {
       if (ch === literal[0]) return this.literal(literal);
     }
@@ -158,7 +168,14 @@ class Reader {
     }
   }
 
-  private number(): void {
+  private number(path: string): void {
+    const start = this.pos;
+    this.scanNumber();
+    const literal = this.text.slice(start, this.pos);
+    if (literal.length > 15 || /[.eE]/.test(literal)) this.numberLiterals.set(path, literal);
+  }
+
+  private scanNumber(): void {
     const digit = (): boolean => !this.atEnd() && this.text[this.pos]! >= '0' && this.text[this.pos]! <= '9';
     if (this.text[this.pos] === '-') {
       this.pos++;

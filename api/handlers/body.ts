@@ -10,29 +10,50 @@ import { parseGoJson } from '../../engine/go-json.ts';
 import { parseGoYaml, strictYamlError } from '../go-yaml.ts';
 import { goQuote } from '../go-format.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
+import { beginBodyRead, onBodyFramingError } from '../http1-connection.ts';
 
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
 export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];
 
-/** Reads the whole body; rejects with 413 as soon as it is known to exceed `limitBytes`. */
-export async function readBody(req: IncomingMessage, limitBytes: number = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+/**
+ * Reads the whole body; rejects with 413 as soon as it is known to exceed `limitBytes`, and with
+ * 400 when its framing is broken. A refused body is left unread (paused, not drained): the
+ * response then closes the connection (http1-connection.ts) instead of reading on.
+ */
+export function readBody(req: IncomingMessage, limitBytes: number = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) {
-    req.resume();
-    throw new ApiError(requestEntityTooLarge(limitBytes));
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    total += buffer.length;
-    if (total > limitBytes) {
-      req.resume();
-      throw new ApiError(requestEntityTooLarge(limitBytes));
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(new ApiError(requestEntityTooLarge(limitBytes)));
+  beginBodyRead(req);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (error: unknown, body?: Buffer) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onEnd);
+      req.off('close', onClose);
+      stopFraming();
+      if (error === undefined) {
+        resolve(body!);
+      } else {
+        req.pause();
+        reject(error);
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limitBytes) finish(new ApiError(requestEntityTooLarge(limitBytes)));
+      else chunks.push(chunk);
+    };
+    const onEnd = (error?: unknown) => finish(error, error === undefined ? Buffer.concat(chunks, total) : undefined);
+    // The client went away mid-body (or the server closed the connection after a timeout).
+    const onClose = () => finish(new Error('the client closed the connection before the request body was complete'));
+    const stopFraming = onBodyFramingError(req, (error) => finish(new ApiError(badRequest(`unable to read the request body: ${error.message}`))));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onEnd);
+    req.once('close', onClose);
+  });
 }
 
 export interface ParsedBody {
@@ -42,6 +63,8 @@ export interface ParsedBody {
   duplicates: string[];
   /** Repeated keys in YAML text: go-yaml's one error listing them all, reported before any field problem. */
   yamlDuplicates: string[];
+  /** How numbers were written in JSON text where that differs from their value (`5e3`), by path. */
+  numberLiterals: ReadonlyMap<string, string>;
   mediaType: BodyMediaType;
 }
 
@@ -60,8 +83,8 @@ export function parseBody(bytes: Buffer, contentType: string | undefined, target
   const negotiated = negotiateInput(contentType, BODY_MEDIA_TYPES);
   if (!negotiated.ok) throw new ApiError(negotiated.status);
   const { mediaType } = negotiated;
-  if (target.options === true && bytes.length === 0) return { value: undefined, duplicates: [], yamlDuplicates: [], mediaType };
-  if (mediaType === PROTOBUF_MEDIA_TYPE) return { value: parseProtobuf(bytes, target.kind), duplicates: [], yamlDuplicates: [], mediaType };
+  if (target.options === true && bytes.length === 0) return { value: undefined, duplicates: [], yamlDuplicates: [], numberLiterals: NONE, mediaType };
+  if (mediaType === PROTOBUF_MEDIA_TYPE) return { value: parseProtobuf(bytes, target.kind), duplicates: [], yamlDuplicates: [], numberLiterals: NONE, mediaType };
   const text = bytes.toString('utf8');
   checkNestingDepth(text, mediaType === 'application/json' ? 'json' : 'yaml');
   const parsed = mediaType === 'application/json' ? jsonBody(text) : yamlBody(text);
@@ -73,18 +96,20 @@ export function parseBody(bytes: Buffer, contentType: string | undefined, target
 }
 
 /** JSON as Go reads it: its syntax errors as `couldn't get version/kind` words them. */
+const NONE: ReadonlyMap<string, string> = new Map();
+
 type TextBody = Omit<ParsedBody, 'mediaType'> | { error: string };
 
 function jsonBody(text: string): TextBody {
   const parsed = parseGoJson(text);
   if ('error' in parsed) return { error: `couldn't get version/kind; json parse error: ${parsed.error}` };
-  return { value: parsed.value, duplicates: parsed.duplicates.map((path) => `duplicate field ${goQuote(path)}`), yamlDuplicates: [] };
+  return { value: parsed.value, duplicates: parsed.duplicates.map((path) => `duplicate field ${goQuote(path)}`), yamlDuplicates: [], numberLiterals: parsed.numberLiterals };
 }
 
 function yamlBody(text: string): TextBody {
   const parsed = parseGoYaml(text);
   if (!parsed.ok) return { error: `error converting YAML to JSON: ${parsed.error}` };
-  return { value: parsed.value, duplicates: [], yamlDuplicates: parsed.duplicateKeys.length > 0 ? [strictYamlError(parsed.duplicateKeys)] : [] };
+  return { value: parsed.value, duplicates: [], yamlDuplicates: parsed.duplicateKeys.length > 0 ? [strictYamlError(parsed.duplicateKeys)] : [], numberLiterals: NONE };
 }
 
 /** A protobuf body's object in its JSON form; a 400 worded as apimachinery's transformDecodeError. */

@@ -30,6 +30,8 @@ export interface DecodeInput {
   /** Repeated keys the body's text held, worded for strict decoding (body.ts ParsedBody). */
   duplicates?: readonly string[];
   yamlDuplicates?: readonly string[];
+  /** How numbers were written in JSON text, where that differs from their value (body.ts ParsedBody). */
+  numberLiterals?: ReadonlyMap<string, string>;
 }
 
 export function shapeOf(kind: string): Shape {
@@ -46,9 +48,9 @@ export function decodeObject(input: DecodeInput, target: DecodeTarget, fieldVali
   }
   checkTypeMeta(value, target);
 
-  const { value: decoded, errors } = decodeShape(value, shapeOf(target.kind));
+  const { value: decoded, errors } = decodeShape(value, shapeOf(target.kind), '', input.numberLiterals);
   const unknown = errors.filter(isUnknownField).map((e) => `unknown field ${goQuote(e.field)}`);
-  const typeError = firstTypeError(target.kind, errors);
+  const typeError = firstTypeError(target.kind, errors, input.numberLiterals);
   if (typeError !== undefined) throw new ApiError(malformedBody(target.kind, FLOWCONTROL_VERSION, typeError));
   // go-yaml's text comes first, then what the JSON decoder finds, as in apimachinery's strict decoding.
   const problems = [...(input.yamlDuplicates ?? []), ...unknown, ...(input.duplicates ?? [])];
@@ -66,15 +68,18 @@ const isUnknownField = (e: FieldError): boolean => e.type === 'FieldValueForbidd
 /**
  * Go's json wording for the first field of the wrong type among `errors` (decodeShape's), e.g.
  * `json: cannot unmarshal string into Go struct field PriorityLevelConfiguration.spec.limited.nominalConcurrencyShares of type int32`,
- * or undefined when every field has its type.
+ * or undefined when every field has its type. A number bound for an integer field is named as it
+ * was written (`number 5e3`), as Go names it; `numberLiterals` has the literals that differ from
+ * JavaScript's own rendering.
  */
-export function firstTypeError(kind: string, errors: readonly FieldError[]): string | undefined {
+export function firstTypeError(kind: string, errors: readonly FieldError[], numberLiterals?: ReadonlyMap<string, string>): string | undefined {
   const first = errors.find((e) => !isUnknownField(e));
   if (first === undefined) return undefined;
   // A value of the right JSON type that its Go type's decoder refused (a time that does not parse): its own words.
   if (first.type === 'FieldValueInvalid') return first.detail;
-  const got = Array.isArray(first.value) ? 'array' : first.value === null ? 'null' : typeof first.value === 'object' ? 'object' : typeof first.value;
   const goType = first.detail.replace(/^must be of type /, '');
+  let got = Array.isArray(first.value) ? 'array' : first.value === null ? 'null' : typeof first.value === 'object' ? 'object' : typeof first.value;
+  if (typeof first.value === 'number' && /^u?int/.test(goType)) got = `number ${numberLiterals?.get(first.field) ?? String(first.value)}`;
   return `json: cannot unmarshal ${got} into Go struct field ${kind}.${first.field} of type ${goType}`;
 }
 

@@ -39,6 +39,11 @@ export interface DescriptionDeps {
   serverAddress: () => string;
 }
 
+/** The fixed paths the description handler answers (the discovery model's own paths aside). */
+export function describedPaths(model: DiscoveryModel): string[] {
+  return ['/version', '/openapi/v3', ...openApiDocuments(model).map((d) => `/openapi/v3/${d.path}`)];
+}
+
 /** A handler for the describing endpoints, or undefined when `path` is not one of them. */
 export function createDescriptionHandler(deps: DescriptionDeps): (context: RequestContext) => Promise<boolean> {
   const documents = openApiDocuments(deps.model);

@@ -174,7 +174,7 @@ function admitFor(context: RequestContext, route: ResourceRoute) {
 async function readObject(context: RequestContext, route: ResourceRoute, fieldValidation: 'Ignore' | 'Warn' | 'Strict') {
   const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: route.kind.kind });
   return decodeObject(
-    { value: parsed.value, duplicates: parsed.duplicates, yamlDuplicates: parsed.yamlDuplicates },
+    { value: parsed.value, duplicates: parsed.duplicates, yamlDuplicates: parsed.yamlDuplicates, numberLiterals: parsed.numberLiterals },
     { kind: route.kind.kind, apiVersion: route.out.apiVersion },
     fieldValidation,
   );
