@@ -14,7 +14,7 @@ import { chain, type Filter, type RequestContext } from './http-context.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from './errors.ts';
 import type { Logger } from './log.ts';
 import { parseRequestInfo } from './request-info.ts';
-import { errorStatus, sendError, sendStatus } from './handlers/respond.ts';
+import { errorStatus, sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from './handlers/respond.ts';
 import { serveHealth, type HealthChecks } from './handlers/health.ts';
 import { responseFlushed } from './response-flushed.ts';
 
@@ -130,7 +130,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     try {
       url = new URL(req.url ?? '/', 'https://fairway.invalid');
     } catch {
-      sendStatus(res, badRequest(`invalid request URI: ${JSON.stringify(req.url ?? '')}`));
+      sendStatus(res, badRequest(`invalid request URI: ${JSON.stringify(req.url ?? '')}`), statusRepresentation(req));
       return;
     }
     const requestInfo = parseRequestInfo(req.method ?? 'GET', decodePath(url.pathname), url.searchParams);
@@ -138,7 +138,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     try {
       deadlineMs = deadlineFor(url, requestInfo, receivedMs, options.requestTimeoutMs);
     } catch (error) {
-      sendStatus(res, errorStatus(error, logger));
+      sendStatus(res, errorStatus(error, logger), statusRepresentation(req, url));
       return;
     }
     const abort = new LazyAbort();
@@ -169,7 +169,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       cancelTimer = clock.after(deadlineMs - receivedMs, () => {
         // kube-apiserver's timeout filter: a 504 if nothing was written yet, and the handler's
         // later writes go nowhere.
-        if (!res.headersSent) sendStatus(res, timeout());
+        if (!res.headersSent) sendStatusNegotiated(context, timeout());
         abort.abort();
         // A client that stalls mid-body would keep the handler, and its APF seats, waiting for
         // bytes until the socket dies. Go's server fails such reads once the handler has answered;

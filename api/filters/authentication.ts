@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import type { Filter } from '../http-context.ts';
 import { unauthorized } from '../errors.ts';
-import { sendStatus } from '../handlers/respond.ts';
+import { sendStatusNegotiated } from '../handlers/respond.ts';
 
 export const AUTHENTICATED_GROUP = 'system:authenticated';
 export const ANONYMOUS_USER = 'system:anonymous';
@@ -79,7 +79,7 @@ export function createAuthenticationFilter(options: AuthenticationOptions): Filt
       context.user = anonymousUser();
       return next();
     }
-    sendStatus(context.res, unauthorized());
+    sendStatusNegotiated(context, unauthorized());
     return Promise.resolve();
   };
 }
