@@ -16,6 +16,8 @@ import {
 } from '../engine/resources/types.ts';
 import { apiGroupsFor, FLOWCONTROL_VERSION } from '../engine/resources/api-domain.ts';
 import { negotiateOutput, type SerializerMediaType } from './content-negotiation.ts';
+import { flowcontrolSchemas, type Schema } from './openapi-schemas.ts';
+import { authorizationSchemas } from './openapi-schemas-authorization.ts';
 
 export type ResourceScope = 'Cluster' | 'Namespaced';
 
@@ -41,6 +43,12 @@ export interface ResourceModel {
 export interface GroupVersionModel {
   version: string;
   resources: readonly ResourceModel[];
+  /**
+   * The OpenAPI component schemas of this group-version's kinds and the types they nest, under
+   * Kubernetes' schema names (each kind's carries its GVK); api/openapi.ts builds the group-version's
+   * document from these and `resources`.
+   */
+  schemas: Readonly<Record<string, Schema>>;
 }
 
 export interface GroupModel {
@@ -96,6 +104,7 @@ export function fairwayDiscoveryModel(apiDomain?: string, options: { selfSubject
         {
           version: FLOWCONTROL_VERSION,
           resources: [flowcontrolResource(FLOW_SCHEMA_RESOURCE, FLOW_SCHEMA_KIND), flowcontrolResource(PRIORITY_LEVEL_RESOURCE, PRIORITY_LEVEL_KIND)],
+          schemas: flowcontrolSchemas(apiDomain),
         },
       ],
     },
@@ -116,6 +125,7 @@ export function fairwayDiscoveryModel(apiDomain?: string, options: { selfSubject
               subresources: [],
             },
           ],
+          schemas: authorizationSchemas(groups.authorization),
         },
       ],
     });

@@ -8,14 +8,16 @@ import { realClock, formatRfc3339, type Clock } from '../engine/clock.ts';
 import { toRxScheduler } from '../engine/clock-adapters.ts';
 import { FlowController } from '../engine/flowcontrol/controller.ts';
 import { watchFlowcontrolConfig } from '../engine/flowcontrol/config-stream.ts';
-import { startBootstrapEnsurer } from '../engine/flowcontrol/bootstrap-ensurer.ts';
+import { CONFIG_PRODUCER_MANAGER, startBootstrapEnsurer } from '../engine/flowcontrol/bootstrap-ensurer.ts';
 import { startDanglingStatusWriter } from '../engine/flowcontrol/dangling-status.ts';
+import { startGarbageCollector } from '../engine/flowcontrol/garbage-collector.ts';
 import { InterestedWatches } from '../engine/flowcontrol/interested-watches.ts';
 import type { ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
 import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
 import { apiGroupsFor, flowcontrolApiVersion, FLOWCONTROL_VERSION } from '../engine/resources/api-domain.ts';
 import { FLOWCONTROL_KINDS, storeResourceInfo, type KindInfo } from '../engine/resources/kinds.ts';
 import type { Store } from '../engine/store/store-types.ts';
+import type { KubeObject } from '../engine/resources/types.ts';
 import { resourcePrefix } from '../engine/store/store.ts';
 import { fairwayDiscoveryModel } from './discovery.ts';
 import type { Filter } from './http-context.ts';
@@ -25,9 +27,11 @@ import { createAuthenticationFilter } from './filters/authentication.ts';
 import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
 import { metricsHandler } from './metrics/metrics-handler.ts';
+import { storageObjectsFamily } from './metrics/storage-objects.ts';
 import { createApfDebugHandlers } from './debug/apf-dump.ts';
 import { createRequestMetricsFilter } from './metrics/request-metrics.ts';
-import { createDescriptionHandler } from './handlers/discovery.ts';
+import { createDescriptionHandler, describedPaths } from './handlers/discovery.ts';
+import { ServedLabels } from './metrics/served-labels.ts';
 import { FlowcontrolRest } from './handlers/flowcontrol-rest.ts';
 import { isHealthPath, type HealthCheck } from './handlers/health.ts';
 import { createResourceHandler, type ResourceRoute } from './handlers/resource.ts';
@@ -35,6 +39,8 @@ import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from './handlers/watch-lim
 import type { FlowcontrolKind } from './table.ts';
 import { managedFieldsRecorder } from './handlers/patch-adapter.ts';
 import { executorPatchApplier } from './handlers/patch-work.ts';
+import { canonicalOrder } from './handlers/canonical-order.ts';
+import { shapeOf } from './handlers/decode.ts';
 import { withSelfSubjectAccessReview, type AccessControl } from './access-control.ts';
 import { Counter, Registry } from 'prom-client';
 import { startExecutionPlane, type ExecutionPlane } from './execution-plane.ts';
@@ -107,7 +113,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const plcStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[0], apiDomain));
   const fsStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[1], apiDomain));
 
-  const metrics = createFairwayMetrics();
+  const access = options.accessControl;
+  const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined });
+  const servedLabels = new ServedLabels(discoveryModel);
+  const metrics = createFairwayMetrics(servedLabels);
+  storageObjectsFamily(store).registerIn(metrics.registry);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({
     name: 'apiserver_terminated_watchers_total',
@@ -146,12 +156,21 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
       apiDomain,
       onError: (name, error) => logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
     }),
+    startGarbageCollector(config$, {
+      priorityLevels: plcStore,
+      flowSchemas: fsStore,
+      onError: (object, error) => logger.warning(`removing the garbage collector's finalizer of ${object} failed: ${error instanceof Error ? error.message : String(error)}`),
+    }),
   );
 
+  const nowTime = () => formatRfc3339(Date.now());
+  const recorder = managedFieldsRecorder(apiVersion, nowTime);
+  const producerWrite = (previous: KubeObject | undefined, next: KubeObject) =>
+    canonicalOrder(recorder.recordUpdate(previous, next, CONFIG_PRODUCER_MANAGER, ''), shapeOf(String(next.kind)));
   let bootstrapped = false;
   let shuttingDown = false;
   subscriptions.push(
-    startBootstrapEnsurer({ priorityLevels: plcStore, flowSchemas: fsStore, clock, newUid: randomUUID, apiDomain }, toRxScheduler(clock), ({ report, error }) => {
+    startBootstrapEnsurer({ priorityLevels: plcStore, flowSchemas: fsStore, clock, newUid: randomUUID, apiDomain, finishWrite: producerWrite }, toRxScheduler(clock), ({ report, error }) => {
       if (error !== undefined) {
         logger.warning(`ensuring the APF bootstrap configuration failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
         return;
@@ -165,7 +184,6 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   );
 
   const nowMs = () => Date.now();
-  const nowTime = () => formatRfc3339(Date.now());
   const plane = options.executionPlane ?? startExecutionPlane(0);
   plane.registerMetrics(metrics.registry);
   const executor = plane.executor;
@@ -181,7 +199,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
       group: groups.flowcontrol,
       newUid: randomUUID,
       nowMs,
-      managedFields: managedFieldsRecorder(apiVersion, nowTime),
+      managedFields: recorder,
     });
     routes.set(kind.resource, {
       rest,
@@ -204,7 +222,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   });
 
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
-  const storage: HealthCheck = { name: 'etcd', check: () => (store.state === 'open' ? undefined : `storage is ${store.state}`) };
+  // Not in /livez: after a failed write the store takes writes again by itself once the disk does.
+  const storage: HealthCheck = {
+    name: 'etcd',
+    check: () => (store.state !== 'open' ? `storage is ${store.state}` : store.writeOutage !== undefined ? `storage refuses writes: ${store.writeOutage.message}` : undefined),
+  };
   const bootstrap: HealthCheck = {
     name: 'poststarthook/priority-and-fairness-config-producer',
     check: () => (bootstrapped ? undefined : 'the APF bootstrap configuration is not ensured yet'),
@@ -223,7 +245,6 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   if (options.enablePriorityAndFairness) {
     filters.push(createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }));
   }
-  const access = options.accessControl;
   filters.push(
     createRequestMetricsFilter(metrics.requests, clock),
     access?.authorizationFilter ?? allowAllAuthorization,
@@ -234,19 +255,25 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const registry = access !== undefined ? Registry.merge([metrics.registry, access.registry]) : metrics.registry;
   const extraRoutes = new Map<string, RouteHandler>([['/metrics', metricsHandler(registry)]]);
   if (options.enablePriorityAndFairness) for (const [path, handler] of createApfDebugHandlers(controller).byPath) extraRoutes.set(path, handler);
+  const health = {
+    healthz: [ping, storage, ...(options.extraHealthChecks ?? [])],
+    livez: [ping, ...(options.extraHealthChecks ?? [])],
+    readyz: [ping, storage, bootstrap, executionPlane, shutdown, ...(options.extraHealthChecks ?? [])],
+  };
+  servedLabels.addPaths([
+    ...extraRoutes.keys(),
+    ...Object.entries(health).flatMap(([endpoint, checks]) => [`/${endpoint}`, ...checks.map((c) => `/${endpoint}/${c.name}`)]),
+    ...describedPaths(discoveryModel),
+  ]);
   const apiServer = createApiServer({
     clock,
     logger,
     requestTimeoutMs: options.requestTimeoutMs,
     filters,
-    health: {
-      healthz: [ping, storage, ...(options.extraHealthChecks ?? [])],
-      livez: [ping, ...(options.extraHealthChecks ?? [])],
-      readyz: [ping, storage, bootstrap, executionPlane, shutdown, ...(options.extraHealthChecks ?? [])],
-    },
+    health,
     resources: access !== undefined ? withSelfSubjectAccessReview(resources, access.selfSubjectAccessReview) : resources,
     describe: createDescriptionHandler({
-      model: fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined }),
+      model: discoveryModel,
       ...(apiDomain !== undefined ? { apiDomain } : {}),
       serverAddress: options.serverAddress,
     }),

@@ -4,9 +4,9 @@
 // SIGTERM or SIGINT: stop accepting, end watches cleanly, let in-flight requests finish, close the
 // store, exit 0. A second signal exits at once.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:https';
-import { isIP } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import { isIP, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import { realClock } from '../engine/clock.ts';
 import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
@@ -23,7 +23,10 @@ import { checkClientCaBundle, checkServingPair, ensureServingCertificates } from
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { readTokenFile } from './token-file.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { recoveryHint } from './recovery-hint.ts';
+import { preparePrivateDataDir } from './data-dir.ts';
 import { createFairwayServer } from './fairway-server.ts';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
 import { createAccessControl } from './access-control.ts';
 import { isHealthPath } from './handlers/health.ts';
 import { startEncryptionAtRest, storedResources, type EncryptionAtRest } from './encryption-at-rest.ts';
@@ -96,7 +99,7 @@ function openStore(options: ServeOptions, encryption: EncryptionAtRest | undefin
       ? createMemoryBackend()
       : options.storageBackend === 'etcd3'
         ? createEtcdBackend({ endpoints: parseEtcdServers(options.etcdServers.join(',')), clock: realClock() })
-        : createLevelDbBackend({ location: join(options.dataDir, 'store') });
+        : createLevelDbBackend({ location: join(options.dataDir, 'store'), recoveryHint: recoveryHint(options.dataDir) });
   return createStore({ backend, clock: realClock(), ...(encryption !== undefined ? { transformer: encryption.holder } : {}) });
 }
 
@@ -118,7 +121,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  await preparePrivateDataDir(options.dataDir, logger);
   let certPem: string;
   let keyPem: string;
   let caPem: string;
@@ -188,9 +191,10 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   });
   const server = createServer(
     // Request headers up to 1 MiB, as kube-apiserver (Go's MaxHeaderBytes); beyond: 431.
-    { cert: certPem, key: keyPem, ALPNProtocols: ['http/1.1'], maxHeaderSize: MAX_HEADER_BYTES, ...(clientCa !== undefined ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) },
+    { ...HTTP1_SERVER_OPTIONS, cert: certPem, key: keyPem, ALPNProtocols: ['http/1.1'], maxHeaderSize: MAX_HEADER_BYTES, ...(clientCa !== undefined ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) },
     fairway.apiServer.handle,
   );
+  installHttp1Rules(server);
   try {
     await listen(server, options.securePort, options.bindAddress);
   } catch (error) {
@@ -231,7 +235,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   return 0;
 }
 
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: NetServer, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => reject(error);
     server.once('error', onError);

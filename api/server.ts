@@ -14,7 +14,7 @@ import { chain, type Filter, type RequestContext } from './http-context.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from './errors.ts';
 import type { Logger } from './log.ts';
 import { parseRequestInfo } from './request-info.ts';
-import { errorStatus, sendError, sendStatus } from './handlers/respond.ts';
+import { errorStatus, sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from './handlers/respond.ts';
 import { serveHealth, type HealthChecks } from './handlers/health.ts';
 import { responseFlushed } from './response-flushed.ts';
 
@@ -182,7 +182,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // Go's timeout handler aborts it.
   const onDeadline = (context: ServerRequestContext): void => {
     const { req, res } = context;
-    if (!res.headersSent) sendStatus(res, timeout());
+    if (!res.headersSent) sendStatusNegotiated(context, timeout());
     else if (!res.writableEnded) res.destroy();
     context.abort();
     // A client that stalls mid-body would keep the handler, and its APF seats, waiting for bytes
@@ -221,7 +221,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       try {
         url = new URL(target, URL_BASE);
       } catch {
-        sendStatus(res, badRequest(`invalid request URI: ${JSON.stringify(target)}`));
+        sendStatus(res, badRequest(`invalid request URI: ${JSON.stringify(target)}`), statusRepresentation(req));
         return;
       }
       path = url.pathname;
@@ -232,7 +232,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     try {
       deadlineMs = deadlineFor(query, requestInfo, receivedMs, options.requestTimeoutMs);
     } catch (error) {
-      sendStatus(res, errorStatus(error, logger));
+      sendStatus(res, errorStatus(error, logger), statusRepresentation(req, query));
       return;
     }
     const context = new ServerRequestContext(req, res, requestInfo, receivedMs, deadlineMs, query, target, url);

@@ -16,6 +16,7 @@ import { encodeObject } from '../engine/store/codec.ts';
 import type { StoredForm } from '../engine/store/store-types.ts';
 import type { KubeObject } from '../engine/resources/types.ts';
 import { renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../api/content-negotiation.ts';
 import type { Executor, Work } from '../workers/executor.ts';
 import { createInlineExecutor } from '../workers/inline-executor.ts';
 import { encodeObjectsWork, splitObjectsJson } from '../workers/objects-json.ts';
@@ -60,7 +61,21 @@ const STORED_STAGES: [string, (forms: readonly StoredForm[]) => Work][] = [
       renderWork(forms, { ...LIST_SPEC, mediaType: 'application/json', conversion: 'Table', table: { kind: 'PriorityLevelConfiguration', nowMs: Date.parse('2026-11-22T00:00:00Z'), includeObject: 'Metadata' } } satisfies RenderSpec),
   ],
   ['render-yaml', (forms) => renderWork(forms, { ...LIST_SPEC, mediaType: 'application/yaml' })],
+  ['render-protobuf', (forms) => renderWork(uncachedForms(forms), { ...LIST_SPEC, mediaType: PROTOBUF_MEDIA_TYPE })],
 ];
+
+// Protobuf keeps each stored (frozen) object's message once encoded (api/protobuf/objects.ts), so
+// inline runs after the first would measure a copy. Its stage is measured on unfrozen copies, which
+// are never cached: the cold cost, as for the first LIST after the objects changed.
+const uncached = new WeakMap<readonly StoredForm[], StoredForm[]>();
+function uncachedForms(forms: readonly StoredForm[]): StoredForm[] {
+  let copies = uncached.get(forms);
+  if (copies === undefined) {
+    copies = forms.map((form) => ({ ...form, object: structuredClone(form.object) }));
+    uncached.set(forms, copies);
+  }
+  return copies;
+}
 
 /** A plain JSON LIST body from cached per-object JSON: what the server does when every item's JSON is cached. */
 function concatCachedJson(jsons: readonly Buffer[]): Buffer {

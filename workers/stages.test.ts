@@ -5,6 +5,8 @@ import { adoptWrittenObject, makeCachedObject } from '../engine/store/cached-obj
 import type { StoredForm } from '../engine/store/store-types.ts';
 import type { KubeObject } from '../engine/resources/types.ts';
 import { renderBody, renderStageFor, renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../api/content-negotiation.ts';
+import { encodeObject as encodeProtobuf } from '../api/protobuf/objects.ts';
 import { encodeObjectsWork, splitObjectsJson } from './objects-json.ts';
 import { findStage, SLEEP_CPU_ITERATIONS_MAX, sleepCpu, stageNames, STAGES } from './stages.ts';
 import { packPayload } from './stored-objects.ts';
@@ -18,7 +20,7 @@ const run = (name: string, payload: unknown): unknown => {
 const ownsWholeBuffer = (bytes: Uint8Array): boolean => bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 
 test('the registry holds the serving and diagnostic stages, keyed by their own names', () => {
-  for (const name of ['encode-json', 'encode-json-lines', 'encode-objects', 'render-json', 'render-table', 'render-yaml', 'sleep-cpu', 'noop', 'thread-id']) {
+  for (const name of ['encode-json', 'encode-json-lines', 'encode-objects', 'render-json', 'render-table', 'render-yaml', 'render-protobuf', 'sleep-cpu', 'noop', 'thread-id']) {
     assert.is(findStage(name)?.name, name);
   }
   assert.is(findStage('gzip'), undefined);
@@ -77,6 +79,8 @@ const RENDER_CASES: [string, RenderSpec][] = [
     },
   ],
   ['partial metadata list', { list: { kind: 'L', apiVersion: 'v', metadata: {} }, conversion: 'PartialObjectMetadataList', metaGroup: 'meta.k8s.io', mediaType: 'application/json', pretty: false }],
+  ['protobuf list', { list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42', continue: 'abc' } }, metaGroup: 'meta.k8s.io', mediaType: PROTOBUF_MEDIA_TYPE, pretty: false }],
+  ['protobuf partial metadata list', { list: { kind: 'L', apiVersion: 'v', metadata: { resourceVersion: '42' } }, conversion: 'PartialObjectMetadataList', metaGroup: 'meta.k8s.io', mediaType: PROTOBUF_MEDIA_TYPE, pretty: false }],
 ];
 
 // The watch cache's two ways of making a form: adopting a written object, and decoding stored bytes.
@@ -115,9 +119,22 @@ for (const [name, spec] of RENDER_CASES) {
     const there = run(work.stage, packedPayload(work.payload as object)) as Buffer;
     assert.ok(here.byteLength > 0);
     assert.is(there.toString('utf8'), here.toString('utf8'));
+    assert.ok(there.equals(here), 'byte for byte');
     assert.ok(here.equals(renderBody(forms().map((f) => f.object), spec)), 'the stage is renderBody');
   });
 }
+
+test('a protobuf list body from the items\' messages is the bytes of the list encoded whole, on either thread', () => {
+  const spec = RENDER_CASES.find(([name]) => name === 'protobuf list')![1];
+  assert.is(renderStageFor(spec), 'render-protobuf');
+  const list = spec.list!;
+  const whole = encodeProtobuf({ kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: forms().map((f) => f.object) });
+  const work = renderWork(forms(), spec);
+  assert.ok((run(work.stage, work.payload) as Buffer).equals(whole));
+  assert.ok((run(work.stage, packedPayload(work.payload as object)) as Buffer).equals(whole));
+  const single = renderWork(forms().slice(0, 1), { metaGroup: 'meta.k8s.io', mediaType: PROTOBUF_MEDIA_TYPE, pretty: false });
+  assert.ok((run(single.stage, packedPayload(single.payload as object)) as Buffer).equals(encodeProtobuf(forms()[0]!.object)));
+});
 
 test('packing moves owned buffers and sizes the work by codec bytes', () => {
   const given = forms();
@@ -132,7 +149,7 @@ test('packing moves owned buffers and sizes the work by codec bytes', () => {
   const total = given[0]!.codecBytes.byteLength + given[1]!.codecBytes.byteLength;
   assert.equal([...objects.ends], [given[0]!.codecBytes.byteLength, total]);
   assert.equal([...objects.revisions], [7, 41]);
-  for (const stage of ['encode-objects', 'render-json', 'render-table', 'render-yaml']) {
+  for (const stage of ['encode-objects', 'render-json', 'render-table', 'render-yaml', 'render-protobuf']) {
     assert.is(findStage(stage)?.sizeOf({ objects: given }), total);
     assert.is(findStage(stage)?.sizeOf(packed.payload), total);
   }

@@ -62,10 +62,11 @@ const STAGE_LIST: readonly Stage[] = [
     pack: packPayload,
   },
   // Stored objects → a response body (api/handlers/render-body.ts), one stage per cost class so each
-  // has its own threshold: pretty JSON and partial metadata, Tables, YAML.
+  // has its own threshold: pretty JSON and partial metadata, Tables, YAML, protobuf.
   renderStage('render-json'),
   renderStage('render-table'),
   renderStage('render-yaml'),
+  renderStage('render-protobuf'),
   // A PATCH applied to the stored object (api/handlers/patch-work.ts), one stage per cost class:
   // server-side apply and strategic merge; merge and JSON patches.
   patchStage(APPLY_PATCH_STAGE),

@@ -5,8 +5,9 @@
 // Two servers start on copies of one prefilled data directory (400 FlowSchemas, every timestamp
 // fixed), so they hold the same objects at the same resourceVersions: one with
 // `--execution-threads=0`, one with the default pool. Every response of the first must equal the
-// second's byte for byte. A third server with a large collection and a one-seat level checks the
-// seats.
+// second's byte for byte, in every representation the server speaks (JSON, pretty JSON, YAML,
+// protobuf, Tables, partial object metadata). A third server with a large collection and a
+// one-seat level checks the seats.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -25,6 +26,8 @@ const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=
 const PARTIAL = 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json';
 const JSON_TYPE = 'application/json';
 const YAML_TYPE = 'application/yaml';
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+const PROTOBUF_PARTIAL = `${PROTOBUF};as=PartialObjectMetadataList;v=v1;g=meta.k8s.io`;
 const SLOW_TOKEN = 'execution-plane-slow-user-token';
 
 let dir = '';
@@ -59,7 +62,7 @@ async function same(path: string, accept: string): Promise<TimedResponse> {
   assert.is(a.status, 200, `${path} (${accept}) inline: ${a.status} ${a.text.slice(0, 300)}`);
   assert.is(b.status, a.status, `${path} (${accept}): status`);
   assert.is(b.headers['content-type'], a.headers['content-type'], `${path} (${accept}): content type`);
-  assert.ok(a.text === b.text, `${path} (${accept}): ${a.bytes} bytes inline vs ${b.bytes} on the pool, first difference at ${[...a.text].findIndex((c, i) => c !== b.text[i])}`);
+  assert.ok(a.body.equals(b.body), `${path} (${accept}): ${a.bytes} bytes inline vs ${b.bytes} on the pool, first difference at ${a.body.findIndex((c, i) => c !== b.body[i])}`);
   return a;
 }
 
@@ -74,9 +77,14 @@ test('LISTs and GETs served through the pool are byte-identical to the inline on
   await same(`${FS}?includeObject=None`, TABLE);
   await same(`${FS}?pretty=true`, JSON_TYPE);
   await same(FS, PARTIAL);
+  const protobufList = await same(FS, PROTOBUF);
+  assert.ok(protobufList.body.subarray(0, 4).equals(Buffer.from('k8s\u0000', 'latin1')), 'a protobuf envelope');
+  await same(FS, PROTOBUF); // now from the main thread's cached messages (the pool still renders it)
+  await same(FS, PROTOBUF_PARTIAL);
   for (const query of ['labelSelector=shard%3Ds3', 'labelSelector=shard%20in%20(s1%2Cs2)', 'fieldSelector=metadata.name%3Dbulk-00042', 'fieldSelector=metadata.name!%3Dbulk-00042']) {
     await same(`${FS}?${query}`, JSON_TYPE);
     await same(`${FS}?${query}`, YAML_TYPE);
+    await same(`${FS}?${query}`, PROTOBUF);
   }
   // Paging: the same continue tokens, pages and remainingItemCount.
   let token = '';
@@ -84,20 +92,24 @@ test('LISTs and GETs served through the pool are byte-identical to the inline on
   do {
     const page = await same(`${FS}?limit=60${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`, JSON_TYPE);
     await same(`${FS}?limit=60${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`, TABLE);
+    await same(`${FS}?limit=60${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`, PROTOBUF);
     token = (JSON.parse(page.text) as { metadata: { continue?: string } }).metadata.continue ?? '';
     pages++;
   } while (token !== '');
   assert.ok(pages >= 7, `${pages} pages`);
   // One large object: its encodings go to the pool too.
-  for (const accept of [JSON_TYPE, YAML_TYPE, TABLE]) await same(`${FS}/large-one`, accept);
+  for (const accept of [JSON_TYPE, YAML_TYPE, TABLE, PROTOBUF]) await same(`${FS}/large-one`, accept);
   await same(`${FS}/large-one?pretty=1`, JSON_TYPE);
   // A watch's initial events, then its clean end.
   const watch = await same(`${FS}?watch=1&timeoutSeconds=1`, JSON_TYPE);
   assert.ok(watch.text.split('\n').filter((line) => line.startsWith('{"type":"ADDED"')).length > 400);
+  const protobufWatch = await same(`${FS}?watch=1&timeoutSeconds=1`, PROTOBUF);
+  assert.is(protobufWatch.headers['content-type'], `${PROTOBUF};stream=watch`);
+  await same(`${FS}?watch=1&timeoutSeconds=1`, PROTOBUF_PARTIAL);
 
   // The pool really did the work on one server, and nothing ran there on the other.
   const [inlineMetrics, poolMetrics] = await Promise.all([get(inline!, '/metrics', 'text/plain'), get(pooled!, '/metrics', 'text/plain')]);
-  for (const stage of ['encode-objects', 'render-json', 'render-table', 'render-yaml']) {
+  for (const stage of ['encode-objects', 'render-json', 'render-table', 'render-yaml', 'render-protobuf']) {
     assert.ok((sampleValue(poolMetrics.text, 'fairway_execution_stages_total', { stage, executor: 'pool', outcome: 'ok' }) ?? 0) > 0, `${stage} ran on the pool`);
     assert.is(sampleValue(inlineMetrics.text, 'fairway_execution_stages_total', { stage, executor: 'pool', outcome: 'ok' }), undefined, `${stage}: no pool with 0 threads`);
     assert.ok((sampleValue(inlineMetrics.text, 'fairway_execution_stages_total', { stage, executor: 'inline', outcome: 'ok' }) ?? 0) > 0, `${stage} ran inline`);

@@ -1,14 +1,14 @@
 // Authentication, the first filter: a bearer token (the admin token, --token-auth-file users) or,
 // with --client-ca-file, a client certificate the TLS layer verified. Every authenticated user is
-// also in `system:authenticated`, as kube-apiserver adds it. A request with a bad token, or with no
-// credentials when anonymous access is off, is answered 401 with the Unauthorized Status; health
-// checks never are (they run as system:anonymous when no valid credentials come with them).
+// also in `system:authenticated`, as kube-apiserver adds it. A request with a bad token, on any
+// path, or with no credentials when anonymous access is off, is answered 401 with the Unauthorized
+// Status; health checks without credentials run as system:anonymous even then.
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import type { Filter } from '../http-context.ts';
 import { unauthorized } from '../errors.ts';
-import { sendStatus } from '../handlers/respond.ts';
+import { sendStatusNegotiated } from '../handlers/respond.ts';
 
 export const AUTHENTICATED_GROUP = 'system:authenticated';
 export const ANONYMOUS_USER = 'system:anonymous';
@@ -74,12 +74,12 @@ export function createAuthenticationFilter(options: AuthenticationOptions): Filt
       context.user = outcome.user;
       return next();
     }
-    const isPublic = options.isPublicPath?.(context.requestInfo.path) ?? false;
-    if (isPublic || (outcome.kind === 'none' && options.anonymous === true)) {
+    // A credential that fails is a 401 everywhere, health checks included, as in Kubernetes.
+    if (outcome.kind === 'none' && (options.anonymous === true || (options.isPublicPath?.(context.requestInfo.path) ?? false))) {
       context.user = anonymousUser();
       return next();
     }
-    sendStatus(context.res, unauthorized());
+    sendStatusNegotiated(context, unauthorized());
     return Promise.resolve();
   };
 }

@@ -39,9 +39,14 @@ export interface DescriptionDeps {
   serverAddress: () => string;
 }
 
+/** The fixed paths the description handler answers (the discovery model's own paths aside). */
+export function describedPaths(model: DiscoveryModel): string[] {
+  return ['/version', '/openapi/v3', ...openApiDocuments(model).map((d) => `/openapi/v3/${d.path}`)];
+}
+
 /** A handler for the describing endpoints, or undefined when `path` is not one of them. */
 export function createDescriptionHandler(deps: DescriptionDeps): (context: RequestContext) => Promise<boolean> {
-  const documents = openApiDocuments(deps.apiDomain);
+  const documents = openApiDocuments(deps.model);
   const documentByPath = new Map(documents.map((d) => [`/openapi/v3/${d.path}`, d]));
   const index = `${JSON.stringify(openApiIndex(documents))}\n`;
 

@@ -1,7 +1,8 @@
-// What a resource endpoint sends back: the object or list itself (JSON or YAML), or one of the
-// meta/v1 conversions kubectl asks for (Table, PartialObjectMetadata, PartialObjectMetadataList).
+// What a resource endpoint sends back: the object or list itself (JSON, YAML or protobuf), or one of
+// the meta/v1 conversions kubectl asks for (Table, PartialObjectMetadata, PartialObjectMetadataList).
 // Plain JSON reuses each object's cached bytes (the watch cache keeps them), so a GET costs one
-// write and a LIST copies bytes; encoding many objects, and every other representation, is work for
+// write and a LIST copies bytes; encoding many objects, and every other representation (protobuf
+// included, which reuses each object's cached message when rendered on the main thread), is work for
 // the execution plane (workers/), which keeps small work on the main thread and sends large work to
 // a worker. Large bodies are streamed in chunks (api/response-body.ts). Each function resolves when
 // the body has been handed to the response, so the request keeps its APF seats until then.
@@ -13,7 +14,7 @@ import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
 import { encodeObjectsWork, splitObjectsJson } from '../../workers/objects-json.ts';
 import { BoundedCache } from '../../engine/bounded-cache.ts';
-import { negotiateOutput, tableConversions, type NegotiatedMediaType } from '../content-negotiation.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES, tableConversions, type NegotiatedMediaType } from '../content-negotiation.ts';
 import { ApiError } from '../errors.ts';
 import { parseIncludeObject, type FlowcontrolKind } from '../table.ts';
 import type { RequestContext } from '../http-context.ts';
@@ -46,7 +47,11 @@ const negotiations = new BoundedCache<string, ReturnType<typeof negotiateOutput>
 export function negotiate(context: RequestContext, metaGroup: string, options: { conversions: boolean; watch?: boolean }): Output {
   const accept = context.req.headers.accept;
   const negotiated = negotiations.get(`${options.conversions ? 'c' : '-'}${options.watch === true ? 'w' : '-'}${metaGroup}\u0000${accept ?? '\u0000'}`, () =>
-    negotiateOutput(accept, { conversions: options.conversions ? tableConversions(metaGroup) : [], allowsWatchStream: options.watch ?? false }),
+    negotiateOutput(accept, {
+      conversions: options.conversions ? tableConversions(metaGroup) : [],
+      allowsWatchStream: options.watch ?? false,
+      mediaTypes: OBJECT_MEDIA_TYPES,
+    }),
   );
   if (!negotiated.ok) throw new ApiError(negotiated.status);
   const pretty = negotiated.pretty || wantsPretty(context.query, context.req.headers['user-agent']);
@@ -158,11 +163,6 @@ function listMeta(list: Pick<ListResult, 'resourceVersion' | 'continue' | 'remai
 
 export function sendList(context: RequestContext, out: OutputContext, output: Output, list: ListResult): Promise<unknown> {
   return sendForms(context, out, output, list.forms, listMeta(list));
-}
-
-/** A list of objects not read from a ListResult (deletecollection's answer). */
-export function sendPlainList(context: RequestContext, out: OutputContext, output: Output, items: readonly KubeObject[], resourceVersion: string): Promise<unknown> {
-  return sendForms(context, out, output, items.map(formOf), { resourceVersion });
 }
 
 /**

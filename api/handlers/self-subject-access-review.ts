@@ -1,6 +1,6 @@
 // POST /apis/authorization.<domain>/v1/selfsubjectaccessreviews, so `kubectl auth can-i` works:
 // "may I, the caller, do this?" answered by the same authorizer chain that guards requests. The
-// body is JSON, YAML or (what kubectl sends) the protobuf envelope; the answer is 201 with the
+// body is JSON, YAML or (what kubectl sends) protobuf, and so is the answer: 201 with the
 // review echoed and `status` filled in as kube-apiserver fills it: allowed / denied from the
 // decision, the authorizer's reason, and its error as `evaluationError`.
 import type { AuthorizationAttributes, Authorizer } from '../../engine/auth/authorizer.ts';
@@ -8,14 +8,12 @@ import type { SubjectAccessReviewSpec } from '../../engine/auth/subject-access-r
 import { specFromWire, wireSpec } from '../../engine/auth/subject-access-review.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../engine/resources/field-errors.ts';
 import type { RequestContext } from '../http-context.ts';
-import { ApiError, badRequest, internalError, invalid, malformedBody, routeMethodNotAllowed, unsupportedMediaType } from '../errors.ts';
-import { negotiateInput } from '../content-negotiation.ts';
-import { decodeEnvelope, decodeSelfSubjectAccessReviewSpec, PROTOBUF_MEDIA_TYPE } from '../protobuf-envelope.ts';
-import { parseText, readBody } from './body.ts';
-import { JSON_REPRESENTATION, sendError, sendObject } from './respond.ts';
+import { ApiError, badRequest, internalError, invalid, malformedBody, routeMethodNotAllowed } from '../errors.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES } from '../content-negotiation.ts';
+import { parseBody, readBody } from './body.ts';
+import { sendError, sendObject, wantsPretty, type Representation } from './respond.ts';
 
 export const SELF_SUBJECT_ACCESS_REVIEW_KIND = 'SelfSubjectAccessReview';
-const INPUT_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
 
 export interface SelfSubjectAccessReviewOptions {
   authorizer: Authorizer;
@@ -34,6 +32,9 @@ export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessR
   return async (context) => {
     try {
       if (context.req.method !== 'POST') throw new ApiError(routeMethodNotAllowed());
+      const negotiated = negotiateOutput(context.req.headers.accept, { conversions: [], mediaTypes: OBJECT_MEDIA_TYPES });
+      if (!negotiated.ok) throw new ApiError(negotiated.status);
+      const output: Representation = { mediaType: negotiated.mediaType, pretty: negotiated.pretty || wantsPretty(context.query, context.req.headers['user-agent']) };
       const spec = await readSpec(context, apiVersion);
       const problems = validateSpec(spec);
       if (problems.length > 0) throw new ApiError(invalid({ group: options.group, kind: SELF_SUBJECT_ACCESS_REVIEW_KIND }, '', problems));
@@ -45,7 +46,7 @@ export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessR
       if (result.reason !== '') status.reason = result.reason;
       if (result.error !== undefined && result.error !== '') status.evaluationError = result.error;
       const review = { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND, apiVersion, metadata: { creationTimestamp: null }, spec: wireSpec(spec, 'v1'), status };
-      sendObject(context.res, 201, review, JSON_REPRESENTATION);
+      sendObject(context.res, 201, review, output);
     } catch (error) {
       sendError(context, error);
     }
@@ -53,22 +54,9 @@ export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessR
 }
 
 async function readSpec(context: RequestContext, apiVersion: string): Promise<SubjectAccessReviewSpec> {
-  const negotiated = negotiateInput(context.req.headers['content-type'], INPUT_MEDIA_TYPES);
-  if (!negotiated.ok) throw new ApiError(unsupportedMediaType(INPUT_MEDIA_TYPES));
   const bytes = await readBody(context.req);
   const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-  if (negotiated.mediaType === PROTOBUF_MEDIA_TYPE) {
-    const unwrapped = decodeEnvelope(bytes);
-    if (!unwrapped.ok) throw new ApiError(badRequest(unwrapped.error));
-    const { envelope } = unwrapped;
-    if (envelope.kind !== SELF_SUBJECT_ACCESS_REVIEW_KIND || envelope.apiVersion !== apiVersion) {
-      throw new ApiError(badRequest(`no kind ${JSON.stringify(envelope.kind)} is registered for version ${JSON.stringify(envelope.apiVersion)}`));
-    }
-    const decoded = decodeSelfSubjectAccessReviewSpec(envelope.raw);
-    if (!decoded.ok) throw new ApiError(malformedBody(SELF_SUBJECT_ACCESS_REVIEW_KIND, version, decoded.error));
-    return decoded.spec;
-  }
-  const value = parseText(bytes.toString('utf8'), negotiated.mediaType) as Record<string, unknown> | null;
+  const value = parseBody(bytes, context.req.headers['content-type'], { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND }).value as Record<string, unknown> | null | undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ApiError(malformedBody(SELF_SUBJECT_ACCESS_REVIEW_KIND, version, 'expected an object'));
   }

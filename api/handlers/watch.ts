@@ -1,4 +1,5 @@
-// A watch over HTTP: status 200, a chunked body, one JSON event per line, flushed as it happens.
+// A watch over HTTP: status 200, a chunked body, one JSON event per line (or, for protobuf, one
+// length-prefixed WatchEvent frame), flushed as it happens.
 // Problems found before the stream starts (bad options, bad selectors) are ordinary HTTP errors;
 // once it has started, a problem is one ERROR event and the end of the stream (410 Expired among
 // them, which tells informers to relist). The stream ends cleanly on timeoutSeconds (or after the
@@ -14,6 +15,8 @@ import { toTable, parseIncludeObject, type IncludeObject } from '../table.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { CHUNK_BYTES, ChunkedBody } from '../response-body.ts';
 import { checkResourceVersion, QueryReader } from './query.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../content-negotiation.ts';
+import { encodeObject, watchFrame } from '../protobuf/objects.ts';
 import { cacheJson, type Output, type OutputContext } from './resource-output.ts';
 
 /** kube-apiserver's --min-request-timeout default: watches without timeoutSeconds last 1–2× this. */
@@ -42,18 +45,43 @@ export function parseWatchOptions(query: QueryReader, name: string, minRequestTi
   let fieldSelector = query.string('fieldSelector') ?? '';
   if (name !== '') fieldSelector = fieldSelector === '' ? `metadata.name=${name}` : `${fieldSelector},metadata.name=${name}`;
   if (fieldSelector !== '') options.fieldSelector = fieldSelector;
-  const timeoutSeconds = query.int('timeoutSeconds');
-  options.timeoutMs = timeoutSeconds !== undefined ? Math.max(0, timeoutSeconds) * 1000 : minRequestTimeoutMs + randomInt(minRequestTimeoutMs);
+  // As kube-apiserver: absent or 0 means the server's random long-running timeout; a negative one
+  // ends the watch at once.
+  const timeoutSeconds = query.int('timeoutSeconds') ?? 0;
+  options.timeoutMs = timeoutSeconds !== 0 ? Math.max(0, timeoutSeconds) * 1000 : minRequestTimeoutMs + randomInt(minRequestTimeoutMs);
   if (query.string('continue')) throw new ApiError(badRequest('continue is not supported for watch'));
   return options;
 }
 
-/** An event's line as byte ranges (newline included), computed once per event and encoder. */
+/** An event's line (JSON) or frame (protobuf) as byte ranges, computed once per event and encoder. */
 type Encoder = (event: WatchEvent) => readonly Uint8Array[];
 
 const EVENT_END = Buffer.from('}\n');
 const NEWLINE = Buffer.from('\n');
 const jsonLine: Encoder = (event) => [event.prefix, event.objectBytes(), EVENT_END];
+/** Kubernetes' protobuf watch frame: the event's object in its own envelope, inside WatchEvent. */
+const protobufFrame: Encoder = (event) => [watchFrame(event.type, encodeObject(event.object))];
+
+/** The event's object as PartialObjectMetadata (an ERROR's Status stays as it is). */
+function partialMetadata(event: WatchEvent, metaGroup: string): unknown {
+  if (event.type === 'ERROR') return event.object;
+  return { kind: 'PartialObjectMetadata', apiVersion: `${metaGroup}/v1`, metadata: (event.object as KubeObject).metadata ?? {} };
+}
+
+/** One encoder per meta group, so that event caches are shared between watches alike. */
+const partialEncoders = new Map<string, { json: Encoder; protobuf: Encoder }>();
+
+function partialEncoder(metaGroup: string, protobufOutput: boolean): Encoder {
+  let pair = partialEncoders.get(metaGroup);
+  if (pair === undefined) {
+    pair = {
+      json: (event) => [Buffer.from(goJsonText({ type: event.type, object: partialMetadata(event, metaGroup) }), 'utf8'), NEWLINE],
+      protobuf: (event) => [watchFrame(event.type, encodeObject(partialMetadata(event, metaGroup)))],
+    };
+    partialEncoders.set(metaGroup, pair);
+  }
+  return protobufOutput ? pair.protobuf : pair.json;
+}
 
 // Table encoders per (kind, includeObject, domain, headers): one function for every watch of that
 // shape, so an event's encoding is computed once for all of them.
@@ -82,6 +110,12 @@ function tableEncoder(out: OutputContext, includeObject: IncludeObject, noHeader
 }
 
 function encoders(context: RequestContext, output: Output, out: OutputContext): { first: Encoder; rest: Encoder } {
+  const isProtobuf = output.mediaType === PROTOBUF_MEDIA_TYPE;
+  if (output.conversion === 'PartialObjectMetadata' || output.conversion === 'PartialObjectMetadataList') {
+    const partial = partialEncoder(out.metaGroup, isProtobuf);
+    return { first: partial, rest: partial };
+  }
+  if (isProtobuf) return { first: protobufFrame, rest: protobufFrame };
   if (output.conversion !== 'Table') return { first: jsonLine, rest: jsonLine };
   const parsed = parseIncludeObject(context.query.get('includeObject') ?? undefined);
   if (!parsed.ok) throw new ApiError(parsed.status);
@@ -104,7 +138,7 @@ export async function serveWatch(context: RequestContext, deps: WatchDeps, outpu
   const body = new ChunkedBody(res, { abandonWhen: () => watcher.stopped });
   try {
     res.statusCode = 200;
-    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Content-Type', output.mediaType === PROTOBUF_MEDIA_TYPE ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : 'application/json');
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
     let initialized = false;

@@ -1,7 +1,7 @@
 // Everything `/metrics` serves, in one prom-client Registry, and the hooks that feed it.
 //
 // Wiring (the controller takes the observer at construction, the metrics read its state later):
-//   const metrics = createFairwayMetrics();
+//   const metrics = createFairwayMetrics(new ServedLabels(discoveryModel).addPaths(nonResourcePaths));
 //   const controller = new FlowController({ ..., observer: metrics.flowControl.observer });
 //   metrics.flowControl.attach(controller);
 //   chain([authn, createPriorityAndFairnessFilter({ ..., observer: metrics.apfFilterObserver }),
@@ -13,6 +13,8 @@ import type { PriorityAndFairnessFilterObserver } from '../filters/priority-and-
 import { registerEventLoopMetrics } from './event-loop-metrics.ts';
 import { FlowControlMetrics } from './flowcontrol-metrics.ts';
 import { RequestMetrics } from './request-metrics.ts';
+import { ServedLabels } from './served-labels.ts';
+import { fairwayDiscoveryModel } from '../discovery.ts';
 
 export interface FairwayMetrics {
   registry: Registry;
@@ -23,10 +25,11 @@ export interface FairwayMetrics {
   stop(): void;
 }
 
-export function createFairwayMetrics(): FairwayMetrics {
+/** `served`: what request labels may say (default: the default server's resources, no extra paths). */
+export function createFairwayMetrics(served: ServedLabels = new ServedLabels(fairwayDiscoveryModel())): FairwayMetrics {
   const registry = new Registry();
   const flowControl = new FlowControlMetrics();
-  const requests = new RequestMetrics();
+  const requests = new RequestMetrics(served);
   for (const family of [...requests.families, ...flowControl.families]) family.registerIn(registry);
   const eventLoop = registerEventLoopMetrics(registry);
   return {

@@ -11,6 +11,8 @@ export interface TimedResponse {
   headers: Record<string, string | string[] | undefined>;
   /** The body, unless `discardBody` was asked for. */
   text: string;
+  /** The same body as bytes (for binary bodies such as protobuf). */
+  body: Buffer;
   bytes: number;
   /** From sending the request to the last body byte. */
   ms: number;
@@ -64,8 +66,11 @@ export function timedRequest(endpoint: Endpoint, path: string, options: TimedReq
           bytes += chunk.length;
           if (keep) chunks.push(chunk);
         });
-        res.on('end', () => finish({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), bytes }));
-        res.on('error', (error) => finish({ status: 0, headers: {}, text: '', bytes, error: error.message }));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          finish({ status: res.statusCode ?? 0, headers: res.headers, text: body.toString('utf8'), body, bytes });
+        });
+        res.on('error', (error) => finish({ status: 0, headers: {}, text: '', body: Buffer.alloc(0), bytes, error: error.message }));
         if ((options.holdMs ?? 0) > 0 && (ok || options.holdOnlyOk !== true)) {
           res.pause();
           setTimeout(() => res.resume(), options.holdMs);
@@ -73,7 +78,7 @@ export function timedRequest(endpoint: Endpoint, path: string, options: TimedReq
       },
     );
     req.setTimeout(options.timeoutMs ?? 30_000, () => req.destroy(new Error('client timeout')));
-    req.on('error', (error) => finish({ status: 0, headers: {}, text: '', bytes: 0, error: error.message }));
+    req.on('error', (error) => finish({ status: 0, headers: {}, text: '', body: Buffer.alloc(0), bytes: 0, error: error.message }));
     req.end(options.body);
   });
 }
