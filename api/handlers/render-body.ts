@@ -1,8 +1,8 @@
 // A response body of stored objects in any representation but compact plain JSON (which the
 // watch cache's per-object bytes give directly): pretty JSON, YAML, protobuf, a meta/v1 Table,
-// partial object metadata, for one object or a list. One pure function, run by the execution plane: on the main
-// thread over the cache's objects, or on a worker over the same objects rebuilt from their codec
-// bytes (workers/stored-objects.ts), which gives the same bytes.
+// partial object metadata, for one object or a list. One pure function, run by the execution
+// plane: on the main thread over the cache's objects, or on a worker over the same objects rebuilt
+// from their codec bytes (workers/stored-objects.ts), which gives the same bytes.
 import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
 import type { StoredForm } from '../../engine/store/store-types.ts';
 import type { Work } from '../../workers/executor.ts';
