@@ -21,8 +21,8 @@ export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
   'render-table': 64 * 1024,
   // YAML: the yaml library costs ≈ 20× JSON (≈ 130 µs per codec KB).
   'render-yaml': 4 * 1024,
-  // Protobuf, measured cold (≈ 2× pretty JSON, ≈ 15 µs per codec KB); objects whose messages the
-  // main thread has cached cost about a quarter of that, so the line is drawn at the cold cost.
+  // Protobuf, measured cold (≈ 2.2× encode-objects, ≈ 11 µs per codec KB); objects whose messages
+  // the main thread has cached cost less, but the line is drawn at the cold cost.
   'render-protobuf': 32 * 1024,
   // Server-side apply and strategic merge: milliseconds even for a small object, so always.
   'apply-patch': 0,
