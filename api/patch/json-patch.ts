@@ -11,7 +11,8 @@
 import type { Status } from '../../engine/resources/types.ts';
 import { MAX_JSON_PATCH_OPERATIONS, badRequest, patchFailed, tooManyPatchOperations } from '../errors.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
-import { deepEqual, isObject, setField } from './typed-value.ts';
+import { deepEqual, isObject } from './typed-value.ts';
+import { setOwn } from '../../engine/own-property.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -229,7 +230,7 @@ function containerGet(container: Container, key: string): { value: unknown } | {
 
 function containerSet(container: Container, key: string, value: unknown): void {
   if (!Array.isArray(container)) {
-    setField(container, key, value);
+    setOwn(container, key, value);
     return;
   }
   const index = resolveIndex(key, container.length);
@@ -239,7 +240,7 @@ function containerSet(container: Container, key: string, value: unknown): void {
 
 function containerAdd(container: Container, key: string, value: unknown): string | undefined {
   if (!Array.isArray(container)) {
-    setField(container, key, value);
+    setOwn(container, key, value);
     return undefined;
   }
   if (key === '-') {

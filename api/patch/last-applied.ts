@@ -11,7 +11,8 @@ import { parseGoJson } from './go-json.ts';
 import { goView } from './managed-fields.ts';
 import { validateApplyConfig } from './schema-check.ts';
 import type { SchemaNode } from './schema.ts';
-import { compareTyped, isObject, presentKeys, setField, toFieldSet, type JsonObject } from './typed-value.ts';
+import { compareTyped, isObject, presentKeys, toFieldSet, type JsonObject } from './typed-value.ts';
+import { setOwn } from '../../engine/own-property.ts';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The only manager name both behaviours apply to. */
@@ -42,7 +43,7 @@ export function fieldsAllowedByLastApplied(node: SchemaNode, live: unknown): Fie
 export function syncLastApplied(object: JsonObject, config: JsonObject): void {
   const annotations = annotationsOf(object);
   if (annotations === undefined || annotations[LAST_APPLIED_ANNOTATION] === undefined) return;
-  setField(annotations, LAST_APPLIED_ANNOTATION, buildLastApplied(config));
+  setOwn(annotations, LAST_APPLIED_ANNOTATION, buildLastApplied(config));
 }
 
 /** The configuration as Go's encoder writes an unstructured object: sorted keys, HTML-escaped, newline. */

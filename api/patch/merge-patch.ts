@@ -6,7 +6,8 @@ import type { Status } from '../../engine/resources/types.ts';
 import { badRequest } from '../errors.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { FieldValidation } from './json-patch.ts';
-import { isObject, setField, type JsonObject } from './typed-value.ts';
+import { isObject, type JsonObject } from './typed-value.ts';
+import { ownValue, setOwn } from '../../engine/own-property.ts';
 
 /** `duplicates` are the patch's repeated fields, for fieldValidation to report. */
 export type MergePatchResult = { value: unknown; duplicates: string[] } | { status: Status };
@@ -35,13 +36,13 @@ export function mergeInto(target: JsonObject, patch: JsonObject): JsonObject {
       delete target[key];
       continue;
     }
-    const current = target[key];
+    const current = ownValue(target, key);
     if (current === undefined || current === null || !isObject(current)) {
-      setField(target, key, pruneNulls(structuredClone(value)));
+      setOwn(target, key, pruneNulls(structuredClone(value)));
     } else if (isObject(value)) {
       mergeInto(current, value);
     } else {
-      setField(target, key, structuredClone(value));
+      setOwn(target, key, structuredClone(value));
     }
   }
   return target;
@@ -51,6 +52,6 @@ function pruneNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.filter((item) => item !== null).map(pruneNulls);
   if (!isObject(value)) return value;
   const out: JsonObject = {};
-  for (const [key, item] of Object.entries(value)) if (item !== null) setField(out, key, pruneNulls(item));
+  for (const [key, item] of Object.entries(value)) if (item !== null) setOwn(out, key, pruneNulls(item));
   return out;
 }

@@ -7,8 +7,9 @@
 
 import { pathToString } from './field-set.ts';
 import { goFormatValue } from './go-json.ts';
-import type { SchemaNode } from './schema.ts';
-import { isObject, listItemElement, presentKeys, setField, type JsonObject } from './typed-value.ts';
+import { fieldSchema, type SchemaNode } from './schema.ts';
+import { isObject, listItemElement, presentKeys, type JsonObject } from './typed-value.ts';
+import { setOwn } from '../../engine/own-property.ts';
 
 /** structured-merge-diff's validation errors for an applied configuration; empty when it is valid. */
 export function validateApplyConfig(node: SchemaNode, value: unknown): string[] {
@@ -36,7 +37,7 @@ function walkValidate(node: SchemaNode, value: unknown, path: string, errors: st
     case 'map': {
       if (!isObject(value)) return fail(`expected map, got ${unstructured(value)}`);
       for (const key of presentKeys(value)) {
-        const child = node.kind === 'struct' ? node.fields[key]?.type : node.values;
+        const child = node.kind === 'struct' ? fieldSchema(node, key) : node.values;
         if (child === undefined) errors.push(`${path}.${key}: field not declared in schema`);
         else walkValidate(child, value[key], `${path}.${key}`, errors);
       }
@@ -84,7 +85,7 @@ export function unknownFieldPaths(node: SchemaNode, value: unknown): string[] {
     if ((schema.kind !== 'struct' && schema.kind !== 'map') || !isObject(current)) return;
     for (const key of presentKeys(current)) {
       const childPath = path === '' ? key : `${path}.${key}`;
-      const child = schema.kind === 'struct' ? schema.fields[key]?.type : schema.values;
+      const child = schema.kind === 'struct' ? fieldSchema(schema, key) : schema.values;
       if (child === undefined) out.push(childPath);
       else walk(child, current[key], childPath);
     }
@@ -99,8 +100,8 @@ export function dropUnknownFields(node: SchemaNode, value: unknown): unknown {
   if ((node.kind !== 'struct' && node.kind !== 'map') || !isObject(value)) return value;
   const out: JsonObject = {};
   for (const key of presentKeys(value)) {
-    const child = node.kind === 'struct' ? node.fields[key]?.type : node.values;
-    if (child !== undefined) setField(out, key, dropUnknownFields(child, value[key]));
+    const child = node.kind === 'struct' ? fieldSchema(node, key) : node.values;
+    if (child !== undefined) setOwn(out, key, dropUnknownFields(child, value[key]));
   }
   return out;
 }

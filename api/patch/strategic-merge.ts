@@ -16,7 +16,8 @@ import { badRequest, patchFailed } from '../errors.ts';
 import { goFormatValue, goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { ListNode, SchemaNode } from './schema.ts';
 import { elementKind, goKind, goReflectKind, noMergeKey, normalizeOrder, partition, sameMergeKey, SmpFailure, unclassified } from './strategic-list-order.ts';
-import { isObject, setField, type JsonObject } from './typed-value.ts';
+import { isObject, type JsonObject } from './typed-value.ts';
+import { ownValue, setOwn } from '../../engine/own-property.ts';
 
 export type StrategicMergeResult = { value: unknown; duplicates: string[] } | { status: Status };
 
@@ -53,7 +54,7 @@ interface FieldMeta {
 
 function lookup(node: SchemaNode | undefined, key: string): FieldMeta {
   let child: SchemaNode | undefined;
-  if (node?.kind === 'struct') child = node.fields[key]?.type;
+  if (node?.kind === 'struct') child = ownValue(node.fields, key)?.type;
   else if (node?.kind === 'map') child = node.values;
   const list = child?.kind === 'list' ? (child as ListNode) : undefined;
   return { node: child, mergeList: list?.patchStrategy === 'merge', mergeKey: list?.patchMergeKey ?? '' };
@@ -84,18 +85,18 @@ function mergeMap(original: JsonObject, patch: JsonObject, node: SchemaNode | un
       continue;
     }
     const meta = lookup(node, key);
-    const current = original[key];
+    const current = ownValue(original, key);
     if (current === undefined) {
-      if (!isDeleteList) setField(original, key, freshValue(meta, patchValue));
+      if (!isDeleteList) setOwn(original, key, freshValue(meta, patchValue));
       continue;
     }
     if (goKind(current) !== goKind(patchValue)) {
-      if (!isDeleteList) setField(original, key, discardNulls(patchValue));
+      if (!isDeleteList) setOwn(original, key, discardNulls(patchValue));
       continue;
     }
-    if (isObject(current)) setField(original, key, mergeMap(current, patchValue as JsonObject, meta.node));
-    else if (Array.isArray(current)) setField(original, key, mergeListField(current, patchValue as unknown[], meta, isDeleteList));
-    else setField(original, key, patchValue);
+    if (isObject(current)) setOwn(original, key, mergeMap(current, patchValue as JsonObject, meta.node));
+    else if (Array.isArray(current)) setOwn(original, key, mergeListField(current, patchValue as unknown[], meta, isDeleteList));
+    else setOwn(original, key, patchValue);
   }
   return original;
 }
@@ -111,7 +112,7 @@ function discardNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(discardNulls);
   if (!isObject(value)) return value;
   const out: JsonObject = {};
-  for (const [key, item] of Object.entries(value)) if (item !== null) setField(out, key, discardNulls(item));
+  for (const [key, item] of Object.entries(value)) if (item !== null) setOwn(out, key, discardNulls(item));
   return out;
 }
 
@@ -145,8 +146,8 @@ function mergeElementOrderLists(original: JsonObject, patch: JsonObject, node: S
     delete patch[key];
     if (!Array.isArray(order)) throw unclassified(`expected a slice, but received a ${goReflectKind(order)}`);
     const field = extractKey(key, SET_ELEMENT_ORDER);
-    const originalList = original[field];
-    const patchList = patch[field];
+    const originalList = ownValue(original, field);
+    const patchList = ownValue(patch, field);
     for (const list of [originalList, patchList]) {
       if (list !== undefined && !Array.isArray(list)) throw unclassified(`expected a slice, but received a ${goReflectKind(list)}`);
     }
@@ -161,7 +162,7 @@ function mergeElementOrderLists(original: JsonObject, patch: JsonObject, node: S
     else continue;
     const kind = elementKind(fromOriginal ?? [], fromPatch ?? []);
     const [patchItems, serverOnly] = partition(merged, order, meta.mergeKey);
-    setField(original, field, normalizeOrder(patchItems, serverOnly, order, fromOriginal ?? [], meta.mergeKey, kind));
+    setOwn(original, field, normalizeOrder(patchItems, serverOnly, order, fromOriginal ?? [], meta.mergeKey, kind));
     delete patch[field];
   }
 }
