@@ -10,6 +10,7 @@ import { decodeObject } from '../engine/store/codec.ts';
 import type { KubeObject } from '../engine/resources/types.ts';
 import type { Work } from './executor.ts';
 import { goJsonText, newlineTerminatedBytes } from './json-encoding.ts';
+import { setOwn } from '../engine/own-property.ts';
 
 export const ENCODE_STORED_LIST_STAGE = 'encode-stored-list';
 
@@ -96,7 +97,7 @@ export function withResourceVersion(object: KubeObject, resourceVersion: string)
       ordered['resourceVersion'] = resourceVersion;
       placed = true;
     }
-    ordered[key] = value;
+    setOwn(ordered, key, value);
   }
   if (!placed) ordered['resourceVersion'] = resourceVersion;
   return { ...object, metadata: ordered } as KubeObject;

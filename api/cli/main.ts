@@ -8,6 +8,8 @@ export interface Command {
   run(args: string[]): Promise<number>;
 }
 
+import { ownValue } from '../../engine/own-property.ts';
+
 type CommandLoader = () => Promise<Command>;
 
 const COMMANDS: Record<string, CommandLoader> = {
@@ -30,8 +32,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   // Commands are one or two words (`serve`, `config check`); take the longest that exists.
   const two = argv.slice(0, 2).join(' ');
-  const name = COMMANDS[two] !== undefined ? two : argv[0]!;
-  const load = COMMANDS[name];
+  const name = ownValue(COMMANDS, two) !== undefined ? two : argv[0]!;
+  const load = ownValue(COMMANDS, name);
   // A group's first word alone (`fairway sim`, `fairway sim --help`) lists its subcommands.
   const group = Object.keys(COMMANDS).filter((c) => c.startsWith(`${argv[0]} `));
   if (load === undefined && group.length > 0 && (argv.length === 1 || HELP_FLAGS.has(argv[1]!))) {

@@ -7,9 +7,14 @@
 //   - a null or absent `value` is the JSON null.
 // Errors read `<what>: <cause>`, as github.com/pkg/errors wraps them, e.g.
 // `testing value /spec/type failed: test failed`.
+//
+// `copy` is the one operation whose output can outgrow its input (22 copies of a doubling subtree
+// in a 2 KB patch is 4 GB), so, as kube-apiserver sets v4's AccumulatedCopySizeLimit to its
+// JSONPatchMaxCopyBytes, the bytes one patch copies are capped at 3 MiB.
 
 import type { Status } from '../../engine/resources/types.ts';
 import { MAX_JSON_PATCH_OPERATIONS, badRequest, patchFailed, tooManyPatchOperations } from '../errors.ts';
+import { goJsonText } from '../../workers/json-encoding.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
 import { deepEqual, isObject } from './typed-value.ts';
 import { setOwn } from '../../engine/own-property.ts';
@@ -17,6 +22,15 @@ import { setOwn } from '../../engine/own-property.ts';
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
 export type JsonPatchResult = { value: unknown } | { status: Status };
+
+/** kube-apiserver's JSONPatchMaxCopyBytes: twice etcd's 1.5 MiB request limit. */
+export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
+
+interface Holder {
+  doc: unknown;
+  /** Bytes copied so far, as Go's encoder writes the copied values. */
+  copiedBytes: number;
+}
 
 /** Applies `patchText` to a copy of `document`; the input is never changed. */
 export function applyJsonPatch(document: unknown, patchText: string, fieldValidation: FieldValidation = 'Warn'): JsonPatchResult {
@@ -29,7 +43,7 @@ export function applyJsonPatch(document: unknown, patchText: string, fieldValida
   const list = (operations ?? []) as unknown[];
   if (list.length > MAX_JSON_PATCH_OPERATIONS) return { status: tooManyPatchOperations(list.length) };
 
-  const holder: { doc: unknown } = { doc: structuredClone(document) };
+  const holder: Holder = { doc: structuredClone(document), copiedBytes: 0 };
   for (const raw of list) {
     const error = applyOperation(holder, isObject(raw) ? raw : {});
     if (error !== undefined) return { status: patchFailed(error) };
@@ -77,7 +91,7 @@ class PatchError extends Error {}
 
 const wrap = (message: string, cause: string): string => `${message}: ${cause}`;
 
-function applyOperation(holder: { doc: unknown }, op: Operation): string | undefined {
+function applyOperation(holder: Holder, op: Operation): string | undefined {
   const kind = typeof op['op'] === 'string' ? op['op'] : 'unknown';
   try {
     switch (kind) {
@@ -112,7 +126,7 @@ function member(op: Operation, name: 'path' | 'from'): { value: string } | { err
 
 const valueOf = (op: Operation): unknown => (op['value'] === undefined ? null : structuredClone(op['value']));
 
-function add(holder: { doc: unknown }, op: Operation): string | undefined {
+function add(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('add operation failed to decode path', MISSING);
   const target = findObject(holder.doc, path.value);
@@ -121,7 +135,7 @@ function add(holder: { doc: unknown }, op: Operation): string | undefined {
   return error === undefined ? undefined : wrap(`error in add for path: '${path.value}'`, error);
 }
 
-function remove(holder: { doc: unknown }, op: Operation): string | undefined {
+function remove(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('remove operation failed to decode path', MISSING);
   const target = findObject(holder.doc, path.value);
@@ -130,7 +144,7 @@ function remove(holder: { doc: unknown }, op: Operation): string | undefined {
   return error === undefined ? undefined : wrap(`error in remove for path: '${path.value}'`, error);
 }
 
-function replace(holder: { doc: unknown }, op: Operation): string | undefined {
+function replace(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('replace operation failed to decode path', path.error);
   if (path.value === '') {
@@ -148,7 +162,7 @@ function replace(holder: { doc: unknown }, op: Operation): string | undefined {
   return undefined;
 }
 
-function move(holder: { doc: unknown }, op: Operation): string | undefined {
+function move(holder: Holder, op: Operation): string | undefined {
   const from = member(op, 'from');
   if ('error' in from) return wrap('move operation failed to decode from', from.error);
   const source = findObject(holder.doc, from.value);
@@ -165,7 +179,7 @@ function move(holder: { doc: unknown }, op: Operation): string | undefined {
   return error === undefined ? undefined : wrap(`error in move for path: '${path.value}'`, error);
 }
 
-function testOperation(holder: { doc: unknown }, op: Operation): string | undefined {
+function testOperation(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('test operation failed to decode path', path.error);
   const expected = op['value'] === undefined ? null : op['value'];
@@ -179,7 +193,7 @@ function testOperation(holder: { doc: unknown }, op: Operation): string | undefi
   return deepEqual(got.value, expected) ? undefined : failed;
 }
 
-function copy(holder: { doc: unknown }, op: Operation): string | undefined {
+function copy(holder: Holder, op: Operation): string | undefined {
   const from = member(op, 'from');
   if ('error' in from) return wrap('copy operation failed to decode from', from.error);
   const source = findObject(holder.doc, from.value);
@@ -190,7 +204,12 @@ function copy(holder: { doc: unknown }, op: Operation): string | undefined {
   if ('error' in path) return wrap('copy operation failed to decode path', MISSING);
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`copy operation does not apply: doc is missing destination path: ${path.value}`, MISSING);
-  const error = containerAdd(target.container, target.key, structuredClone(got.value ?? null));
+  const value = got.value ?? null;
+  holder.copiedBytes += Buffer.byteLength(goJsonText(value), 'utf8');
+  if (holder.copiedBytes > JSON_PATCH_MAX_COPY_BYTES) {
+    return `Unable to complete the copy, the accumulated size increase of copy is ${holder.copiedBytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`;
+  }
+  const error = containerAdd(target.container, target.key, structuredClone(value));
   return error === undefined ? undefined : wrap('error while adding value during copy', error);
 }
 

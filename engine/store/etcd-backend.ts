@@ -36,13 +36,13 @@ import {
 import { bytesEqual } from './codec.ts';
 import { DeliveryWaiters } from './delivery-waiters.ts';
 import { commitRequest, commitResult, copyOf, eventChange, ownCommitChanges, resyncChanges, storeKeyOf, type EtcdKeyspace } from './etcd-changes.ts';
-import { createEtcdClient, errorText, prefixRangeEnd, withRetries, type EtcdConnectionOptions } from './etcd-client.ts';
+import { createEtcdClient, errorText, isRequestTooLarge, prefixRangeEnd, withRetries, type EtcdConnectionOptions } from './etcd-client.ts';
 import { EtcdCompactor, COMPACT_REVISION_KEY } from './etcd-compactor.ts';
 import { decodeTxnResponse, encodeTxnRequest, headerRevision, int64, type EtcdEvent } from './etcd-proto.ts';
 import { EtcdTransport, TXN_PATH } from './etcd-transport.ts';
 import { EtcdWatch } from './etcd-watch.ts';
 import { DEFAULT_EVENT_LOG_CAPACITY } from './memory-backend.ts';
-import { StoreError, internalError, notOpenError } from './store-errors.ts';
+import { StoreError, internalError, notOpenError, requestTooLargeError } from './store-errors.ts';
 
 export interface EtcdBackendOptions {
   /** Client URLs (`http://host:port`), e.g. from parseEtcdServers(--etcd-servers). */
@@ -265,6 +265,7 @@ export class EtcdBackend implements StorageBackend {
       });
     } catch (error) {
       if (error instanceof StoreError) throw error;
+      if (isRequestTooLarge(error)) throw requestTooLargeError();
       throw internalError('FW_ERR_STORE_WRITE_FAILED', `writing ${ops[0]!.key} to ${this.location} failed: ${errorText(error)}`, error);
     }
     if (result.ok) await this.deliveredThrough(result.revision);

@@ -8,6 +8,7 @@
 import { ConsecutiveBreaker, circuitBreaker, handleWhen } from 'cockatiel';
 import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
 import type { Clock } from '../clock.ts';
+import { REQUEST_TOO_LARGE_MESSAGE } from './store-errors.ts';
 
 export interface EtcdConnectionOptions {
   /** Client URLs, `http://host:port`. */
@@ -96,6 +97,20 @@ export function isRetryable(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   return isRecoverableError(error as Error) || (error as { isBrokenCircuitError?: unknown }).isBrokenCircuitError === true;
 }
+
+/**
+ * etcd refused the request for its size (its --max-request-bytes), or gRPC refused to send it:
+ * the two cases kube-apiserver's handlers recognise as "too large".
+ */
+export function isRequestTooLarge(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, details } = error as { code?: unknown; details?: unknown };
+  if (typeof details !== 'string') return false;
+  return (code === GRPC_INVALID_ARGUMENT && details === REQUEST_TOO_LARGE_MESSAGE) || (code === GRPC_RESOURCE_EXHAUSTED && details.includes('trying to send message larger than max'));
+}
+
+const GRPC_INVALID_ARGUMENT = 3;
+const GRPC_RESOURCE_EXHAUSTED = 8;
 
 export function sleepOn(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => clock.after(ms, resolve));

@@ -64,6 +64,8 @@ export interface Preconditions {
 
 export interface WriteOptions {
   readonly preconditions?: Preconditions;
+  /** The request's deadline or disconnect: an update still retrying (or waiting its turn) stops, unwritten. */
+  readonly signal?: AbortSignal;
 }
 
 /** Computes the new object from the current one; may throw a StoreError (e.g. Conflict) to stop. */

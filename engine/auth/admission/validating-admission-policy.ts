@@ -11,6 +11,7 @@ import { admitted } from './admission.ts';
 import { celErrorText } from '../cel-environment.ts';
 import type { CompiledPolicy, CompiledValidation } from './policy-compile.ts';
 import type { LabelSelector, MatchResources, RuleWithOperations, ValidatingAdmissionPolicyBinding } from './policy-types.ts';
+import { ownValue } from '../../own-property.ts';
 
 export const VALIDATING_ADMISSION_POLICY_PLUGIN = 'ValidatingAdmissionPolicy';
 const MAX_MESSAGE_LENGTH = 5000;
@@ -157,7 +158,7 @@ function resourceMatches(pattern: string, resource: string, subresource: string)
 }
 
 function selectorMatches(selector: LabelSelector, labels: Record<string, string>): boolean {
-  for (const [key, value] of Object.entries(selector.matchLabels)) if (labels[key] !== value) return false;
+  for (const [key, value] of Object.entries(selector.matchLabels)) if (ownValue(labels, key) !== value) return false;
   return selector.matchExpressions.every(({ key, operator, values }) => {
     const present = Object.hasOwn(labels, key);
     switch (operator) {
