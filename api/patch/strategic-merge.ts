@@ -199,27 +199,73 @@ function mergeList(original: unknown[], patch: unknown[], meta: FieldMeta, isDel
   let patchItems = patch;
   let merged: unknown[];
   if (kind !== 'object') {
-    if (isDeleteList) return original.filter((item) => !patch.includes(item));
+    if (isDeleteList) {
+      const deleted = new Set(patch);
+      return original.filter((item) => !deleted.has(item));
+    }
     merged = [...new Set([...original, ...patch])];
   } else {
     if (meta.mergeKey === '') throw unclassified('cannot merge lists without merge key');
     [server, patchItems] = applySpecialItems(original, patch, meta.mergeKey);
-    merged = [...server];
-    for (const item of patchItems as JsonObject[]) {
-      if (!Object.hasOwn(item, meta.mergeKey)) throw noMergeKey(item, meta.mergeKey);
-      const at = merged.findIndex((candidate) => isObject(candidate) && candidate[meta.mergeKey] === item[meta.mergeKey]);
-      if (at >= 0) merged[at] = mergeMap(merged[at] as JsonObject, item, itemsOf(meta));
-      else merged.push(item);
-    }
+    merged = mergeByKey(server, patchItems as JsonObject[], meta);
   }
   const [fromPatch, serverOnly] = partition(merged, patchItems, meta.mergeKey);
   return normalizeOrder(fromPatch, serverOnly, patchItems, server, meta.mergeKey, kind);
 }
 
+/**
+ * Each patch item merges into the first list item with its merge key, or is appended. The first
+ * holder of each key is kept in a map, so the merge is linear in the two lists.
+ */
+function mergeByKey(server: unknown[], patchItems: JsonObject[], meta: FieldMeta): unknown[] {
+  const mergeKey = meta.mergeKey;
+  const merged = [...server];
+  // Positions of the object items holding each key, ascending; the first is the one a patch item meets.
+  const holders = new Map<unknown, number[]>();
+  const hold = (key: unknown, at: number): void => {
+    const list = holders.get(key);
+    if (list === undefined) holders.set(key, [at]);
+    else list.splice(sortedIndex(list, at), 0, at);
+  };
+  merged.forEach((item, at) => {
+    if (isObject(item)) hold(ownValue(item, mergeKey), at);
+  });
+  for (const item of patchItems) {
+    if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
+    const key = item[mergeKey];
+    const at = holders.get(key)?.[0];
+    if (at === undefined) {
+      merged.push(item);
+      hold(key, merged.length - 1);
+      continue;
+    }
+    const next = mergeMap(merged[at] as JsonObject, item, itemsOf(meta));
+    merged[at] = next;
+    const nextKey = ownValue(next, mergeKey);
+    // A null merge key in the patch deletes the key: the item now answers to another one.
+    if (nextKey !== key) {
+      holders.get(key)!.shift();
+      hold(nextKey, at);
+    }
+  }
+  return merged;
+}
+
+function sortedIndex(list: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** `$patch: delete` items remove their match; a `$patch: replace` item makes the patch items the whole list. */
 function applySpecialItems(original: unknown[], patch: unknown[], mergeKey: string): [unknown[], unknown[]] {
-  let server = original;
   const plain: unknown[] = [];
+  const deleted = new Set<unknown>();
   let replace = false;
   for (const item of patch as JsonObject[]) {
     if (!Object.hasOwn(item, DIRECTIVE)) {
@@ -229,7 +275,7 @@ function applySpecialItems(original: unknown[], patch: unknown[], mergeKey: stri
     const directive = item[DIRECTIVE];
     if (directive === 'delete') {
       if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
-      server = server.filter((candidate) => !(isObject(candidate) && candidate[mergeKey] === item[mergeKey]));
+      deleted.add(item[mergeKey]);
     } else if (directive === 'replace') {
       replace = true;
     } else if (directive === 'merge') {
@@ -238,6 +284,7 @@ function applySpecialItems(original: unknown[], patch: unknown[], mergeKey: stri
       throw unclassified(`unknown patch type: ${goFormatValue(directive)} in map: ${goFormatValue(item)}`);
     }
   }
+  const server = deleted.size === 0 ? original : original.filter((candidate) => !(isObject(candidate) && deleted.has(ownValue(candidate, mergeKey))));
   return replace ? [plain, []] : [server, plain];
 }
 
