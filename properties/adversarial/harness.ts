@@ -10,6 +10,14 @@ import * as assert from 'uvu/assert';
 import { startInProcessServer, type InProcessOptions, type InProcessServer } from '../../api/testing/in-process.ts';
 import type { FuzzRequest } from '../support/api-requests.ts';
 import { assertWellFormed, send, type FuzzResponse } from '../support/fuzz-client.ts';
+import { readPropertySettings } from '../support/runner.ts';
+
+/**
+ * Under `npm test` the attacks stay small (a brief check); given `--runs`, they also grow (lists of
+ * tens of thousands, values of hundreds of kilobytes), which is where amplification shows.
+ */
+export const LONG_RUN = readPropertySettings().runsOverride !== undefined;
+export const sized = (brief: number, long: number): number => (LONG_RUN ? long : brief);
 
 export const ORDINARY_USER = { token: 'adversarial-ordinary-user', name: 'mallory', groups: ['adversaries'] } as const;
 
@@ -60,6 +68,8 @@ export interface AdversaryOptions {
   authorizationMode?: string[];
   /** More bearer tokens, besides the admin's and the ordinary user's. */
   users?: InProcessOptions['users'];
+  /** The store's request limit (default etcd's 1.5 MiB). */
+  maxRequestBytes?: number;
 }
 
 export async function startAdversary(options: AdversaryOptions = {}): Promise<Adversary> {
@@ -73,6 +83,7 @@ export async function startAdversary(options: AdversaryOptions = {}): Promise<Ad
   const server = await startInProcessServer({
     users: new Map([...(options.users ?? []), [ORDINARY_USER.token, { name: ORDINARY_USER.name, groups: [...ORDINARY_USER.groups] }]]),
     ...(options.authorizationMode !== undefined ? { authorizationMode: options.authorizationMode } : {}),
+    ...(options.maxRequestBytes !== undefined ? { maxRequestBytes: options.maxRequestBytes } : {}),
   });
   await server.ready();
 
