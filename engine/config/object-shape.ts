@@ -103,8 +103,9 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
       if (!isRecord(value)) return mismatch('object');
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
-        if (item === null) continue;
         const fieldShape = ownValue(shape.fields, key);
+        // Go's strict decoding reports an unknown field whatever its value, null included.
+        if (item === null && (fieldShape !== undefined || shape.open)) continue;
         if (fieldShape !== undefined) {
           const decoded = decode(item, fieldShape, path.child(key), errors, literals);
           if (decoded !== undefined) setOwn(out, key, decoded);
