@@ -129,7 +129,8 @@ export function toCel(value: unknown): unknown {
 // Matching
 
 export function matchesResources(match: MatchResources, attributes: AdmissionAttributes): boolean {
-  if (!match.resourceRules.some((rule) => ruleMatches(rule, attributes))) return false;
+  // A binding's matchResources without resourceRules narrows nothing by resource (kube's matcher).
+  if (match.resourceRules.length > 0 && !match.resourceRules.some((rule) => ruleMatches(rule, attributes))) return false;
   if (match.excludeResourceRules.some((rule) => ruleMatches(rule, attributes))) return false;
   if (match.objectSelector !== undefined) {
     const labelsOf = (object?: Record<string, unknown>) => ((object?.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {});
