@@ -17,6 +17,7 @@ import { goFormatValue, goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { ListNode, SchemaNode } from './schema.ts';
 import { elementKind, goKind, goReflectKind, noMergeKey, normalizeOrder, partition, sameMergeKey, SmpFailure, unclassified } from './strategic-list-order.ts';
 import { isObject, type JsonObject } from './typed-value.ts';
+import { lowerBound } from '../../engine/lower-bound.ts';
 import { ownValue, setOwn } from '../../engine/own-property.ts';
 
 export type StrategicMergeResult = { value: unknown; duplicates: string[] } | { status: Status };
@@ -225,7 +226,7 @@ function mergeByKey(server: unknown[], patchItems: JsonObject[], meta: FieldMeta
   const hold = (key: unknown, at: number): void => {
     const list = holders.get(key);
     if (list === undefined) holders.set(key, [at]);
-    else list.splice(sortedIndex(list, at), 0, at);
+    else list.splice(lowerBound(list, at), 0, at);
   };
   merged.forEach((item, at) => {
     if (isObject(item)) hold(ownValue(item, mergeKey), at);
@@ -249,17 +250,6 @@ function mergeByKey(server: unknown[], patchItems: JsonObject[], meta: FieldMeta
     }
   }
   return merged;
-}
-
-function sortedIndex(list: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** `$patch: delete` items remove their match; a `$patch: replace` item makes the patch items the whole list. */
