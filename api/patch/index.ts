@@ -18,7 +18,7 @@ import { dropUnknownFields, unknownFieldPaths } from './schema-check.ts';
 import { schemaFor, type FlowcontrolKind } from './schema.ts';
 import { serverSideApply } from './server-side-apply.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
-import { isObject } from './typed-value.ts';
+import { isRecord } from '../../engine/own-property.ts';
 
 export { updateManagedFields, type UpdateManagedFieldsOptions } from './managed-fields.ts';
 export type { FieldValidation } from './json-patch.ts';
@@ -137,7 +137,7 @@ export function applyPatch(input: ApplyPatchInput): ApplyPatchResult {
     // kube-apiserver quotes the patch map here, in Go's %+v.
     shown = () => goFormatValue(JSON.parse(body) as unknown);
   }
-  if (!isObject(patched)) {
+  if (!isRecord(patched)) {
     return { status: invalidStatus({ group: '', kind: '' }, '', [invalid('patch', JSON.stringify(patched), `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonTypeName(patched)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`)]) };
   }
 

@@ -16,8 +16,8 @@ import type { Status } from '../../engine/resources/types.ts';
 import { MAX_JSON_PATCH_OPERATIONS, badRequest, patchFailed, tooManyPatchOperations } from '../errors.ts';
 import { goJsonText } from '../../workers/json-encoding.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
-import { deepEqual, isObject } from './typed-value.ts';
-import { setOwn } from '../../engine/own-property.ts';
+import { deepEqual } from './typed-value.ts';
+import { isRecord, setOwn } from '../../engine/own-property.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -45,7 +45,7 @@ export function applyJsonPatch(document: unknown, patchText: string, fieldValida
 
   const holder: Holder = { doc: structuredClone(document), copiedBytes: 0 };
   for (const raw of list) {
-    const error = applyOperation(holder, isObject(raw) ? raw : {});
+    const error = applyOperation(holder, isRecord(raw) ? raw : {});
     if (error !== undefined) return { status: patchFailed(error) };
   }
   return { value: holder.doc };
@@ -60,7 +60,7 @@ function checkShape(operations: unknown, strict: boolean): string | undefined {
       : `json: cannot unmarshal ${goJsonTypeName(operations)} into Go value of type jsonpatch.Patch`;
   }
   for (const op of operations) {
-    if (op === null || isObject(op)) {
+    if (op === null || isRecord(op)) {
       if (!strict || op === null) continue;
       for (const field of ['op', 'path', 'from']) {
         const value = op[field];
@@ -237,7 +237,7 @@ function decodeToken(token: string): string {
 }
 
 function isContainer(value: unknown): value is Container {
-  return Array.isArray(value) || isObject(value);
+  return Array.isArray(value) || isRecord(value);
 }
 
 function containerGet(container: Container, key: string): { value: unknown } | { error: string } {

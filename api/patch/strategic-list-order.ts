@@ -4,9 +4,9 @@
 // items in server order, interleaved by Go's `mergeSortedSlice`). Also the failure classes.
 
 import { goFormatValue } from './go-json.ts';
-import { ownValue } from '../../engine/own-property.ts';
+import { isRecord, ownValue } from '../../engine/own-property.ts';
 import { goStableSort } from './go-stable-sort.ts';
-import { isObject, type JsonObject } from './typed-value.ts';
+import { type JsonObject } from './typed-value.ts';
 
 const DIRECTIVE = '$patch';
 
@@ -51,7 +51,7 @@ export class ListPositions {
 
   private keyOf(item: unknown): unknown {
     if (this.mergeKey === '') return item;
-    return isObject(item) ? ownValue(item, this.mergeKey) : undefined;
+    return isRecord(item) ? ownValue(item, this.mergeKey) : undefined;
   }
 }
 
@@ -91,7 +91,7 @@ function sortByOrder(items: unknown[], order: unknown[], mergeKey: string, kind:
   let toDelete: unknown[] = [];
   if (kind === 'object') {
     for (const item of [...toSort, ...order]) {
-      if (!isObject(item)) throw unclassified(`expected a map, but received a ${goReflectKind(item)}`);
+      if (!isRecord(item)) throw unclassified(`expected a map, but received a ${goReflectKind(item)}`);
       if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
     }
     toDelete = toSort.filter((item) => (item as JsonObject)[DIRECTIVE] === 'delete');
@@ -109,7 +109,7 @@ function sortByOrder(items: unknown[], order: unknown[], mergeKey: string, kind:
 export function sameMergeKey(a: unknown, b: unknown, mergeKey: string): boolean {
   if (mergeKey === '') return a === b;
   for (const item of [a, b]) {
-    if (!isObject(item)) throw unclassified(`expected a map, but received a ${goReflectKind(item)}`);
+    if (!isRecord(item)) throw unclassified(`expected a map, but received a ${goReflectKind(item)}`);
     if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
   }
   return (a as JsonObject)[mergeKey] === (b as JsonObject)[mergeKey];

@@ -16,9 +16,9 @@ import { badRequest, patchFailed } from '../errors.ts';
 import { goFormatValue, goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { ListNode, SchemaNode } from './schema.ts';
 import { elementKind, goKind, goReflectKind, noMergeKey, normalizeOrder, partition, sameMergeKey, SmpFailure, unclassified } from './strategic-list-order.ts';
-import { isObject, type JsonObject } from './typed-value.ts';
+import { type JsonObject } from './typed-value.ts';
 import { lowerBound } from '../../engine/lower-bound.ts';
-import { ownValue, setOwn } from '../../engine/own-property.ts';
+import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
 
 export type StrategicMergeResult = { value: unknown; duplicates: string[] } | { status: Status };
 
@@ -33,8 +33,8 @@ export function applyStrategicMergePatch(document: unknown, patchText: string, n
   const parsed = parseGoJson(patchText);
   if ('error' in parsed) return { status: badRequest(parsed.error) };
   const patch = parsed.value ?? {};
-  if (!isObject(patch)) return { status: badRequest(`json: cannot unmarshal ${goJsonTypeName(patch)} into Go value of type map[string]interface {}`) };
-  const original = isObject(document) ? structuredClone(document) : {};
+  if (!isRecord(patch)) return { status: badRequest(`json: cannot unmarshal ${goJsonTypeName(patch)} into Go value of type map[string]interface {}`) };
+  const original = isRecord(document) ? structuredClone(document) : {};
   try {
     return { value: mergeMap(original, structuredClone(patch), node), duplicates: parsed.duplicates };
   } catch (error) {
@@ -95,7 +95,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, node: SchemaNode | un
       if (!isDeleteList) setOwn(original, key, discardNulls(patchValue));
       continue;
     }
-    if (isObject(current)) setOwn(original, key, mergeMap(current, patchValue as JsonObject, meta.node));
+    if (isRecord(current)) setOwn(original, key, mergeMap(current, patchValue as JsonObject, meta.node));
     else if (Array.isArray(current)) setOwn(original, key, mergeListField(current, patchValue as unknown[], meta, isDeleteList));
     else setOwn(original, key, patchValue);
   }
@@ -104,14 +104,14 @@ function mergeMap(original: JsonObject, patch: JsonObject, node: SchemaNode | un
 
 /** A patch value with nothing to merge into: directives still apply, unmatched nulls go. */
 function freshValue(meta: FieldMeta, value: unknown): unknown {
-  if (isObject(value)) return mergeMap({}, value, meta.node);
+  if (isRecord(value)) return mergeMap({}, value, meta.node);
   if (Array.isArray(value)) return meta.mergeList ? mergeList([], value, meta, false) : discardNulls(value);
   return value;
 }
 
 function discardNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(discardNulls);
-  if (!isObject(value)) return value;
+  if (!isRecord(value)) return value;
   const out: JsonObject = {};
   for (const [key, item] of Object.entries(value)) if (item !== null) setOwn(out, key, discardNulls(item));
   return out;
@@ -170,11 +170,11 @@ function mergeElementOrderLists(original: JsonObject, patch: JsonObject, node: S
 
 function checkAgainstElementOrder(patchList: unknown[], order: unknown[], mergeKey: string): void {
   if (order.length === 0 || patchList.length === 0) return;
-  const kept = mergeKey === '' ? patchList : patchList.filter((item) => !(isObject(item) && item[DIRECTIVE] === 'delete'));
+  const kept = mergeKey === '' ? patchList : patchList.filter((item) => !(isRecord(item) && item[DIRECTIVE] === 'delete'));
   let p = 0;
   let s = 0;
   while (p < kept.length && s < order.length) {
-    if (isObject(kept[p]) && Object.hasOwn(kept[p] as JsonObject, DIRECTIVE)) {
+    if (isRecord(kept[p]) && Object.hasOwn(kept[p] as JsonObject, DIRECTIVE)) {
       p++;
       continue;
     }
@@ -229,7 +229,7 @@ function mergeByKey(server: unknown[], patchItems: JsonObject[], meta: FieldMeta
     else list.splice(lowerBound(list, at), 0, at);
   };
   merged.forEach((item, at) => {
-    if (isObject(item)) hold(ownValue(item, mergeKey), at);
+    if (isRecord(item)) hold(ownValue(item, mergeKey), at);
   });
   for (const item of patchItems) {
     if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
@@ -274,7 +274,7 @@ function applySpecialItems(original: unknown[], patch: unknown[], mergeKey: stri
       throw unclassified(`unknown patch type: ${goFormatValue(directive)} in map: ${goFormatValue(item)}`);
     }
   }
-  const server = deleted.size === 0 ? original : original.filter((candidate) => !(isObject(candidate) && deleted.has(ownValue(candidate, mergeKey))));
+  const server = deleted.size === 0 ? original : original.filter((candidate) => !(isRecord(candidate) && deleted.has(ownValue(candidate, mergeKey))));
   return replace ? [plain, []] : [server, plain];
 }
 

@@ -8,7 +8,6 @@ import { childSchema, fieldSchema, type ListNode, type SchemaNode } from './sche
 import { isRecord, ownValue, setOwn, type JsonRecord } from '../../engine/own-property.ts';
 
 export type JsonObject = JsonRecord;
-export { isRecord as isObject };
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
