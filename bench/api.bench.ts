@@ -11,14 +11,14 @@
 // capacity (server CPU time per request, read from /proc, baseline over Fairway): the share of
 // the bare server's throughput a CPU-bound Fairway would keep. BENCH_QUICK=1 for a smoke run.
 // Ends with one JSON line (`{"bench":"api",...}`) holding every figure.
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServerProcess } from '../api/testing/server-process.ts';
+import { processCpuSeconds } from './fixtures.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -44,15 +44,7 @@ interface Measurement {
   cpuUsPerRequest: number;
 }
 
-const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** A process's CPU time (user + system) in seconds, from /proc/<pid>/stat. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 14 and 15 of the file (utime, stime) are 12 and 13 after the command name.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
+const cpuSeconds = processCpuSeconds;
 
 function get(target: Target, path: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
