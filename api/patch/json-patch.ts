@@ -17,7 +17,7 @@ import { MAX_JSON_PATCH_OPERATIONS, badRequest, patchFailed, tooManyPatchOperati
 import { goJsonText } from '../../workers/json-encoding.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
 import { deepEqual } from './typed-value.ts';
-import { isRecord, setOwn } from '../../engine/own-property.ts';
+import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -241,7 +241,7 @@ function isContainer(value: unknown): value is Container {
 }
 
 function containerGet(container: Container, key: string): { value: unknown } | { error: string } {
-  if (!Array.isArray(container)) return { value: Object.hasOwn(container, key) ? container[key] : undefined };
+  if (!Array.isArray(container)) return { value: ownValue(container, key) };
   const index = resolveIndex(key, container.length);
   if (typeof index !== 'number') return index;
   return { value: container[index] };

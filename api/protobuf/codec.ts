@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { formatRfc3339Seconds, parseRfc3339, ZERO_TIME_SECONDS } from '../../engine/resources/rfc3339.ts';
 import { compareGoStrings } from '../patch/field-set.ts';
 import { FIELDS_V1_MESSAGE, GO_POINTER_FIELDS, TIME_MESSAGE } from './go-types.ts';
+import { ownValue } from '../../engine/own-property.ts';
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
 
@@ -98,8 +99,6 @@ export function messagePlan(fullName: string): MessagePlan {
 
 // --- encoding ---------------------------------------------------------------------------------
 
-const own = (value: Record<string, unknown>, key: string): unknown => (Object.hasOwn(value, key) ? value[key] : undefined);
-
 function writeScalar(writer: protobuf.Writer, type: ScalarType, value: unknown, where: string): void {
   switch (type) {
     case 'string':
@@ -145,7 +144,7 @@ function writeMessageBody(writer: protobuf.Writer, plan: MessagePlan, value: unk
   if (value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) throw new ProtobufError(`${plan.name}: expected an object`);
   const record = (value ?? {}) as Record<string, unknown>;
   for (const field of plan.fields) {
-    const item = own(record, field.name);
+    const item = ownValue(record, field.name);
     if (field.map !== undefined) {
       if (item === undefined || item === null) continue;
       writeMap(writer, field, item);
