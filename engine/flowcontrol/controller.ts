@@ -269,6 +269,11 @@ export class FlowController {
     };
   }
 
+  /** How long a request without a deadline of its own may wait in a queue. */
+  get defaultWaitLimitMs(): number {
+    return this.options.defaultWaitLimitMs;
+  }
+
   get seatFairFrac(): number {
     return this.fairFrac;
   }
