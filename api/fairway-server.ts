@@ -129,6 +129,8 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     apiDomain,
     estimator: { objectCount: objectCounter(store, clock), watchCount: (info) => watches.countInterested(info) },
     observer: metrics.flowControl.observer,
+    onDigestError: (error, failures) =>
+      logger.warning(`digesting the APF configuration failed (${failures} in a row), retrying: ${error instanceof Error ? error.message : String(error)}`),
   });
   metrics.flowControl.attach(controller);
   const subscriptions: Subscription[] = [];
@@ -144,14 +146,19 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     }),
     shareReplay({ bufferSize: 1, refCount: true }),
   );
-  controller.start(config$);
+  // As in kube-apiserver, the configuration consumer (digests and the Dangling status it writes)
+  // runs only when APF is enabled; the bootstrap objects and the garbage collector run either way.
+  if (options.enablePriorityAndFairness) {
+    controller.start(config$);
+    subscriptions.push(
+      startDanglingStatusWriter(controller.digested$, {
+        flowSchemas: fsStore,
+        clock,
+        onError: (name, error) => logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
+      }),
+    );
+  }
   subscriptions.push(
-    startDanglingStatusWriter(config$, {
-      flowSchemas: fsStore,
-      clock,
-      apiDomain,
-      onError: (name, error) => logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
-    }),
     startGarbageCollector(config$, {
       priorityLevels: plcStore,
       flowSchemas: fsStore,

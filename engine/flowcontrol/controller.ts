@@ -6,7 +6,7 @@
 // no randomness, and a rejection is a decision value, never an exception. The server, the
 // simulator and the property suites all drive this same class.
 
-import { interval, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { interval, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import type { Clock } from '../clock.ts';
 import { toRxScheduler, toXstateClock } from '../clock-adapters.ts';
@@ -14,7 +14,8 @@ import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.
 import { buildClassifier, type Classification, type Classifier } from './classifier.ts';
 import { allocateCurrentLimits } from './concurrency-allocation.ts';
 import { computeLevelLimits, type LevelLimits } from './concurrency-limits.ts';
-import { levelConfigOf } from './level-config.ts';
+import { OneKeyWorkQueue } from './config-work-queue.ts';
+import { levelConfigOf, type LevelConfig } from './level-config.ts';
 import { maxSeatsForLevel } from './max-seats.ts';
 import { createPriorityLevelMachine, type PriorityLevelContext, type PriorityLevelMachine } from './priority-level.machine.ts';
 import type { Admission, Decision, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
@@ -41,6 +42,10 @@ export interface FlowControllerOptions {
   observer?: FlowControlObserver;
   /** Defaults to a scheduler on `clock`; only tests pass another. */
   scheduler?: SchedulerLike;
+  /** Minimum time between two digests of a changing configuration (config-work-queue.ts). */
+  configDigestMinIntervalMs?: number;
+  /** A digest threw; it is retried with backoff. */
+  onDigestError?: (error: unknown, failures: number) => void;
 }
 
 /** What the controller knows about one request while it is in the engine. */
@@ -112,79 +117,148 @@ export interface ControllerDump {
 
 type LevelActor = Actor<PriorityLevelMachine<RequestDescriptor>>;
 
+/** What one digest produced, for the writers that follow it (the Dangling status writer). */
+export interface DigestedConfig {
+  config: FlowcontrolConfig;
+  /** Names of the FlowSchemas whose priority level is missing or broken. */
+  danglingFlowSchemas: ReadonlySet<string>;
+}
+
+const EMPTY_CONFIG: FlowcontrolConfig = Object.freeze({ priorityLevels: [], flowSchemas: [] });
+
 export class FlowController {
   private readonly scheduler: SchedulerLike;
   private readonly machine = createPriorityLevelMachine<RequestDescriptor>();
   private readonly levels = new Map<string, LevelActor>();
+  /** Kept for the server's lifetime, as the filter's DroppedRequestsTracker is: a level that comes back keeps its history. */
   private readonly dropped = new DroppedRequestsTracker();
+  /** Level configs by object: unchanged objects are not re-derived at every digest. */
+  private readonly levelConfigs = new WeakMap<PriorityLevelConfiguration, LevelConfig>();
+  private readonly configQueue: OneKeyWorkQueue;
+  private readonly digests = new Subject<DigestedConfig>();
+  private latestConfig: FlowcontrolConfig = EMPTY_CONFIG;
   private classifier: Classifier;
   private nominalCLSum = 0;
   private fairFrac = 0;
   private nextRequestId = 1;
+  private digestCount = 0;
   private subscriptions: Subscription[] = [];
 
   constructor(private readonly options: FlowControllerOptions) {
     this.scheduler = options.scheduler ?? toRxScheduler(options.clock);
     this.classifier = buildClassifier([], [], { apiDomain: options.apiDomain });
-    this.configure({ priorityLevels: [], flowSchemas: [] });
+    this.configQueue = new OneKeyWorkQueue(options.clock, () => this.configure(this.latestConfig), {
+      ...(options.configDigestMinIntervalMs !== undefined ? { minIntervalMs: options.configDigestMinIntervalMs } : {}),
+      ...(options.onDigestError !== undefined ? { onError: options.onDigestError } : {}),
+    });
+    this.configure(EMPTY_CONFIG);
   }
 
-  /** Follows a configuration stream and adjusts borrowing every 10 s until `stop()`. */
+  /**
+   * Follows a configuration stream and adjusts borrowing every 10 s until `stop()`. Changes are
+   * coalesced as Kubernetes' controller coalesces them (config-work-queue.ts): the newest
+   * configuration is digested at most once per interval however many changes arrive.
+   */
   start(config$?: Observable<FlowcontrolConfig>): void {
-    if (config$ !== undefined) this.subscriptions.push(config$.subscribe((config) => this.configure(config)));
+    if (config$ !== undefined) {
+      this.subscriptions.push(
+        config$.subscribe((config) => {
+          this.latestConfig = config;
+          this.configQueue.add();
+        }),
+      );
+    }
     this.subscriptions.push(interval(BORROWING_ADJUSTMENT_PERIOD_MS, this.scheduler).subscribe(() => this.adjustBorrowing()));
   }
 
   stop(): void {
     for (const s of this.subscriptions) s.unsubscribe();
     this.subscriptions = [];
+    this.configQueue.stop();
+    this.digests.complete();
     for (const actor of this.levels.values()) actor.stop();
   }
 
+  /** Every digest, as it happens (the configuration and what it found dangling). */
+  get digested$(): Observable<DigestedConfig> {
+    return this.digests.asObservable();
+  }
+
+  /** How many times a configuration was digested (the constructor's empty one included). */
+  get configDigests(): number {
+    return this.digestCount;
+  }
+
   /**
-   * Digests a complete configuration (Kubernetes' digestConfigObjects): new levels start at
-   * NominalCL − ⌊LendableCL/2⌋, deleted ones quiesce until idle, the mandatory ones are imagined
-   * when missing, then limits and borrowing are recomputed at once.
+   * Digests a complete configuration at once (Kubernetes' digestConfigObjects): new levels start
+   * at NominalCL − ⌊LendableCL/2⌋, deleted ones quiesce until idle and keep their share meanwhile,
+   * the mandatory ones are imagined when missing, then limits and borrowing are recomputed. Only
+   * levels whose object, limits or maxSeats changed are sent an event, so a digest of thousands of
+   * unchanged levels costs a pass over them, not a reconfiguration of each.
    */
   configure(config: FlowcontrolConfig): void {
+    this.latestConfig = config;
     this.classifier = buildClassifier(config.flowSchemas, config.priorityLevels, { apiDomain: this.options.apiDomain });
     const wanted = this.classifier.priorityLevels;
 
     for (const [name, actor] of this.levels) {
-      if (wanted.has(name)) continue;
-      if (actor.getSnapshot().context.queueSet.isIdle) {
+      if (wanted.has(name)) {
+        // A level reaped since the last digest and now wanted again starts afresh.
+        if (actor.getSnapshot().status === 'done') this.levels.delete(name);
+        continue;
+      }
+      const snapshot = actor.getSnapshot();
+      if (snapshot.status === 'done' || snapshot.context.queueSet.isIdle) {
         actor.stop();
         this.levels.delete(name);
-        this.dropped.forget(name);
-      } else {
+      } else if (snapshot.value !== 'quiescing') {
         actor.send({ type: 'DELETED' });
       }
     }
 
-    const inputs = [...wanted.values()].map(levelConfigOf);
+    const inputs: LevelConfig[] = [];
+    for (const plc of wanted.values()) inputs.push(this.levelConfigOf(plc));
     // Quiescing levels keep the share their last configuration gave them.
     for (const [name, actor] of this.levels) if (!wanted.has(name)) inputs.push(actor.getSnapshot().context.config);
     const computed = computeLevelLimits(this.options.serverConcurrencyLimit, inputs.map((c) => c.limitsInput));
     this.nominalCLSum = computed.nominalCLSum;
-    const limitsByName = new Map(computed.levels.map((l) => [l.name, l]));
 
-    for (const config of inputs) {
-      const limits = limitsByName.get(config.name)!;
-      const maxSeats = config.queuing.desiredNumQueues > 0 ? maxSeatsForLevel(limits.nominalCL, config.queuing.handSize) : 0;
+    inputs.forEach((config, i) => {
+      const limits = computed.levels[i]!;
       const existing = this.levels.get(config.name);
-      const plc = wanted.get(config.name) ?? existing!.getSnapshot().context.plc;
-      if (existing === undefined) {
+      const context = existing?.getSnapshot().context;
+      // apf_controller.go sets maxSeats only for a level that queues; one that switched to
+      // Reject keeps the value its queuing gave it until the level is dropped.
+      const maxSeats = config.queuing.desiredNumQueues > 0 ? maxSeatsForLevel(limits.nominalCL, config.queuing.handSize) : (context?.maxSeats ?? 0);
+      const plc = wanted.get(config.name);
+      if (existing === undefined || context === undefined) {
         const actor = createActor(this.machine, {
           clock: toXstateClock(this.options.clock),
-          input: { clock: this.options.clock, plc, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
+          input: { clock: this.options.clock, plc: plc!, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
         });
         this.levels.set(config.name, actor);
         actor.start();
-      } else if (wanted.has(config.name)) {
+        return;
+      }
+      const limitsChanged = !sameLimits(context.limits, limits) || context.maxSeats !== maxSeats;
+      if (plc === undefined) {
+        if (limitsChanged) existing.send({ type: 'SET_LIMITS', limits, maxSeats });
+      } else if (limitsChanged || plc !== context.plc || existing.getSnapshot().value === 'quiescing') {
         existing.send({ type: 'CONFIGURE', plc, config, limits, maxSeats });
       }
-    }
+    });
     this.adjustBorrowing();
+    this.digestCount++;
+    this.digests.next({ config, danglingFlowSchemas: this.classifier.danglingFlowSchemas });
+  }
+
+  private levelConfigOf(plc: PriorityLevelConfiguration): LevelConfig {
+    let config = this.levelConfigs.get(plc);
+    if (config === undefined) {
+      config = levelConfigOf(plc);
+      this.levelConfigs.set(plc, config);
+    }
+    return config;
   }
 
   /**
@@ -225,33 +299,40 @@ export class FlowController {
     record.onOutcome(record);
   };
 
-  /** The borrowing adjustment (updateBorrowingLocked): fold each level's demand, reallocate CurrentCL. */
+  /**
+   * The borrowing adjustment (updateBorrowingLocked): fold each level's demand, reallocate
+   * CurrentCL. A level whose CurrentCL stays the same is not sent an event.
+   */
   adjustBorrowing(): void {
     const nowMs = this.options.clock.now();
-    const entries = [...this.levels.values()].map((actor) => {
-      const context = actor.getSnapshot().context;
-      const demandStats = updateSeatDemandStats(context.demandStats, context.demand.reset(nowMs));
-      return { actor, context, demandStats };
-    });
+    const entries: { actor: LevelActor; context: PriorityLevelContext<RequestDescriptor> }[] = [];
+    for (const actor of this.levels.values()) {
+      const snapshot = actor.getSnapshot();
+      if (snapshot.status === 'done') continue;
+      const context = snapshot.context;
+      context.demand.stats = updateSeatDemandStats(context.demand.stats, context.demand.reset(nowMs));
+      entries.push({ actor, context });
+    }
     const result = allocateCurrentLimits({
       nominalCLSum: this.nominalCLSum,
-      levels: entries.map(({ context, demandStats }) => ({
+      levels: entries.map(({ context }) => ({
         name: context.name,
         exempt: context.config.exempt,
         nominalCL: context.limits.nominalCL,
         minCL: context.limits.minCL,
         maxCL: context.limits.maxCL,
-        highWatermark: demandStats.highWatermark,
-        smoothedDemand: demandStats.smoothed,
+        highWatermark: context.demand.stats.highWatermark,
+        smoothedDemand: context.demand.stats.smoothed,
         previousCurrentCL: context.currentCL,
       })),
     });
     this.fairFrac = result.fairFrac;
     result.levels.forEach((allocation, i) => {
-      const { actor, demandStats } = entries[i]!;
-      actor.send({ type: 'SET_CURRENT_CL', currentCL: allocation.currentCL, demandStats });
+      const { actor, context } = entries[i]!;
+      if (allocation.currentCL !== context.currentCL) actor.send({ type: 'SET_CURRENT_CL', currentCL: allocation.currentCL });
     });
-    this.options.observer?.limitsChanged?.(this.dumpLevels(), this.fairFrac);
+    const observer = this.options.observer;
+    if (observer?.limitsChanged !== undefined) observer.limitsChanged(this.dumpLevels(), this.fairFrac);
   }
 
   /** Plain data for the debug endpoints, the simulator's report and tests. */
@@ -278,12 +359,14 @@ export class FlowController {
     return this.fairFrac;
   }
 
+  /** Levels by name; each level's queue set is dumped when first read (most readers want only limits). */
   private dumpLevels(): LevelDump[] {
     return [...this.levels.values()]
       .map((actor) => {
         const snapshot = actor.getSnapshot();
         const c: PriorityLevelContext<RequestDescriptor> = snapshot.context;
-        return {
+        let queueSet: QueueSetDump<RequestDescriptor> | undefined;
+        const dump: Omit<LevelDump, 'queueSet'> = {
           name: c.name,
           uid: c.plc.metadata?.uid ?? '',
           exempt: c.config.exempt,
@@ -291,9 +374,9 @@ export class FlowController {
           limits: c.limits,
           currentCL: c.currentCL,
           maxSeats: c.maxSeats,
-          demandStats: c.demandStats,
-          queueSet: c.queueSet.dump(),
-        } satisfies LevelDump;
+          demandStats: c.demand.stats,
+        };
+        return Object.defineProperty(dump, 'queueSet', { enumerable: true, get: () => (queueSet ??= c.queueSet.dump()) }) as LevelDump;
       })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -303,14 +386,13 @@ export class FlowController {
     const observer = this.options.observer ?? {};
     const level = () => this.levels.get(levelName);
     let demand: SeatDemandTracker | undefined;
+    // apf_controller.go maybeReap: a quiescing level that went idle asks for a digest, which drops
+    // it and gives its share back to the others.
     const afterLeaving = () => {
       const actor = level();
       if (actor === undefined || actor.getSnapshot().value !== 'quiescing') return;
       actor.send({ type: 'IDLE_CHECK' });
-      if (actor.getSnapshot().status === 'done') {
-        this.levels.delete(levelName);
-        this.dropped.forget(levelName);
-      }
+      if (actor.getSnapshot().status === 'done') this.configQueue.add();
     };
     return {
       seatDemandChanged: (seatDemand) => {
@@ -329,9 +411,8 @@ export class FlowController {
         observer.finished?.(d, executionMs);
         afterLeaving();
       },
-      // Queue actors follow the queue set; during construction the actor does not exist yet and
-      // its entry action spawns them.
-      queueAdded: () => level()?.send({ type: 'QUEUES_CHANGED' }),
+      // Queues are added only by a configuration change, after which the actor syncs its queue
+      // actors itself; attrition removes them between events.
       queueRemoved: () => level()?.send({ type: 'QUEUES_CHANGED' }),
     };
   }
@@ -377,3 +458,7 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
 
 /** Placeholder until the queue set decides; never handed to a caller. */
 const UNDECIDED: Decision = Object.freeze({ kind: 'reject', reason: 'time-out' });
+
+function sameLimits(a: LevelLimits, b: LevelLimits): boolean {
+  return a.nominalCL === b.nominalCL && a.lendableCL === b.lendableCL && a.borrowingCL === b.borrowingCL && a.minCL === b.minCL && a.maxCL === b.maxCL;
+}

@@ -1,7 +1,10 @@
 // One actor per priority level. It owns the level's lifecycle and configuration:
 //   active ── DELETED ──▶ quiescing ── IDLE_CHECK [queue set idle] ──▶ removed (final)
 //             ◀── CONFIGURE (the level came back) ──┘
-// and it keeps one child actor per queue (queue.machine.ts) in step with the queue set.
+// and, while the level has more queues than its configuration wants, one child actor per queue
+// (queue.machine.ts) that follows the surplus queues until attrition removes them. A level in its
+// steady state has no queue actors: thousands of levels of 64 queues each would otherwise be
+// hundreds of thousands of actors that never receive an event.
 //
 // Requests do not travel through the actor: admitting one is a direct, synchronous call on the
 // level's QueueSet (held in the context), because an xstate send per request would cost more
@@ -15,7 +18,7 @@ import type { LevelLimits } from './concurrency-limits.ts';
 import type { LevelConfig } from './level-config.ts';
 import { QueueSet, type QueueSetObserver } from './queue-set.ts';
 import { queueMachine } from './queue.machine.ts';
-import { SeatDemandTracker, ZERO_SEAT_DEMAND_STATS, type SeatDemandStats } from './seat-demand.ts';
+import { SeatDemandTracker } from './seat-demand.ts';
 
 export interface PriorityLevelInput<D> {
   clock: Clock;
@@ -37,14 +40,17 @@ export interface PriorityLevelContext<D> {
   config: LevelConfig;
   limits: LevelLimits;
   currentCL: number;
-  /** maxSeats for the work estimator (0 for exempt and Reject levels: the estimator uses 10). */
+  /**
+   * maxSeats for the work estimator (0 for exempt and new Reject levels: the estimator uses 10; a
+   * level that stops queuing keeps its last value, as upstream's MaxSeatsTracker does).
+   */
   maxSeats: number;
-  demandStats: SeatDemandStats;
 }
 
 export type PriorityLevelEvent =
   | { type: 'CONFIGURE'; plc: PriorityLevelConfiguration; config: LevelConfig; limits: LevelLimits; maxSeats: number }
-  | { type: 'SET_CURRENT_CL'; currentCL: number; demandStats: SeatDemandStats }
+  | { type: 'SET_LIMITS'; limits: LevelLimits; maxSeats: number }
+  | { type: 'SET_CURRENT_CL'; currentCL: number }
   | { type: 'QUEUES_CHANGED' }
   | { type: 'DELETED' }
   | { type: 'IDLE_CHECK' };
@@ -60,33 +66,35 @@ export function createPriorityLevelMachine<D>() {
     },
     actors: { queue: queueMachine },
     actions: {
-      // Spawn actors for new queues, end those of removed queues, and mark surplus queues as
-      // retiring (they go as soon as they empty) or serving again.
+      // While the level has surplus queues, every queue has an actor, retiring until attrition
+      // removes its queue; actors of removed queues end. Once the surplus is gone (or the level
+      // grew again) the remaining actors go back to serving and end: a steady level needs none.
       syncQueueActors: enqueueActions(({ context, enqueue }) => {
+        const surplus = context.queueSet.queueCount > Math.max(0, context.config.queuing.desiredNumQueues);
+        if (!surplus && context.queueActorIds.size === 0) return;
         const ids = context.queueSet.queueIds();
-        const live = new Set(ids);
+        const live = new Set(surplus ? ids : []);
         for (const queueId of context.queueActorIds) {
           if (live.has(queueId)) continue;
-          enqueue.sendTo(queueActorId(queueId), { type: 'REMOVED' });
+          enqueue.sendTo(queueActorId(queueId), { type: ids.includes(queueId) ? 'KEEP' : 'REMOVED' });
           enqueue.stopChild(queueActorId(queueId));
           context.queueActorIds.delete(queueId);
         }
-        const surplus = ids.length > Math.max(0, context.config.queuing.desiredNumQueues);
+        if (!surplus) return;
         for (const queueId of ids) {
+          if (context.queueActorIds.has(queueId)) continue;
+          context.queueActorIds.add(queueId);
           const id = queueActorId(queueId);
-          if (!context.queueActorIds.has(queueId)) {
-            context.queueActorIds.add(queueId);
-            enqueue.spawnChild('queue', { id, input: { queueId } });
-          } else {
-            enqueue.sendTo(id, { type: surplus ? 'RETIRE' : 'KEEP' });
-          }
+          enqueue.spawnChild('queue', { id, input: { queueId } });
+          enqueue.sendTo(id, { type: 'RETIRE' });
         }
       }),
       storeConfig: assign(({ event }) =>
         event.type === 'CONFIGURE' ? { plc: event.plc, config: event.config, limits: event.limits, maxSeats: event.maxSeats } : {},
       ),
+      storeLimits: assign(({ event }) => (event.type === 'SET_LIMITS' ? { limits: event.limits, maxSeats: event.maxSeats } : {})),
       applyQueuing: ({ context }) => context.queueSet.setConfig(context.config.queuing, context.currentCL),
-      storeCurrentCL: assign(({ event }) => (event.type === 'SET_CURRENT_CL' ? { currentCL: event.currentCL, demandStats: event.demandStats } : {})),
+      storeCurrentCL: assign(({ event }) => (event.type === 'SET_CURRENT_CL' ? { currentCL: event.currentCL } : {})),
       applyCurrentCL: ({ context }) => context.queueSet.setConcurrencyLimit(context.currentCL),
     },
     guards: {
@@ -107,13 +115,15 @@ export function createPriorityLevelMachine<D>() {
         limits: input.limits,
         currentCL: input.limits.initialCurrentCL,
         maxSeats: input.maxSeats,
-        demandStats: ZERO_SEAT_DEMAND_STATS,
       };
     },
     entry: 'syncQueueActors',
     initial: 'active',
     on: {
       SET_CURRENT_CL: { actions: ['storeCurrentCL', 'applyCurrentCL'] },
+      // A quiescing level keeps a share computed from its last spec, so its limits follow
+      // every digest as an active level's do.
+      SET_LIMITS: { actions: 'storeLimits' },
       QUEUES_CHANGED: { actions: 'syncQueueActors' },
     },
     states: {

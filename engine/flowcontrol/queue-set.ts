@@ -272,6 +272,10 @@ export class QueueSet<D = unknown> {
     return this.totRequestsWaiting === 0 && this.totRequestsExecuting === 0;
   }
 
+  get queueCount(): number {
+    return this.queues.length;
+  }
+
   /** Ids of the current queues, in index order. */
   queueIds(): number[] {
     return this.queues.map((q) => q.id);

@@ -92,6 +92,8 @@ export function resetDemand(igr: SeatDemandIntegrator, nowMs: number): Integrato
 /** A thin object form of the functions above, for callers that prefer methods. No timers. */
 export class SeatDemandTracker {
   readonly state: SeatDemandIntegrator;
+  /** The statistics folded in at the last borrowing adjustment. */
+  stats: SeatDemandStats = ZERO_SEAT_DEMAND_STATS;
   constructor(nowMs: number, initialValue = 0) {
     this.state = createSeatDemandIntegrator(nowMs, initialValue);
   }
