@@ -149,6 +149,9 @@ export class FlowControlMetrics {
         this.controller === undefined ? [] : [{ labels: {}, value: this.controller.seatFairFrac }],
       ),
       this.unenforced.family,
+      new CollectedFamily('fairway_flowcontrol_config_digests_total', 'Times the APF configuration was digested; changes arriving together are digested together.', 'counter', () =>
+        this.controller === undefined ? [] : [{ labels: {}, value: this.controller.configDigests }],
+      ),
     ];
   }
 

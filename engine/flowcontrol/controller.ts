@@ -240,11 +240,12 @@ export class FlowController {
         actor.start();
         return;
       }
-      const limitsChanged = !sameLimits(context.limits, limits) || context.maxSeats !== maxSeats;
-      if (plc === undefined) {
-        if (limitsChanged) existing.send({ type: 'SET_LIMITS', limits, maxSeats });
-      } else if (limitsChanged || plc !== context.plc || existing.getSnapshot().value === 'quiescing') {
+      // A new object (or a level coming back) is reconfigured; otherwise only new limits, which
+      // the next borrowing adjustment turns into a CurrentCL, are stored.
+      if (plc !== undefined && (plc !== context.plc || existing.getSnapshot().value === 'quiescing')) {
         existing.send({ type: 'CONFIGURE', plc, config, limits, maxSeats });
+      } else if (!sameLimits(context.limits, limits) || context.maxSeats !== maxSeats) {
+        existing.send({ type: 'SET_LIMITS', limits, maxSeats });
       }
     });
     this.adjustBorrowing();

@@ -103,8 +103,7 @@ export function createPriorityLevelMachine<D>() {
   }).createMachine({
     id: 'priority-level',
     context: ({ input }) => {
-      const queueSet = new QueueSet<D>(input.clock, input.config.queuing, input.observer);
-      queueSet.setConfig(input.config.queuing, input.limits.initialCurrentCL);
+      const queueSet = new QueueSet<D>(input.clock, input.config.queuing, input.observer, input.limits.initialCurrentCL);
       return {
         name: input.config.name,
         queueSet,

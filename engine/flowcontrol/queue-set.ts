@@ -231,10 +231,11 @@ export class QueueSet<D = unknown> {
     private readonly clock: Clock,
     config: QueuingConfig,
     private readonly observer: QueueSetObserver<D> = {},
+    concurrencyLimit = 0,
   ) {
     this.lastSyncMs = clock.now();
     this.config = config;
-    this.setConfig(config, 0);
+    this.setConfig(config, concurrencyLimit);
   }
 
   /** Applies a config accepted by checkQueuingConfig and a new concurrency limit; cannot fail. */
