@@ -69,6 +69,10 @@ export interface FlowControlObserver {
   noAccommodation?(request: RequestDescriptor): void;
   /** After every borrowing adjustment and configuration change. */
   limitsChanged?(levels: readonly LevelDump[], fairFrac: number): void;
+  /** A level's progress meter went through Kubernetes' epoch advance (queue-set.ts). */
+  epochAdvanced?(priorityLevel: string, success: boolean): void;
+  /** An `admit` callback threw while the engine delivered its outcome (queue-set.ts says where it goes). */
+  callbackFailed?(request: RequestDescriptor, error: unknown): void;
 }
 
 export interface AdmitRequest {
@@ -415,6 +419,9 @@ export class FlowController {
       // Queues are added only by a configuration change, after which the actor syncs its queue
       // actors itself; attrition removes them between events.
       queueRemoved: () => level()?.send({ type: 'QUEUES_CHANGED' }),
+      epochAdvanced: observer.epochAdvanced === undefined ? undefined : (success) => observer.epochAdvanced!(levelName, success),
+      // Without a hook the queue set rethrows on a clock task of its own.
+      decideFailed: observer.callbackFailed === undefined ? undefined : (d, error) => observer.callbackFailed!(d, error),
     };
   }
 }
