@@ -46,8 +46,6 @@ export class FlowControlMetrics {
   private controller: FlowController | undefined;
   private readonly pairs = new Map<string, Map<string, PairCells>>();
   private lastPair: { pl: string; fs: string; cells: PairCells } | undefined;
-  /** Levels whose requests never wait: Kubernetes records no queue wait for them. */
-  private exemptLevels: ReadonlySet<string> = new Set();
   private readonly seenGaugePairs = new Map<string, { pl: string; fs: string }>();
   private scrape: { dump: ControllerDump; gauges?: PairGauges[] } | undefined;
 
@@ -85,14 +83,14 @@ export class FlowControlMetrics {
     dispatched: (d, waitMs) => {
       const cells = this.cells(d);
       (cells.dispatched ??= this.dispatched.cell(d.priorityLevel, d.flowSchema)).value++;
-      if (!this.exemptLevels.has(d.priorityLevel)) {
+      if (!d.exempt) {
         (cells.waitExecuted ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'true')).observe(waitMs / 1000);
       }
     },
     rejected: (d, reason, waitMs) => {
       const cells = this.cells(d);
       ((cells.rejected ??= {})[reason] ??= this.rejected.cell(d.priorityLevel, d.flowSchema, reason)).value++;
-      if (!this.exemptLevels.has(d.priorityLevel)) {
+      if (!d.exempt) {
         (cells.waitRejected ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'false')).observe(waitMs / 1000);
       }
     },
@@ -105,9 +103,6 @@ export class FlowControlMetrics {
       cell.observe(executionMs / 1000);
     },
     noAccommodation: (d) => (this.cells(d).noAccommodation ??= this.noAccommodation.cell(d.priorityLevel, d.flowSchema)).value++,
-    limitsChanged: (levels) => {
-      this.exemptLevels = new Set(levels.filter((l) => l.exempt).map((l) => l.name));
-    },
   };
 
   /** The families, in registration order. */

@@ -169,11 +169,16 @@ export function isPriorityLevelBroken(plc: PriorityLevelConfiguration): boolean 
  * condition only when `danglingConditionDiffers` says so.
  */
 export function danglingCondition(fs: FlowSchema, plcExists: boolean, nowMs: number): Condition {
+  return danglingConditionAt(fs, plcExists, formatRfc3339(nowMs));
+}
+
+/** The same with the time already formatted (one timestamp for many schemas). */
+export function danglingConditionAt(fs: FlowSchema, plcExists: boolean, lastTransitionTime: string): Condition {
   const plName = JSON.stringify(fs.spec?.priorityLevelConfiguration?.name ?? '');
   return {
     type: FLOW_SCHEMA_CONDITION_DANGLING,
     status: plcExists ? 'False' : 'True',
-    lastTransitionTime: formatRfc3339(nowMs),
+    lastTransitionTime,
     reason: plcExists ? 'Found' : 'NotFound',
     message: plcExists
       ? `This FlowSchema references the PriorityLevelConfiguration object named ${plName} and it exists`

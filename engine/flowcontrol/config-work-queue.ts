@@ -9,8 +9,8 @@
 
 import type { Cancel, Clock } from '../clock.ts';
 
-/** At most four digests a second while changes keep coming. */
-export const CONFIG_DIGEST_MIN_INTERVAL_MS = 250;
+/** At most two digests a second while changes keep coming. */
+export const CONFIG_DIGEST_MIN_INTERVAL_MS = 500;
 /** workqueue.NewTypedItemExponentialFailureRateLimiter(200*time.Millisecond, 8*time.Hour). */
 export const CONFIG_RETRY_BASE_MS = 200;
 export const CONFIG_RETRY_MAX_MS = 8 * 60 * 60 * 1000;

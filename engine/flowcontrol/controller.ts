@@ -52,6 +52,8 @@ export interface FlowControllerOptions {
 export interface RequestDescriptor {
   readonly id: number;
   readonly priorityLevel: string;
+  /** The level is exempt: its requests never wait (Kubernetes records no queue wait for them). */
+  readonly exempt: boolean;
   readonly flowSchema: string;
   readonly flowDistinguisher: string;
   readonly digest: RequestDigest;
@@ -233,7 +235,7 @@ export class FlowController {
       const context = existing?.getSnapshot().context;
       // apf_controller.go sets maxSeats only for a level that queues; one that switched to
       // Reject keeps the value its queuing gave it until the level is dropped.
-      const maxSeats = config.queuing.desiredNumQueues > 0 ? maxSeatsForLevel(limits.nominalCL, config.queuing.handSize) : (context?.maxSeats ?? 0);
+      const maxSeats = config.queuing.desiredNumQueues > 0 ? maxSeatsForLevel(limits.nominalCL, config.queuing.handSize) : (context?.books.maxSeats ?? 0);
       const plc = wanted.get(config.name);
       if (existing === undefined || context === undefined) {
         const actor = createActor(this.machine, {
@@ -244,12 +246,14 @@ export class FlowController {
         actor.start();
         return;
       }
-      // A new object (or a level coming back) is reconfigured; otherwise only new limits, which
-      // the next borrowing adjustment turns into a CurrentCL, are stored.
+      // A new object (or a level coming back) is reconfigured; otherwise only the books change,
+      // and the borrowing adjustment below turns the new limits into a CurrentCL. A quiescing
+      // level keeps a share from its last spec, so its limits follow every digest too.
       if (plc !== undefined && (plc !== context.plc || existing.getSnapshot().value === 'quiescing')) {
         existing.send({ type: 'CONFIGURE', plc, config, limits, maxSeats });
-      } else if (!sameLimits(context.limits, limits) || context.maxSeats !== maxSeats) {
-        existing.send({ type: 'SET_LIMITS', limits, maxSeats });
+      } else {
+        context.books.limits = limits;
+        context.books.maxSeats = maxSeats;
       }
     });
     this.adjustBorrowing();
@@ -276,7 +280,7 @@ export class FlowController {
     const levelName = classification.priorityLevel.metadata?.name ?? '';
     const level = this.levels.get(levelName)!;
     const context = level.getSnapshot().context;
-    const workEstimate = request.workEstimate ?? estimateWork({ requestInfo: request.digest.requestInfo, query: request.query }, this.options.estimator, context.maxSeats);
+    const workEstimate = request.workEstimate ?? estimateWork({ requestInfo: request.digest.requestInfo, query: request.query }, this.options.estimator, context.books.maxSeats);
     const record = new AdmissionRecord(
       this.nextRequestId++,
       request,
@@ -310,31 +314,33 @@ export class FlowController {
    */
   adjustBorrowing(): void {
     const nowMs = this.options.clock.now();
-    const entries: { actor: LevelActor; context: PriorityLevelContext<RequestDescriptor> }[] = [];
+    const entries: { context: PriorityLevelContext<RequestDescriptor> }[] = [];
     for (const actor of this.levels.values()) {
       const snapshot = actor.getSnapshot();
       if (snapshot.status === 'done') continue;
       const context = snapshot.context;
       context.demand.stats = updateSeatDemandStats(context.demand.stats, context.demand.reset(nowMs));
-      entries.push({ actor, context });
+      entries.push({ context });
     }
     const result = allocateCurrentLimits({
       nominalCLSum: this.nominalCLSum,
       levels: entries.map(({ context }) => ({
         name: context.name,
         exempt: context.config.exempt,
-        nominalCL: context.limits.nominalCL,
-        minCL: context.limits.minCL,
-        maxCL: context.limits.maxCL,
+        nominalCL: context.books.limits.nominalCL,
+        minCL: context.books.limits.minCL,
+        maxCL: context.books.limits.maxCL,
         highWatermark: context.demand.stats.highWatermark,
         smoothedDemand: context.demand.stats.smoothed,
-        previousCurrentCL: context.currentCL,
+        previousCurrentCL: context.books.currentCL,
       })),
     });
     this.fairFrac = result.fairFrac;
     result.levels.forEach((allocation, i) => {
-      const { actor, context } = entries[i]!;
-      if (allocation.currentCL !== context.currentCL) actor.send({ type: 'SET_CURRENT_CL', currentCL: allocation.currentCL });
+      const { books, queueSet } = entries[i]!.context;
+      if (allocation.currentCL === books.currentCL) return;
+      books.currentCL = allocation.currentCL;
+      queueSet.setConcurrencyLimit(allocation.currentCL);
     });
     const observer = this.options.observer;
     if (observer?.limitsChanged !== undefined) observer.limitsChanged(this.dumpLevels(), this.fairFrac);
@@ -376,9 +382,9 @@ export class FlowController {
           uid: c.plc.metadata?.uid ?? '',
           exempt: c.config.exempt,
           state: snapshot.status === 'done' ? 'removed' : (snapshot.value as 'active' | 'quiescing'),
-          limits: c.limits,
-          currentCL: c.currentCL,
-          maxSeats: c.maxSeats,
+          limits: c.books.limits,
+          currentCL: c.books.currentCL,
+          maxSeats: c.books.maxSeats,
           demandStats: c.demand.stats,
         };
         return Object.defineProperty(dump, 'queueSet', { enumerable: true, get: () => (queueSet ??= c.queueSet.dump()) }) as LevelDump;
@@ -436,6 +442,7 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
   readonly flowDistinguisher: string;
   readonly digest: RequestDigest;
   readonly flowHash: bigint;
+  readonly exempt: boolean;
   decision: Decision = UNDECIDED;
   retryAfterSeconds = 0;
 
@@ -453,6 +460,7 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
     this.flowDistinguisher = classification.flowDistinguisher;
     this.digest = admitted.digest;
     this.flowHash = classification.hashValue;
+    this.exempt = classification.priorityLevel.spec?.type === 'Exempt';
   }
 
   get descriptor(): RequestDescriptor {
@@ -467,6 +475,3 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
 /** Placeholder until the queue set decides; never handed to a caller. */
 const UNDECIDED: Decision = Object.freeze({ kind: 'reject', reason: 'time-out' });
 
-function sameLimits(a: LevelLimits, b: LevelLimits): boolean {
-  return a.nominalCL === b.nominalCL && a.lendableCL === b.lendableCL && a.borrowingCL === b.borrowingCL && a.minCL === b.minCL && a.maxCL === b.maxCL;
-}

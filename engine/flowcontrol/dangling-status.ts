@@ -15,7 +15,8 @@ import type { Condition, FlowSchema, KubeObject } from '../resources/types.ts';
 import { FLOW_SCHEMA_CONDITION_DANGLING } from '../resources/types.ts';
 import { isStoreErrorCode } from '../store/store-errors.ts';
 import type { ResourceStore } from '../store/store-types.ts';
-import { buildClassifier, danglingCondition, danglingConditionDiffers } from './classifier.ts';
+import { formatRfc3339 } from '../clock.ts';
+import { buildClassifier, danglingConditionAt, danglingConditionDiffers } from './classifier.ts';
 import type { DigestedConfig, FlowcontrolConfig } from './controller.ts';
 
 export const DANGLING_WRITES_PER_MINUTE = 6;
@@ -37,9 +38,10 @@ export function danglingUpdates(config: FlowcontrolConfig, nowMs: number, apiDom
 /** The same, from what a digest already found dangling. */
 export function danglingUpdatesOf(digested: DigestedConfig, nowMs: number): { name: string; condition: Condition }[] {
   const updates: { name: string; condition: Condition }[] = [];
+  const stamp = formatRfc3339(nowMs);
   for (const fs of digested.config.flowSchemas) {
     const name = fs.metadata?.name ?? '';
-    const condition = danglingCondition(fs, !digested.danglingFlowSchemas.has(name), nowMs);
+    const condition = danglingConditionAt(fs, !digested.danglingFlowSchemas.has(name), stamp);
     if (danglingConditionDiffers(fs, condition)) updates.push({ name, condition });
   }
   return updates;

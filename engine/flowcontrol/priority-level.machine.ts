@@ -8,8 +8,10 @@
 //
 // Requests do not travel through the actor: admitting one is a direct, synchronous call on the
 // level's QueueSet (held in the context), because an xstate send per request would cost more
-// than the whole admission (see docs/flow-control.md for the measurement). Configuration and
-// CurrentCL changes, which are rare, are events.
+// than the whole admission (see docs/flow-control.md for the measurement). Configuration changes
+// and deletion are events. The numbers the controller derives for every level at every digest
+// and borrowing adjustment (limits, maxSeats, CurrentCL) are the level's books, written in place:
+// with thousands of levels an event per level per adjustment cost more than the digest itself.
 
 import { assign, enqueueActions, setup } from 'xstate';
 import type { Clock } from '../clock.ts';
@@ -36,9 +38,15 @@ export interface PriorityLevelContext<D> {
   readonly demand: SeatDemandTracker;
   /** Ids of the queues that have a child actor (the bookkeeping of syncQueueActors). */
   readonly queueActorIds: Set<number>;
+  /** Derived numbers the controller keeps up to date in place (see the header). */
+  readonly books: LevelBooks;
   plc: PriorityLevelConfiguration;
   config: LevelConfig;
+}
+
+export interface LevelBooks {
   limits: LevelLimits;
+  /** The limit the queue set enforces; writing it here does not apply it (QueueSet.setConcurrencyLimit does). */
   currentCL: number;
   /**
    * maxSeats for the work estimator (0 for exempt and new Reject levels: the estimator uses 10; a
@@ -49,8 +57,6 @@ export interface PriorityLevelContext<D> {
 
 export type PriorityLevelEvent =
   | { type: 'CONFIGURE'; plc: PriorityLevelConfiguration; config: LevelConfig; limits: LevelLimits; maxSeats: number }
-  | { type: 'SET_LIMITS'; limits: LevelLimits; maxSeats: number }
-  | { type: 'SET_CURRENT_CL'; currentCL: number }
   | { type: 'QUEUES_CHANGED' }
   | { type: 'DELETED' }
   | { type: 'IDLE_CHECK' };
@@ -89,13 +95,13 @@ export function createPriorityLevelMachine<D>() {
           enqueue.sendTo(id, { type: 'RETIRE' });
         }
       }),
-      storeConfig: assign(({ event }) =>
-        event.type === 'CONFIGURE' ? { plc: event.plc, config: event.config, limits: event.limits, maxSeats: event.maxSeats } : {},
-      ),
-      storeLimits: assign(({ event }) => (event.type === 'SET_LIMITS' ? { limits: event.limits, maxSeats: event.maxSeats } : {})),
-      applyQueuing: ({ context }) => context.queueSet.setConfig(context.config.queuing, context.currentCL),
-      storeCurrentCL: assign(({ event }) => (event.type === 'SET_CURRENT_CL' ? { currentCL: event.currentCL } : {})),
-      applyCurrentCL: ({ context }) => context.queueSet.setConcurrencyLimit(context.currentCL),
+      storeConfig: assign(({ context, event }) => {
+        if (event.type !== 'CONFIGURE') return {};
+        context.books.limits = event.limits;
+        context.books.maxSeats = event.maxSeats;
+        return { plc: event.plc, config: event.config };
+      }),
+      applyQueuing: ({ context }) => context.queueSet.setConfig(context.config.queuing, context.books.currentCL),
     },
     guards: {
       idle: ({ context }) => context.queueSet.isIdle,
@@ -109,20 +115,14 @@ export function createPriorityLevelMachine<D>() {
         queueSet,
         demand: new SeatDemandTracker(input.clock.now()),
         queueActorIds: new Set<number>(),
+        books: { limits: input.limits, currentCL: input.limits.initialCurrentCL, maxSeats: input.maxSeats },
         plc: input.plc,
         config: input.config,
-        limits: input.limits,
-        currentCL: input.limits.initialCurrentCL,
-        maxSeats: input.maxSeats,
       };
     },
     entry: 'syncQueueActors',
     initial: 'active',
     on: {
-      SET_CURRENT_CL: { actions: ['storeCurrentCL', 'applyCurrentCL'] },
-      // A quiescing level keeps a share computed from its last spec, so its limits follow
-      // every digest as an active level's do.
-      SET_LIMITS: { actions: 'storeLimits' },
       QUEUES_CHANGED: { actions: 'syncQueueActors' },
     },
     states: {
