@@ -124,7 +124,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const access = options.accessControl;
   const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined });
   const servedLabels = new ServedLabels(discoveryModel);
-  const metrics = createFairwayMetrics(servedLabels);
+  const metrics = createFairwayMetrics(servedLabels, { now: () => clock.now() });
   storageObjectsFamily(store).registerIn(metrics.registry);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({

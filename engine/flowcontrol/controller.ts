@@ -17,8 +17,9 @@ import { computeLevelLimits, type LevelLimits } from './concurrency-limits.ts';
 import { OneKeyWorkQueue } from './config-work-queue.ts';
 import { levelConfigOf, type LevelConfig } from './level-config.ts';
 import { maxSeatsForLevel } from './max-seats.ts';
-import { createPriorityLevelMachine, type PriorityLevelContext, type PriorityLevelMachine } from './priority-level.machine.ts';
-import type { Admission, Decision, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
+import { createPriorityLevelMachine, type LevelBooks, type PriorityLevelContext, type PriorityLevelMachine } from './priority-level.machine.ts';
+import type { Admission, Decision, QueueSet, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
+import { goRound } from './go-math.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { DroppedRequestsTracker } from './retry-after.ts';
 import { BORROWING_ADJUSTMENT_PERIOD_MS, updateSeatDemandStats, type SeatDemandStats, type SeatDemandTracker } from './seat-demand.ts';
@@ -64,10 +65,25 @@ export interface RequestDescriptor {
 export interface FlowControlObserver {
   /** Once per admitted request, after classification and estimation, before the queue set sees it. */
   estimated?(request: RequestDescriptor, workEstimate: WorkEstimate): void;
-  dispatched?(request: RequestDescriptor, waitMs: number): void;
+  /** `fromQueue`: the request had been queued (and `queued` was called for it). */
+  dispatched?(request: RequestDescriptor, waitMs: number, fromQueue: boolean): void;
   rejected?(request: RequestDescriptor, reason: RejectReason, waitMs: number): void;
   queued?(request: RequestDescriptor, queueLengthAfter: number): void;
   finished?(request: RequestDescriptor, executionMs: number): void;
+  /** Seats a finished request held for its additional latency were released. */
+  released?(request: RequestDescriptor): void;
+  /** The interested-watch count the mutating work estimator used (watch_count_samples). */
+  watchCountSampled?(request: RequestDescriptor, count: number): void;
+  /**
+   * A level's counts or denominators changed (many times per request; read, do not keep).
+   * Called on every change of seats or requests and after every change of its limit or queuing.
+   */
+  levelChanged?(level: LevelGauges): void;
+  /**
+   * After a digest: Σ queues × queueLengthLimit over queuing levels, and Σ NominalCL, the
+   * denominators of the waiting and executing request ratios across levels.
+   */
+  capacityChanged?(maxWaitingRequests: number, maxExecutingRequests: number): void;
   noAccommodation?(request: RequestDescriptor): void;
   /** After every borrowing adjustment and configuration change. */
   limitsChanged?(levels: readonly LevelDump[], fairFrac: number): void;
@@ -142,7 +158,11 @@ export class FlowController {
   private readonly levelConfigs = new WeakMap<PriorityLevelConfiguration, LevelConfig>();
   private readonly configQueue: OneKeyWorkQueue;
   private readonly digests = new Subject<DigestedConfig>();
+  private readonly levelGauges = new Map<string, LevelGauges>();
   private latestConfig: FlowcontrolConfig = EMPTY_CONFIG;
+  /** The estimator's dependencies, reporting the watch count it used into `sampledWatchCount`. */
+  private readonly estimator: WorkEstimatorDeps;
+  private sampledWatchCount = -1;
   private classifier: Classifier;
   private nominalCLSum = 0;
   private fairFrac = 0;
@@ -152,6 +172,7 @@ export class FlowController {
 
   constructor(private readonly options: FlowControllerOptions) {
     this.scheduler = options.scheduler ?? toRxScheduler(options.clock);
+    this.estimator = { ...options.estimator, watchCountSampled: (count) => (this.sampledWatchCount = count) };
     this.classifier = buildClassifier([], [], { apiDomain: options.apiDomain });
     this.configQueue = new OneKeyWorkQueue(options.clock, () => this.configure(this.latestConfig), {
       ...(options.configDigestMinIntervalMs !== undefined ? { minIntervalMs: options.configDigestMinIntervalMs } : {}),
@@ -210,13 +231,17 @@ export class FlowController {
     for (const [name, actor] of this.levels) {
       if (wanted.has(name)) {
         // A level reaped since the last digest and now wanted again starts afresh.
-        if (actor.getSnapshot().status === 'done') this.levels.delete(name);
+        if (actor.getSnapshot().status === 'done') {
+          this.levels.delete(name);
+          this.levelGauges.delete(name);
+        }
         continue;
       }
       const snapshot = actor.getSnapshot();
       if (snapshot.status === 'done' || snapshot.context.queueSet.isIdle) {
         actor.stop();
         this.levels.delete(name);
+        this.levelGauges.delete(name);
       } else if (snapshot.value !== 'quiescing') {
         actor.send({ type: 'DELETED' });
       }
@@ -243,7 +268,9 @@ export class FlowController {
           input: { clock: this.options.clock, plc: plc!, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
         });
         this.levels.set(config.name, actor);
+        this.levelGauges.delete(config.name);
         actor.start();
+        this.notifyLevelChanged(config.name);
         return;
       }
       // A new object (or a level coming back) is reconfigured; otherwise only the books change,
@@ -251,12 +278,18 @@ export class FlowController {
       // level keeps a share from its last spec, so its limits follow every digest too.
       if (plc !== undefined && (plc !== context.plc || existing.getSnapshot().value === 'quiescing')) {
         existing.send({ type: 'CONFIGURE', plc, config, limits, maxSeats });
+        this.notifyLevelChanged(config.name);
       } else {
         context.books.limits = limits;
         context.books.maxSeats = maxSeats;
       }
     });
     this.adjustBorrowing();
+    if (this.options.observer?.capacityChanged !== undefined) {
+      let maxWaiting = 0;
+      for (const c of inputs) if (c.queuing.desiredNumQueues > 0) maxWaiting += c.queuing.desiredNumQueues * c.queuing.queueLengthLimit;
+      this.options.observer.capacityChanged(maxWaiting, this.nominalCLSum);
+    }
     this.digestCount++;
     this.digests.next({ config, danglingFlowSchemas: this.classifier.danglingFlowSchemas });
   }
@@ -280,7 +313,8 @@ export class FlowController {
     const levelName = classification.priorityLevel.metadata?.name ?? '';
     const level = this.levels.get(levelName)!;
     const context = level.getSnapshot().context;
-    const workEstimate = request.workEstimate ?? estimateWork({ requestInfo: request.digest.requestInfo, query: request.query }, this.options.estimator, context.books.maxSeats);
+    this.sampledWatchCount = -1;
+    const workEstimate = request.workEstimate ?? estimateWork({ requestInfo: request.digest.requestInfo, query: request.query }, this.estimator, context.books.maxSeats);
     const record = new AdmissionRecord(
       this.nextRequestId++,
       request,
@@ -292,6 +326,7 @@ export class FlowController {
       onOutcome,
     );
     this.options.observer?.estimated?.(record, workEstimate);
+    if (this.sampledWatchCount >= 0) this.options.observer?.watchCountSampled?.(record, this.sampledWatchCount);
     request.onClassified?.(classification, record, workEstimate);
     return context.queueSet.startRequest(record, this.decided);
   }
@@ -337,10 +372,11 @@ export class FlowController {
     });
     this.fairFrac = result.fairFrac;
     result.levels.forEach((allocation, i) => {
-      const { books, queueSet } = entries[i]!.context;
+      const { books, queueSet, name } = entries[i]!.context;
       if (allocation.currentCL === books.currentCL) return;
       books.currentCL = allocation.currentCL;
       queueSet.setConcurrencyLimit(allocation.currentCL);
+      this.notifyLevelChanged(name);
     });
     const observer = this.options.observer;
     if (observer?.limitsChanged !== undefined) observer.limitsChanged(this.dumpLevels(), this.fairFrac);
@@ -397,6 +433,12 @@ export class FlowController {
     const observer = this.options.observer ?? {};
     const level = () => this.levels.get(levelName);
     let demand: SeatDemandTracker | undefined;
+    // The level's state is looked up once it exists (not per request); during the queue set's
+    // construction it does not yet.
+    const gaugesChanged = observer.levelChanged === undefined ? undefined : () => {
+      const gauges = this.gaugesOf(levelName);
+      if (gauges !== undefined) observer.levelChanged!(gauges);
+    };
     // apf_controller.go maybeReap: a quiescing level that went idle asks for a digest, which drops
     // it and gives its share back to the others.
     const afterLeaving = () => {
@@ -407,12 +449,12 @@ export class FlowController {
     };
     return {
       seatDemandChanged: (seatDemand) => {
-        // The tracker lives as long as the level's actor; looked up once (not per request).
         demand ??= level()?.getSnapshot().context.demand;
         demand?.set(seatDemand, this.options.clock.now());
+        gaugesChanged?.();
       },
       queued: (d, length) => observer.queued?.(d, length),
-      dispatched: (d, waitMs) => observer.dispatched?.(d, waitMs),
+      dispatched: (d, waitMs, fromQueue) => observer.dispatched?.(d, waitMs, fromQueue),
       noAccommodation: (d) => observer.noAccommodation?.(d),
       rejected: (d, reason, waitMs) => {
         observer.rejected?.(d, reason, waitMs);
@@ -420,8 +462,10 @@ export class FlowController {
       },
       finished: (d, executionMs) => {
         observer.finished?.(d, executionMs);
+        gaugesChanged?.();
         afterLeaving();
       },
+      released: (d) => observer.released?.(d),
       // Queues are added only by a configuration change, after which the actor syncs its queue
       // actors itself; attrition removes them between events.
       queueRemoved: () => level()?.send({ type: 'QUEUES_CHANGED' }),
@@ -429,6 +473,74 @@ export class FlowController {
       // Without a hook the queue set rethrows on a clock task of its own.
       decideFailed: observer.callbackFailed === undefined ? undefined : (d, error) => observer.callbackFailed!(d, error),
     };
+  }
+
+  /** One stable view per level, made when the level's actor exists. */
+  private gaugesOf(levelName: string): LevelGauges | undefined {
+    let gauges = this.levelGauges.get(levelName);
+    if (gauges === undefined) {
+      const actor = this.levels.get(levelName);
+      if (actor === undefined) return undefined;
+      const context = actor.getSnapshot().context;
+      gauges = new LevelGaugesView(levelName, context.queueSet, context.books, this.options.serverConcurrencyLimit);
+      this.levelGauges.set(levelName, gauges);
+    }
+    return gauges;
+  }
+
+  /** After a change of a level's limit or queuing: the ratios' denominators moved. */
+  private notifyLevelChanged(levelName: string): void {
+    const observer = this.options.observer;
+    if (observer?.levelChanged === undefined) return;
+    const gauges = this.gaugesOf(levelName);
+    if (gauges !== undefined) observer.levelChanged(gauges);
+  }
+}
+
+/** A level's live numbers, for the timing-ratio metrics. Read them during the call. */
+export interface LevelGauges {
+  readonly priorityLevel: string;
+  readonly seatsInUse: number;
+  readonly seatsWaiting: number;
+  readonly requestsExecuting: number;
+  readonly requestsWaiting: number;
+  /** apf_controller.go: CurrentCL, or max(1, round(ServerCL / 10)) when that is 0. */
+  readonly concurrencyDenominator: number;
+  /** queueset.go: what waiting requests are measured against. */
+  readonly waitingCapacity: number;
+}
+
+class LevelGaugesView implements LevelGauges {
+  constructor(
+    readonly priorityLevel: string,
+    private readonly queueSet: QueueSet<RequestDescriptor>,
+    private readonly books: LevelBooks,
+    private readonly serverConcurrencyLimit: number,
+  ) {}
+
+  get seatsInUse(): number {
+    return this.queueSet.seatsInUse;
+  }
+
+  get seatsWaiting(): number {
+    return this.queueSet.seatsWaiting;
+  }
+
+  get requestsExecuting(): number {
+    return this.queueSet.requestsExecuting;
+  }
+
+  get requestsWaiting(): number {
+    return this.queueSet.requestsWaiting;
+  }
+
+  get concurrencyDenominator(): number {
+    const currentCL = this.books.currentCL;
+    return currentCL > 0 ? currentCL : Math.max(1, goRound(this.serverConcurrencyLimit / 10));
+  }
+
+  get waitingCapacity(): number {
+    return this.queueSet.waitingCapacity;
   }
 }
 

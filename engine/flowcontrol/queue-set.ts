@@ -33,6 +33,11 @@ import { BoundedCache } from '../bounded-cache.ts';
 import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
 import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
 import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMsUnits, totalWorkUnits } from './seat-seconds.ts';
+
+/** Units (1e-8 seat·s) in a seat-second. */
+const UNITS_PER_SEAT_SECOND = 1e8;
+/** G times one seat, in units: the estimated work in progress per seat in use (next_discounted_s_bounds). */
+const ESTIMATED_SERVICE_WORK_PER_SEAT = seatsTimesDurationMsUnits(1, ESTIMATED_SERVICE_DURATION_MS);
 import type { WorkEstimate } from './work-estimate.ts';
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out';
@@ -77,9 +82,12 @@ export interface Admission {
 export interface QueueSetObserver<D = unknown> {
   seatDemandChanged?(seatDemand: number): void;
   queued?(descriptor: D, queueLengthAfter: number): void;
-  dispatched?(descriptor: D, waitMs: number): void;
+  /** `fromQueue`: it had been queued (and `queued` was called for it), as opposed to a queueless level's. */
+  dispatched?(descriptor: D, waitMs: number, fromQueue: boolean): void;
   rejected?(descriptor: D, reason: RejectReason, waitMs: number): void;
   finished?(descriptor: D, executionMs: number): void;
+  /** The seats a finished request kept for its additional latency were released. */
+  released?(descriptor: D): void;
   noAccommodation?(descriptor: D): void;
   /** A queue came into being (the level grew); ids are stable, indexes shift on attrition. */
   queueAdded?(queueId: number): void;
@@ -187,6 +195,20 @@ export interface RequestDump<D> {
   workEstimate: WorkEstimate;
 }
 
+/**
+ * Kubernetes' dispatch gauges (SetDispatchMetrics), in seat-seconds, as of the last dispatch from
+ * a queue: R then, the S (dispatch R) of the request dispatched, and the bounds over the queues
+ * with a waiting request of their S, and of their S less the estimated work in progress.
+ */
+export interface DispatchReadings {
+  r: number;
+  s: number;
+  sMin: number;
+  sMax: number;
+  discountedSMin: number;
+  discountedSMax: number;
+}
+
 export interface QueueSetDump<D> {
   concurrencyLimit: number;
   currentR: bigint;
@@ -201,6 +223,10 @@ export interface QueueSetDump<D> {
   isIdle: boolean;
   queues: QueueDump[];
   requests: RequestDump<D>[];
+  /** Finished requests whose seats are still held for their additional latency. */
+  lingering: { descriptor: D; seats: number }[];
+  /** Undefined until the first dispatch from a queue. */
+  dispatch: DispatchReadings | undefined;
 }
 
 /** Validates a queuing config the way `BeginConfigChange` does; returns an error or undefined. */
@@ -220,6 +246,11 @@ export class QueueSet<D = unknown> {
   /** R relative to `rOrigin`; the observable R is `rOrigin + currentR`. */
   private currentR = 0;
   private rOrigin = 0n;
+  /** `rOrigin` in seat-seconds, for the dispatch readings. */
+  private rOriginSeatSeconds = 0;
+  private dispatchReadings: DispatchReadings | undefined;
+  /** Finished requests still holding seats for their additional latency. */
+  private readonly lingering = new Set<Entry<D>>();
   /** `GO_HIGH_R − rOrigin` as a double: a cheap test for "check the upstream epoch exactly". */
   private goEpochAtR = Number(GO_HIGH_R);
   private lastSyncMs: number;
@@ -305,6 +336,29 @@ export class QueueSet<D = unknown> {
     return this.queues.length;
   }
 
+  get seatsInUse(): number {
+    return this.totSeatsInUse;
+  }
+
+  get seatsWaiting(): number {
+    return this.totSeatsWaiting;
+  }
+
+  /** Requests executing; one that finished but still holds seats for its latency is not counted. */
+  get requestsExecuting(): number {
+    return this.totRequestsExecuting;
+  }
+
+  get requestsWaiting(): number {
+    return this.totRequestsWaiting;
+  }
+
+  /** What the waiting requests are measured against: max(1, queueLengthLimit) × queues (queueset.go setConfiguration). */
+  get waitingCapacity(): number {
+    const perQueue = Math.max(1, this.config.queueLengthLimit);
+    return this.config.desiredNumQueues > 0 ? perQueue * this.config.desiredNumQueues : perQueue;
+  }
+
   /** Ids of the current queues, in index order. */
   queueIds(): number[] {
     return this.queues.map((q) => q.id);
@@ -338,8 +392,12 @@ export class QueueSet<D = unknown> {
     const request = entry.request;
     const maxSeats = entry.maxSeats;
     if (this.config.desiredNumQueues < 1) {
-      if (this.canAccommodate(maxSeats)) this.execute(entry);
-      else this.reject(entry, 'concurrency-limit');
+      if (this.canAccommodate(maxSeats)) {
+        this.startExecuting(entry);
+        this.deliver(entry, EXECUTE);
+      } else {
+        this.reject(entry, 'concurrency-limit');
+      }
       return;
     }
     const queue = this.queues[this.chooseQueueIndex(request.flowHash)]!;
@@ -403,6 +461,8 @@ export class QueueSet<D = unknown> {
         totalWorkSum: BigInt(q.waiting.totalWorkSum),
       })),
       requests,
+      lingering: [...this.lingering].map((entry) => ({ descriptor: entry.request.descriptor, seats: entry.seatsHeld })),
+      dispatch: this.dispatchReadings === undefined ? undefined : { ...this.dispatchReadings },
     };
   }
 
@@ -426,6 +486,7 @@ export class QueueSet<D = unknown> {
     const shift = Math.floor(this.currentR);
     const oldOrigin = this.rOrigin;
     this.rOrigin += BigInt(shift);
+    this.rOriginSeatSeconds = Number(this.rOrigin) / UNITS_PER_SEAT_SECOND;
     this.currentR -= shift;
     this.goEpochAtR = Number(GO_HIGH_R - this.rOrigin);
     for (const queue of this.queues) {
@@ -447,6 +508,7 @@ export class QueueSet<D = unknown> {
   private advanceEpoch(): void {
     if (this.rOrigin + BigInt(this.currentR) < GO_HIGH_R) return;
     this.rOrigin -= GO_R_DECREMENT;
+    this.rOriginSeatSeconds = Number(this.rOrigin) / UNITS_PER_SEAT_SECOND;
     this.goEpochAtR = Number(GO_HIGH_R - this.rOrigin);
     let success = true;
     for (const queue of this.queues) {
@@ -526,8 +588,13 @@ export class QueueSet<D = unknown> {
     this.totSeatsWaiting -= entry.maxSeats;
     this.clipFinalSeats(entry);
     this.robinIndex = queue.index;
-    this.execute(entry);
+    // The only candidate: every queue with a waiting request is this one.
+    const s = queue.nextDispatchR;
+    const discounted = s - queue.seatsInUse * ESTIMATED_SERVICE_WORK_PER_SEAT;
+    this.noteDispatch(s, s, s, discounted, discounted);
+    this.startExecuting(entry);
     queue.nextDispatchR += entry.totalWork;
+    this.deliver(entry, EXECUTE);
   }
 
   // --- dispatch -----------------------------------------------------------------------------
@@ -553,8 +620,18 @@ export class QueueSet<D = unknown> {
     let chosen: Queue<D> | undefined;
     let minFinishR = 0;
     let minDistance = 0;
+    let sMin = Number.POSITIVE_INFINITY;
+    let sMax = Number.NEGATIVE_INFINITY;
+    let dsMin = Number.POSITIVE_INFINITY;
+    let dsMax = Number.NEGATIVE_INFINITY;
     for (const queue of this.waitingQueues) {
-      const finishR = queue.nextDispatchR + queue.waiting.peek()!.totalWork;
+      const s = queue.nextDispatchR;
+      const ds = s - queue.seatsInUse * ESTIMATED_SERVICE_WORK_PER_SEAT;
+      if (s < sMin) sMin = s;
+      if (s > sMax) sMax = s;
+      if (ds < dsMin) dsMin = ds;
+      if (ds > dsMax) dsMax = ds;
+      const finishR = s + queue.waiting.peek()!.totalWork;
       const distance = (queue.index - this.robinIndex - 1 + 2 * n) % n;
       if (chosen === undefined || finishR < minFinishR || (finishR === minFinishR && distance < minDistance)) {
         chosen = queue;
@@ -579,11 +656,25 @@ export class QueueSet<D = unknown> {
     this.totSeatsWaiting -= head.maxSeats;
     this.clipFinalSeats(head);
     this.robinIndex = chosen.index;
-    this.execute(head);
+    this.noteDispatch(chosen.nextDispatchR, sMin, sMax, dsMin, dsMax);
+    this.startExecuting(head);
     this.noteQueueActivity(chosen, wasActive);
     chosen.nextDispatchR += head.totalWork;
     this.boundNextDispatch(chosen);
+    // Last, once the books are complete: the callback may call back into the queue set.
+    this.deliver(head, EXECUTE);
     return true;
+  }
+
+  private noteDispatch(s: number, sMin: number, sMax: number, dsMin: number, dsMax: number): void {
+    const origin = this.rOriginSeatSeconds;
+    const readings = (this.dispatchReadings ??= { r: 0, s: 0, sMin: 0, sMax: 0, discountedSMin: 0, discountedSMax: 0 });
+    readings.r = origin + this.currentR / UNITS_PER_SEAT_SECOND;
+    readings.s = origin + s / UNITS_PER_SEAT_SECOND;
+    readings.sMin = origin + sMin / UNITS_PER_SEAT_SECOND;
+    readings.sMax = origin + sMax / UNITS_PER_SEAT_SECOND;
+    readings.discountedSMin = origin + dsMin / UNITS_PER_SEAT_SECOND;
+    readings.discountedSMax = origin + dsMax / UNITS_PER_SEAT_SECOND;
   }
 
   /** Clips the final seats to the limit and stretches the latency so the work stays the same. */
@@ -595,7 +686,8 @@ export class QueueSet<D = unknown> {
     }
   }
 
-  private execute(entry: Entry<D>): void {
+  /** The books of a dispatch; the caller delivers the decision once its own books are done. */
+  private startExecuting(entry: Entry<D>): void {
     entry.state = 'executing';
     entry.startMs = this.clock.now();
     entry.seatsHeld = Math.max(entry.initialSeats, entry.finalSeats);
@@ -608,9 +700,8 @@ export class QueueSet<D = unknown> {
       entry.queue.seatsInUse += entry.seatsHeld;
       this.seatsInQueues += entry.seatsHeld;
     }
-    this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs);
+    this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs, entry.queue !== undefined);
     this.observer.seatDemandChanged?.(this.seatDemand);
-    this.deliver(entry, EXECUTE);
   }
 
   /** Calls the request's `decide`; what it throws is contained (see the header). */
@@ -698,9 +789,12 @@ export class QueueSet<D = unknown> {
       this.releaseSeats(entry);
     } else {
       // The caller is not delayed; the seats stay taken for the extra latency (watch fan-out).
+      this.lingering.add(entry);
       this.clock.after(entry.additionalLatencyMs, () => {
         this.syncTime();
+        this.lingering.delete(entry);
         this.releaseSeats(entry);
+        this.observer.released?.(entry.request.descriptor);
       });
       // Even with the seats still held, the finish may let a waiting request go: with nothing
       // executing an over-wide head may run alone, and the queue's dispatch R was corrected.
