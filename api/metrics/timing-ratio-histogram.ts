@@ -8,7 +8,7 @@
 // change is then credited to the ratio it had. Callers pass the time in, so one reading of the
 // clock serves several cells.
 
-import { CollectedFamily, sortedLabels, type Sample } from './metric-family.ts';
+import { bucketIndex, CollectedFamily, pushHistogram, sortedLabels, type Sample } from './metric-family.ts';
 
 const NS_PER_MS = 1e6;
 
@@ -52,13 +52,6 @@ export class TimingRatioCell {
   }
 }
 
-/** sort.SearchFloat64s: the first bound at or above the value; NaN falls beyond them all. */
-function bucketIndex(bounds: readonly number[], value: number): number {
-  let i = 0;
-  while (i < bounds.length && !(bounds[i]! >= value)) i++;
-  return i;
-}
-
 export class TimingRatioHistogramVec {
   private readonly cells = new Map<string, { values: readonly string[]; cell: TimingRatioCell }>();
   readonly family: CollectedFamily;
@@ -95,15 +88,7 @@ export class TimingRatioHistogramVec {
     for (const { values, cell } of this.cells.values()) {
       cell.advance(nowMs);
       const labels = sortedLabels([...Object.keys(this.constLabels), ...this.labelNames], [...Object.values(this.constLabels), ...values]);
-      let cumulative = 0;
-      this.bounds.forEach((bound, i) => {
-        cumulative += cell.weights[i]!;
-        out.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: String(bound) }, value: cumulative });
-      });
-      const count = cumulative + cell.weights[this.bounds.length]!;
-      out.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: count });
-      out.push({ metricName: `${this.name}_sum`, labels, value: cell.sum });
-      out.push({ metricName: `${this.name}_count`, labels, value: count });
+      pushHistogram(out, this.name, labels, this.bounds, cell.weights, cell.sum);
     }
     return out;
   }
