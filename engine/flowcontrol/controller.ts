@@ -70,8 +70,6 @@ export interface FlowControlObserver {
   rejected?(request: RequestDescriptor, reason: RejectReason, waitMs: number): void;
   queued?(request: RequestDescriptor, queueLengthAfter: number): void;
   finished?(request: RequestDescriptor, executionMs: number): void;
-  /** Seats a finished request held for its additional latency were released. */
-  released?(request: RequestDescriptor): void;
   /** The interested-watch count the mutating work estimator used (watch_count_samples). */
   watchCountSampled?(request: RequestDescriptor, count: number): void;
   /**
@@ -220,8 +218,9 @@ export class FlowController {
    * Digests a complete configuration at once (Kubernetes' digestConfigObjects): new levels start
    * at NominalCL − ⌊LendableCL/2⌋, deleted ones quiesce until idle and keep their share meanwhile,
    * the mandatory ones are imagined when missing, then limits and borrowing are recomputed. Only
-   * levels whose object, limits or maxSeats changed are sent an event, so a digest of thousands of
-   * unchanged levels costs a pass over them, not a reconfiguration of each.
+   * levels whose object changed are sent an event; the others have their books (limits, maxSeats)
+   * updated in place, so a digest of thousands of unchanged levels costs a pass over them, not a
+   * reconfiguration of each.
    */
   configure(config: FlowcontrolConfig): void {
     this.latestConfig = config;
@@ -345,7 +344,7 @@ export class FlowController {
 
   /**
    * The borrowing adjustment (updateBorrowingLocked): fold each level's demand, reallocate
-   * CurrentCL. A level whose CurrentCL stays the same is not sent an event.
+   * CurrentCL into each level's books, and apply it to the queue sets whose limit changed.
    */
   adjustBorrowing(): void {
     const nowMs = this.options.clock.now();
@@ -465,7 +464,6 @@ export class FlowController {
         gaugesChanged?.();
         afterLeaving();
       },
-      released: (d) => observer.released?.(d),
       // Queues are added only by a configuration change, after which the actor syncs its queue
       // actors itself; attrition removes them between events.
       queueRemoved: () => level()?.send({ type: 'QUEUES_CHANGED' }),

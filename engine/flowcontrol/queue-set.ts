@@ -33,12 +33,12 @@ import { BoundedCache } from '../bounded-cache.ts';
 import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
 import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
 import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMsUnits, totalWorkUnits } from './seat-seconds.ts';
+import type { WorkEstimate } from './work-estimate.ts';
 
 /** Units (1e-8 seat·s) in a seat-second. */
 const UNITS_PER_SEAT_SECOND = 1e8;
 /** G times one seat, in units: the estimated work in progress per seat in use (next_discounted_s_bounds). */
 const ESTIMATED_SERVICE_WORK_PER_SEAT = seatsTimesDurationMsUnits(1, ESTIMATED_SERVICE_DURATION_MS);
-import type { WorkEstimate } from './work-estimate.ts';
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out';
 export type Decision = { readonly kind: 'execute' } | { readonly kind: 'reject'; readonly reason: RejectReason };
@@ -86,8 +86,6 @@ export interface QueueSetObserver<D = unknown> {
   dispatched?(descriptor: D, waitMs: number, fromQueue: boolean): void;
   rejected?(descriptor: D, reason: RejectReason, waitMs: number): void;
   finished?(descriptor: D, executionMs: number): void;
-  /** The seats a finished request kept for its additional latency were released. */
-  released?(descriptor: D): void;
   noAccommodation?(descriptor: D): void;
   /** A queue came into being (the level grew); ids are stable, indexes shift on attrition. */
   queueAdded?(queueId: number): void;
@@ -794,7 +792,6 @@ export class QueueSet<D = unknown> {
         this.syncTime();
         this.lingering.delete(entry);
         this.releaseSeats(entry);
-        this.observer.released?.(entry.request.descriptor);
       });
       // Even with the seats still held, the finish may let a waiting request go: with nothing
       // executing an over-wide head may run alone, and the queue's dispatch R was corrected.
