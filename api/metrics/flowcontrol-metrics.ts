@@ -114,7 +114,8 @@ export class FlowControlMetrics {
   private readonly requestUtilization: TimingRatioHistogramVec;
   private readonly demandSeats: TimingRatioHistogramVec;
   private readonly readVsWrite: TimingRatioHistogramVec;
-  private readonly levelRatios = new Map<LevelGauges, LevelRatioCells>();
+  /** By level name: a level dropped and made again continues its series. */
+  private readonly levelRatios = new Map<string, LevelRatioCells>();
   /** read_vs_write_current_requests numerators and cells: [waiting, executing] × [readOnly, mutating]. */
   private readonly readWriteCounts = { waitingReadOnly: 0, waitingMutating: 0, executingReadOnly: 0, executingMutating: 0 };
   private readonly readWriteCells: { waitingReadOnly: TimingRatioCell; waitingMutating: TimingRatioCell; executingReadOnly: TimingRatioCell; executingMutating: TimingRatioCell };
@@ -343,9 +344,9 @@ export class FlowControlMetrics {
   /** The timing-ratio series of one level follow its counts and denominators. */
   private levelChanged(level: LevelGauges): void {
     const nowMs = this.now();
-    let cells = this.levelRatios.get(level);
+    const name = level.priorityLevel;
+    let cells = this.levelRatios.get(name);
     if (cells === undefined) {
-      const name = level.priorityLevel;
       // A level's series start at 0 over 1 when the level is made, as upstream's do.
       cells = {
         seatUtilization: this.seatUtilization.cell([name]),
@@ -353,7 +354,7 @@ export class FlowControlMetrics {
         requestsExecuting: this.requestUtilization.cell(['executing', name]),
         demand: this.demandSeats.cell([name]),
       };
-      this.levelRatios.set(level, cells);
+      this.levelRatios.set(name, cells);
     }
     const denominator = level.concurrencyDenominator;
     const seatsInUse = level.seatsInUse;
