@@ -145,6 +145,18 @@ export function buildClassifier(
  * whose `queuing` disagrees with its type, or queuing parameters no shuffle-sharding dealer accepts.
  */
 export function isPriorityLevelBroken(plc: PriorityLevelConfiguration): boolean {
+  // Objects are not changed once stored; a digest asks again about thousands of them.
+  let broken = brokenLevels.get(plc);
+  if (broken === undefined) {
+    broken = checkPriorityLevelBroken(plc);
+    brokenLevels.set(plc, broken);
+  }
+  return broken;
+}
+
+const brokenLevels = new WeakMap<PriorityLevelConfiguration, boolean>();
+
+function checkPriorityLevelBroken(plc: PriorityLevelConfiguration): boolean {
   const spec = plc.spec ?? {};
   const isLimited = spec.type === 'Limited';
   const isExempt = spec.type === 'Exempt';
