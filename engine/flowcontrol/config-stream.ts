@@ -3,9 +3,10 @@
 // is list-then-watch from the list's resourceVersion, like an informer; when a watch ends (410
 // Expired, a slow-watcher cut-off, the store closing) it lists again.
 //
-// As Kubernetes' informer handlers do, an update that changes nothing APF reads is not a change:
-// a PriorityLevelConfiguration counts only when its spec changes, a FlowSchema when its spec or
-// status does (the status carries the Dangling condition the controller maintains).
+// Every change is emitted with the object it concerns (`change`), so that a follower interested in
+// single objects (the garbage collector) looks at that object only. As Kubernetes' informer
+// handlers do, the change says whether APF reads what changed: a PriorityLevelConfiguration's spec,
+// a FlowSchema's spec or status (which carries the Dangling condition), an addition or deletion.
 //
 // An emission costs O(1): it says "the configuration changed" and carries a view whose arrays
 // are copied from the live objects when first read. A consumer that coalesces changes (the
@@ -16,7 +17,7 @@ import { Observable } from 'rxjs';
 import { flowSchemaSpecsEqual, deepEqual, priorityLevelSpecsEqual } from '../resources/spec-equality.ts';
 import type { FlowSchema, KubeObject, PriorityLevelConfiguration } from '../resources/types.ts';
 import type { ResourceStore, Watcher } from '../store/store-types.ts';
-import type { FlowcontrolConfig } from './controller.ts';
+import type { ConfigChange, FlowcontrolConfig } from './controller.ts';
 
 type Relevant = (before: KubeObject, after: KubeObject) => boolean;
 
@@ -35,7 +36,7 @@ class LiveConfig {
     this.copied = undefined;
   }
 
-  view(): FlowcontrolConfig {
+  view(change: ConfigChange | undefined): FlowcontrolConfig {
     const live = this;
     return {
       get priorityLevels() {
@@ -44,6 +45,7 @@ class LiveConfig {
       get flowSchemas() {
         return live.snapshot().flowSchemas;
       },
+      ...(change !== undefined ? { change } : {}),
     };
   }
 
@@ -59,10 +61,10 @@ export function watchFlowcontrolConfig(priorityLevels: ResourceStore, flowSchema
     const watchers = new Set<Watcher>();
     const live = new LiveConfig();
     const synced = { plcs: false, fss: false };
-    const emit = () => {
+    const emit = (change?: ConfigChange) => {
       live.changed();
       if (stopped || !synced.plcs || !synced.fss) return;
-      subscriber.next(live.view());
+      subscriber.next(live.view(change));
     };
 
     const follow = async (store: ResourceStore, objects: Map<string, KubeObject>, kind: keyof typeof synced, relevant: Relevant) => {
@@ -83,13 +85,12 @@ export function watchFlowcontrolConfig(priorityLevels: ResourceStore, flowSchema
             const name = object.metadata?.name ?? '';
             if (event.type === 'DELETED') {
               objects.delete(name);
-              emit();
+              emit({ type: 'DELETED', of: kind === 'plcs' ? 'priorityLevels' : 'flowSchemas', object: object as FlowSchema, apfRelevant: true });
               continue;
             }
             const before = objects.get(name);
             objects.set(name, object);
-            if (before === undefined || relevant(before, object)) emit();
-            else live.changed();
+            emit({ type: event.type, of: kind === 'plcs' ? 'priorityLevels' : 'flowSchemas', object: object as FlowSchema, apfRelevant: before === undefined || relevant(before, object) });
           }
         } finally {
           watchers.delete(watcher);

@@ -29,6 +29,20 @@ import { estimateWork, type WorkEstimate, type WorkEstimateRequest, type WorkEst
 export interface FlowcontrolConfig {
   priorityLevels: readonly PriorityLevelConfiguration[];
   flowSchemas: readonly FlowSchema[];
+  /** From a stream following the store: the one change that led to this emission (none after a list). */
+  change?: ConfigChange;
+}
+
+export interface ConfigChange {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** Which of the two lists the object is in. */
+  of: 'priorityLevels' | 'flowSchemas';
+  object: PriorityLevelConfiguration | FlowSchema;
+  /**
+   * Whether APF reads what changed, as upstream's informer handlers decide: a level's spec, a
+   * FlowSchema's spec or status, any addition or deletion. A metadata-only update is not.
+   */
+  apfRelevant: boolean;
 }
 
 export interface FlowControllerOptions {
@@ -189,7 +203,7 @@ export class FlowController {
       this.subscriptions.push(
         config$.subscribe((config) => {
           this.latestConfig = config;
-          this.configQueue.add();
+          if (config.change?.apfRelevant !== false) this.configQueue.add();
         }),
       );
     }
