@@ -1,5 +1,5 @@
 // The configuration stream the controller follows: every PriorityLevelConfiguration and FlowSchema
-// in the store, emitted once both kinds are listed and again on every relevant change. Each kind
+// in the store, emitted once both kinds are listed and again on every change. Each kind
 // is list-then-watch from the list's resourceVersion, like an informer; when a watch ends (410
 // Expired, a slow-watcher cut-off, the store closing) it lists again.
 //
