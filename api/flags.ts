@@ -27,6 +27,7 @@ export interface ServeOptions {
   apiDomain: string;
   enablePriorityAndFairness: boolean;
   apfEnforce: boolean;
+  apfWorkEstimatorConfigFile: string;
   storageBackend: string;
   etcdServers: string[];
   encryptionProviderConfig: string;
@@ -59,6 +60,13 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   flag('anonymous-auth', 'bool', 'anonymousAuth', false, 'Treat requests that no authenticator rejects and none accepts as user system:anonymous in group system:unauthenticated.'),
   flag('api-domain', 'string', 'apiDomain', 'k8s.io', 'Domain part of every API group served and read: flowcontrol.apiserver.<domain>, apiserver.config.<domain>, ...'),
   flag('apf-enforce', 'bool', 'apfEnforce', true, 'Reject and queue requests as API Priority and Fairness decides. When false, requests are classified and measured but never held back.'),
+  flag(
+    'apf-work-estimator-config-file',
+    'string',
+    'apfWorkEstimatorConfigFile',
+    '',
+    'File (YAML or JSON) with the APF work estimator\'s tunables in the form of Kubernetes\' WorkEstimatorConfig (minimumSeats, maximumSeatsLimit, listWorkEstimatorConfig, mutatingWorkEstimatorConfig); fields left out keep kube-apiserver\'s values.',
+  ),
   flag('authorization-config', 'string', 'authorizationConfig', '', 'File with an AuthorizationConfiguration (an ordered chain of authorizers). Cannot be combined with --authorization-mode.'),
   flag('authorization-mode', 'strings', 'authorizationMode', [], 'Ordered list of authorization plugins, comma-separated.'),
   flag('bind-address', 'ip', 'bindAddress', '127.0.0.1', 'The IP address on which to listen for the --secure-port port.'),

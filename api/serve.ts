@@ -9,7 +9,9 @@ import { createServer } from 'node:https';
 import { isIP, type Server as NetServer } from 'node:net';
 import { join } from 'node:path';
 import { realClock } from '../engine/clock.ts';
+import { loadWorkEstimatorConfig } from '../engine/config/work-estimator-file.ts';
 import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
+import type { WorkEstimatorConfig } from '../engine/flowcontrol/work-estimator-config.ts';
 import { createStore } from '../engine/store/store.ts';
 import type { Store } from '../engine/store/store-types.ts';
 import { createMemoryBackend } from '../engine/store/memory-backend.ts';
@@ -160,6 +162,17 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     encryption = started.value;
   }
 
+  let workEstimator: WorkEstimatorConfig | undefined;
+  if (options.apfWorkEstimatorConfigFile !== '') {
+    const loaded = await loadWorkEstimatorConfig(options.apfWorkEstimatorConfigFile);
+    if (!loaded.ok) {
+      access.value.stop();
+      encryption?.stop();
+      throw new Error(loaded.error);
+    }
+    workEstimator = loaded.config;
+  }
+
   const store = openStore(options, encryption);
   try {
     await store.open();
@@ -179,6 +192,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     maxWatchesPerUser: options.maxWatchesPerUser,
     enablePriorityAndFairness: options.enablePriorityAndFairness,
     apfEnforce: options.apfEnforce,
+    ...(workEstimator !== undefined ? { workEstimator } : {}),
     tokens: users,
     anonymousAuth: options.anonymousAuth,
     clientCertificates: clientCa !== undefined,

@@ -4,6 +4,8 @@
 // problem is reported with its field path. The flowcontrol manifests themselves are checked by
 // scenario-config.ts with the server's own decoding, defaulting and validation.
 
+import { decodeWorkEstimatorConfig, type WorkEstimatorConfig } from '../engine/flowcontrol/work-estimator-config.ts';
+import { fieldErrorBody } from '../engine/resources/field-errors.ts';
 import type { ArrivalSpec, ServiceSpec } from './distributions.ts';
 import { FieldReader, isPlain, type FieldProblem, type Plain } from './field-reader.ts';
 import type { PathSegment } from './yaml-source.ts';
@@ -30,6 +32,8 @@ export interface ServerSpec {
   consistentListFromCache: boolean;
   /** Threads of the execution plane; 0: every admitted request runs at once for its service time. */
   executorThreads: number;
+  /** The work estimator's tunables (Kubernetes' WorkEstimatorConfig); its defaults when left out. */
+  workEstimator: WorkEstimatorConfig;
 }
 
 export interface FlowSpec {
@@ -81,7 +85,7 @@ export interface Scenario {
 }
 
 const TOP_FIELDS = ['apiVersion', 'kind', 'name', 'description', 'duration', 'server', 'bootstrap', 'objects', 'files', 'objectCounts', 'flows', 'report'];
-const SERVER_FIELDS = ['maxRequestsInflight', 'maxMutatingRequestsInflight', 'requestTimeout', 'consistentListFromCache', 'executorThreads'];
+const SERVER_FIELDS = ['maxRequestsInflight', 'maxMutatingRequestsInflight', 'requestTimeout', 'consistentListFromCache', 'executorThreads', 'workEstimator'];
 const FLOW_FIELDS = [
   'name', 'user', 'groups', 'namespace', 'verb', 'apiGroup', 'resource', 'subresource', 'objectName', 'path',
   'objects', 'watchers', 'query', 'arrival', 'service', 'timeout', 'waitLimit', 'start', 'stop',
@@ -153,11 +157,18 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
     requestTimeoutMs: r.duration(map, 'requestTimeout', path, { fallbackMs: DEFAULT_REQUEST_TIMEOUT_MS, positive: true }),
     consistentListFromCache: r.boolean(map, 'consistentListFromCache', path, true),
     executorThreads: r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 1_000_000 }),
+    workEstimator: workEstimatorOf(r, map.workEstimator),
   };
   if (server.maxRequestsInflight + server.maxMutatingRequestsInflight <= 0) {
     r.fail(path, 'maxRequestsInflight + maxMutatingRequestsInflight must be greater than 0 (APF needs a server concurrency limit)');
   }
   return server;
+}
+
+function workEstimatorOf(r: FieldReader, value: unknown): WorkEstimatorConfig {
+  const { config, errors } = decodeWorkEstimatorConfig(value);
+  for (const error of errors) r.fail(['server', 'workEstimator', ...error.field.split('.').filter((p) => p !== '')], fieldErrorBody(error));
+  return config;
 }
 
 /** `durationMs` is undefined when the scenario's duration was invalid (already reported). */

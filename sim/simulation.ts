@@ -11,6 +11,7 @@
 // hooks share the per-request state (InFlight, the request being admitted), and splitting them
 // would spread that protocol over several files.
 
+import { ObjectCountTracker, startObjectCountPolling } from '../engine/flowcontrol/object-count-tracker.ts';
 import { FlowController, type AdmitOutcome, type AdmitRequest, type ControllerDump, type LevelDump } from '../engine/flowcontrol/controller.ts';
 import type { Admission } from '../engine/flowcontrol/queue-set.ts';
 import type { RequestDigest } from '../engine/flowcontrol/request-digest.ts';
@@ -101,7 +102,8 @@ class Simulation {
   private readonly executor: VirtualExecutor;
   private readonly flows: FlowMetrics[] = [];
   private readonly levels = new Map<string, LevelMetrics>();
-  private readonly objectCounts: Map<string, number>;
+  /** Stored-object counts as kube-apiserver's tracker holds them, polled from the scenario's objectCounts. */
+  private readonly objectCounts: ObjectCountTracker;
   /** What the estimator should report for the request being admitted right now. */
   private readonly estimating = { objects: undefined as number | undefined, watchers: 0 };
   private admitting: InFlight | undefined;
@@ -114,7 +116,7 @@ class Simulation {
   constructor(private readonly input: SimulationInput) {
     this.scenario = input.loaded.scenario;
     const server = this.scenario.server;
-    this.objectCounts = new Map(Object.entries(this.scenario.objectCounts));
+    this.objectCounts = new ObjectCountTracker(this.clock);
     this.intervalMs = this.scenario.reportIntervalMs ?? chooseIntervalMs(this.scenario.durationMs);
     this.executor = new VirtualExecutor(this.clock, server.executorThreads);
     this.controller = new FlowController({
@@ -125,6 +127,7 @@ class Simulation {
         objectCount: (groupResource) => this.objectCount(groupResource),
         watchCount: () => this.estimating.watchers,
         consistentListFromCache: server.consistentListFromCache,
+        config: server.workEstimator,
       },
       observer: {
         queued: (descriptor, queueLengthAfter) => {
@@ -148,6 +151,8 @@ class Simulation {
   run(): SimulationResult {
     const { scenario, input } = this;
     this.configured = true;
+    const counts = new Map(Object.entries(scenario.objectCounts));
+    const stopCounting = startObjectCountPolling({ clock: this.clock, tracker: this.objectCounts, resources: [...counts.keys()], count: (key) => counts.get(key) ?? -1 });
     this.controller.configure(input.loaded.config);
     this.controller.start();
     for (const spec of scenario.flows) this.startFlow(spec);
@@ -168,6 +173,7 @@ class Simulation {
     this.closeBucket();
     const finalDump = this.controller.dump();
     this.controller.stop();
+    stopCounting();
     for (const flow of this.flows) flow.touch(durationMs);
 
     return {
@@ -350,8 +356,7 @@ class Simulation {
   private objectCount(groupResource: string): ObjectCountResult {
     const objects = this.estimating.objects;
     if (objects !== undefined) return { count: objects };
-    const count = this.objectCounts.get(groupResource);
-    return count === undefined ? 'not-found' : { count };
+    return this.objectCounts.get(groupResource);
   }
 
   private addFlow(name: string, source: FlowMetrics['source']): FlowMetrics {

@@ -82,6 +82,8 @@ export function resourcePrefix(resource: Pick<ResourceInfo, 'group' | 'resource'
 }
 
 export class StoreCore implements Store {
+  /** `waitFresh` reads the backend's revision and serves from the cache once it is there. */
+  readonly servesConsistentListsFromCache = true;
   readonly backend: StorageBackend;
   readonly clock: Clock;
   readonly transformers: TransformerHolder;
