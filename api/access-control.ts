@@ -1,15 +1,11 @@
 // Everything issue 7 adds to the request path, built from `fairway serve` options in one call, so
 // the server wires it with a few lines: the authorizer (from --authorization-config, reloading on
 // change, or from --authorization-mode, default AlwaysAllow), its filter, the admission chain and
-// its filter, and the SelfSubjectAccessReview route. Also the bridge from an HTTP request to the
-// engine's authenticators (bearer header + the client's certificate chain).
-import type { IncomingMessage } from 'node:http';
-import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
+// its filter, and the SelfSubjectAccessReview route.
 import { Registry } from 'prom-client';
 import type { Clock } from '../engine/clock.ts';
 import { createPrng, type Prng } from '../engine/random.ts';
 import type { Authorizer } from '../engine/auth/authorizer.ts';
-import type { AuthenticationRequest } from '../engine/auth/authenticator.ts';
 import { createPromAuthorizationMetrics } from '../engine/auth/authorization-metrics.ts';
 import { startAuthorizationConfigController, type AuthorizationConfigController } from '../engine/auth/authorization-reloader.ts';
 import { buildAuthorizerFromModes } from '../engine/auth/build-authorizer.ts';
@@ -112,23 +108,4 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
 /** Routes the SelfSubjectAccessReview path to its handler and everything else to `resources`. */
 export function withSelfSubjectAccessReview(resources: RouteHandler, route: { path: string; handler: RouteHandler }): RouteHandler {
   return (context) => (context.requestInfo.path.replace(/\/+$/, '') === route.path ? route.handler(context) : resources(context));
-}
-
-/** What the engine's authenticators read from an HTTP request: the header and the client's chain. */
-export function authenticationRequestOf(req: IncomingMessage): AuthenticationRequest {
-  const request: AuthenticationRequest = {};
-  if (req.headers.authorization !== undefined) request.authorization = req.headers.authorization;
-  const socket = req.socket as Partial<TLSSocket>;
-  if (typeof socket.getPeerCertificate === 'function') {
-    const chain: Uint8Array[] = [];
-    let cert: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-    const seen = new Set<string>();
-    while (cert !== undefined && cert.raw !== undefined && !seen.has(cert.fingerprint256)) {
-      seen.add(cert.fingerprint256);
-      chain.push(new Uint8Array(cert.raw));
-      cert = cert.issuerCertificate;
-    }
-    if (chain.length > 0) request.peerCertificates = chain;
-  }
-  return request;
 }

@@ -22,6 +22,7 @@ import type { Filter } from './http-context.ts';
 import type { Logger } from './log.ts';
 import { allowAllAuthorization, createApiServer, type ApiServer, type RouteHandler } from './server.ts';
 import { createAuthenticationFilter } from './filters/authentication.ts';
+import { buildAuthenticator } from '../engine/auth/build-authenticator.ts';
 import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
 import { metricsHandler } from './metrics/metrics-handler.ts';
@@ -50,7 +51,8 @@ export interface FairwayServerOptions {
   /** Bearer token → user. */
   tokens: ReadonlyMap<string, UserInfo>;
   anonymousAuth?: boolean;
-  clientCertificates?: boolean;
+  /** The --client-ca-file bundle: client certificates it verifies authenticate (CN user, O groups). */
+  clientCaPem?: string;
   /** `host:port` for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
   clock?: Clock;
@@ -202,14 +204,14 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   };
   const shutdown: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'the server is shutting down' : undefined) };
 
-  const filters: Filter[] = [
-    createAuthenticationFilter({
-      tokens: options.tokens,
-      anonymous: options.anonymousAuth ?? false,
-      clientCertificates: options.clientCertificates ?? false,
-      isPublicPath: isHealthPath,
-    }),
-  ];
+  const authentication = buildAuthenticator({
+    tokens: options.tokens,
+    anonymous: options.anonymousAuth ?? false,
+    ...(options.clientCaPem !== undefined ? { clientCaPems: [options.clientCaPem] } : {}),
+    wallClockMs: () => Date.now(),
+  });
+  if (!authentication.ok) throw new Error(authentication.error);
+  const filters: Filter[] = [createAuthenticationFilter({ authenticator: authentication.authenticator, isPublicPath: isHealthPath, logger })];
   if (options.enablePriorityAndFairness) {
     filters.push(createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }));
   }

@@ -178,7 +178,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     apfEnforce: options.apfEnforce,
     tokens: users,
     anonymousAuth: options.anonymousAuth,
-    clientCertificates: clientCa !== undefined,
+    ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}),
     accessControl: access.value,
     serverAddress: () => (url === '' ? '' : new URL(url).host),
     ...(encryption !== undefined ? { extraHealthChecks: encryption.healthChecks } : {}),
