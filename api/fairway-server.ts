@@ -22,6 +22,8 @@ import type { Filter } from './http-context.ts';
 import type { Logger } from './log.ts';
 import { allowAllAuthorization, createApiServer, type ApiServer, type RouteHandler } from './server.ts';
 import { createAuthenticationFilter } from './filters/authentication.ts';
+import { createImpersonationFilter } from './filters/impersonation.ts';
+import { alwaysAllowAuthorizer } from '../engine/auth/always.ts';
 import { buildAuthenticator } from '../engine/auth/build-authenticator.ts';
 import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
@@ -61,7 +63,7 @@ export interface FairwayServerOptions {
   /** --max-watches-per-user (0: no limit); absent: the default (handlers/watch-limit.ts). */
   maxWatchesPerUser?: number;
   /** Authorization, admission and the SelfSubjectAccessReview route (api/access-control.ts). */
-  accessControl?: Pick<AccessControl, 'authorizationFilter' | 'admissionFilter' | 'selfSubjectAccessReview' | 'registry'>;
+  accessControl?: Pick<AccessControl, 'authorizer' | 'authorizationFilter' | 'admissionFilter' | 'selfSubjectAccessReview' | 'registry'>;
   /** Filters inserted after authorization (admission, issue 7). */
   extraFilters?: readonly Filter[];
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
@@ -211,11 +213,14 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     wallClockMs: () => Date.now(),
   });
   if (!authentication.ok) throw new Error(authentication.error);
-  const filters: Filter[] = [createAuthenticationFilter({ authenticator: authentication.authenticator, isPublicPath: isHealthPath, logger })];
+  const access = options.accessControl;
+  const filters: Filter[] = [
+    createAuthenticationFilter({ authenticator: authentication.authenticator, isPublicPath: isHealthPath, logger }),
+    createImpersonationFilter({ authorizer: access?.authorizer ?? alwaysAllowAuthorizer, ...(apiDomain !== undefined ? { apiDomain } : {}) }),
+  ];
   if (options.enablePriorityAndFairness) {
     filters.push(createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }));
   }
-  const access = options.accessControl;
   filters.push(
     createRequestMetricsFilter(metrics.requests, clock),
     access?.authorizationFilter ?? allowAllAuthorization,
