@@ -77,8 +77,15 @@ export function storageVersionHash(group: string, storageVersion: string, kind: 
 
 const FLOWCONTROL_STORAGE_VERSION = 'v1beta3';
 
-/** What Fairway serves: flowcontrol v1 (PLC, FS) and, unless turned off, SelfSubjectAccessReview. */
-export function fairwayDiscoveryModel(apiDomain?: string, options: { selfSubjectAccessReview?: boolean } = {}): DiscoveryModel {
+/** A create-only review kind (never stored, no subresources). */
+const review = (resource: string, kind: string): ResourceModel => ({ resource, singularResource: resource.slice(0, -1), kind, scope: 'Cluster', verbs: ['create'], subresources: [] });
+
+/**
+ * What Fairway serves: flowcontrol v1 (PLC, FS) and, unless turned off, the self reviews:
+ * SelfSubjectAccessReview and SelfSubjectRulesReview (authorization v1), SelfSubjectReview
+ * (authentication v1).
+ */
+export function fairwayDiscoveryModel(apiDomain?: string, options: { selfReviews?: boolean } = {}): DiscoveryModel {
   const groups = apiGroupsFor(apiDomain);
   const flowcontrolResource = (resource: string, kind: string): ResourceModel => ({
     resource,
@@ -100,25 +107,14 @@ export function fairwayDiscoveryModel(apiDomain?: string, options: { selfSubject
       ],
     },
   ];
-  if (options.selfSubjectAccessReview ?? true) {
-    served.push({
-      name: groups.authorization,
-      versions: [
-        {
-          version: 'v1',
-          resources: [
-            {
-              resource: 'selfsubjectaccessreviews',
-              singularResource: 'selfsubjectaccessreview',
-              kind: 'SelfSubjectAccessReview',
-              scope: 'Cluster',
-              verbs: ['create'],
-              subresources: [],
-            },
-          ],
-        },
-      ],
-    });
+  if (options.selfReviews ?? true) {
+    served.push(
+      {
+        name: groups.authorization,
+        versions: [{ version: 'v1', resources: [review('selfsubjectaccessreviews', 'SelfSubjectAccessReview'), review('selfsubjectrulesreviews', 'SelfSubjectRulesReview')] }],
+      },
+      { name: groups.authentication, versions: [{ version: 'v1', resources: [review('selfsubjectreviews', 'SelfSubjectReview')] }] },
+    );
   }
   return { apidiscoveryGroup: groups.apidiscovery, groups: served };
 }

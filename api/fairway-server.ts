@@ -23,6 +23,7 @@ import type { Logger } from './log.ts';
 import { allowAllAuthorization, createApiServer, type ApiServer, type RouteHandler } from './server.ts';
 import { createAuthenticationFilter } from './filters/authentication.ts';
 import { createImpersonationFilter } from './filters/impersonation.ts';
+import { createAccessLog } from './access-log.ts';
 import { alwaysAllowAuthorizer } from '../engine/auth/always.ts';
 import { buildAuthenticator } from '../engine/auth/build-authenticator.ts';
 import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
@@ -37,7 +38,8 @@ import { createResourceHandler, type ResourceRoute } from './handlers/resource.t
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from './handlers/watch-limit.ts';
 import type { FlowcontrolKind } from './table.ts';
 import { managedFieldsRecorder, patchApplier } from './handlers/patch-adapter.ts';
-import { withSelfSubjectAccessReview, type AccessControl } from './access-control.ts';
+import type { AccessControl } from './access-control.ts';
+import { withReviewRoutes } from './handlers/review.ts';
 import { Counter, Registry } from 'prom-client';
 
 export interface FairwayServerOptions {
@@ -62,12 +64,14 @@ export interface FairwayServerOptions {
   minRequestTimeoutMs?: number;
   /** --max-watches-per-user (0: no limit); absent: the default (handlers/watch-limit.ts). */
   maxWatchesPerUser?: number;
-  /** Authorization, admission and the SelfSubjectAccessReview route (api/access-control.ts). */
-  accessControl?: Pick<AccessControl, 'authorizer' | 'authorizationFilter' | 'admissionFilter' | 'selfSubjectAccessReview' | 'registry'>;
+  /** Authorization, admission and the self-review routes (api/access-control.ts). */
+  accessControl?: Pick<AccessControl, 'authorizer' | 'authorizationFilter' | 'admissionFilter' | 'reviews' | 'registry'>;
   /** Filters inserted after authorization (admission, issue 7). */
   extraFilters?: readonly Filter[];
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
   extraHealthChecks?: readonly HealthCheck[];
+  /** --v: 3 and above logs every request (api/access-log.ts). */
+  verbosity?: number;
 }
 
 export interface FairwayServer {
@@ -241,13 +245,15 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
       livez: [ping, ...(options.extraHealthChecks ?? [])],
       readyz: [ping, storage, bootstrap, shutdown, ...(options.extraHealthChecks ?? [])],
     },
-    resources: access !== undefined ? withSelfSubjectAccessReview(resources, access.selfSubjectAccessReview) : resources,
+    resources: access !== undefined ? withReviewRoutes(resources, access.reviews) : resources,
     describe: createDescriptionHandler({
-      model: fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined }),
+      model: fairwayDiscoveryModel(apiDomain, { selfReviews: access !== undefined }),
+      selfReviews: access !== undefined,
       ...(apiDomain !== undefined ? { apiDomain } : {}),
       serverAddress: options.serverAddress,
     }),
     extraRoutes,
+    onDone: createAccessLog({ logger, verbosity: options.verbosity ?? 0, clock }),
   });
 
   return {

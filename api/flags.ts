@@ -37,6 +37,8 @@ export interface ServeOptions {
   enableAdmissionPlugins: string[];
   clientCaFile: string;
   anonymousAuth: boolean;
+  /** -v / --v: klog verbosity; 3 and above logs every request. */
+  verbosity: number;
 }
 
 type OptionValue = string | number | boolean | string[];
@@ -47,9 +49,20 @@ export interface FlagSpec {
   key: keyof ServeOptions;
   default: OptionValue;
   help: string;
+  /** A one-letter form (`-v`). */
+  shorthand?: string;
+  /** The value's name in --help when it is not the kind's (klog's `Level`). */
+  typeName?: string;
 }
 
-const flag = (name: string, kind: FlagKind, key: keyof ServeOptions, defaultValue: OptionValue, help: string): FlagSpec => ({ name, kind, key, default: defaultValue, help });
+const flag = (name: string, kind: FlagKind, key: keyof ServeOptions, defaultValue: OptionValue, help: string, extra: Pick<FlagSpec, 'shorthand' | 'typeName'> = {}): FlagSpec => ({
+  name,
+  kind,
+  key,
+  default: defaultValue,
+  help,
+  ...extra,
+});
 
 export const STORAGE_BACKENDS = ['leveldb', 'etcd3', 'memory'] as const;
 
@@ -85,6 +98,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   flag('tls-cert-file', 'string', 'tlsCertFile', '', 'File with the default x509 serving certificate (followed by any intermediates). If not given, one is generated in --cert-dir.'),
   flag('tls-private-key-file', 'string', 'tlsPrivateKeyFile', '', 'File with the private key matching --tls-cert-file.'),
   flag('token-auth-file', 'string', 'tokenAuthFile', '', 'If set, the CSV file (token,user,uid,"group1,group2") whose bearer tokens authenticate requests.'),
+  flag('v', 'int', 'verbosity', 0, 'number for the log level verbosity (3 and above: one access log line per request)', { shorthand: 'v', typeName: 'Level' }),
 ];
 
 export type FlagParseResult =
@@ -115,7 +129,18 @@ export function parseServeFlags(argv: readonly string[]): FlagParseResult {
         wantsHelp = true;
         continue;
       }
-      return fail(`unknown shorthand flag: '${arg[1]}' in ${arg}`);
+      // pflag's shorthand forms: `-v=3`, `-v3`, `-v 3`.
+      const spec = SERVE_FLAGS.find((f) => f.shorthand === arg[1]);
+      if (spec === undefined) return fail(`unknown shorthand flag: '${arg[1]}' in ${arg}`);
+      let value = arg.slice(2).replace(/^=/, '');
+      if (value === '' && arg.length === 2) {
+        if (args.length === 0) return fail(`flag needs an argument: '${arg[1]}' in ${arg}`);
+        value = args.shift()!;
+      }
+      const parsed = parseValue(spec, value);
+      if (!parsed.ok) return fail(`invalid argument ${goQuote(value)} for ${goQuote(`-${spec.shorthand}, --${spec.name}`)} flag: ${parsed.message}`);
+      values.set(spec.key, parsed.value);
+      continue;
     }
     if (arg === '--') {
       positional.push(...args.splice(0));
@@ -282,8 +307,9 @@ function defaultText(spec: FlagSpec): string {
 export function serveHelp(): string {
   const entries = [
     ...SERVE_FLAGS.map((spec) => {
-      const type = TYPE_NAMES[spec.kind];
-      return { left: `      --${spec.name}${type === '' ? '' : ` ${type}`}`, right: `${spec.help}${defaultText(spec)}` };
+      const type = spec.typeName ?? TYPE_NAMES[spec.kind];
+      const names = spec.shorthand === undefined ? `      --${spec.name}` : `  -${spec.shorthand}, --${spec.name}`;
+      return { left: `${names}${type === '' ? '' : ` ${type}`}`, right: `${spec.help}${defaultText(spec)}` };
     }),
     { left: '  -h, --help', right: 'help for serve' },
   ].sort((a, b) => (flagName(a.left) < flagName(b.left) ? -1 : 1));

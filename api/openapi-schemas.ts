@@ -224,7 +224,8 @@ export function flowcontrolSchemas(apiDomain?: string): Record<string, Schema> {
   };
 }
 
-function metaSchemas(flowcontrolGroup: string): Record<string, Schema> {
+/** The meta/v1 schemas, with the flowcontrol group in the GVKs of the generic kinds. */
+export function metaSchemas(flowcontrolGroup: string): Record<string, Schema> {
   const meta = (name: string) => `${META_PREFIX}${name}`;
   return {
     [meta('APIResource')]: object(

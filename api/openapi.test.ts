@@ -156,4 +156,33 @@ test('paths and GVKs follow the apiDomain', () => {
   assert.is(patchOperations(parsed, 'FlowSchema').length, 0);
 });
 
+test('the self reviews have their group documents, every reference resolving, GVKs for explain', () => {
+  const documents = openApiDocuments(undefined, { selfReviews: true });
+  assert.equal(documents.map((d) => d.path), ['apis/flowcontrol.apiserver.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/authentication.k8s.io/v1']);
+  assert.equal(Object.keys(openApiIndex(documents).paths).sort(), ['apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/flowcontrol.apiserver.k8s.io/v1']);
+  const expected: [string, string, string, string][] = [
+    ['apis/authorization.k8s.io/v1', 'authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'],
+    ['apis/authorization.k8s.io/v1', 'authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'],
+    ['apis/authentication.k8s.io/v1', 'authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview'],
+  ];
+  for (const [path, group, resource, kind] of expected) {
+    const document = JSON.parse(documents.find((d) => d.path === path)!.json) as Json;
+    const post = document.paths[`/apis/${group}/v1/${resource}`].post;
+    assert.equal([post.operationId, post['x-kubernetes-action'], post['x-kubernetes-group-version-kind']], [`create${group.startsWith('authorization') ? 'AuthorizationV1' : 'AuthenticationV1'}${kind}`, 'post', { group, version: 'v1', kind }]);
+    assert.ok(post.parameters.some((p: Json) => p.name === 'fieldValidation'));
+    const roots = Object.values(document.components.schemas as Json).filter((schema: Json) => (schema['x-kubernetes-group-version-kind'] ?? []).some?.((g: Json) => g.kind === kind && g.group === group));
+    assert.is(roots.length, 1, `${kind} schema`);
+    // Every $ref in the document points at a schema it carries.
+    const references = JSON.stringify(document).match(/"#\/components\/schemas\/[^"]+"/g) ?? [];
+    assert.ok(references.length > 10);
+    for (const reference of references) {
+      assert.ok(document.components.schemas[reference.slice('"#/components/schemas/'.length, -1)], `dangling ${reference}`);
+    }
+  }
+  const rules = JSON.parse(documents[1]!.json) as Json;
+  const status = rules.components.schemas['io.k8s.api.authorization.v1.SubjectRulesReviewStatus'];
+  assert.equal(status.required, ['resourceRules', 'nonResourceRules', 'incomplete']);
+  assert.ok(resolve(rules, status.properties.resourceRules.items).properties.verbs);
+});
+
 test.run();

@@ -12,6 +12,7 @@ import { apiGroupsFor, FLOWCONTROL_VERSION } from '../engine/resources/api-domai
 import { FLOW_SCHEMA_KIND, FLOW_SCHEMA_RESOURCE, PRIORITY_LEVEL_KIND, PRIORITY_LEVEL_RESOURCE } from '../engine/resources/types.ts';
 import { FLOWCONTROL_PREFIX, META_PREFIX, flowcontrolSchemas, schemaRef, type Schema } from './openapi-schemas.ts';
 import { PATCH_MEDIA_TYPES } from './content-negotiation.ts';
+import { AUTHENTICATION_PREFIX, AUTHORIZATION_PREFIX, authenticationReviewSchemas, authorizationReviewSchemas } from './openapi-review-schemas.ts';
 
 export interface OpenApiDocument {
   /** The index key, without a leading slash: `apis/flowcontrol.apiserver.k8s.io/v1`. */
@@ -171,6 +172,60 @@ export function flowcontrolOpenApi(apiDomain?: string): Schema {
   };
 }
 
+// --- the self reviews -------------------------------------------------------------------------
+
+interface ReviewInfo {
+  kind: string;
+  resource: string;
+}
+
+/** A group-version that serves only create-only reviews: its resource list and one POST per review. */
+function reviewOpenApi(group: string, tag: string, idPrefix: string, reviews: readonly ReviewInfo[], prefix: string, schemas: Record<string, Schema>): Schema {
+  const paths: Record<string, Schema> = {
+    [`/apis/${group}/v1/`]: {
+      get: { description: 'get available resources', operationId: `get${idPrefix}APIResources`, tags: [tag], responses: { '200': respond('OK', `${META_PREFIX}APIResourceList`), '401': UNAUTHORIZED } },
+    },
+  };
+  for (const { kind, resource } of reviews) {
+    const model = `${prefix}${kind}`;
+    paths[`/apis/${group}/v1/${resource}`] = {
+      post: {
+        description: `create a ${kind}`,
+        operationId: `create${idPrefix}${kind}`,
+        tags: [tag],
+        parameters: [P.dryRun, P.fieldManager, P.fieldValidation],
+        requestBody: body(model, ['*/*'], true),
+        responses: { '200': respond('OK', model), '201': respond('Created', model), '202': respond('Accepted', model), '401': UNAUTHORIZED },
+        'x-kubernetes-action': 'post',
+        'x-kubernetes-group-version-kind': { group, version: 'v1', kind },
+      },
+      parameters: [P.pretty],
+    };
+  }
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Fairway', version: 'v1.32.0' },
+    paths,
+    components: { schemas, securitySchemes: { BearerToken: { type: 'apiKey', description: 'Bearer Token authentication', name: 'authorization', in: 'header' } } },
+    security: [{ BearerToken: [] }],
+  };
+}
+
+/** `/openapi/v3/apis/authorization.<domain>/v1`: SelfSubjectAccessReview and SelfSubjectRulesReview. */
+export function authorizationOpenApi(apiDomain?: string): Schema {
+  const reviews = [
+    { kind: 'SelfSubjectAccessReview', resource: 'selfsubjectaccessreviews' },
+    { kind: 'SelfSubjectRulesReview', resource: 'selfsubjectrulesreviews' },
+  ];
+  return reviewOpenApi(apiGroupsFor(apiDomain).authorization, 'authorization_v1', 'AuthorizationV1', reviews, AUTHORIZATION_PREFIX, authorizationReviewSchemas(apiDomain));
+}
+
+/** `/openapi/v3/apis/authentication.<domain>/v1`: SelfSubjectReview. */
+export function authenticationOpenApi(apiDomain?: string): Schema {
+  const reviews = [{ kind: 'SelfSubjectReview', resource: 'selfsubjectreviews' }];
+  return reviewOpenApi(apiGroupsFor(apiDomain).authentication, 'authentication_v1', 'AuthenticationV1', reviews, AUTHENTICATION_PREFIX, authenticationReviewSchemas(apiDomain));
+}
+
 /** JSON with object keys sorted at every level, so equal values give equal bytes. */
 export function stableStringify(value: unknown): string {
   return JSON.stringify(sortKeys(value));
@@ -192,11 +247,18 @@ export function openApiHash(json: string): string {
   return createHash('sha512').update(json).digest('hex').toUpperCase();
 }
 
-/** Every OpenAPI v3 document Fairway serves, serialised and hashed. */
-export function openApiDocuments(apiDomain?: string): OpenApiDocument[] {
-  const group = apiGroupsFor(apiDomain).flowcontrol;
-  const json = stableStringify(flowcontrolOpenApi(apiDomain));
-  return [{ path: `apis/${group}/${FLOWCONTROL_VERSION}`, json, hash: openApiHash(json) }];
+/** Every OpenAPI v3 document Fairway serves, serialised and hashed (the self reviews' groups when they are served). */
+export function openApiDocuments(apiDomain?: string, options: { selfReviews?: boolean } = {}): OpenApiDocument[] {
+  const groups = apiGroupsFor(apiDomain);
+  const document = (path: string, value: Schema): OpenApiDocument => {
+    const json = stableStringify(value);
+    return { path, json, hash: openApiHash(json) };
+  };
+  const documents = [document(`apis/${groups.flowcontrol}/${FLOWCONTROL_VERSION}`, flowcontrolOpenApi(apiDomain))];
+  if (options.selfReviews === true) {
+    documents.push(document(`apis/${groups.authorization}/v1`, authorizationOpenApi(apiDomain)), document(`apis/${groups.authentication}/v1`, authenticationOpenApi(apiDomain)));
+  }
+  return documents;
 }
 
 /** `GET /openapi/v3`: each document's path (no leading slash) → its hashed URL. */

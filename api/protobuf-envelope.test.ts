@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decodeEnvelope, decodeSelfSubjectAccessReviewSpec } from './protobuf-envelope.ts';
+import { decodeEnvelope, decodeSelfSubjectAccessReviewSpec, decodeSelfSubjectRulesReviewNamespace } from './protobuf-envelope.ts';
 
 // A minimal protobuf writer for the test: strings, nested messages and varints.
 const varint = (n: number): number[] => {
@@ -69,6 +69,13 @@ test('malformed input is an error value', () => {
   assert.ok(!result.ok && result.error.startsWith('invalid protobuf: '));
   assert.equal(decodeSelfSubjectAccessReviewSpec(new Uint8Array([0x12, 0x05, 0x0a])), { ok: false, error: 'invalid protobuf: truncated length-delimited field' });
   assert.equal(decodeSelfSubjectAccessReviewSpec(new Uint8Array([0x0b])), { ok: false, error: 'invalid protobuf: unsupported wire type 3' });
+});
+
+test('a SelfSubjectRulesReview body gives its namespace; a truncated one is an error value', () => {
+  const raw = new Uint8Array([...bytesField(1, []), ...bytesField(2, str(1, 'default')), ...bytesField(3, [])]);
+  assert.equal(decodeSelfSubjectRulesReviewNamespace(raw), { ok: true, namespace: 'default' });
+  assert.equal(decodeSelfSubjectRulesReviewNamespace(new Uint8Array(bytesField(1, []))), { ok: true, namespace: '' });
+  assert.equal(decodeSelfSubjectRulesReviewNamespace(raw.subarray(0, raw.length - 4)).ok, false);
 });
 
 test.run();

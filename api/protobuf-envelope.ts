@@ -1,5 +1,6 @@
-// The one protobuf request Fairway must read: `kubectl auth can-i` POSTs its SelfSubjectAccessReview
-// as `application/vnd.kubernetes.protobuf` and does not retry as JSON. The body is the 4-byte magic
+// The protobuf requests Fairway must read: kubectl POSTs its self reviews (`auth can-i`,
+// `auth can-i --list`, `auth whoami`) as `application/vnd.kubernetes.protobuf` and does not retry
+// as JSON. The body is the 4-byte magic
 // `k8s\0` followed by a `runtime.Unknown` {1 typeMeta {1 apiVersion, 2 kind}, 2 raw, 3
 // contentEncoding, 4 contentType} whose `raw` is the message itself. A ~50-line wire-format reader
 // covers it (varints and length-delimited fields; docs/dependencies.md says why not protobufjs).
@@ -97,6 +98,16 @@ export function decodeSelfSubjectAccessReviewSpec(raw: Uint8Array): { ok: true; 
       spec.nonResourceAttributes = { path: text(first(f, 1)?.bytes), verb: text(first(f, 2)?.bytes) };
     }
     return { ok: true, spec };
+  } catch (error) {
+    return { ok: false, error: `invalid protobuf: ${(error as Error).message}` };
+  }
+}
+
+/** SelfSubjectRulesReview {1 metadata, 2 spec {1 namespace}, 3 status}: the namespace. */
+export function decodeSelfSubjectRulesReviewNamespace(raw: Uint8Array): { ok: true; namespace: string } | { ok: false; error: string } {
+  try {
+    const spec = readFields(first(readFields(raw), 2)?.bytes ?? new Uint8Array());
+    return { ok: true, namespace: text(first(spec, 1)?.bytes) };
   } catch (error) {
     return { ok: false, error: `invalid protobuf: ${(error as Error).message}` };
   }

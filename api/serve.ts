@@ -180,6 +180,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     anonymousAuth: options.anonymousAuth,
     ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}),
     accessControl: access.value,
+    verbosity: options.verbosity,
     serverAddress: () => (url === '' ? '' : new URL(url).host),
     ...(encryption !== undefined ? { extraHealthChecks: encryption.healthChecks } : {}),
   });

@@ -36,6 +36,8 @@ export interface ApiServerOptions {
   describe: (context: RequestContext) => Promise<boolean>;
   /** Exact paths, or prefixes ending in `/`, served after everything else (`/metrics`, `/debug/...`). */
   extraRoutes?: ReadonlyMap<string, RouteHandler>;
+  /** Called once per request when its response is completely written or abandoned (the access log). */
+  onDone?: (context: RequestContext) => void;
 }
 
 export interface ApiServer {
@@ -188,6 +190,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       .then(() => responseFlushed(res))
       .finally(() => {
         inFlight.delete(context);
+        options.onDone?.(context);
         if (inFlight.size === 0) idle?.();
       });
   };

@@ -37,11 +37,13 @@ export interface DescriptionDeps {
   apiDomain?: string;
   /** `host:port` the server answers on, for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
+  /** Serve the self reviews' OpenAPI documents (when their routes are served). */
+  selfReviews?: boolean;
 }
 
 /** A handler for the describing endpoints, or undefined when `path` is not one of them. */
 export function createDescriptionHandler(deps: DescriptionDeps): (context: RequestContext) => Promise<boolean> {
-  const documents = openApiDocuments(deps.apiDomain);
+  const documents = openApiDocuments(deps.apiDomain, { selfReviews: deps.selfReviews ?? false });
   const documentByPath = new Map(documents.map((d) => [`/openapi/v3/${d.path}`, d]));
   const index = `${JSON.stringify(openApiIndex(documents))}\n`;
 

@@ -8,14 +8,12 @@ import type { SubjectAccessReviewSpec } from '../../engine/auth/subject-access-r
 import { specFromWire, wireSpec } from '../../engine/auth/subject-access-review.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../engine/resources/field-errors.ts';
 import type { RequestContext } from '../http-context.ts';
-import { ApiError, badRequest, internalError, invalid, malformedBody, routeMethodNotAllowed, unsupportedMediaType } from '../errors.ts';
-import { negotiateInput } from '../content-negotiation.ts';
-import { decodeEnvelope, decodeSelfSubjectAccessReviewSpec, PROTOBUF_MEDIA_TYPE } from '../protobuf-envelope.ts';
-import { parseText, readBody } from './body.ts';
-import { JSON_REPRESENTATION, sendError, sendObject } from './respond.ts';
+import { ApiError, internalError, invalid, malformedBody } from '../errors.ts';
+import { decodeSelfSubjectAccessReviewSpec } from '../protobuf-envelope.ts';
+import { readReviewBody, sendReview, type ReviewKind } from './review.ts';
+import { sendError } from './respond.ts';
 
 export const SELF_SUBJECT_ACCESS_REVIEW_KIND = 'SelfSubjectAccessReview';
-const INPUT_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
 
 export interface SelfSubjectAccessReviewOptions {
   authorizer: Authorizer;
@@ -30,11 +28,10 @@ export function selfSubjectAccessReviewPath(group: string): string {
 
 /** A route handler; resolves when the response is written. */
 export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessReviewOptions): (context: RequestContext) => Promise<void> {
-  const apiVersion = `${options.group}/v1`;
+  const review: ReviewKind = { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND, apiVersion: `${options.group}/v1` };
   return async (context) => {
     try {
-      if (context.req.method !== 'POST') throw new ApiError(routeMethodNotAllowed());
-      const spec = await readSpec(context, apiVersion);
+      const spec = await readSpec(context, review);
       const problems = validateSpec(spec);
       if (problems.length > 0) throw new ApiError(invalid({ group: options.group, kind: SELF_SUBJECT_ACCESS_REVIEW_KIND }, '', problems));
       const user = context.user;
@@ -44,38 +41,21 @@ export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessR
       if (result.decision === 'deny') status.denied = true;
       if (result.reason !== '') status.reason = result.reason;
       if (result.error !== undefined && result.error !== '') status.evaluationError = result.error;
-      const review = { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND, apiVersion, metadata: { creationTimestamp: null }, spec: wireSpec(spec, 'v1'), status };
-      sendObject(context.res, 201, review, JSON_REPRESENTATION);
+      sendReview(context, { ...review, metadata: { creationTimestamp: null }, spec: wireSpec(spec, 'v1'), status });
     } catch (error) {
       sendError(context, error);
     }
   };
 }
 
-async function readSpec(context: RequestContext, apiVersion: string): Promise<SubjectAccessReviewSpec> {
-  const negotiated = negotiateInput(context.req.headers['content-type'], INPUT_MEDIA_TYPES);
-  if (!negotiated.ok) throw new ApiError(unsupportedMediaType(INPUT_MEDIA_TYPES));
-  const bytes = await readBody(context.req);
-  const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-  if (negotiated.mediaType === PROTOBUF_MEDIA_TYPE) {
-    const unwrapped = decodeEnvelope(bytes);
-    if (!unwrapped.ok) throw new ApiError(badRequest(unwrapped.error));
-    const { envelope } = unwrapped;
-    if (envelope.kind !== SELF_SUBJECT_ACCESS_REVIEW_KIND || envelope.apiVersion !== apiVersion) {
-      throw new ApiError(badRequest(`no kind ${JSON.stringify(envelope.kind)} is registered for version ${JSON.stringify(envelope.apiVersion)}`));
-    }
-    const decoded = decodeSelfSubjectAccessReviewSpec(envelope.raw);
-    if (!decoded.ok) throw new ApiError(malformedBody(SELF_SUBJECT_ACCESS_REVIEW_KIND, version, decoded.error));
+async function readSpec(context: RequestContext, review: ReviewKind): Promise<SubjectAccessReviewSpec> {
+  const body = await readReviewBody(context, review);
+  if (body.format === 'protobuf') {
+    const decoded = decodeSelfSubjectAccessReviewSpec(body.raw);
+    if (!decoded.ok) throw new ApiError(malformedBody(review.kind, 'v1', decoded.error));
     return decoded.spec;
   }
-  const value = parseText(bytes.toString('utf8'), negotiated.mediaType) as Record<string, unknown> | null;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError(malformedBody(SELF_SUBJECT_ACCESS_REVIEW_KIND, version, 'expected an object'));
-  }
-  if ((value.kind !== undefined && value.kind !== SELF_SUBJECT_ACCESS_REVIEW_KIND) || (value.apiVersion !== undefined && value.apiVersion !== apiVersion)) {
-    throw new ApiError(badRequest(`the API version in the data (${String(value.apiVersion)}) does not match the expected API version (${apiVersion})`));
-  }
-  return specFromWire(value.spec, 'v1');
+  return specFromWire(body.value.spec, 'v1');
 }
 
 /** Kubernetes' ValidateSelfSubjectAccessReviewSpec. */
