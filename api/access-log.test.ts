@@ -10,8 +10,9 @@ import { accessLogLine, createAccessLog } from './access-log.ts';
 function context(path: string, httpVersion: string, extra: Partial<RequestContext> = {}): RequestContext {
   const url = new URL(path, 'https://x');
   return {
-    req: { method: 'GET', url: path, httpVersion, headers: { 'user-agent': 'kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07' }, socket: { remoteAddress: '127.0.0.1', remotePort: 50412 } } as unknown as IncomingMessage,
+    req: { method: 'GET', url: path, httpVersion, headers: { 'user-agent': 'kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07' } } as unknown as IncomingMessage,
     res: { statusCode: 200 } as unknown as ServerResponse,
+    connection: { srcIP: '127.0.0.1:50412', peerCertificates: [] },
     url,
     requestInfo: parseRequestInfo('GET', url.pathname, url.searchParams),
     receivedMs: 1_000,

@@ -46,9 +46,7 @@ export function accessLogLine(context: RequestContext, nowMs: number): string {
   const { req, res } = context;
   const verb = reportedVerb(req.method ?? 'GET', context.requestInfo, context.url.searchParams, req.headers['content-type']);
   const latency = formatGoDuration(BigInt(Math.max(0, Math.round((nowMs - context.receivedMs) * 1e6))));
-  const socket = req.socket;
-  const host = socket.remoteAddress ?? '';
-  const srcIP = host.includes(':') ? `[${host}]:${socket.remotePort ?? ''}` : `${host}:${socket.remotePort ?? ''}`;
+  const srcIP = context.connection?.srcIP ?? '';
   let line =
     `"HTTP" verb=${goQuote(verb)} URI=${goQuote(req.url ?? '')} latency=${goQuote(latency)} userAgent=${goQuote(req.headers['user-agent'] ?? '')}` +
     ` audit-ID="" srcIP=${goQuote(srcIP)} protocol=${goQuote(protocolOf(context))} resp=${res.statusCode}`;

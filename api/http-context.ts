@@ -5,10 +5,13 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo, UserInfo } from '../engine/flowcontrol/request-digest.ts';
+import type { Connection } from './connection.ts';
 
 export interface RequestContext {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
+  /** The connection the request came on (its client address and certificate chain); set by the server. */
+  readonly connection?: Connection;
   readonly url: URL;
   /** Parsed from method + path before any filter runs (request-info.ts). */
   readonly requestInfo: RequestInfo;

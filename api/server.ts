@@ -11,6 +11,7 @@ import type { Clock } from '../engine/clock.ts';
 import { goDurationToMs, parseGoDuration } from '../engine/config/go-duration.ts';
 import type { RequestInfo } from '../engine/flowcontrol/request-digest.ts';
 import { chain, type Filter, type RequestContext } from './http-context.ts';
+import { connectionOf } from './connection.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from './errors.ts';
 import type { Logger } from './log.ts';
 import { parseRequestInfo } from './request-info.ts';
@@ -150,6 +151,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     const context: RequestContext = {
       req,
       res,
+      connection: connectionOf(req),
       url,
       requestInfo,
       receivedMs,
