@@ -96,6 +96,28 @@ test('automatic reload: a valid edit takes over new writes, an invalid one is lo
   at_.stop();
 });
 
+test('key material written in the wrong shape never reaches an error, at startup or in the reload log line', async () => {
+  const file = join(dir, 'shape.yaml');
+  const secretAsMap = config(`      - aescbc:\n          keys: [{name: k1, secret: {value: ${K2}}}]\n`);
+  await writeFile(file, secretAsMap);
+  const refused = await startEncryptionAtRest(setup(file).options);
+  assert.ok(!refused.ok);
+  assert.ok(refused.error.includes('secret: Invalid value: "REDACTED": must be of type string, not a map'), refused.error);
+  assert.not.ok(refused.error.includes(K2));
+
+  await writeFile(file, config(aescbc('k1', K1)));
+  const { clock, lines, options } = setup(file);
+  const started = await startEncryptionAtRest(options);
+  assert.ok(started.ok);
+  await writeFile(file, config(`      - aescbc:\n          keys: ["${K2}", [${K2}]]\n`));
+  clock.advance(60_000);
+  assert.is((await started.value.watcher!.poll()).kind, 'rejected');
+  const logged = lines.filter((l) => l.startsWith('E')).join('');
+  assert.match(logged, /not reloaded, keeping .*keys\[0\]: Invalid value: "REDACTED": must be of type object, not a string/);
+  assert.not.ok(lines.join('').includes(K2), 'the reload log never shows the key');
+  started.value.stop();
+});
+
 test('KMS: health checks under kube-apiserver names; a reload closes the replaced plugin connection after the grace period', async () => {
   const file = join(dir, 'kms.yaml');
   await writeFile(file, config(kms('vault')));

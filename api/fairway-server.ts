@@ -31,7 +31,8 @@ import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
 import { metricsHandler } from './metrics/metrics-handler.ts';
 import { createApfDebugHandlers } from './debug/apf-dump.ts';
 import { createRequestMetricsFilter } from './metrics/request-metrics.ts';
-import { createDescriptionHandler } from './handlers/discovery.ts';
+import { createDescriptionHandler, describedPaths } from './handlers/discovery.ts';
+import { ServedLabels } from './metrics/served-labels.ts';
 import { FlowcontrolRest } from './handlers/flowcontrol-rest.ts';
 import { isHealthPath, type HealthCheck } from './handlers/health.ts';
 import { createResourceHandler, type ResourceRoute } from './handlers/resource.ts';
@@ -111,7 +112,10 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const plcStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[0], apiDomain));
   const fsStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[1], apiDomain));
 
-  const metrics = createFairwayMetrics();
+  const access = options.accessControl;
+  const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfReviews: access !== undefined });
+  const servedLabels = new ServedLabels(discoveryModel);
+  const metrics = createFairwayMetrics(servedLabels);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({
     name: 'apiserver_terminated_watchers_total',
@@ -203,7 +207,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   });
 
   const ping: HealthCheck = { name: 'ping', check: () => undefined };
-  const storage: HealthCheck = { name: 'etcd', check: () => (store.state === 'open' ? undefined : `storage is ${store.state}`) };
+  // Not in /livez: after a failed write the store takes writes again by itself once the disk does.
+  const storage: HealthCheck = {
+    name: 'etcd',
+    check: () => (store.state !== 'open' ? `storage is ${store.state}` : store.writeOutage !== undefined ? `storage refuses writes: ${store.writeOutage.message}` : undefined),
+  };
   const bootstrap: HealthCheck = {
     name: 'poststarthook/priority-and-fairness-config-producer',
     check: () => (bootstrapped ? undefined : 'the APF bootstrap configuration is not ensured yet'),
@@ -217,7 +225,6 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     wallClockMs: () => Date.now(),
   });
   if (!authentication.ok) throw new Error(authentication.error);
-  const access = options.accessControl;
   const filters: Filter[] = [
     createAuthenticationFilter({ authenticator: authentication.authenticator, isPublicPath: isHealthPath, logger }),
     createImpersonationFilter({ authorizer: access?.authorizer ?? alwaysAllowAuthorizer, ...(apiDomain !== undefined ? { apiDomain } : {}) }),
@@ -235,19 +242,25 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const registry = access !== undefined ? Registry.merge([metrics.registry, access.registry]) : metrics.registry;
   const extraRoutes = new Map<string, RouteHandler>([['/metrics', metricsHandler(registry)]]);
   if (options.enablePriorityAndFairness) for (const [path, handler] of createApfDebugHandlers(controller).byPath) extraRoutes.set(path, handler);
+  const health = {
+    healthz: [ping, storage, ...(options.extraHealthChecks ?? [])],
+    livez: [ping, ...(options.extraHealthChecks ?? [])],
+    readyz: [ping, storage, bootstrap, shutdown, ...(options.extraHealthChecks ?? [])],
+  };
+  servedLabels.addPaths([
+    ...extraRoutes.keys(),
+    ...Object.entries(health).flatMap(([endpoint, checks]) => [`/${endpoint}`, ...checks.map((c) => `/${endpoint}/${c.name}`)]),
+    ...describedPaths(apiDomain, { selfReviews: access !== undefined }),
+  ]);
   const apiServer = createApiServer({
     clock,
     logger,
     requestTimeoutMs: options.requestTimeoutMs,
     filters,
-    health: {
-      healthz: [ping, storage, ...(options.extraHealthChecks ?? [])],
-      livez: [ping, ...(options.extraHealthChecks ?? [])],
-      readyz: [ping, storage, bootstrap, shutdown, ...(options.extraHealthChecks ?? [])],
-    },
+    health,
     resources: access !== undefined ? withReviewRoutes(resources, access.reviews) : resources,
     describe: createDescriptionHandler({
-      model: fairwayDiscoveryModel(apiDomain, { selfReviews: access !== undefined }),
+      model: discoveryModel,
       selfReviews: access !== undefined,
       ...(apiDomain !== undefined ? { apiDomain } : {}),
       serverAddress: options.serverAddress,

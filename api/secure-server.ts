@@ -13,12 +13,14 @@
 //   HTTP/1.1 request headers.
 // An HTTP/2 response that ends before its request body is read (an early 413, a timeout) is
 // followed by RST_STREAM with NO_ERROR, so the client stops sending (RFC 9113 §8.1; Go's server
-// does the same, and Node's does it by itself); HTTP/1.1 handles that case on the connection.
+// does the same, and Node's does it by itself); HTTP/1.1 connections follow http1-connection.ts
+// (early answers close the connection, parse errors answered in order, unknown methods 405).
 //
 // Shutdown (`close`) stops accepting, sends GOAWAY to every HTTP/2 session (their open streams
 // finish) and closes idle HTTP/1.1 connections; `destroy` cuts what is left.
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import type { Server as TlsServer } from 'node:tls';
@@ -79,11 +81,12 @@ export function createSecureApiServer(options: SecureServerOptions): SecureServe
   // Node's HTTP/2 server always offers h2 through ALPN; without HTTP/2 it is a plain HTTPS server.
   const server: TlsServer =
     options.disableHttp2 === true
-      ? createHttpsServer({ ...tlsOptions, ALPNProtocols: ['http/1.1'], maxHeaderSize: MAX_HEADER_BYTES }, options.handler)
+      ? createHttpsServer({ ...HTTP1_SERVER_OPTIONS, ...tlsOptions, ALPNProtocols: ['http/1.1'], maxHeaderSize: MAX_HEADER_BYTES }, options.handler)
       : createSecureServer(
           {
             ...tlsOptions,
             allowHTTP1: true,
+            Http1ServerResponse: HTTP1_SERVER_OPTIONS.ServerResponse as unknown as typeof ServerResponse,
             settings: {
               maxConcurrentStreams: streams,
               initialWindowSize: HTTP2_STREAM_WINDOW_BYTES,
@@ -100,6 +103,7 @@ export function createSecureApiServer(options: SecureServerOptions): SecureServe
   h1.keepAliveTimeout = IDLE_TIMEOUT_MS;
   h1.headersTimeout = READ_HEADER_TIMEOUT_MS;
   h1.requireHostHeader = true;
+  installHttp1Rules(server as unknown as Parameters<typeof installHttp1Rules>[0]);
 
   server.on('session', (session: Http2Session) => {
     sessions.add(session);

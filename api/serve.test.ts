@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +64,39 @@ test('a restart on the same data dir keeps objects, the CA and the admin token',
     }
   } finally {
     await rm(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('under umask 000 the data dir is created 0700 and every LevelDB file 0600; an existing open data dir gets a warning', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'fairway-modes-'));
+  const dataDir = join(parent, 'data');
+  try {
+    const server = await startServerProcess({ storageBackend: 'leveldb', dataDir, umask: 0 });
+    try {
+      assert.is((await server.client.request('POST', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations', { body: { metadata: { name: 'private' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } } })).status, 201);
+    } finally {
+      assert.is(await server.stop({ keepData: true }), 0);
+    }
+    const mode = async (path: string) => (await stat(path)).mode & 0o777;
+    assert.is(await mode(dataDir), 0o700, 'data dir');
+    assert.is(await mode(join(dataDir, 'store')), 0o700, 'store dir');
+    const files = await readdir(join(dataDir, 'store'));
+    assert.ok(files.some((f) => f.endsWith('.log')) && files.includes('CURRENT'), files.join(' '));
+    for (const file of files) assert.is(await mode(join(dataDir, 'store', file)), 0o600, `store/${file}`);
+    assert.is(await mode(join(dataDir, 'admin.token')), 0o600);
+    assert.is(await mode(join(dataDir, 'pki', 'ca.key')), 0o600);
+    assert.not.match(server.stderr(), /--data-dir/);
+
+    await chmod(dataDir, 0o777);
+    const reopened = await startServerProcess({ storageBackend: 'leveldb', dataDir });
+    try {
+      assert.match(reopened.stderr(), new RegExp(`W\\d{4} .*--data-dir "${dataDir}" has mode 0777: other users can reach the store`));
+    } finally {
+      assert.is(await reopened.stop({ keepData: true }), 0);
+    }
+    assert.is(await mode(dataDir), 0o777, 'an existing directory keeps the mode its operator gave it');
+  } finally {
+    await rm(parent, { recursive: true, force: true });
   }
 });
 

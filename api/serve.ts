@@ -5,7 +5,7 @@
 // end watches cleanly, let in-flight requests finish, close the store, exit 0. A second signal
 // exits at once.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { realClock } from '../engine/clock.ts';
@@ -23,6 +23,8 @@ import { checkClientCaBundle, checkServingPair, ensureServingCertificates } from
 import { writeAdminKubeconfig } from './kubeconfig.ts';
 import { readTokenFile } from './token-file.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { recoveryHint } from './recovery-hint.ts';
+import { preparePrivateDataDir } from './data-dir.ts';
 import { createFairwayServer } from './fairway-server.ts';
 import { createSecureApiServer } from './secure-server.ts';
 import { createAccessControl } from './access-control.ts';
@@ -94,7 +96,7 @@ function openStore(options: ServeOptions, encryption: EncryptionAtRest | undefin
       ? createMemoryBackend()
       : options.storageBackend === 'etcd3'
         ? createEtcdBackend({ endpoints: parseEtcdServers(options.etcdServers.join(',')), clock: realClock() })
-        : createLevelDbBackend({ location: join(options.dataDir, 'store') });
+        : createLevelDbBackend({ location: join(options.dataDir, 'store'), recoveryHint: recoveryHint(options.dataDir) });
   return createStore({ backend, clock: realClock(), ...(encryption !== undefined ? { transformer: encryption.holder } : {}) });
 }
 
@@ -116,7 +118,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  await preparePrivateDataDir(options.dataDir, logger);
   let certPem: string;
   let keyPem: string;
   let caPem: string;

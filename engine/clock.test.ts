@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatRfc3339, formatRfc3339Nano, realClock } from './clock.ts';
+import { formatRfc3339, formatRfc3339Nano, MAX_TIMER_DELAY_MS, realClock } from './clock.ts';
 
 test('RFC 3339 formats match Go (fraction to the microsecond, trailing zeros trimmed)', () => {
   const t = Date.UTC(2026, 10, 21, 5, 11, 26, 123) + 0.456;
@@ -19,6 +19,19 @@ test('the real clock never goes backwards and fires its timers', async () => {
   cancel();
   await new Promise((r) => setTimeout(r, 5));
   assert.is(fired, false);
+});
+
+test('a real-clock timer longer than Node can keep (2^31 ms) does not fire early', async () => {
+  const clock = realClock();
+  let fired = 0;
+  const cancelLong = clock.after(MAX_TIMER_DELAY_MS + 1, () => fired++);
+  const cancelYears = clock.after(2_147_484_000 * 1000, () => fired++);
+  const cancelForever = clock.after(Number.POSITIVE_INFINITY, () => fired++);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.is(fired, 0, 'Node fires an overflowed delay after 1 ms');
+  cancelLong();
+  cancelYears();
+  cancelForever();
 });
 
 test.run();

@@ -14,13 +14,28 @@ export interface Clock {
   after(delayMs: number, callback: () => void): Cancel;
 }
 
+/**
+ * The longest delay Node's setTimeout keeps (a signed 32-bit count of ms, about 24.8 days); a
+ * longer one fires after 1 ms instead.
+ */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
 /** The real clock: monotonic time from `performance`, timers from Node's event loop. */
 export function realClock(): Clock {
   const origin = performance.timeOrigin;
   return {
     now: () => origin + performance.now(),
     after(delayMs, callback) {
-      const timer = setTimeout(callback, Math.max(0, delayMs));
+      if (!(delayMs > MAX_TIMER_DELAY_MS)) {
+        const timer = setTimeout(callback, Math.max(0, delayMs));
+        return () => clearTimeout(timer);
+      }
+      // Longer delays (a watch's timeoutSeconds can ask for years) wait in chained steps.
+      let timer: ReturnType<typeof setTimeout>;
+      const wait = (leftMs: number) => {
+        timer = leftMs > MAX_TIMER_DELAY_MS ? setTimeout(() => wait(leftMs - MAX_TIMER_DELAY_MS), MAX_TIMER_DELAY_MS) : setTimeout(callback, leftMs);
+      };
+      wait(delayMs);
       return () => clearTimeout(timer);
     },
   };

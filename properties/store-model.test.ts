@@ -21,6 +21,8 @@ import { RealStore, type StoreLocation, type StoreWrapper } from './support/stor
 import type { ResourceStore } from '../engine/store/store-types.ts';
 
 const SMALL_WINDOW = 2;
+/** Long enough for many objects, and for a paged list to cross later writes and deletions. */
+const MAX_COMMANDS = 40;
 const windowCapacity = fc.constantFrom(SMALL_WINDOW, STORE_DEFAULTS.windowCapacity);
 
 let volumes = 0;
@@ -56,11 +58,11 @@ function modelProperty(newLocation: () => StoreLocation, maxCommands: number, wr
 }
 
 test('store model: memory backend', async () => {
-  await checkAsyncProperty('store model: memory', modelProperty(memoryLocation, 25), { runs: 30 });
+  await checkAsyncProperty('store model: memory', modelProperty(memoryLocation, MAX_COMMANDS), { runs: 30 });
 });
 
 test('store model: LevelDB backend', async () => {
-  await checkAsyncProperty('store model: leveldb', modelProperty(levelDbLocation, 25), { runs: 10 });
+  await checkAsyncProperty('store model: leveldb', modelProperty(levelDbLocation, MAX_COMMANDS), { runs: 10 });
 });
 
 // Controls: the same property must reject a store with one deliberate fault in front of it.
@@ -104,7 +106,7 @@ const CONTROLS: Record<string, StoreWrapper> = {
 
 for (const [name, wrap] of Object.entries(CONTROLS)) {
   test(`store model control: ${name}`, async () => {
-    await expectAsyncPropertyToFail(`store model control: ${name}`, modelProperty(memoryLocation, 25, wrap), { runs: 200 });
+    await expectAsyncPropertyToFail(`store model control: ${name}`, modelProperty(memoryLocation, MAX_COMMANDS, wrap), { runs: 200 });
   });
 }
 

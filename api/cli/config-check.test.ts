@@ -87,6 +87,18 @@ test('unreadable file, bad YAML, unknown kind and non-object documents: clear on
   assert.match(result.stdout[1]!, new RegExp(`^${escape(badYaml)}:2:7: invalid YAML: \\S`));
 });
 
+test('EncryptionConfiguration: a key written in the wrong shape is never printed', async () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+  const path = file('enc-shape.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - secretbox:\n          keys:\n            - name: k\n              secret: {key: ${key}}\n            - name: k2\n              secret: [${key}]\n`);
+  const result = await run(path);
+  assert.is(result.code, 1);
+  assert.equal(result.stdout, [
+    `${path}: EncryptionConfiguration/(document 1): resources[0].providers[0].secretbox.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a map`,
+    `${path}: EncryptionConfiguration/(document 1): resources[0].providers[0].secretbox.keys[1].secret: Invalid value: "REDACTED": must be of type string, not a list`,
+  ]);
+  assert.not.ok((result.stdout.join('') + result.stderr).includes(key));
+});
+
 test('an object without a name is shown by its position', async () => {
   const path = file('anon.yaml', `${plc('a')}---\n${plc('a').replace('  name: a\n', '  labels: {x: z}\n')}`);
   const result = await run(path);

@@ -15,7 +15,9 @@ const COMMANDS: Record<string, CommandLoader> = {
   serve: async () => (await import('../serve.ts')).serveCommand,
   'sim run': async () => (await import('../../sim/cli-run.ts')).simRunCommand,
   'sim sweep': async () => (await import('../../sim/cli-sweep.ts')).simSweepCommand,
+  'storage check': async () => (await import('./storage-check.ts')).storageCheckCommand,
   'storage migrate': async () => (await import('./storage-migrate.ts')).storageMigrateCommand,
+  'storage repair': async () => (await import('./storage-repair.ts')).storageRepairCommand,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -111,7 +111,7 @@ test('a store held by another process is refused, as are a missing store, a bad 
   }
   const missing = await run(['--data-dir', join(dir, 'nowhere'), '--encryption-provider-config', newFile]);
   assert.is(missing.code, 1);
-  assert.match(missing.stderr, /no Fairway store in .*nowhere/);
+  assert.match(missing.stderr, /Error: --data-dir ".*nowhere": no such directory/);
   const badFile = join(dir, 'bad.yaml');
   await writeFile(badFile, config([['key1', 'c2hvcnQ=']]));
   const bad = await run(['--data-dir', dataDir, '--encryption-provider-config', badFile]);

@@ -4,20 +4,20 @@
 // provider and key: the "rewrite everything" step of a key rotation or a provider change, after
 // which the old key can be removed. An object already in the write format is left as it is.
 
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Command } from './main.ts';
+import { useOwnerOnlyUmask } from '../data-dir.ts';
 import { realClock } from '../../engine/clock.ts';
 import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import type { GroupResource } from '../../engine/config/encryption-config.ts';
-import { formatEncryptionConfigError, formatGroupResource, loadEncryptionConfig } from '../../engine/config/encryption-config.ts';
-import { createResourceTransformers, routeByStorageKey, type ResourceTransformers } from '../../engine/store/transformers/resource-transformers.ts';
+import { formatGroupResource } from '../../engine/config/encryption-config.ts';
 import { createLevelDbBackend } from '../../engine/store/leveldb-backend.ts';
 import { KEY_PREFIX, createStore } from '../../engine/store/store.ts';
 import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
 import type { Store } from '../../engine/store/store-types.ts';
 import { storedResources } from '../encryption-at-rest.ts';
 import type { Output } from './config-check.ts';
+import { startStorageCommand } from './storage-flags.ts';
+import { recoveryHint } from '../recovery-hint.ts';
 
 const USAGE = `Usage: fairway storage migrate --encryption-provider-config FILE [--data-dir DIR] [--api-domain DOMAIN]
 
@@ -43,71 +43,26 @@ usage errors.
 
 export const storageMigrateCommand: Command = {
   summary: 'rewrite every stored object with the current encryption write provider (offline, LevelDB)',
-  run: (args) => runStorageMigrate(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
+  run: (args) => {
+    useOwnerOnlyUmask();
+    return runStorageMigrate(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+  },
 };
 
-interface MigrateArgs {
-  dataDir: string;
-  config: string;
-  apiDomain: string;
-}
-
-const FLAGS = { 'data-dir': 'dataDir', 'encryption-provider-config': 'config', 'api-domain': 'apiDomain' } as const;
-
-function parseArgs(args: readonly string[]): MigrateArgs | { help: true } | { error: string } {
-  const values: MigrateArgs = { dataDir: './data', config: '', apiDomain: DEFAULT_API_DOMAIN };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '-h' || arg === '--help') return { help: true };
-    if (!arg.startsWith('--')) return { error: `unexpected argument ${JSON.stringify(arg)}` };
-    const eq = arg.indexOf('=');
-    const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)).replaceAll('_', '-');
-    const key = FLAGS[name as keyof typeof FLAGS];
-    if (key === undefined) return { error: `unknown flag: --${name}` };
-    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined) return { error: `flag needs an argument: --${name}` };
-    values[key] = value;
-  }
-  if (values.config === '') return { error: '--encryption-provider-config is required' };
-  if (values.dataDir === '') return { error: '--data-dir must not be empty' };
-  return values;
-}
-
 export async function runStorageMigrate(args: string[], output: Output): Promise<number> {
-  const parsed = parseArgs(args);
-  if ('help' in parsed) {
-    output.stdout(USAGE);
-    return 0;
-  }
-  if ('error' in parsed) {
-    output.stderr(`Error: ${parsed.error}\n${USAGE}`);
+  const command = await startStorageCommand<never>(args, {}, USAGE, output);
+  if ('exitCode' in command) return command.exitCode;
+  const { values, location, transformer } = command;
+  if (transformer === undefined) {
+    output.stderr(`Error: --encryption-provider-config is required\n${USAGE}`);
     return 2;
   }
-  const location = join(parsed.dataDir, 'store');
-  // LevelDB would create an empty database here; a wrong --data-dir must say so instead.
-  if (!existsSync(join(location, 'CURRENT'))) {
-    output.stderr(`Error: no Fairway store in ${parsed.dataDir} (expected a LevelDB database at ${location})\n`);
-    return 1;
-  }
-  const loaded = await loadEncryptionConfig(parsed.config, { apiDomain: parsed.apiDomain });
-  if (!loaded.ok) {
-    output.stderr(`Error: ${formatEncryptionConfigError(loaded.error)}\n`);
-    return 1;
-  }
-  const clock = realClock();
-  let transformers: ResourceTransformers;
-  try {
-    transformers = await createResourceTransformers(loaded.value, { clock });
-  } catch (error) {
-    output.stderr(`Error: ${parsed.config}: error while building transformers: ${messageOf(error)}\n`);
-    return 1;
-  }
-  const known = storedResources(parsed.apiDomain);
-  const store = createStore({ backend: createLevelDbBackend({ location }), clock, transformer: routeByStorageKey(transformers, known) });
+  const known = storedResources(values.apiDomain);
+  const store = createStore({ backend: createLevelDbBackend({ location, recoveryHint: recoveryHint(values.dataDir) }), clock: realClock(), transformer });
   try {
     await store.open();
   } catch (error) {
-    transformers.close();
+    command.close();
     const why = isStoreErrorCode(error, 'FW_ERR_STORE_LOCKED') ? `${location} is in use: stop fairway serve first (${messageOf(error)})` : messageOf(error);
     output.stderr(`Error: ${why}\n`);
     return 1;
@@ -116,7 +71,7 @@ export async function runStorageMigrate(args: string[], output: Output): Promise
     return await migrateAll(store, resourcesIn(store, known), output);
   } finally {
     await store.close();
-    transformers.close();
+    command.close();
   }
 }
 

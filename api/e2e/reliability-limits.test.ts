@@ -5,7 +5,7 @@
 // SIGTERM lets an in-flight request finish, ends watches with a clean end of stream, and exits 0.
 // FAIRWAY_LONG=1: ten stalled clients and three slow watchers instead of one each.
 import { connect } from 'node:tls';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -14,6 +14,7 @@ import { startServerProcess, type ServerProcess } from '../testing/server-proces
 import { openWatch, sleep, timedRequest, type Endpoint, type WatchStream } from '../testing/load.ts';
 import { sampleValue, scrape } from '../testing/metrics.ts';
 import { FS, PLC, validPlc } from '../testing/bad-input-corpus.ts';
+import { chunkFrame, parseResponses, rawConnect, streamUntilClosed } from '../testing/raw-http.ts';
 
 const LONG = process.env.FAIRWAY_LONG === '1';
 const STALLED_CLIENTS = LONG ? 10 : 1;
@@ -73,6 +74,34 @@ test('a body of exactly 3 MiB is read; one byte more is 413, with or without Con
   const head = `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
   const chunked = Buffer.concat([Buffer.from(head), Buffer.from(`${over.length.toString(16)}\r\n`), over, Buffer.from('\r\n0\r\n\r\n')]);
   assert.match(await rawExchange(chunked), /^HTTP\/1\.1 413 /);
+});
+
+/** Bytes the server process has read from files and sockets so far (Linux's rchar). */
+async function serverReadBytes(): Promise<number> {
+  return Number(/rchar: (\d+)/.exec(await readFile(`/proc/${server.pid}/io`, 'utf8'))?.[1]);
+}
+
+test('HTTP/1.1 over TLS: an endless upload answered early is closed, not read; an unknown method gets 405', async () => {
+  const head = `POST ${PLC} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+  const before = await serverReadBytes();
+  const upload = await rawConnect({ port: server.port, caPem: server.caPem });
+  upload.socket.write(head);
+  const sent = await streamUntilClosed(upload, chunkFrame(Buffer.alloc(64 * 1024, 0x20)), 256 * 1024 * 1024);
+  await upload.closed;
+  const read = (await serverReadBytes()) - before;
+  const [denied] = parseResponses(upload.received());
+  assert.equal([denied?.status, denied?.headers.get('connection')], [401, 'close']);
+  assert.ok(sent < 256 * 1024 * 1024, 'the server closed the connection');
+  // The cap (256 KiB), what the body's buffer holds when it stops, TLS records and the request head.
+  assert.ok(read <= 1024 * 1024, `the server read ${read} bytes while the client sent ${sent}`);
+  console.log(`  reliability-limits early 401: the client sent ${(sent / 1048576).toFixed(1)} MiB before the close; the server read ${(read / 1024).toFixed(0)} KiB`);
+
+  const brew = await rawConnect({ port: server.port, caPem: server.caPem });
+  brew.socket.write(`BREW ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);
+  await brew.closed;
+  const [refused] = parseResponses(brew.received());
+  assert.is(refused?.status, 405);
+  assert.is(JSON.parse(refused!.body).reason, 'MethodNotAllowed');
 });
 
 test('headers up to 1 MiB are read (kube-apiserver\'s limit); beyond, 431', async () => {

@@ -66,7 +66,7 @@ test('a known token authenticates, adds system:authenticated and strips the head
   assert.is(headers.authorization, undefined);
 });
 
-test('a bad token or none is a 401 Status; health checks pass as system:anonymous', async () => {
+test('a bad token or none is a 401 Status; health checks without credentials pass as system:anonymous', async () => {
   const filter = createAuthenticationFilter({ authenticator: authenticator(false), isPublicPath: (p) => p === '/healthz' });
   for (const auth of ['Bearer bad', undefined]) {
     const { context, written } = fakeContext('/apis', auth);
@@ -74,9 +74,16 @@ test('a bad token or none is a 401 Status; health checks pass as system:anonymou
     assert.is(written.status, 401);
     assert.is(JSON.parse(written.body!).message, 'Unauthorized');
   }
-  const { context } = fakeContext('/healthz', 'Bearer bad');
+  const { context } = fakeContext('/healthz');
   await filter(context, async () => undefined);
   assert.equal(context.user, { name: 'system:anonymous', groups: ['system:unauthenticated'] });
+});
+
+test('a token that fails authentication is a 401 on a health check too, as in Kubernetes', async () => {
+  const filter = createAuthenticationFilter({ authenticator: authenticator(false), isPublicPath: (p) => p === '/healthz' });
+  const { context, written } = fakeContext('/healthz', 'Bearer bad');
+  await filter(context, async () => assert.unreachable('must not run'));
+  assert.is(written.status, 401);
 });
 
 test('anonymous auth admits requests without credentials, never bad ones; the failure is logged', async () => {

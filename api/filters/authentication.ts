@@ -3,9 +3,11 @@
 // the request's credentials and acts on the answer:
 // - a user: the credential goes no further down the chain (as in kube-apiserver) and the request
 //   proceeds as that user;
-// - anything else (no credential with anonymous access off, a wrong token, a client certificate
-//   that does not verify, even with anonymous access on) is 401 with the Unauthorized Status;
-// - health checks are never refused: without a usable credential they run as system:anonymous.
+// - a credential that fails (a wrong token, a client certificate that does not verify) is 401 with
+//   the Unauthorized Status on every path, health checks included, even with anonymous access on,
+//   as in Kubernetes;
+// - no credential: 401 when anonymous access is off, except on the health checks, which then run
+//   as system:anonymous.
 import type { IncomingMessage } from 'node:http';
 import type { AuthenticationRequest, Authenticator } from '../../engine/auth/authenticator.ts';
 import { SYSTEM_ANONYMOUS, SYSTEM_UNAUTHENTICATED } from '../../engine/auth/authenticator.ts';
@@ -37,7 +39,7 @@ export function createAuthenticationFilter(options: AuthenticationOptions): Filt
       return next();
     }
     if (result.kind === 'failed') logger?.error(`Unable to authenticate the request: ${result.error}`);
-    if (options.isPublicPath?.(context.requestInfo.path) === true) {
+    else if (options.isPublicPath?.(context.requestInfo.path) === true) {
       context.user = ANONYMOUS;
       return next();
     }

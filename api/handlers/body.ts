@@ -6,29 +6,50 @@ import { parse as yamlParse } from 'yaml';
 import { ApiError, badRequest, MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from '../errors.ts';
 import { negotiateInput } from '../content-negotiation.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
+import { beginBodyRead, onBodyFramingError } from '../http1-connection.ts';
 
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'] as const;
 export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];
 
-/** Reads the whole body; rejects with 413 as soon as it is known to exceed `limitBytes`. */
-export async function readBody(req: IncomingMessage, limitBytes: number = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+/**
+ * Reads the whole body; rejects with 413 as soon as it is known to exceed `limitBytes`, and with
+ * 400 when its framing is broken. A refused body is left unread (paused, not drained): the
+ * response then closes the connection (http1-connection.ts) instead of reading on.
+ */
+export function readBody(req: IncomingMessage, limitBytes: number = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) {
-    req.resume();
-    throw new ApiError(requestEntityTooLarge(limitBytes));
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    total += buffer.length;
-    if (total > limitBytes) {
-      req.resume();
-      throw new ApiError(requestEntityTooLarge(limitBytes));
-    }
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(new ApiError(requestEntityTooLarge(limitBytes)));
+  beginBodyRead(req);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (error: unknown, body?: Buffer) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onEnd);
+      req.off('close', onClose);
+      stopFraming();
+      if (error === undefined) {
+        resolve(body!);
+      } else {
+        req.pause();
+        reject(error);
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limitBytes) finish(new ApiError(requestEntityTooLarge(limitBytes)));
+      else chunks.push(chunk);
+    };
+    const onEnd = (error?: unknown) => finish(error, error === undefined ? Buffer.concat(chunks, total) : undefined);
+    // The client went away mid-body (or the server closed the connection after a timeout).
+    const onClose = () => finish(new Error('the client closed the connection before the request body was complete'));
+    const stopFraming = onBodyFramingError(req, (error) => finish(new ApiError(badRequest(`unable to read the request body: ${error.message}`))));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onEnd);
+    req.once('close', onClose);
+  });
 }
 
 export interface ParsedBody {

@@ -41,4 +41,23 @@ test('wrong types, kinds, versions and non-objects are 400s', () => {
   assert.is(statusOf(() => decodeObject({ value: undefined }, target, 'Warn')).code, 400);
 });
 
+test('an integer field written with an exponent or a fraction is refused as Go refuses it, even when it parses to an integer', () => {
+  const plc = (shares: string) =>
+    `{"metadata":{"name":"a"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":${shares},"limitResponse":{"type":"Reject"}}}}`;
+  const message = (shares: string) => {
+    const text = plc(shares);
+    return statusOf(() => decodeObject({ value: JSON.parse(text), jsonText: text }, target, 'Strict')).message;
+  };
+  const prefix = 'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: json: cannot unmarshal number ';
+  const suffix = ' into Go struct field PriorityLevelConfiguration.spec.limited.nominalConcurrencyShares of type int32';
+  for (const literal of ['5e3', '1e-400', '5.0', '1E3', '-0.0', '2147483648', '99999999999999999999']) {
+    assert.is(message(literal), `${prefix}${literal}${suffix}`, literal);
+  }
+  const plain = plc('5000');
+  assert.is((decodeObject({ value: JSON.parse(plain), jsonText: plain }, target, 'Strict').object.spec as any).limited.nominalConcurrencyShares, 5000);
+  // A number in a string field is a plain type error; Go does not name it.
+  const inString = '{"metadata":{"name":"a"},"spec":{"type":5e3}}';
+  assert.match(statusOf(() => decodeObject({ value: JSON.parse(inString), jsonText: inString }, target, 'Strict')).message!, /cannot unmarshal number into Go struct field PriorityLevelConfiguration\.spec\.type of type string$/);
+});
+
 test.run();

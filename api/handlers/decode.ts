@@ -12,7 +12,7 @@ import { FLOWCONTROL_VERSION } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, malformedBody, strictDecoding } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
 import type { FieldValidation } from './query.ts';
-import { findDuplicateFields } from './json-duplicates.ts';
+import { scanJsonText } from './json-duplicates.ts';
 
 export interface DecodeTarget {
   kind: string;
@@ -46,11 +46,12 @@ export function decodeObject(input: DecodeInput, target: DecodeTarget, fieldVali
   }
   checkTypeMeta(value, target);
 
-  const { value: decoded, errors } = decodeShape(value, shapeOf(target.kind));
+  const scanned = input.jsonText === undefined ? undefined : scanJsonText(input.jsonText);
+  const { value: decoded, errors } = decodeShape(value, shapeOf(target.kind), '', scanned?.numberLiterals);
   const unknown = errors.filter(isUnknownField).map((e) => `unknown field ${goQuote(e.field)}`);
-  const typeError = firstTypeError(target.kind, errors);
+  const typeError = firstTypeError(target.kind, errors, scanned?.numberLiterals);
   if (typeError !== undefined) throw new ApiError(malformedBody(target.kind, FLOWCONTROL_VERSION, typeError));
-  const duplicates = input.jsonText === undefined ? [] : findDuplicateFields(input.jsonText).map((path) => `duplicate field ${goQuote(path)}`);
+  const duplicates = (scanned?.duplicates ?? []).map((path) => `duplicate field ${goQuote(path)}`);
   const problems = [...unknown, ...duplicates];
   if (problems.length > 0 && fieldValidation === 'Strict') throw new ApiError(strictDecoding(target.kind, FLOWCONTROL_VERSION, problems));
   const object = decoded as KubeObject;
@@ -64,13 +65,16 @@ const isUnknownField = (e: FieldError): boolean => e.type === 'FieldValueForbidd
 /**
  * Go's json wording for the first field of the wrong type among `errors` (decodeShape's), e.g.
  * `json: cannot unmarshal string into Go struct field PriorityLevelConfiguration.spec.limited.nominalConcurrencyShares of type int32`,
- * or undefined when every field has its type.
+ * or undefined when every field has its type. A number bound for an integer field is named as it
+ * was written (`number 5e3`), as Go names it; `numberLiterals` has the literals that differ from
+ * JavaScript's own rendering.
  */
-export function firstTypeError(kind: string, errors: readonly FieldError[]): string | undefined {
+export function firstTypeError(kind: string, errors: readonly FieldError[], numberLiterals?: ReadonlyMap<string, string>): string | undefined {
   const first = errors.find((e) => !isUnknownField(e));
   if (first === undefined) return undefined;
-  const got = Array.isArray(first.value) ? 'array' : first.value === null ? 'null' : typeof first.value === 'object' ? 'object' : typeof first.value;
   const goType = first.detail.replace(/^must be of type /, '');
+  let got = Array.isArray(first.value) ? 'array' : first.value === null ? 'null' : typeof first.value === 'object' ? 'object' : typeof first.value;
+  if (typeof first.value === 'number' && /^u?int/.test(goType)) got = `number ${numberLiterals?.get(first.field) ?? String(first.value)}`;
   return `json: cannot unmarshal ${got} into Go struct field ${kind}.${first.field} of type ${goType}`;
 }
 

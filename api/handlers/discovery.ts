@@ -41,6 +41,11 @@ export interface DescriptionDeps {
   selfReviews?: boolean;
 }
 
+/** The fixed paths the description handler answers (the discovery model's own paths aside). */
+export function describedPaths(apiDomain?: string, options: { selfReviews?: boolean } = {}): string[] {
+  return ['/version', '/openapi/v3', ...openApiDocuments(apiDomain, options).map((d) => `/openapi/v3/${d.path}`)];
+}
+
 /** A handler for the describing endpoints, or undefined when `path` is not one of them. */
 export function createDescriptionHandler(deps: DescriptionDeps): (context: RequestContext) => Promise<boolean> {
   const documents = openApiDocuments(deps.apiDomain, { selfReviews: deps.selfReviews ?? false });

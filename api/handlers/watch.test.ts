@@ -59,6 +59,19 @@ test('timeoutSeconds ends the stream cleanly; sendInitialEvents ends its initial
   assert.ok(watch.events.indexOf(bookmark) >= added.length, 'after every ADDED');
 });
 
+test('timeoutSeconds=0 and timeoutSeconds past what a Node timer holds both mean a long watch, not its end', async () => {
+  const watches = ['0', '2147484', '9223372036854775807'].map((t) => stream(`${P}?watch=true&timeoutSeconds=${t}`));
+  for (const watch of watches) await watch.until((events) => events.length > 0);
+  await server.client.request('POST', P, { body: plc('w-long') });
+  for (const watch of watches) await watch.until((events) => events.some((e) => e.object.metadata?.name === 'w-long'));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(watches.map((w) => [w.status, w.ended]), [[200, false], [200, false], [200, false]], 'all still streaming');
+  for (const watch of watches) watch.close();
+  const negative = stream(`${P}?watch=true&timeoutSeconds=-1`);
+  await negative.until(() => false);
+  assert.ok(negative.ended, 'a negative timeout ends the watch at once, as in Kubernetes');
+});
+
 test('a resourceVersion older than the watch window is one ERROR 410 event, then the end', async () => {
   const old = (await server.client.get(P)).json().metadata.resourceVersion;
   for (let i = 0; i < 12; i++) await server.client.request('POST', P, { body: plc(`w-churn-${i}`) });

@@ -70,8 +70,10 @@ export function parseWatchOptions(query: QueryReader, name: string, minRequestTi
   let fieldSelector = query.string('fieldSelector') ?? '';
   if (name !== '') fieldSelector = fieldSelector === '' ? `metadata.name=${name}` : `${fieldSelector},metadata.name=${name}`;
   if (fieldSelector !== '') options.fieldSelector = fieldSelector;
-  const timeoutSeconds = query.int('timeoutSeconds');
-  options.timeoutMs = timeoutSeconds !== undefined ? Math.max(0, timeoutSeconds) * 1000 : minRequestTimeoutMs + randomInt(minRequestTimeoutMs);
+  // As kube-apiserver: absent or 0 means the server's random long-running timeout; a negative one
+  // ends the watch at once.
+  const timeoutSeconds = query.int('timeoutSeconds') ?? 0;
+  options.timeoutMs = timeoutSeconds !== 0 ? Math.max(0, timeoutSeconds) * 1000 : minRequestTimeoutMs + randomInt(minRequestTimeoutMs);
   if (query.string('continue')) throw new ApiError(badRequest('continue is not supported for watch'));
   return options;
 }

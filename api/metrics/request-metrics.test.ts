@@ -11,6 +11,9 @@ import { metricsHandler } from './metrics-handler.ts';
 import { cleanDryRun, cleanScope, createRequestMetricsFilter, reportedVerb } from './request-metrics.ts';
 import { podsInfo } from './testing/apf-fixtures.ts';
 import { parseExposition, sampleValue } from './testing/exposition.ts';
+import { ServedLabels } from './served-labels.ts';
+import type { DiscoveryModel, ResourceModel } from '../discovery.ts';
+import { parseRequestInfo } from '../request-info.ts';
 
 const q = (query = '') => new URLSearchParams(query);
 const healthz: RequestInfo = { isResourceRequest: false, path: '/healthz', verb: 'get', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
@@ -43,6 +46,14 @@ test('scope and dry-run labels follow CleanScope and cleanDryRun', () => {
   assert.is(cleanDryRun(q('dryRun=Some')), 'invalid');
 });
 
+const pods: ResourceModel = {
+  resource: 'pods', singularResource: 'pod', kind: 'Pod', scope: 'Namespaced', verbs: ['get', 'list', 'create'],
+  subresources: [{ subresource: 'exec', kind: 'PodExecOptions', verbs: ['create'] }],
+};
+/** A server that serves pods (core v1) only. */
+const podsServed = (): ServedLabels =>
+  new ServedLabels({ apidiscoveryGroup: 'apidiscovery.k8s.io', core: { name: '', versions: [{ version: 'v1', resources: [pods] }] }, groups: [] } satisfies DiscoveryModel).addPaths(['/healthz']);
+
 function fakeContext(method: string, path: string, requestInfo: RequestInfo, receivedMs: number): RequestContext {
   const req = new IncomingMessage(new Socket());
   req.method = method;
@@ -55,7 +66,7 @@ function fakeContext(method: string, path: string, requestInfo: RequestInfo, rec
 
 test('the request-metrics filter counts answered resource requests with their code and duration; APF drops add a 429', async () => {
   const clock = new SimClock(5_000);
-  const metrics = createFairwayMetrics();
+  const metrics = createFairwayMetrics(podsServed());
   const filter = createRequestMetricsFilter(metrics.requests, clock);
   const list = fakeContext('GET', '/api/v1/namespaces/default/pods', podsInfo('list'), clock.now());
   await filter(list, async () => {
@@ -81,6 +92,45 @@ test('the request-metrics filter counts answered resource requests with their co
   assert.is(sampleValue(samples, 'apiserver_request_duration_seconds_sum', listDuration), 0.3);
   const { dry_run: _, ...terminationLabels } = labels;
   assert.is(sampleValue(samples, 'apiserver_request_terminations_total', { ...terminationLabels, verb: 'POST', scope: 'resource', code: '429' }), 1);
+});
+
+test('labels from the URL name only what is served; everything else is one "other" bucket per level', () => {
+  const served = podsServed();
+  const labels = (path: string) => served.resource(parseRequestInfo('GET', path, q()));
+  assert.equal(labels('/api/v1/namespaces/default/pods/p'), { group: '', version: 'v1', resource: 'pods', subresource: '' });
+  assert.equal(labels('/api/v1/namespaces/default/pods/p/exec'), { group: '', version: 'v1', resource: 'pods', subresource: 'exec' });
+  assert.equal(labels('/api/v1/namespaces/default/pods/p/s1'), { group: '', version: 'v1', resource: 'pods', subresource: 'other' });
+  assert.equal(labels('/api/v1/r1/n'), { group: '', version: 'v1', resource: 'other', subresource: 'other' });
+  assert.equal(labels('/api/v9/pods'), { group: '', version: 'other', resource: 'other', subresource: 'other' });
+  assert.equal(labels('/apis/g1.x/v1/r1/n/s1'), { group: 'other', version: 'other', resource: 'other', subresource: 'other' });
+  assert.equal(labels('/apis/__proto__/constructor/prototype'), { group: 'other', version: 'other', resource: 'other', subresource: 'other' });
+  assert.is(served.path('/healthz'), '/healthz');
+  assert.is(served.path('/api/v1'), '/api/v1', 'discovery paths of the model are served');
+  assert.is(served.path('/x1'), 'other');
+});
+
+test('thousands of requests to unserved paths, rejections and odd methods add a bounded number of series', async () => {
+  const clock = new SimClock(0);
+  const metrics = createFairwayMetrics(podsServed());
+  const filter = createRequestMetricsFilter(metrics.requests, clock);
+  const count = async () => {
+    const text = await metrics.registry.metrics();
+    return text.split('\n').filter((line) => line.startsWith('apiserver_request_')).length;
+  };
+  const send = async (i: number, code: number) => {
+    const path = [`/apis/g${i}.x/v1/r${i}/n/s${i}`, `/api/v1/r${i}`, `/api/v1/namespaces/n${i}/pods/p${i}/s${i}`, `/x${i}/y`][i % 4]!;
+    const method = ['GET', 'POST', `M${i}`, 'DELETE'][i % 4]!;
+    const context = fakeContext(method, `${path}?dryRun=d${i}&watch=${i}`, parseRequestInfo(method, path, q(`dryRun=d${i}`)), clock.now());
+    await filter(context, async () => {
+      context.res.statusCode = code;
+    });
+    metrics.apfFilterObserver.rejected?.(context, undefined as never);
+  };
+  for (let i = 0; i < 400; i++) await send(i, i % 2 === 0 ? 403 : 404);
+  const after400 = await count();
+  for (let i = 400; i < 4_000; i++) await send(i, i % 2 === 0 ? 403 : 404);
+  assert.is(await count(), after400, '3,600 more distinct paths add no series');
+  assert.ok(after400 < 400, `${after400} lines for 400 distinct paths`);
 });
 
 test('GET /metrics serves the registry in the Prometheus text format', async () => {

@@ -6,12 +6,15 @@
 // rejected separately (RecordDroppedRequest). `createRequestMetricsFilter` plays the first part
 // and belongs right after the APF filter in the chain; the APF filter's observer plays the second.
 // Only resource requests are counted by the filter, as only REST routes are instrumented upstream.
+// Group, version, resource, subresource and path labels go through `ServedLabels`, so what a
+// client puts in a URL cannot add series beyond what the server serves (served-labels.ts).
 
 import type { Clock } from '../../engine/clock.ts';
 import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
 import type { Filter, RequestContext } from '../http-context.ts';
 import { REQUEST_DURATION_BUCKETS_SECONDS } from './buckets.ts';
 import { CounterVec, HistogramVec, type CollectedFamily } from './metric-family.ts';
+import { OTHER_LABEL, type ServedLabels } from './served-labels.ts';
 
 const COMPONENT = 'apiserver';
 const VALID_VERBS: ReadonlySet<string> = new Set([
@@ -36,7 +39,7 @@ export function reportedVerb(method: string, info: RequestInfo, query: URLSearch
   if (info.verb === 'watch' || ((verb === 'GET' || verb === 'LIST') && isTrueParam(query.get('watch')))) return 'WATCH';
   if (verb === 'PATCH' && contentType === APPLY_PATCH_CONTENT_TYPE) verb = 'APPLY';
   if (info.isResourceRequest && CONNECT_SUBRESOURCES.has(info.subresource)) verb = 'CONNECT';
-  return VALID_VERBS.has(verb) ? verb : 'other';
+  return VALID_VERBS.has(verb) ? verb : OTHER_LABEL;
 }
 
 /** The `dry_run` label: `""`, `All`, or `invalid` (only `All` is a valid dryRun value). */
@@ -72,26 +75,31 @@ export class RequestMetrics {
 
   readonly families: readonly CollectedFamily[] = [this.total.family, this.duration.family, this.terminations.family];
 
+  constructor(private readonly served: ServedLabels) {}
+
   /** One answered resource request. */
   observe(context: RequestContext, statusCode: number, durationSeconds: number): void {
     const info = context.requestInfo;
     if (!info.isResourceRequest) return;
     const { verb, dryRun, scope } = this.labelsOf(context);
-    const g = info.apiGroup;
-    const v = info.apiVersion;
-    this.total.cell(verb, dryRun, g, v, info.resource, info.subresource, scope, COMPONENT, String(statusCode)).value++;
-    this.duration.cell(verb, dryRun, g, v, info.resource, info.subresource, scope, COMPONENT).observe(Math.max(0, durationSeconds));
+    const { group, version, resource, subresource } = this.served.resource(info);
+    this.total.cell(verb, dryRun, group, version, resource, subresource, scope, COMPONENT, codeLabel(statusCode)).value++;
+    this.duration.cell(verb, dryRun, group, version, resource, subresource, scope, COMPONENT).observe(Math.max(0, durationSeconds));
   }
 
   /** A 429 from APF (RecordDroppedRequest + RecordRequestTermination). */
   recordDropped(context: RequestContext): void {
     const info = context.requestInfo;
     const { verb, dryRun, scope } = this.labelsOf(context);
-    const resource = info.isResourceRequest;
-    const group = resource ? info.apiGroup : '';
-    const version = resource ? info.apiVersion : '';
-    this.total.cell(verb, dryRun, group, version, resource ? info.resource : '', info.subresource, scope, COMPONENT, '429').value++;
-    this.terminations.cell(verb, group, version, resource ? info.resource : '', resource ? info.subresource : info.path, scope, COMPONENT, '429').value++;
+    if (info.isResourceRequest) {
+      const { group, version, resource, subresource } = this.served.resource(info);
+      this.total.cell(verb, dryRun, group, version, resource, subresource, scope, COMPONENT, '429').value++;
+      this.terminations.cell(verb, group, version, resource, subresource, scope, COMPONENT, '429').value++;
+      return;
+    }
+    // kube-apiserver puts a non-resource request's path in the subresource label.
+    this.total.cell(verb, dryRun, '', '', '', '', scope, COMPONENT, '429').value++;
+    this.terminations.cell(verb, '', '', '', this.served.path(info.path), scope, COMPONENT, '429').value++;
   }
 
   private labelsOf(context: RequestContext): { verb: string; dryRun: string; scope: string } {
@@ -103,6 +111,11 @@ export class RequestMetrics {
       scope: cleanScope(info),
     };
   }
+}
+
+/** The `code` label: a status code the server can send, or `other` (a handler never sets anything else). */
+function codeLabel(statusCode: number): string {
+  return statusCode >= 100 && statusCode <= 599 && Number.isInteger(statusCode) ? String(statusCode) : OTHER_LABEL;
 }
 
 /** Counts every response that reaches it; put it right after the APF filter. */

@@ -3,6 +3,7 @@
 // stopped server's LevelDB, and a `fairway serve` start that waits only for the server to listen
 // (a server whose KMS plugin is down never becomes ready, which is the point of the test).
 import { spawn } from 'node:child_process';
+import { killOnExit } from './kill-on-exit.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,9 +103,7 @@ export async function startListening(dataDir: string, args: string[]): Promise<L
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   let code: number | null | undefined;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve((code = c))));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  void exited.then(() => process.off('exit', killOnExit));
+  killOnExit(child);
   const stop = async () => {
     if (code === undefined) child.kill('SIGTERM');
     return exited;

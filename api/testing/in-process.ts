@@ -1,19 +1,25 @@
 // The whole server in the test's own process, over plain HTTP on an ephemeral loopback port, with
 // the memory backend: fast enough for one per test file. The admin token is fixed per server.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { realClock } from '../../engine/clock.ts';
 import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { createMemoryBackend } from '../../engine/store/memory-backend.ts';
 import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
+import type { StorageBackend } from '../../engine/store/backend.ts';
 import { createFairwayServer, type FairwayServer } from '../fairway-server.ts';
 import { silentLogger } from '../log.ts';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../http1-connection.ts';
+import { createAccessControl, type AccessControl } from '../access-control.ts';
+import { isHealthPath } from '../handlers/health.ts';
 import { createTestClient, type TestClient } from './http-client.ts';
 
 export interface InProcessServer {
   client: TestClient;
+  /** The listening node:http server (tests watch its connections). */
+  httpServer: Server;
   token: string;
   baseUrl: string;
   store: Store;
@@ -30,15 +36,37 @@ export interface InProcessOptions {
   requestTimeoutMs?: number;
   /** Events the watch cache keeps per resource (small values make 410 Expired easy to reach). */
   windowCapacity?: number;
+  /** Instead of a fresh memory backend (a LevelDB backend with injected faults). */
+  backend?: StorageBackend;
+  /** After a failed write, how often the store tries to take writes again. */
+  writeRetryMs?: number;
+  /** `--authorization-mode` (e.g. `['AlwaysDeny']`: 403 for everyone but system:masters); none: everything is allowed. */
+  authorizationMode?: string[];
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
-  const store = createStore({ backend: createMemoryBackend(), clock: realClock(), ...(options.windowCapacity !== undefined ? { windowCapacity: options.windowCapacity } : {}) });
+  const store = createStore({
+    backend: options.backend ?? createMemoryBackend(),
+    clock: realClock(),
+    ...(options.windowCapacity !== undefined ? { windowCapacity: options.windowCapacity } : {}),
+    ...(options.writeRetryMs !== undefined ? { writeRetryMs: options.writeRetryMs } : {}),
+  });
   await store.open();
   const token = randomBytes(16).toString('hex');
   const tokens = new Map<string, UserInfo>(options.users ?? []);
   tokens.set(token, { name: 'admin', groups: ['system:masters'] });
   let address = '127.0.0.1:0';
+  let accessControl: AccessControl | undefined;
+  if (options.authorizationMode !== undefined) {
+    const built = await createAccessControl({
+      options: { authorizationConfig: '', authorizationMode: options.authorizationMode, admissionControlConfigFile: '', enableAdmissionPlugins: [], apiDomain: 'k8s.io' },
+      clock: realClock(),
+      logger: silentLogger,
+      skipAuthorization: isHealthPath,
+    });
+    if (!built.ok) throw new Error(built.error);
+    accessControl = built.value;
+  }
   const fairway = createFairwayServer({
     store,
     logger: silentLogger,
@@ -48,14 +76,17 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     apfEnforce: true,
     tokens,
     serverAddress: () => address,
+    ...(accessControl !== undefined ? { accessControl } : {}),
   });
-  const server = createServer(fairway.apiServer.handle);
+  const server = createServer(HTTP1_SERVER_OPTIONS, fairway.apiServer.handle);
+  installHttp1Rules(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   const baseUrl = `http://${address}`;
   const client = createTestClient(baseUrl, { token });
   return {
     client,
+    httpServer: server as unknown as Server,
     token,
     baseUrl,
     store,
@@ -70,6 +101,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
       server.closeAllConnections();
       await closed;
       fairway.stop();
+      accessControl?.stop();
       await store.close();
     },
   };

@@ -12,6 +12,7 @@
 // link do. A LIST holds its seats until its body is on the socket, so an admitted LIST keeps the
 // level full and every other LIST of the flood is rejected at once.
 import { spawn } from 'node:child_process';
+import { killOnExit } from './kill-on-exit.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,15 +177,13 @@ export async function startFlood(target: OverloadServer, options: FloodOptions):
   });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
+  killOnExit(child);
   // Probes measure the flood, not the child's start-up: wait for its first answer.
   await Promise.race([started, exited]);
   return {
     async stop() {
       child.stdin.end();
       const code = await exited;
-      process.off('exit', killOnExit);
       if (code !== 0 || !stdout.startsWith(FLOODING_LINE)) throw new Error(`the flood process exited with ${code}: ${stderr}`);
       return decodeFloodResult(stdout.slice(FLOODING_LINE.length));
     },

@@ -1,6 +1,7 @@
 // `fairway serve` as a child process for end-to-end tests: a free loopback port, a fresh data
 // directory, the admin kubeconfig it writes, and a clean stop (SIGTERM, then the exit code).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { killOnExit } from './kill-on-exit.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,23 +51,29 @@ export interface StartOptions {
   dataDir?: string;
   /** Node options for the server process (`--cpu-prof` when profiling a benchmark). */
   nodeArgs?: string[];
+  /** The umask the server process starts with (it inherits this process's otherwise). */
+  umask?: number;
 }
 
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'fairway-e2e-')));
   const port = await freePort();
   const args = [...(options.nodeArgs ?? []), LAUNCHER, 'serve', `--data-dir=${dataDir}`, `--secure-port=${port}`, `--storage-backend=${options.storageBackend ?? 'memory'}`, ...(options.args ?? [])];
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const previousUmask = options.umask !== undefined ? process.umask(options.umask) : undefined;
+  let child: ChildProcess;
+  try {
+    child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  } finally {
+    if (previousUmask !== undefined) process.umask(previousUmask);
+  }
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let exitCode: number | null | undefined;
   // A test run that exits must not leave servers behind.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
+  killOnExit(child);
   void exited.then((code) => {
     exitCode = code;
-    process.off('exit', killOnExit);
   });
 
   const kubeconfigPath = join(dataDir, 'admin.kubeconfig');

@@ -134,6 +134,25 @@ test('decoding is strict: unknown fields, wrong types and bad durations never re
   assert.is(refuse('resources:\n  - resources: [secrets]\n    providers: [{kms: {apiVersion: v2, name: a, endpoint: "unix:///x", timeout: soon}}]\n'), 'time: invalid duration "soon"');
 });
 
+test('no error ever prints key material, whatever shape it was written in', () => {
+  const head = 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n';
+  const provider = (keys: string) => `resources:\n  - resources: [secrets]\n    providers:\n      - aescbc:\n          keys: ${keys}\n`;
+  const cases: [string, string][] = [
+    [provider(`[{name: k, secret: {part: ${K32}}}]`), 'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a map'],
+    [provider(`[{name: k, secret: [${K32}]}]`), 'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a list'],
+    [provider(`[{name: k, secret: 12345678}]`), 'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a number'],
+    [provider(`"${K32}"`), 'resources[0].providers[0].aescbc.keys: Invalid value: "REDACTED": must be of type array, not a string'],
+    [provider(`[${K32}]`), 'resources[0].providers[0].aescbc.keys[0]: Invalid value: "REDACTED": must be of type object, not a string'],
+    [`resources: {providers: [{aescbc: {keys: [{name: k, secret: ${K32}}]}}]}\n`, 'resources: Invalid value: "REDACTED": must be of type array, not a map'],
+    [`resources:\n  - resources: [secrets]\n    providers: [{secretbox: ${K32}}]\n`, 'resources[0].providers[0].secretbox: Invalid value: "REDACTED": must be of type object, not a string'],
+  ];
+  for (const [body, expected] of cases) {
+    const line = errorLine(parseEncryptionConfig(bytes(head + body), 'f'));
+    assert.not.ok(line.includes(K32) || line.includes('12345678'), line);
+    assert.is(line.replace('f: error while parsing file: error decoding encryption provider configuration file "f": ', ''), expected);
+  }
+});
+
 test('validation and build failures carry the field errors and the exact one-line message', () => {
   const text = `apiVersion: apiserver.config.k8s.io/v1
 kind: EncryptionConfiguration

@@ -134,7 +134,9 @@ export function decodeEncryptionObject(object: Record<string, unknown>, options:
   if (!isEncryptionConfigKind(apiVersion, kind, options.apiDomain)) {
     return { error: `no kind ${JSON.stringify(kind)} is registered for version ${JSON.stringify(apiVersion)}`, fieldErrors: [] };
   }
-  const { value, errors } = decodeShape(object, CONFIG_SHAPE);
+  const decoded = decodeShape(object, CONFIG_SHAPE);
+  const value = decoded.value;
+  const errors = decoded.errors.map(withoutKeyMaterial);
   if (errors.length > 0) {
     const unknown = errors.filter((e) => e.type === 'FieldValueForbidden');
     const typed = errors.filter((e) => e.type !== 'FieldValueForbidden');
@@ -155,6 +157,20 @@ export function decodeEncryptionObject(object: Record<string, unknown>, options:
   };
   if (timeoutErrors.length > 0) return { error: timeoutErrors[0]!.detail, fieldErrors: timeoutErrors };
   return { config };
+}
+
+/**
+ * Paths whose values hold no key material: the resource names and the KMS settings. Any other value
+ * of the document can be, or contain, a key in whatever shape it was written (a `secret:` given as a
+ * map, a `keys:` given as a string, a whole provider list given as a map).
+ */
+const NO_KEY_MATERIAL = /^(?:apiVersion|kind|resources\[\d+\]\.resources(?:\[\d+\])?|resources\[\d+\]\.providers\[\d+\]\.kms(?:\..+)?)$/;
+
+/** A decoding error that never prints a value that may be key material: its type stands for it. */
+function withoutKeyMaterial(error: FieldError): FieldError {
+  if (error.value === undefined || NO_KEY_MATERIAL.test(error.field)) return error;
+  const found = Array.isArray(error.value) ? 'list' : error.value === null ? 'null' : typeof error.value === 'object' ? 'map' : typeof error.value;
+  return { ...error, value: 'REDACTED', detail: `${error.detail}, not a ${found}` };
 }
 
 export function isEncryptionConfigKind(apiVersion: string, kind: string, apiDomain?: string): boolean {

@@ -35,17 +35,29 @@ export interface Decoded {
   errors: FieldError[];
 }
 
-/** Checks `value` against `shape`; field paths start at `root` (`''` for a whole document). */
-export function decodeShape(value: unknown, shape: Shape, root = ''): Decoded {
+/**
+ * Checks `value` against `shape`; field paths start at `root` (`''` for a whole document).
+ * `numberLiterals`, when the value was parsed from JSON text, holds how numbers were written, by
+ * path: an integer field written with a fraction or an exponent (`5e3`, `5.0`) is a type error, as
+ * in Go, even though it parsed to an integer.
+ */
+export function decodeShape(value: unknown, shape: Shape, root = '', numberLiterals?: ReadonlyMap<string, string>): Decoded {
   const errors: FieldError[] = [];
-  const decoded = decode(value, shape, FieldPath.root(root), errors);
+  const literals = numberLiterals !== undefined && numberLiterals.size > 0 ? numberLiterals : undefined;
+  const decoded = decode(value, shape, FieldPath.root(root), errors, literals);
   return { value: decoded, errors };
+}
+
+/** False for a number written as `5e3`, `5.0` or `1e-400`. */
+function writtenAsInteger(path: FieldPath, literals: ReadonlyMap<string, string> | undefined): boolean {
+  const literal = literals?.get(path.toString());
+  return literal === undefined || !/[.eE]/.test(literal);
 }
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
-function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldError[]): unknown {
+function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldError[], literals: ReadonlyMap<string, string> | undefined): unknown {
   const mismatch = (expected: string): undefined => {
     errors.push(typeInvalid(path, value, `must be of type ${expected}`));
     return undefined;
@@ -58,18 +70,18 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
     case 'boolean':
       return typeof value === 'boolean' ? value : mismatch('boolean');
     case 'int32':
-      return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX ? value : mismatch('int32');
+      return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX && writtenAsInteger(path, literals) ? value : mismatch('int32');
     case 'int64':
-      return Number.isSafeInteger(value) ? value : mismatch('int64');
+      return Number.isSafeInteger(value) && writtenAsInteger(path, literals) ? value : mismatch('int64');
     case 'array': {
       if (!Array.isArray(value)) return mismatch('array');
-      return value.map((item, i) => decode(item, shape.items, path.index(i), errors));
+      return value.map((item, i) => decode(item, shape.items, path.index(i), errors, literals));
     }
     case 'map': {
       if (!isPlainObject(value)) return mismatch('object');
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
-        if (item !== null) setField(out, key, decode(item, shape.values, path.key(key), errors));
+        if (item !== null) setField(out, key, decode(item, shape.values, path.key(key), errors, literals));
       }
       return out;
     }
@@ -79,7 +91,7 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
       for (const [key, item] of Object.entries(value)) {
         if (item === null) continue;
         const fieldShape = Object.hasOwn(shape.fields, key) ? shape.fields[key] : undefined;
-        if (fieldShape !== undefined) setField(out, key, decode(item, fieldShape, path.child(key), errors));
+        if (fieldShape !== undefined) setField(out, key, decode(item, fieldShape, path.child(key), errors, literals));
         else if (shape.open) setField(out, key, structuredClone(item));
         else errors.push(forbidden(path.child(key), 'unknown field'));
       }

@@ -17,7 +17,10 @@
 //   it is acknowledged. Local backends deliver a commit's events before its promise resolves;
 //   remote ones (etcd) deliver them from their own watch stream, possibly later.
 // - A failed write that leaves the backend unable to vouch for its state calls `listener.onFailure`;
-//   the store then refuses every operation until it is reopened.
+//   the store then refuses every operation until it is reopened. A backend that can recover from a
+//   failed write by itself (`_restoreWrites`) calls `listener.onWriteOutage` instead: it refuses
+//   commits but keeps serving `_currentRevision`, and the store keeps serving reads and calls
+//   `_restoreWrites` until it succeeds.
 // - Values are opaque bytes (codec + transformer output); the backend never looks inside them.
 
 import type { StoreError } from './store-errors.ts';
@@ -88,6 +91,8 @@ export interface BackendListener {
   /** The backend has seen everything up to `revision` even though no event under the prefix came. */
   onProgress(revision: number): void;
   onFailure(error: StoreError): void;
+  /** A write failed; commits are refused until `_restoreWrites` succeeds (reads go on). */
+  onWriteOutage(error: StoreError): void;
 }
 
 export interface StorageBackend {
@@ -98,6 +103,8 @@ export interface StorageBackend {
   _commit(ops: readonly CommitOp[]): Promise<CommitResult>;
   _currentRevision(): Promise<number>;
   _close(): Promise<void>;
+  /** After `onWriteOutage`: resolves once commits are taken again; rejects while they still cannot be. */
+  _restoreWrites?(): Promise<void>;
 }
 
 /** Checks the op list itself (not the data): one op per key, keys under the prefix. */

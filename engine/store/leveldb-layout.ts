@@ -5,6 +5,8 @@
 //                                          an 8-byte big-endian trailer: the key's mod revision
 //   /fairway/format                      → "fairway-leveldb-1"
 //   /fairway/revision                    → the newest revision, decimal (written with every batch)
+//   /fairway/acknowledged                → "1" once the directory keeps ACKNOWLEDGED-REVISION
+//                                          (acknowledged-revision.ts): from then on it must be there
 //   /fairway/log/<revision, 16 digits>   → the changes of one group commit, from that revision on
 //                                          (msgpack): the recent event log, bounded, contiguous up
 //                                          to the newest revision
@@ -23,6 +25,7 @@ import type { BackendEvent } from './backend.ts';
 export const FORMAT_KEY = '/fairway/format';
 export const FORMAT_VALUE = 'fairway-leveldb-1';
 export const REVISION_KEY = '/fairway/revision';
+export const ACKNOWLEDGED_MARKER_KEY = '/fairway/acknowledged';
 export const LOG_PREFIX = '/fairway/log/';
 
 const TRAILER_BYTES = 8;

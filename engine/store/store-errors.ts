@@ -34,6 +34,7 @@ const CODES = {
   FW_ERR_STORE_WATCH_TOO_SLOW: { reason: 'Timeout', httpCode: 504 },
   FW_ERR_STORE_NOT_SUPPORTED: { reason: 'MethodNotAllowed', httpCode: 405 },
   FW_ERR_STORE_OPEN_FAILED: { reason: 'InternalError', httpCode: 500 },
+  FW_ERR_STORE_WRITES_UNAVAILABLE: { reason: 'ServiceUnavailable', httpCode: 503 },
 } as const;
 
 export type StoreErrorCode = keyof typeof CODES;
@@ -203,6 +204,15 @@ export function internalError(
 
 export function notOpenError(state: string): StoreError {
   return new StoreError('FW_ERR_STORE_NOT_OPEN', `storage is not open (state: ${state})`);
+}
+
+/** A write refused while the store recovers from a failed one; reads are still served. */
+export function writesUnavailableError(cause: StoreError): StoreError {
+  const text = cause.message.replace(/^Internal error occurred: /, '');
+  return new StoreError('FW_ERR_STORE_WRITES_UNAVAILABLE', `storage is not taking writes until it recovers from a failed write: ${text}`, {
+    details: { causes: [{ message: text }], retryAfterSeconds: 1 },
+    cause,
+  });
 }
 
 export function watchTooSlowError(bufferSize: number): StoreError {

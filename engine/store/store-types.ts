@@ -13,6 +13,7 @@
 // - A watch never rejects after it starts: problems arrive as one ERROR event, then the end.
 
 import type { KubeObject } from '../resources/types.ts';
+import type { StoreError } from './store-errors.ts';
 import type { WatchEvent } from './watch-event.ts';
 
 export interface ResourceInfo {
@@ -110,6 +111,8 @@ export type StoreState = 'new' | 'opening' | 'open' | 'failed' | 'closing' | 'cl
 
 export interface Store {
   readonly state: StoreState;
+  /** While open: the failed write that writes wait to recover from (they are refused; reads go on). */
+  readonly writeOutage: StoreError | undefined;
   /** Opens the backend, recovers, fills the watch cache. Calls made while opening wait for it. */
   open(): Promise<void>;
   /** Ends every watch and closes the backend. */

@@ -42,6 +42,8 @@ export interface StoreOptions {
   readonly waitTimeoutMs?: number;
   /** The meta API group named in ListOptions errors (default meta.k8s.io). */
   readonly metaGroup?: string;
+  /** After a failed write, how often to try to take writes again (default 1 s). */
+  readonly writeRetryMs?: number;
 }
 
 export const STORE_DEFAULTS = {
@@ -50,6 +52,7 @@ export const STORE_DEFAULTS = {
   watcherBufferSize: 1_000,
   bookmarkIntervalMs: 60_000,
   waitTimeoutMs: 3_000,
+  writeRetryMs: 1_000,
 } as const;
 
 export function createStore(options: StoreOptions): Store {
@@ -83,6 +86,10 @@ export class StoreCore implements Store {
   private currentState: StoreState = 'new';
   private opening: Promise<void> | undefined;
   private failure: StoreError | undefined;
+  /** Why writes are refused while reads go on (a failed write the backend is recovering from). */
+  private outage: StoreError | undefined;
+  private cancelRetry: (() => void) | undefined;
+  private readonly writeRetryMs: number;
   private feedChain: Promise<void> = Promise.resolve();
   private feedsQueued = 0;
   private heldEvents: BackendEvent[] | undefined = [];
@@ -103,6 +110,7 @@ export class StoreCore implements Store {
     this.seenGeneration = this.transformers.generation;
     this.watcherBufferSize = options.watcherBufferSize ?? STORE_DEFAULTS.watcherBufferSize;
     this.metaGroup = options.metaGroup;
+    this.writeRetryMs = options.writeRetryMs ?? STORE_DEFAULTS.writeRetryMs;
     this.cache = new WatchCache(options.clock, {
       windowCapacity: options.windowCapacity ?? STORE_DEFAULTS.windowCapacity,
       windowMaxAgeMs: options.windowMaxAgeMs ?? STORE_DEFAULTS.windowMaxAgeMs,
@@ -113,6 +121,10 @@ export class StoreCore implements Store {
 
   get state(): StoreState {
     return this.currentState;
+  }
+
+  get writeOutage(): StoreError | undefined {
+    return this.currentState === 'open' ? this.outage : undefined;
   }
 
   /** The transformer in force (read once per operation). */
@@ -165,6 +177,7 @@ export class StoreCore implements Store {
     if (this.currentState === 'closed' || this.currentState === 'closing') return;
     if (this.currentState === 'opening') await this.opening?.catch(() => undefined);
     this.currentState = 'closing';
+    this.cancelRetry?.();
     this.cache.closeWatchers();
     this.cache.failWaiters(notOpenError('closing'));
     await this.feedChain.catch(() => undefined);
@@ -274,6 +287,7 @@ export class StoreCore implements Store {
       onEvents: (events) => this.onBackendEvents(events),
       onProgress: (revision) => this.onBackendProgress(revision),
       onFailure: (error) => this.fail(error),
+      onWriteOutage: (error) => this.beginOutage(error),
     });
     const loaded = new Map<string, CachedObject>();
     const deferred = new Set<string>();
@@ -420,8 +434,36 @@ export class StoreCore implements Store {
     );
   }
 
+  /** Reads go on; the backend refuses commits until a retry of `_restoreWrites` succeeds. */
+  private beginOutage(error: StoreError): void {
+    if (this.backend._restoreWrites === undefined) return this.fail(error);
+    this.outage = error;
+    if (this.cancelRetry === undefined) this.scheduleRestore();
+  }
+
+  private scheduleRestore(): void {
+    this.cancelRetry = this.clock.after(this.writeRetryMs, () => {
+      const seen = this.outage;
+      this.backend._restoreWrites!().then(
+        () => {
+          // A write that failed again since the restore began is a new outage: keep retrying.
+          if (this.outage === seen) {
+            this.cancelRetry = undefined;
+            this.outage = undefined;
+          } else this.scheduleRestore();
+        },
+        () => {
+          if (this.currentState === 'open' || this.currentState === 'opening') this.scheduleRestore();
+          else this.cancelRetry = undefined;
+        },
+      );
+    });
+  }
+
   private fail(error: StoreError): void {
     if (this.currentState === 'closed' || this.currentState === 'closing') return;
+    this.cancelRetry?.();
+    this.cancelRetry = undefined;
     this.failure = error;
     this.currentState = 'failed';
     this.cache.closeWatchers(errorEvent(storeErrorStatus(error)));

@@ -41,6 +41,11 @@ export class WriteQueue<Op, Entry extends QueuedWrite<Op>> {
     });
   }
 
+  /** Takes writes again after a failed flush (the caller has made its state whole again). */
+  reset(): void {
+    this.failure = undefined;
+  }
+
   /** Resolves when nothing is queued or being written. */
   idle(): Promise<void> {
     if (!this.flushing) return Promise.resolve();

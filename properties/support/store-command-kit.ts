@@ -10,7 +10,7 @@ import type { RealStore } from './store-real.ts';
 
 export type Command = fc.AsyncCommand<StoreModel, RealStore>;
 
-export const NAMES = ['a', 'b', 'c', 'd'];
+export const NAMES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
 /** Names kube's key function refuses: every verb must answer 400 BadRequest. */
 export const BAD_NAMES = ['', 'x/y', '..', '50%'];
 export const isBadName = (name: string) => BAD_NAMES.includes(name);

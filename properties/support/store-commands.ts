@@ -19,6 +19,10 @@ const labels = fc.constantFrom<Labels | undefined>(undefined, { tier: 'a' }, { t
 const value = fc.integer({ min: 0, max: 3 });
 const precondition = fc.constantFrom<PreconditionMode>('none', 'none', 'uid-ok', 'uid-wrong', 'rv-ok', 'rv-wrong');
 const selector = fc.integer({ min: 0, max: SELECTORS.length - 1 });
+/** For paged lists: often everything, so that pages are many (a narrow selector rarely needs a second page). */
+const pagedSelector = fc.oneof({ arbitrary: fc.constant(0), weight: 1 }, { arbitrary: selector, weight: 1 });
+/** Small page sizes make many pages; 0 (no limit) still occurs. */
+const pageLimit = fc.constantFrom(0, 1, 1, 2, 2, 3);
 const fraction = fc.noBias(fc.integer({ min: 0, max: 1000 })).map((n) => n / 1000);
 
 /** Every command, weighted so that writes dominate and each kind of read recurs. */
@@ -32,8 +36,9 @@ export function storeCommands(maxCommands: number): fc.Arbitrary<Iterable<Comman
   const writes = [create, create, create, update, update, guaranteedUpdate, guaranteedUpdate, remove];
   const reads = [
     fc.tuple(kind, name, fc.constantFrom<'' | '0' | 'N'>('', '0', 'N'), fraction).map(([k, n, rv, at]) => new Get(k, n, rv, at)),
-    fc.tuple(kind, selector, fc.integer({ min: 0, max: 3 })).map(([k, s, l]) => new ListAll(k, s, l)),
-    fc.tuple(kind, selector, fc.integer({ min: 1, max: 2 })).map(([k, s, l]) => new StartPaging(k, s, l)),
+    fc.tuple(kind, pagedSelector, pageLimit).map(([k, s, l]) => new ListAll(k, s, l)),
+    fc.tuple(kind, pagedSelector, fc.integer({ min: 1, max: 2 })).map(([k, s, l]) => new StartPaging(k, s, l)),
+    fc.constant(new ContinuePaging()),
     fc.constant(new ContinuePaging()),
     fc.tuple(kind, selector, fraction).map(([k, s, at]) => new ListExact(k, s, at)),
     fc.tuple(kind, selector, fraction).map(([k, s, at]) => new WatchFrom(k, s, at)),

@@ -1,0 +1,118 @@
+// The shared runner of the adversarial suite (one file per attack class beside this one): a whole
+// server in the test's process (memory store, APF on, an ordinary user besides the admin), a trap
+// for what would have crashed `fairway serve`, and the check every attack ends with: the process
+// is as it was (Object.prototype and the other built-in prototypes untouched), an ordinary user's
+// request is still served, /metrics still renders and /healthz still says ok.
+//
+// `npm test` runs each attack briefly at the fixed seed; `npm run properties -- adversarial --runs N
+// --seed S` runs them long (the runner prints the seed, and a failure prints its replay command).
+import * as assert from 'uvu/assert';
+import { startInProcessServer, type InProcessOptions, type InProcessServer } from '../../api/testing/in-process.ts';
+import type { FuzzRequest } from '../support/api-requests.ts';
+import { assertWellFormed, send, type FuzzResponse } from '../support/fuzz-client.ts';
+
+export const ORDINARY_USER = { token: 'adversarial-ordinary-user', name: 'mallory', groups: ['adversaries'] } as const;
+
+export type Request = Pick<FuzzRequest, 'method' | 'path'> & Partial<FuzzRequest>;
+
+export interface Adversary {
+  server: InProcessServer;
+  /** As the admin (system:masters), unless `request.authorized` is false or headers say otherwise. */
+  send(request: Request): Promise<FuzzResponse>;
+  /** As the ordinary user, whose requests APF classifies and queues like anyone's. */
+  sendAsOrdinaryUser(request: Request): Promise<FuzzResponse>;
+  /** No 5xx, and every error a Status (fuzz-client's rules); also fails if the server would have crashed. */
+  assertAnswered(response: FuzzResponse, request: Request): Promise<void>;
+  /** The process and the server are as they were before the attack. */
+  assertHealthy(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const PROTOTYPES: readonly [string, object][] = [
+  ['Object.prototype', Object.prototype],
+  ['Array.prototype', Array.prototype],
+  ['Function.prototype', Function.prototype],
+  ['String.prototype', String.prototype],
+];
+
+type Snapshot = Map<string, PropertyDescriptor | undefined>;
+
+function snapshotPrototypes(): Snapshot {
+  const out: Snapshot = new Map();
+  for (const [name, proto] of PROTOTYPES) {
+    for (const key of Reflect.ownKeys(proto)) out.set(`${name}.${String(key)}`, Object.getOwnPropertyDescriptor(proto, key));
+  }
+  return out;
+}
+
+function assertSameSnapshot(before: Snapshot): void {
+  const now = snapshotPrototypes();
+  for (const [key, descriptor] of now) {
+    const was = before.get(key);
+    assert.ok(was !== undefined, `${key} appeared`);
+    assert.ok(descriptor?.value === was.value && descriptor?.get === was.get && descriptor?.set === was.set, `${key} changed`);
+  }
+  for (const key of before.keys()) assert.ok(now.has(key), `${key} disappeared`);
+}
+
+export interface AdversaryOptions {
+  /** `--authorization-mode` (`['AlwaysDeny']`: every user but the admin meets 403s). */
+  authorizationMode?: string[];
+  /** More bearer tokens, besides the admin's and the ordinary user's. */
+  users?: InProcessOptions['users'];
+}
+
+export async function startAdversary(options: AdversaryOptions = {}): Promise<Adversary> {
+  const prototypes = snapshotPrototypes();
+  // In `fairway serve` an uncaught exception ends the process; here it would end the test file
+  // without a seed, so it is caught and reported by the run that caused it.
+  const crashes: unknown[] = [];
+  const onCrash = (error: unknown) => void crashes.push(error);
+  process.on('uncaughtException', onCrash);
+  process.on('unhandledRejection', onCrash);
+  const server = await startInProcessServer({
+    users: new Map([...(options.users ?? []), [ORDINARY_USER.token, { name: ORDINARY_USER.name, groups: [...ORDINARY_USER.groups] }]]),
+    ...(options.authorizationMode !== undefined ? { authorizationMode: options.authorizationMode } : {}),
+  });
+  await server.ready();
+
+  const full = (r: Request): FuzzRequest => ({ query: [], headers: {}, authorized: true, body: undefined, ...r });
+  const assertNoCrash = async (): Promise<void> => {
+    // Engine code reports some errors through a timer; let those fire first.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await new Promise((resolve) => setImmediate(resolve));
+    const caught = crashes.splice(0);
+    if (caught.length > 0) {
+      const first = caught[0] instanceof Error ? (caught[0].stack ?? caught[0].message) : String(caught[0]);
+      throw new Error(`the server would have crashed: uncaught ${first.split('\n').slice(0, 4).join(' | ')}`);
+    }
+  };
+
+  const adversary: Adversary = {
+    server,
+    send: (r) => send(server.baseUrl, server.token, full(r)),
+    sendAsOrdinaryUser: (r) => send(server.baseUrl, '', { ...full(r), authorized: false, headers: { ...r.headers, Authorization: `Bearer ${ORDINARY_USER.token}` } }),
+    async assertAnswered(response, request) {
+      await assertNoCrash();
+      assertWellFormed(response, full(request));
+    },
+    async assertHealthy() {
+      await assertNoCrash();
+      assertSameSnapshot(prototypes);
+      const list = await adversary.sendAsOrdinaryUser({ method: 'GET', path: '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations?limit=1' });
+      assert.is(list.status, 200, `an ordinary user's list: ${list.text.slice(0, 300)}`);
+      assert.is(JSON.parse(list.text).kind, 'PriorityLevelConfigurationList');
+      const metrics = await adversary.send({ method: 'GET', path: '/metrics' });
+      assert.is(metrics.status, 200, `/metrics: ${metrics.text.slice(0, 300)}`);
+      assert.match(metrics.text, /^apiserver_request_total\{/m);
+      const health = await adversary.sendAsOrdinaryUser({ method: 'GET', path: '/healthz' });
+      assert.equal([health.status, health.text], [200, 'ok']);
+    },
+    async close() {
+      await server.close();
+      process.off('uncaughtException', onCrash);
+      process.off('unhandledRejection', onCrash);
+    },
+  };
+  return adversary;
+}
