@@ -69,7 +69,7 @@ test('the server offers h2 with kube-apiserver\'s stream limit; the same request
     ['GET', '/apis', { accept: aggregated }, undefined],
     ['GET', `${PLC}?limit=3`, {}, undefined],
     ['GET', `${PLC}/no-such-level`, {}, undefined],
-    ['GET', `${FS}?watch=true&timeoutSeconds=0&resourceVersion=1`, {}, undefined],
+    ['GET', `${FS}?watch=true&timeoutSeconds=-1&resourceVersion=1`, {}, undefined],
     ['DELETE', '/version', {}, undefined],
     ['GET', PLC, {}, null],
     ['GET', '/healthz', {}, null],

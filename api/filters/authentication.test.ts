@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { X509Certificate } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { fakeResponse } from '../testing/fake-response.ts';
 import type { Logger } from '../log.ts';
 import type { RequestContext } from '../http-context.ts';
 import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
@@ -26,17 +27,8 @@ function socketWith(pems: readonly string[]) {
 }
 
 function fakeContext(path: string, authorization?: string, socket: object = {}) {
-  const written: { status?: number; body?: string } = {};
+  const { res, written } = fakeResponse();
   const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
-  const res = {
-    headersSent: false,
-    statusCode: 200,
-    setHeader: () => undefined,
-    end(body: string) {
-      written.status = res.statusCode;
-      written.body = body;
-    },
-  } as unknown as ServerResponse;
   const context = {
     req: { headers, socket } as unknown as IncomingMessage,
     res,

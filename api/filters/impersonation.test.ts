@@ -1,24 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { fakeResponse } from '../testing/fake-response.ts';
 import type { Authorizer } from '../../engine/auth/authorizer.ts';
 import { allow, noOpinion } from '../../engine/auth/authorizer.ts';
 import type { RequestContext } from '../http-context.ts';
 import { createImpersonationFilter } from './impersonation.ts';
 
 function fakeContext(rawHeaders: string[]) {
-  const written: { status?: number; body?: string } = {};
+  const { res, written } = fakeResponse();
   const headers: Record<string, string> = {};
   for (let i = 0; i < rawHeaders.length; i += 2) headers[rawHeaders[i]!.toLowerCase()] = rawHeaders[i + 1]!;
-  const res = {
-    headersSent: false,
-    statusCode: 200,
-    setHeader: () => undefined,
-    end(body: string) {
-      written.status = res.statusCode;
-      written.body = body;
-    },
-  } as unknown as ServerResponse;
   const context = {
     req: { headers, rawHeaders, url: '/apis' } as unknown as IncomingMessage,
     res,

@@ -3,7 +3,7 @@
 // (a clean end, or the RST_STREAM code); watches collect newline-separated JSON events and can stop
 // reading, which stops the stream's flow-control window from reopening.
 import { connect, constants, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type SecureClientSessionOptions } from 'node:http2';
-import { takeJsonLines } from './json-lines.ts';
+import { WatchCollector } from './watch-collector.ts';
 
 export interface H2Response {
   status: number;
@@ -133,56 +133,32 @@ async function sendPieces(stream: ClientHttp2Stream, pieces: readonly { pauseMs:
 }
 
 function watchOn(session: ClientHttp2Session, headers: Record<string, string>): H2Watch {
-  const events: any[] = [];
-  let status = 0;
-  let ended = false;
-  let complete = false;
+  const watch = new WatchCollector();
   let rstCode: number | undefined;
-  let buffer = '';
-  let waiters: (() => void)[] = [];
-  const wake = () => {
-    const woken = waiters;
-    waiters = [];
-    for (const waiter of woken) waiter();
-  };
   const stream = session.request(headers, { endStream: true });
-  stream.on('response', (h) => {
-    status = Number(h[':status']);
-    wake();
-  });
-  stream.on('data', (chunk: Buffer) => {
-    buffer = takeJsonLines(buffer, chunk, events);
-    wake();
-  });
-  stream.on('end', () => (complete = true));
+  stream.on('response', (h) => watch.started(Number(h[':status'])));
+  stream.on('data', (chunk: Buffer) => watch.take(chunk));
+  stream.on('end', () => (watch.complete = true));
   stream.on('error', () => undefined);
   stream.on('close', () => {
     rstCode = stream.rstCode;
-    ended = true;
-    wake();
+    watch.end();
   });
   return {
-    events,
+    events: watch.events,
     get status() {
-      return status;
+      return watch.status;
     },
     get ended() {
-      return ended;
+      return watch.ended;
     },
     get complete() {
-      return complete;
+      return watch.complete;
     },
     get rstCode() {
       return rstCode;
     },
-    until: (predicate) =>
-      new Promise((resolve) => {
-        const check = () => {
-          if (predicate() || ended) resolve();
-          else waiters.push(check);
-        };
-        check();
-      }),
+    until: (predicate) => watch.until(predicate),
     pause: () => stream.pause(),
     resume: () => stream.resume(),
     close: () => stream.close(constants.NGHTTP2_CANCEL),
