@@ -7,7 +7,7 @@
 // kept as `context.impersonator` for the access log.
 import type { Authorizer } from '../../engine/auth/authorizer.ts';
 import { IMPERSONATE_HEADER_PREFIX, impersonate, type HeaderLine } from '../../engine/auth/impersonation.ts';
-import type { Filter } from '../http-context.ts';
+import type { Filter, RequestContext } from '../http-context.ts';
 import { badRequest } from '../errors.ts';
 import { sendStatus } from '../handlers/respond.ts';
 import { forbiddenStatus, writeInternalError } from './authorization.ts';
@@ -19,41 +19,40 @@ export interface ImpersonationFilterOptions {
 }
 
 export function createImpersonationFilter(options: ImpersonationFilterOptions): Filter {
-  return async (context, next) => {
-    const headers = context.req.headers;
-    let asked = false;
-    for (const name in headers) {
-      if (name.startsWith(IMPERSONATE_HEADER_PREFIX)) {
-        asked = true;
-        break;
-      }
-    }
-    if (!asked) return next();
-    const requestor = context.user;
-    if (requestor === undefined) {
-      writeInternalError(context, 'no user found for request');
-      return;
-    }
-    const outcome = await impersonate(requestor, impersonationHeaders(context.req.rawHeaders), options.authorizer, {
-      ...(options.apiDomain !== undefined ? { apiDomain: options.apiDomain } : {}),
-      signal: context.signal,
-    });
-    switch (outcome.kind) {
-      case 'none':
-        return next();
-      case 'invalid':
-        sendStatus(context.res, badRequest(outcome.error));
-        return;
-      case 'forbidden':
-        sendStatus(context.res, forbiddenStatus(outcome.attributes, outcome.reason));
-        return;
-      case 'impersonating':
-        for (const name of Object.keys(headers)) if (name.startsWith(IMPERSONATE_HEADER_PREFIX)) delete headers[name];
-        context.impersonator = requestor;
-        context.user = outcome.user;
-        return next();
-    }
+  // Not async on the common path: a request without impersonation headers (nearly all) is handed
+  // on without another promise wrapped around the rest of the chain, which a watch would keep.
+  return (context, next) => {
+    for (const name in context.req.headers) if (name.startsWith(IMPERSONATE_HEADER_PREFIX)) return impersonateThenNext(options, context, next);
+    return next();
   };
+}
+
+async function impersonateThenNext(options: ImpersonationFilterOptions, context: RequestContext, next: () => Promise<void>): Promise<void> {
+  const headers = context.req.headers;
+  const requestor = context.user;
+  if (requestor === undefined) {
+    writeInternalError(context, 'no user found for request');
+    return;
+  }
+  const outcome = await impersonate(requestor, impersonationHeaders(context.req.rawHeaders), options.authorizer, {
+    ...(options.apiDomain !== undefined ? { apiDomain: options.apiDomain } : {}),
+    signal: context.signal,
+  });
+  switch (outcome.kind) {
+    case 'none':
+      return next();
+    case 'invalid':
+      sendStatus(context.res, badRequest(outcome.error));
+      return;
+    case 'forbidden':
+      sendStatus(context.res, forbiddenStatus(outcome.attributes, outcome.reason));
+      return;
+    case 'impersonating':
+      for (const name of Object.keys(headers)) if (name.startsWith(IMPERSONATE_HEADER_PREFIX)) delete headers[name];
+      context.impersonator = requestor;
+      context.user = outcome.user;
+      return next();
+  }
 }
 
 /** The impersonation header lines in order, names lower-cased, one value per line. */
