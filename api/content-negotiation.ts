@@ -6,10 +6,16 @@
 import type { Status } from '../engine/resources/types.ts';
 import { notAcceptable, unsupportedMediaType } from './errors.ts';
 
-export type SerializerMediaType = 'application/json' | 'application/yaml';
+/** Kubernetes' protobuf (the `k8s\0` envelope; api/protobuf/). */
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 
-/** What Fairway serialises, in preference order (the first is the default for an empty Accept). */
+export type SerializerMediaType = 'application/json' | 'application/yaml' | typeof PROTOBUF_MEDIA_TYPE;
+
+/** The text serialisations, in preference order (the first is the default for an empty Accept); what documents such as discovery are served in. */
 export const SUPPORTED_MEDIA_TYPES: readonly SerializerMediaType[] = ['application/json', 'application/yaml'];
+
+/** What API objects (resources, their lists, watch events, Status) are served in, in kube-apiserver's order. */
+export const OBJECT_MEDIA_TYPES: readonly SerializerMediaType[] = [...SUPPORTED_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE];
 
 /** PATCH bodies, in the order kube-apiserver lists them in its 415 message. */
 export const PATCH_MEDIA_TYPES = [
@@ -42,6 +48,8 @@ export interface EndpointRestrictions {
   allowsPlain?: boolean;
   /** Whether `stream=watch` may be asked for (list endpoints). */
   allowsWatchStream?: boolean;
+  /** The serialisations on offer; SUPPORTED_MEDIA_TYPES when absent. */
+  mediaTypes?: readonly SerializerMediaType[];
 }
 
 export interface NegotiatedMediaType {
@@ -100,16 +108,17 @@ export function parseAccept(header: string | undefined): MediaRange[] {
 /** Picks the response representation for `accept` on an endpoint with these restrictions. */
 export function negotiateOutput(accept: string | undefined, endpoint: EndpointRestrictions): Negotiation {
   const allowsPlain = endpoint.allowsPlain ?? true;
+  const mediaTypes = endpoint.mediaTypes ?? SUPPORTED_MEDIA_TYPES;
   const trimmed = accept?.trim() ?? '';
-  if (trimmed === '' && allowsPlain) return plain(SUPPORTED_MEDIA_TYPES[0]!, false);
+  if (trimmed === '' && allowsPlain) return plain(mediaTypes[0]!, false);
   for (const range of parseAccept(trimmed)) {
-    for (const mediaType of SUPPORTED_MEDIA_TYPES) {
+    for (const mediaType of mediaTypes) {
       if (!rangeMatches(range, mediaType)) continue;
       const chosen = acceptClause(range, mediaType, endpoint, allowsPlain);
       if (chosen !== undefined) return chosen;
     }
   }
-  return { ok: false, status: notAcceptable(SUPPORTED_MEDIA_TYPES) };
+  return { ok: false, status: notAcceptable(mediaTypes) };
 }
 
 function rangeMatches(range: MediaRange, mediaType: SerializerMediaType): boolean {
@@ -124,6 +133,8 @@ function acceptClause(range: MediaRange, mediaType: SerializerMediaType, endpoin
   if (kind === undefined && group === undefined && version === undefined) return allowsPlain ? plain(mediaType, isPretty) : undefined;
   const target = endpoint.conversions.find((c) => c.kind === (kind ?? '') && c.group === (group ?? '') && c.version === (version ?? ''));
   if (target === undefined) return undefined;
+  // Kubernetes has no protobuf Table (meta/v1's Table is `+protobuf=false`): such a clause is skipped.
+  if (target.kind === 'Table' && mediaType === PROTOBUF_MEDIA_TYPE) return undefined;
   // Tables and partial metadata are plain JSON/YAML on the wire (kubectl recognises them by kind);
   // aggregated discovery must echo the conversion, or kubectl parses it as a legacy APIGroupList.
   const echoConversion = target.kind === 'APIGroupDiscoveryList';

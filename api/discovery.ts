@@ -16,6 +16,9 @@ import {
 } from '../engine/resources/types.ts';
 import { apiGroupsFor, FLOWCONTROL_VERSION } from '../engine/resources/api-domain.ts';
 import { negotiateOutput, type SerializerMediaType } from './content-negotiation.ts';
+import { flowcontrolSchemas, type Schema } from './openapi-schemas.ts';
+import { authorizationSchemas } from './openapi-schemas-authorization.ts';
+import { authenticationSchemas } from './openapi-schemas-authentication.ts';
 
 export type ResourceScope = 'Cluster' | 'Namespaced';
 
@@ -41,6 +44,12 @@ export interface ResourceModel {
 export interface GroupVersionModel {
   version: string;
   resources: readonly ResourceModel[];
+  /**
+   * The OpenAPI component schemas of this group-version's kinds and the types they nest, under
+   * Kubernetes' schema names (each kind's carries its GVK); api/openapi.ts builds the group-version's
+   * document from these and `resources`.
+   */
+  schemas: Readonly<Record<string, Schema>>;
 }
 
 export interface GroupModel {
@@ -103,6 +112,7 @@ export function fairwayDiscoveryModel(apiDomain?: string, options: { selfReviews
         {
           version: FLOWCONTROL_VERSION,
           resources: [flowcontrolResource(FLOW_SCHEMA_RESOURCE, FLOW_SCHEMA_KIND), flowcontrolResource(PRIORITY_LEVEL_RESOURCE, PRIORITY_LEVEL_KIND)],
+          schemas: flowcontrolSchemas(apiDomain),
         },
       ],
     },
@@ -111,9 +121,18 @@ export function fairwayDiscoveryModel(apiDomain?: string, options: { selfReviews
     served.push(
       {
         name: groups.authorization,
-        versions: [{ version: 'v1', resources: [review('selfsubjectaccessreviews', 'SelfSubjectAccessReview'), review('selfsubjectrulesreviews', 'SelfSubjectRulesReview')] }],
+        versions: [
+          {
+            version: 'v1',
+            resources: [review('selfsubjectaccessreviews', 'SelfSubjectAccessReview'), review('selfsubjectrulesreviews', 'SelfSubjectRulesReview')],
+            schemas: authorizationSchemas(groups.authorization),
+          },
+        ],
       },
-      { name: groups.authentication, versions: [{ version: 'v1', resources: [review('selfsubjectreviews', 'SelfSubjectReview')] }] },
+      {
+        name: groups.authentication,
+        versions: [{ version: 'v1', resources: [review('selfsubjectreviews', 'SelfSubjectReview')], schemas: authenticationSchemas(groups.authentication) }],
+      },
     );
   }
   return { apidiscoveryGroup: groups.apidiscovery, groups: served };

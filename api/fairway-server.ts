@@ -8,14 +8,16 @@ import { realClock, formatRfc3339, type Clock } from '../engine/clock.ts';
 import { toRxScheduler } from '../engine/clock-adapters.ts';
 import { FlowController } from '../engine/flowcontrol/controller.ts';
 import { watchFlowcontrolConfig } from '../engine/flowcontrol/config-stream.ts';
-import { startBootstrapEnsurer } from '../engine/flowcontrol/bootstrap-ensurer.ts';
+import { CONFIG_PRODUCER_MANAGER, startBootstrapEnsurer } from '../engine/flowcontrol/bootstrap-ensurer.ts';
 import { startDanglingStatusWriter } from '../engine/flowcontrol/dangling-status.ts';
+import { startGarbageCollector } from '../engine/flowcontrol/garbage-collector.ts';
 import { InterestedWatches } from '../engine/flowcontrol/interested-watches.ts';
 import type { ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
 import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
 import { apiGroupsFor, flowcontrolApiVersion, FLOWCONTROL_VERSION } from '../engine/resources/api-domain.ts';
 import { FLOWCONTROL_KINDS, storeResourceInfo, type KindInfo } from '../engine/resources/kinds.ts';
 import type { Store } from '../engine/store/store-types.ts';
+import type { KubeObject } from '../engine/resources/types.ts';
 import { resourcePrefix } from '../engine/store/store.ts';
 import { fairwayDiscoveryModel } from './discovery.ts';
 import type { Filter } from './http-context.ts';
@@ -29,6 +31,7 @@ import { buildAuthenticator } from '../engine/auth/build-authenticator.ts';
 import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
 import { metricsHandler } from './metrics/metrics-handler.ts';
+import { storageObjectsFamily } from './metrics/storage-objects.ts';
 import { createApfDebugHandlers } from './debug/apf-dump.ts';
 import { createRequestMetricsFilter } from './metrics/request-metrics.ts';
 import { createDescriptionHandler, describedPaths } from './handlers/discovery.ts';
@@ -39,6 +42,8 @@ import { createResourceHandler, type ResourceRoute } from './handlers/resource.t
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from './handlers/watch-limit.ts';
 import type { FlowcontrolKind } from './table.ts';
 import { managedFieldsRecorder, patchApplier } from './handlers/patch-adapter.ts';
+import { canonicalOrder } from './handlers/canonical-order.ts';
+import { shapeOf } from './handlers/decode.ts';
 import type { AccessControl } from './access-control.ts';
 import { withReviewRoutes } from './handlers/review.ts';
 import { Counter, Registry } from 'prom-client';
@@ -116,6 +121,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfReviews: access !== undefined });
   const servedLabels = new ServedLabels(discoveryModel);
   const metrics = createFairwayMetrics(servedLabels);
+  storageObjectsFamily(store).registerIn(metrics.registry);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({
     name: 'apiserver_terminated_watchers_total',
@@ -154,12 +160,21 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
       apiDomain,
       onError: (name, error) => logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
     }),
+    startGarbageCollector(config$, {
+      priorityLevels: plcStore,
+      flowSchemas: fsStore,
+      onError: (object, error) => logger.warning(`removing the garbage collector's finalizer of ${object} failed: ${error instanceof Error ? error.message : String(error)}`),
+    }),
   );
 
+  const nowTime = () => formatRfc3339(Date.now());
+  const recorder = managedFieldsRecorder(apiVersion, nowTime);
+  const producerWrite = (previous: KubeObject | undefined, next: KubeObject) =>
+    canonicalOrder(recorder.recordUpdate(previous, next, CONFIG_PRODUCER_MANAGER, ''), shapeOf(String(next.kind)));
   let bootstrapped = false;
   let shuttingDown = false;
   subscriptions.push(
-    startBootstrapEnsurer({ priorityLevels: plcStore, flowSchemas: fsStore, clock, newUid: randomUUID, apiDomain }, toRxScheduler(clock), ({ report, error }) => {
+    startBootstrapEnsurer({ priorityLevels: plcStore, flowSchemas: fsStore, clock, newUid: randomUUID, apiDomain, finishWrite: producerWrite }, toRxScheduler(clock), ({ report, error }) => {
       if (error !== undefined) {
         logger.warning(`ensuring the APF bootstrap configuration failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
         return;
@@ -173,7 +188,6 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   );
 
   const nowMs = () => Date.now();
-  const nowTime = () => formatRfc3339(Date.now());
   const routes = new Map<string, ResourceRoute>();
   for (const kind of FLOWCONTROL_KINDS as unknown as readonly KindInfo<never>[]) {
     const resourceStore = kind.kind === FLOWCONTROL_KINDS[0].kind ? plcStore : fsStore;
@@ -184,7 +198,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
       group: groups.flowcontrol,
       newUid: randomUUID,
       nowMs,
-      managedFields: managedFieldsRecorder(apiVersion, nowTime),
+      managedFields: recorder,
     });
     routes.set(kind.resource, {
       rest,
@@ -250,7 +264,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   servedLabels.addPaths([
     ...extraRoutes.keys(),
     ...Object.entries(health).flatMap(([endpoint, checks]) => [`/${endpoint}`, ...checks.map((c) => `/${endpoint}/${c.name}`)]),
-    ...describedPaths(apiDomain, { selfReviews: access !== undefined }),
+    ...describedPaths(discoveryModel),
   ]);
   const apiServer = createApiServer({
     clock,
@@ -261,7 +275,6 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     resources: access !== undefined ? withReviewRoutes(resources, access.reviews) : resources,
     describe: createDescriptionHandler({
       model: discoveryModel,
-      selfReviews: access !== undefined,
       ...(apiDomain !== undefined ? { apiDomain } : {}),
       serverAddress: options.serverAddress,
     }),

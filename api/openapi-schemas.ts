@@ -1,4 +1,4 @@
-// OpenAPI v3 component schemas for flowcontrol v1 and the meta/v1 types around it. `kubectl explain`
+// OpenAPI v3 component schemas for flowcontrol v1 and the meta/v1 types around every kind. `kubectl explain`
 // prints these descriptions, kubectl's client-side apply reads the list and patch markers
 // (`x-kubernetes-list-type`, `x-kubernetes-patch-merge-key`...), and the Table printer reuses the
 // same field descriptions for its columns, as Kubernetes' printers do. Schema names are the Go
@@ -86,7 +86,7 @@ function condition(description: string): Schema {
 
 // --- the schemas ------------------------------------------------------------------------------
 
-/** All component schemas of the flowcontrol v1 document; GVK extensions follow `apiDomain`. */
+/** The component schemas of flowcontrol v1's kinds and the types they nest; GVK extensions follow `apiDomain`. */
 export function flowcontrolSchemas(apiDomain?: string): Record<string, Schema> {
   const group = apiGroupsFor(apiDomain).flowcontrol;
   const gvk = (kind: string) => ({ group, version: FLOWCONTROL_VERSION, kind });
@@ -220,12 +220,32 @@ export function flowcontrolSchemas(apiDomain?: string): Record<string, Schema> {
       { required: ['kind'], 'x-kubernetes-unions': [{ discriminator: 'kind', 'fields-to-discriminateBy': { group: 'Group', serviceAccount: 'ServiceAccount', user: 'User' } }] },
     ),
     [fc('UserSubject')]: object('A user as a subject.', { name: str('The user name; `*` matches every user. Required.') }, { required: ['name'] }),
-    ...metaSchemas(group),
   };
 }
 
-/** The meta/v1 schemas, with the flowcontrol group in the GVKs of the generic kinds. */
-export function metaSchemas(flowcontrolGroup: string): Record<string, Schema> {
+function selectorRequirement(description: string, operatorDoc: string): Schema {
+  return object(
+    description,
+    {
+      key: str('The field path or label key the requirement applies to.', { default: '' }),
+      operator: str(operatorDoc, { default: '' }),
+      values: { type: 'array', items: { type: 'string', default: '' }, description: 'The values; non-empty for In and NotIn, empty for Exists and DoesNotExist.', ...atomic },
+    },
+    { required: ['key', 'operator'] },
+  );
+}
+
+export interface GroupVersion {
+  group: string;
+  version: string;
+}
+
+/**
+ * meta/v1's schemas, which every group-version's document carries. DeleteOptions and WatchEvent are
+ * registered in every served group-version (`served`), and say so in their GVK lists.
+ */
+export function metaSchemas(served: readonly GroupVersion[]): Record<string, Schema> {
+  const everywhere = (kind: string) => [{ group: '', version: 'v1', kind }, ...served.map((gv) => ({ group: gv.group, version: gv.version, kind }))];
   const meta = (name: string) => `${META_PREFIX}${name}`;
   return {
     [meta('APIResource')]: object(
@@ -261,12 +281,11 @@ export function metaSchemas(flowcontrolGroup: string): Record<string, Schema> {
         propagationPolicy: str('How garbage collection treats dependents: `Orphan`, `Background` or `Foreground`.'),
       },
       {
-        'x-kubernetes-group-version-kind': [
-          { group: '', version: 'v1', kind: 'DeleteOptions' },
-          { group: flowcontrolGroup, version: FLOWCONTROL_VERSION, kind: 'DeleteOptions' },
-        ],
+        'x-kubernetes-group-version-kind': everywhere('DeleteOptions'),
       },
     ),
+    [meta('FieldSelectorRequirement')]: selectorRequirement('A field selector requirement: a field, an operator, and the values it is compared with.', '`In`, `NotIn`, `Exists` or `DoesNotExist`.'),
+    [meta('LabelSelectorRequirement')]: selectorRequirement('A label selector requirement: a label key, an operator, and the values it is compared with.', '`In`, `NotIn`, `Exists` or `DoesNotExist`.'),
     [meta('FieldsV1')]: { type: 'object', description: 'A set of fields in the managed-fields trie format.' },
     [meta('ListMeta')]: object('Metadata of a list.', {
       continue: str('Present when more results are available: pass it as `continue` to fetch the next chunk from the same snapshot.'),
@@ -351,15 +370,15 @@ export function metaSchemas(flowcontrolGroup: string): Record<string, Schema> {
       { object: ref(RAW_EXTENSION, 'The object: the new state for ADDED/MODIFIED, the last state for DELETED, a Status for ERROR, a resourceVersion carrier for BOOKMARK.', true), type: str('`ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK` or `ERROR`.', { default: '' }) },
       {
         required: ['type', 'object'],
-        'x-kubernetes-group-version-kind': [
-          { group: '', version: 'v1', kind: 'WatchEvent' },
-          { group: flowcontrolGroup, version: FLOWCONTROL_VERSION, kind: 'WatchEvent' },
-        ],
+        'x-kubernetes-group-version-kind': everywhere('WatchEvent'),
       },
     ),
     [RAW_EXTENSION]: { type: 'object', description: 'An embedded object in its JSON form.' },
   };
 }
+
+/** The builders, for the schema tables of other groups. */
+export const schemaBuilders = { str, bool, ref, listOf, object, atomic, typeMeta };
 
 /** A field's description, shared with the Table column definitions. */
 export const FIELD_DOCS = DOC;

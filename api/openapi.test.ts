@@ -1,10 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { flowcontrolOpenApi, openApiDocuments, openApiIndex, stableStringify } from './openapi.ts';
+import { groupVersionOpenApi, openApiDocuments, openApiIndex, operationStem, stableStringify } from './openapi.ts';
+import { fairwayDiscoveryModel } from './discovery.ts';
 
 type Json = Record<string, any>;
 
-const doc = JSON.parse(openApiDocuments()[0]!.json) as Json;
+const model = fairwayDiscoveryModel();
+const documents = openApiDocuments(model);
+const doc = JSON.parse(documents.find((d) => d.path === 'apis/flowcontrol.apiserver.k8s.io/v1')!.json) as Json;
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const gvk = (kind: string) => ({ group: GROUP, version: 'v1', kind });
 const sameGvk = (a: any, b: any) => a !== null && typeof a === 'object' && a.group === b.group && a.version === b.version && a.kind === b.kind;
@@ -74,22 +77,25 @@ test('explain can walk both kinds to their leaves, with descriptions and require
   assert.ok(explain(doc, 'PriorityLevelConfigurationList', ['items', 'spec']).properties.type);
 });
 
-test('every property of every schema has a description, and every reference resolves', () => {
-  const walk = (schema: Json, where: string) => {
-    if (schema.$ref) resolve(doc, schema);
-    for (const part of schema.allOf ?? []) walk(part, where);
-    if (schema.items) walk(schema.items, `${where}[]`);
-    for (const [name, property] of Object.entries((schema.properties ?? {}) as Json)) {
-      assert.type(property.description, 'string', `${where}.${name} has no description`);
-      assert.ok(property.description.length > 10, `${where}.${name}`);
-      walk(property, `${where}.${name}`);
-    }
-  };
-  for (const [name, schema] of Object.entries(doc.components.schemas as Json)) walk(schema, name);
-  for (const item of Object.values(doc.paths as Json)) {
-    for (const op of Object.values(item as Json)) {
-      const text = JSON.stringify(op);
-      for (const match of text.matchAll(/"\$ref":"([^"]+)"/g)) resolve(doc, { $ref: match[1] });
+test('in every document, every property of every schema has a description, and every reference resolves', () => {
+  for (const document of documents) {
+    const parsed = JSON.parse(document.json) as Json;
+    const walk = (schema: Json, where: string) => {
+      if (schema.$ref) resolve(parsed, schema);
+      for (const part of schema.allOf ?? []) walk(part, where);
+      if (schema.items) walk(schema.items, `${where}[]`);
+      for (const [name, property] of Object.entries((schema.properties ?? {}) as Json)) {
+        assert.type(property.description, 'string', `${where}.${name} has no description`);
+        assert.ok(property.description.length > 10, `${where}.${name}`);
+        walk(property, `${where}.${name}`);
+      }
+    };
+    for (const [name, schema] of Object.entries(parsed.components.schemas as Json)) walk(schema, `${document.path} ${name}`);
+    for (const item of Object.values(parsed.paths as Json)) {
+      for (const op of Object.values(item as Json)) {
+        const text = JSON.stringify(op);
+        for (const match of text.matchAll(/"\$ref":"([^"]+)"/g)) resolve(parsed, { $ref: match[1] });
+      }
     }
   }
 });
@@ -132,23 +138,82 @@ test('the operations of the endpoint table, each with its query parameters', () 
   assert.is(doc.paths[`${base}/{name}`].delete.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Status');
 });
 
-test('serialisation is deterministic and the index points at the hashed document', () => {
-  const again = openApiDocuments();
-  const first = openApiDocuments()[0]!;
-  assert.is(again[0]!.json, first.json);
-  assert.match(first.hash, /^[0-9A-F]{128}$/);
+test('serialisation is deterministic and the index points at each hashed document', () => {
+  const again = openApiDocuments(fairwayDiscoveryModel());
+  assert.equal(again.map((d) => d.json), documents.map((d) => d.json));
+  const [flowcontrol, authorization, authentication] = again;
+  assert.match(flowcontrol!.hash, /^[0-9A-F]{128}$/);
   assert.equal(openApiIndex(again), {
-    paths: { 'apis/flowcontrol.apiserver.k8s.io/v1': { serverRelativeURL: `/openapi/v3/apis/flowcontrol.apiserver.k8s.io/v1?hash=${first.hash}` } },
+    paths: {
+      'apis/authentication.k8s.io/v1': { serverRelativeURL: `/openapi/v3/apis/authentication.k8s.io/v1?hash=${authentication!.hash}` },
+      'apis/authorization.k8s.io/v1': { serverRelativeURL: `/openapi/v3/apis/authorization.k8s.io/v1?hash=${authorization!.hash}` },
+      'apis/flowcontrol.apiserver.k8s.io/v1': { serverRelativeURL: `/openapi/v3/apis/flowcontrol.apiserver.k8s.io/v1?hash=${flowcontrol!.hash}` },
+    },
   });
   assert.is(stableStringify({ b: 1, a: { d: [{ z: 1, y: 2 }], c: undefined } }), '{"a":{"d":[{"y":2,"z":1}]},"b":1}');
   // A change anywhere changes the hash.
-  const changed = flowcontrolOpenApi() as Json;
+  const changed = groupVersionOpenApi('flowcontrol.apiserver.k8s.io', model.groups[0]!.versions[0]!, []) as Json;
   changed.info.version = 'other';
-  assert.is.not(stableStringify(changed), first.json);
+  assert.is.not(stableStringify(changed), flowcontrol!.json);
+});
+
+test('operation ids and tags are kube-apiserver\'s', () => {
+  assert.is(operationStem('flowcontrol.apiserver.k8s.io', 'v1'), 'FlowcontrolApiserverV1');
+  assert.is(operationStem('authorization.k8s.io', 'v1'), 'AuthorizationV1');
+  assert.is(operationStem('stable.example.com', 'v1beta1'), 'StableExampleComV1beta1');
+  assert.is(doc.paths['/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas'].get.operationId, 'listFlowcontrolApiserverV1FlowSchema');
+  assert.equal(doc.paths['/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas'].get.tags, ['flowcontrolApiserver_v1']);
+});
+
+test('watch paths: the deprecated /watch/ forms, as Kubernetes publishes them', () => {
+  const base = '/apis/flowcontrol.apiserver.k8s.io/v1/watch/prioritylevelconfigurations';
+  const list = doc.paths[base];
+  assert.is(list.get.operationId, 'watchFlowcontrolApiserverV1PriorityLevelConfigurationList');
+  assert.is(list.get['x-kubernetes-action'], 'watchlist');
+  assert.equal(list.get['x-kubernetes-group-version-kind'], gvk('PriorityLevelConfiguration'));
+  assert.equal(Object.keys(list.get.responses['200'].content).sort(), [
+    'application/json',
+    'application/json;stream=watch',
+    'application/vnd.kubernetes.protobuf',
+    'application/vnd.kubernetes.protobuf;stream=watch',
+    'application/yaml',
+  ]);
+  assert.is(list.get.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent');
+  const one = doc.paths[`${base}/{name}`];
+  assert.is(one.get.operationId, 'watchFlowcontrolApiserverV1PriorityLevelConfiguration');
+  assert.is(one.get['x-kubernetes-action'], 'watch');
+  assert.equal(one.parameters.map((p: Json) => p.name).sort(), ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'name', 'pretty', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch']);
+});
+
+test('every served kind has its document and schema: SelfSubjectAccessReview in authorization.k8s.io/v1', () => {
+  const authorization = JSON.parse(documents.find((d) => d.path === 'apis/authorization.k8s.io/v1')!.json) as Json;
+  const path = authorization.paths['/apis/authorization.k8s.io/v1/selfsubjectaccessreviews'];
+  assert.equal(Object.keys(path).sort(), ['parameters', 'post']);
+  assert.is(path.post.operationId, 'createAuthorizationV1SelfSubjectAccessReview');
+  assert.equal(path.post['x-kubernetes-group-version-kind'], { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' });
+  const schema = authorization.components.schemas['io.k8s.api.authorization.v1.SelfSubjectAccessReview'];
+  assert.equal(schema['x-kubernetes-group-version-kind'], [{ group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' }]);
+  assert.ok(authorization.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
+  const deleteOptions = doc.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions']['x-kubernetes-group-version-kind'];
+  assert.equal(deleteOptions.map((g: Json) => `${g.group}/${g.version}`), ['/v1', 'flowcontrol.apiserver.k8s.io/v1', 'authorization.k8s.io/v1', 'authentication.k8s.io/v1']);
+  for (const document of documents) {
+    const parsed = JSON.parse(document.json) as Json;
+    for (const group of model.groups) {
+      for (const version of group.versions) {
+        if (document.path !== `apis/${group.name}/${version.version}`) continue;
+        for (const resource of version.resources) {
+          const schemas = Object.values(parsed.components.schemas as Json).filter((s: Json) =>
+            (s['x-kubernetes-group-version-kind'] ?? []).some((g: Json) => g.kind === resource.kind && g.group === group.name),
+          );
+          assert.is(schemas.length, 1, `${resource.kind} has one schema`);
+        }
+      }
+    }
+  }
 });
 
 test('paths and GVKs follow the apiDomain', () => {
-  const other = openApiDocuments('example.com')[0]!;
+  const other = openApiDocuments(fairwayDiscoveryModel('example.com')).find((d) => d.path.startsWith('apis/flowcontrol'))!;
   assert.is(other.path, 'apis/flowcontrol.apiserver.example.com/v1');
   const parsed = JSON.parse(other.json) as Json;
   assert.ok(parsed.paths['/apis/flowcontrol.apiserver.example.com/v1/flowschemas/{name}']);
@@ -156,10 +221,8 @@ test('paths and GVKs follow the apiDomain', () => {
   assert.is(patchOperations(parsed, 'FlowSchema').length, 0);
 });
 
-test('the self reviews have their group documents, every reference resolving, GVKs for explain', () => {
-  const documents = openApiDocuments(undefined, { selfReviews: true });
-  assert.equal(documents.map((d) => d.path), ['apis/flowcontrol.apiserver.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/authentication.k8s.io/v1']);
-  assert.equal(Object.keys(openApiIndex(documents).paths).sort(), ['apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/flowcontrol.apiserver.k8s.io/v1']);
+test('the self reviews have their group documents: a POST each, GVKs for explain, the rules review status as Kubernetes requires it', () => {
+  assert.equal(documents.map((d) => d.path).sort(), ['apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/flowcontrol.apiserver.k8s.io/v1']);
   const expected: [string, string, string, string][] = [
     ['apis/authorization.k8s.io/v1', 'authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'],
     ['apis/authorization.k8s.io/v1', 'authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'],
@@ -168,18 +231,10 @@ test('the self reviews have their group documents, every reference resolving, GV
   for (const [path, group, resource, kind] of expected) {
     const document = JSON.parse(documents.find((d) => d.path === path)!.json) as Json;
     const post = document.paths[`/apis/${group}/v1/${resource}`].post;
-    assert.equal([post.operationId, post['x-kubernetes-action'], post['x-kubernetes-group-version-kind']], [`create${group.startsWith('authorization') ? 'AuthorizationV1' : 'AuthenticationV1'}${kind}`, 'post', { group, version: 'v1', kind }]);
-    assert.ok(post.parameters.some((p: Json) => p.name === 'fieldValidation'));
-    const roots = Object.values(document.components.schemas as Json).filter((schema: Json) => (schema['x-kubernetes-group-version-kind'] ?? []).some?.((g: Json) => g.kind === kind && g.group === group));
-    assert.is(roots.length, 1, `${kind} schema`);
-    // Every $ref in the document points at a schema it carries.
-    const references = JSON.stringify(document).match(/"#\/components\/schemas\/[^"]+"/g) ?? [];
-    assert.ok(references.length > 10);
-    for (const reference of references) {
-      assert.ok(document.components.schemas[reference.slice('"#/components/schemas/'.length, -1)], `dangling ${reference}`);
-    }
+    assert.equal([post['x-kubernetes-action'], post['x-kubernetes-group-version-kind']], ['post', { group, version: 'v1', kind }], kind);
+    assert.not.ok(document.paths[`/apis/${group}/v1/${resource}`].get, `${kind} is create-only`);
   }
-  const rules = JSON.parse(documents[1]!.json) as Json;
+  const rules = JSON.parse(documents.find((d) => d.path === 'apis/authorization.k8s.io/v1')!.json) as Json;
   const status = rules.components.schemas['io.k8s.api.authorization.v1.SubjectRulesReviewStatus'];
   assert.equal(status.required, ['resourceRules', 'nonResourceRules', 'incomplete']);
   assert.ok(resolve(rules, status.properties.resourceRules.items).properties.verbs);

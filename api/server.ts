@@ -15,7 +15,7 @@ import { connectionOf, type Connection } from './connection.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from './errors.ts';
 import type { Logger } from './log.ts';
 import { parseRequestInfo } from './request-info.ts';
-import { errorStatus, sendError, sendStatus } from './handlers/respond.ts';
+import { errorStatus, sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from './handlers/respond.ts';
 import { serveHealth, type HealthChecks } from './handlers/health.ts';
 import { responseFlushed } from './response-flushed.ts';
 
@@ -164,7 +164,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     try {
       url = new URL(req.url ?? '/', 'https://fairway.invalid');
     } catch {
-      sendStatus(res, badRequest(`invalid request URI: ${JSON.stringify(req.url ?? '')}`));
+      sendStatus(res, badRequest(`invalid request URI: ${JSON.stringify(req.url ?? '')}`), statusRepresentation(req));
       return;
     }
     const requestInfo = parseRequestInfo(req.method ?? 'GET', decodePath(url.pathname), url.searchParams);
@@ -172,7 +172,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     try {
       deadlineMs = deadlineFor(url, requestInfo, receivedMs, options.requestTimeoutMs);
     } catch (error) {
-      sendStatus(res, errorStatus(error, logger));
+      sendStatus(res, errorStatus(error, logger), statusRepresentation(req, url));
       return;
     }
     const request = new InFlightRequest(req, res, connectionOf(req), url, requestInfo, receivedMs, deadlineMs);
@@ -183,7 +183,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       request.cancelTimer = clock.after(deadlineMs - receivedMs, () => {
         // kube-apiserver's timeout filter: a 504 if nothing was written yet, and the handler's
         // later writes go nowhere.
-        if (!res.headersSent) sendStatus(res, timeout());
+        if (!res.headersSent) sendStatusNegotiated(request, timeout());
         request.abort();
         // A client that stalls mid-body would keep the handler, and its APF seats, waiting for
         // bytes until the socket dies. Go's server fails such reads once the handler has answered;

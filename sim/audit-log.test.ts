@@ -118,7 +118,7 @@ test("replay: yesterday's traffic through today's configuration, and through a t
     const replay = async (server: string) => {
       const loaded = await loadScenarioText(`kind: Scenario\nduration: 30s\n${server}objectCounts: {pods: 600}\n`, 'replay.yaml');
       if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
-      return buildReport(runSimulation({ loaded: loaded.loaded, seed: '1', auditLog: log }));
+      return buildReport(runSimulation({ loaded: loaded.loaded, seed: '1', auditLog: log, auditGrouping: 'user' }));
     };
     const roomy = await replay('');
     for (const [user, count] of perUser) {
@@ -143,6 +143,42 @@ test("replay: yesterday's traffic through today's configuration, and through a t
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+test('--group-by: a controller’s lease renewals and its LISTs are separate flows by default, one flow when grouped by user', async () => {
+  const controller = { username: 'system:kube-controller-manager', groups: ['system:authenticated'] };
+  const lines: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const t = BASE_MS + i * 100;
+    const renew = i % 2 === 0;
+    lines.push(
+      JSON.stringify({
+        auditID: `a-${i}`,
+        stage: 'ResponseComplete',
+        verb: renew ? 'update' : 'list',
+        user: controller,
+        userAgent: renew ? 'kube-controller-manager/v1.32.0 (linux/amd64) kubernetes/abc1234/leader-election' : 'kube-controller-manager/v1.32.0 (linux/amd64) kubernetes/abc1234/shared-informers',
+        requestURI: renew ? '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager' : '/api/v1/pods?limit=500',
+        objectRef: renew ? { resource: 'leases', apiGroup: 'coordination.k8s.io', namespace: 'kube-system', name: 'kube-controller-manager' } : { resource: 'pods' },
+        requestReceivedTimestamp: iso(t),
+        stageTimestamp: iso(t + 5),
+      }),
+    );
+  }
+  const log = parseAuditLog(lines.join('\n'), 'kcm.log');
+  assert.equal(log.errors, []);
+  const loaded = await loadScenarioText('kind: Scenario\nduration: 10s\nobjectCounts: {pods: 300}\n', 'replay.yaml');
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  const flows = (grouping?: 'user' | 'flowschema' | 'verb+resource' | 'user-agent') =>
+    buildReport(runSimulation({ loaded: loaded.loaded, seed: '1', auditLog: log, ...(grouping === undefined ? {} : { auditGrouping: grouping }) })).flows;
+  const byDefault = flows();
+  assert.equal(Object.keys(byDefault).sort(), ['audit:system:kube-controller-manager/kube-controller-manager', 'audit:system:kube-controller-manager/system-leader-election']);
+  assert.is(byDefault['audit:system:kube-controller-manager/system-leader-election']!.priorityLevel, 'leader-election');
+  assert.is(byDefault['audit:system:kube-controller-manager/system-leader-election']!.arrived, 20);
+  assert.equal(Object.keys(flows('user')), ['audit:system:kube-controller-manager']);
+  assert.equal(Object.keys(flows('flowschema')).sort(), ['audit:kube-controller-manager', 'audit:system-leader-election']);
+  assert.equal(Object.keys(flows('verb+resource')).sort(), ['audit:list pods', 'audit:update leases.coordination.k8s.io']);
+  assert.is(Object.keys(flows('user-agent')).length, 2);
 });
 
 test.run();

@@ -27,6 +27,8 @@ export interface ReplayRequest {
   arrivalMs: number;
   serviceMs: number;
   shape: RequestShape;
+  /** The client's User-Agent header as the event recorded it ("" if absent). */
+  userAgent: string;
   query: Record<string, string>;
   /** The status code the request originally got (429 means APF rejected it then). */
   originalCode: number | undefined;
@@ -154,7 +156,8 @@ function parseEvent(event: Record<string, unknown>, fail: (message: string) => v
     name: str(ref?.name),
     nonResourcePath: ref === undefined ? path : '',
   };
-  return { receivedEpochMs: received, serviceMs, shape, query, originalCode: typeof status?.code === 'number' ? status.code : undefined };
+  const userAgent = typeof event.userAgent === 'string' ? event.userAgent : '';
+  return { receivedEpochMs: received, serviceMs, shape, userAgent, query, originalCode: typeof status?.code === 'number' ? status.code : undefined };
 }
 
 /** RFC 3339 with up to nanosecond fractions, to fractional epoch milliseconds (µs kept). */

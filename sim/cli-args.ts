@@ -1,3 +1,6 @@
+import { AUDIT_GROUPINGS, isAuditGrouping, type AuditGrouping } from './audit-grouping.ts';
+import { parseSeedList } from './seed.ts';
+
 // A small flag parser for the `sim` commands: `--flag value`, `--flag=value`, repeatable flags,
 // boolean switches and positionals, with errors worded for a person.
 
@@ -68,4 +71,95 @@ export function parseScenarioCommand(
   }
   if (parsed.positionals.length !== 1) return { exitCode: usage(parsed.positionals.length === 0 ? 'no scenario file given' : 'give exactly one scenario file') };
   return { parsed, scenarioFile: parsed.positionals[0]!, usage };
+}
+
+/** The flags every command that runs a scenario over seeds shares. */
+export const RUN_FLAGS: Record<string, FlagSpec> = {
+  'audit-log': { value: true },
+  'group-by': { value: true },
+  strict: { value: false },
+  'no-suggestions': { value: false },
+  'no-plots': { value: false },
+};
+
+export const SEEDS_FLAGS: Record<string, FlagSpec> = {
+  seeds: { value: true },
+  workers: { value: true },
+};
+
+/** `--workers K`: default cores − 1, at least 1. */
+export function parseWorkers(text: string | undefined, defaultWorkers: number): number | { error: string } {
+  if (text === undefined) return Math.max(1, defaultWorkers);
+  const workers = Number(text);
+  if (!Number.isSafeInteger(workers) || workers < 1 || workers > 256) return { error: `--workers must be a whole number from 1 to 256, got ${JSON.stringify(text)}` };
+  return workers;
+}
+
+/**
+ * Prints the load warnings; with `--strict` they are errors and the command stops (exit 1) before
+ * anything is simulated. Returns true when the command must stop.
+ */
+export function reportWarnings(warnings: readonly string[], strict: boolean, command: string, output: { stderr(text: string): void }): boolean {
+  const unique = [...new Set(warnings)];
+  for (const warning of unique) output.stderr(`${strict ? 'error' : 'warning'}: ${warning}\n`);
+  if (strict && unique.length > 0) {
+    output.stderr(`fairway ${command}: ${unique.length} warning${unique.length === 1 ? '' : 's'} with --strict; nothing was simulated\n`);
+    return true;
+  }
+  return false;
+}
+
+/** The `fairway sim run` command line that reproduces one run (shown in its report.html). */
+export function reproduceCommand(run: { scenarioFile: string; seed: string; variantFiles?: readonly string[]; auditLogFile?: string | undefined; auditGrouping?: string | undefined }): string {
+  return [
+    'fairway sim run',
+    run.scenarioFile,
+    '--seed',
+    run.seed,
+    ...(run.variantFiles ?? []).flatMap((v) => ['--variant', v]),
+    ...(run.auditLogFile === undefined ? [] : ['--audit-log', run.auditLogFile]),
+    ...(run.auditGrouping === undefined ? [] : ['--group-by', run.auditGrouping]),
+  ].join(' ');
+}
+
+/** The help lines of RUN_FLAGS (and --no-plots), shared by the commands that run scenarios. */
+export const RUN_FLAGS_HELP = `  --audit-log FILE    replay this audit log in every run
+  --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
+                      (default user+flowschema)
+  --no-plots          skip the SVG plots in each run's report.html
+  --no-suggestions    do not simulate the remedies each run's report suggests
+  --strict            treat warnings (e.g. a variant that changes nothing) as errors
+`;
+
+export interface RunOptions {
+  seeds: string[];
+  seedsText: string;
+  workers: number;
+  auditLogFile: string | undefined;
+  auditGrouping: AuditGrouping | undefined;
+  plots: boolean;
+  suggestions: boolean;
+  strict: boolean;
+}
+
+/** Reads RUN_FLAGS, SEEDS_FLAGS and --no-plots; a usage error as a message. */
+export function parseRunOptions(parsed: ParsedArgs, defaultSeeds: string | undefined, defaultWorkers: number): RunOptions | { error: string } {
+  const seedsText = parsed.values.get('seeds')?.[0] ?? defaultSeeds;
+  if (seedsText === undefined) return { error: '--seeds is required (e.g. --seeds 1..50)' };
+  const seeds = parseSeedList(seedsText);
+  if (!seeds.ok) return { error: seeds.message };
+  const workers = parseWorkers(parsed.values.get('workers')?.[0], defaultWorkers);
+  if (typeof workers !== 'number') return workers;
+  const groupBy = parsed.values.get('group-by')?.[0];
+  if (groupBy !== undefined && !isAuditGrouping(groupBy)) return { error: `--group-by must be one of ${AUDIT_GROUPINGS.join(', ')}, got ${JSON.stringify(groupBy)}` };
+  return {
+    seeds: seeds.seeds,
+    seedsText,
+    workers,
+    auditLogFile: parsed.values.get('audit-log')?.[0],
+    auditGrouping: groupBy,
+    plots: !parsed.switches.has('no-plots'),
+    suggestions: !parsed.switches.has('no-suggestions'),
+    strict: parsed.switches.has('strict'),
+  };
 }

@@ -7,7 +7,8 @@ import type { Command } from '../api/cli/main.ts';
 import { runScenario } from './run-scenario.ts';
 import { parseSeed } from './seed.ts';
 import { writeRunOutput } from './report/write.ts';
-import { parseScenarioCommand } from './cli-args.ts';
+import { parseScenarioCommand, reportWarnings, reproduceCommand, RUN_FLAGS } from './cli-args.ts';
+import { AUDIT_GROUPINGS, isAuditGrouping } from './audit-grouping.ts';
 import { createProgress } from './progress.ts';
 
 const USAGE = `Usage: fairway sim run SCENARIO [flags]
@@ -19,13 +20,18 @@ Flags:
   --seed N            decimal integer or 40 hex digits (e.g. a commit hash); random if omitted
   --out DIR           output directory (default sim-results/<scenario name>/seed-<seed>)
   --audit-log FILE    also replay Kubernetes audit events (JSON lines) through the configuration
+  --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
+                      (default user+flowschema)
   --variant FILE      apply these PriorityLevelConfiguration/FlowSchema manifests over the
                       scenario's configuration (repeatable)
   --no-plots          skip the SVG plots (report.html then has tables only)
+  --no-suggestions    do not simulate the remedies the report suggests (faster)
+  --strict            treat warnings (an edit the ensurer undoes, a LIST with no object count,
+                      a FlowSchema naming a missing level, ...) as errors
   -h, --help          show this help
 
-Exit status: 0 on success, 1 if the scenario, a manifest or the audit log is invalid, 2 for
-usage errors. See docs/simulator.md for the scenario format.
+Exit status: 0 on success, 1 if the scenario, a manifest or the audit log is invalid (or warns,
+with --strict), 2 for usage errors. See docs/simulator.md for the scenario format.
 `;
 
 export interface Output {
@@ -40,11 +46,10 @@ export const simRunCommand: Command = {
 
 export async function runSimRun(args: string[], output: Output): Promise<number> {
   const command = parseScenarioCommand('sim run', args, {
+    ...RUN_FLAGS,
     seed: { value: true },
     out: { value: true },
-    'audit-log': { value: true },
     variant: { value: true, repeatable: true },
-    'no-plots': { value: false },
   }, USAGE, output);
   if ('exitCode' in command) return command.exitCode;
   const { parsed, scenarioFile, usage } = command;
@@ -53,6 +58,9 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
   if (!seed.ok) return usage(seed.message);
   const variantFiles = parsed.values.get('variant') ?? [];
   const auditLogFile = parsed.values.get('audit-log')?.[0];
+  const groupBy = parsed.values.get('group-by')?.[0];
+  if (groupBy !== undefined && !isAuditGrouping(groupBy)) return usage(`--group-by must be one of ${AUDIT_GROUPINGS.join(', ')}, got ${JSON.stringify(groupBy)}`);
+  const strict = parsed.switches.has('strict');
 
   // Like TigerBeetle's VOPR: the seed first, before anything can fail, so every run can be replayed.
   output.stdout(`SEED=${seed.seed}\n`);
@@ -63,9 +71,17 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
     seed: seed.seed,
     variantFiles,
     ...(auditLogFile === undefined ? {} : { auditLogFile }),
+    ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
+    suggestions: !parsed.switches.has('no-suggestions'),
+    // With --strict nothing is simulated when loading warns.
+    ...(strict ? { stopOnWarnings: true } : {}),
     onProgress: (simulatedMs, durationMs) => progress.update(simulatedMs / durationMs, `${(simulatedMs / 1000).toFixed(0)}s / ${(durationMs / 1000).toFixed(0)}s simulated`),
   });
   progress.done();
+  if (!outcome.ok && outcome.warnings !== undefined) {
+    reportWarnings(outcome.warnings, true, 'sim run', output);
+    return 1;
+  }
   if (!outcome.ok) {
     for (const error of outcome.errors) output.stderr(`${error}\n`);
     output.stderr(`fairway sim run: ${outcome.errors.length} error${outcome.errors.length === 1 ? '' : 's'}; nothing was simulated\n`);
@@ -78,7 +94,7 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
     `SCENARIO=${scenarioFile} NAME=${s.name} DURATION=${s.durationSeconds}s FLOWS=${Object.keys(report.flows).length} SERVER_CL=${s.server.serverConcurrencyLimit} BOOTSTRAP=${s.bootstrap}` +
       `${variantFiles.length > 0 ? ` VARIANTS=${variantFiles.join(',')}` : ''}${auditLogFile === undefined ? '' : ` AUDIT_LOG=${auditLogFile}`}\n`,
   );
-  for (const warning of loaded.warnings) output.stderr(`warning: ${warning}\n`);
+  reportWarnings(loaded.warnings, false, 'sim run', output);
 
   const t = report.totals;
   output.stdout(
@@ -86,7 +102,7 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
       `${t.dispatched} dispatched, ${t.rejectedTotal} rejected (queue-full ${t.rejected['queue-full']}, time-out ${t.rejected['time-out']}, concurrency-limit ${t.rejected['concurrency-limit']}), ${t.waitingAtEnd} still queued\n`,
   );
   const outDir = parsed.values.get('out')?.[0] ?? `sim-results/${s.name}/seed-${seed.seed}`;
-  const reproduce = ['fairway sim run', scenarioFile, '--seed', seed.seed, ...variantFiles.flatMap((v) => ['--variant', v]), ...(auditLogFile === undefined ? [] : ['--audit-log', auditLogFile])].join(' ');
+  const reproduce = reproduceCommand({ scenarioFile, seed: seed.seed, variantFiles, auditLogFile, auditGrouping: groupBy });
   const written = await writeRunOutput(outDir, report, reproduce, { plots: !parsed.switches.has('no-plots') });
   output.stdout(`wrote ${written.reportJson}, ${written.reportHtml}${written.plots.length > 0 ? ` and ${written.plots.length} plots in ${outDir}/plots` : ''}\n`);
   return 0;

@@ -7,6 +7,7 @@ import { BACKLOGGED_FRACTION_MIN, jainIndex, maxMinFairShares } from './fairness
 import type { DurationHistogram } from './histogram.ts';
 import { REJECT_REASONS, type FlowMetrics, type LevelMetrics, type RejectCounts } from './metrics.ts';
 import type { SimulationResult } from './simulation.ts';
+import type { Suggestion } from './explain/suggest.ts';
 
 export const REPORT_KIND = 'SimulationReport';
 export const REPORT_VERSION = 1;
@@ -105,6 +106,10 @@ export interface SimulationReport {
   };
   distributions: { waitSeconds: Record<string, [number, number][]>; latencySeconds: Record<string, [number, number][]> };
   audit?: NonNullable<SimulationResult['audit']>;
+  /** Why flows suffered, in words (sim/explain/explain.ts); set when the run is reported from its scenario. */
+  explanations?: { flow: string; level: string; text: string }[];
+  /** Remedies simulated with the same seed, kept when they helped (sim/explain/suggest.ts). */
+  suggestions?: Suggestion[];
 }
 
 /** Rounds to `digits` decimals; -0 becomes 0 so the text never shows "-0". */

@@ -12,6 +12,7 @@
 
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../engine/resources/bootstrap.ts';
 import { planBootstrapUpdate } from '../engine/resources/auto-update.ts';
+import { buildClassifier } from '../engine/flowcontrol/classifier.ts';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../engine/resources/defaults.ts';
 import type { FlowcontrolConfig } from '../engine/flowcontrol/controller.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../engine/resources/types.ts';
@@ -100,6 +101,16 @@ export function buildConfig(mode: BootstrapMode, applied: readonly AppliedObject
   for (const entry of entries.values()) {
     if (entry.kind === PRIORITY_LEVEL_KIND) priorityLevels.push(defaultPriorityLevelConfiguration(entry.object as PriorityLevelConfiguration));
     else flowSchemas.push(defaultFlowSchema(entry.object as FlowSchema));
+  }
+  // The engine's own verdict on which schemas are Dangling, so the warning and the run agree.
+  const { danglingFlowSchemas } = buildClassifier(flowSchemas, priorityLevels);
+  for (const name of danglingFlowSchemas) {
+    const entry = entries.get(key(FLOW_SCHEMA_KIND, name))!;
+    const level = (entry.object as FlowSchema).spec?.priorityLevelConfiguration?.name ?? '';
+    warnings.push(
+      `${entry.origin ?? 'bootstrap'}: FlowSchema "${name}" refers to PriorityLevelConfiguration "${level}", which does not exist (or is invalid); ` +
+        'the server marks the schema Dangling and requests it would match go to the next matching FlowSchema',
+    );
   }
   return { config: { priorityLevels, flowSchemas }, warnings };
 }

@@ -156,4 +156,46 @@ test('unparsable YAML and a missing kind are reported, never thrown', async () =
   assert.ok(notMap.some((e) => e.includes('must be a mapping, got a list')), notMap.join('\n'));
 });
 
+
+test('no silent no-ops: a bad duration is reported once, not again as a stop error', async () => {
+  const text = `kind: Scenario\nduration: 5x\nflows:\n  - name: late\n    user: a\n    verb: get\n    resource: pods\n    start: 15s\n    arrival: {type: poisson, rate: 5}\n    service: {type: constant, value: 10ms}\n`;
+  const errors = errorsOf(await loadScenarioText(text, 'd.yaml'));
+  assert.is(errors.length, 1, errors.join('\n'));
+  assert.match(errors[0]!, /^d\.yaml:2: duration: must be a duration/);
+  // A stop before start is still an error when the duration is fine.
+  const stop = errorsOf(await loadScenarioText(text.replace('5x', '30s').replace('start: 15s', 'start: 15s\n    stop: 10s'), 'd.yaml'));
+  assert.ok(stop.some((e) => e.includes('flows[0].stop: must be later than start (15s)')), stop.join('\n'));
+});
+
+test('no silent no-ops: LISTs without an object count, Dangling FlowSchemas and variants that change nothing warn', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fairway-warn-'));
+  try {
+    const list = `  - {name: lister, user: bob, verb: list, resource: deployments, apiGroup: apps, arrival: {type: poisson, rate: 5}, service: {type: constant, value: 10ms}}\n  - {name: counted, user: bob, verb: list, resource: pods, arrival: {type: poisson, rate: 5}, service: {type: constant, value: 10ms}}\n  - {name: watcher, user: bob, verb: watch, resource: secrets, arrival: {type: poisson, rate: 5}, service: {type: constant, value: 0s}}\n`;
+    const dangling = `objects:\n  - apiVersion: flowcontrol.apiserver.k8s.io/v1\n    kind: FlowSchema\n    metadata: {name: orphans}\n    spec:\n      priorityLevelConfiguration: {name: nowhere}\n      matchingPrecedence: 900\n      rules: [{subjects: [{kind: Group, group: {name: x}}], nonResourceRules: [{verbs: ["*"], nonResourceURLs: ["*"]}]}]\n`;
+    const text = `kind: Scenario\nduration: 30s\nobjectCounts: {pods: 100}\n${dangling}flows:\n${FLOW}${list}`;
+    const loaded = await loadScenarioText(text, 'w.yaml');
+    assert.ok(loaded.ok);
+    if (!loaded.ok) return;
+    const warnings = loaded.loaded.warnings;
+    assert.ok(warnings.some((w) => w.startsWith('w.yaml: flows[1] ("lister"): list of deployments.apps has no object count') && w.endsWith('prices it at 1 seat')), warnings.join('\n'));
+    assert.not.ok(warnings.some((w) => w.includes('"counted"') || w.includes('"watcher"')), warnings.join('\n'));
+    assert.ok(warnings.some((w) => w.includes('FlowSchema "orphans" refers to PriorityLevelConfiguration "nowhere", which does not exist') && w.includes('Dangling')), warnings.join('\n'));
+
+    // A variant identical to what is there changes nothing; one that changes a share does not warn.
+    const same = join(dir, 'same.yaml');
+    await writeFile(same, `apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: workload-low, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 100, lendablePercent: 90, limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 50}}}}\n`);
+    const base = `kind: Scenario\nduration: 30s\nflows:\n${FLOW}`;
+    const noop = await loadScenarioText(base, 'v.yaml', { extraFiles: [same] });
+    assert.ok(noop.ok && noop.loaded.warnings.some((w) => w === `${same}: the variant changes nothing the controller digests (same PriorityLevelConfiguration and FlowSchema specs as without it)`), noop.ok ? noop.loaded.warnings.join('\n') : '');
+    const changed = await loadScenarioText(base, 'v.yaml', { extraObjects: [{ origin: 'candidate', object: { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'workload-low', annotations: { 'apf.kubernetes.io/autoupdate-spec': 'false' } }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 200, limitResponse: { type: 'Reject' } } } } }] });
+    assert.ok(changed.ok);
+    if (changed.ok) assert.equal(changed.loaded.warnings, []);
+    // An edit the ensurer undoes is also a variant that changes nothing.
+    const undone = await loadScenarioText(base, 'v.yaml', { extraObjects: [{ origin: 'candidate', object: { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'workload-low' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 200, limitResponse: { type: 'Reject' } } } } }] });
+    assert.ok(undone.ok && undone.loaded.warnings.length === 2, undone.ok ? undone.loaded.warnings.join('\n') : '');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

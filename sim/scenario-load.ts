@@ -10,6 +10,8 @@ import { flowcontrolManifestKinds } from '../engine/config/flowcontrol-kinds.ts'
 import { checkManifests, createManifestRegistry, formatManifestError, readManifestFile } from '../engine/config/manifests.ts';
 import type { FlowcontrolConfig } from '../engine/flowcontrol/controller.ts';
 import { fieldErrorBody, formatFieldError } from '../engine/resources/field-errors.ts';
+import { canonicalFlowSchemaSpec, canonicalPriorityLevelSpec } from '../engine/resources/spec-equality.ts';
+import { objectCountWarnings } from './object-count-check.ts';
 import { buildConfig, type AppliedObject } from './scenario-config.ts';
 import { parseScenario, type Scenario } from './scenario.ts';
 import { formatPath, formatSourceError, parseFieldPath, parseYamlSource, type SourceError } from './yaml-source.ts';
@@ -28,6 +30,13 @@ export type LoadResult = { ok: true; loaded: LoadedScenario } | { ok: false; err
 export interface LoadOptions {
   /** More manifest files applied after the scenario's own (a sweep's configuration variant). */
   extraFiles?: readonly string[];
+  /** Manifests applied after those files (a tuning candidate, a suggestion); `origin` names them in messages. */
+  extraObjects?: readonly ExtraObject[];
+}
+
+export interface ExtraObject {
+  origin: string;
+  object: Record<string, unknown>;
 }
 
 export async function loadScenarioFile(file: string, options: LoadOptions = {}): Promise<LoadResult> {
@@ -86,10 +95,40 @@ export async function loadScenarioText(text: string, file: string, options: Load
       if (c.errors.length === 0) applied.push({ kind: c.kind.kind, object: c.document.object, origin: `${label}: ${c.kind.kind}/${c.name}`, variant });
     }
   }
+  for (const extra of options.extraObjects ?? []) {
+    const object = extra.object;
+    const entry = registry.lookup(object.apiVersion, object.kind);
+    if (entry === undefined) {
+      errors.push(`${extra.origin}: unknown kind: apiVersion ${JSON.stringify(object.apiVersion)}, kind ${JSON.stringify(object.kind)}`);
+      continue;
+    }
+    const fieldErrors = safeCheck(() => entry.check(object, extra.origin));
+    for (const e of fieldErrors) errors.push(`${extra.origin}: ${entry.kind}: ${formatFieldError(e)}`);
+    if (fieldErrors.length === 0) applied.push({ kind: entry.kind, object, origin: extra.origin, variant: true });
+  }
   if (errors.length > 0) return { ok: false, errors };
 
   const { config, warnings } = buildConfig(scenario.bootstrap, applied);
+  if (applied.some((a) => a.variant === true)) {
+    // A variant that the ensurer undoes, or that repeats what is there, would make a comparison
+    // report "no difference" for a reason that has nothing to do with the traffic.
+    const without = buildConfig(scenario.bootstrap, applied.filter((a) => a.variant !== true)).config;
+    if (digestedConfigKey(without) === digestedConfigKey(config)) {
+      const origins = [...new Set(applied.filter((a) => a.variant === true).map((a) => a.origin.split(':')[0]))].join(', ');
+      warnings.push(`${origins}: the variant changes nothing the controller digests (same PriorityLevelConfiguration and FlowSchema specs as without it)`);
+    }
+  }
+  warnings.push(...objectCountWarnings(scenario, file));
   return { ok: true, loaded: { file, scenario, config, warnings } };
+}
+
+/** The names and specs of a configuration, in name order: what classification and limits depend on. */
+export function digestedConfigKey(config: FlowcontrolConfig): string {
+  const byName = (entries: (readonly [string, unknown])[]) => entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return JSON.stringify([
+    byName(config.priorityLevels.map((o) => [o.metadata?.name ?? '', canonicalPriorityLevelSpec(o.spec)] as const)),
+    byName(config.flowSchemas.map((o) => [o.metadata?.name ?? '', canonicalFlowSchemaSpec(o.spec)] as const)),
+  ]);
 }
 
 function safeCheck(check: () => ReturnType<ReturnType<typeof flowcontrolManifestKinds>[number]['check']>) {

@@ -93,7 +93,10 @@ export function parseScenario(value: unknown, defaultName: string): { scenario: 
   const top = r.mapping(value, [], TOP_FIELDS) ?? {};
   if (top.kind !== SCENARIO_KIND) r.fail(['kind'], top.kind === undefined ? `required: must be ${SCENARIO_KIND}` : `must be ${SCENARIO_KIND}, got ${JSON.stringify(top.kind)}`);
   r.string(top, 'apiVersion', []);
+  const problemsBefore = r.problems.length;
   const durationMs = r.duration(top, 'duration', [], { required: true, fallbackMs: 1000, positive: true });
+  // A bad duration is reported once: flows then skip the checks that compare against it.
+  const durationOk = r.problems.length === problemsBefore;
   const server = parseServer(r, top.server);
   const reportMap = top.report === undefined ? {} : (r.mapping(top.report, ['report'], ['interval']) ?? {});
   const reportIntervalMs = reportMap.interval === undefined ? undefined : r.duration(reportMap, 'interval', ['report'], { fallbackMs: 1000, positive: true });
@@ -118,7 +121,7 @@ export function parseScenario(value: unknown, defaultName: string): { scenario: 
   const flows: FlowSpec[] = [];
   const seen = new Map<string, number>();
   (r.list(top.flows, ['flows']) ?? []).forEach((raw, index) => {
-    const flow = parseFlow(r, raw, ['flows', index], server, durationMs);
+    const flow = parseFlow(r, raw, ['flows', index], server, durationOk ? durationMs : undefined);
     if (flow === undefined) return;
     const earlier = seen.get(flow.name);
     if (earlier !== undefined) r.fail(['flows', index, 'name'], `duplicate flow name ${JSON.stringify(flow.name)} (also flows[${earlier}])`);
@@ -157,7 +160,8 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
   return server;
 }
 
-function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: ServerSpec, durationMs: number): FlowSpec | undefined {
+/** `durationMs` is undefined when the scenario's duration was invalid (already reported). */
+function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: ServerSpec, durationMs: number | undefined): FlowSpec | undefined {
   const map = r.mapping(raw, path, FLOW_FIELDS);
   if (map === undefined) return undefined;
   const name = r.string(map, 'name', path, { required: true });
@@ -170,8 +174,8 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
   if (!isResource && resource !== '') r.fail([...path, 'resource'], 'a flow has either a resource or a non-resource path, not both');
   const timeoutMs = r.duration(map, 'timeout', path, { fallbackMs: server.requestTimeoutMs, positive: true });
   const startMs = r.duration(map, 'start', path, { fallbackMs: 0 });
-  const stopMs = r.duration(map, 'stop', path, { fallbackMs: durationMs });
-  if (stopMs <= startMs) r.fail([...path, 'stop'], `must be later than start (${startMs / 1000}s)`);
+  const stopMs = r.duration(map, 'stop', path, { fallbackMs: durationMs ?? Number.POSITIVE_INFINITY });
+  if (stopMs <= startMs && (durationMs !== undefined || map.stop !== undefined)) r.fail([...path, 'stop'], `must be later than start (${startMs / 1000}s)`);
   return {
     name,
     user: r.string(map, 'user', path, { required: true }),

@@ -17,6 +17,8 @@ import type { RequestDigest } from '../engine/flowcontrol/request-digest.ts';
 import { maxSeatsOf, type ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
 import { parseDurationMs } from './duration.ts';
 import type { AuditLog } from './audit-log.ts';
+import { auditFlowName, DEFAULT_AUDIT_GROUPING, type AuditGrouping } from './audit-grouping.ts';
+import { buildClassifier } from '../engine/flowcontrol/classifier.ts';
 import { arrivalProcess, serviceSampler } from './distributions.ts';
 import { FlowMetrics, LevelMetrics } from './metrics.ts';
 import { requestDigest } from './request-shape.ts';
@@ -30,6 +32,8 @@ export interface SimulationInput {
   loaded: LoadedScenario;
   seed: string;
   auditLog?: AuditLog;
+  /** How replayed requests become report flows (default user+flowschema). */
+  auditGrouping?: AuditGrouping;
   /** Called every simulated chunk (about 1% of the run) with the simulated time reached. */
   onProgress?: (simulatedMs: number, durationMs: number) => void;
 }
@@ -302,21 +306,25 @@ class Simulation {
     const flows = new Map<string, FlowMetrics>();
     const digests = new Map<string, RequestDigest>();
     const serverTimeoutMs = this.scenario.server.requestTimeoutMs;
+    const grouping = this.input.auditGrouping ?? DEFAULT_AUDIT_GROUPING;
+    // The same classifier the controller builds from this configuration, to name flows by schema.
+    const classifier = buildClassifier(this.input.loaded.config.flowSchemas, this.input.loaded.config.priorityLevels);
     let next = 0;
     const fire = (): void => {
       const request = requests[next++]!;
       const shape = request.shape;
-      const flowName = `audit:${shape.user}`;
-      let flow = flows.get(flowName);
-      if (flow === undefined) {
-        flow = this.addFlow(flowName, 'audit-log');
-        flows.set(flowName, flow);
-      }
       const key = JSON.stringify([shape.user, shape.groups, shape.verb, shape.apiGroup, shape.resource, shape.subresource, shape.namespace, shape.name, shape.nonResourcePath]);
       let digest = digests.get(key);
       if (digest === undefined) {
         digest = requestDigest(shape);
         digests.set(key, digest);
+      }
+      const flowSchema = grouping === 'user+flowschema' || grouping === 'flowschema' ? (classifier.classify(digest).flowSchema.metadata?.name ?? '') : '';
+      const flowName = auditFlowName(grouping, shape, request.userAgent, flowSchema);
+      let flow = flows.get(flowName);
+      if (flow === undefined) {
+        flow = this.addFlow(flowName, 'audit-log');
+        flows.set(flowName, flow);
       }
       // A request's own ?timeout= (capped at --request-timeout) sets its deadline, and a quarter
       // of the deadline (at most a minute) is how long it may wait in a queue, as in kube-apiserver.

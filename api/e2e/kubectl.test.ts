@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { parse as yamlParse, stringify as yamlStringify } from 'yaml';
 import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
 import { kubectlFor, type Kubectl } from '../testing/kubectl.ts';
+import { openStream } from '../testing/http-client.ts';
 
 const PLC = 'prioritylevelconfigurations';
 const GROUP = 'flowcontrol.apiserver.k8s.io';
@@ -148,6 +149,19 @@ test('explain reads the OpenAPI schema', async () => {
   assert.match(out, /limited\s+<LimitedPriorityLevelConfiguration>/);
 });
 
+test('explain works for every served kind (each group-version has its OpenAPI document)', async () => {
+  const resources = (await ok(['api-resources', '-o', 'name'])).trim().split('\n');
+  assert.ok(resources.includes('selfsubjectaccessreviews.authorization.k8s.io'), resources.join(' '));
+  for (const resource of resources) {
+    const out = await ok(['explain', resource]);
+    assert.match(out, /^KIND:\s+\S+$/m, resource);
+    assert.match(out, /^FIELDS:$/m, resource);
+  }
+  const review = await ok(['explain', 'selfsubjectaccessreviews.spec.resourceAttributes']);
+  assert.match(review, /FIELD: resourceAttributes <ResourceAttributes>/);
+  assert.match(review, /verb\s+<string>/);
+});
+
 test('label and field selectors, and --chunk-size', async () => {
   const labelled = await ok(['get', PLC, '-l', 'a=b', '-o', 'name']);
   assert.equal(labelled.trim().split('\n'), ['prioritylevelconfiguration.flowcontrol.apiserver.k8s.io/delta']);
@@ -168,6 +182,40 @@ test('get -w prints changes as they happen', async () => {
   await ok(['patch', PLC, 'delta', '--type=merge', '-p', '{"spec":{"limited":{"nominalConcurrencyShares":77}}}']);
   await watch.waitFor(/^delta\s+Limited\s+77\s/m);
   await watch.stop();
+});
+
+test('delete --cascade=foreground and --cascade=orphan: marked with the finalizer, which the collector takes off; watchers see MODIFIED then DELETED', async () => {
+  for (const [cascade, finalizer] of [
+    ['foreground', 'foregroundDeletion'],
+    ['orphan', 'orphan'],
+  ] as const) {
+    const name = `cascade-${cascade}`;
+    await ok(['create', '-f', await file(`${name}.yaml`, plc(name, 3))]);
+    const created = JSON.parse(await ok(['get', PLC, name, '-o', 'json']));
+    const watch = openStream(server.url, `/apis/${GROUP}/v1/${PLC}?watch=1&fieldSelector=metadata.name%3D${name}&resourceVersion=${created.metadata.resourceVersion}`, {
+      token: server.token,
+      caPem: server.caPem,
+    });
+    try {
+      const deleted = await kubectl(['delete', PLC, name, `--cascade=${cascade}`, '-v=8']);
+      assert.is(deleted.code, 0, deleted.stderr);
+      assert.match(deleted.stdout, new RegExp(`"${name}" deleted`));
+      assert.match(deleted.stderr, new RegExp(`"Request Body" body=<\\s*\\{"propagationPolicy":"${cascade === 'foreground' ? 'Foreground' : 'Orphan'}"\\}`));
+      await watch.until((events) => events.some((e) => e.type === 'DELETED'));
+      assert.equal(
+        watch.events.map((e) => e.type),
+        ['MODIFIED', 'DELETED'],
+      );
+      const marked = watch.events[0].object.metadata;
+      assert.equal(marked.finalizers, [finalizer]);
+      assert.ok(marked.deletionTimestamp !== undefined && marked.deletionGracePeriodSeconds === 0);
+      assert.is(marked.generation, created.metadata.generation + 1);
+    } finally {
+      watch.close();
+    }
+    const gone = await kubectl(['get', PLC, name]);
+    assert.match(gone.stderr, /NotFound/);
+  }
 });
 
 test('delete one, then delete --all', async () => {

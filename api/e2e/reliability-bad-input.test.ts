@@ -55,6 +55,9 @@ test.after(async () => {
   assert.is(await server.stop(), 0, 'the server exits 0 on SIGTERM');
 });
 
+/** What V8's and Node's exceptions say, which no Kubernetes message does. */
+const JS_ERROR_TEXT = /Unexpected token|is not valid JSON|Unexpected end of JSON|SyntaxError|TypeError|RangeError|ReferenceError|Cannot read propert|is not a function|undefined|\[object Object\]|at position \d+/;
+
 /** A failure is a Status (JSON, or YAML when the client asked for YAML) whose code is the HTTP status and whose message says something. */
 function assertStatusBody(response: TimedResponse, what: string): any {
   const contentType = String(response.headers['content-type']);
@@ -64,6 +67,8 @@ function assertStatusBody(response: TimedResponse, what: string): any {
   assert.is(status.status, 'Failure', what);
   assert.is(status.code, response.status, `${what}: code matches the HTTP status`);
   assert.ok(typeof status.message === 'string' && status.message.length > 0, `${what}: has a message`);
+  // Messages read as Kubernetes' do: never the text of a JavaScript exception.
+  assert.not.match(status.message, JS_ERROR_TEXT, `${what}: ${status.message}`);
   return status;
 }
 

@@ -15,7 +15,7 @@ import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import type { Filter } from '../http-context.ts';
 import { connectionOf, type Connection } from '../connection.ts';
 import { unauthorized } from '../errors.ts';
-import { sendStatus } from '../handlers/respond.ts';
+import { sendStatusNegotiated } from '../handlers/respond.ts';
 import type { Logger } from '../log.ts';
 
 export interface AuthenticationOptions {
@@ -43,7 +43,7 @@ export function createAuthenticationFilter(options: AuthenticationOptions): Filt
       context.user = ANONYMOUS;
       return next();
     }
-    sendStatus(context.res, unauthorized());
+    sendStatusNegotiated(context, unauthorized());
     return Promise.resolve();
   };
 }

@@ -11,7 +11,7 @@ import { parseFieldSelector } from '../../engine/store/field-selector.ts';
 import { parseLabelSelector } from '../../engine/store/label-selector.ts';
 import type { Filter, RequestContext } from '../http-context.ts';
 import { forbidden } from '../errors.ts';
-import { sendStatus } from '../handlers/respond.ts';
+import { sendStatusNegotiated } from '../handlers/respond.ts';
 import type { Logger } from '../log.ts';
 
 export interface AuthorizationFilterOptions {
@@ -38,7 +38,7 @@ export function createAuthorizationFilter(options: AuthorizationFilterOptions): 
       writeInternalError(context, result.error);
       return;
     }
-    sendStatus(context.res, forbiddenStatus(attributes, result.reason));
+    sendStatusNegotiated(context, forbiddenStatus(attributes, result.reason));
   };
 }
 

@@ -9,7 +9,7 @@ import type { Authorizer } from '../../engine/auth/authorizer.ts';
 import { IMPERSONATE_HEADER_PREFIX, impersonate, type HeaderLine } from '../../engine/auth/impersonation.ts';
 import type { Filter, RequestContext } from '../http-context.ts';
 import { badRequest } from '../errors.ts';
-import { sendStatus } from '../handlers/respond.ts';
+import { sendStatusNegotiated } from '../handlers/respond.ts';
 import { forbiddenStatus, writeInternalError } from './authorization.ts';
 
 export interface ImpersonationFilterOptions {
@@ -42,10 +42,10 @@ async function impersonateThenNext(options: ImpersonationFilterOptions, context:
     case 'none':
       return next();
     case 'invalid':
-      sendStatus(context.res, badRequest(outcome.error));
+      sendStatusNegotiated(context, badRequest(outcome.error));
       return;
     case 'forbidden':
-      sendStatus(context.res, forbiddenStatus(outcome.attributes, outcome.reason));
+      sendStatusNegotiated(context, forbiddenStatus(outcome.attributes, outcome.reason));
       return;
     case 'impersonating':
       for (const name of Object.keys(headers)) if (name.startsWith(IMPERSONATE_HEADER_PREFIX)) delete headers[name];

@@ -1,14 +1,18 @@
-// Request bodies: read up to kube-apiserver's 3 MiB cap (413 beyond it), then parsed as JSON or
-// YAML by Content-Type. A body that does not parse, or nests too deeply for the recursive code
-// after parsing (nesting-depth.ts), is the client's mistake: 400, never 500.
+// Request bodies: read up to kube-apiserver's 3 MiB cap (413 beyond it), then parsed as JSON, YAML
+// or protobuf (api/protobuf/) by Content-Type, as Go reads each (syntax errors in Go's words,
+// repeated keys listed for strict field validation). A body that does not parse, or nests too
+// deeply for the recursive code after parsing (nesting-depth.ts), is the client's mistake: 400.
 import type { IncomingMessage } from 'node:http';
-import { parse as yamlParse } from 'yaml';
-import { ApiError, badRequest, MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from '../errors.ts';
-import { negotiateInput } from '../content-negotiation.ts';
+import { ApiError, badRequest, malformedBody, MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from '../errors.ts';
+import { negotiateInput, PROTOBUF_MEDIA_TYPE } from '../content-negotiation.ts';
+import { decodeBody } from '../protobuf/objects.ts';
+import { parseGoJson } from '../../engine/go-json.ts';
+import { parseGoYaml, strictYamlError } from '../go-yaml.ts';
+import { goQuote } from '../go-format.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
 import { beginBodyRead, onBodyFramingError } from '../http1-connection.ts';
 
-export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml'] as const;
+export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
 export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];
 
 /**
@@ -53,36 +57,76 @@ export function readBody(req: IncomingMessage, limitBytes: number = MAX_REQUEST_
 }
 
 export interface ParsedBody {
-  /** The parsed value; undefined for an empty body. */
+  /** The parsed value; undefined for an empty options body (its options then come from the query). */
   value: unknown;
-  /** The text, for duplicate-field detection. */
-  text: string;
+  /** Repeated keys in JSON text, as strict field validation reports them (`duplicate field "spec.type"`). */
+  duplicates: string[];
+  /** Repeated keys in YAML text: go-yaml's one error listing them all, reported before any field problem. */
+  yamlDuplicates: string[];
+  /** How numbers were written in JSON text where that differs from their value (`5e3`), by path. */
+  numberLiterals: ReadonlyMap<string, string>;
   mediaType: BodyMediaType;
 }
 
-/** Parses a body by its Content-Type (JSON when absent); 415 for a type neither JSON nor YAML. */
-export function parseBody(bytes: Buffer, contentType: string | undefined): ParsedBody {
-  const negotiated = negotiateInput(contentType, BODY_MEDIA_TYPES);
-  if (!negotiated.ok) throw new ApiError(negotiated.status);
-  const text = bytes.toString('utf8');
-  if (text.trim() === '') return { value: undefined, text, mediaType: negotiated.mediaType };
-  return { value: parseText(text, negotiated.mediaType), text, mediaType: negotiated.mediaType };
+export interface BodyTarget {
+  /** What the endpoint decodes (a protobuf envelope may leave its kind out). */
+  kind: string;
+  /**
+   * An options body (DeleteOptions): may be empty, and its decode errors carry the decoder's words
+   * alone; an object body's errors name the kind, as kube-apiserver's transformDecodeError does.
+   */
+  options?: boolean;
 }
 
-export function parseText(text: string, mediaType: BodyMediaType): unknown {
+/** Parses a body by its Content-Type (JSON when absent); 415 for a type neither JSON, YAML nor protobuf. */
+export function parseBody(bytes: Buffer, contentType: string | undefined, target: BodyTarget): ParsedBody {
+  const negotiated = negotiateInput(contentType, BODY_MEDIA_TYPES);
+  if (!negotiated.ok) throw new ApiError(negotiated.status);
+  const { mediaType } = negotiated;
+  if (target.options === true && bytes.length === 0) return { value: undefined, duplicates: [], yamlDuplicates: [], numberLiterals: NONE, mediaType };
+  if (mediaType === PROTOBUF_MEDIA_TYPE) return { value: parseProtobuf(bytes, target.kind), duplicates: [], yamlDuplicates: [], numberLiterals: NONE, mediaType };
+  const text = bytes.toString('utf8');
   checkNestingDepth(text, mediaType === 'application/json' ? 'json' : 'yaml');
-  if (mediaType === 'application/json') {
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw new ApiError(badRequest(`couldn't get version/kind; json parse error: ${(error as Error).message}`));
-    }
+  const parsed = mediaType === 'application/json' ? jsonBody(text) : yamlBody(text);
+  if ('error' in parsed) {
+    if (target.options === true) throw new ApiError(badRequest(parsed.error));
+    throw new ApiError(badRequest(`the object provided is unrecognized (must be of type ${target.kind}): ${parsed.error} (${summarizeData(bytes, 30)})`));
   }
-  try {
-    // Duplicate keys are reported by strict decoding, not here; the last one wins, as in Go.
-    // logLevel 'error': a client's odd tags must not write a warning to the server's log per request.
-    return yamlParse(text, { uniqueKeys: false, maxAliasCount: 100, logLevel: 'error' });
-  } catch (error) {
-    throw new ApiError(badRequest(`error converting YAML to JSON: yaml: ${(error as Error).message.split('\n')[0]}`));
+  return { ...parsed, mediaType };
+}
+
+/** JSON as Go reads it: its syntax errors as `couldn't get version/kind` words them. */
+const NONE: ReadonlyMap<string, string> = new Map();
+
+type TextBody = Omit<ParsedBody, 'mediaType'> | { error: string };
+
+function jsonBody(text: string): TextBody {
+  const parsed = parseGoJson(text);
+  if ('error' in parsed) return { error: `couldn't get version/kind; json parse error: ${parsed.error}` };
+  return { value: parsed.value, duplicates: parsed.duplicates.map((path) => `duplicate field ${goQuote(path)}`), yamlDuplicates: [], numberLiterals: parsed.numberLiterals };
+}
+
+function yamlBody(text: string): TextBody {
+  const parsed = parseGoYaml(text);
+  if (!parsed.ok) return { error: `error converting YAML to JSON: ${parsed.error}` };
+  return { value: parsed.value, duplicates: [], yamlDuplicates: parsed.duplicateKeys.length > 0 ? [strictYamlError(parsed.duplicateKeys)] : [], numberLiterals: NONE };
+}
+
+/** A protobuf body's object in its JSON form; a 400 worded as apimachinery's transformDecodeError. */
+function parseProtobuf(bytes: Buffer, kind: string): unknown {
+  const decoded = decodeBody(bytes, kind);
+  if (decoded.ok) return decoded.decoded.value;
+  if (decoded.typeMeta !== undefined && decoded.typeMeta.kind !== '') {
+    const version = decoded.typeMeta.apiVersion.slice(decoded.typeMeta.apiVersion.indexOf('/') + 1);
+    throw new ApiError(malformedBody(decoded.typeMeta.kind, version, decoded.error));
   }
+  throw new ApiError(badRequest(`the object provided is unrecognized (must be of type ${kind}): ${decoded.error} (${summarizeData(bytes, 30)})`));
+}
+
+/** apimachinery's summarizeData: JSON-looking text as it is, anything else in hex, cut at `max` bytes. */
+function summarizeData(data: Buffer, max: number): string {
+  if (data.length === 0) return '<empty>';
+  const cut = data.subarray(0, max);
+  const more = data.length > max ? ' ...' : '';
+  return data[0] === 0x7b ? `${cut.toString('utf8')}${more}` : `${cut.toString('hex')}${more}`;
 }

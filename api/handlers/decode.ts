@@ -12,7 +12,6 @@ import { FLOWCONTROL_VERSION } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, malformedBody, strictDecoding } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
 import type { FieldValidation } from './query.ts';
-import { scanJsonText } from './json-duplicates.ts';
 
 export interface DecodeTarget {
   kind: string;
@@ -28,8 +27,11 @@ export interface Decoded {
 
 export interface DecodeInput {
   value: unknown;
-  /** The JSON text, when the body was JSON: duplicate keys are looked for in it. */
-  jsonText?: string;
+  /** Repeated keys the body's text held, worded for strict decoding (body.ts ParsedBody). */
+  duplicates?: readonly string[];
+  yamlDuplicates?: readonly string[];
+  /** How numbers were written in JSON text, where that differs from their value (body.ts ParsedBody). */
+  numberLiterals?: ReadonlyMap<string, string>;
 }
 
 export function shapeOf(kind: string): Shape {
@@ -46,18 +48,19 @@ export function decodeObject(input: DecodeInput, target: DecodeTarget, fieldVali
   }
   checkTypeMeta(value, target);
 
-  const scanned = input.jsonText === undefined ? undefined : scanJsonText(input.jsonText);
-  const { value: decoded, errors } = decodeShape(value, shapeOf(target.kind), '', scanned?.numberLiterals);
+  const { value: decoded, errors } = decodeShape(value, shapeOf(target.kind), '', input.numberLiterals);
   const unknown = errors.filter(isUnknownField).map((e) => `unknown field ${goQuote(e.field)}`);
-  const typeError = firstTypeError(target.kind, errors, scanned?.numberLiterals);
+  const typeError = firstTypeError(target.kind, errors, input.numberLiterals);
   if (typeError !== undefined) throw new ApiError(malformedBody(target.kind, FLOWCONTROL_VERSION, typeError));
-  const duplicates = (scanned?.duplicates ?? []).map((path) => `duplicate field ${goQuote(path)}`);
-  const problems = [...unknown, ...duplicates];
+  // go-yaml's text comes first, then what the JSON decoder finds, as in apimachinery's strict decoding.
+  const problems = [...(input.yamlDuplicates ?? []), ...unknown, ...(input.duplicates ?? [])];
   if (problems.length > 0 && fieldValidation === 'Strict') throw new ApiError(strictDecoding(target.kind, FLOWCONTROL_VERSION, problems));
   const object = decoded as KubeObject;
   object.kind = target.kind;
   object.apiVersion = target.apiVersion;
-  return { object, warnings: fieldValidation === 'Warn' ? problems : [] };
+  // go-yaml's text spans lines, which a Warning header cannot carry (Kubernetes drops that warning):
+  // it goes out on one line.
+  return { object, warnings: fieldValidation === 'Warn' ? problems.map((p) => p.replace(/\n\s*/g, ' ')) : [] };
 }
 
 const isUnknownField = (e: FieldError): boolean => e.type === 'FieldValueForbidden' && e.detail === 'unknown field';
@@ -72,6 +75,8 @@ const isUnknownField = (e: FieldError): boolean => e.type === 'FieldValueForbidd
 export function firstTypeError(kind: string, errors: readonly FieldError[], numberLiterals?: ReadonlyMap<string, string>): string | undefined {
   const first = errors.find((e) => !isUnknownField(e));
   if (first === undefined) return undefined;
+  // A value of the right JSON type that its Go type's decoder refused (a time that does not parse): its own words.
+  if (first.type === 'FieldValueInvalid') return first.detail;
   const goType = first.detail.replace(/^must be of type /, '');
   let got = Array.isArray(first.value) ? 'array' : first.value === null ? 'null' : typeof first.value === 'object' ? 'object' : typeof first.value;
   if (typeof first.value === 'number' && /^u?int/.test(goType)) got = `number ${numberLiterals?.get(first.field) ?? String(first.value)}`;

@@ -37,18 +37,16 @@ export interface DescriptionDeps {
   apiDomain?: string;
   /** `host:port` the server answers on, for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
-  /** Serve the self reviews' OpenAPI documents (when their routes are served). */
-  selfReviews?: boolean;
 }
 
 /** The fixed paths the description handler answers (the discovery model's own paths aside). */
-export function describedPaths(apiDomain?: string, options: { selfReviews?: boolean } = {}): string[] {
-  return ['/version', '/openapi/v3', ...openApiDocuments(apiDomain, options).map((d) => `/openapi/v3/${d.path}`)];
+export function describedPaths(model: DiscoveryModel): string[] {
+  return ['/version', '/openapi/v3', ...openApiDocuments(model).map((d) => `/openapi/v3/${d.path}`)];
 }
 
 /** A handler for the describing endpoints, or undefined when `path` is not one of them. */
 export function createDescriptionHandler(deps: DescriptionDeps): (context: RequestContext) => Promise<boolean> {
-  const documents = openApiDocuments(deps.apiDomain, { selfReviews: deps.selfReviews ?? false });
+  const documents = openApiDocuments(deps.model);
   const documentByPath = new Map(documents.map((d) => [`/openapi/v3/${d.path}`, d]));
   const index = `${JSON.stringify(openApiIndex(documents))}\n`;
 

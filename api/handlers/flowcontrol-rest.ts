@@ -7,17 +7,17 @@
 // prepare step (server-set fields, status or spec kept from the stored object) → validation (422)
 // → managedFields bookkeeping → canonical key order → the store (optimistic concurrency there).
 import { randomInt } from 'node:crypto';
-import { formatRfc3339 } from '../../engine/clock.ts';
 import type { KindInfo } from '../../engine/resources/kinds.ts';
 import { prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from '../../engine/resources/strategy.ts';
 import type { FieldError } from '../../engine/resources/field-errors.ts';
 import type { KubeObject, Status } from '../../engine/resources/types.ts';
 import { conflictError, isStoreErrorCode, preconditionError } from '../../engine/store/store-errors.ts';
-import type { ListOptions, Preconditions, ResourceStore } from '../../engine/store/store-types.ts';
+import type { ListOptions, ListResult, Preconditions, ResourceStore } from '../../engine/store/store-types.ts';
 import { resourcePrefix } from '../../engine/store/store.ts';
 import { alreadyExists, ApiError, badRequest, invalid } from '../errors.ts';
 import { canonicalOrder } from './canonical-order.ts';
 import { shapeOf } from './decode.ts';
+import { deletionFinalizers, markAsDeleting } from '../../engine/resources/deletion.ts';
 import type { DeleteOptions } from './query.ts';
 
 export type Subresource = '' | 'status';
@@ -62,6 +62,9 @@ export type DeleteOutcome = { type: 'deleted'; status: Status; object: KubeObjec
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const GENERATED_SUFFIX_LENGTH = 5;
 const MAX_GENERATED_BASE_LENGTH = 63 - GENERATED_SUFFIX_LENGTH;
+
+/** Thrown out of a delete's read-modify-write when no finalizer is left (Kubernetes' errDeleteNow). */
+const DELETE_NOW = Symbol('delete now');
 
 export function generateName(base: string): string {
   let suffix = '';
@@ -138,46 +141,56 @@ export class FlowcontrolRest {
     };
   }
 
-  /** DELETE of one object: gone at once, or marked for deletion while finalizers remain. */
+  /**
+   * DELETE of one object, as kube-apiserver's generic store does it: the options set the garbage
+   * collector's finalizer (Orphan, Foreground); an object left with any finalizer is marked for
+   * deletion and returned, one without is removed at once.
+   */
   async delete(name: string, options: DeleteOptions, admit?: Admit): Promise<DeleteOutcome> {
     const current = await this.deps.store.get(name);
     checkPreconditions(this.deps, current, options.preconditions);
     admit?.('DELETE', undefined, current);
-    const finalizers = current.metadata?.finalizers ?? [];
-    if (finalizers.length > 0 || current.metadata?.deletionTimestamp !== undefined) {
-      // No garbage collector runs here and these kinds have no dependents, so Orphan and
-      // Foreground are treated like Background: no orphan/foregroundDeletion finalizer is added.
-      const accepted = options.orphanDependents === false;
-      if (current.metadata?.deletionTimestamp !== undefined) return { type: 'pending', object: current, accepted };
+    const accepted = options.orphanDependents === false;
+    const existing = current.metadata?.finalizers ?? [];
+    if (existing.length > 0 || deletionFinalizers(existing, options).changed) {
       const mark = (stored: KubeObject): KubeObject => {
-        const next = structuredClone(stored) as KubeObject;
-        next.metadata = { ...next.metadata, deletionTimestamp: formatRfc3339(this.deps.nowMs()), deletionGracePeriodSeconds: 0 };
-        delete next.metadata.resourceVersion;
-        return canonicalOrder(next, shapeOf(this.deps.kind.kind));
+        const { changed, finalizers } = deletionFinalizers(stored.metadata?.finalizers ?? [], options);
+        if (finalizers.length === 0) throw DELETE_NOW;
+        const next = markAsDeleting(stored, this.deps.nowMs());
+        const metadata = { ...next.metadata };
+        if (changed) metadata.finalizers = finalizers;
+        delete metadata.resourceVersion;
+        return canonicalOrder({ ...next, metadata }, shapeOf(this.deps.kind.kind));
       };
-      if (options.dryRun) return { type: 'pending', object: withResourceVersion(mark(current), current.metadata?.resourceVersion), accepted };
-      const marked = await this.deps.store.guaranteedUpdate(name, mark, options.preconditions === undefined ? {} : { preconditions: options.preconditions });
-      return { type: 'pending', object: marked, accepted };
+      try {
+        if (options.dryRun) return { type: 'pending', object: withResourceVersion(mark(current), current.metadata?.resourceVersion), accepted };
+        const marked = await this.deps.store.guaranteedUpdate(name, mark, options.preconditions === undefined ? {} : { preconditions: options.preconditions });
+        return { type: 'pending', object: marked, accepted };
+      } catch (error) {
+        // The options took the last finalizer off: the object goes now.
+        if (error !== DELETE_NOW) throw error;
+      }
     }
     const deleted = options.dryRun ? current : await this.deps.store.delete(name, options.preconditions === undefined ? {} : { preconditions: options.preconditions });
     return { type: 'deleted', status: this.deleteSuccess(name, deleted.metadata?.uid ?? ''), object: deleted };
   }
 
-  /** DELETE of the collection: each listed object deleted as a single DELETE would; the deleted objects. */
-  async deleteCollection(listOptions: ListOptions, options: DeleteOptions, admit?: Admit): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+  /**
+   * DELETE of the collection, as kube-apiserver's DeleteCollection: the listed objects (one page
+   * when a limit is given, with its continue token and remaining count) each deleted as a single
+   * DELETE would be; the answer is that list as it was listed.
+   */
+  async deleteCollection(listOptions: ListOptions, options: DeleteOptions, admit?: Admit): Promise<ListResult> {
     const list = await this.deps.store.list(listOptions);
-    const items: KubeObject[] = [];
     for (const item of list.items) {
-      const name = item.metadata?.name ?? '';
       try {
-        const outcome = await this.delete(name, options, admit);
-        items.push(outcome.object);
+        await this.delete(item.metadata?.name ?? '', options, admit);
       } catch (error) {
         // Deleted by someone else meanwhile: that is what was asked for.
         if (!isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND')) throw error;
       }
     }
-    return { items, resourceVersion: list.resourceVersion };
+    return list;
   }
 
   private get naming() {

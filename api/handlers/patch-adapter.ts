@@ -49,11 +49,14 @@ export function patchApplier(kinds: ReadonlyMap<string, KindInfo<never>>, group:
     if ('status' in result) throw new ApiError(result.status);
     // A patch can put any JSON anywhere; like kube-apiserver decoding the patched document into its
     // Go type, a field of the wrong type is refused (422) before anything is stored.
-    const typeError = firstTypeError(request.kind, decodeShape(result.object, shapeOf(request.kind)).errors);
+    // Go's decoding also normalises what it reads (times to UTC seconds), so the decoded copy is kept.
+    const decoded = decodeShape(result.object, shapeOf(request.kind));
+    const typeError = firstTypeError(request.kind, decoded.errors);
     if (typeError !== undefined) {
       throw new ApiError(invalid({ group, kind: request.kind }, name, [invalidField('patch', JSON.stringify(result.object), typeError)]));
     }
-    const object = { ...result.object, metadata: { ...(result.object.metadata ?? {}) } };
+    const patched = decoded.value as KubeObject;
+    const object = { ...patched, metadata: { ...(patched.metadata ?? {}) } };
     if (result.managedFields.length > 0) object.metadata.managedFields = result.managedFields;
     else delete object.metadata.managedFields;
     // A patch that sets metadata.resourceVersion makes it a precondition (kubectl's managedFields

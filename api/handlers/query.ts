@@ -134,6 +134,21 @@ export interface DeleteOptions {
 }
 
 /**
+ * A delete body must be a DeleteOptions. Kubernetes registers DeleteOptions in every version of the
+ * scheme it decodes the body with, so any apiVersion goes, but another kind does not; Kubernetes
+ * then answers 500 (the decoder's error is not a Status), Fairway 400: it is the client's input.
+ */
+function checkDeleteOptionsKind(raw: Record<string, unknown>, metaGroup: string): void {
+  const { kind, apiVersion } = raw;
+  if (kind !== undefined && kind !== null && typeof kind !== 'string') {
+    throw new ApiError(badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${typeof kind} into Go struct field .kind of type string`));
+  }
+  if (kind === undefined || kind === null || kind === '' || kind === 'DeleteOptions') return;
+  const version = typeof apiVersion === 'string' && apiVersion !== '' ? apiVersion : `${metaGroup}/v1`;
+  throw new ApiError(badRequest(`no kind ${goQuote(kind)} is registered for version ${goQuote(version)} in scheme "pkg/apis/meta/internalversion/scheme/register.go:27"`));
+}
+
+/**
  * DeleteOptions from the body (when it has one) or else the query, as kube-apiserver reads them,
  * then validated. `body` is the decoded JSON/YAML body, or undefined for none.
  */
@@ -142,6 +157,7 @@ export function parseDeleteOptions(query: QueryReader, body: unknown, apiDomain?
   if (body !== undefined && body !== null) {
     if (typeof body !== 'object' || Array.isArray(body)) throw new ApiError(badRequest('json: cannot unmarshal non-object into Go value of type v1.DeleteOptions'));
     raw = body as Record<string, unknown>;
+    checkDeleteOptionsKind(raw, apiGroupsFor(apiDomain).meta);
   } else {
     raw = {};
     const grace = query.int('gracePeriodSeconds');

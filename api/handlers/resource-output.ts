@@ -1,9 +1,11 @@
-// What a resource endpoint sends back: the object or list itself (JSON or YAML), or one of the
-// meta/v1 conversions kubectl asks for (Table, PartialObjectMetadata, PartialObjectMetadataList).
-// Plain JSON of a stored object reuses its cached text, so a GET costs one string write.
+// What a resource endpoint sends back: the object or list itself (JSON, YAML or protobuf), or one of
+// the meta/v1 conversions kubectl asks for (Table, PartialObjectMetadata, PartialObjectMetadataList).
+// Plain JSON of a stored object reuses its cached text, and protobuf its cached message
+// (api/protobuf/), so a GET costs one write and a LIST encodes no item again.
 import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
 import type { ListResult } from '../../engine/store/store-types.ts';
-import { negotiateOutput, tableConversions, type NegotiatedMediaType } from '../content-negotiation.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, tableConversions, type NegotiatedMediaType } from '../content-negotiation.ts';
+import { encodeList, encodeObject } from '../protobuf/objects.ts';
 import { ApiError } from '../errors.ts';
 import { parseIncludeObject, toTable, type FlowcontrolKind } from '../table.ts';
 import type { RequestContext } from '../http-context.ts';
@@ -29,6 +31,7 @@ export function negotiate(context: RequestContext, metaGroup: string, options: {
   const negotiated = negotiateOutput(context.req.headers.accept, {
     conversions: options.conversions ? tableConversions(metaGroup) : [],
     allowsWatchStream: options.watch ?? false,
+    mediaTypes: OBJECT_MEDIA_TYPES,
   });
   if (!negotiated.ok) throw new ApiError(negotiated.status);
   const pretty = negotiated.pretty || wantsPretty(context.url, context.req.headers['user-agent']);
@@ -96,6 +99,10 @@ export function sendStoredObject(context: RequestContext, out: OutputContext, ou
     sendBytes(context, statusCode, [storedJsonBytes(object), NEWLINE], output.negotiated.contentType);
     return;
   }
+  if (output.conversion === undefined && output.mediaType === PROTOBUF_MEDIA_TYPE) {
+    sendBytes(context, statusCode, [encodeObject(object)], output.negotiated.contentType);
+    return;
+  }
   sendObject(context.res, statusCode, objectBody(context, out, output, object), output, output.negotiated.contentType);
 }
 
@@ -123,6 +130,10 @@ export function sendList(context: RequestContext, out: OutputContext, output: Ou
     sendObject(context.res, 200, { kind: 'PartialObjectMetadataList', apiVersion: `${out.metaGroup}/v1`, metadata, items }, output, output.negotiated.contentType);
     return;
   }
+  if (output.mediaType === PROTOBUF_MEDIA_TYPE) {
+    sendBytes(context, 200, [encodeList(out.listKind, out.apiVersion, metadata, list.items)], output.negotiated.contentType);
+    return;
+  }
   if (output.mediaType === 'application/json' && !output.pretty) {
     const head = `{"kind":${JSON.stringify(out.listKind)},"apiVersion":${JSON.stringify(out.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[`;
     const parts: Buffer[] = [Buffer.from(head, 'utf8')];
@@ -135,9 +146,4 @@ export function sendList(context: RequestContext, out: OutputContext, output: Ou
     return;
   }
   sendObject(context.res, 200, { kind: out.listKind, apiVersion: out.apiVersion, metadata, items: list.items }, output, output.negotiated.contentType);
-}
-
-/** A list of objects not read from a ListResult (deletecollection's answer). */
-export function sendPlainList(context: RequestContext, out: OutputContext, output: Output, items: readonly KubeObject[], resourceVersion: string): void {
-  sendObject(context.res, 200, { kind: out.listKind, apiVersion: out.apiVersion, metadata: { resourceVersion }, items }, output, output.negotiated.contentType);
 }

@@ -133,8 +133,14 @@ test('GET: JSON, YAML and Table; 404 in Kubernetes words', async () => {
   assert.is(missing.json().message, 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "nosuch" not found');
   const badInclude = await server.client.get(`${P}/t-get?includeObject=All`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } });
   assert.is(badInclude.status, 400);
-  const notAcceptable = await server.client.get(`${P}/t-get`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
+  const protobuf = await server.client.get(`${P}/t-get`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
+  assert.is(protobuf.status, 200);
+  assert.is(protobuf.headers['content-type'], 'application/vnd.kubernetes.protobuf');
+  // Kubernetes has no protobuf Table: with nothing else acceptable that is a 406, its Status indented JSON.
+  const notAcceptable = await server.client.get(`${P}/t-get`, { headers: { Accept: 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io' } });
   assert.is(notAcceptable.status, 406);
+  assert.is(notAcceptable.json().message, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  assert.ok(notAcceptable.text.startsWith('{\n  "kind": "Status"'));
 });
 
 test('PUT: generation moves only with the spec, status is kept, a stale resourceVersion conflicts', async () => {
@@ -350,7 +356,11 @@ test('limits and routing: 413, 415, 405, 404, 401', async () => {
   assert.is(huge.status, 413);
   assert.is(huge.json().message, 'Request entity too large: limit is 3145728');
   const protobuf = await server.client.request('POST', P, { body: 'k8s\u0000', headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' } });
-  assert.is(protobuf.status, 415);
+  assert.is(protobuf.status, 400);
+  assert.is(protobuf.json().message, 'the object provided is unrecognized (must be of type PriorityLevelConfiguration): empty body (6b387300)');
+  const text = await server.client.request('POST', P, { body: 'x', headers: { 'Content-Type': 'text/plain' } });
+  assert.is(text.status, 415);
+  assert.is(text.json().message, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
   assert.is((await server.client.request('POST', `${P}/x`, { body: plc('x') })).status, 405);
   assert.is((await server.client.get('/apis/flowcontrol.apiserver.k8s.io/v1/widgets')).status, 404);
   const anonymous = await server.client.get(P, { token: null });

@@ -17,7 +17,7 @@ import { checkNestingDepth } from './nesting-depth.ts';
 import type { FlowcontrolRest, Subresource } from './flowcontrol-rest.ts';
 import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
 import { addWarnings, sendError, sendObject, type Representation } from './respond.ts';
-import { negotiate, sendList, sendPlainList, sendStoredObject, type Output, type OutputContext } from './resource-output.ts';
+import { negotiate, sendList, sendStoredObject, type Output, type OutputContext } from './resource-output.ts';
 import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.ts';
 import type { WatchLimiter } from './watch-limit.ts';
 
@@ -141,7 +141,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           throw new ApiError(routeMethodNotAllowed());
       }
     } catch (error) {
-      sendError(context, error, deps.logger, representation?.mediaType === 'application/yaml' ? representation : undefined);
+      sendError(context, error, deps.logger, representation);
     }
   };
 }
@@ -172,9 +172,9 @@ function admitFor(context: RequestContext, route: ResourceRoute) {
 }
 
 async function readObject(context: RequestContext, route: ResourceRoute, fieldValidation: 'Ignore' | 'Warn' | 'Strict') {
-  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type']);
+  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: route.kind.kind });
   return decodeObject(
-    { value: parsed.value, ...(parsed.mediaType === 'application/json' ? { jsonText: parsed.text } : {}) },
+    { value: parsed.value, duplicates: parsed.duplicates, yamlDuplicates: parsed.yamlDuplicates, numberLiterals: parsed.numberLiterals },
     { kind: route.kind.kind, apiVersion: route.out.apiVersion },
     fieldValidation,
   );
@@ -259,9 +259,7 @@ function isNotFound(error: unknown): boolean {
 }
 
 async function readDeleteBody(context: RequestContext): Promise<unknown> {
-  const bytes = await readBody(context.req);
-  if (bytes.length === 0) return undefined;
-  return parseBody(bytes, context.req.headers['content-type']).value;
+  return parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: 'DeleteOptions', options: true }).value;
 }
 
 async function remove(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
@@ -279,5 +277,5 @@ async function removeCollection(context: RequestContext, route: ResourceRoute, q
   const options = parseDeleteOptions(query, await readDeleteBody(context), deps.apiDomain);
   query.int('timeoutSeconds');
   const result = await route.rest.deleteCollection(listOptions(query), options, admitFor(context, route));
-  sendPlainList(context, route.out, output, result.items, result.resourceVersion);
+  sendList(context, route.out, output, result);
 }

@@ -1,14 +1,15 @@
-// Writing responses: objects in the negotiated representation (JSON or YAML, pretty on request),
-// Status objects for failures, and `Warning` headers. Every error that reaches a handler's edge is
+// Writing responses: objects in the negotiated representation (JSON, YAML or protobuf, pretty on
+// request), Status objects for failures (negotiated and pretty as successes are), and `Warning` headers. Every error that reaches a handler's edge is
 // turned into the Status kube-apiserver would send here, and only a genuine server fault (never a
 // client's input) becomes a 500.
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as yamlStringify } from 'yaml';
 import type { Status } from '../../engine/resources/types.ts';
 import { isStoreError, storeErrorStatus } from '../../engine/store/store-errors.ts';
 import type { RequestContext } from '../http-context.ts';
 import { badRequest, internalError, isApiError } from '../errors.ts';
-import type { SerializerMediaType } from '../content-negotiation.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from '../content-negotiation.ts';
+import { encodeObject } from '../protobuf/objects.ts';
 import type { Logger } from '../log.ts';
 
 export interface Representation {
@@ -19,13 +20,16 @@ export interface Representation {
 export const JSON_REPRESENTATION: Representation = { mediaType: 'application/json', pretty: false };
 
 /**
- * The body text of `value` (Go's encoders end with a newline; YAML keys are sorted, as sigs.k8s.io/yaml
- * sorts them). No anchors: Go writes a shared object out in full, and an alias placed before its
- * anchor by the key sort does not even stringify (GET /apis as YAML was a 500).
+ * The body of `value` as apimachinery's serializers write it: compact JSON ends with a newline
+ * (json.Encoder), indented JSON does not (json.MarshalIndent); YAML keys are sorted, as
+ * sigs.k8s.io/yaml sorts them; protobuf is an API object's message in its envelope. No YAML anchors:
+ * Go writes a shared object out in full, and an alias placed before its anchor by the key sort does
+ * not even stringify (GET /apis as YAML was a 500).
  */
-export function encode(value: unknown, representation: Representation): string {
+export function encode(value: unknown, representation: Representation): string | Buffer {
+  if (representation.mediaType === PROTOBUF_MEDIA_TYPE) return encodeObject(value);
   if (representation.mediaType === 'application/yaml') return yamlStringify(value, { sortMapEntries: true, lineWidth: 0, aliasDuplicateObjects: false });
-  return representation.pretty ? `${JSON.stringify(value, null, 2)}\n` : `${JSON.stringify(value)}\n`;
+  return representation.pretty ? JSON.stringify(value, null, 2) : `${JSON.stringify(value)}\n`;
 }
 
 /**
@@ -36,7 +40,19 @@ export function wantsPretty(url: URL, userAgent: string | undefined): boolean {
   const value = url.searchParams.get('pretty');
   if (value !== null && value !== '') return ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
   const agent = userAgent ?? '';
-  return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/');
+  return agent.startsWith('curl') || agent.startsWith('Wget') || agent.startsWith('Mozilla/5.0');
+}
+
+/**
+ * How kube-apiserver's ErrorNegotiated writes a Status for this request: in the Accept header's
+ * choice among JSON, YAML and protobuf (no conversions), pretty as a success body would be; when
+ * nothing is acceptable, as indented JSON all the same (responsewriters.WriteRawJSON).
+ */
+export function statusRepresentation(req: IncomingMessage, url?: URL): Representation {
+  const negotiated = negotiateOutput(req.headers.accept, { conversions: [], mediaTypes: OBJECT_MEDIA_TYPES });
+  if (!negotiated.ok) return { mediaType: 'application/json', pretty: true };
+  const pretty = negotiated.pretty || wantsPretty(url ?? new URL('https://fairway.invalid/'), req.headers['user-agent']);
+  return { mediaType: negotiated.mediaType, pretty };
 }
 
 /**
@@ -63,7 +79,7 @@ export function addWarnings(res: ServerResponse, warnings: readonly string[]): v
 }
 
 /** Writes a complete response. */
-export function sendText(res: ServerResponse, statusCode: number, body: string, contentType: string): void {
+export function sendText(res: ServerResponse, statusCode: number, body: string | Buffer, contentType: string): void {
   if (res.headersSent) {
     res.end();
     return;
@@ -104,11 +120,19 @@ export function errorStatus(error: unknown, logger?: Logger): Status {
   return internalError(error);
 }
 
-/** Answers a failed request with its Status (or just ends a response that already started). */
+/** A Status for `context`, in the representation its Accept header asks for (kube's ErrorNegotiated). */
+export function sendStatusNegotiated(context: Pick<RequestContext, 'req' | 'res' | 'url'>, status: Status): void {
+  sendStatus(context.res, status, statusRepresentation(context.req, context.url));
+}
+
+/**
+ * Answers a failed request with its Status (or just ends a response that already started), in the
+ * request's negotiated representation, or else in the one its Accept header asks for.
+ */
 export function sendError(context: RequestContext, error: unknown, logger?: Logger, representation?: Representation): void {
   if (context.res.headersSent) {
     if (!context.res.writableEnded) context.res.end();
     return;
   }
-  sendStatus(context.res, errorStatus(error, logger), representation);
+  sendStatus(context.res, errorStatus(error, logger), representation ?? statusRepresentation(context.req, context.url));
 }

@@ -1,6 +1,6 @@
 // POST /apis/authorization.<domain>/v1/selfsubjectaccessreviews, so `kubectl auth can-i` works:
 // "may I, the caller, do this?" answered by the same authorizer chain that guards requests. The
-// body is JSON, YAML or (what kubectl sends) the protobuf envelope; the answer is 201 with the
+// body is JSON, YAML or (what kubectl sends) protobuf, and so is the answer: 201 with the
 // review echoed and `status` filled in as kube-apiserver fills it: allowed / denied from the
 // decision, the authorizer's reason, and its error as `evaluationError`.
 import type { AuthorizationAttributes, Authorizer } from '../../engine/auth/authorizer.ts';
@@ -8,9 +8,8 @@ import type { SubjectAccessReviewSpec } from '../../engine/auth/subject-access-r
 import { specFromWire, wireSpec } from '../../engine/auth/subject-access-review.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../engine/resources/field-errors.ts';
 import type { RequestContext } from '../http-context.ts';
-import { ApiError, internalError, invalid, malformedBody } from '../errors.ts';
-import { decodeSelfSubjectAccessReviewSpec } from '../protobuf-envelope.ts';
-import { readReviewBody, sendReview, type ReviewKind } from './review.ts';
+import { ApiError, internalError, invalid } from '../errors.ts';
+import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';
 
 export const SELF_SUBJECT_ACCESS_REVIEW_KIND = 'SelfSubjectAccessReview';
@@ -31,7 +30,8 @@ export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessR
   const review: ReviewKind = { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND, apiVersion: `${options.group}/v1` };
   return async (context) => {
     try {
-      const spec = await readSpec(context, review);
+      const output = reviewOutput(context);
+      const spec = specFromWire((await readReviewBody(context, review)).spec, 'v1');
       const problems = validateSpec(spec);
       if (problems.length > 0) throw new ApiError(invalid({ group: options.group, kind: SELF_SUBJECT_ACCESS_REVIEW_KIND }, '', problems));
       const user = context.user;
@@ -41,21 +41,11 @@ export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessR
       if (result.decision === 'deny') status.denied = true;
       if (result.reason !== '') status.reason = result.reason;
       if (result.error !== undefined && result.error !== '') status.evaluationError = result.error;
-      sendReview(context, { ...review, metadata: { creationTimestamp: null }, spec: wireSpec(spec, 'v1'), status });
+      sendReview(context, { ...review, metadata: { creationTimestamp: null }, spec: wireSpec(spec, 'v1'), status }, output);
     } catch (error) {
       sendError(context, error);
     }
   };
-}
-
-async function readSpec(context: RequestContext, review: ReviewKind): Promise<SubjectAccessReviewSpec> {
-  const body = await readReviewBody(context, review);
-  if (body.format === 'protobuf') {
-    const decoded = decodeSelfSubjectAccessReviewSpec(body.raw);
-    if (!decoded.ok) throw new ApiError(malformedBody(review.kind, 'v1', decoded.error));
-    return decoded.spec;
-  }
-  return specFromWire(body.value.spec, 'v1');
 }
 
 /** Kubernetes' ValidateSelfSubjectAccessReviewSpec. */

@@ -4,7 +4,8 @@
 // out.
 import type { RequestContext } from '../http-context.ts';
 import { ApiError, badRequest } from '../errors.ts';
-import { readReviewBody, sendReview, type ReviewKind } from './review.ts';
+import { SUPPORTED_MEDIA_TYPES } from '../content-negotiation.ts';
+import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';
 
 export const SELF_SUBJECT_REVIEW_KIND = 'SelfSubjectReview';
@@ -17,6 +18,8 @@ export function createSelfSubjectReviewHandler(options: { group: string; nowTime
   const review: ReviewKind = { kind: SELF_SUBJECT_REVIEW_KIND, apiVersion: `${options.group}/v1` };
   return async (context) => {
     try {
+      // JSON or YAML: a protobuf answer would need UserInfo's ExtraValue form (kubectl takes JSON).
+      const output = reviewOutput(context, SUPPORTED_MEDIA_TYPES);
       await readReviewBody(context, review);
       const user = context.user;
       if (user === undefined) throw new ApiError(badRequest('no user present on request'));
@@ -26,7 +29,7 @@ export function createSelfSubjectReviewHandler(options: { group: string; nowTime
       if (user.groups.length > 0) userInfo.groups = user.groups;
       const extra = user.extra ?? {};
       if (Object.keys(extra).length > 0) userInfo.extra = sortedCopy(extra);
-      sendReview(context, { ...review, metadata: { creationTimestamp: options.nowTime() }, status: { userInfo } });
+      sendReview(context, { ...review, metadata: { creationTimestamp: options.nowTime() }, status: { userInfo } }, output);
     } catch (error) {
       sendError(context, error);
     }

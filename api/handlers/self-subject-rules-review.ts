@@ -7,8 +7,7 @@
 import type { Authorizer, NonResourceRule, ResourceRule, RulesResult } from '../../engine/auth/authorizer.ts';
 import type { RequestContext } from '../http-context.ts';
 import { ApiError, badRequest, internalError, malformedBody } from '../errors.ts';
-import { decodeSelfSubjectRulesReviewNamespace } from '../protobuf-envelope.ts';
-import { readReviewBody, sendReview, type ReviewKind } from './review.ts';
+import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';
 
 export const SELF_SUBJECT_RULES_REVIEW_KIND = 'SelfSubjectRulesReview';
@@ -21,13 +20,14 @@ export function createSelfSubjectRulesReviewHandler(options: { authorizer: Autho
   const review: ReviewKind = { kind: SELF_SUBJECT_RULES_REVIEW_KIND, apiVersion: `${options.group}/v1` };
   return async (context) => {
     try {
+      const output = reviewOutput(context);
       const namespace = await readNamespace(context, review);
       const user = context.user;
       if (user === undefined) throw new ApiError(badRequest('no user present on request'));
       if (namespace === '') throw new ApiError(badRequest('no namespace on request'));
       if (options.authorizer.rulesFor === undefined) throw new ApiError(internalError(new Error('the authorizer cannot list rules')));
       const rules = await options.authorizer.rulesFor(user, namespace);
-      sendReview(context, { ...review, metadata: { creationTimestamp: null }, spec: {}, status: wireStatus(rules) });
+      sendReview(context, { ...review, metadata: { creationTimestamp: null }, spec: {}, status: wireStatus(rules) }, output);
     } catch (error) {
       sendError(context, error);
     }
@@ -35,13 +35,7 @@ export function createSelfSubjectRulesReviewHandler(options: { authorizer: Autho
 }
 
 async function readNamespace(context: RequestContext, review: ReviewKind): Promise<string> {
-  const body = await readReviewBody(context, review);
-  if (body.format === 'protobuf') {
-    const decoded = decodeSelfSubjectRulesReviewNamespace(body.raw);
-    if (!decoded.ok) throw new ApiError(malformedBody(review.kind, 'v1', decoded.error));
-    return decoded.namespace;
-  }
-  const spec = body.value.spec;
+  const spec = (await readReviewBody(context, review)).spec;
   if (spec === undefined || spec === null) return '';
   const namespace = typeof spec === 'object' && !Array.isArray(spec) ? (spec as Record<string, unknown>).namespace : undefined;
   if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') {

@@ -1,4 +1,5 @@
-// A watch over HTTP: status 200, a chunked body, one JSON event per line, flushed as it happens.
+// A watch over HTTP: status 200, a chunked body, one JSON event per line (or, for protobuf, one
+// length-prefixed WatchEvent frame), flushed as it happens.
 // Problems found before the stream starts (bad options, bad selectors) are ordinary HTTP errors;
 // once it has started, a problem is one ERROR event and the end of the stream (410 Expired among
 // them, which tells informers to relist). The stream ends cleanly on timeoutSeconds (or after the
@@ -12,6 +13,8 @@ import type { RequestContext } from '../http-context.ts';
 import { toTable, parseIncludeObject } from '../table.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { checkResourceVersion, QueryReader } from './query.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../content-negotiation.ts';
+import { encodeObject, watchFrame } from '../protobuf/objects.ts';
 import type { Output, OutputContext } from './resource-output.ts';
 
 /** kube-apiserver's --min-request-timeout default: watches without timeoutSeconds last 1–2× this. */
@@ -78,15 +81,45 @@ export function parseWatchOptions(query: QueryReader, name: string, minRequestTi
   return options;
 }
 
-type Encoder = (event: WatchEvent) => string;
+type Encoder = (event: WatchEvent) => string | Buffer;
+
+const json: Encoder = (event) => `${event.json()}\n`;
+/** Kubernetes' protobuf watch frame: the event's object in its own envelope, inside WatchEvent. */
+const protobuf: Encoder = (event) => watchFrame(event.type, encodeObject(event.object));
+
+/** The event's object as PartialObjectMetadata (an ERROR's Status stays as it is). */
+function partialMetadata(event: WatchEvent, metaGroup: string): unknown {
+  if (event.type === 'ERROR') return event.object;
+  return { kind: 'PartialObjectMetadata', apiVersion: `${metaGroup}/v1`, metadata: (event.object as KubeObject).metadata ?? {} };
+}
+
+/** One encoder per meta group, so that event caches are shared between watches alike. */
+const partialEncoders = new Map<string, { json: Encoder; protobuf: Encoder }>();
+
+function partialEncoder(metaGroup: string, protobufOutput: boolean): Encoder {
+  let pair = partialEncoders.get(metaGroup);
+  if (pair === undefined) {
+    pair = {
+      json: (event) => `${JSON.stringify({ type: event.type, object: partialMetadata(event, metaGroup) })}\n`,
+      protobuf: (event) => watchFrame(event.type, encodeObject(partialMetadata(event, metaGroup))),
+    };
+    partialEncoders.set(metaGroup, pair);
+  }
+  return protobufOutput ? pair.protobuf : pair.json;
+}
 
 function encoders(context: RequestContext, output: Output, out: OutputContext): { first: Encoder; rest: Encoder } {
-  const json: Encoder = (event) => event.json();
+  const isProtobuf = output.mediaType === PROTOBUF_MEDIA_TYPE;
+  if (output.conversion === 'PartialObjectMetadata' || output.conversion === 'PartialObjectMetadataList') {
+    const partial = partialEncoder(out.metaGroup, isProtobuf);
+    return { first: partial, rest: partial };
+  }
+  if (isProtobuf) return { first: protobuf, rest: protobuf };
   if (output.conversion !== 'Table') return { first: json, rest: json };
   const parsed = parseIncludeObject(context.url.searchParams.get('includeObject') ?? undefined);
   if (!parsed.ok) throw new ApiError(parsed.status);
   const table = (noHeaders: boolean): Encoder => (event) => {
-    if (event.type === 'ERROR') return event.json();
+    if (event.type === 'ERROR') return json(event);
     const object = event.object as KubeObject;
     const rows = event.type === 'BOOKMARK' ? [] : [object as FlowcontrolObject];
     const value = toTable(out.kind, rows, {
@@ -96,7 +129,7 @@ function encoders(context: RequestContext, output: Output, out: OutputContext): 
       noHeaders,
       ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}),
     });
-    return JSON.stringify({ type: event.type, object: value });
+    return `${JSON.stringify({ type: event.type, object: value })}\n`;
   };
   // Encodings are cached per event and encoder, so both must be stable functions per watch kind.
   return { first: table(false), rest: table(true) };
@@ -114,7 +147,7 @@ export async function serveWatch(context: RequestContext, deps: WatchDeps, outpu
   res.on('close', stop);
   try {
     res.statusCode = 200;
-    res.setHeader('Content-Type', 'application/json');
+    res.setHeader('Content-Type', output.mediaType === PROTOBUF_MEDIA_TYPE ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : 'application/json');
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
     let initialized = false;
@@ -133,7 +166,7 @@ export async function serveWatch(context: RequestContext, deps: WatchDeps, outpu
       const item = await next;
       if (item.done === true) break;
       const event = item.value;
-      const line = `${event.encode(encode)}\n`;
+      const line = event.encode(encode);
       encode = rest;
       if (res.destroyed || res.writableEnded) break;
       if (!res.write(line) && !(await drained(res, watcher))) {

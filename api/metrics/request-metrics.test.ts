@@ -52,7 +52,7 @@ const pods: ResourceModel = {
 };
 /** A server that serves pods (core v1) only. */
 const podsServed = (): ServedLabels =>
-  new ServedLabels({ apidiscoveryGroup: 'apidiscovery.k8s.io', core: { name: '', versions: [{ version: 'v1', resources: [pods] }] }, groups: [] } satisfies DiscoveryModel).addPaths(['/healthz']);
+  new ServedLabels({ apidiscoveryGroup: 'apidiscovery.k8s.io', core: { name: '', versions: [{ version: 'v1', resources: [pods], schemas: {} }] }, groups: [] } satisfies DiscoveryModel).addPaths(['/healthz']);
 
 function fakeContext(method: string, path: string, requestInfo: RequestInfo, receivedMs: number): RequestContext {
   const req = new IncomingMessage(new Socket());

@@ -44,13 +44,13 @@ const nested = (levels: number) => `${'{"a":'.repeat(levels)}{}${'}'.repeat(leve
 
 export const BAD_INPUT_CORPUS: readonly BadInputCase[] = [
   // Malformed documents
-  { name: 'truncated JSON', method: 'POST', path: PLC, body: '{"apiVersion": ', status: 400, reason: 'BadRequest', message: /^couldn't get version\/kind; json parse error: / },
-  { name: 'JSON with a stray byte', method: 'POST', path: PLC, body: Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), status: 400, reason: 'BadRequest', message: /json parse error/ },
+  { name: 'truncated JSON', method: 'POST', path: PLC, body: '{"apiVersion": ', status: 400, reason: 'BadRequest', message: /^the object provided is unrecognized \(must be of type PriorityLevelConfiguration\): couldn't get version\/kind; json parse error: unexpected end of JSON input \(\{"apiVersion": \)$/ },
+  { name: 'JSON with a stray byte', method: 'POST', path: PLC, body: Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), status: 400, reason: 'BadRequest', message: /json parse error: invalid character '.' looking for beginning of value \(fffe7b7d\)$/ },
   { name: 'JSON array instead of an object', method: 'POST', path: PLC, body: '[1,2]', status: 400, reason: 'BadRequest', message: /cannot unmarshal array/ },
   { name: 'JSON null', method: 'POST', path: PLC, body: 'null', status: 400, reason: 'BadRequest', message: /cannot unmarshal null/ },
-  { name: 'empty body', method: 'POST', path: PLC, body: '', status: 400, reason: 'BadRequest', message: /json parse error/ },
-  { name: 'malformed YAML', method: 'POST', path: PLC, body: 'a: [b', headers: YAML, status: 400, reason: 'BadRequest', message: /^error converting YAML to JSON: yaml: / },
-  { name: 'YAML tab indentation', method: 'POST', path: PLC, body: 'metadata:\n\tname: x\n', headers: YAML, status: 400, reason: 'BadRequest', message: /^error converting YAML to JSON: yaml: / },
+  { name: 'empty body', method: 'POST', path: PLC, body: '', status: 400, reason: 'BadRequest', message: /json parse error: unexpected end of JSON input \(<empty>\)$/ },
+  { name: 'malformed YAML', method: 'POST', path: PLC, body: 'a: [b', headers: YAML, status: 400, reason: 'BadRequest', message: /^the object provided is unrecognized \(must be of type PriorityLevelConfiguration\): error converting YAML to JSON: yaml: line 1: / },
+  { name: 'YAML tab indentation', method: 'POST', path: PLC, body: 'metadata:\n\tname: x\n', headers: YAML, status: 400, reason: 'BadRequest', message: /^the object provided is unrecognized \(must be of type PriorityLevelConfiguration\): error converting YAML to JSON: yaml: / },
   // Wrong apiVersion / kind
   { name: 'wrong apiVersion', method: 'POST', path: `${PLC}?dryRun=All`, body: json({ ...validPlc('x'), apiVersion: 'v1' }), status: 400, reason: 'BadRequest', message: /^the API version in the data \(v1\) does not match the expected API version \(flowcontrol\.apiserver\.k8s\.io\/v1\)$/ },
   { name: 'wrong apiVersion in YAML', method: 'POST', path: `${PLC}?dryRun=All`, body: 'apiVersion: v1\nkind: PriorityLevelConfiguration\n', headers: YAML, status: 400, reason: 'BadRequest', message: /does not match the expected API version/ },
@@ -108,8 +108,9 @@ export const BAD_INPUT_CORPUS: readonly BadInputCase[] = [
   { name: 'apply patch: malformed YAML', method: 'PATCH', path: `${PLC}/good?dryRun=All&fieldManager=t`, body: 'a: [', headers: APPLY, status: 400, reason: 'BadRequest', message: /^error decoding YAML: / },
   { name: 'apply patch: no fieldManager', method: 'PATCH', path: `${PLC}/good?dryRun=All`, body: 'a: 1', headers: APPLY, status: 422, reason: 'Invalid', message: /fieldManager: Required value: is required for apply patch/ },
   // Wrong content types
-  { name: 'create as text/plain', method: 'POST', path: PLC, body: 'x', headers: { 'Content-Type': 'text/plain' }, status: 415, reason: 'UnsupportedMediaType', message: /^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml$/ },
-  { name: 'create as protobuf', method: 'POST', path: PLC, body: 'x', headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' }, status: 415, reason: 'UnsupportedMediaType', message: /unknown format/ },
+  { name: 'create as text/plain', method: 'POST', path: PLC, body: 'x', headers: { 'Content-Type': 'text/plain' }, status: 415, reason: 'UnsupportedMediaType', message: /^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml, application\/vnd\.kubernetes\.protobuf$/ },
+  { name: 'create as protobuf without the envelope', method: 'POST', path: PLC, body: 'x', headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' }, status: 400, reason: 'BadRequest', message: /^the object provided is unrecognized \(must be of type PriorityLevelConfiguration\): provided value is not protobuf \(78\)$/ },
+  { name: 'patch as protobuf', method: 'PATCH', path: `${PLC}/good`, body: 'k8s\u0000', headers: { 'Content-Type': 'application/vnd.kubernetes.protobuf' }, status: 415, reason: 'UnsupportedMediaType', message: /application\/json-patch\+json, application\/merge-patch\+json/ },
   { name: 'patch as text/plain', method: 'PATCH', path: `${PLC}/good`, body: '{}', headers: { 'Content-Type': 'text/plain' }, status: 415, reason: 'UnsupportedMediaType', message: /application\/json-patch\+json, application\/merge-patch\+json/ },
   { name: 'patch as application/json', method: 'PATCH', path: `${PLC}/good`, body: '{}', status: 415, reason: 'UnsupportedMediaType', message: /unknown format/ },
   { name: 'Accept nothing servable', method: 'GET', path: PLC, headers: { Accept: 'application/bogus' }, status: 406, reason: 'NotAcceptable', message: /^only the following media types are accepted: / },
@@ -124,10 +125,14 @@ export const BAD_INPUT_CORPUS: readonly BadInputCase[] = [
   { name: 'unknown resource', method: 'GET', path: `/apis/${GROUP}/v1/nothings`, status: 404, reason: 'NotFound', message: /^the server could not find the requested resource$/ },
   { name: 'unknown version', method: 'GET', path: `/apis/${GROUP}/v2/prioritylevelconfigurations`, status: 404, reason: 'NotFound', message: /could not find the requested resource/ },
   { name: 'unknown subresource', method: 'GET', path: `${PLC}/good/bogus`, status: 404, reason: 'NotFound', message: /could not find the requested resource/ },
+  { name: 'duplicate key in YAML, Strict', method: 'POST', path: `${PLC}?fieldValidation=Strict&dryRun=All`, body: 'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata:\n  name: first\n  name: second\nspec:\n  type: Exempt\n', headers: YAML, status: 400, reason: 'BadRequest', message: /strict decoding error: error converting YAML to JSON: yaml: unmarshal errors:\n  line 5: key "name" already set in map$/ },
+  { name: 'invalid time', method: 'POST', path: `${PLC}?dryRun=All`, body: json(validPlc('x', { status: { conditions: [{ type: 'A', status: 'True', lastTransitionTime: 'yesterday' }] } })), status: 400, reason: 'BadRequest', message: /^PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"$/ },
+  { name: 'a DeleteOptions body of another kind', method: 'DELETE', path: `${PLC}/good?dryRun=All`, body: '{"kind":"Pod","apiVersion":"v1"}', status: 400, reason: 'BadRequest', message: /^no kind "Pod" is registered for version "v1" in scheme "pkg\/apis\/meta\/internalversion\/scheme\/register.go:27"$/ },
+  { name: 'malformed continue token', method: 'GET', path: `${PLC}?limit=1&continue=${Buffer.from('{"v":').toString('base64url')}`, status: 400, reason: 'BadRequest', message: /^invalid continue token: continue key is not valid: unexpected end of JSON input$/ },
   { name: 'missing object', method: 'GET', path: `${PLC}/nope`, status: 404, reason: 'NotFound', message: /^prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io "nope" not found$/ },
   // Conflicts
   { name: 'create what exists', method: 'POST', path: `${PLC}?dryRun=All`, body: json(validPlc('good')), status: 409, reason: 'AlreadyExists', message: /"good" already exists$/ },
   { name: 'update with a stale resourceVersion', method: 'PUT', path: `${PLC}/good?dryRun=All`, body: json({ ...validPlc('good'), metadata: { name: 'good', resourceVersion: '1' } }), status: 409, reason: 'Conflict', message: /the object has been modified; please apply your changes to the latest version and try again$/ },
   { name: 'delete with a wrong UID precondition', method: 'DELETE', path: `${PLC}/good?dryRun=All`, body: '{"preconditions":{"uid":"nope"}}', status: 409, reason: 'Conflict', message: /Precondition failed: UID in precondition: nope/ },
-  { name: 'malformed DeleteOptions', method: 'DELETE', path: `${PLC}/good?dryRun=All`, body: '{bad', status: 400, reason: 'BadRequest', message: /json parse error/ },
+  { name: 'malformed DeleteOptions', method: 'DELETE', path: `${PLC}/good?dryRun=All`, body: '{bad', status: 400, reason: 'BadRequest', message: /^couldn't get version\/kind; json parse error: invalid character 'b' looking for beginning of object key string$/ },
 ];

@@ -8,6 +8,8 @@ export interface TestResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  /** The body as received (protobuf bodies are not text). */
+  bytes: Buffer;
   json(): any;
 }
 
@@ -43,8 +45,9 @@ export function createTestClient(baseUrl: string, defaults: { token?: string; ca
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, bytes, json: () => JSON.parse(text) });
         });
         res.on('error', reject);
       });

@@ -2,6 +2,7 @@
 // it. v1 and v1beta1 differ only in the JSON name of the groups list (`groups` / `group`) and in
 // apiVersion. Every spec field is omitempty; objects are written in Go's field order and map keys
 // sorted (Go's encoding/json), because the v1 spec's JSON text is also the decision-cache key.
+import { parseGoJson } from '../go-json.ts';
 import type { AuthorizationAttributes, SelectorRequirement } from './authorizer.ts';
 
 export type SubjectAccessReviewVersion = 'v1' | 'v1beta1';
@@ -128,12 +129,9 @@ export type ParsedReview = { ok: true; status: SubjectAccessReviewStatus } | { o
  * be the version that was sent, since the client only knows that one.
  */
 export function parseReviewResponse(body: string, version: SubjectAccessReviewVersion, authorizationGroup = 'authorization.k8s.io'): ParsedReview {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    return { ok: false, error: `couldn't get version/kind; json parse error: ${(error as Error).message}` };
-  }
+  const read = parseGoJson(body);
+  if ('error' in read) return { ok: false, error: `couldn't get version/kind; json parse error: ${read.error}` };
+  const value = read.value;
   if (!isObject(value)) return { ok: false, error: `couldn't get version/kind; json parse error: expected an object` };
   const expected = `${authorizationGroup}/${version}`;
   if (value.apiVersion !== undefined && value.apiVersion !== expected) {

@@ -27,7 +27,7 @@ export type KubeconfigLoad = { ok: true; connection: WebhookConnection } | { ok:
  * Reads and resolves a webhook kubeconfig; every problem is an error value naming the file.
  * Synchronous: it runs when an authorizer chain is built (startup, reload, `config check`).
  */
-export function loadWebhookKubeconfig(file: string): KubeconfigLoad {
+export function loadWebhookKubeconfig(file: string, options: { context?: string } = {}): KubeconfigLoad {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -41,15 +41,16 @@ export function loadWebhookKubeconfig(file: string): KubeconfigLoad {
     return { ok: false, error: `error loading config file "${file}": ${(error as Error).message.split('\n')[0]}` };
   }
   try {
-    return { ok: true, connection: resolveConnection(config, dirname(file)) };
+    return { ok: true, connection: resolveConnection(config, dirname(file), options.context) };
   } catch (error) {
     return { ok: false, error: `invalid kubeconfig ${file}: ${(error as Error).message}` };
   }
 }
 
-function resolveConnection(config: unknown, baseDir: string): WebhookConnection {
+function resolveConnection(config: unknown, baseDir: string, contextName: string | undefined): WebhookConnection {
   const root = asObject(config, 'the file is not a kubeconfig object');
-  const currentContext = typeof root['current-context'] === 'string' ? root['current-context'] : '';
+  // kubectl's --context overrides the file's current-context.
+  const currentContext = contextName ?? (typeof root['current-context'] === 'string' ? root['current-context'] : '');
   const contexts = namedEntries(root.contexts, 'context');
   const clusters = namedEntries(root.clusters, 'cluster');
   const users = namedEntries(root.users, 'user');

@@ -11,7 +11,7 @@ import { validateFlowSchema } from '../resources/flow-schema-validation.ts';
 import { validatePriorityLevelConfiguration } from '../resources/priority-level-validation.ts';
 import type { ManifestKind } from './manifests.ts';
 import type { Shape } from './object-shape.ts';
-import { anything, arrayOf, boolean, decodeShape, int32, int64, mapOf, string, struct } from './object-shape.ts';
+import { anything, arrayOf, boolean, decodeShape, int32, int64, mapOf, string, struct, time } from './object-shape.ts';
 
 export function flowcontrolManifestKinds(apiDomain?: string): ManifestKind[] {
   const apiVersion = flowcontrolApiVersion(apiDomain);
@@ -51,8 +51,8 @@ const OBJECT_META = struct(
     uid: string,
     resourceVersion: string,
     generation: int64,
-    creationTimestamp: string,
-    deletionTimestamp: string,
+    creationTimestamp: time,
+    deletionTimestamp: time,
     deletionGracePeriodSeconds: int64,
     labels: mapOf(string),
     annotations: mapOf(string),
@@ -63,7 +63,7 @@ const OBJECT_META = struct(
   true,
 );
 
-const CONDITION = struct({ type: string, status: string, lastTransitionTime: string, reason: string, message: string });
+const CONDITION = struct({ type: string, status: string, lastTransitionTime: time, reason: string, message: string });
 const STATUS = struct({ conditions: arrayOf(CONDITION) });
 
 export const PRIORITY_LEVEL_SHAPE = struct({

@@ -4,16 +4,20 @@
 // ever runs. Validation code in engine/resources can then trust the types it reads.
 //
 // `null` decodes to Go's zero value (a nil pointer, an empty slice), i.e. "absent", so nulls are
-// dropped from the decoded copy.
+// dropped from the decoded copy. A metav1.Time is an RFC 3339 string read as Go reads it: an invalid
+// one is an error in time.Parse's words, a valid one is kept as Go writes it back (UTC, whole
+// seconds; the zero time is absent).
 
 import type { FieldError } from '../resources/field-errors.ts';
-import { FieldPath, forbidden, typeInvalid } from '../resources/field-errors.ts';
+import { FieldPath, forbidden, invalid, typeInvalid } from '../resources/field-errors.ts';
+import { normalizeRfc3339 } from '../resources/rfc3339.ts';
 
 export type Shape =
   | { readonly type: 'string' }
   | { readonly type: 'int32' }
   | { readonly type: 'int64' }
   | { readonly type: 'boolean' }
+  | { readonly type: 'time' }
   | { readonly type: 'any' }
   | { readonly type: 'array'; readonly items: Shape }
   | { readonly type: 'map'; readonly values: Shape }
@@ -23,6 +27,8 @@ export const string: Shape = { type: 'string' };
 export const int32: Shape = { type: 'int32' };
 export const int64: Shape = { type: 'int64' };
 export const boolean: Shape = { type: 'boolean' };
+/** metav1.Time. */
+export const time: Shape = { type: 'time' };
 export const anything: Shape = { type: 'any' };
 export const arrayOf = (items: Shape): Shape => ({ type: 'array', items });
 export const mapOf = (values: Shape): Shape => ({ type: 'map', values });
@@ -69,6 +75,13 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
       return typeof value === 'string' ? value : mismatch('string');
     case 'boolean':
       return typeof value === 'boolean' ? value : mismatch('boolean');
+    case 'time': {
+      if (typeof value !== 'string') return mismatch('string');
+      const normalized = normalizeRfc3339(value);
+      if (normalized.ok) return normalized.value;
+      errors.push(invalid(path, value, normalized.message));
+      return undefined;
+    }
     case 'int32':
       return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX && writtenAsInteger(path, literals) ? value : mismatch('int32');
     case 'int64':
@@ -91,7 +104,10 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
       for (const [key, item] of Object.entries(value)) {
         if (item === null) continue;
         const fieldShape = Object.hasOwn(shape.fields, key) ? shape.fields[key] : undefined;
-        if (fieldShape !== undefined) setField(out, key, decode(item, fieldShape, path.child(key), errors, literals));
+        if (fieldShape !== undefined) {
+          const decoded = decode(item, fieldShape, path.child(key), errors, literals);
+          if (decoded !== undefined) setField(out, key, decoded);
+        }
         else if (shape.open) setField(out, key, structuredClone(item));
         else errors.push(forbidden(path.child(key), 'unknown field'));
       }

@@ -23,7 +23,17 @@ export interface EnsurerDeps {
   apiDomain?: string;
   /** Suggested objects too (kube-apiserver always ensures them); false keeps only the mandatory. */
   suggested?: boolean;
+  /**
+   * The API's last step before each of the ensurer's writes (previous is undefined on create): the
+   * server records managedFields for manager `api-priority-and-fairness-config-producer-v1`, as
+   * Kubernetes' ensurer's create and update calls leave them, and puts fields in Go's order, so
+   * these objects read like any other written through the API. Absent, objects are stored as built.
+   */
+  finishWrite?: (previous: KubeObject | undefined, next: KubeObject) => KubeObject;
 }
+
+/** The field manager of Kubernetes' configuration producer (its create and update calls). */
+export const CONFIG_PRODUCER_MANAGER = 'api-priority-and-fairness-config-producer-v1';
 
 export interface EnsureReport {
   created: string[];
@@ -91,9 +101,10 @@ async function ensureAll<T extends PriorityLevelConfiguration | FlowSchema>(
     const name = wanted.metadata?.name ?? '';
     const current = await getOrUndefined(store, name);
     if (current === undefined) {
-      const object = prepareForCreate(kind.applyDefaults(wanted), { uid: deps.newUid(), nowMs: deps.clock.now() });
+      const prepared = prepareForCreate(kind.applyDefaults(wanted), { uid: deps.newUid(), nowMs: deps.clock.now() }) as unknown as KubeObject;
+      const object = deps.finishWrite?.(undefined, prepared) ?? prepared;
       try {
-        await store.create(object as KubeObject);
+        await store.create(object);
         report.created.push(`${kind.kind}/${name}`);
       } catch (error) {
         if (!isStoreErrorCode(error, 'FW_ERR_STORE_ALREADY_EXISTS')) throw error;
@@ -102,9 +113,10 @@ async function ensureAll<T extends PriorityLevelConfiguration | FlowSchema>(
     }
     const plan = planBootstrapUpdate(kind.kind as never, current as never, wanted as never, { mandatory });
     if (plan.action === 'none') continue;
-    const object = prepareForUpdate(kind, plan.object as T, current as unknown as T);
+    const prepared = prepareForUpdate(kind, plan.object as T, current as unknown as T) as unknown as KubeObject;
+    const object = deps.finishWrite?.(current, prepared) ?? prepared;
     try {
-      await store.update(object as KubeObject, { preconditions: { uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion } });
+      await store.update(object, { preconditions: { uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion } });
       report.updated.push(`${kind.kind}/${name}`);
     } catch (error) {
       // Someone changed it meanwhile (another server, a user): the next round looks again.

@@ -4,6 +4,7 @@
 // string after it). `rv` is the snapshot every page is served at; a negative rv means "continue at
 // the latest version", which is what the fresh token in an Expired status carries.
 
+import { parseGoJson } from '../go-json.ts';
 import { badRequestError, type StoreError } from './store-errors.ts';
 
 export interface ContinuePosition {
@@ -31,12 +32,9 @@ export function decodeContinueToken(token: string): ContinuePosition {
   const illegal = /[^A-Za-z0-9_-]/.exec(token);
   if (illegal !== null) throw bad(`continue key is not valid: illegal base64 data at input byte ${illegal.index}`);
   if (token.length % 4 === 1) throw bad(`continue key is not valid: illegal base64 data at input byte ${token.length - 1}`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-  } catch (error) {
-    throw bad(`continue key is not valid: ${(error as Error).message}`);
-  }
+  const read = parseGoJson(Buffer.from(token, 'base64url').toString('utf8'));
+  if ('error' in read) throw bad(`continue key is not valid: ${read.error}`);
+  const parsed = read.value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw bad('continue key is not valid: json: cannot unmarshal into Go value of type storage.continueToken');
   }

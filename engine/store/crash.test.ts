@@ -51,7 +51,9 @@ function runChild(dir: string, run: number, killAfterAcks: number, delayMs: numb
       }
     });
     child.on('error', reject);
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': lines the child wrote before it died may still be in the pipe at 'exit',
+    // and an acknowledged delete read after the store was reopened would look like a lost write.
+    child.on('close', (code, signal) => {
       if (signal === 'SIGKILL') resolve(acks);
       else reject(new Error(`crash child exited by itself (code ${code}, signal ${signal}):\n${stderr}`));
     });

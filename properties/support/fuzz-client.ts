@@ -7,11 +7,14 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import * as assert from 'uvu/assert';
 import { parse as yamlParse } from 'yaml';
 import type { FuzzRequest } from './api-requests.ts';
+import { decodeBody, PROTOBUF_MEDIA_TYPE } from '../../api/protobuf/objects.ts';
 
 export interface FuzzResponse {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  /** The body as received (protobuf is not text). */
+  bytes: Buffer;
   streamed: boolean;
 }
 
@@ -28,12 +31,15 @@ export function send(baseUrl: string, token: string, r: FuzzRequest): Promise<Fu
       const status = res.statusCode ?? 0;
       if (status === 200 && res.headers['content-length'] === undefined && r.method !== 'HEAD') {
         res.destroy();
-        resolve({ status, headers: res.headers, text: '', streamed: true });
+        resolve({ status, headers: res.headers, text: '', bytes: Buffer.alloc(0), streamed: true });
         return;
       }
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), streamed: false }));
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
+        resolve({ status, headers: res.headers, text: bytes.toString('utf8'), bytes, streamed: false });
+      });
       res.on('error', reject);
     });
     req.setTimeout(HUNG_MS, () => req.destroy(new Error(`no answer within ${HUNG_MS / 1000} s: the server hung`)));
@@ -43,10 +49,15 @@ export function send(baseUrl: string, token: string, r: FuzzRequest): Promise<Fu
   });
 }
 
-/** The body as data, by its Content-Type (YAML when the client asked for YAML). */
+/** The body as data, by its Content-Type (YAML or protobuf when the client asked for them). */
 export function parseBody(response: FuzzResponse): unknown {
   const type = String(response.headers['content-type'] ?? '');
   if (type.startsWith('application/yaml')) return yamlParse(response.text);
+  if (type.startsWith(PROTOBUF_MEDIA_TYPE)) {
+    const decoded = decodeBody(response.bytes, '');
+    if (!decoded.ok) throw new Error(decoded.error);
+    return decoded.decoded.value;
+  }
   return JSON.parse(response.text);
 }
 

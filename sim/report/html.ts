@@ -4,6 +4,9 @@
 
 import type { FlowReport, LevelReport, SimulationReport } from '../report.ts';
 import type { Plot } from './plots.ts';
+import { esc, fmtInt, fmtNumber, fmtPercent, fmtSeconds, nameCell } from './format.ts';
+import { COLD_START_MS } from '../explain/explain.ts';
+import { page, stripXmlHeader, table } from './page.ts';
 
 export interface RenderedPlot {
   plot: Plot;
@@ -13,7 +16,6 @@ export interface RenderedPlot {
 export function renderHtml(report: SimulationReport, plots: readonly RenderedPlot[], reproduce: string): string {
   const s = report.scenario;
   const parts: string[] = [];
-  parts.push(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(s.name)} — Fairway simulation (seed ${esc(s.seed)})</title><style>${CSS}</style></head><body>`);
   parts.push(`<h1>Simulation: ${esc(s.name)}</h1>`);
   if (s.description !== '') parts.push(`<p class="lead">${esc(s.description)}</p>`);
   parts.push(
@@ -26,8 +28,10 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
   if (s.warnings.length > 0) parts.push(`<div class="warn"><strong>Warnings</strong><ul>${s.warnings.map((w) => `<li>${esc(w)}</li>`).join('')}</ul></div>`);
 
   parts.push('<h2>At a glance</h2><ul class="findings">');
+  for (const e of report.explanations ?? []) parts.push(`<li><b>Why ${esc(e.flow)} suffered:</b> ${esc(e.text)}</li>`);
   for (const line of findings(report)) parts.push(`<li>${line}</li>`);
   parts.push('</ul>');
+  if (report.suggestions !== undefined) parts.push(suggestionsSection(report));
 
   parts.push('<h2>Flows</h2><p class="note">One row per workload flow. Wait is the time queued before dispatch (dispatched requests only); latency adds the service time (completed requests only).</p>');
   parts.push(flowTable(report));
@@ -48,8 +52,7 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
     );
   }
   parts.push(GLOSSARY);
-  parts.push('</body></html>\n');
-  return parts.join('\n');
+  return page(`${s.name} — Fairway simulation (seed ${s.seed})`, parts);
 }
 
 const MAX_FLOW_FINDINGS = 8;
@@ -74,12 +77,15 @@ function findings(report: SimulationReport): string[] {
   if (slow.length > MAX_FLOW_FINDINGS) out.push(`${slow.length - MAX_FLOW_FINDINGS} more flows had a p99 queue wait of 100 ms or more.`);
   const quiet = Object.entries(report.flows).filter(([, f]) => f.rejectedTotal === 0 && (f.waitSeconds.p99 ?? 0) < 0.1 && f.arrived > 0);
   if (quiet.length > 0) out.push(`${quiet.length === Object.keys(report.flows).length ? 'Every flow' : `${quiet.length} flow${quiet.length === 1 ? '' : 's'} (${quiet.slice(0, 8).map(([n]) => esc(n)).join(', ')}${quiet.length > 8 ? ', …' : ''})`} had no rejections and a p99 wait under 100 ms.`);
-  const idleMoved = Object.entries(report.levels).filter(([, l]) => l.dispatched + l.rejectedTotal === 0 && l.currentCL.min !== l.currentCL.max).map(([n]) => n);
-  if (idleMoved.length > 0) out.push(`Levels without traffic (${idleMoved.map(esc).join(', ')}) lent their seats to busy levels; their CurrentCL moved with each 10 s borrowing adjustment.`);
+  // Idle levels lend, and every level starts from a CurrentCL without demand history: that is
+  // how APF works, not a finding. Borrowing is reported for busy levels after the cold start.
+  const times = report.series.timesSeconds;
   for (const [name, l] of Object.entries(report.levels)) {
     if (l.dispatched + l.rejectedTotal === 0) continue;
+    const warm = (report.series.levels[name]?.currentCL ?? []).filter((_, i) => times[i]! * 1000 > COLD_START_MS);
+    const warmMin = warm.length > 0 ? Math.min(...warm) : l.currentCL.min;
     if (l.borrowing.maxSeats > 0) out.push(`Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–${l.currentCL.max}).`);
-    else if (l.borrowing.minSeats < 0 && l.dispatched > 0) out.push(`Level <b>${esc(name)}</b> lent up to ${-l.borrowing.minSeats} of its ${l.nominalCL} nominal seats to other levels.`);
+    else if (warmMin < l.nominalCL && l.waiting.max > 0) out.push(`Level <b>${esc(name)}</b> lent up to ${l.nominalCL - warmMin} of its ${l.nominalCL} nominal seats to other levels while its own requests queued.`);
     if (l.noAccommodation > 0) out.push(`Level <b>${esc(name)}</b> had a wide request at the head of a queue that did not fit ${fmtInt(l.noAccommodation)} times (it blocks the level until enough seats are free).`);
   }
   for (const [name, f] of Object.entries(report.fairness)) {
@@ -89,11 +95,32 @@ function findings(report: SimulationReport): string[] {
   return out;
 }
 
+function suggestionsSection(report: SimulationReport): string {
+  const suggestions = report.suggestions ?? [];
+  const parts = ['<h2>Suggestions</h2>'];
+  if (suggestions.length === 0) {
+    parts.push(`<p class="note">${(report.explanations ?? []).length === 0 ? 'No flow suffered, so there is nothing to suggest.' : 'No remedy this report knows of helped in simulation (each was tried with the same seed), so none is suggested.'}</p>`);
+    return parts.join('\n');
+  }
+  parts.push('<p class="note">Each suggestion was simulated with this run’s seed; the table shows what it did to every flow. Apply the manifests with <code>kubectl apply -f</code>.</p>');
+  for (const s of suggestions) {
+    parts.push(`<h3>${esc(s.title)}</h3><p>${s.changes.map(esc).join('<br>')}</p><p>Helps ${s.for.map((f) => `<b>${esc(f)}</b>`).join(', ')}.</p><details><summary>Manifest</summary><pre>${esc(s.manifest)}</pre></details>`);
+    const rows = Object.entries(s.effect).map(([flow, e]) => [
+      nameCell(flow),
+      `${fmtPercent(e.before.rejectedFraction ?? 0)} → ${fmtPercent(e.after.rejectedFraction ?? 0)}`,
+      `${fmtSeconds(e.before.waitP99Seconds)} → ${fmtSeconds(e.after.waitP99Seconds)}`,
+      `<span class="${e.change === 'same' ? 'noise' : e.change}">${e.change}</span>`,
+    ]);
+    parts.push(table(['flow', 'rejected', 'wait p99', 'effect'], rows));
+  }
+  return parts.join('\n');
+}
+
 function flowTable(report: SimulationReport): string {
   const head = ['flow', 'level (FlowSchema)', 'arrived', 'dispatched', 'rejected: queue-full / time-out / concurrency-limit', 'wait p50', 'wait p90', 'wait p99', 'latency p99', 'seats per request', 'past timeout'];
   const rows = Object.entries(report.flows).map(([name, f]: [string, FlowReport]) => [
-    esc(name),
-    `${esc(f.priorityLevel)} <span class="dim">(${esc(f.flowSchema)})</span>`,
+    nameCell(name),
+    `${nameCell(f.priorityLevel)} <span class="dim">(${nameCell(f.flowSchema)})</span>`,
     fmtInt(f.arrived),
     fmtInt(f.dispatched),
     `${fmtInt(f.rejected['queue-full'])} / ${fmtInt(f.rejected['time-out'])} / ${fmtInt(f.rejected['concurrency-limit'])}`,
@@ -104,13 +131,13 @@ function flowTable(report: SimulationReport): string {
     f.seatsPerRequest === null ? '—' : fmtNumber(f.seatsPerRequest),
     fmtInt(f.deadlineExceeded),
   ]);
-  return table(head, rows);
+  return table(head, rows, [0, 1]);
 }
 
 function levelTable(report: SimulationReport): string {
   const head = ['level', 'NominalCL', 'CurrentCL min–max (mean)', 'borrowing mean (range)', 'seats in use mean / max', 'waiting mean / max (longest queue)', 'queues', 'dispatched', 'rejected'];
   const rows = Object.entries(report.levels).map(([name, l]: [string, LevelReport]) => [
-    `${esc(name)}${l.exempt ? ' <span class="dim">(exempt)</span>' : ''}`,
+    `${nameCell(name)}${l.exempt ? ' <span class="dim">(exempt)</span>' : ''}`,
     String(l.nominalCL),
     `${l.currentCL.min}–${l.currentCL.max} (${fmtNumber(l.currentCL.mean)})`,
     `${signed(l.borrowing.meanSeats)} (${signed(l.borrowing.minSeats)} to ${signed(l.borrowing.maxSeats)})`,
@@ -125,24 +152,20 @@ function levelTable(report: SimulationReport): string {
 
 function fairnessSection(report: SimulationReport): string {
   const rows = Object.entries(report.fairness).map(([level, f]) => [
-    esc(level),
+    nameCell(level),
     f.jain === null ? '— <span class="dim">(no flow backlogged for 10% of the run)</span>' : f.jain.toFixed(4),
-    f.backloggedFlows.map((n) => `${esc(n)}: ${fmtNumber(f.meanSeatsWhileBacklogged[n] ?? 0)}`).join(', ') || '—',
+    f.backloggedFlows.map((n) => `${nameCell(n)}: ${fmtNumber(f.meanSeatsWhileBacklogged[n] ?? 0)}`).join(', ') || '—',
     f.jainVsMaxMinFair === null ? '—' : f.jainVsMaxMinFair.toFixed(4),
     Object.entries(f.maxMinFair)
       .slice(0, 12)
-      .map(([n, m]) => `${esc(n)}: ${fmtNumber(m.receivedSeats)} of ${fmtNumber(m.fairShareSeats)} <span class="dim">(asked ${fmtNumber(m.demandSeats)})</span>`)
+      .map(([n, m]) => `${nameCell(n)}: ${fmtNumber(m.receivedSeats)} of ${fmtNumber(m.fairShareSeats)} <span class="dim">(asked ${fmtNumber(m.demandSeats)})</span>`)
       .join('<br>'),
   ]);
   return (
     '<h2>Fairness</h2><p class="note">Two views per level. <b>Backlogged flows</b>: Jain’s index over the mean seats each flow held while it had requests waiting (flows backlogged at least 10% of the run); fair queuing aims to give competing flows equal seats, so 1 is an even split and 1/n means one flow took everything. ' +
     'A flow held up behind wide requests can look backlogged while getting all it asks for, so the second view helps: <b>vs max-min fair share</b>: each flow’s mean seats received divided by its max-min fair share of the level’s mean CurrentCL (given what every flow asked for), Jain’s index over those ratios; 1 means every flow got its fair share.</p>' +
-    table(['level', 'Jain (backlogged flows)', 'backlogged flows: mean seats held', 'Jain (vs max-min fair)', 'seats received of fair share'], rows)
+    table(['level', 'Jain (backlogged flows)', 'backlogged flows: mean seats held', 'Jain (vs max-min fair)', 'seats received of fair share'], rows, [0, 1, 2, 4])
   );
-}
-
-function table(head: string[], rows: string[][]): string {
-  return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody></table>`;
 }
 
 const reasons = (r: Record<string, number>) =>
@@ -152,40 +175,6 @@ const reasons = (r: Record<string, number>) =>
     .join(', ');
 
 const signed = (n: number) => (n > 0 ? `+${fmtNumber(n)}` : fmtNumber(n));
-
-export function fmtSeconds(s: number | null): string {
-  if (s === null) return '—';
-  if (s === 0) return '0';
-  if (s < 1) return `${Number((s * 1000).toPrecision(3))} ms`;
-  return `${Number(s.toPrecision(3))} s`;
-}
-
-function fmtInt(n: number): string {
-  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-}
-
-function fmtNumber(n: number): string {
-  return Math.abs(n) >= 100 ? fmtInt(Math.round(n)) : String(Number(n.toFixed(2)));
-}
-
-function esc(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-function stripXmlHeader(svg: string): string {
-  return svg.replace(/^<\?xml[^>]*>\s*/, '');
-}
-
-const CSS = `body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em auto;max-width:1280px;padding:0 1em;color:#222;line-height:1.45}
-h1{margin-bottom:.2em}h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
-.lead{font-size:1.1em}.meta{color:#555;margin:.2em 0}.note{color:#555;font-size:.92em}.dim{color:#888}
-code{background:#f4f4f4;padding:0 .3em;border-radius:3px}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0;display:block;overflow-x:auto}
-th,td{border:1px solid #ddd;padding:.25em .5em;text-align:right;white-space:nowrap}th{background:#f6f6f6}
-td:first-child,th:first-child,td:nth-child(2){text-align:left}
-.warn{background:#fff6e0;border:1px solid #f0c36d;padding:.5em 1em;margin:1em 0}
-.findings li{margin:.25em 0}figure{margin:1.5em 0}figcaption{margin-bottom:.4em;color:#333}
-dt{font-weight:bold;margin-top:.5em}dd{margin-left:1.5em}`;
 
 const GLOSSARY = `<h2>Glossary</h2><dl>
 <dt>Seat</dt><dd>One unit of a priority level's concurrency. Most requests occupy one seat while they execute; a LIST occupies more the more objects it returns (up to the level's maxSeats), and a write with many watchers keeps extra seats for a moment after it returns.</dd>

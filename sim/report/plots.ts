@@ -30,6 +30,22 @@ const base = (title: string) => ({
   config: { font: 'sans-serif', axis: { labelFontSize: 11, titleFontSize: 12 }, legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 260 } },
 });
 
+/**
+ * Ten colours far apart in hue and lightness (Okabe-Ito plus four), so neighbouring levels never
+ * look alike; each level keeps its colour in every plot of a report (the domain is fixed).
+ */
+export const LEVEL_PALETTE = ['#0072b2', '#e69f00', '#009e73', '#d55e00', '#cc79a7', '#56b4e9', '#000000', '#f0e442', '#8c564b', '#7f7f7f'];
+/** Beyond ten levels, dashes tell apart the levels that share a colour. */
+const LEVEL_DASHES = [[1, 0], [6, 3], [2, 2]];
+
+function levelEncoding(levels: readonly string[]): Record<string, unknown> {
+  const domain = [...levels];
+  return {
+    color: { field: 'level', type: 'nominal', title: 'priority level', scale: { domain, range: domain.map((_, i) => LEVEL_PALETTE[i % LEVEL_PALETTE.length]) } },
+    strokeDash: { field: 'level', type: 'nominal', title: 'priority level', scale: { domain, range: domain.map((_, i) => LEVEL_DASHES[Math.floor(i / LEVEL_PALETTE.length) % LEVEL_DASHES.length]) } },
+  };
+}
+
 /** Levels worth drawing: those that saw traffic or whose CurrentCL moved. */
 export function activeLevels(report: SimulationReport): string[] {
   return Object.entries(report.levels)
@@ -63,7 +79,7 @@ export function buildPlots(report: SimulationReport): Plot[] {
       encoding: {
         x: { field: 't', type: 'quantitative', title: 'simulated time (s)' },
         y: { field: 'seats', type: 'quantitative', title: 'CurrentCL (seats)' },
-        color: { field: 'level', type: 'nominal', title: 'priority level' },
+        ...levelEncoding(levels),
       },
     },
   });
@@ -116,7 +132,7 @@ export function buildPlots(report: SimulationReport): Plot[] {
       encoding: {
         x: { field: 't', type: 'quantitative', title: 'simulated time (s)' },
         y: { field: 'waiting', type: 'quantitative', title: 'requests waiting' },
-        color: { field: 'level', type: 'nominal', title: 'priority level' },
+        ...levelEncoding(levels),
       },
     },
   });

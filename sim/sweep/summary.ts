@@ -3,6 +3,8 @@
 // keys, task order) and summary.html (tables and one strip plot of p99 waits per seed).
 
 import { round } from '../report.ts';
+import { esc, fmtNumber, fmtSeconds, nameCell } from '../report/format.ts';
+import { page, stripXmlHeader, table } from '../report/page.ts';
 import type { RunDigest, SweepTaskResult } from './task.ts';
 
 export interface Spread {
@@ -26,7 +28,7 @@ export interface SweepSummary {
   scenario: string;
   seeds: string[];
   variants: Record<string, { files: string[] } & VariantSummary>;
-  runs: { variant: string; seed: string; ok: boolean; report?: string; errors?: string[]; totals?: RunDigest['totals'] }[];
+  runs: { variant: string; seed: string; ok: boolean; report?: string; html?: string; errors?: string[]; totals?: RunDigest['totals'] }[];
 }
 
 export function spread(values: readonly (number | null | undefined)[]): Spread {
@@ -62,25 +64,28 @@ export function summarizeVariant(results: readonly SweepTaskResult[]): VariantSu
 }
 
 export function summaryHtml(summary: SweepSummary, plotSvg: string | undefined): string {
-  const esc = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const cell = (s: Spread, unit = '') => (s.median === null ? '—' : `${s.median}${unit} <span class="dim">[${s.min}–${s.max}]</span>`);
+  const range = (sp: Spread, fmt: (n: number) => string) => (sp.median === null ? '—' : `${fmt(sp.median)} <span class="dim">[${fmt(sp.min!)} – ${fmt(sp.max!)}]</span>`);
+  const count = (sp: Spread) => range(sp, (n) => fmtNumber(n));
+  const time = (sp: Spread) => range(sp, (n) => fmtSeconds(n));
+  const index = (sp: Spread) => range(sp, (n) => n.toFixed(3));
   const parts = [
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sweep: ${esc(summary.scenario)}</title><style>body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}table{border-collapse:collapse;font-size:.9em;margin:.5em 0}th,td{border:1px solid #ddd;padding:.25em .5em;text-align:right;white-space:nowrap}th{background:#f6f6f6}td:first-child{text-align:left}.dim{color:#888}</style></head><body>`,
     `<h1>Sweep: ${esc(summary.scenario)}</h1>`,
-    `<p>${summary.seeds.length} seeds × ${Object.keys(summary.variants).length} configuration variant(s). Each cell is the median across seeds, with [min–max]. Every run's full report is in <code>&lt;variant&gt;/seed-&lt;seed&gt;/report.json</code>.</p>`,
+    `<p>${summary.seeds.length} seeds × ${Object.keys(summary.variants).length} configuration variant(s). Each cell is the median across seeds, with [min – max]; times are queue waits and latencies at the 99th percentile of each run.</p>`,
   ];
   for (const [name, v] of Object.entries(summary.variants)) {
     parts.push(`<h2>Variant ${esc(name)}${v.files.length > 0 ? ` <span class="dim">(${v.files.map(esc).join(', ')})</span>` : ''}</h2>`);
     if (v.failedRuns > 0) parts.push(`<p><strong>${v.failedRuns} of ${v.runs} runs failed</strong>; see summary.json.</p>`);
-    parts.push('<table><thead><tr><th>flow</th><th>arrived</th><th>dispatched</th><th>rejected</th><th>wait p99 (s)</th><th>latency p99 (s)</th></tr></thead><tbody>');
-    for (const [flow, f] of Object.entries(v.flows)) parts.push(`<tr><td>${esc(flow)}</td><td>${cell(f.arrived)}</td><td>${cell(f.dispatched)}</td><td>${cell(f.rejectedTotal)}</td><td>${cell(f.waitP99Seconds)}</td><td>${cell(f.latencyP99Seconds)}</td></tr>`);
-    parts.push('</tbody></table>');
+    const rows = Object.entries(v.flows).map(([flow, f]) => [nameCell(flow), count(f.arrived), count(f.dispatched), count(f.rejectedTotal), time(f.waitP99Seconds), time(f.latencyP99Seconds)]);
+    parts.push(table(['flow', 'arrived', 'dispatched', 'rejected', 'wait p99', 'latency p99'], rows));
+    const levels = Object.entries(v.levels).map(([level, l]) => [nameCell(level), count(l.currentCLMean), count(l.seatsInUseMean), count(l.rejectedTotal)]);
+    if (levels.length > 0) parts.push(table(['level', 'CurrentCL mean (seats)', 'seats in use mean', 'rejected'], levels));
     const fairness = Object.entries(v.fairness);
-    if (fairness.length > 0) parts.push(`<p>Jain’s fairness index, among backlogged flows / against max-min fair shares: ${fairness.map(([l, f]) => `${esc(l)} ${cell(f.jain)} / ${cell(f.jainVsMaxMinFair)}`).join('; ')}.</p>`);
+    if (fairness.length > 0) parts.push(table(['level', 'Jain (backlogged flows)', 'Jain (vs max-min fair)'], fairness.map(([l, f]) => [nameCell(l), index(f.jain), index(f.jainVsMaxMinFair)])));
+    const runs = summary.runs.filter((r) => r.variant === name);
+    parts.push(`<p>Runs: ${runs.map((r) => (r.ok && r.html !== undefined ? `<a href="${esc(r.html)}">seed ${esc(r.seed)}</a>` : `seed ${esc(r.seed)} (failed)`)).join(' · ')}</p>`);
   }
-  if (plotSvg !== undefined) parts.push(`<h2>p99 wait per seed</h2><p>One dot per run: each flow's p99 queue wait, by variant. A spread-out row means the outcome depends on luck; separated colours mean the variants really differ.</p>${plotSvg.replace(/^<\?xml[^>]*>\s*/, '')}`);
-  parts.push('</body></html>\n');
-  return parts.join('\n');
+  if (plotSvg !== undefined) parts.push(`<h2>p99 wait per seed</h2><p>One dot per run: each flow's p99 queue wait, by variant. A spread-out row means the outcome depends on luck; separated colours mean the variants really differ.</p><figure>${stripXmlHeader(plotSvg)}</figure>`);
+  return page(`Sweep: ${summary.scenario}`, parts);
 }
 
 /** A vega-lite strip plot: p99 wait of each flow in each run, coloured by variant. */

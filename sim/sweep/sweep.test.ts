@@ -32,7 +32,7 @@ test('a seed’s report.json is byte-identical alone and in a sweep at 1 or 2 wo
     await writeFile(scenarioFile, SCENARIO);
     await writeFile(variantFile, VARIANT);
     const alone = async (seed: string, variantFiles: string[] = []) => {
-      const outcome = await runScenario({ scenarioFile, seed, variantFiles });
+      const outcome = await runScenario({ scenarioFile, seed, variantFiles, suggestions: true });
       if (!outcome.ok) throw new Error(outcome.errors.join('\n'));
       return reportJson(outcome.report);
     };
@@ -47,7 +47,7 @@ test('a seed’s report.json is byte-identical alone and in a sweep at 1 or 2 wo
 
     // One worker, through the pool directly.
     const results = await runSweep(
-      ['3', '4'].map((seed) => ({ scenarioFile, seed, variant: 'baseline', variantFiles: [] })),
+      ['3', '4'].map((seed) => ({ scenarioFile, seed, variant: 'baseline', variantFiles: [], suggestions: true })),
       { workers: 1 },
     );
     for (const result of results) {
@@ -71,7 +71,12 @@ test('a seed’s report.json is byte-identical alone and in a sweep at 1 or 2 wo
     const heavyBaseline = JSON.parse(expected.get('baseline/3')!).flows.heavy.rejectedTotal;
     const heavyOther = JSON.parse(expected.get('baseline/4')!).flows.heavy.rejectedTotal;
     assert.is(summary.variants.baseline.flows.heavy.rejectedTotal.min, Math.min(heavyBaseline, heavyOther));
-    assert.match(await readFile(join(out, 'summary.html'), 'utf8'), /<svg/);
+    const summaryPage = await readFile(join(out, 'summary.html'), 'utf8');
+    assert.match(summaryPage, /<svg/);
+    // Each run's own page is written and linked; times carry units.
+    assert.match(summaryPage, /href="baseline\/seed-3\/report\.html"/);
+    assert.match(await readFile(join(out, 'baseline', 'seed-3', 'report.html'), 'utf8'), /<h1>Simulation: sweep-test<\/h1>/);
+    assert.match(summaryPage, /\d ms|\d s|µs/);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

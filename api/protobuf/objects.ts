@@ -1,0 +1,137 @@
+// Objects, lists and watch events as `application/vnd.kubernetes.protobuf`: which message each kind
+// is, the envelope around it, and the bytes kept per stored object version so that a LIST or a
+// watch fan-out encodes each object once (as the JSON path does with its cached text).
+import type { KubeObject } from '../../engine/resources/types.ts';
+import { decodeMessage, encodeMessage, ProtobufError } from './codec.ts';
+import { decodeEnvelope, encodeEnvelope, PROTOBUF_MEDIA_TYPE } from './envelope.ts';
+import { MESSAGE_PREFIX } from './go-types.ts';
+
+export { PROTOBUF_MEDIA_TYPE, ProtobufError };
+
+const { flowcontrol: FC, authorization: AUTHZ, authentication: AUTHN, meta: META } = MESSAGE_PREFIX;
+
+/** Kind → message. Kinds are unique among what Fairway serves, so the group is not needed to pick one. */
+const MESSAGES: ReadonlyMap<string, string> = new Map([
+  ['PriorityLevelConfiguration', `${FC}PriorityLevelConfiguration`],
+  ['PriorityLevelConfigurationList', `${FC}PriorityLevelConfigurationList`],
+  ['FlowSchema', `${FC}FlowSchema`],
+  ['FlowSchemaList', `${FC}FlowSchemaList`],
+  ['SelfSubjectAccessReview', `${AUTHZ}SelfSubjectAccessReview`],
+  ['SelfSubjectRulesReview', `${AUTHZ}SelfSubjectRulesReview`],
+  ['SelfSubjectReview', `${AUTHN}SelfSubjectReview`],
+  ['Status', `${META}Status`],
+  ['DeleteOptions', `${META}DeleteOptions`],
+  ['PartialObjectMetadata', `${META}PartialObjectMetadata`],
+  ['PartialObjectMetadataList', `${META}PartialObjectMetadataList`],
+]);
+
+/** Whether `kind` has a protobuf message (Table, for one, has none in Kubernetes either). */
+export function hasProtobufMessage(kind: string): boolean {
+  return MESSAGES.has(kind);
+}
+
+function messageFor(kind: string): string {
+  const name = MESSAGES.get(kind);
+  if (name === undefined) throw new ProtobufError(`object of kind ${JSON.stringify(kind)} has no protobuf message`);
+  return name;
+}
+
+interface Typed {
+  kind?: unknown;
+  apiVersion?: unknown;
+}
+
+const messageBytes = new WeakMap<object, Uint8Array>();
+
+/** The message bytes (no envelope) of an object of a known kind; cached for frozen (stored) objects. */
+export function objectMessage(object: KubeObject): Uint8Array {
+  let bytes = messageBytes.get(object);
+  if (bytes === undefined) {
+    bytes = encodeMessage(messageFor(String(object.kind)), object);
+    if (Object.isFrozen(object)) messageBytes.set(object, bytes);
+  }
+  return bytes;
+}
+
+/** A whole protobuf body: envelope (with the object's own apiVersion and kind) around its message. */
+export function encodeObject(object: unknown): Buffer {
+  const typed = object as Typed;
+  return encodeEnvelope(String(typed.apiVersion ?? ''), String(typed.kind ?? ''), objectMessage(object as KubeObject));
+}
+
+/**
+ * A list body built from its items' cached messages: `metadata` (ListMeta, field 1), then each item
+ * (field 2), exactly what Go writes for FooList.
+ */
+export function encodeList(listKind: string, apiVersion: string, metadata: unknown, items: readonly KubeObject[]): Buffer {
+  messageFor(listKind);
+  const parts: Uint8Array[] = [lengthDelimited(1, encodeMessage(`${META}ListMeta`, metadata))];
+  for (const item of items) parts.push(lengthDelimited(2, objectMessage(item)));
+  return encodeEnvelope(apiVersion, listKind, Buffer.concat(parts));
+}
+
+/** One frame of a `;stream=watch` body: a 4-byte big-endian length, then WatchEvent {type, object {raw: the object's body}}. */
+export function watchFrame(type: string, objectBody: Uint8Array): Buffer {
+  const event = Buffer.concat([lengthDelimited(1, Buffer.from(type, 'utf8')), lengthDelimited(2, lengthDelimited(1, objectBody))]);
+  const frame = Buffer.allocUnsafe(4 + event.length);
+  frame.writeUInt32BE(event.length, 0);
+  event.copy(frame, 4);
+  return frame;
+}
+
+/** A field `number` of wire type 2 holding `payload`. */
+function lengthDelimited(number: number, payload: Uint8Array): Buffer {
+  const header: number[] = [];
+  for (let value = (number << 3) | 2; ; ) {
+    if (value < 0x80) {
+      header.push(value);
+      break;
+    }
+    header.push((value & 0x7f) | 0x80);
+    value >>>= 7;
+  }
+  for (let value = payload.length; ; ) {
+    if (value < 0x80) {
+      header.push(value);
+      break;
+    }
+    header.push((value & 0x7f) | 0x80);
+    value = Math.floor(value / 128);
+  }
+  return Buffer.concat([Buffer.from(header), payload]);
+}
+
+export interface DecodedBody {
+  apiVersion: string;
+  kind: string;
+  /** The object in its JSON form, with apiVersion and kind from the envelope when it gave them. */
+  value: Record<string, unknown>;
+}
+
+/**
+ * A protobuf request body as the object it carries. `defaultKind` is used when the envelope names
+ * none (as Go's decoder falls back on the endpoint's kind). Errors carry Go's wording; the kind is
+ * left to the caller to check (an unknown one comes back as type meta only).
+ */
+export function decodeBody(
+  body: Uint8Array,
+  defaultKind: string,
+): { ok: true; decoded: DecodedBody } | { ok: false; error: string; /** Set once the envelope was read. */ typeMeta?: { apiVersion: string; kind: string } } {
+  const unwrapped = decodeEnvelope(body);
+  if (!unwrapped.ok) return unwrapped;
+  const { apiVersion, kind, raw } = unwrapped.envelope;
+  const effectiveKind = kind === '' ? defaultKind : kind;
+  const message = MESSAGES.get(effectiveKind);
+  // A kind without a message here is none the endpoint takes: its type meta alone lets the caller
+  // refuse it in the words it uses for a JSON body of that kind.
+  if (message === undefined) return { ok: true, decoded: { apiVersion, kind: effectiveKind, value: { apiVersion, kind: effectiveKind } } };
+  try {
+    const value = decodeMessage(message, raw);
+    if (apiVersion !== '') value.apiVersion = apiVersion;
+    if (kind !== '') value.kind = kind;
+    return { ok: true, decoded: { apiVersion, kind: effectiveKind, value } };
+  } catch (error) {
+    if (error instanceof ProtobufError) return { ok: false, error: error.message, typeMeta: { apiVersion, kind: effectiveKind } };
+    throw error;
+  }
+}

@@ -1,0 +1,94 @@
+// `fairway sim compare SCENARIO --variant FILE... [--seeds LIST] --out DIR`: the baseline and
+// each variant over the same seeds, every run's report written, and one page saying per flow and
+// per level what got better, what got worse, and what stayed within seed noise.
+
+import { writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from '../api/cli/main.ts';
+import { parseRunOptions, parseScenarioCommand, RUN_FLAGS, RUN_FLAGS_HELP, SEEDS_FLAGS } from './cli-args.ts';
+import type { Output } from './cli-run.ts';
+import { compareHtml } from './compare/compare-html.ts';
+import { runComparison } from './compare/run-comparison.ts';
+import { createProgress } from './progress.ts';
+import { checkVariants, variantNames } from './sweep/variants.ts';
+
+export const DEFAULT_COMPARE_SEEDS = '1..5';
+
+const USAGE = `Usage: fairway sim compare SCENARIO --variant FILE... --out DIR [flags]
+
+Runs the scenario's configuration ("baseline") and each variant over the same seeds and writes
+DIR/compare.json and DIR/compare.html: per flow and per level, baseline vs each variant side by
+side (rejections by reason, wait and latency p50/p99, seats, NominalCL/CurrentCL and borrowing),
+the difference, the spread across seeds and a verdict (better, worse, within seed noise), winners
+and losers first. Every run's report.json and report.html are under DIR/<variant>/seed-<seed>/.
+
+Flags:
+  --variant FILE      manifests applied over the scenario's configuration; repeatable, one
+                      variant per file (required)
+  --out DIR           output directory (required)
+  --seeds LIST        seeds (default ${DEFAULT_COMPARE_SEEDS}): a range 1..5, a list 1,2,7, or both
+  --workers K         worker threads (default: available cores - 1, at least 1)
+${RUN_FLAGS_HELP}  -h, --help          show this help
+
+Exit status: 0 when every run succeeded, 1 if inputs are invalid (or warn, with --strict) or a
+run failed, 2 for usage errors.
+`;
+
+export const simCompareCommand: Command = {
+  summary: 'compare configuration variants with the baseline over seeds',
+  run: (args) => runSimCompare(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
+};
+
+export async function runSimCompare(args: string[], output: Output): Promise<number> {
+  const command = parseScenarioCommand('sim compare', args, {
+    ...RUN_FLAGS,
+    ...SEEDS_FLAGS,
+    out: { value: true },
+    variant: { value: true, repeatable: true },
+  }, USAGE, output);
+  if ('exitCode' in command) return command.exitCode;
+  const { parsed, scenarioFile, usage } = command;
+  const variantFiles = parsed.values.get('variant') ?? [];
+  if (variantFiles.length === 0) return usage('give at least one --variant FILE to compare with the baseline');
+  const outDir = parsed.values.get('out')?.[0];
+  if (outDir === undefined) return usage('--out DIR is required');
+  const options = parseRunOptions(parsed, DEFAULT_COMPARE_SEEDS, availableParallelism() - 1);
+  if ('error' in options) return usage(options.error);
+  const { seedsText, workers, auditLogFile } = options;
+  const variants = variantNames(variantFiles);
+
+  output.stdout(`SEEDS=${seedsText}\n`);
+  const checked = await checkVariants({ command: 'sim compare', scenarioFile, variants, auditLogFile, strict: options.strict, output });
+  if (checked === undefined) return 1;
+  output.stdout(`SCENARIO=${scenarioFile} NAME=${checked.scenario.name} VARIANTS=${variants.slice(1).map((v) => v.name).join(',')} RUNS=${options.seeds.length * variants.length} WORKERS=${workers}\n`);
+
+  const progress = createProgress();
+  const startMs = performance.now();
+  const comparison = await runComparison({
+    scenarioFile,
+    scenarioName: checked.scenario.name,
+    variants,
+    seeds: options.seeds,
+    workers,
+    outDir,
+    plots: options.plots,
+    suggestions: options.suggestions,
+    auditLogFile,
+    auditGrouping: options.auditGrouping,
+    onTaskDone: (done, total) => progress.update(done / total, `${done}/${total} runs`),
+  });
+  progress.done();
+  const failed = comparison.runs.filter((r) => !r.ok);
+  for (const run of failed) output.stderr(`SEED=${run.seed} variant ${run.variant} failed:\n${(run.errors ?? []).join('\n')}\n`);
+  await writeFile(join(outDir, 'compare.json'), `${JSON.stringify(comparison, null, 2)}\n`);
+  await writeFile(join(outDir, 'compare.html'), compareHtml(comparison));
+  for (const v of comparison.variants) {
+    const names = (verdict: string) => v.flows.filter((f) => f.verdict === verdict).map((f) => f.name);
+    const better = names('better');
+    const worse = names('worse');
+    output.stdout(`${v.name}: ${better.length} flows better${better.length > 0 ? ` (${better.join(', ')})` : ''}, ${worse.length} worse${worse.length > 0 ? ` (${worse.join(', ')})` : ''}, ${v.flows.length - better.length - worse.length} within seed noise\n`);
+  }
+  output.stdout(`ran ${comparison.runs.length} simulations in ${((performance.now() - startMs) / 1000).toFixed(2)} s; wrote ${join(outDir, 'compare.json')} and ${join(outDir, 'compare.html')}\n`);
+  return failed.length > 0 ? 1 : 0;
+}

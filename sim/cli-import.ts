@@ -1,0 +1,105 @@
+// `fairway sim import --kubeconfig FILE [--context NAME] --out SCENARIO`: a scenario skeleton from
+// a running API server's APF configuration, concurrency limits and object counts.
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname } from 'node:path';
+import type { Command } from '../api/cli/main.ts';
+import { loadWebhookKubeconfig } from '../engine/auth/webhook-kubeconfig.ts';
+import { parseArgs } from './cli-args.ts';
+import type { Output } from './cli-run.ts';
+import { apiGet } from './import/api-reader.ts';
+import { importScenario } from './import/import-scenario.ts';
+
+const USAGE = `Usage: fairway sim import --kubeconfig FILE [--context NAME] --out SCENARIO
+
+Reads a running API server's PriorityLevelConfigurations and FlowSchemas, its concurrency limits
+(apiserver_flowcontrol_nominal_limit_seats in /metrics) and stored object counts
+(apiserver_storage_objects), and writes a scenario with that configuration (bootstrap: none) and
+no flows yet: add flows or replay an audit log, then run or tune it.
+
+Flags:
+  --kubeconfig FILE   the kubeconfig to reach the server with (required)
+  --context NAME      the context to use (default: the file's current-context)
+  --out SCENARIO      the scenario file to write (required)
+  -h, --help          show this help
+
+Exit status: 0 on success, 1 if the server cannot be read, 2 for usage errors.
+`;
+
+const FLOWCONTROL = '/apis/flowcontrol.apiserver.k8s.io/v1';
+
+export const simImportCommand: Command = {
+  summary: 'write a scenario from a running API server\'s APF configuration',
+  run: (args) => runSimImport(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
+};
+
+export async function runSimImport(args: string[], output: Output): Promise<number> {
+  const usage = (message: string) => {
+    output.stderr(`fairway sim import: ${message}\nRun 'fairway sim import --help' for usage.\n`);
+    return 2;
+  };
+  const parsed = parseArgs(args, { kubeconfig: { value: true }, context: { value: true }, out: { value: true }, help: { value: false }, h: { value: false } });
+  if ('error' in parsed) return usage(parsed.error);
+  if (parsed.switches.has('help') || parsed.switches.has('h')) {
+    output.stdout(USAGE);
+    return 0;
+  }
+  if (parsed.positionals.length > 0) return usage(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
+  const kubeconfig = parsed.values.get('kubeconfig')?.[0];
+  if (kubeconfig === undefined) return usage('--kubeconfig FILE is required');
+  const out = parsed.values.get('out')?.[0];
+  if (out === undefined) return usage('--out SCENARIO is required');
+  const context = parsed.values.get('context')?.[0];
+  const loaded = loadWebhookKubeconfig(kubeconfig, context === undefined ? {} : { context });
+  if (!loaded.ok) {
+    output.stderr(`fairway sim import: ${loaded.error}\n`);
+    return 1;
+  }
+  const connection = loaded.connection;
+  const server = connection.url.origin;
+  try {
+    const fetchJson = async (path: string) => {
+      const response = await apiGet(connection, path);
+      if (response.status !== 200) throw new Error(`GET ${path}: HTTP ${response.status}: ${statusMessage(response.body)}`);
+      return JSON.parse(response.body) as { items?: Record<string, unknown>[] };
+    };
+    const [plcs, schemas, metrics] = await Promise.all([
+      fetchJson(`${FLOWCONTROL}/prioritylevelconfigurations`),
+      fetchJson(`${FLOWCONTROL}/flowschemas`),
+      apiGet(connection, '/metrics', 'text/plain'),
+    ]);
+    if (metrics.status !== 200) throw new Error(`GET /metrics: HTTP ${metrics.status}: ${statusMessage(metrics.body)}`);
+    const byName = (items: Record<string, unknown>[] | undefined) =>
+      [...(items ?? [])].sort((a, b) => String((a.metadata as { name?: string })?.name) < String((b.metadata as { name?: string })?.name) ? -1 : 1);
+    const result = importScenario({
+      server,
+      context: context ?? 'current-context',
+      priorityLevels: byName(plcs.items),
+      flowSchemas: byName(schemas.items),
+      metricsText: metrics.body,
+      name: basename(out, extname(out)),
+    });
+    await mkdir(dirname(out), { recursive: true });
+    await writeFile(out, result.text);
+    for (const warning of result.warnings) output.stderr(`warning: ${warning}\n`);
+    output.stdout(
+      `wrote ${out}: ${plcs.items?.length ?? 0} PriorityLevelConfigurations, ${schemas.items?.length ?? 0} FlowSchemas, server concurrency limit ${result.serverConcurrencyLimit}, ` +
+        `object counts for ${Object.keys(result.objectCounts).length} resources, from ${server}\n`,
+    );
+    return 0;
+  } catch (error) {
+    output.stderr(`fairway sim import: ${server}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+/** A Kubernetes Status's message, or the start of whatever else the server answered. */
+function statusMessage(body: string): string {
+  try {
+    const status = JSON.parse(body) as { message?: unknown };
+    if (typeof status.message === 'string') return status.message;
+  } catch {
+    // not JSON
+  }
+  return body.slice(0, 200);
+}

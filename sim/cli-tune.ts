@@ -1,0 +1,229 @@
+// `fairway sim tune SCENARIO --objectives FILE [--seeds LIST] [--budget N] --out DIR`: searches
+// for the smallest configuration change that meets every objective in every seed, and writes it
+// as manifests ready for `kubectl apply`, with the search's record and a comparison page.
+
+import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { Command } from '../api/cli/main.ts';
+import { parseRunOptions, parseScenarioCommand, reportWarnings, RUN_FLAGS, RUN_FLAGS_HELP, SEEDS_FLAGS } from './cli-args.ts';
+import type { Output } from './cli-run.ts';
+import { compareHtml } from './compare/compare-html.ts';
+import { runComparison } from './compare/run-comparison.ts';
+import { createProgress } from './progress.ts';
+import { esc, fmtSeconds } from './report/format.ts';
+import { loadRunInputs } from './run-scenario.ts';
+import { parseSeed, streamPrng } from './seed.ts';
+import { createSweepPool } from './sweep/sweep.ts';
+import type { SweepTask } from './sweep/task.ts';
+import { assess, failures } from './tune/assess.ts';
+import { candidateKey, candidateManifests, candidateObjects, describeCandidate, EMPTY_CANDIDATE, type Candidate } from './tune/candidate.ts';
+import { readObjectivesFile } from './tune/objectives.ts';
+import { searchConfigurations, type Evaluation } from './tune/search.ts';
+import { buildSpace } from './tune/space.ts';
+
+export const DEFAULT_TUNE_SEEDS = '1..3';
+export const DEFAULT_BUDGET = 120;
+
+const USAGE = `Usage: fairway sim tune SCENARIO --objectives FILE --out DIR [flags]
+
+Searches APF configurations for the smallest change to the scenario's configuration that meets
+every objective in every seed (docs/simulator.md, "sim tune"), and writes:
+  DIR/recommended.yaml  the created and changed objects, ready for 'kubectl apply' (when met;
+                        DIR/closest.yaml otherwise)
+  DIR/tune.json         whether the objectives were met, the worst value of each across seeds,
+                        every candidate tried, the seeds and the search seed
+  DIR/compare.html      the baseline against the recommendation, with every run's report
+
+Flags:
+  --objectives FILE   a TuneObjectives file (required)
+  --out DIR           output directory (required)
+  --seeds LIST        seeds every candidate must meet the objectives in (default ${DEFAULT_TUNE_SEEDS})
+  --budget N          most candidates to try, the baseline included (default ${DEFAULT_BUDGET})
+  --search-seed S     the seed of the search's own random picks (default 1)
+  --workers K         worker threads (default: available cores - 1, at least 1); the result
+                      does not depend on it
+${RUN_FLAGS_HELP}  -h, --help          show this help
+
+Exit status: 0 when a configuration meets every objective, 1 when none within the budget does
+(the closest is written, with what still fails) or inputs are invalid, 2 for usage errors.
+`;
+
+export const simTuneCommand: Command = {
+  summary: 'find the smallest configuration change that meets objectives',
+  run: (args) => runSimTune(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
+};
+
+export async function runSimTune(args: string[], output: Output): Promise<number> {
+  const command = parseScenarioCommand('sim tune', args, {
+    ...RUN_FLAGS,
+    ...SEEDS_FLAGS,
+    objectives: { value: true },
+    out: { value: true },
+    budget: { value: true },
+    'search-seed': { value: true },
+  }, USAGE, output);
+  if ('exitCode' in command) return command.exitCode;
+  const { parsed, scenarioFile, usage } = command;
+  const objectivesFile = parsed.values.get('objectives')?.[0];
+  if (objectivesFile === undefined) return usage('--objectives FILE is required');
+  const outDir = parsed.values.get('out')?.[0];
+  if (outDir === undefined) return usage('--out DIR is required');
+  const options = parseRunOptions(parsed, DEFAULT_TUNE_SEEDS, availableParallelism() - 1);
+  if ('error' in options) return usage(options.error);
+  const { seedsText, workers, auditLogFile, auditGrouping: groupBy } = options;
+  const seeds = { seeds: options.seeds };
+  const searchSeed = parseSeed(parsed.values.get('search-seed')?.[0] ?? '1');
+  if (!searchSeed.ok) return usage(`--search-seed: ${searchSeed.message}`);
+  const budgetText = parsed.values.get('budget')?.[0];
+  const budget = budgetText === undefined ? DEFAULT_BUDGET : Number(budgetText);
+  if (!Number.isSafeInteger(budget) || budget < 1 || budget > 100_000) return usage(`--budget must be a whole number from 1 to 100000, got ${JSON.stringify(budgetText)}`);
+
+  output.stdout(`SEEDS=${seedsText} SEARCH_SEED=${searchSeed.seed}\n`);
+  const objectives = await readObjectivesFile(objectivesFile);
+  const inputs = await loadRunInputs({ scenarioFile, seed: '0', ...(auditLogFile === undefined ? {} : { auditLogFile }) });
+  const inputErrors = [...(objectives.ok ? [] : objectives.errors), ...(inputs.ok ? [] : inputs.errors)];
+  if (!objectives.ok || !inputs.ok) {
+    for (const error of inputErrors) output.stderr(`${error}\n`);
+    output.stderr('fairway sim tune: invalid input; nothing was simulated\n');
+    return 1;
+  }
+  if (reportWarnings(inputs.loaded.warnings, options.strict, 'sim tune', output)) return 1;
+  const loaded = inputs.loaded;
+  output.stdout(`SCENARIO=${scenarioFile} NAME=${loaded.scenario.name} OBJECTIVES=${objectivesFile} BUDGET=${budget} WORKERS=${workers}\n`);
+
+  const pool = createSweepPool(Math.min(workers, budget * seeds.seeds.length));
+  const progress = createProgress();
+  const startMs = performance.now();
+  try {
+    const taskBase = { scenarioFile, ...(auditLogFile === undefined ? {} : { auditLogFile }), ...(groupBy === undefined ? {} : { auditGrouping: groupBy }), digestOnly: true };
+    const runCandidates = async (candidates: readonly Candidate[], objectsOf: (c: Candidate) => SweepTask['extraObjects']) => {
+      const tasks: SweepTask[] = candidates.flatMap((c, i) => seeds.seeds.map((seed) => ({ ...taskBase, seed, variant: `candidate-${i}`, variantFiles: [], extraObjects: objectsOf(c) ?? [] })));
+      const results = await pool.run(tasks);
+      return candidates.map((_, i) => {
+        const mine = results.slice(i * seeds.seeds.length, (i + 1) * seeds.seeds.length);
+        return {
+          runs: mine.flatMap((r) => (r.ok ? [{ seed: r.seed, digest: r.digest }] : [])),
+          errors: mine.flatMap((r) => (r.ok ? [] : r.errors.map((e) => `seed ${r.seed}: ${e}`))),
+        };
+      });
+    };
+
+    // The baseline first: it names the flows the objectives must match and sizes new levels.
+    const [baselineRuns] = await runCandidates([EMPTY_CANDIDATE], () => []);
+    if (baselineRuns!.errors.length > 0) {
+      for (const error of baselineRuns!.errors) output.stderr(`${error}\n`);
+      return 1;
+    }
+    const built = buildSpace(loaded, objectives.objectives, baselineRuns!.runs);
+    if (!built.ok) {
+      for (const error of built.errors) output.stderr(`${error}\n`);
+      output.stderr('fairway sim tune: the objectives do not fit the scenario\n');
+      return 1;
+    }
+    const { space, matched } = built;
+    const baselineKey = candidateKey(EMPTY_CANDIDATE);
+    const result = await searchConfigurations({
+      space,
+      budget,
+      prng: streamPrng(searchSeed.seed, 'sim-tune'),
+      evaluate: (candidates) =>
+        candidates.length === 1 && candidateKey(candidates[0]!) === baselineKey ? Promise.resolve([baselineRuns!]) : runCandidates(candidates, (c) => candidateObjects(c, space, `candidate ${describeCandidate(c, space).join('; ')}`)),
+      assess: (runs) => assess(objectives.objectives.objectives, matched, runs),
+      focusOf: (evaluation) => focusOf(evaluation, space.levels, space.dedicatable),
+      onRound: (_round, evaluated) => progress.update(evaluated / budget, `${evaluated}/${budget} candidates`),
+    });
+    progress.done();
+    const searchSeconds = (performance.now() - startMs) / 1000;
+
+    await mkdir(outDir, { recursive: true });
+    const manifests = candidateManifests(result.best.candidate, space);
+    const changes = describeCandidate(result.best.candidate, space);
+    const yamlName = result.met ? 'recommended.yaml' : 'closest.yaml';
+    const header = [
+      `# ${result.met ? 'Recommended' : 'Closest (objectives NOT met)'} by: fairway sim tune ${scenarioFile} --objectives ${objectivesFile} --seeds ${seedsText} --search-seed ${searchSeed.seed}`,
+      ...changes.map((c) => `# - ${c}`),
+      ...(changes.length === 0 ? ['# The configuration as it is meets every objective: nothing to apply.'] : []),
+    ].join('\n');
+    await writeFile(join(outDir, yamlName), `${header}\n${manifests.map((m) => `---\n${stringify(m, { lineWidth: 0 })}`).join('')}`);
+
+    const tune = {
+      kind: 'TuneResult',
+      version: 1,
+      scenario: loaded.scenario.name,
+      objectivesFile,
+      seeds: seeds.seeds,
+      searchSeed: searchSeed.seed,
+      budget,
+      met: result.met,
+      recommendation: { file: yamlName, changes, objects: result.best.size.objects, relativeChange: result.best.size.relativeChange, candidate: result.best.index },
+      objectives: result.best.assessment?.objectives ?? [],
+      baseline: result.baseline.assessment?.objectives ?? [],
+      candidatesTried: result.evaluations.length,
+      candidates: result.evaluations.map((e) => ({
+        index: e.index,
+        round: e.round,
+        changes: describeCandidate(e.candidate, space),
+        objects: e.size.objects,
+        relativeChange: e.size.relativeChange,
+        met: e.assessment?.met ?? false,
+        distance: e.assessment?.distance ?? null,
+        ...(e.errors.length > 0 ? { errors: e.errors } : {}),
+      })),
+    };
+    await writeFile(join(outDir, 'tune.json'), `${JSON.stringify(tune, null, 2)}\n`);
+
+    // The page: baseline against the recommendation, each run's report written beside it.
+    const variants = [{ name: 'baseline', files: [] as string[] }, ...(changes.length > 0 ? [{ name: result.met ? 'recommended' : 'closest', files: [join(outDir, yamlName)] }] : [])];
+    const comparison = await runComparison({
+      scenarioFile,
+      scenarioName: loaded.scenario.name,
+      variants,
+      seeds: seeds.seeds,
+      workers,
+      outDir,
+      plots: options.plots,
+      suggestions: options.suggestions,
+      auditLogFile,
+      auditGrouping: groupBy,
+      pool,
+    });
+    const summary = result.met ? (changes.length === 0 ? 'The configuration as it is meets every objective.' : `Recommended change (${changes.length} edit${changes.length === 1 ? '' : 's'}) meets every objective in every seed.`) : 'No candidate within the budget met every objective; this is the closest.';
+    await writeFile(
+      join(outDir, 'compare.html'),
+      compareHtml(comparison, { title: `Tuning: ${loaded.scenario.name}`, intro: [summary, ...changes.map((c) => `• ${esc(c)}`), `Manifests: <a href="${yamlName}">${yamlName}</a>; the search: <a href="tune.json">tune.json</a> (${result.evaluations.length} candidates).`] }),
+    );
+
+    const rate = result.evaluations.length / Math.max(searchSeconds, 1e-6);
+    output.stdout(`tried ${result.evaluations.length} candidates × ${seeds.seeds.length} seeds in ${searchSeconds.toFixed(2)} s (${rate.toFixed(2)} candidates/s)\n`);
+    if (result.met) {
+      output.stdout(changes.length === 0 ? 'MET: the configuration as it is meets every objective\n' : `MET by candidate ${result.best.index}:\n${changes.map((c) => `  ${c}\n`).join('')}`);
+    } else {
+      output.stdout(`NOT MET within the budget; closest (candidate ${result.best.index}):\n${changes.map((c) => `  ${c}\n`).join('') || '  (no change)\n'}still failing:\n`);
+      for (const line of result.best.assessment === undefined ? result.best.errors : failures(result.best.assessment, fmtSeconds)) output.stdout(`  ${line}\n`);
+    }
+    output.stdout(`wrote ${join(outDir, yamlName)}, ${join(outDir, 'tune.json')} and ${join(outDir, 'compare.html')}\n`);
+    return result.met ? 0 : 1;
+  } finally {
+    progress.done();
+    await pool.destroy();
+  }
+}
+
+/** The levels and flows the failing objectives of a candidate involve, to try moves on them first. */
+function focusOf(evaluation: Evaluation, levels: ReadonlyMap<string, unknown>, dedicatable: ReadonlyMap<string, unknown>): { levels: Set<string>; flows: Set<string> } {
+  const focusLevels = new Set<string>();
+  const focusFlows = new Set<string>();
+  const failing = new Set((evaluation.assessment?.objectives ?? []).filter((o) => !o.met).flatMap((o) => o.matched));
+  for (const run of evaluation.runs) {
+    for (const flow of failing) {
+      const level = run.digest.flows[flow]?.priorityLevel;
+      if (level !== undefined) focusLevels.add(level);
+    }
+  }
+  for (const run of evaluation.runs) {
+    for (const [flow, f] of Object.entries(run.digest.flows)) if (failing.has(flow) || focusLevels.has(f.priorityLevel)) focusFlows.add(flow);
+  }
+  return { levels: new Set([...focusLevels].filter((l) => levels.has(l))), flows: new Set([...focusFlows].filter((f) => dedicatable.has(f))) };
+}

@@ -1,0 +1,105 @@
+// compare.html: baseline against each variant, per flow and per level, winners and losers first.
+// Each cell shows the baseline's and the variant's median across seeds (with their range), the
+// median paired difference, and a verdict; every run's own report.html is linked.
+
+import { esc, fmtNumber, fmtPercent, fmtSeconds, nameCell } from '../report/format.ts';
+import { page, table } from '../report/page.ts';
+import type { Comparison, MetricComparison, RowComparison, Unit, Verdict, VariantComparison } from './compare.ts';
+
+const VERDICT_TEXT: Record<Verdict, string> = { better: 'better', worse: 'worse', noise: 'within seed noise' };
+
+function fmt(unit: Unit, value: number | null): string {
+  if (value === null) return '—';
+  switch (unit) {
+    case 'seconds':
+      return fmtSeconds(value);
+    case 'fraction':
+      return fmtPercent(value);
+    default:
+      return fmtNumber(value);
+  }
+}
+
+function signed(unit: Unit, value: number | null): string {
+  if (value === null) return '—';
+  if (value === 0) return '±0';
+  return `${value > 0 ? '+' : '−'}${fmt(unit, Math.abs(value))}`;
+}
+
+/** Values never break inside ("12.3 ms"); a cell breaks only between them, so tables fit the page. */
+const nb = (text: string) => text.replace(/ /g, '\u00a0');
+
+function metricCell(m: MetricComparison | undefined): string {
+  if (m === undefined) return '—';
+  const range = (s: MetricComparison['baseline']) => (s.min === null ? '—' : s.min === s.max ? nb(fmt(m.unit, s.min)) : nb(`${fmt(m.unit, s.min)}–${fmt(m.unit, s.max)}`));
+  const spreads = m.baseline.min !== m.baseline.max || m.variant.min !== m.variant.max ? `<br><span class="dim">seeds: ${range(m.baseline)} → ${range(m.variant)}</span>` : '';
+  const arrow = m.verdict === null || m.verdict === 'noise' ? '' : `\u00a0<span class="${m.verdict}">${m.verdict === 'better' ? '▼' : '▲'}</span>`;
+  const delta = m.delta === null || m.delta === 0 ? '' : `<br><span class="${m.verdict ?? 'noise'}">${nb(signed(m.unit, m.delta))}</span>${arrow}`;
+  return `${nb(fmt(m.unit, m.baseline.median))} → ${nb(fmt(m.unit, m.variant.median))}${spreads}${delta}`;
+}
+
+function verdictCell(row: RowComparison): string {
+  return `<span class="${row.verdict}">${VERDICT_TEXT[row.verdict]}</span>`;
+}
+
+function flowTable(v: VariantComparison): string {
+  const head = ['flow', 'verdict', 'level', 'rejected (share of arrived)', 'queue-full', 'time-out', 'concurrency-limit', 'wait p50', 'wait p99', 'latency p50', 'latency p99', 'seats per request'];
+  const rows = v.flows.map((row) => [
+    nameCell(row.name),
+    verdictCell(row),
+    row.level === undefined ? '' : row.level.baseline === row.level.variant ? nameCell(row.level.baseline) : `${nameCell(row.level.baseline)} → ${nameCell(row.level.variant)}`,
+    metricCell(row.metrics.rejectedFraction),
+    metricCell(row.metrics['rejected.queue-full']),
+    metricCell(row.metrics['rejected.time-out']),
+    metricCell(row.metrics['rejected.concurrency-limit']),
+    metricCell(row.metrics.waitP50Seconds),
+    metricCell(row.metrics.waitP99Seconds),
+    metricCell(row.metrics.latencyP50Seconds),
+    metricCell(row.metrics.latencyP99Seconds),
+    metricCell(row.metrics.seatsPerRequest),
+  ]);
+  return table(head, rows, [0, 2], { wrap: true });
+}
+
+function levelTable(v: VariantComparison): string {
+  const head = ['level', 'verdict', 'rejected', 'queue-full', 'time-out', 'concurrency-limit', 'waiting (mean)', 'NominalCL', 'CurrentCL (mean)', 'borrowing (mean)', 'seats in use (mean)'];
+  const rows = v.levels.map((row) => [
+    nameCell(row.name),
+    verdictCell(row),
+    metricCell(row.metrics.rejectedTotal),
+    metricCell(row.metrics['rejected.queue-full']),
+    metricCell(row.metrics['rejected.time-out']),
+    metricCell(row.metrics['rejected.concurrency-limit']),
+    metricCell(row.metrics.waitingMean),
+    metricCell(row.metrics.nominalCL),
+    metricCell(row.metrics.currentCLMean),
+    metricCell(row.metrics.borrowingMeanSeats),
+    metricCell(row.metrics.seatsInUseMean),
+  ]);
+  return table(head, rows, [0], { wrap: true });
+}
+
+export function compareHtml(comparison: Comparison, options: { title?: string; intro?: string[] } = {}): string {
+  const parts: string[] = [`<h1>${esc(options.title ?? `Comparison: ${comparison.scenario}`)}</h1>`];
+  for (const line of options.intro ?? []) parts.push(`<p class="lead">${line}</p>`);
+  parts.push(
+    `<p class="note">${comparison.seeds.length} seed${comparison.seeds.length === 1 ? '' : 's'} (${comparison.seeds.map(esc).join(', ')}) per configuration. Each cell: the baseline's median across seeds → the variant's, with [min–max] when the seeds differ, and below it the median of the per-seed differences. ` +
+      'A seed gives every flow the same arrivals in every configuration, so each seed is a paired comparison: a row is <span class="better">better</span> or <span class="worse">worse</span> only when every seed moves the same way and the median difference exceeds the noise floor (1 ms, 0.1 percentage point, one request, or 5% of the baseline); otherwise it is <span class="noise">within seed noise</span>. ' +
+      'Verdicts use the rejected fraction and the p99 wait and latency (flows), rejections and requests waiting (levels); a row better on one and worse on another counts as worse. Winners and losers come first.</p>',
+  );
+  for (const v of comparison.variants) {
+    const counts = (rows: RowComparison[]) => (['better', 'worse', 'noise'] as const).map((k) => `${rows.filter((r) => r.verdict === k).length} ${VERDICT_TEXT[k]}`).join(', ');
+    parts.push(`<h2>baseline vs ${esc(v.name)}${v.files.length > 0 ? ` <span class="dim">(${v.files.map(esc).join(', ')})</span>` : ''}</h2>`);
+    parts.push(`<p>Flows: ${counts(v.flows)}. Levels: ${counts(v.levels)}.</p>`);
+    parts.push('<h3>Flows</h3>', flowTable(v), '<h3>Priority levels</h3>', levelTable(v));
+  }
+  parts.push('<h2>Runs</h2>');
+  const byVariant = new Map<string, Comparison['runs']>();
+  for (const run of comparison.runs) byVariant.set(run.variant, [...(byVariant.get(run.variant) ?? []), run]);
+  const rows = [...byVariant].map(([variant, runs]) => [
+    nameCell(variant),
+    runs.map((r) => (r.ok && r.html !== undefined ? `<a href="${esc(r.html)}">seed ${esc(r.seed)}</a>` : `seed ${esc(r.seed)}${r.ok ? '' : ' (failed)'}`)).join(' · '),
+  ]);
+  parts.push(table(['configuration', "each run's report"], rows, [0, 1]));
+  return page(options.title ?? `Comparison: ${comparison.scenario}`, parts);
+}
