@@ -26,6 +26,10 @@ import type { Filter } from './http-context.ts';
 import type { Logger } from './log.ts';
 import { allowAllAuthorization, createApiServer, type ApiServer, type RouteHandler } from './server.ts';
 import { createAuthenticationFilter } from './filters/authentication.ts';
+import { createImpersonationFilter } from './filters/impersonation.ts';
+import { createAccessLog } from './access-log.ts';
+import { alwaysAllowAuthorizer } from '../engine/auth/always.ts';
+import { buildAuthenticator } from '../engine/auth/build-authenticator.ts';
 import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
 import { metricsHandler } from './metrics/metrics-handler.ts';
@@ -42,7 +46,8 @@ import type { FlowcontrolKind } from './table.ts';
 import { managedFieldsRecorder, patchApplier } from './handlers/patch-adapter.ts';
 import { canonicalOrder } from './handlers/canonical-order.ts';
 import { shapeOf } from './handlers/decode.ts';
-import { withSelfSubjectAccessReview, type AccessControl } from './access-control.ts';
+import type { AccessControl } from './access-control.ts';
+import { withReviewRoutes } from './handlers/review.ts';
 import { Counter, Registry } from 'prom-client';
 
 export interface FairwayServerOptions {
@@ -60,7 +65,8 @@ export interface FairwayServerOptions {
   /** Bearer token → user. */
   tokens: ReadonlyMap<string, UserInfo>;
   anonymousAuth?: boolean;
-  clientCertificates?: boolean;
+  /** The --client-ca-file bundle: client certificates it verifies authenticate (CN user, O groups). */
+  clientCaPem?: string;
   /** `host:port` for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
   clock?: Clock;
@@ -68,12 +74,14 @@ export interface FairwayServerOptions {
   minRequestTimeoutMs?: number;
   /** --max-watches-per-user (0: no limit); absent: the default (handlers/watch-limit.ts). */
   maxWatchesPerUser?: number;
-  /** Authorization, admission and the SelfSubjectAccessReview route (api/access-control.ts). */
-  accessControl?: Pick<AccessControl, 'authorizationFilter' | 'admissionFilter' | 'selfSubjectAccessReview' | 'registry'>;
+  /** Authorization, admission and the self-review routes (api/access-control.ts). */
+  accessControl?: Pick<AccessControl, 'authorizer' | 'authorizationFilter' | 'admissionFilter' | 'reviews' | 'registry'>;
   /** Filters inserted after authorization (admission, issue 7). */
   extraFilters?: readonly Filter[];
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
   extraHealthChecks?: readonly HealthCheck[];
+  /** --v: 3 and above logs every request (api/access-log.ts). */
+  verbosity?: number;
 }
 
 export interface FairwayServer {
@@ -122,7 +130,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const fsStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[1], apiDomain));
 
   const access = options.accessControl;
-  const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined });
+  const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfReviews: access !== undefined });
   const servedLabels = new ServedLabels(discoveryModel);
   const metrics = createFairwayMetrics(servedLabels, { now: () => clock.now() });
   storageObjectsFamily(store).registerIn(metrics.registry);
@@ -252,13 +260,16 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   };
   const shutdown: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'the server is shutting down' : undefined) };
 
+  const authentication = buildAuthenticator({
+    tokens: options.tokens,
+    anonymous: options.anonymousAuth ?? false,
+    ...(options.clientCaPem !== undefined ? { clientCaPems: [options.clientCaPem] } : {}),
+    wallClockMs: () => Date.now(),
+  });
+  if (!authentication.ok) throw new Error(authentication.error);
   const filters: Filter[] = [
-    createAuthenticationFilter({
-      tokens: options.tokens,
-      anonymous: options.anonymousAuth ?? false,
-      clientCertificates: options.clientCertificates ?? false,
-      isPublicPath: isHealthPath,
-    }),
+    createAuthenticationFilter({ authenticator: authentication.authenticator, isPublicPath: isHealthPath, logger }),
+    createImpersonationFilter({ authorizer: access?.authorizer ?? alwaysAllowAuthorizer, ...(apiDomain !== undefined ? { apiDomain } : {}) }),
   ];
   if (options.enablePriorityAndFairness) {
     filters.push(createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }));
@@ -289,13 +300,14 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     requestTimeoutMs: options.requestTimeoutMs,
     filters,
     health,
-    resources: access !== undefined ? withSelfSubjectAccessReview(resources, access.selfSubjectAccessReview) : resources,
+    resources: access !== undefined ? withReviewRoutes(resources, access.reviews) : resources,
     describe: createDescriptionHandler({
       model: discoveryModel,
       ...(apiDomain !== undefined ? { apiDomain } : {}),
       serverAddress: options.serverAddress,
     }),
     extraRoutes,
+    onDone: createAccessLog({ logger, verbosity: options.verbosity ?? 0, clock }),
   });
 
   return {

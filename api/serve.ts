@@ -1,12 +1,12 @@
 // `fairway serve`: kube-apiserver's flags → the store (LevelDB under <data-dir>/store unless
 // --storage-backend=memory) → the server (flow control, bootstrap configuration, REST, watch) →
-// HTTPS on --bind-address:--secure-port → <data-dir>/admin.kubeconfig once it listens.
-// SIGTERM or SIGINT: stop accepting, end watches cleanly, let in-flight requests finish, close the
-// store, exit 0. A second signal exits at once.
+// TLS on --bind-address:--secure-port, HTTP/2 and HTTP/1.1 (secure-server.ts) →
+// <data-dir>/admin.kubeconfig once it listens. SIGTERM or SIGINT: stop accepting (GOAWAY on HTTP/2),
+// end watches cleanly, let in-flight requests finish, close the store, exit 0. A second signal
+// exits at once.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:https';
-import { isIP, type Server as NetServer } from 'node:net';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { realClock } from '../engine/clock.ts';
 import { loadWorkEstimatorConfig } from '../engine/config/work-estimator-file.ts';
@@ -28,7 +28,7 @@ import { writeFileAtomic } from './atomic-write.ts';
 import { recoveryHint } from './recovery-hint.ts';
 import { preparePrivateDataDir } from './data-dir.ts';
 import { createFairwayServer } from './fairway-server.ts';
-import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
+import { createSecureApiServer } from './secure-server.ts';
 import { createAccessControl } from './access-control.ts';
 import { isHealthPath } from './handlers/health.ts';
 import { startEncryptionAtRest, storedResources, type EncryptionAtRest } from './encryption-at-rest.ts';
@@ -36,8 +36,6 @@ import { startEncryptionAtRest, storedResources, type EncryptionAtRest } from '.
 export const ADMIN_TOKEN_FILE = 'admin.token';
 export const ADMIN_KUBECONFIG_FILE = 'admin.kubeconfig';
 export const ADMIN_USER: UserInfo = { name: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
-/** The request header limit (kube-apiserver's is 1 MiB; Node's default, 16 KiB, refuses long tokens). */
-export const MAX_HEADER_BYTES = 1 << 20;
 /** How long shutdown waits for in-flight requests. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
@@ -195,19 +193,22 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     ...(workEstimator !== undefined ? { workEstimator } : {}),
     tokens: users,
     anonymousAuth: options.anonymousAuth,
-    clientCertificates: clientCa !== undefined,
+    ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}),
     accessControl: access.value,
+    verbosity: options.verbosity,
     serverAddress: () => (url === '' ? '' : new URL(url).host),
     ...(encryption !== undefined ? { extraHealthChecks: encryption.healthChecks } : {}),
   });
-  const server = createServer(
-    // Request headers up to 1 MiB, as kube-apiserver (Go's MaxHeaderBytes); beyond: 431.
-    { ...HTTP1_SERVER_OPTIONS, cert: certPem, key: keyPem, ALPNProtocols: ['http/1.1'], maxHeaderSize: MAX_HEADER_BYTES, ...(clientCa !== undefined ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) },
-    fairway.apiServer.handle,
-  );
-  installHttp1Rules(server);
+  const server = createSecureApiServer({
+    certPem,
+    keyPem,
+    ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}),
+    http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection,
+    disableHttp2: options.disableHttp2Serving,
+    handler: fairway.apiServer.handle,
+  });
   try {
-    await listen(server, options.securePort, options.bindAddress);
+    await server.listen(options.securePort, options.bindAddress);
   } catch (error) {
     fairway.stop();
     access.value.stop();
@@ -230,9 +231,9 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   process.once('SIGTERM', force);
   process.once('SIGINT', force);
   fairway.beginShutdown();
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const closed = server.close();
   await fairway.apiServer.drain(DRAIN_TIMEOUT_MS);
-  server.closeAllConnections();
+  server.destroy();
   await closed;
   fairway.stop();
   access.value.stop();
@@ -242,15 +243,4 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   // Nothing should be left running; if a stray handle is, it must not keep the process alive.
   setTimeout(() => process.exit(0), 1_000).unref();
   return 0;
-}
-
-function listen(server: NetServer, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
 }

@@ -7,10 +7,11 @@
 // flowcontrol group, describing documents (version, discovery, OpenAPI), extra routes (metrics,
 // debug), then 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Clock } from '../engine/clock.ts';
+import type { Cancel, Clock } from '../engine/clock.ts';
 import { goDurationToMs, parseGoDuration } from '../engine/config/go-duration.ts';
-import type { RequestInfo } from '../engine/flowcontrol/request-digest.ts';
+import type { RequestInfo, UserInfo } from '../engine/flowcontrol/request-digest.ts';
 import { chain, type Filter, type RequestContext } from './http-context.ts';
+import { connectionOf, type Connection } from './connection.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from './errors.ts';
 import type { Logger } from './log.ts';
 import { parseRequestInfo } from './request-info.ts';
@@ -36,6 +37,8 @@ export interface ApiServerOptions {
   describe: (context: RequestContext) => Promise<boolean>;
   /** Exact paths, or prefixes ending in `/`, served after everything else (`/metrics`, `/debug/...`). */
   extraRoutes?: ReadonlyMap<string, RouteHandler>;
+  /** Called once per request when its response is completely written or abandoned (the access log). */
+  onDone?: (context: RequestContext) => void;
 }
 
 export interface ApiServer {
@@ -50,15 +53,34 @@ export interface ApiServer {
 }
 
 const INITIALIZED = Promise.resolve();
-const noop = (): void => undefined;
 
 /**
- * An AbortController made only when someone asks for the signal: most requests never do, and
- * creating one per request is a measurable share of a small GET.
+ * One request in flight: its context for the filters and handlers, its lazily made abort signal
+ * (most requests never ask, and an AbortController per request is a measurable share of a small
+ * GET), its deadline timer, and, for a watch, the promise of its initial events. A class rather
+ * than an object literal with closures: an open watch keeps this alive for as long as it lasts, so
+ * its size is the server's memory per watch.
  */
-class LazyAbort {
-  private controller: AbortController | undefined;
+class InFlightRequest implements RequestContext {
+  user: UserInfo | undefined = undefined;
+  impersonator: UserInfo | undefined = undefined;
+  readonly watchInitialized: Promise<void> = INITIALIZED;
+  cancelTimer: Cancel | undefined = undefined;
+  private controller: AbortController | undefined = undefined;
   private aborted = false;
+  private resolveInitialized: (() => void) | undefined = undefined;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly connection: Connection,
+    readonly url: URL,
+    readonly requestInfo: RequestInfo,
+    readonly receivedMs: number,
+    readonly deadlineMs: number,
+  ) {
+    if (requestInfo.verb === 'watch') this.watchInitialized = new Promise<void>((resolve) => (this.resolveInitialized = resolve));
+  }
 
   get signal(): AbortSignal {
     if (this.controller === undefined) {
@@ -72,6 +94,18 @@ class LazyAbort {
     this.aborted = true;
     this.controller?.abort();
   }
+
+  markWatchInitialized(): void {
+    this.resolveInitialized?.();
+  }
+}
+
+/** Which request each response belongs to, for the one shared 'close' listener. */
+const requestOfResponse = new WeakMap<object, InFlightRequest>();
+
+/** A response that closes before it finished: its client went away, so the request is aborted. */
+function onResponseClose(this: ServerResponse): void {
+  if (!this.writableFinished) requestOfResponse.get(this)?.abort();
 }
 
 /** The authorization slot's filter until authorizers exist (issue 7): every request passes. */
@@ -103,7 +137,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const { clock, logger } = options;
   const filters = options.filters;
   const extraRoutes = [...(options.extraRoutes ?? new Map<string, RouteHandler>()).entries()];
-  const inFlight = new Map<RequestContext, LazyAbort>();
+  const inFlight = new Set<InFlightRequest>();
   let idle: (() => void) | undefined;
 
   const route = async (context: RequestContext): Promise<void> => {
@@ -141,55 +175,46 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       sendStatus(res, errorStatus(error, logger), statusRepresentation(req, url));
       return;
     }
-    const abort = new LazyAbort();
-    let watchInitialized = INITIALIZED;
-    let markWatchInitialized: () => void = noop;
-    if (requestInfo.verb === 'watch') watchInitialized = new Promise<void>((resolve) => (markWatchInitialized = () => resolve()));
-    const context: RequestContext = {
-      req,
-      res,
-      url,
-      requestInfo,
-      receivedMs,
-      deadlineMs,
-      get signal() {
-        return abort.signal;
-      },
-      user: undefined,
-      watchInitialized,
-      markWatchInitialized: () => markWatchInitialized(),
-    };
-    inFlight.set(context, abort);
-    const onClose = () => {
-      if (!res.writableFinished) abort.abort();
-    };
-    res.on('close', onClose);
-    let cancelTimer: (() => void) | undefined;
+    const request = new InFlightRequest(req, res, connectionOf(req), url, requestInfo, receivedMs, deadlineMs);
+    inFlight.add(request);
+    requestOfResponse.set(res, request);
+    res.on('close', onResponseClose);
     if (Number.isFinite(deadlineMs)) {
-      cancelTimer = clock.after(deadlineMs - receivedMs, () => {
+      request.cancelTimer = clock.after(deadlineMs - receivedMs, () => {
         // kube-apiserver's timeout filter: a 504 if nothing was written yet, and the handler's
         // later writes go nowhere.
-        if (!res.headersSent) sendStatusNegotiated(context, timeout());
-        abort.abort();
+        if (!res.headersSent) sendStatusNegotiated(request, timeout());
+        request.abort();
         // A client that stalls mid-body would keep the handler, and its APF seats, waiting for
         // bytes until the socket dies. Go's server fails such reads once the handler has answered;
         // here the connection is closed once the 504 is out, which fails the handler's read.
         if (!req.complete) void responseFlushed(res).then(() => req.destroy());
       });
     }
-    run(context)
-      .catch((error: unknown) => sendError(context, error, logger))
-      .finally(() => {
-        cancelTimer?.();
-        res.off('close', onClose);
-        if (!res.writableEnded) res.end();
-      })
+    void serve(request);
+  };
+
+  const serve = async (request: InFlightRequest): Promise<void> => {
+    const { res } = request;
+    try {
+      try {
+        await run(request);
+      } catch (error) {
+        sendError(request, error, logger);
+      }
+    } finally {
+      request.cancelTimer?.();
+      res.off('close', onResponseClose);
+      if (!res.writableEnded) res.end();
+    }
+    try {
       // In flight until the body is on the socket: shutdown's drain must not cut a slow reader's body.
-      .then(() => responseFlushed(res))
-      .finally(() => {
-        inFlight.delete(context);
-        if (inFlight.size === 0) idle?.();
-      });
+      await responseFlushed(res);
+    } finally {
+      inFlight.delete(request);
+      options.onDone?.(request);
+      if (inFlight.size === 0) idle?.();
+    }
   };
 
   return {
@@ -198,7 +223,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       return inFlight.size;
     },
     async drain(timeoutMs) {
-      for (const [context, abort] of inFlight) if (context.requestInfo.verb === 'watch') abort.abort();
+      for (const request of inFlight) if (request.requestInfo.verb === 'watch') request.abort();
       if (inFlight.size === 0) return;
       await new Promise<void>((resolve) => {
         const cancel = clock.after(timeoutMs, resolve);
@@ -207,7 +232,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           resolve();
         };
       });
-      for (const abort of inFlight.values()) abort.abort();
+      for (const request of inFlight) request.abort();
     },
   };
 }

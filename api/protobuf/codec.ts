@@ -20,7 +20,12 @@ import { ownValue } from '../../engine/own-property.ts';
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
 
 /** The .proto files every message Fairway speaks is defined in (their imports come along). */
-const PROTO_FILES = ['k8s.io/api/flowcontrol/v1/generated.proto', 'k8s.io/api/authorization/v1/generated.proto', 'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto'];
+const PROTO_FILES = [
+  'k8s.io/api/flowcontrol/v1/generated.proto',
+  'k8s.io/api/authorization/v1/generated.proto',
+  'k8s.io/api/authentication/v1/generated.proto',
+  'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
+];
 
 /** Malformed protobuf input (or an object protobuf cannot carry); the text reads as Go's. */
 export class ProtobufError extends Error {}
