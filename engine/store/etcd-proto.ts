@@ -1,14 +1,14 @@
-// etcd's messages on the backend's hot path (KV.Txn and Watch.Watch), encoded and decoded by
-// protobufjs from etcd's own .proto files, the ones the etcd3 package ships. The decoded messages
-// are used as protobufjs returns them: camelCase field names, bytes as Buffers that are views into
-// the received message (copied only by whoever keeps them), int64 fields as Long (read them with
-// `int64`). Not through toObject or @grpc/proto-loader's options: turning every int64 into a
-// decimal string, as the etcd3 library asks for, showed as 8–10% of a create's CPU.
+// etcd's messages, encoded and decoded by protobufjs from etcd's own .proto files (./proto/, as
+// the etcd3 npm package shipped them). The decoded messages are used as protobufjs returns them:
+// camelCase field names, bytes as Buffers that are views into the received message (copied only
+// by whoever keeps them), int64 fields as Long (read them with `int64`). Not through toObject or
+// @grpc/proto-loader's options: turning every int64 into a decimal string, as the etcd3 library
+// asked for, showed as 8–10% of a create's CPU.
 // The interfaces below declare the part of those messages the backend reads or writes.
 
 import protobuf from 'protobufjs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** An int64 as protobufjs decodes it (a Long), or a number where we build the message. */
 export type Int64 = number | { toNumber(): number };
@@ -38,22 +38,69 @@ export interface EtcdResponseHeader {
   readonly revision: Int64;
 }
 
-/** The part of etcdserverpb.TxnRequest the backend sends: mod-revision compares, puts, deletes, reads. */
+/**
+ * The part of etcdserverpb.Compare the backend sends: a key's mod revision or version against a
+ * number. The number is set even when 0 (absent key): it selects the compare's target_union.
+ */
+export type EtcdCompare =
+  | { readonly result: number; readonly target: number; readonly key: Buffer; readonly modRevision: number }
+  | { readonly result: number; readonly target: number; readonly key: Buffer; readonly version: number };
+
+/** The part of etcdserverpb.TxnRequest the backend sends: compares, then puts, deletes, reads. */
 export interface EtcdTxnRequest {
-  readonly compare: readonly { readonly result: number; readonly target: number; readonly key: Buffer; readonly modRevision: number }[];
+  readonly compare: readonly EtcdCompare[];
   readonly success: readonly EtcdRequestOp[];
   readonly failure: readonly EtcdRequestOp[];
 }
 
 export type EtcdRequestOp =
-  | { readonly requestPut: { readonly key: Buffer; readonly value: Uint8Array } }
-  | { readonly requestDeleteRange: { readonly key: Buffer } }
-  | { readonly requestRange: { readonly key: Buffer; readonly keysOnly: boolean } };
+  | { readonly requestPut: EtcdPutRequest }
+  | { readonly requestDeleteRange: EtcdDeleteRangeRequest }
+  | { readonly requestRange: EtcdRangeRequest };
 
 export interface EtcdTxnResponse {
   readonly header?: EtcdResponseHeader | null;
   readonly succeeded: boolean;
   readonly responses: readonly { readonly responseRange?: { readonly kvs: readonly EtcdKeyValue[] } | null }[];
+}
+
+/** etcdserverpb.RangeRequest: `rangeEnd` absent reads one key; `revision` absent (0) reads the newest. */
+export interface EtcdRangeRequest {
+  readonly key: Buffer;
+  readonly rangeEnd?: Buffer;
+  /** At most this many keys (0 or absent: no limit); `more` says whether there were others. */
+  readonly limit?: number;
+  readonly revision?: number;
+  readonly keysOnly?: boolean;
+}
+
+export interface EtcdRangeResponse {
+  readonly header?: EtcdResponseHeader | null;
+  readonly kvs: readonly EtcdKeyValue[];
+  readonly more: boolean;
+  readonly count: Int64;
+}
+
+export interface EtcdPutRequest {
+  readonly key: Buffer;
+  readonly value: Uint8Array;
+}
+
+/** `rangeEnd` absent deletes one key. */
+export interface EtcdDeleteRangeRequest {
+  readonly key: Buffer;
+  readonly rangeEnd?: Buffer;
+}
+
+export interface EtcdCompactionRequest {
+  readonly revision: number;
+  /** Wait until the compaction is applied to the backend database too. */
+  readonly physical: boolean;
+}
+
+/** Put, DeleteRange and Compaction responses: the backend reads only their header. */
+export interface EtcdHeaderResponse {
+  readonly header?: EtcdResponseHeader | null;
 }
 
 export interface EtcdWatchCreateRequest {
@@ -73,12 +120,20 @@ export interface EtcdWatchResponse {
   readonly events: readonly EtcdEvent[];
 }
 
-/** The directory of etcd's .proto files inside the etcd3 package. */
-export const ETCD_PROTO_DIR = join(dirname(createRequire(import.meta.url).resolve('etcd3')), '..', 'proto');
+/** The directory of etcd's .proto files. */
+export const ETCD_PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
 
 const root = new protobuf.Root().loadSync(join(ETCD_PROTO_DIR, 'rpc.proto'));
 const TxnRequest = root.lookupType('etcdserverpb.TxnRequest');
 const TxnResponse = root.lookupType('etcdserverpb.TxnResponse');
+const RangeRequest = root.lookupType('etcdserverpb.RangeRequest');
+const RangeResponse = root.lookupType('etcdserverpb.RangeResponse');
+const PutRequest = root.lookupType('etcdserverpb.PutRequest');
+const PutResponse = root.lookupType('etcdserverpb.PutResponse');
+const DeleteRangeRequest = root.lookupType('etcdserverpb.DeleteRangeRequest');
+const DeleteRangeResponse = root.lookupType('etcdserverpb.DeleteRangeResponse');
+const CompactionRequest = root.lookupType('etcdserverpb.CompactionRequest');
+const CompactionResponse = root.lookupType('etcdserverpb.CompactionResponse');
 const WatchRequest = root.lookupType('etcdserverpb.WatchRequest');
 const WatchResponse = root.lookupType('etcdserverpb.WatchResponse');
 
@@ -90,6 +145,7 @@ function enumValue(name: string, key: string): number {
 }
 
 export const COMPARE_MOD = enumValue('etcdserverpb.Compare.CompareTarget', 'Mod');
+export const COMPARE_VERSION = enumValue('etcdserverpb.Compare.CompareTarget', 'Version');
 export const COMPARE_EQUAL = enumValue('etcdserverpb.Compare.CompareResult', 'Equal');
 export const EVENT_DELETE = enumValue('mvccpb.Event.EventType', 'Delete');
 
@@ -110,6 +166,38 @@ export function encodeTxnRequest(request: EtcdTxnRequest): Buffer {
 
 export function decodeTxnResponse(message: Buffer): EtcdTxnResponse {
   return TxnResponse.decode(message) as unknown as EtcdTxnResponse;
+}
+
+export function encodeRangeRequest(request: EtcdRangeRequest): Buffer {
+  return asBuffer(RangeRequest.encode(request).finish());
+}
+
+export function decodeRangeResponse(message: Buffer): EtcdRangeResponse {
+  return RangeResponse.decode(message) as unknown as EtcdRangeResponse;
+}
+
+export function encodePutRequest(request: EtcdPutRequest): Buffer {
+  return asBuffer(PutRequest.encode(request).finish());
+}
+
+export function decodePutResponse(message: Buffer): EtcdHeaderResponse {
+  return PutResponse.decode(message) as unknown as EtcdHeaderResponse;
+}
+
+export function encodeDeleteRangeRequest(request: EtcdDeleteRangeRequest): Buffer {
+  return asBuffer(DeleteRangeRequest.encode(request).finish());
+}
+
+export function decodeDeleteRangeResponse(message: Buffer): EtcdHeaderResponse {
+  return DeleteRangeResponse.decode(message) as unknown as EtcdHeaderResponse;
+}
+
+export function encodeCompactionRequest(request: EtcdCompactionRequest): Buffer {
+  return asBuffer(CompactionRequest.encode(request).finish());
+}
+
+export function decodeCompactionResponse(message: Buffer): EtcdHeaderResponse {
+  return CompactionResponse.decode(message) as unknown as EtcdHeaderResponse;
 }
 
 export function encodeWatchCreate(createRequest: EtcdWatchCreateRequest): Buffer {
