@@ -124,16 +124,6 @@ export interface EtcdWatchResponse {
 export const ETCD_PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
 
 const root = new protobuf.Root().loadSync(join(ETCD_PROTO_DIR, 'rpc.proto'));
-const TxnRequest = root.lookupType('etcdserverpb.TxnRequest');
-const TxnResponse = root.lookupType('etcdserverpb.TxnResponse');
-const RangeRequest = root.lookupType('etcdserverpb.RangeRequest');
-const RangeResponse = root.lookupType('etcdserverpb.RangeResponse');
-const PutRequest = root.lookupType('etcdserverpb.PutRequest');
-const PutResponse = root.lookupType('etcdserverpb.PutResponse');
-const DeleteRangeRequest = root.lookupType('etcdserverpb.DeleteRangeRequest');
-const DeleteRangeResponse = root.lookupType('etcdserverpb.DeleteRangeResponse');
-const CompactionRequest = root.lookupType('etcdserverpb.CompactionRequest');
-const CompactionResponse = root.lookupType('etcdserverpb.CompactionResponse');
 const WatchRequest = root.lookupType('etcdserverpb.WatchRequest');
 const WatchResponse = root.lookupType('etcdserverpb.WatchResponse');
 
@@ -160,45 +150,28 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-export function encodeTxnRequest(request: EtcdTxnRequest): Buffer {
-  return asBuffer(TxnRequest.encode(request).finish());
+/** A message type's encoder: the message as a Buffer, ready for the transport. */
+function encoder<T>(typeName: string): (message: T) => Buffer {
+  const type = root.lookupType(`etcdserverpb.${typeName}`);
+  return (message) => asBuffer(type.encode(message as object).finish());
 }
 
-export function decodeTxnResponse(message: Buffer): EtcdTxnResponse {
-  return TxnResponse.decode(message) as unknown as EtcdTxnResponse;
+/** A message type's decoder: protobufjs's message, read through the interface declared above. */
+function decoder<T>(typeName: string): (message: Buffer) => T {
+  const type = root.lookupType(`etcdserverpb.${typeName}`);
+  return (message) => type.decode(message) as unknown as T;
 }
 
-export function encodeRangeRequest(request: EtcdRangeRequest): Buffer {
-  return asBuffer(RangeRequest.encode(request).finish());
-}
-
-export function decodeRangeResponse(message: Buffer): EtcdRangeResponse {
-  return RangeResponse.decode(message) as unknown as EtcdRangeResponse;
-}
-
-export function encodePutRequest(request: EtcdPutRequest): Buffer {
-  return asBuffer(PutRequest.encode(request).finish());
-}
-
-export function decodePutResponse(message: Buffer): EtcdHeaderResponse {
-  return PutResponse.decode(message) as unknown as EtcdHeaderResponse;
-}
-
-export function encodeDeleteRangeRequest(request: EtcdDeleteRangeRequest): Buffer {
-  return asBuffer(DeleteRangeRequest.encode(request).finish());
-}
-
-export function decodeDeleteRangeResponse(message: Buffer): EtcdHeaderResponse {
-  return DeleteRangeResponse.decode(message) as unknown as EtcdHeaderResponse;
-}
-
-export function encodeCompactionRequest(request: EtcdCompactionRequest): Buffer {
-  return asBuffer(CompactionRequest.encode(request).finish());
-}
-
-export function decodeCompactionResponse(message: Buffer): EtcdHeaderResponse {
-  return CompactionResponse.decode(message) as unknown as EtcdHeaderResponse;
-}
+export const encodeTxnRequest = encoder<EtcdTxnRequest>('TxnRequest');
+export const decodeTxnResponse = decoder<EtcdTxnResponse>('TxnResponse');
+export const encodeRangeRequest = encoder<EtcdRangeRequest>('RangeRequest');
+export const decodeRangeResponse = decoder<EtcdRangeResponse>('RangeResponse');
+export const encodePutRequest = encoder<EtcdPutRequest>('PutRequest');
+export const decodePutResponse = decoder<EtcdHeaderResponse>('PutResponse');
+export const encodeDeleteRangeRequest = encoder<EtcdDeleteRangeRequest>('DeleteRangeRequest');
+export const decodeDeleteRangeResponse = decoder<EtcdHeaderResponse>('DeleteRangeResponse');
+export const encodeCompactionRequest = encoder<EtcdCompactionRequest>('CompactionRequest');
+export const decodeCompactionResponse = decoder<EtcdHeaderResponse>('CompactionResponse');
 
 export function encodeWatchCreate(createRequest: EtcdWatchCreateRequest): Buffer {
   return asBuffer(WatchRequest.encode({ createRequest }).finish());
