@@ -31,8 +31,9 @@ export const WATCH_PATH = '/etcdserverpb.Watch/Watch';
 export const MEMBER_BREAKER = { consecutiveFailures: 3, openMs: 1_000 } as const;
 
 const CHANNEL_OPTIONS: ChannelOptions = {
-  // Kube's etcd client settings: no cap on response size (a watch catching up, a failed
-  // transaction reading values back), keepalive to notice a member that vanished.
+  // Kube's etcd client settings: no cap on response size (a range page of large objects, a watch
+  // catching up, a failed transaction reading values back), keepalive to notice a member that
+  // vanished without closing its connections.
   'grpc.max_receive_message_length': 2 ** 31 - 1,
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
