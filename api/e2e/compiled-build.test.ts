@@ -1,8 +1,9 @@
 // The compiled tree (build.mjs): what `fairway` runs in production instead of the TypeScript
 // sources. Built here into a scratch folder (never the checkout's dist/), then run the way the
-// launcher runs it: help, a LevelDB server ready and serving and stopped cleanly, a KMS v2 plugin
-// reached over gRPC (the .proto files found from the bundle), `sim sweep` on a worker thread (the
-// thread entry's twin) byte-identical to `sim run`; and the rule that decides when to rebuild.
+// launcher runs it: help; a LevelDB server ready and serving and stopped cleanly, with a KMS v2
+// plugin reached over gRPC and protobuf responses (both read .proto files from the bundle's
+// place); `sim sweep` on a worker thread (the thread entry's twin), byte-identical to `sim run`;
+// and the rule that decides when to rebuild.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
@@ -46,7 +47,7 @@ test('help lists every command; an unknown command is exit 2', () => {
   assert.is(run(['frobnicate']).status, 2);
 });
 
-test('serve on LevelDB with a KMS v2 plugin: ready, a FlowSchema written through the plugin and read back, SIGTERM exits 0', async () => {
+test('serve on LevelDB with a KMS v2 plugin: ready, a FlowSchema written through the plugin and read back (JSON and protobuf), SIGTERM exits 0', async () => {
   const plugin = await startKmsPlugin();
   try {
     const config = join(work, 'encryption.yaml');
@@ -57,6 +58,11 @@ test('serve on LevelDB with a KMS v2 plugin: ready, a FlowSchema written through
     const read = await server.client.get(`${FS_PATH}/compiled`);
     assert.is(read.status, 200, read.text);
     assert.is(read.json().metadata.annotations.note, 'secret compiled-marker');
+    // Protobuf messages come from the .proto files beside the bundle.
+    const proto = await server.client.get(`${FS_PATH}/compiled`, { headers: { Accept: 'application/vnd.kubernetes.protobuf' } });
+    assert.is(proto.status, 200, proto.text);
+    assert.is(proto.headers['content-type'], 'application/vnd.kubernetes.protobuf');
+    assert.ok(proto.bytes.includes(Buffer.from('compiled-marker')));
     assert.ok(plugin.calls().some((call) => call.startsWith('Encrypt')), plugin.calls().join('\n'));
     assert.is(await server.stop(), 0, server.stderr());
     assert.match(server.stderr(), /shutdown complete/);
