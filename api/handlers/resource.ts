@@ -15,7 +15,7 @@ import { parseBody, readBody } from './body.ts';
 import { decodeObject } from './decode.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
 import type { FlowcontrolRest, Subresource } from './flowcontrol-rest.ts';
-import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
+import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader, type DeleteBody } from './query.ts';
 import { addWarnings, sendError, sendObject, type Representation } from './respond.ts';
 import { negotiate, sendList, sendStoredObject, type Output, type OutputContext } from './resource-output.ts';
 import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.ts';
@@ -266,8 +266,9 @@ function isNotFound(error: unknown): boolean {
   return isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND');
 }
 
-async function readDeleteBody(context: RequestContext): Promise<unknown> {
-  return parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: 'DeleteOptions', options: true }).value;
+async function readDeleteBody(context: RequestContext): Promise<DeleteBody> {
+  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: 'DeleteOptions', options: true });
+  return { value: parsed.value, numberLiterals: parsed.numberLiterals };
 }
 
 async function remove(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {

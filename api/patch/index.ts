@@ -60,7 +60,14 @@ export interface ApplyPatchInput {
 }
 
 export type ApplyPatchResult =
-  | { object: KubeObject; managedFields: ManagedFieldsEntry[]; created: boolean; warnings: string[] }
+  | {
+      object: KubeObject;
+      managedFields: ManagedFieldsEntry[];
+      created: boolean;
+      warnings: string[];
+      /** How numbers a JSON patch put into the object were written, where Go keeps that spelling (json-patch.ts). */
+      numberLiterals?: ReadonlyMap<string, string>;
+    }
   | { status: Status };
 
 export function patchContentType(header: string): PatchContentType | undefined {
@@ -119,11 +126,12 @@ export function applyPatch(input: ApplyPatchInput): ApplyPatchResult {
   const current = input.current!;
   let patched: unknown;
   let duplicates: string[] = [];
+  let numberLiterals: ReadonlyMap<string, string> | undefined;
   let shown: () => string;
   if (patchType === JSON_PATCH) {
     const result = applyJsonPatch(current, body, fieldValidation);
     if ('status' in result) return result;
-    patched = result.value;
+    ({ value: patched, numberLiterals } = result);
     shown = () => JSON.stringify(patched);
   } else if (patchType === MERGE_PATCH) {
     const result = applyMergePatch(current, body, fieldValidation);
@@ -158,7 +166,7 @@ export function applyPatch(input: ApplyPatchInput): ApplyPatchResult {
   object.metadata = { ...(object.metadata ?? {}) };
   if (managedFields.length > 0) object.metadata.managedFields = managedFields;
   else delete object.metadata.managedFields;
-  return { object, managedFields, created: false, warnings: fieldValidation === 'Warn' ? problems : [] };
+  return { object, managedFields, created: false, warnings: fieldValidation === 'Warn' ? problems : [], ...(numberLiterals !== undefined && numberLiterals.size > 0 ? { numberLiterals } : {}) };
 }
 
 /** `ValidatePatchOptions`: force only with apply, a fieldManager for apply, at most 128 printable bytes. */

@@ -36,6 +36,33 @@ test('a failing test op is 422 Invalid with the library text and empty details',
   assert.is(errorCodeOf(status), 'FW_ERR_PATCH_FAILED');
 });
 
+test('a value written 5e3 keeps that spelling through the operations (Go moves raw JSON), reported by path', () => {
+  const result = apply(
+    alpha(),
+    '[{"op":"replace","path":"/spec/limited/nominalConcurrencyShares","value":5e3},' +
+      '{"op":"add","path":"/spec/extra","value":{"n":[1.0e1,7],"m":2}},' +
+      '{"op":"copy","from":"/spec/extra","path":"/spec/copied"},' +
+      '{"op":"move","from":"/spec/extra/n","path":"/spec/moved"},' +
+      '{"op":"test","path":"/spec/limited/nominalConcurrencyShares","value":5000},' +
+      '{"op":"add","path":"/spec/limited/lendablePercent","value":1.5}]',
+  );
+  if ('status' in result) throw new Error(result.status.message);
+  assert.equal(
+    [...result.numberLiterals].sort(),
+    [
+      ['spec.copied.n[0]', '1.0e1'],
+      ['spec.limited.nominalConcurrencyShares', '5e3'],
+      ['spec.moved[0]', '1.0e1'],
+    ],
+  );
+  const out = result.value as any;
+  assert.is(out.spec.limited.nominalConcurrencyShares, 5000);
+  assert.equal(out.spec.moved, [10, 7]);
+  assert.equal(out.spec.copied, { n: [10, 7], m: 2 });
+  assert.is(out.spec.limited.lendablePercent, 1.5, 'a fraction JS prints as written needs no record');
+  assert.is(value(apply(alpha(), [{ op: 'replace', path: '/spec/limited/nominalConcurrencyShares', value: 5 }])).spec.limited.nominalConcurrencyShares, 5);
+});
+
 /** The reported amplification: a 1,000-character value, then `copies` copies of the growing subtree into itself. */
 function doublingPatch(copies: number): unknown[] {
   const ops: unknown[] = [{ op: 'add', path: '/x', value: { a: 'x'.repeat(1000) } }];

@@ -21,7 +21,8 @@ import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
-export type JsonPatchResult = { value: unknown } | { status: Status };
+/** `numberLiterals`: how the numbers the patch put into the result were written, where Go would keep that spelling (engine/go-json.ts paths). */
+export type JsonPatchResult = { value: unknown; numberLiterals: ReadonlyMap<string, string> } | { status: Status };
 
 /** kube-apiserver's JSONPatchMaxCopyBytes: twice etcd's 1.5 MiB request limit. */
 export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
@@ -30,7 +31,25 @@ interface Holder {
   doc: unknown;
   /** Bytes copied so far, as Go's encoder writes the copied values. */
   copiedBytes: number;
+  /** Whether any value carries a LiteralNumber (then copies must keep them). */
+  literals: boolean;
 }
+
+/**
+ * An integral number the patch wrote in a form Go's integer decoder refuses (`5e3`, `5.0`,
+ * `1e-400`). v4 moves values as raw JSON bytes, so that spelling reaches the decoding of the
+ * patched object, which fails for an integer field (`cannot unmarshal number 5e3`); JSON.parse
+ * would have made it 5000. The number travels boxed through the operations and is unboxed at the
+ * end, its spelling recorded by path.
+ */
+class LiteralNumber {
+  constructor(
+    readonly number: number,
+    readonly literal: string,
+  ) {}
+}
+
+const NO_LITERALS: ReadonlyMap<string, string> = new Map();
 
 /** Applies `patchText` to a copy of `document`; the input is never changed. */
 export function applyJsonPatch(document: unknown, patchText: string, fieldValidation: FieldValidation = 'Warn'): JsonPatchResult {
@@ -43,13 +62,66 @@ export function applyJsonPatch(document: unknown, patchText: string, fieldValida
   const list = (operations ?? []) as unknown[];
   if (list.length > MAX_JSON_PATCH_OPERATIONS) return { status: tooManyPatchOperations(list.length) };
 
-  const holder: Holder = { doc: structuredClone(document), copiedBytes: 0 };
+  const holder: Holder = { doc: structuredClone(document), copiedBytes: 0, literals: boxLiterals(list, parsed.numberLiterals) };
   for (const raw of list) {
     const error = applyOperation(holder, isRecord(raw) ? raw : {});
     if (error !== undefined) return { status: patchFailed(error) };
   }
-  return { value: holder.doc };
+  if (!holder.literals) return { value: holder.doc, numberLiterals: NO_LITERALS };
+  const numberLiterals = new Map<string, string>();
+  return { value: unbox(holder.doc, '', numberLiterals), numberLiterals };
 }
+
+/** Boxes the integral numbers of the operations' values that Go would not read as integers; whether there were any. */
+function boxLiterals(operations: unknown[], literals: ReadonlyMap<string, string>): boolean {
+  if (literals.size === 0) return false;
+  let boxed = false;
+  const visit = (value: unknown, path: string): unknown => {
+    if (typeof value === 'number') {
+      const literal = literals.get(path);
+      if (literal === undefined || !Number.isInteger(value) || /^-?\d+$/.test(literal)) return value;
+      boxed = true;
+      return new LiteralNumber(value, literal);
+    }
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) value[i] = visit(value[i], `${path}[${i}]`);
+    } else if (isRecord(value)) {
+      for (const key of Object.keys(value)) setOwn(value, key, visit(value[key], path === '' ? key : `${path}.${key}`));
+    }
+    return value;
+  };
+  operations.forEach((op, i) => {
+    if (isRecord(op) && Object.hasOwn(op, 'value')) op['value'] = visit(op['value'], `[${i}].value`);
+  });
+  return boxed;
+}
+
+/** The document with every LiteralNumber replaced by its number, each spelling recorded at its path. */
+function unbox(value: unknown, path: string, found: Map<string, string>): unknown {
+  if (value instanceof LiteralNumber) {
+    found.set(path, value.literal);
+    return value.number;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = unbox(value[i], `${path}[${i}]`, found);
+  } else if (isRecord(value)) {
+    for (const key of Object.keys(value)) setOwn(value, key, unbox(value[key], path === '' ? key : `${path}.${key}`, found));
+  }
+  return value;
+}
+
+/** A deep copy that keeps LiteralNumbers (structuredClone would make them plain objects). */
+function cloneKeepingLiterals(value: unknown): unknown {
+  if (value instanceof LiteralNumber) return value;
+  if (Array.isArray(value)) return value.map(cloneKeepingLiterals);
+  if (!isRecord(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(copy, key, cloneKeepingLiterals(value[key]));
+  return copy;
+}
+
+const cloneValue = (holder: Holder, value: unknown): unknown => (holder.literals ? cloneKeepingLiterals(value) : structuredClone(value));
+const unboxed = (value: unknown): unknown => (value instanceof LiteralNumber ? value.number : isContainer(value) ? unbox(cloneKeepingLiterals(value), '', new Map()) : value);
 
 /** The decode errors Go reports before any operation runs (`[]handlers.jsonPatchOp`, then `jsonpatch.Patch`). */
 function checkShape(operations: unknown, strict: boolean): string | undefined {
@@ -124,14 +196,14 @@ function member(op: Operation, name: 'path' | 'from'): { value: string } | { err
   return { value: raw };
 }
 
-const valueOf = (op: Operation): unknown => (op['value'] === undefined ? null : structuredClone(op['value']));
+const valueOf = (holder: Holder, op: Operation): unknown => (op['value'] === undefined ? null : cloneValue(holder, op['value']));
 
 function add(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('add operation failed to decode path', MISSING);
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`add operation does not apply: doc is missing path: "${path.value}"`, MISSING);
-  const error = containerAdd(target.container, target.key, valueOf(op));
+  const error = containerAdd(target.container, target.key, valueOf(holder, op));
   return error === undefined ? undefined : wrap(`error in add for path: '${path.value}'`, error);
 }
 
@@ -149,7 +221,7 @@ function replace(holder: Holder, op: Operation): string | undefined {
   if ('error' in path) return wrap('replace operation failed to decode path', path.error);
   if (path.value === '') {
     // v4 swaps the whole document for an object or array, and silently ignores anything else.
-    const value = valueOf(op);
+    const value = valueOf(holder, op);
     if (typeof value === 'object' && value !== null) holder.doc = value;
     return undefined;
   }
@@ -158,7 +230,7 @@ function replace(holder: Holder, op: Operation): string | undefined {
   if ('error' in containerGet(target.container, target.key)) {
     return wrap(`replace operation does not apply: doc is missing key: ${path.value}`, MISSING);
   }
-  containerSet(target.container, target.key, valueOf(op));
+  containerSet(target.container, target.key, valueOf(holder, op));
   return undefined;
 }
 
@@ -182,15 +254,15 @@ function move(holder: Holder, op: Operation): string | undefined {
 function testOperation(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('test operation failed to decode path', path.error);
-  const expected = op['value'] === undefined ? null : op['value'];
+  const expected = op['value'] === undefined ? null : holder.literals ? unboxed(op['value']) : op['value'];
   const failed = wrap(`testing value ${path.value} failed`, TEST_FAILED);
-  if (path.value === '') return deepEqual(holder.doc, expected) ? undefined : failed;
+  if (path.value === '') return deepEqual(holder.literals ? unboxed(holder.doc) : holder.doc, expected) ? undefined : failed;
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`test operation does not apply: is missing path: ${path.value}`, MISSING);
   const got = containerGet(target.container, target.key);
   if ('error' in got) return wrap(`error in test for path: '${path.value}'`, got.error);
   if (got.value === undefined || got.value === null) return expected === null ? undefined : failed;
-  return deepEqual(got.value, expected) ? undefined : failed;
+  return deepEqual(holder.literals ? unboxed(got.value) : got.value, expected) ? undefined : failed;
 }
 
 function copy(holder: Holder, op: Operation): string | undefined {
@@ -205,11 +277,11 @@ function copy(holder: Holder, op: Operation): string | undefined {
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`copy operation does not apply: doc is missing destination path: ${path.value}`, MISSING);
   const value = got.value ?? null;
-  holder.copiedBytes += Buffer.byteLength(goJsonText(value), 'utf8');
+  holder.copiedBytes += Buffer.byteLength(goJsonText(holder.literals ? unboxed(value) : value), 'utf8');
   if (holder.copiedBytes > JSON_PATCH_MAX_COPY_BYTES) {
     return `Unable to complete the copy, the accumulated size increase of copy is ${holder.copiedBytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`;
   }
-  const error = containerAdd(target.container, target.key, structuredClone(value));
+  const error = containerAdd(target.container, target.key, cloneValue(holder, value));
   return error === undefined ? undefined : wrap('error while adding value during copy', error);
 }
 
@@ -237,7 +309,7 @@ function decodeToken(token: string): string {
 }
 
 function isContainer(value: unknown): value is Container {
-  return Array.isArray(value) || isRecord(value);
+  return Array.isArray(value) || (isRecord(value) && !(value instanceof LiteralNumber));
 }
 
 function containerGet(container: Container, key: string): { value: unknown } | { error: string } {
