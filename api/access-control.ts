@@ -1,15 +1,12 @@
-// Everything issue 7 adds to the request path, built from `fairway serve` options in one call, so
-// the server wires it with a few lines: the authorizer (from --authorization-config, reloading on
+// Access control for the request path, built from `fairway serve` options in one call, so the
+// server wires it with a few lines: the authorizer (from --authorization-config, reloading on
 // change, or from --authorization-mode, default AlwaysAllow), its filter, the admission chain and
-// its filter, and the SelfSubjectAccessReview route. Also the bridge from an HTTP request to the
-// engine's authenticators (bearer header + the client's certificate chain).
-import type { IncomingMessage } from 'node:http';
-import type { TLSSocket, DetailedPeerCertificate } from 'node:tls';
+// its filter, and the self-review routes (SelfSubjectAccessReview and SelfSubjectRulesReview,
+// answered by the same authorizer, and SelfSubjectReview).
 import { Registry } from 'prom-client';
 import type { Clock } from '../engine/clock.ts';
 import { createPrng, type Prng } from '../engine/random.ts';
 import type { Authorizer } from '../engine/auth/authorizer.ts';
-import type { AuthenticationRequest } from '../engine/auth/authenticator.ts';
 import { createPromAuthorizationMetrics } from '../engine/auth/authorization-metrics.ts';
 import { startAuthorizationConfigController, type AuthorizationConfigController } from '../engine/auth/authorization-reloader.ts';
 import { buildAuthorizerFromModes } from '../engine/auth/build-authorizer.ts';
@@ -17,22 +14,24 @@ import type { RetryBackoff } from '../engine/auth/webhook-client.ts';
 import type { AdmissionChain } from '../engine/auth/admission/admission.ts';
 import { buildAdmissionChain } from '../engine/auth/admission/build-admission.ts';
 import { apiGroupsFor } from '../engine/resources/api-domain.ts';
-import type { Filter, RequestContext } from './http-context.ts';
+import { formatRfc3339 } from '../engine/clock.ts';
+import type { Filter } from './http-context.ts';
 import type { ServeOptions } from './flags.ts';
 import type { Logger } from './log.ts';
 import { createAuthorizationFilter } from './filters/authorization.ts';
 import { createAdmissionFilter } from './filters/admission.ts';
 import { createSelfSubjectAccessReviewHandler, selfSubjectAccessReviewPath } from './handlers/self-subject-access-review.ts';
-
-export type RouteHandler = (context: RequestContext) => Promise<void>;
+import { createSelfSubjectRulesReviewHandler, selfSubjectRulesReviewPath } from './handlers/self-subject-rules-review.ts';
+import { createSelfSubjectReviewHandler, selfSubjectReviewPath } from './handlers/self-subject-review.ts';
+import type { ReviewRoute } from './handlers/review.ts';
 
 export interface AccessControl {
   authorizer: Authorizer;
   authorizationFilter: Filter;
   admission: AdmissionChain;
   admissionFilter: Filter;
-  /** POST /apis/authorization.<domain>/v1/selfsubjectaccessreviews. */
-  selfSubjectAccessReview: { path: string; handler: RouteHandler };
+  /** POST routes of selfsubjectaccessreviews, selfsubjectrulesreviews (authorization) and selfsubjectreviews (authentication). */
+  reviews: readonly ReviewRoute[];
   /** The authorization metrics (the given registry, or a new one to merge into /metrics). */
   registry: Registry;
   /** Present with --authorization-config: the reload controller. */
@@ -92,14 +91,19 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
     return { ok: false, error: file === '' || admission.error.includes(file) ? admission.error : `${file}: ${admission.error}` };
   }
 
-  const group = apiGroupsFor(apiDomain).authorization;
+  const groups = apiGroupsFor(apiDomain);
+  const group = groups.authorization;
   const value: AccessControl = {
     authorizer,
     registry,
     authorizationFilter: createAuthorizationFilter({ authorizer, logger, ...(input.skipAuthorization !== undefined ? { skipPath: input.skipAuthorization } : {}) }),
     admission: admission.chain,
     admissionFilter: createAdmissionFilter(admission.chain),
-    selfSubjectAccessReview: { path: selfSubjectAccessReviewPath(group), handler: createSelfSubjectAccessReviewHandler({ authorizer, group }) },
+    reviews: [
+      { path: selfSubjectAccessReviewPath(group), handler: createSelfSubjectAccessReviewHandler({ authorizer, group }) },
+      { path: selfSubjectRulesReviewPath(group), handler: createSelfSubjectRulesReviewHandler({ authorizer, group }) },
+      { path: selfSubjectReviewPath(groups.authentication), handler: createSelfSubjectReviewHandler({ group: groups.authentication, nowTime: () => formatRfc3339(clock.now()) }) },
+    ],
     stop: () => {
       if (controller !== undefined) controller.stop();
       else authorizer.close?.();
@@ -107,31 +111,4 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
   };
   if (controller !== undefined) value.authorizationConfig = controller;
   return { ok: true, value };
-}
-
-/** Routes the SelfSubjectAccessReview path to its handler and everything else to `resources`. */
-export function withSelfSubjectAccessReview(resources: RouteHandler, route: { path: string; handler: RouteHandler }): RouteHandler {
-  const resource = route.path.slice(route.path.lastIndexOf('/') + 1);
-  // The resource name first: most requests are for other resources, and the path check builds a string.
-  return (context) =>
-    context.requestInfo.resource === resource && context.requestInfo.path.replace(/\/+$/, '') === route.path ? route.handler(context) : resources(context);
-}
-
-/** What the engine's authenticators read from an HTTP request: the header and the client's chain. */
-export function authenticationRequestOf(req: IncomingMessage): AuthenticationRequest {
-  const request: AuthenticationRequest = {};
-  if (req.headers.authorization !== undefined) request.authorization = req.headers.authorization;
-  const socket = req.socket as Partial<TLSSocket>;
-  if (typeof socket.getPeerCertificate === 'function') {
-    const chain: Uint8Array[] = [];
-    let cert: DetailedPeerCertificate | undefined = socket.getPeerCertificate(true);
-    const seen = new Set<string>();
-    while (cert !== undefined && cert.raw !== undefined && !seen.has(cert.fingerprint256)) {
-      seen.add(cert.fingerprint256);
-      chain.push(new Uint8Array(cert.raw));
-      cert = cert.issuerCertificate;
-    }
-    if (chain.length > 0) request.peerCertificates = chain;
-  }
-  return request;
 }

@@ -5,6 +5,7 @@
 // wins. Unknown parameters are tolerated. No acceptable clause → 406 with the accepted types.
 import type { Status } from '../engine/resources/types.ts';
 import { notAcceptable, unsupportedMediaType } from './errors.ts';
+import { setOwn } from '../engine/own-property.ts';
 
 /** Kubernetes' protobuf (the `k8s\0` envelope; api/protobuf/). */
 export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
@@ -95,7 +96,7 @@ export function parseAccept(header: string | undefined): MediaRange[] {
         const q = Number(value);
         range.q = Number.isFinite(q) ? Math.min(1, Math.max(0, q)) : 1;
       } else {
-        range.params[key] = value;
+        setOwn(range.params, key, value);
       }
     }
     if (range.q > 0) ranges.push({ range, order });

@@ -54,7 +54,7 @@ test('legacy /apis and /apis/<group>', () => {
     versions: [{ groupVersion: 'flowcontrol.apiserver.k8s.io/v1', version: 'v1' }],
     preferredVersion: { groupVersion: 'flowcontrol.apiserver.k8s.io/v1', version: 'v1' },
   });
-  assert.equal(list.groups.map((g) => g.name), ['flowcontrol.apiserver.k8s.io', 'authorization.k8s.io']);
+  assert.equal(list.groups.map((g) => g.name), ['flowcontrol.apiserver.k8s.io', 'authorization.k8s.io', 'authentication.k8s.io']);
   const group = apiGroup(model, 'flowcontrol.apiserver.k8s.io');
   assert.equal([group?.kind, group?.apiVersion, group?.name], ['APIGroup', 'v1', 'flowcontrol.apiserver.k8s.io']);
   assert.is(apiGroup(model, 'apps'), undefined);
@@ -117,7 +117,7 @@ test('nothing acceptable → 406', () => {
 
 test('every group name follows the apiDomain', () => {
   const other = fairwayDiscoveryModel('example.com');
-  assert.equal(apiGroupList(other).groups.map((g) => g.name), ['flowcontrol.apiserver.example.com', 'authorization.example.com']);
+  assert.equal(apiGroupList(other).groups.map((g) => g.name), ['flowcontrol.apiserver.example.com', 'authorization.example.com', 'authentication.example.com']);
   assert.is(aggregatedDiscovery(other, 'apis').apiVersion, 'apidiscovery.example.com/v2');
   assert.is(aggregatedDiscoveryContentType(other), 'application/json;g=apidiscovery.example.com;v=v2;as=APIGroupDiscoveryList');
   // kubectl's hard-wired k8s.io clause is not ours on another domain: it gets the legacy form.
@@ -127,8 +127,28 @@ test('every group name follows the apiDomain', () => {
   assert.is.not(storageVersionHash('flowcontrol.apiserver.example.com', 'v1beta3', 'FlowSchema'), '9NnFrw7ZEmA=');
 });
 
-test('the SelfSubjectAccessReview group can be left out', () => {
-  assert.equal(apiGroupList(fairwayDiscoveryModel(undefined, { selfSubjectAccessReview: false })).groups.length, 1);
+test('the self reviews can be left out', () => {
+  assert.equal(apiGroupList(fairwayDiscoveryModel(undefined, { selfReviews: false })).groups.length, 1);
+});
+
+test('the self reviews are create-only cluster resources in authorization and authentication v1, in both discovery forms', () => {
+  assert.equal(apiResourceList(model, 'authorization.k8s.io', 'v1'), {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: 'authorization.k8s.io/v1',
+    resources: [
+      { name: 'selfsubjectaccessreviews', singularName: 'selfsubjectaccessreview', namespaced: false, kind: 'SelfSubjectAccessReview', verbs: ['create'] },
+      { name: 'selfsubjectrulesreviews', singularName: 'selfsubjectrulesreview', namespaced: false, kind: 'SelfSubjectRulesReview', verbs: ['create'] },
+    ],
+  });
+  assert.equal(apiResourceList(model, 'authentication.k8s.io', 'v1')?.resources, [
+    { name: 'selfsubjectreviews', singularName: 'selfsubjectreview', namespaced: false, kind: 'SelfSubjectReview', verbs: ['create'] },
+  ]);
+  const aggregated = aggregatedDiscovery(model, 'apis');
+  const authentication = aggregated.items.find((g) => g.metadata.name === 'authentication.k8s.io');
+  assert.equal(authentication?.versions[0]?.resources, [
+    { resource: 'selfsubjectreviews', responseKind: { group: '', version: '', kind: 'SelfSubjectReview' }, scope: 'Cluster', singularResource: 'selfsubjectreview', verbs: ['create'] },
+  ]);
 });
 
 test.run();

@@ -18,6 +18,7 @@ import { apiGroupsFor, FLOWCONTROL_VERSION } from '../engine/resources/api-domai
 import { negotiateOutput, type SerializerMediaType } from './content-negotiation.ts';
 import { flowcontrolSchemas, type Schema } from './openapi-schemas.ts';
 import { authorizationSchemas } from './openapi-schemas-authorization.ts';
+import { authenticationSchemas } from './openapi-schemas-authentication.ts';
 
 export type ResourceScope = 'Cluster' | 'Namespaced';
 
@@ -85,8 +86,15 @@ export function storageVersionHash(group: string, storageVersion: string, kind: 
 
 const FLOWCONTROL_STORAGE_VERSION = 'v1beta3';
 
-/** What Fairway serves: flowcontrol v1 (PLC, FS) and, unless turned off, SelfSubjectAccessReview. */
-export function fairwayDiscoveryModel(apiDomain?: string, options: { selfSubjectAccessReview?: boolean } = {}): DiscoveryModel {
+/** A create-only review kind (never stored, no subresources). */
+const review = (resource: string, kind: string): ResourceModel => ({ resource, singularResource: resource.slice(0, -1), kind, scope: 'Cluster', verbs: ['create'], subresources: [] });
+
+/**
+ * What Fairway serves: flowcontrol v1 (PLC, FS) and, unless turned off, the self reviews:
+ * SelfSubjectAccessReview and SelfSubjectRulesReview (authorization v1), SelfSubjectReview
+ * (authentication v1).
+ */
+export function fairwayDiscoveryModel(apiDomain?: string, options: { selfReviews?: boolean } = {}): DiscoveryModel {
   const groups = apiGroupsFor(apiDomain);
   const flowcontrolResource = (resource: string, kind: string): ResourceModel => ({
     resource,
@@ -109,26 +117,23 @@ export function fairwayDiscoveryModel(apiDomain?: string, options: { selfSubject
       ],
     },
   ];
-  if (options.selfSubjectAccessReview ?? true) {
-    served.push({
-      name: groups.authorization,
-      versions: [
-        {
-          version: 'v1',
-          resources: [
-            {
-              resource: 'selfsubjectaccessreviews',
-              singularResource: 'selfsubjectaccessreview',
-              kind: 'SelfSubjectAccessReview',
-              scope: 'Cluster',
-              verbs: ['create'],
-              subresources: [],
-            },
-          ],
-          schemas: authorizationSchemas(groups.authorization),
-        },
-      ],
-    });
+  if (options.selfReviews ?? true) {
+    served.push(
+      {
+        name: groups.authorization,
+        versions: [
+          {
+            version: 'v1',
+            resources: [review('selfsubjectaccessreviews', 'SelfSubjectAccessReview'), review('selfsubjectrulesreviews', 'SelfSubjectRulesReview')],
+            schemas: authorizationSchemas(groups.authorization),
+          },
+        ],
+      },
+      {
+        name: groups.authentication,
+        versions: [{ version: 'v1', resources: [review('selfsubjectreviews', 'SelfSubjectReview')], schemas: authenticationSchemas(groups.authentication) }],
+      },
+    );
   }
   return { apidiscoveryGroup: groups.apidiscovery, groups: served };
 }

@@ -12,7 +12,9 @@ import { CONFIG_PRODUCER_MANAGER, startBootstrapEnsurer } from '../engine/flowco
 import { startDanglingStatusWriter } from '../engine/flowcontrol/dangling-status.ts';
 import { startGarbageCollector } from '../engine/flowcontrol/garbage-collector.ts';
 import { InterestedWatches } from '../engine/flowcontrol/interested-watches.ts';
-import type { ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
+import { ObjectCountTracker, startObjectCountPolling } from '../engine/flowcontrol/object-count-tracker.ts';
+import { groupResourceKey } from '../engine/flowcontrol/work-estimate.ts';
+import type { WorkEstimatorConfig } from '../engine/flowcontrol/work-estimator-config.ts';
 import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
 import { apiGroupsFor, flowcontrolApiVersion, FLOWCONTROL_VERSION } from '../engine/resources/api-domain.ts';
 import { FLOWCONTROL_KINDS, storeResourceInfo, type KindInfo } from '../engine/resources/kinds.ts';
@@ -24,6 +26,10 @@ import type { Filter } from './http-context.ts';
 import type { Logger } from './log.ts';
 import { allowAllAuthorization, createApiServer, type ApiServer, type RouteHandler } from './server.ts';
 import { createAuthenticationFilter } from './filters/authentication.ts';
+import { createImpersonationFilter } from './filters/impersonation.ts';
+import { createAccessLog } from './access-log.ts';
+import { alwaysAllowAuthorizer } from '../engine/auth/always.ts';
+import { buildAuthenticator } from '../engine/auth/build-authenticator.ts';
 import { createPriorityAndFairnessFilter } from './filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from './metrics/fairway-metrics.ts';
 import { metricsHandler } from './metrics/metrics-handler.ts';
@@ -41,7 +47,8 @@ import { managedFieldsRecorder } from './handlers/patch-adapter.ts';
 import { executorPatchApplier } from './handlers/patch-work.ts';
 import { canonicalOrder } from './handlers/canonical-order.ts';
 import { shapeOf } from './handlers/decode.ts';
-import { withSelfSubjectAccessReview, type AccessControl } from './access-control.ts';
+import type { AccessControl } from './access-control.ts';
+import { withReviewRoutes } from './handlers/review.ts';
 import { Counter, Registry } from 'prom-client';
 import { startExecutionPlane, type ExecutionPlane } from './execution-plane.ts';
 
@@ -55,10 +62,13 @@ export interface FairwayServerOptions {
   serverConcurrencyLimit: number;
   enablePriorityAndFairness: boolean;
   apfEnforce: boolean;
+  /** The work estimator's tunables (--apf-work-estimator-config-file); Kubernetes' defaults when absent. */
+  workEstimator?: WorkEstimatorConfig;
   /** Bearer token → user. */
   tokens: ReadonlyMap<string, UserInfo>;
   anonymousAuth?: boolean;
-  clientCertificates?: boolean;
+  /** The --client-ca-file bundle: client certificates it verifies authenticate (CN user, O groups). */
+  clientCaPem?: string;
   /** `host:port` for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
   clock?: Clock;
@@ -66,14 +76,16 @@ export interface FairwayServerOptions {
   minRequestTimeoutMs?: number;
   /** --max-watches-per-user (0: no limit); absent: the default (handlers/watch-limit.ts). */
   maxWatchesPerUser?: number;
-  /** Authorization, admission and the SelfSubjectAccessReview route (api/access-control.ts). */
-  accessControl?: Pick<AccessControl, 'authorizationFilter' | 'admissionFilter' | 'selfSubjectAccessReview' | 'registry'>;
+  /** Authorization, admission and the self-review routes (api/access-control.ts). */
+  accessControl?: Pick<AccessControl, 'authorizer' | 'authorizationFilter' | 'admissionFilter' | 'reviews' | 'registry'>;
   /** Filters inserted after authorization (admission, issue 7). */
   extraFilters?: readonly Filter[];
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
   extraHealthChecks?: readonly HealthCheck[];
   /** Where CPU-heavy stages of admitted requests run (api/execution-plane.ts); default: inline on the main thread. The caller closes it. */
   executionPlane?: ExecutionPlane;
+  /** --v: 3 and above logs every request (api/access-log.ts). */
+  verbosity?: number;
 }
 
 export interface FairwayServer {
@@ -85,23 +97,31 @@ export interface FairwayServer {
   stop(): void;
 }
 
-/** How long the object counts the work estimator reads may be reused. */
-const OBJECT_COUNT_REFRESH_MS = 1_000;
-
-function objectCounter(store: Store, clock: Clock): (groupResource: string) => ObjectCountResult {
-  let counts = new Map<string, number>();
-  let refreshedAtMs = Number.NEGATIVE_INFINITY;
-  return (groupResource) => {
-    const nowMs = clock.now();
-    if (nowMs - refreshedAtMs >= OBJECT_COUNT_REFRESH_MS) {
-      counts = new Map(store.dump().resources.map((r) => [r.prefix, r.objects]));
-      refreshedAtMs = nowMs;
-    }
-    const dot = groupResource.indexOf('.');
-    const resource = dot < 0 ? groupResource : groupResource.slice(0, dot);
-    const group = dot < 0 ? '' : groupResource.slice(dot + 1);
-    const count = counts.get(resourcePrefix({ group, resource }));
-    return count === undefined ? 'not-found' : { count };
+/**
+ * Polls the stored-object counts of the resources this server serves into the work estimator's
+ * tracker, as kube-apiserver's registry does: a store that is not open fails the poll, and the
+ * count it last had goes stale after 3 minutes.
+ */
+function pollObjectCounts(store: Store, clock: Clock, tracker: ObjectCountTracker, apiDomain: string | undefined): () => void {
+  const byKey = new Map(FLOWCONTROL_KINDS.map((kind) => {
+    const info = storeResourceInfo(kind, apiDomain);
+    return [groupResourceKey(info.group, info.resource), resourcePrefix(info)] as const;
+  }));
+  const stopPolling = startObjectCountPolling({
+    clock,
+    tracker,
+    resources: [...byKey.keys()],
+    count: (groupResource) => {
+      if (store.state !== 'open') return -1;
+      const prefix = byKey.get(groupResource);
+      return store.dump().resources.find((r) => r.prefix === prefix)?.objects ?? 0;
+    },
+    random: Math.random,
+  });
+  const stopPruning = tracker.startPruning();
+  return () => {
+    stopPolling();
+    stopPruning();
   };
 }
 
@@ -114,9 +134,9 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const fsStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[1], apiDomain));
 
   const access = options.accessControl;
-  const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfSubjectAccessReview: access !== undefined });
+  const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfReviews: access !== undefined });
   const servedLabels = new ServedLabels(discoveryModel);
-  const metrics = createFairwayMetrics(servedLabels);
+  const metrics = createFairwayMetrics(servedLabels, { now: () => clock.now() });
   storageObjectsFamily(store).registerIn(metrics.registry);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({
@@ -126,13 +146,24 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     registers: [metrics.registry],
   });
   const watches = new InterestedWatches();
+  const objectCounts = new ObjectCountTracker(clock);
+  const stopCounting = pollObjectCounts(store, clock, objectCounts, apiDomain);
   const controller = new FlowController({
     clock,
     serverConcurrencyLimit: options.serverConcurrencyLimit,
     defaultWaitLimitMs: Math.min(options.requestTimeoutMs / 4, 60_000),
     apiDomain,
-    estimator: { objectCount: objectCounter(store, clock), watchCount: (info) => watches.countInterested(info) },
+    estimator: {
+      objectCount: (groupResource) => objectCounts.get(groupResource),
+      watchCount: (info) => watches.countInterested(info),
+      // What the store really does: a LIST at resourceVersion "" waits for the cache to reach the
+      // backend's revision and is served from it (kube's ConsistentListFromCache).
+      consistentListFromCache: store.servesConsistentListsFromCache,
+      ...(options.workEstimator !== undefined ? { config: options.workEstimator } : {}),
+    },
     observer: metrics.flowControl.observer,
+    onDigestError: (error, failures) =>
+      logger.warning(`digesting the APF configuration failed (${failures} in a row), retrying: ${error instanceof Error ? error.message : String(error)}`),
   });
   metrics.flowControl.attach(controller);
   const subscriptions: Subscription[] = [];
@@ -148,14 +179,19 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     }),
     shareReplay({ bufferSize: 1, refCount: true }),
   );
-  controller.start(config$);
+  // As in kube-apiserver, the configuration consumer (digests and the Dangling status it writes)
+  // runs only when APF is enabled; the bootstrap objects and the garbage collector run either way.
+  if (options.enablePriorityAndFairness) {
+    controller.start(config$);
+    subscriptions.push(
+      startDanglingStatusWriter(controller.digested$, {
+        flowSchemas: fsStore,
+        clock,
+        onError: (name, error) => logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
+      }),
+    );
+  }
   subscriptions.push(
-    startDanglingStatusWriter(config$, {
-      flowSchemas: fsStore,
-      clock,
-      apiDomain,
-      onError: (name, error) => logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
-    }),
     startGarbageCollector(config$, {
       priorityLevels: plcStore,
       flowSchemas: fsStore,
@@ -234,13 +270,16 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const shutdown: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'the server is shutting down' : undefined) };
   const executionPlane: HealthCheck = { name: 'execution-plane', check: () => (executorStarted ? undefined : 'the execution plane\'s threads are starting') };
 
+  const authentication = buildAuthenticator({
+    tokens: options.tokens,
+    anonymous: options.anonymousAuth ?? false,
+    ...(options.clientCaPem !== undefined ? { clientCaPems: [options.clientCaPem] } : {}),
+    wallClockMs: () => Date.now(),
+  });
+  if (!authentication.ok) throw new Error(authentication.error);
   const filters: Filter[] = [
-    createAuthenticationFilter({
-      tokens: options.tokens,
-      anonymous: options.anonymousAuth ?? false,
-      clientCertificates: options.clientCertificates ?? false,
-      isPublicPath: isHealthPath,
-    }),
+    createAuthenticationFilter({ authenticator: authentication.authenticator, isPublicPath: isHealthPath, logger }),
+    createImpersonationFilter({ authorizer: access?.authorizer ?? alwaysAllowAuthorizer, ...(apiDomain !== undefined ? { apiDomain } : {}) }),
   ];
   if (options.enablePriorityAndFairness) {
     filters.push(createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }));
@@ -271,13 +310,14 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     requestTimeoutMs: options.requestTimeoutMs,
     filters,
     health,
-    resources: access !== undefined ? withSelfSubjectAccessReview(resources, access.selfSubjectAccessReview) : resources,
+    resources: access !== undefined ? withReviewRoutes(resources, access.reviews) : resources,
     describe: createDescriptionHandler({
       model: discoveryModel,
       ...(apiDomain !== undefined ? { apiDomain } : {}),
       serverAddress: options.serverAddress,
     }),
     extraRoutes,
+    onDone: createAccessLog({ logger, verbosity: options.verbosity ?? 0, clock }),
   });
 
   return {
@@ -288,6 +328,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     },
     stop() {
       for (const s of subscriptions.splice(0)) s.unsubscribe();
+      stopCounting();
       controller.stop();
       metrics.stop();
     },

@@ -130,11 +130,21 @@ test('--help and -h give help text listing every flag with its default', () => {
     lines
       .filter((l) => l.includes('--'))
       .map((l) => {
-        const m = /^(.*?--\S+(?: [a-z]+)?)( {3,})\S/.exec(l)!;
+        const m = /^(.*?--\S+(?: [A-Za-z]+)?)( {3,})\S/.exec(l)!;
         return m[1]!.length + m[2]!.length;
       }),
   );
   assert.is(columns.size, 1, 'descriptions line up in one column');
+});
+
+test('-v / --v: klog verbosity in pflag\'s shorthand forms', () => {
+  for (const args of [['-v=3'], ['-v3'], ['-v', '3'], ['--v=3'], ['--v', '3']]) {
+    const parsed = parseServeFlags(args);
+    assert.is(parsed.kind === 'options' ? parsed.options.verbosity : undefined, 3, args.join(' '));
+  }
+  const bad = parseServeFlags(['-v=x']);
+  assert.equal(bad, { kind: 'error', message: 'invalid argument "x" for "-v, --v" flag: strconv.ParseInt: parsing "x": invalid syntax', exitCode: 2 });
+  assert.match(serveHelp(), /^ {2}-v, --v Level {3,}number for the log level verbosity/m);
 });
 
 test.run();

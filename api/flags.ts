@@ -31,6 +31,7 @@ export interface ServeOptions {
   apiDomain: string;
   enablePriorityAndFairness: boolean;
   apfEnforce: boolean;
+  apfWorkEstimatorConfigFile: string;
   storageBackend: string;
   etcdServers: string[];
   encryptionProviderConfig: string;
@@ -42,6 +43,11 @@ export interface ServeOptions {
   clientCaFile: string;
   anonymousAuth: boolean;
   executionThreads: number;
+  /** -v / --v: klog verbosity; 3 and above logs every request. */
+  verbosity: number;
+  /** 0: the default (100). */
+  http2MaxStreamsPerConnection: number;
+  disableHttp2Serving: boolean;
 }
 
 type OptionValue = string | number | boolean | string[];
@@ -52,9 +58,20 @@ export interface FlagSpec {
   key: keyof ServeOptions;
   default: OptionValue;
   help: string;
+  /** A one-letter form (`-v`). */
+  shorthand?: string;
+  /** The value's name in --help when it is not the kind's (klog's `Level`). */
+  typeName?: string;
 }
 
-const flag = (name: string, kind: FlagKind, key: keyof ServeOptions, defaultValue: OptionValue, help: string): FlagSpec => ({ name, kind, key, default: defaultValue, help });
+const flag = (name: string, kind: FlagKind, key: keyof ServeOptions, defaultValue: OptionValue, help: string, extra: Pick<FlagSpec, 'shorthand' | 'typeName'> = {}): FlagSpec => ({
+  name,
+  kind,
+  key,
+  default: defaultValue,
+  help,
+  ...extra,
+});
 
 export const STORAGE_BACKENDS = ['leveldb', 'etcd3', 'memory'] as const;
 
@@ -64,12 +81,20 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   flag('anonymous-auth', 'bool', 'anonymousAuth', false, 'Treat requests that no authenticator rejects and none accepts as user system:anonymous in group system:unauthenticated.'),
   flag('api-domain', 'string', 'apiDomain', 'k8s.io', 'Domain part of every API group served and read: flowcontrol.apiserver.<domain>, apiserver.config.<domain>, ...'),
   flag('apf-enforce', 'bool', 'apfEnforce', true, 'Reject and queue requests as API Priority and Fairness decides. When false, requests are classified and measured but never held back.'),
+  flag(
+    'apf-work-estimator-config-file',
+    'string',
+    'apfWorkEstimatorConfigFile',
+    '',
+    'File (YAML or JSON) with the APF work estimator\'s tunables in the form of Kubernetes\' WorkEstimatorConfig (minimumSeats, maximumSeatsLimit, listWorkEstimatorConfig, mutatingWorkEstimatorConfig); fields left out keep kube-apiserver\'s values.',
+  ),
   flag('authorization-config', 'string', 'authorizationConfig', '', 'File with an AuthorizationConfiguration (an ordered chain of authorizers). Cannot be combined with --authorization-mode.'),
   flag('authorization-mode', 'strings', 'authorizationMode', [], 'Ordered list of authorization plugins, comma-separated.'),
   flag('bind-address', 'ip', 'bindAddress', '127.0.0.1', 'The IP address on which to listen for the --secure-port port.'),
   flag('cert-dir', 'string', 'certDir', '', 'Directory for the generated CA and serving certificate, created on first start and reused after. Ignored when --tls-cert-file and --tls-private-key-file are given. Empty means pki under --data-dir.'),
   flag('client-ca-file', 'string', 'clientCaFile', '', 'If set, a client certificate signed by one of these CAs authenticates its request, as the user in its CommonName and the groups in its Organization.'),
   flag('data-dir', 'string', 'dataDir', './data', 'Directory for stored objects and generated files.'),
+  flag('disable-http2-serving', 'bool', 'disableHttp2Serving', false, 'If true, HTTP2 serving will be disabled [default=false]'),
   flag('enable-admission-plugins', 'strings', 'enableAdmissionPlugins', [], 'Admission plugins to enable in addition to the default ones, comma-separated.'),
   flag('enable-priority-and-fairness', 'bool', 'enablePriorityAndFairness', true, 'Classify requests with FlowSchemas and admit them through API Priority and Fairness. When false, --max-requests-inflight and --max-mutating-requests-inflight limit them instead.'),
   flag('encryption-provider-config', 'string', 'encryptionProviderConfig', '', 'File with an EncryptionConfiguration for encrypting stored objects.'),
@@ -88,6 +113,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
     `Worker threads that run the CPU-heavy stages of admitted requests (encoding large lists, YAML, Tables), so the main thread stays free to admit, reject and serve other priority levels. The default is the cores left after the main thread (at least 1); 0 runs that work on the main thread. At most ${MAX_EXECUTION_THREADS}.`,
   ),
   flag('etcd-servers', 'strings', 'etcdServers', [], 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd3.'),
+  flag('http2-max-streams-per-connection', 'int', 'http2MaxStreamsPerConnection', 0, "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default (100)."),
   flag('max-mutating-requests-inflight', 'int', 'maxMutatingRequestsInflight', 200, 'The server\'s share of concurrent mutating requests; with priority and fairness it is added to --max-requests-inflight to give the total concurrency limit. Zero means no limit.'),
   flag('max-requests-inflight', 'int', 'maxRequestsInflight', 400, 'The server\'s share of concurrent non-mutating requests; with priority and fairness it is added to --max-mutating-requests-inflight to give the total concurrency limit. Zero means no limit.'),
   flag('max-watches-per-user', 'int', 'maxWatchesPerUser', DEFAULT_MAX_WATCHES_PER_USER, 'The most watches one user may have open at once; one more is answered 429 with Retry-After. Zero means no limit.'),
@@ -97,6 +123,7 @@ export const SERVE_FLAGS: readonly FlagSpec[] = [
   flag('tls-cert-file', 'string', 'tlsCertFile', '', 'File with the default x509 serving certificate (followed by any intermediates). If not given, one is generated in --cert-dir.'),
   flag('tls-private-key-file', 'string', 'tlsPrivateKeyFile', '', 'File with the private key matching --tls-cert-file.'),
   flag('token-auth-file', 'string', 'tokenAuthFile', '', 'If set, the CSV file (token,user,uid,"group1,group2") whose bearer tokens authenticate requests.'),
+  flag('v', 'int', 'verbosity', 0, 'number for the log level verbosity (3 and above: one access log line per request)', { shorthand: 'v', typeName: 'Level' }),
 ];
 
 export type FlagParseResult =
@@ -127,7 +154,18 @@ export function parseServeFlags(argv: readonly string[]): FlagParseResult {
         wantsHelp = true;
         continue;
       }
-      return fail(`unknown shorthand flag: '${arg[1]}' in ${arg}`);
+      // pflag's shorthand forms: `-v=3`, `-v3`, `-v 3`.
+      const spec = SERVE_FLAGS.find((f) => f.shorthand === arg[1]);
+      if (spec === undefined) return fail(`unknown shorthand flag: '${arg[1]}' in ${arg}`);
+      let value = arg.slice(2).replace(/^=/, '');
+      if (value === '' && arg.length === 2) {
+        if (args.length === 0) return fail(`flag needs an argument: '${arg[1]}' in ${arg}`);
+        value = args.shift()!;
+      }
+      const parsed = parseValue(spec, value);
+      if (!parsed.ok) return fail(`invalid argument ${goQuote(value)} for ${goQuote(`-${spec.shorthand}, --${spec.name}`)} flag: ${parsed.message}`);
+      values.set(spec.key, parsed.value);
+      continue;
     }
     if (arg === '--') {
       positional.push(...args.splice(0));
@@ -254,6 +292,7 @@ function validate(o: ServeOptions): string | undefined {
   if (o.maxMutatingRequestsInflight < 0) return '--max-mutating-requests-inflight can not be negative value';
   if (o.maxWatchesPerUser < 0) return '--max-watches-per-user can not be negative value';
   if (o.executionThreads < 0 || o.executionThreads > MAX_EXECUTION_THREADS) return `--execution-threads ${o.executionThreads} must be between 0 and ${MAX_EXECUTION_THREADS}, inclusive`;
+  if (o.http2MaxStreamsPerConnection > 0xffff_ffff) return `--http2-max-streams-per-connection ${o.http2MaxStreamsPerConnection} must be at most 4294967295`;
   if (o.requestTimeoutMs < 0) return '--request-timeout can not be negative value';
   if (!(STORAGE_BACKENDS as readonly string[]).includes(o.storageBackend)) {
     return `--storage-backend invalid, allowed values: ${STORAGE_BACKENDS.join(', ')}. If not specified, it will default to 'leveldb'`;
@@ -295,8 +334,9 @@ function defaultText(spec: FlagSpec): string {
 export function serveHelp(): string {
   const entries = [
     ...SERVE_FLAGS.map((spec) => {
-      const type = TYPE_NAMES[spec.kind];
-      return { left: `      --${spec.name}${type === '' ? '' : ` ${type}`}`, right: `${spec.help}${defaultText(spec)}` };
+      const type = spec.typeName ?? TYPE_NAMES[spec.kind];
+      const names = spec.shorthand === undefined ? `      --${spec.name}` : `  -${spec.shorthand}, --${spec.name}`;
+      return { left: `${names}${type === '' ? '' : ` ${type}`}`, right: `${spec.help}${defaultText(spec)}` };
     }),
     { left: '  -h, --help', right: 'help for serve' },
   ].sort((a, b) => (flagName(a.left) < flagName(b.left) ? -1 : 1));

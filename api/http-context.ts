@@ -1,21 +1,27 @@
 // The request as the server's filter chain sees it. Filters run in order (authentication →
-// priority and fairness → authorization → admission → handler, as in kube-apiserver) and each
-// decides whether to call `next()`; a filter that answers the request itself does not.
+// impersonation → priority and fairness → authorization → admission → handler, as in
+// kube-apiserver) and each decides whether to call `next()`; a filter that answers the request
+// itself does not.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo, UserInfo } from '../engine/flowcontrol/request-digest.ts';
+import type { Connection } from './connection.ts';
 
 export interface RequestContext {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
+  /** The connection the request came on (its client address and certificate chain); set by the server. */
+  readonly connection?: Connection;
   /** The request target, parsed when first asked for (most requests only need `query`). */
   readonly url: URL;
   /** The query parameters. */
   readonly query: URLSearchParams;
   /** Parsed from method + path before any filter runs (request-info.ts). */
   readonly requestInfo: RequestInfo;
-  /** Set by authentication; undefined before it. */
+  /** Set by authentication (and replaced by impersonation); undefined before it. */
   user: UserInfo | undefined;
+  /** Set by impersonation: the authenticated user acting as `user`. */
+  impersonator?: UserInfo;
   /** Real-clock milliseconds at arrival. */
   readonly receivedMs: number;
   /** The request's deadline in real-clock milliseconds (from `?timeout=` or `--request-timeout`). */

@@ -1,10 +1,12 @@
 // OpenAPI v3 component schemas of authorization/v1's SelfSubjectAccessReview (`kubectl auth can-i`)
-// and the types it nests, under Kubernetes' schema names, so `kubectl explain` finds them. The
-// descriptions are Fairway's own wording.
+// and SelfSubjectRulesReview (`kubectl auth can-i --list`) and the types they nest, under
+// Kubernetes' schema names, so `kubectl explain` finds them. The descriptions are Fairway's own
+// wording.
 import { schemaBuilders, META_PREFIX, type Schema } from './openapi-schemas.ts';
 
 export const AUTHORIZATION_PREFIX = 'io.k8s.api.authorization.v1.';
 const { str, bool, ref, listOf, object, atomic, typeMeta } = schemaBuilders;
+const strings = (description: string): Schema => ({ type: 'array', items: { type: 'string', default: '' }, description, ...atomic });
 
 /** The component schemas of authorization/v1's served kinds; the GVK follows the group (`authorization.<api domain>`). */
 export function authorizationSchemas(group: string): Record<string, Schema> {
@@ -48,6 +50,42 @@ export function authorizationSchemas(group: string): Record<string, Schema> {
         nonResourceAttributes: ref(az('NonResourceAttributes'), 'Set for a non-resource request.'),
         resourceAttributes: ref(az('ResourceAttributes'), 'Set for a resource request.'),
       },
+    ),
+    [az('NonResourceRule')]: object(
+      'What a subject may do on paths that are not resources.',
+      { nonResourceURLs: strings('Paths the rule applies to; a trailing `*` matches a prefix, `*` alone every path.'), verbs: strings('Lower-case HTTP verbs the rule allows; `*` is all.') },
+      { required: ['verbs'] },
+    ),
+    [az('ResourceRule')]: object(
+      'What a subject may do on resources. Rules may overlap, and the lists may be incomplete.',
+      {
+        apiGroups: strings('API groups the rule applies to; `*` is all.'),
+        resourceNames: strings('Object names the rule applies to; empty means all.'),
+        resources: strings('Resources the rule applies to; `*` is all, `*/x` subresource x of all.'),
+        verbs: strings('Verbs the rule allows; `*` is all.'),
+      },
+      { required: ['verbs'] },
+    ),
+    [az('SelfSubjectRulesReview')]: object(
+      'Lists what the requesting user may do in a namespace, as far as the authorizers can enumerate it. The list can be incomplete (see status.incomplete); a SelfSubjectAccessReview gives the definitive answer about one action.',
+      {
+        ...typeMeta(),
+        metadata: ref(`${META_PREFIX}ObjectMeta`, 'Standard object metadata; not stored.', true),
+        spec: ref(az('SelfSubjectRulesReviewSpec'), 'Where to list the rules.', true),
+        status: ref(az('SubjectRulesReviewStatus'), 'The rules, filled in by the server.', true),
+      },
+      { required: ['spec'], 'x-kubernetes-group-version-kind': [{ group, version: 'v1', kind: 'SelfSubjectRulesReview' }] },
+    ),
+    [az('SelfSubjectRulesReviewSpec')]: object('Where to list the rules.', { namespace: str('The namespace to evaluate rules in. Required.') }),
+    [az('SubjectRulesReviewStatus')]: object(
+      'The rules a subject has in a namespace.',
+      {
+        evaluationError: str('Why the lists could not be completed, for example an authorizer that cannot enumerate rules.'),
+        incomplete: bool('True when the lists may miss permissions some authorizer would grant.'),
+        nonResourceRules: listOf(az('NonResourceRule'), 'What the subject may do on paths that are not resources.', atomic),
+        resourceRules: listOf(az('ResourceRule'), 'What the subject may do on resources.', atomic),
+      },
+      { required: ['resourceRules', 'nonResourceRules', 'incomplete'] },
     ),
     [az('SubjectAccessReviewStatus')]: object(
       'The authorizer\'s answer.',

@@ -141,10 +141,11 @@ test('the operations of the endpoint table, each with its query parameters', () 
 test('serialisation is deterministic and the index points at each hashed document', () => {
   const again = openApiDocuments(fairwayDiscoveryModel());
   assert.equal(again.map((d) => d.json), documents.map((d) => d.json));
-  const [flowcontrol, authorization] = again;
+  const [flowcontrol, authorization, authentication] = again;
   assert.match(flowcontrol!.hash, /^[0-9A-F]{128}$/);
   assert.equal(openApiIndex(again), {
     paths: {
+      'apis/authentication.k8s.io/v1': { serverRelativeURL: `/openapi/v3/apis/authentication.k8s.io/v1?hash=${authentication!.hash}` },
       'apis/authorization.k8s.io/v1': { serverRelativeURL: `/openapi/v3/apis/authorization.k8s.io/v1?hash=${authorization!.hash}` },
       'apis/flowcontrol.apiserver.k8s.io/v1': { serverRelativeURL: `/openapi/v3/apis/flowcontrol.apiserver.k8s.io/v1?hash=${flowcontrol!.hash}` },
     },
@@ -194,7 +195,7 @@ test('every served kind has its document and schema: SelfSubjectAccessReview in 
   assert.equal(schema['x-kubernetes-group-version-kind'], [{ group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' }]);
   assert.ok(authorization.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
   const deleteOptions = doc.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions']['x-kubernetes-group-version-kind'];
-  assert.equal(deleteOptions.map((g: Json) => `${g.group}/${g.version}`), ['/v1', 'flowcontrol.apiserver.k8s.io/v1', 'authorization.k8s.io/v1']);
+  assert.equal(deleteOptions.map((g: Json) => `${g.group}/${g.version}`), ['/v1', 'flowcontrol.apiserver.k8s.io/v1', 'authorization.k8s.io/v1', 'authentication.k8s.io/v1']);
   for (const document of documents) {
     const parsed = JSON.parse(document.json) as Json;
     for (const group of model.groups) {
@@ -218,6 +219,25 @@ test('paths and GVKs follow the apiDomain', () => {
   assert.ok(parsed.paths['/apis/flowcontrol.apiserver.example.com/v1/flowschemas/{name}']);
   assert.not.match(other.json, /flowcontrol\.apiserver\.k8s\.io/);
   assert.is(patchOperations(parsed, 'FlowSchema').length, 0);
+});
+
+test('the self reviews have their group documents: a POST each, GVKs for explain, the rules review status as Kubernetes requires it', () => {
+  assert.equal(documents.map((d) => d.path).sort(), ['apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/flowcontrol.apiserver.k8s.io/v1']);
+  const expected: [string, string, string, string][] = [
+    ['apis/authorization.k8s.io/v1', 'authorization.k8s.io', 'selfsubjectaccessreviews', 'SelfSubjectAccessReview'],
+    ['apis/authorization.k8s.io/v1', 'authorization.k8s.io', 'selfsubjectrulesreviews', 'SelfSubjectRulesReview'],
+    ['apis/authentication.k8s.io/v1', 'authentication.k8s.io', 'selfsubjectreviews', 'SelfSubjectReview'],
+  ];
+  for (const [path, group, resource, kind] of expected) {
+    const document = JSON.parse(documents.find((d) => d.path === path)!.json) as Json;
+    const post = document.paths[`/apis/${group}/v1/${resource}`].post;
+    assert.equal([post['x-kubernetes-action'], post['x-kubernetes-group-version-kind']], ['post', { group, version: 'v1', kind }], kind);
+    assert.not.ok(document.paths[`/apis/${group}/v1/${resource}`].get, `${kind} is create-only`);
+  }
+  const rules = JSON.parse(documents.find((d) => d.path === 'apis/authorization.k8s.io/v1')!.json) as Json;
+  const status = rules.components.schemas['io.k8s.api.authorization.v1.SubjectRulesReviewStatus'];
+  assert.equal(status.required, ['resourceRules', 'nonResourceRules', 'incomplete']);
+  assert.ok(resolve(rules, status.properties.resourceRules.items).properties.verbs);
 });
 
 test.run();

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,19 @@ test('bad flags: one line naming the flag, exit code 2', async () => {
   assert.is(badValue.code, 2);
   assert.is(badValue.stderr.trim().split('\n').length, 1);
   assert.match(badValue.stderr, /--secure-port/);
+});
+
+test('--apf-work-estimator-config-file: a bad value stops the server with one line naming the file and the field', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fairway-serve-'));
+  try {
+    const file = join(dir, 'estimator.yaml');
+    await writeFile(file, 'listWorkEstimatorConfig:\n  objectsPerSeat: -1\n');
+    const run = await fairway(['serve', `--data-dir=${dir}`, '--secure-port=1', '--storage-backend=memory', `--apf-work-estimator-config-file=${file}`]);
+    assert.is(run.code, 1);
+    assert.match(run.stderr, `${file}: listWorkEstimatorConfig.objectsPerSeat: Invalid value: -1: must be a number greater than 0`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('--help lists every flag', async () => {

@@ -1,21 +1,22 @@
 // `fairway serve`: kube-apiserver's flags → the store (LevelDB under <data-dir>/store unless
 // --storage-backend=memory) → the server (flow control, bootstrap configuration, REST, watch) →
-// HTTPS on --bind-address:--secure-port → <data-dir>/admin.kubeconfig once it listens.
-// SIGTERM or SIGINT: stop accepting, end watches cleanly, let in-flight requests finish, close the
-// store, exit 0. A second signal exits at once.
+// TLS on --bind-address:--secure-port, HTTP/2 and HTTP/1.1 (secure-server.ts) →
+// <data-dir>/admin.kubeconfig once it listens. SIGTERM or SIGINT: stop accepting (GOAWAY on HTTP/2),
+// end watches cleanly, let in-flight requests finish, close the store, exit 0. A second signal
+// exits at once.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:https';
-import { isIP, type Server as NetServer } from 'node:net';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { realClock } from '../engine/clock.ts';
+import { loadWorkEstimatorConfig } from '../engine/config/work-estimator-file.ts';
 import type { UserInfo } from '../engine/flowcontrol/request-digest.ts';
+import type { WorkEstimatorConfig } from '../engine/flowcontrol/work-estimator-config.ts';
 import { createStore } from '../engine/store/store.ts';
 import type { Store } from '../engine/store/store-types.ts';
+import type { StorageBackend } from '../engine/store/backend.ts';
 import { createMemoryBackend } from '../engine/store/memory-backend.ts';
 import { createLevelDbBackend } from '../engine/store/leveldb-backend.ts';
-import { createEtcdBackend } from '../engine/store/etcd-backend.ts';
-import { parseEtcdServers } from '../engine/store/etcd-client.ts';
 import type { Command } from './cli/main.ts';
 import { parseServeFlags, type ServeOptions } from './flags.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -26,7 +27,7 @@ import { writeFileAtomic } from './atomic-write.ts';
 import { recoveryHint } from './recovery-hint.ts';
 import { preparePrivateDataDir } from './data-dir.ts';
 import { createFairwayServer } from './fairway-server.ts';
-import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
+import { createSecureApiServer } from './secure-server.ts';
 import { createAccessControl } from './access-control.ts';
 import { isHealthPath } from './handlers/health.ts';
 import { startEncryptionAtRest, storedResources, type EncryptionAtRest } from './encryption-at-rest.ts';
@@ -35,13 +36,10 @@ import { startExecutionPlane } from './execution-plane.ts';
 export const ADMIN_TOKEN_FILE = 'admin.token';
 export const ADMIN_KUBECONFIG_FILE = 'admin.kubeconfig';
 export const ADMIN_USER: UserInfo = { name: 'admin', uid: 'admin', groups: ['system:masters', 'system:authenticated'] };
-/** The request header limit (kube-apiserver's is 1 MiB; Node's default, 16 KiB, refuses long tokens). */
-export const MAX_HEADER_BYTES = 1 << 20;
 /** How long shutdown waits for in-flight requests. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
 export const serveCommand: Command = {
-  summary: 'run the API server (kube-apiserver flags; --help lists them)',
   run: async (args) => {
     const parsed = parseServeFlags(args);
     if (parsed.kind === 'help') {
@@ -93,12 +91,18 @@ async function tokens(options: ServeOptions, admin: string, logger: Logger): Pro
   return map;
 }
 
-function openStore(options: ServeOptions, encryption: EncryptionAtRest | undefined): Store {
+/** The etcd client (gRPC, protobuf) is loaded only for --storage-backend=etcd3: it is a third of a LevelDB restart's module loading. */
+async function etcdBackend(options: ServeOptions): Promise<StorageBackend> {
+  const [{ createEtcdBackend }, { parseEtcdServers }] = await Promise.all([import('../engine/store/etcd-backend.ts'), import('../engine/store/etcd-client.ts')]);
+  return createEtcdBackend({ endpoints: parseEtcdServers(options.etcdServers.join(',')), clock: realClock() });
+}
+
+async function openStore(options: ServeOptions, encryption: EncryptionAtRest | undefined): Promise<Store> {
   const backend =
     options.storageBackend === 'memory'
       ? createMemoryBackend()
       : options.storageBackend === 'etcd3'
-        ? createEtcdBackend({ endpoints: parseEtcdServers(options.etcdServers.join(',')), clock: realClock() })
+        ? await etcdBackend(options)
         : createLevelDbBackend({ location: join(options.dataDir, 'store'), recoveryHint: recoveryHint(options.dataDir) });
   return createStore({ backend, clock: realClock(), ...(encryption !== undefined ? { transformer: encryption.holder } : {}) });
 }
@@ -161,7 +165,18 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     encryption = started.value;
   }
 
-  const store = openStore(options, encryption);
+  let workEstimator: WorkEstimatorConfig | undefined;
+  if (options.apfWorkEstimatorConfigFile !== '') {
+    const loaded = await loadWorkEstimatorConfig(options.apfWorkEstimatorConfigFile);
+    if (!loaded.ok) {
+      access.value.stop();
+      encryption?.stop();
+      throw new Error(loaded.error);
+    }
+    workEstimator = loaded.config;
+  }
+
+  const store = await openStore(options, encryption);
   try {
     await store.open();
   } catch (error) {
@@ -181,22 +196,26 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     maxWatchesPerUser: options.maxWatchesPerUser,
     enablePriorityAndFairness: options.enablePriorityAndFairness,
     apfEnforce: options.apfEnforce,
+    ...(workEstimator !== undefined ? { workEstimator } : {}),
     tokens: users,
     anonymousAuth: options.anonymousAuth,
-    clientCertificates: clientCa !== undefined,
+    ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}),
     accessControl: access.value,
+    verbosity: options.verbosity,
     serverAddress: () => (url === '' ? '' : new URL(url).host),
     ...(encryption !== undefined ? { extraHealthChecks: encryption.healthChecks } : {}),
     executionPlane: plane,
   });
-  const server = createServer(
-    // Request headers up to 1 MiB, as kube-apiserver (Go's MaxHeaderBytes); beyond: 431.
-    { ...HTTP1_SERVER_OPTIONS, cert: certPem, key: keyPem, ALPNProtocols: ['http/1.1'], maxHeaderSize: MAX_HEADER_BYTES, ...(clientCa !== undefined ? { ca: clientCa, requestCert: true, rejectUnauthorized: false } : {}) },
-    fairway.apiServer.handle,
-  );
-  installHttp1Rules(server);
+  const server = createSecureApiServer({
+    certPem,
+    keyPem,
+    ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}),
+    http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection,
+    disableHttp2: options.disableHttp2Serving,
+    handler: fairway.apiServer.handle,
+  });
   try {
-    await listen(server, options.securePort, options.bindAddress);
+    await server.listen(options.securePort, options.bindAddress);
   } catch (error) {
     fairway.stop();
     access.value.stop();
@@ -220,9 +239,9 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   process.once('SIGTERM', force);
   process.once('SIGINT', force);
   fairway.beginShutdown();
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const closed = server.close();
   await fairway.apiServer.drain(DRAIN_TIMEOUT_MS);
-  server.closeAllConnections();
+  server.destroy();
   await closed;
   fairway.stop();
   access.value.stop();
@@ -233,15 +252,4 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   // Nothing should be left running; if a stray handle is, it must not keep the process alive.
   setTimeout(() => process.exit(0), 1_000).unref();
   return 0;
-}
-
-function listen(server: NetServer, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
 }

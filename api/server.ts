@@ -11,6 +11,7 @@ import type { Clock } from '../engine/clock.ts';
 import { goDurationToMs, parseGoDuration } from '../engine/config/go-duration.ts';
 import type { RequestInfo, UserInfo } from '../engine/flowcontrol/request-digest.ts';
 import { chain, type Filter, type RequestContext } from './http-context.ts';
+import { connectionOf, type Connection } from './connection.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from './errors.ts';
 import type { Logger } from './log.ts';
 import { parseRequestInfo } from './request-info.ts';
@@ -36,6 +37,8 @@ export interface ApiServerOptions {
   describe: (context: RequestContext) => Promise<boolean>;
   /** Exact paths, or prefixes ending in `/`, served after everything else (`/metrics`, `/debug/...`). */
   extraRoutes?: ReadonlyMap<string, RouteHandler>;
+  /** Called once per request when its response is completely written or abandoned (the access log). */
+  onDone?: (context: RequestContext) => void;
 }
 
 export interface ApiServer {
@@ -62,20 +65,25 @@ const EMPTY_QUERY = new URLSearchParams();
 const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*(\?[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*)?$/;
 
 /**
- * One request as the filters and handlers see it. The parsed URL and the abort signal are made only
- * when asked for (most requests never ask), and nothing here allocates a closure per request.
+ * One request in flight, over HTTP/1.1 or HTTP/2 (whose compatibility objects have the same
+ * surface), as the filters and handlers see it. The parsed URL and the abort signal are made only
+ * when asked for (most requests never ask, and a URL or an AbortController per request is a
+ * measurable share of a small GET). A class without per-request closures: an open watch keeps this
+ * alive for as long as it lasts, so its size is the server's memory per watch.
  */
-class ServerRequestContext implements RequestContext {
+class InFlightRequest implements RequestContext {
   user: UserInfo | undefined = undefined;
-  readonly watchInitialized: Promise<void>;
-  private resolveWatch: (() => void) | undefined;
+  impersonator: UserInfo | undefined = undefined;
+  readonly watchInitialized: Promise<void> = INITIALIZED;
+  private resolveInitialized: (() => void) | undefined = undefined;
   private parsedUrl: URL | undefined;
-  private controller: AbortController | undefined;
+  private controller: AbortController | undefined = undefined;
   private aborted = false;
 
   constructor(
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
+    readonly connection: Connection,
     readonly requestInfo: RequestInfo,
     readonly receivedMs: number,
     readonly deadlineMs: number,
@@ -84,8 +92,7 @@ class ServerRequestContext implements RequestContext {
     parsedUrl: URL | undefined,
   ) {
     this.parsedUrl = parsedUrl;
-    if (requestInfo.verb === 'watch') this.watchInitialized = new Promise<void>((resolve) => (this.resolveWatch = resolve));
-    else this.watchInitialized = INITIALIZED;
+    if (requestInfo.verb === 'watch') this.watchInitialized = new Promise<void>((resolve) => (this.resolveInitialized = resolve));
   }
 
   get url(): URL {
@@ -97,25 +104,39 @@ class ServerRequestContext implements RequestContext {
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       this.controller = new AbortController();
-      if (this.aborted || (this.res.destroyed && !this.res.writableFinished)) this.abort();
-      // Only a request that holds a signal needs to hear of the client leaving.
-      else this.res.once('close', () => this.clientGone());
+      if (this.aborted || responseCut(this.res)) this.abort();
+      else {
+        // Only a request that holds a signal needs to hear of the client leaving.
+        requestOfResponse.set(this.res, this);
+        this.res.once('close', onResponseClose);
+      }
     }
     return this.controller.signal;
   }
 
   markWatchInitialized(): void {
-    this.resolveWatch?.();
+    this.resolveInitialized?.();
   }
 
   abort(): void {
     this.aborted = true;
     this.controller?.abort();
   }
+}
 
-  private clientGone(): void {
-    if (!this.res.writableFinished) this.abort();
-  }
+/** Which request each response belongs to, for the one shared 'close' listener. */
+const requestOfResponse = new WeakMap<object, InFlightRequest>();
+
+/** A response that closes before it finished: its client went away, so the request is aborted. */
+function onResponseClose(this: ServerResponse): void {
+  if (!this.writableFinished) requestOfResponse.get(this)?.abort();
+}
+
+/** Whether the response's connection (HTTP/1.1) or stream (HTTP/2) is already gone unfinished. */
+function responseCut(res: ServerResponse): boolean {
+  if (res.writableFinished) return false;
+  const stream = (res as { stream?: { destroyed: boolean } }).stream;
+  return stream !== undefined ? stream.destroyed : res.destroyed;
 }
 
 /** The path and query of a plain request target, or undefined when it needs the URL parser. */
@@ -154,7 +175,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const { clock, logger } = options;
   const filters = options.filters;
   const extraRoutes = [...(options.extraRoutes ?? new Map<string, RouteHandler>()).entries()];
-  const inFlight = new Set<ServerRequestContext>();
+  const inFlight = new Set<InFlightRequest>();
   let idle: (() => void) | undefined;
 
   const routeOther = async (context: RequestContext): Promise<void> => {
@@ -180,7 +201,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // kube-apiserver's timeout filter: a 504 if nothing was written yet, and the handler's later
   // writes go nowhere; a body already under way cannot be finished, so the connection is cut, as
   // Go's timeout handler aborts it.
-  const onDeadline = (context: ServerRequestContext): void => {
+  const onDeadline = (context: InFlightRequest): void => {
     const { req, res } = context;
     if (!res.headersSent) sendStatusNegotiated(context, timeout());
     else if (!res.writableEnded) res.destroy();
@@ -191,20 +212,27 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (!req.complete) void responseFlushed(res).then(() => req.destroy());
   };
 
-  const serve = async (context: ServerRequestContext): Promise<void> => {
+  const serve = async (context: InFlightRequest): Promise<void> => {
     const res = context.res;
     const cancelTimer = Number.isFinite(context.deadlineMs) ? clock.after(context.deadlineMs - context.receivedMs, () => onDeadline(context)) : undefined;
     try {
-      await run(context);
-    } catch (error) {
-      sendError(context, error, logger);
+      try {
+        await run(context);
+      } catch (error) {
+        sendError(context, error, logger);
+      }
+    } finally {
+      cancelTimer?.();
+      if (!res.writableEnded) res.end();
     }
-    cancelTimer?.();
-    if (!res.writableEnded) res.end();
-    // In flight until the body is on the socket: shutdown's drain must not cut a slow reader's body.
-    await responseFlushed(res);
-    inFlight.delete(context);
-    if (inFlight.size === 0) idle?.();
+    try {
+      // In flight until the body is on the socket: shutdown's drain must not cut a slow reader's body.
+      await responseFlushed(res);
+    } finally {
+      inFlight.delete(context);
+      options.onDone?.(context);
+      if (inFlight.size === 0) idle?.();
+    }
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -235,7 +263,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       sendStatus(res, errorStatus(error, logger), statusRepresentation(req, query));
       return;
     }
-    const context = new ServerRequestContext(req, res, requestInfo, receivedMs, deadlineMs, query, target, url);
+    const context = new InFlightRequest(req, res, connectionOf(req), requestInfo, receivedMs, deadlineMs, query, target, url);
     inFlight.add(context);
     void serve(context);
   };

@@ -7,9 +7,10 @@
 // them.
 //
 // Keys are ECDSA P-256 (Go's crypto/tls and Node both accept it; generation is instant). X.509
-// encoding uses @peculiar/x509 over Node's WebCrypto; reading and checking uses Node's own X509Certificate.
-import 'reflect-metadata'; // @peculiar/x509's dependency injection (tsyringe) needs the Reflect metadata API
-import * as x509 from '@peculiar/x509';
+// encoding uses @peculiar/x509 over Node's WebCrypto; reading and checking uses Node's own
+// X509Certificate. @peculiar/x509 is loaded only when a certificate is made: it costs more to load
+// (about 0.5 s of CPU) than the rest of a restart that reuses its certificates.
+import type * as X509 from '@peculiar/x509';
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
@@ -54,12 +55,16 @@ export interface EnsureOptions {
 
 export const CERT_FILES = { caCert: 'ca.crt', caKey: 'ca.key', cert: 'apiserver.crt', key: 'apiserver.key' } as const;
 
-let providerSet = false;
-function useNodeCrypto(): void {
-  if (!providerSet) {
+let x509Module: Promise<typeof X509> | undefined;
+/** @peculiar/x509, set to use Node's WebCrypto. */
+function loadX509(): Promise<typeof X509> {
+  x509Module ??= (async () => {
+    await import('reflect-metadata'); // its dependency injection (tsyringe) needs the Reflect metadata API
+    const x509 = await import('@peculiar/x509');
     x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-    providerSet = true;
-  }
+    return x509;
+  })();
+  return x509Module;
 }
 
 /** The names a serving certificate must carry: localhost, both loopbacks, the bind address, extras. */
@@ -139,7 +144,7 @@ const serialNumber = () => {
   return bytes.toString('hex');
 };
 
-async function exportKeyPem(key: webcrypto.CryptoKey): Promise<string> {
+async function exportKeyPem(x509: typeof X509, key: webcrypto.CryptoKey): Promise<string> {
   const der = await webcrypto.subtle.exportKey('pkcs8', key);
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }
@@ -153,7 +158,7 @@ const newKeys = (): Promise<webcrypto.CryptoKeyPair> => webcrypto.subtle.generat
 
 /** A self-signed CA, named `fairway-ca@<unix seconds>` so that a regenerated CA is recognisably new. */
 export async function generateCertificateAuthority(options: { nowMs?: number; validityDays?: number; commonName?: string } = {}): Promise<KeyPairPem> {
-  useNodeCrypto();
+  const x509 = await loadX509();
   const nowMs = options.nowMs ?? Date.now();
   const keys = await newKeys();
   const name = [{ CN: [options.commonName ?? `fairway-ca@${Math.floor(nowMs / 1000)}`] }];
@@ -172,18 +177,18 @@ export async function generateCertificateAuthority(options: { nowMs?: number; va
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  return { certPem: cert.toString('pem'), keyPem: await exportKeyPem(keys.privateKey) };
+  return { certPem: cert.toString('pem'), keyPem: await exportKeyPem(x509, keys.privateKey) };
 }
 
 async function issue(
   ca: KeyPairPem,
-  subject: x509.JsonName,
+  subject: X509.JsonName,
   usage: 'server' | 'client',
-  extra: x509.Extension[],
+  extra: (x509: typeof X509) => X509.Extension[],
   nowMs: number,
   validityDays: number,
 ): Promise<KeyPairPem> {
-  useNodeCrypto();
+  const x509 = await loadX509();
   const caCert = new x509.X509Certificate(ca.certPem);
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.create({
@@ -201,23 +206,23 @@ async function issue(
       new x509.ExtendedKeyUsageExtension([usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       await x509.AuthorityKeyIdentifierExtension.create(caCert),
-      ...extra,
+      ...extra(x509),
     ],
   });
-  return { certPem: cert.toString('pem'), keyPem: await exportKeyPem(keys.privateKey) };
+  return { certPem: cert.toString('pem'), keyPem: await exportKeyPem(x509, keys.privateKey) };
 }
 
 /** A serving certificate for `hosts` (DNS names and IP addresses), signed by `ca`. */
 export async function issueServingCertificate(ca: KeyPairPem, options: { hosts: readonly string[]; nowMs?: number; validityDays?: number }): Promise<KeyPairPem> {
   const names = options.hosts.map((host) => ({ type: isIP(host) === 0 ? ('dns' as const) : ('ip' as const), value: host }));
-  const san = new x509.SubjectAlternativeNameExtension(names);
-  return issue(ca, [{ CN: ['fairway-apiserver'] }], 'server', [san], options.nowMs ?? Date.now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
+  const san = (x509: typeof X509) => [new x509.SubjectAlternativeNameExtension(names)];
+  return issue(ca, [{ CN: ['fairway-apiserver'] }], 'server', san, options.nowMs ?? Date.now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
 }
 
 /** A client certificate authenticating as `user` in `groups` (CommonName and Organizations). */
 export async function issueClientCertificate(ca: KeyPairPem, options: { user: string; groups?: readonly string[]; nowMs?: number; validityDays?: number }): Promise<KeyPairPem> {
-  const subject: x509.JsonName = [{ CN: [options.user] }, ...(options.groups ?? []).map((group) => ({ O: [group] }))];
-  return issue(ca, subject, 'client', [], options.nowMs ?? Date.now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
+  const subject: X509.JsonName = [{ CN: [options.user] }, ...(options.groups ?? []).map((group) => ({ O: [group] }))];
+  return issue(ca, subject, 'client', () => [], options.nowMs ?? Date.now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
 }
 
 /**

@@ -18,7 +18,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServerProcess } from '../api/testing/server-process.ts';
-import { cpuSeconds } from './proc-stat.ts';
+import { processCpuSeconds } from './fixtures.ts';
 import { requestsPerSecond, requireWrk, runWrk } from './wrk.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -43,9 +43,9 @@ interface Measurement {
 }
 
 async function load(target: Target, path: string, token: string, connections: number): Promise<Measurement> {
-  const cpuBefore = cpuSeconds(target.pid);
+  const cpuBefore = processCpuSeconds(target.pid);
   const result = await runWrk({ url: `${target.url}${path}`, token, connections, seconds: SECONDS, headers: { Accept: 'application/json' } });
-  const cpuUsPerRequest = ((cpuSeconds(target.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
+  const cpuUsPerRequest = ((processCpuSeconds(target.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
   if (result.non2xx > 0 || result.timeouts > 0 || result.connectErrors + result.readErrors + result.writeErrors > 0) throw new Error(`${path}: failed requests ${JSON.stringify(result)}`);
   return { requestsPerSecond: requestsPerSecond(result), p50Ms: result.p50Us / 1000, p99Ms: result.p99Us / 1000, cpuUsPerRequest };
 }

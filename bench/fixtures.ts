@@ -1,6 +1,8 @@
 // What the benchmarks share: the ~1 KB PriorityLevelConfiguration every storage benchmark writes
 // (so their figures compare), the store's view of its resource, and the table printer.
 
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { KubeObject } from '../engine/resources/types.ts';
 import type { ResourceInfo } from '../engine/store/store-types.ts';
 
@@ -45,4 +47,14 @@ export function benchPriorityLevel(i: number, namePrefix = 'level'): KubeObject 
 export function table(title: string, rows: [string, string][]): void {
   const width = Math.max(...rows.map(([k]) => k.length));
   process.stdout.write(`\n${title}\n${rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n')}\n`);
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** A process's CPU time (user + system) in seconds, from /proc/<pid>/stat. */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14 and 15 of the file (utime, stime) are 12 and 13 after the command name.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { prefillFlowSchemas } from '../api/testing/prefill.ts';
 import { startServerProcess, type ServerProcess } from '../api/testing/server-process.ts';
 import { defaultThreadCount } from '../workers/piscina-executor.ts';
-import { cpuSeconds } from './proc-stat.ts';
+import { processCpuSeconds } from './fixtures.ts';
 import { requestsPerSecond, requireWrk, runWrk, type WrkResult } from './wrk.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -58,13 +58,13 @@ const listFlood = (server: ServerProcess, seconds: number) => runWrk({ url: `${s
 async function round(server: ServerProcess): Promise<RoundResult> {
   const [admin, node] = await Promise.all([getLoad(server, server.token, SECONDS), getLoad(server, TOKENS.node, SECONDS)]);
   const flooding = listFlood(server, SECONDS + 2);
-  const cpuBefore = cpuSeconds(server.pid);
+  const cpuBefore = processCpuSeconds(server.pid);
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   await loopWindow(server);
   const [floodAdmin, floodNode] = await Promise.all([getLoad(server, server.token, SECONDS), getLoad(server, TOKENS.node, SECONDS)]);
   const loop = await loopWindow(server);
   const lists = await flooding;
-  const listCpuMs = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / Math.max(1, lists.requests);
+  const listCpuMs = ((processCpuSeconds(server.pid) - cpuBefore) * 1000) / Math.max(1, lists.requests);
   for (const r of [admin, node, floodAdmin, floodNode, lists]) {
     if (r.non2xx > 0 || r.timeouts > 0 || r.connectErrors + r.readErrors + r.writeErrors > 0) throw new Error(`failed requests: ${JSON.stringify(r)}`);
   }

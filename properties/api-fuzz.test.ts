@@ -20,29 +20,15 @@ import { startInProcessServer, type InProcessServer } from '../api/testing/in-pr
 import { checkAsyncProperty } from './support/runner.ts';
 import { mutationsFor, validObject, type FlowcontrolKindName } from './support/api-objects.ts';
 import { collectionPath, describeRequest, fuzzRequest, FUZZ_NAMES, patchRequest, type FuzzRequest } from './support/api-requests.ts';
+import { trapCrashes } from './support/crash-trap.ts';
 import { assertWellFormed, send, type FuzzResponse } from './support/fuzz-client.ts';
 
 let server: InProcessServer;
 
-// In a real `fairway serve` an uncaught exception ends the process; in-process it would end this
-// test file without a seed or path. So they are caught here and reported by the run that caused
-// them (engine code reports errors through a setTimeout(0), hence the wait).
-const crashes: unknown[] = [];
-const onCrash = (error: unknown) => void crashes.push(error);
-
-async function assertServerUp(): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, 0));
-  await new Promise((resolve) => setImmediate(resolve));
-  const caught = crashes.splice(0);
-  if (caught.length > 0) {
-    const first = caught[0] instanceof Error ? (caught[0].stack ?? caught[0].message) : String(caught[0]);
-    throw new Error(`the server would have crashed: uncaught ${first.split('\n').slice(0, 4).join(' | ')}`);
-  }
-}
+const crashes = trapCrashes();
+const assertServerUp = (): Promise<void> => crashes.assertNone();
 
 test.before(async () => {
-  process.on('uncaughtException', onCrash);
-  process.on('unhandledRejection', onCrash);
   server = await startInProcessServer();
   await server.ready();
   // Objects for the fuzz's PUTs, PATCHes and DELETEs to find (it creates and deletes more itself).
@@ -55,8 +41,7 @@ test.before(async () => {
 });
 test.after(async () => {
   await server.close();
-  process.off('uncaughtException', onCrash);
-  process.off('unhandledRejection', onCrash);
+  crashes.release();
 });
 
 const request = (r: Pick<FuzzRequest, 'method' | 'path'> & Partial<FuzzRequest>): Promise<FuzzResponse> =>

@@ -36,7 +36,6 @@ run failed, 2 for usage errors.
 `;
 
 export const simCompareCommand: Command = {
-  summary: 'compare configuration variants with the baseline over seeds',
   run: (args) => runSimCompare(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
 };
 

@@ -29,7 +29,6 @@ Exit status: 0 on success, 1 if the server cannot be read, 2 for usage errors.
 const FLOWCONTROL = '/apis/flowcontrol.apiserver.k8s.io/v1';
 
 export const simImportCommand: Command = {
-  summary: 'write a scenario from a running API server\'s APF configuration',
   run: (args) => runSimImport(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
 };
 

@@ -40,7 +40,6 @@ export interface Output {
 }
 
 export const simRunCommand: Command = {
-  summary: 'simulate a scenario through the APF engine and write a report',
   run: (args) => runSimRun(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
 };
 

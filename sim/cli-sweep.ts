@@ -35,7 +35,6 @@ run failed, 2 for usage errors.
 `;
 
 export const simSweepCommand: Command = {
-  summary: 'run a scenario over many seeds and config variants in parallel',
   run: (args) => runSimSweep(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
 };
 

@@ -51,7 +51,6 @@ Exit status: 0 when a configuration meets every objective, 1 when none within th
 `;
 
 export const simTuneCommand: Command = {
-  summary: 'find the smallest configuration change that meets objectives',
   run: (args) => runSimTune(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
 };
 

@@ -68,6 +68,17 @@ test('every scenario mistake is reported with the file, its line and the field p
   expect('bad.yaml:17: flows[1].service.mean: must be a duration');
 });
 
+test('server.workEstimator sets the estimator\'s tunables (Kubernetes\' WorkEstimatorConfig), defaults otherwise, errors by field', async () => {
+  const loaded = await loadScenarioText(`kind: Scenario\nduration: 30s\nserver:\n  workEstimator: {maximumSeatsLimit: 4, listWorkEstimatorConfig: {objectsPerSeat: 50}}\nflows:\n${FLOW}`, 'we.yaml');
+  assert.ok(loaded.ok, errorsOf(loaded).join('\n'));
+  if (!loaded.ok) return;
+  assert.equal(loaded.loaded.scenario.server.workEstimator, { minimumSeats: 1, maximumSeatsLimit: 4, objectsPerSeat: 50, mutatingEnabled: true, eventAdditionalDurationMs: 5, watchesPerSeat: 10 });
+  const plain = await loadScenarioText(`kind: Scenario\nduration: 30s\nflows:\n${FLOW}`, 'ok.yaml');
+  assert.ok(plain.ok && plain.loaded.scenario.server.workEstimator.maximumSeatsLimit === 10);
+  const errors = errorsOf(await loadScenarioText(`kind: Scenario\nduration: 30s\nserver:\n  workEstimator: {mutatingWorkEstimatorConfig: {watchesPerSeat: 0}}\nflows:\n${FLOW}`, 'bad.yaml'));
+  assert.ok(errors.some((e) => e.includes('server.workEstimator.mutatingWorkEstimatorConfig.watchesPerSeat: Invalid value: 0: must be a number greater than 0')), errors.join('\n'));
+});
+
 test('inline manifests go through the server’s validation, errors pointing at the field’s line', async () => {
   const text = `kind: Scenario
 duration: 10s

@@ -4,6 +4,8 @@
 // problem is reported with its field path. The flowcontrol manifests themselves are checked by
 // scenario-config.ts with the server's own decoding, defaulting and validation.
 
+import { decodeWorkEstimatorConfig, type WorkEstimatorConfig } from '../engine/flowcontrol/work-estimator-config.ts';
+import { fieldErrorBody } from '../engine/resources/field-errors.ts';
 import type { ArrivalSpec, ServiceSpec } from './distributions.ts';
 import { FieldReader, isPlain, type FieldProblem, type Plain } from './field-reader.ts';
 import type { PathSegment } from './yaml-source.ts';
@@ -36,6 +38,8 @@ export interface ServerSpec {
   executorThreads: number | null;
   /** The server machine's cores; only sets the default of executorThreads. */
   cores: number | null;
+  /** The work estimator's tunables (Kubernetes' WorkEstimatorConfig); its defaults when left out. */
+  workEstimator: WorkEstimatorConfig;
 }
 
 export interface FlowSpec {
@@ -87,7 +91,7 @@ export interface Scenario {
 }
 
 const TOP_FIELDS = ['apiVersion', 'kind', 'name', 'description', 'duration', 'server', 'bootstrap', 'objects', 'files', 'objectCounts', 'flows', 'report'];
-const SERVER_FIELDS = ['maxRequestsInflight', 'maxMutatingRequestsInflight', 'requestTimeout', 'consistentListFromCache', 'executorThreads', 'cores'];
+const SERVER_FIELDS = ['maxRequestsInflight', 'maxMutatingRequestsInflight', 'requestTimeout', 'consistentListFromCache', 'executorThreads', 'cores', 'workEstimator'];
 const FLOW_FIELDS = [
   'name', 'user', 'groups', 'namespace', 'verb', 'apiGroup', 'resource', 'subresource', 'objectName', 'path',
   'objects', 'watchers', 'query', 'arrival', 'service', 'timeout', 'waitLimit', 'start', 'stop',
@@ -160,6 +164,7 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
     consistentListFromCache: r.boolean(map, 'consistentListFromCache', path, true),
     executorThreads: null,
     cores: map.cores === undefined || map.cores === null ? null : r.number(map, 'cores', path, { fallback: 1, integer: true, min: 1, max: 4096 }),
+    workEstimator: workEstimatorOf(r, map.workEstimator),
   };
   // As `fairway serve --execution-threads`: the cores left after the main thread, at least one.
   const defaultThreads = server.cores === null ? null : Math.max(1, server.cores - 1);
@@ -169,6 +174,12 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
     r.fail(path, 'maxRequestsInflight + maxMutatingRequestsInflight must be greater than 0 (APF needs a server concurrency limit)');
   }
   return server;
+}
+
+function workEstimatorOf(r: FieldReader, value: unknown): WorkEstimatorConfig {
+  const { config, errors } = decodeWorkEstimatorConfig(value);
+  for (const error of errors) r.fail(['server', 'workEstimator', ...error.field.split('.').filter((p) => p !== '')], fieldErrorBody(error));
+  return config;
 }
 
 /** `durationMs` is undefined when the scenario's duration was invalid (already reported). */

@@ -11,6 +11,7 @@
 // hooks share the per-request state (InFlight, the request being admitted), and splitting them
 // would spread that protocol over several files.
 
+import { ObjectCountTracker, startObjectCountPolling } from '../engine/flowcontrol/object-count-tracker.ts';
 import { FlowController, type AdmitOutcome, type AdmitRequest, type ControllerDump, type LevelDump } from '../engine/flowcontrol/controller.ts';
 import type { Admission } from '../engine/flowcontrol/queue-set.ts';
 import type { RequestDigest } from '../engine/flowcontrol/request-digest.ts';
@@ -103,7 +104,8 @@ class Simulation {
   private readonly executor: VirtualExecutor;
   private readonly flows: FlowMetrics[] = [];
   private readonly levels = new Map<string, LevelMetrics>();
-  private readonly objectCounts: Map<string, number>;
+  /** Stored-object counts as kube-apiserver's tracker holds them, polled from the scenario's objectCounts. */
+  private readonly objectCounts: ObjectCountTracker;
   /** What the estimator should report for the request being admitted right now. */
   private readonly estimating = { objects: undefined as number | undefined, watchers: 0 };
   private admitting: InFlight | undefined;
@@ -116,7 +118,7 @@ class Simulation {
   constructor(private readonly input: SimulationInput) {
     this.scenario = input.loaded.scenario;
     const server = this.scenario.server;
-    this.objectCounts = new Map(Object.entries(this.scenario.objectCounts));
+    this.objectCounts = new ObjectCountTracker(this.clock);
     this.intervalMs = this.scenario.reportIntervalMs ?? chooseIntervalMs(this.scenario.durationMs);
     this.executor = new VirtualExecutor(this.clock, threadsFor(server.executorThreads));
     this.controller = new FlowController({
@@ -127,6 +129,7 @@ class Simulation {
         objectCount: (groupResource) => this.objectCount(groupResource),
         watchCount: () => this.estimating.watchers,
         consistentListFromCache: server.consistentListFromCache,
+        config: server.workEstimator,
       },
       observer: {
         queued: (descriptor, queueLengthAfter) => {
@@ -150,6 +153,8 @@ class Simulation {
   run(): SimulationResult {
     const { scenario, input } = this;
     this.configured = true;
+    const counts = new Map(Object.entries(scenario.objectCounts));
+    const stopCounting = startObjectCountPolling({ clock: this.clock, tracker: this.objectCounts, resources: [...counts.keys()], count: (key) => counts.get(key) ?? -1 });
     this.controller.configure(input.loaded.config);
     this.controller.start();
     for (const spec of scenario.flows) this.startFlow(spec);
@@ -170,6 +175,7 @@ class Simulation {
     this.closeBucket();
     const finalDump = this.controller.dump();
     this.controller.stop();
+    stopCounting();
     for (const flow of this.flows) flow.touch(durationMs);
 
     return {
@@ -351,9 +357,11 @@ class Simulation {
   // --- books -----------------------------------------------------------------------------------
 
   private objectCount(groupResource: string): ObjectCountResult {
-    const count = this.estimating.objects ?? this.objectCounts.get(groupResource);
-    if (this.admitting !== undefined) this.admitting.objects = count;
-    return count === undefined ? 'not-found' : { count };
+    const objects = this.estimating.objects;
+    const result = objects !== undefined ? { count: objects } : this.objectCounts.get(groupResource);
+    // The executor model routes the request by how many objects it lists.
+    if (this.admitting !== undefined) this.admitting.objects = typeof result === 'object' ? result.count : undefined;
+    return result;
   }
 
   private addFlow(name: string, source: FlowMetrics['source']): FlowMetrics {

@@ -98,4 +98,40 @@ plugins:
   assert.equal(await check(example), { code: 0, lines: [`${example}: AdmissionConfiguration/(document 1): valid`] });
 });
 
+test('names of Object.prototype members are unknown fields in every configuration kind, and reach no prototype', async () => {
+  const encryption = file(
+    'hostile-encryption.yaml',
+    `apiVersion: apiserver.config.k8s.io/v1
+kind: EncryptionConfiguration
+__proto__: {polluted: yes}
+resources:
+- resources: [flowschemas.flowcontrol.apiserver.k8s.io]
+  constructor: {prototype: {polluted: yes}}
+  providers:
+  - aescbc:
+      keys:
+      - {name: key1, secret: c2VjcmV0IGlzIHNlY3VyZSwgb3IgaXMgaXQ/Cg==, toString: x}
+  - identity: {__proto__: {polluted: yes}}
+`,
+  );
+  const authorization = file('hostile-authz.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n__proto__: {polluted: yes}\nauthorizers:\n- {type: AlwaysDeny, name: deny, constructor: {prototype: {polluted: yes}}}\n');
+  const admission = file('hostile-admission.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- {name: EventRateLimit, hasOwnProperty: null, configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Server, qps: 5, burst: 10, __proto__: {polluted: yes}}]}}\n');
+  const { code, lines } = await check(encryption, authorization, admission);
+  assert.is(code, 1);
+  assert.equal(
+    lines.map((line) => line.replace(/^.*?: [A-Za-z]+Configuration\/\(document 1\): /, '')),
+    [
+      '__proto__: Forbidden: unknown field',
+      'resources[0].constructor: Forbidden: unknown field',
+      'resources[0].providers[0].aescbc.keys[0].toString: Forbidden: unknown field',
+      'resources[0].providers[1].identity.__proto__: Forbidden: unknown field',
+      '__proto__: Forbidden: unknown field',
+      'authorizers[0].constructor: Forbidden: unknown field',
+      'plugins[0].hasOwnProperty: Forbidden: unknown field',
+    ],
+  );
+  assert.is(({} as Record<string, unknown>)['polluted'], undefined);
+  assert.type(Object.prototype.hasOwnProperty, 'function');
+});
+
 test.run();

@@ -47,7 +47,6 @@ export interface Output {
 }
 
 export const configCheckCommand: Command = {
-  summary: 'validate FlowSchema/PriorityLevelConfiguration manifests and apiserver config files (authorization, admission, encryption) offline',
   run: (args) =>
     runConfigCheck(args, {
       stdout: (text) => process.stdout.write(text),

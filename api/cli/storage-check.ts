@@ -29,7 +29,6 @@ Exit status: 0 when the store is intact, 1 when something is wrong with it (or i
 `;
 
 export const storageCheckCommand: Command = {
-  summary: 'check a LevelDB data directory for damage and lost writes, without changing it',
   run: (args) => runStorageCheck(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
 };
 

@@ -11,6 +11,7 @@ import type { Transformer } from '../../engine/store/transformers/transformer.ts
 import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import type { Output } from './config-check.ts';
 import { storedResources } from '../encryption-at-rest.ts';
+import { ownValue } from '../../engine/own-property.ts';
 
 type ParsedFlags<K extends string> = { values: Record<K, string> } | { help: true } | { error: string };
 
@@ -23,7 +24,7 @@ function parseStorageFlags<K extends string>(args: readonly string[], flags: Rea
     if (!arg.startsWith('--')) return { error: `unexpected argument ${JSON.stringify(arg)}` };
     const eq = arg.indexOf('=');
     const name = (eq < 0 ? arg.slice(2) : arg.slice(2, eq)).replaceAll('_', '-');
-    const key = Object.hasOwn(flags, name) ? flags[name] : undefined;
+    const key = ownValue(flags, name);
     if (key === undefined) return { error: `unknown flag: --${name}` };
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined) return { error: `flag needs an argument: --${name}` };

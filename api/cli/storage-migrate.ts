@@ -42,7 +42,6 @@ usage errors.
 `;
 
 export const storageMigrateCommand: Command = {
-  summary: 'rewrite every stored object with the current encryption write provider (offline, LevelDB)',
   run: (args) => {
     useOwnerOnlyUmask();
     return runStorageMigrate(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });

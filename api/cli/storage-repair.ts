@@ -42,7 +42,6 @@ be repaired or is in use, 2 for usage errors.
 `;
 
 export const storageRepairCommand: Command = {
-  summary: 'repair a damaged LevelDB data directory (backs it up first) and report what was lost',
   run: (args) => runStorageRepair(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
 };
 

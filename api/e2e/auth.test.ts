@@ -8,10 +8,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify as yamlStringify } from 'yaml';
 import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
-import { kubectlFor, type Kubectl } from '../testing/kubectl.ts';
+import { kubectlFor, kubectlForUser, type Kubectl } from '../testing/kubectl.ts';
 import { createTestClient } from '../testing/http-client.ts';
 import { generateCertificateAuthority, issueClientCertificate } from '../tls.ts';
-import { renderKubeconfig, type KubeconfigUser } from '../kubeconfig.ts';
+import type { KubeconfigUser } from '../kubeconfig.ts';
 import { startWebhook, type WebhookProcess } from '../../engine/auth/testing/webhook-process.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
@@ -30,9 +30,7 @@ const flowSchema = (name: string, level: string, precedence: number) => ({
 });
 
 async function kubeconfigFor(name: string, user: KubeconfigUser): Promise<Kubectl> {
-  const path = join(dir, `${name}.kubeconfig`);
-  await writeFile(path, renderKubeconfig({ serverUrl: server.url, caPem: server.caPem, user }), { mode: 0o600 });
-  const kubectl = kubectlFor(path);
+  const kubectl = await kubectlForUser(dir, server, { ...user, name });
   kubectls.set(name, kubectl);
   return kubectl;
 }

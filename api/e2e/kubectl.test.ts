@@ -1,5 +1,8 @@
 // End to end: `fairway serve` as a child process (LevelDB, as `npm start` runs it), driven by the
-// real kubectl through the admin kubeconfig the server wrote. One server for the whole file.
+// real kubectl through the admin kubeconfig the server wrote. One server for the whole file. kubectl
+// negotiates HTTP/2 through ALPN, as against kube-apiserver; the server's access log (-v=3) says
+// which protocol served each request, and the last test checks that every kubectl request went
+// over HTTP/2.
 import { mkdtemp, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,7 +39,7 @@ async function ok(args: string[], env?: Record<string, string>): Promise<string>
 }
 
 test.before(async () => {
-  server = await startServerProcess({ storageBackend: 'leveldb' });
+  server = await startServerProcess({ storageBackend: 'leveldb', args: ['--v=3'] });
   kubectl = kubectlFor(server.kubeconfigPath);
   files = await mkdtemp(join(tmpdir(), 'fairway-e2e-files-'));
 });
@@ -225,6 +228,15 @@ test('delete one, then delete --all', async () => {
   assert.match(out, /"global-default" deleted/);
   const left = await ok(['get', PLC, '-o', 'name']);
   assert.not.match(left, /delta|global-default/);
+});
+
+test('every request kubectl made was served over HTTP/2', async () => {
+  const lines = server.stderr().split('\n').filter((line) => line.includes('"HTTP" verb=') && line.includes('userAgent="kubectl/'));
+  assert.ok(lines.length > 50, `kubectl's requests are in the access log (${lines.length})`);
+  const protocols = new Set(lines.map((line) => /protocol="([^"]+)"/.exec(line)?.[1]));
+  assert.equal([...protocols], ['HTTP/2.0']);
+  assert.ok(lines.some((line) => /verb="WATCH" .*protocol="HTTP\/2\.0"/.test(line)), 'watches too');
+  assert.ok(lines.some((line) => /verb="APPLY" .*protocol="HTTP\/2\.0"/.test(line)), 'server-side apply too');
 });
 
 test('a wrong token is refused', async () => {

@@ -1,23 +1,36 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { X509Certificate } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { fakeResponse } from '../testing/fake-response.ts';
+import type { Logger } from '../log.ts';
 import type { RequestContext } from '../http-context.ts';
-import { bearerToken, createAuthenticationFilter } from './authentication.ts';
+import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
+import { generateCertificateAuthority, issueClientCertificate } from '../tls.ts';
+import { authenticationRequestOf, createAuthenticationFilter } from './authentication.ts';
 
-function fakeContext(path: string, authorization?: string) {
-  const written: { status?: number; body?: string } = {};
-  const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
-  const res = {
-    headersSent: false,
-    statusCode: 200,
-    setHeader: () => undefined,
-    end(body: string) {
-      written.status = res.statusCode;
-      written.body = body;
+/** A socket presenting `pems` as its peer chain (leaf first), the way node:tls reports it. */
+function socketWith(pems: readonly string[]) {
+  let calls = 0;
+  const certs = pems.map((pem) => {
+    const parsed = new X509Certificate(pem);
+    return { raw: parsed.raw, fingerprint256: parsed.fingerprint256, issuerCertificate: undefined as unknown };
+  });
+  certs.forEach((cert, i) => (cert.issuerCertificate = certs[i + 1]));
+  return {
+    getPeerCertificate: () => {
+      calls++;
+      return certs[0] ?? {};
     },
-  } as unknown as ServerResponse;
+    calls: () => calls,
+  };
+}
+
+function fakeContext(path: string, authorization?: string, socket: object = {}) {
+  const { res, written } = fakeResponse();
+  const headers: Record<string, string> = authorization === undefined ? {} : { authorization };
   const context = {
-    req: { headers, socket: {} } as unknown as IncomingMessage,
+    req: { headers, socket } as unknown as IncomingMessage,
     res,
     url: new URL(path, 'https://x'),
     requestInfo: { isResourceRequest: false, path, verb: 'get', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' },
@@ -27,18 +40,14 @@ function fakeContext(path: string, authorization?: string) {
 }
 
 const tokens = new Map([['good', { name: 'alice', groups: ['dev'] }]]);
-
-test('bearerToken reads the scheme case-insensitively and rejects empty tokens', () => {
-  assert.is(bearerToken('Bearer abc'), 'abc');
-  assert.is(bearerToken('bearer abc'), 'abc');
-  assert.is(bearerToken('Basic abc'), undefined);
-  assert.is(bearerToken('Bearer '), undefined);
-  assert.is(bearerToken('Bearer'), undefined);
-  assert.is(bearerToken(undefined), undefined);
-});
+const authenticator = (anonymous: boolean, clientCaPems?: string[]) => {
+  const built = buildAuthenticator({ tokens, anonymous, wallClockMs: () => Date.now(), ...(clientCaPems !== undefined ? { clientCaPems } : {}) });
+  if (!built.ok) throw new Error(built.error);
+  return built.authenticator;
+};
 
 test('a known token authenticates, adds system:authenticated and strips the header', async () => {
-  const filter = createAuthenticationFilter({ tokens });
+  const filter = createAuthenticationFilter({ authenticator: authenticator(false) });
   const { context, headers } = fakeContext('/apis', 'Bearer good');
   let ran = false;
   await filter(context, async () => {
@@ -50,7 +59,7 @@ test('a known token authenticates, adds system:authenticated and strips the head
 });
 
 test('a bad token or none is a 401 Status; health checks without credentials pass as system:anonymous', async () => {
-  const filter = createAuthenticationFilter({ tokens, isPublicPath: (p) => p === '/healthz' });
+  const filter = createAuthenticationFilter({ authenticator: authenticator(false), isPublicPath: (p) => p === '/healthz' });
   for (const auth of ['Bearer bad', undefined]) {
     const { context, written } = fakeContext('/apis', auth);
     await filter(context, async () => assert.unreachable('must not run'));
@@ -63,20 +72,55 @@ test('a bad token or none is a 401 Status; health checks without credentials pas
 });
 
 test('a token that fails authentication is a 401 on a health check too, as in Kubernetes', async () => {
-  const filter = createAuthenticationFilter({ tokens, isPublicPath: (p) => p === '/healthz' });
+  const filter = createAuthenticationFilter({ authenticator: authenticator(false), isPublicPath: (p) => p === '/healthz' });
   const { context, written } = fakeContext('/healthz', 'Bearer bad');
   await filter(context, async () => assert.unreachable('must not run'));
   assert.is(written.status, 401);
 });
 
-test('anonymous auth admits requests without credentials, never bad ones', async () => {
-  const filter = createAuthenticationFilter({ tokens, anonymous: true });
+test('anonymous auth admits requests without credentials, never bad ones; the failure is logged', async () => {
+  const logged: string[] = [];
+  const logger: Logger = { info: () => undefined, warning: () => undefined, error: (m) => logged.push(m) };
+  const filter = createAuthenticationFilter({ authenticator: authenticator(true), logger });
   const none = fakeContext('/apis');
   await filter(none.context, async () => undefined);
   assert.is(none.context.user?.name, 'system:anonymous');
   const bad = fakeContext('/apis', 'Bearer bad');
   await filter(bad.context, async () => assert.unreachable('must not run'));
   assert.is(bad.written.status, 401);
+  assert.equal(logged, ['Unable to authenticate the request: invalid bearer token']);
+});
+
+test('a client certificate that does not verify is 401 even with anonymous access on', async () => {
+  const ca = await generateCertificateAuthority({ commonName: 'clients' });
+  const stranger = await generateCertificateAuthority({ commonName: 'stranger' });
+  const filter = createAuthenticationFilter({ authenticator: authenticator(true, [ca.certPem]) });
+
+  const mallory = await issueClientCertificate(stranger, { user: 'mallory' });
+  const bad = fakeContext('/apis', undefined, socketWith([mallory.certPem, stranger.certPem]));
+  await filter(bad.context, async () => assert.unreachable('must not run'));
+  assert.is(bad.written.status, 401);
+
+  const carol = await issueClientCertificate(ca, { user: 'carol', groups: ['ops'] });
+  const socket = socketWith([carol.certPem, ca.certPem]);
+  for (let i = 0; i < 3; i++) {
+    const good = fakeContext('/apis', undefined, socket);
+    await filter(good.context, async () => undefined);
+    assert.equal(good.context.user, { name: 'carol', groups: ['ops', 'system:authenticated'] });
+  }
+  assert.is(socket.calls(), 1, 'the chain is read once per connection');
+});
+
+test('over HTTP/2 the chain is read from the session socket, once per connection', async () => {
+  const ca = await generateCertificateAuthority({ commonName: 'clients' });
+  const carol = await issueClientCertificate(ca, { user: 'carol' });
+  const sessionSocket = socketWith([carol.certPem]);
+  const streamRequest = (n: number) => ({ headers: {}, socket: { stream: n }, stream: { session: { socket: sessionSocket } } }) as unknown as IncomingMessage;
+  const first = authenticationRequestOf(streamRequest(1));
+  const second = authenticationRequestOf(streamRequest(2));
+  assert.is(first.peerCertificates?.length, 1);
+  assert.is(first.peerCertificates, second.peerCertificates);
+  assert.is(sessionSocket.calls(), 1);
 });
 
 test.run();

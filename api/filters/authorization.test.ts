@@ -17,7 +17,7 @@ import { createTestClient, type TestClient } from '../testing/http-client.ts';
 import { createAuthorizationFilter } from './authorization.ts';
 import { admit, createAdmissionFilter } from './admission.ts';
 import { createSelfSubjectAccessReviewHandler, selfSubjectAccessReviewPath } from '../handlers/self-subject-access-review.ts';
-import { withSelfSubjectAccessReview } from '../access-control.ts';
+import { withReviewRoutes } from '../handlers/review.ts';
 
 const policy: Authorizer = {
   authorize: async (a: AuthorizationAttributes) => {
@@ -68,7 +68,7 @@ test.before(async () => {
     requestTimeoutMs: 10_000,
     filters: [fakeAuthentication, createAuthorizationFilter({ authorizer }), createAdmissionFilter(admission)],
     health: { healthz: [], livez: [], readyz: [] },
-    resources: withSelfSubjectAccessReview(resources, ssar),
+    resources: withReviewRoutes(resources, [ssar]),
     describe: async () => false,
   });
   server = createServer(api.handle);

@@ -279,11 +279,40 @@ test('long-running requests other than watches bypass APF; a request without a u
 });
 
 test('the queue wait limit is a quarter of the deadline, at most a minute, counted from arrival', () => {
-  assert.is(queueWaitLimitMs(1000, 61_000, 1000), 15_000);
-  assert.is(queueWaitLimitMs(1000, 61_000, 4000), 12_000, 'time already spent before APF counts');
-  assert.is(queueWaitLimitMs(0, 3_600_000, 0), MAX_QUEUE_WAIT_MS);
-  assert.is(queueWaitLimitMs(0, 400, 500), 0, 'never negative');
-  assert.is(queueWaitLimitMs(0, Number.NaN, 0), MAX_QUEUE_WAIT_MS);
+  assert.is(queueWaitLimitMs(1000, 61_000, 1000, 15_000), 15_000);
+  assert.is(queueWaitLimitMs(1000, 61_000, 4000, 15_000), 12_000, 'time already spent before APF counts');
+  assert.is(queueWaitLimitMs(0, 3_600_000, 0, 15_000), MAX_QUEUE_WAIT_MS);
+  assert.is(queueWaitLimitMs(0, 400, 500, 15_000), 0, 'never negative');
+});
+
+// server/filters/priority-and-fairness.go getRequestWaitContext: a request without a deadline
+// (endpoints/filters/request_deadline.go gives long-running requests, i.e. watches, none) waits
+// defaultRequestWaitLimit, which kube-apiserver sets to --request-timeout / 4; capped at 1 min.
+test('a request without a deadline (a watch) waits the server default, request timeout / 4, not the one-minute cap', async () => {
+  assert.is(queueWaitLimitMs(1000, Number.POSITIVE_INFINITY, 1000, 15_000), 15_000);
+  assert.is(queueWaitLimitMs(1000, Number.POSITIVE_INFINITY, 3000, 15_000), 13_000, 'counted from arrival');
+  assert.is(queueWaitLimitMs(0, Number.POSITIVE_INFINITY, 0, 120_000), MAX_QUEUE_WAIT_MS, 'the cap still applies');
+
+  const clock = new SimClock(1_000_000);
+  const controller = newTestController({ clock });
+  const filter = createPriorityAndFairnessFilter({ controller, enforce: true, clock });
+  const start = (info: RequestInfo, deadlineInMs: number) => {
+    const r = fakeContext(clock, deadlineInMs, info);
+    return { ...r, served: filter(r.context, r.run) };
+  };
+  const a = start(podsInfo('list'), 60_000);
+  const b = start(podsInfo('list'), 60_000);
+  const watch = start(podsInfo('watch'), Number.POSITIVE_INFINITY);
+  await settle();
+  assert.is(tiny(controller).waitingRequests, 1, 'the watch waits behind two executing lists');
+  clock.advance(controller.defaultWaitLimitMs - 1);
+  assert.is(tiny(controller).waitingRequests, 1);
+  clock.advance(1);
+  await watch.served;
+  assert.is(watch.context.res.statusCode, 429, 'rejected after request-timeout / 4 = 15 s, not after 60 s');
+  a.done();
+  b.done();
+  await Promise.all([a.served, b.served]);
 });
 
 // --- shadow mode -----------------------------------------------------------------------------
@@ -323,7 +352,7 @@ test('shadow mode never holds back or rejects: the whole flood runs at once and 
 });
 
 /** A request context on a virtual clock, without a socket. */
-function fakeContext(clock: Clock, deadlineInMs = 60_000): { context: RequestContext; done: () => void; run: () => Promise<void> } {
+function fakeContext(clock: Clock, deadlineInMs = 60_000, requestInfo = podsInfo('list')): { context: RequestContext; done: () => void; run: () => Promise<void> } {
   const req = new IncomingMessage(new Socket());
   const res = new ServerResponse(req);
   let done = () => {};
@@ -331,7 +360,7 @@ function fakeContext(clock: Clock, deadlineInMs = 60_000): { context: RequestCon
   const url = new URL('http://localhost/api/v1/namespaces/default/pods');
   const now = clock.now();
   const context: RequestContext = {
-    req, res, url, query: url.searchParams, requestInfo: podsInfo('list'), user: { name: 'mallory', groups: AUTHENTICATED }, receivedMs: now, deadlineMs: now + deadlineInMs,
+    req, res, url, query: url.searchParams, requestInfo, user: { name: 'mallory', groups: AUTHENTICATED }, receivedMs: now, deadlineMs: now + deadlineInMs,
     signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
   };
   return { context, done, run: () => finished };

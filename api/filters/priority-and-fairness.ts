@@ -59,12 +59,13 @@ export function isLongRunning(info: RequestInfo): boolean {
 }
 
 /**
- * How much longer the request may wait in its queue: a quarter of its deadline, at most a minute,
- * counted from arrival (time spent in earlier filters is already used up); never negative.
+ * How much longer the request may wait in its queue: a quarter of its deadline, or the server's
+ * default (request timeout / 4) for a request without one (a watch), at most a minute; counted
+ * from arrival (time spent in earlier filters is already used up); never negative.
  */
-export function queueWaitLimitMs(receivedMs: number, deadlineMs: number, nowMs: number): number {
-  const quarterMs = (deadlineMs - receivedMs) / 4;
-  const limitMs = Number.isNaN(quarterMs) ? MAX_QUEUE_WAIT_MS : Math.min(quarterMs, MAX_QUEUE_WAIT_MS);
+export function queueWaitLimitMs(receivedMs: number, deadlineMs: number, nowMs: number, defaultWaitLimitMs: number): number {
+  const ownMs = Number.isFinite(deadlineMs) ? (deadlineMs - receivedMs) / 4 : defaultWaitLimitMs;
+  const limitMs = Math.min(ownMs, MAX_QUEUE_WAIT_MS);
   return Math.max(0, receivedMs + limitMs - nowMs);
 }
 
@@ -83,7 +84,7 @@ export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilt
     const request: AdmitRequest = {
       digest: { requestInfo: info, user },
       query: context.query,
-      waitLimitMs: queueWaitLimitMs(context.receivedMs, context.deadlineMs, clock.now()),
+      waitLimitMs: queueWaitLimitMs(context.receivedMs, context.deadlineMs, clock.now(), options.controller.defaultWaitLimitMs),
     };
     return enforce ? admitEnforced(options, context, next, request, isWatch) : admitShadow(options, context, next, request, isWatch);
   };

@@ -6,6 +6,7 @@
 // reads as kube-apiserver's does.
 import type { Shape } from '../../engine/config/object-shape.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
+import { setOwn } from '../../engine/own-property.ts';
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -16,7 +17,7 @@ function order(value: unknown, shape: Shape | undefined): unknown {
   const out: Record<string, unknown> = {};
   const put = (key: string, fieldShape: Shape | undefined) => {
     if (Object.hasOwn(record, key) && !Object.hasOwn(out, key)) {
-      Object.defineProperty(out, key, { value: order(record[key], fieldShape), enumerable: true, writable: true, configurable: true });
+      setOwn(out, key, order(record[key], fieldShape));
     }
   };
   if (shape?.type === 'object') {
@@ -34,8 +35,6 @@ function order(value: unknown, shape: Shape | undefined): unknown {
 export function canonicalOrder(object: KubeObject, shape: Shape): KubeObject {
   const ordered = order(object, shape) as KubeObject;
   const { kind, apiVersion, ...rest } = ordered;
-  const head: KubeObject = {};
-  if (kind !== undefined) head.kind = kind;
-  if (apiVersion !== undefined) head.apiVersion = apiVersion;
-  return Object.assign(head, rest);
+  // Spread defines own properties; Object.assign would take a `__proto__` member as the prototype.
+  return { ...(kind !== undefined ? { kind } : {}), ...(apiVersion !== undefined ? { apiVersion } : {}), ...rest };
 }

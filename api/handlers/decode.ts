@@ -4,7 +4,8 @@
 // Warn (the default) drops them and returns one warning per field, Ignore drops them silently.
 import type { Shape } from '../../engine/config/object-shape.ts';
 import type { FieldError } from '../../engine/resources/field-errors.ts';
-import { decodeShape, isPlainObject } from '../../engine/config/object-shape.ts';
+import { decodeShape } from '../../engine/config/object-shape.ts';
+import { isRecord } from '../../engine/own-property.ts';
 import { FLOW_SCHEMA_SHAPE, PRIORITY_LEVEL_SHAPE } from '../../engine/config/flowcontrol-kinds.ts';
 import { FLOW_SCHEMA_KIND } from '../../engine/resources/types.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
@@ -42,7 +43,7 @@ export function shapeOf(kind: string): Shape {
 export function decodeObject(input: DecodeInput, target: DecodeTarget, fieldValidation: FieldValidation): Decoded {
   const { value } = input;
   if (value === undefined) throw new ApiError(badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input"));
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     const type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
     throw new ApiError(badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`));
   }

@@ -51,6 +51,10 @@ export interface WriteContext {
   manager: string;
   /** False when the caller (server-side apply) has already set managedFields. */
   recordManagedFields?: boolean;
+  /** Server-side apply: its managedFields are the point of the write, so a too-large object is not retried without them. */
+  serverSideApply?: boolean;
+  /** The request's deadline or disconnect: an update still retrying or waiting its turn stops, as kube's context does. */
+  signal?: AbortSignal;
 }
 
 /** Produces the caller's new object from the stored one (PUT ignores it, PATCH applies to it). */
@@ -109,7 +113,12 @@ export class FlowcontrolRest {
       if (exists) throw new ApiError(alreadyExists({ group: this.deps.group, resource: kind.resource }, name));
       return next;
     }
-    return this.deps.store.create(next);
+    try {
+      return await this.deps.store.create(next);
+    } catch (error) {
+      if (!mayRetryWithoutManagedFields(error, next, context)) throw error;
+      return this.deps.store.create(withoutManagedFields(next));
+    }
   }
 
   /**
@@ -127,7 +136,15 @@ export class FlowcontrolRest {
       const next = await tryUpdate(current);
       return withResourceVersion(next, current.metadata?.resourceVersion);
     }
-    const result = await this.deps.store.guaranteedUpdate(name, tryUpdate, preconditions === undefined ? {} : { preconditions });
+    const options = { ...(preconditions === undefined ? {} : { preconditions }), ...(context.signal === undefined ? {} : { signal: context.signal }) };
+    let result: KubeObject;
+    let stored: KubeObject | undefined;
+    try {
+      result = await this.deps.store.guaranteedUpdate(name, async (current) => (stored = await tryUpdate(current)), options);
+    } catch (error) {
+      if (stored === undefined || !mayRetryWithoutManagedFields(error, stored, context)) throw error;
+      result = await this.deps.store.guaranteedUpdate(name, async (current) => withoutManagedFields(await tryUpdate(current)), options);
+    }
     return this.deleteIfFinalized(result);
   }
 
@@ -247,6 +264,20 @@ export class FlowcontrolRest {
       throw error;
     }
   }
+}
+
+/**
+ * kube-apiserver's create, update and patch handlers (not server-side apply) try once more without
+ * managedFields, which can be large, when the store refused the object as too large.
+ */
+function mayRetryWithoutManagedFields(error: unknown, attempted: KubeObject, context: WriteContext): boolean {
+  return isStoreErrorCode(error, 'FW_ERR_STORE_REQUEST_TOO_LARGE') && context.serverSideApply !== true && attempted.metadata?.managedFields !== undefined;
+}
+
+function withoutManagedFields(object: KubeObject): KubeObject {
+  if (object.metadata?.managedFields === undefined) return object;
+  const { managedFields: _managedFields, ...metadata } = object.metadata;
+  return { ...object, metadata };
 }
 
 function withResourceVersion(object: KubeObject, resourceVersion: string | undefined): KubeObject {

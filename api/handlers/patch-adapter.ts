@@ -50,8 +50,8 @@ export function patchApplier(kinds: ReadonlyMap<string, KindInfo<never>>, group:
     // A patch can put any JSON anywhere; like kube-apiserver decoding the patched document into its
     // Go type, a field of the wrong type is refused (422) before anything is stored.
     // Go's decoding also normalises what it reads (times to UTC seconds), so the decoded copy is kept.
-    const decoded = decodeShape(result.object, shapeOf(request.kind));
-    const typeError = firstTypeError(request.kind, decoded.errors);
+    const decoded = decodeShape(result.object, shapeOf(request.kind), '', result.numberLiterals);
+    const typeError = firstTypeError(request.kind, decoded.errors, result.numberLiterals);
     if (typeError !== undefined) {
       throw new ApiError(invalid({ group, kind: request.kind }, name, [invalidField('patch', JSON.stringify(result.object), typeError)]));
     }

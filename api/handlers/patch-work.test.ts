@@ -93,6 +93,34 @@ test('refusals cross the thread as the errors the write path expects', async () 
   assert.ok(isStoreErrorCode(conflict, 'FW_ERR_STORE_CONFLICT'), String(conflict));
 });
 
+test('a JSON patch value written 5e3 for an integer is refused (422) on the pool as on the main thread', async () => {
+  const body = '[{"op":"replace","path":"/spec/matchingPrecedence","value":5e3}]';
+  const refusal = (applier: ReturnType<typeof executorPatchApplier>) =>
+    Promise.resolve(applier(request('application/json-patch+json', body))).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+  const here = await refusal(executorPatchApplier(createInlineExecutor(), GROUP));
+  const there = await refusal(executorPatchApplier(packedExecutor, GROUP));
+  assert.ok(isApiError(there), String(there));
+  assert.is(there.status.code, 422);
+  assert.match(there.status.message ?? '', /5e3/);
+  assert.ok(isApiError(here), String(here));
+  assert.equal(there.status, here.status);
+});
+
+test('keys named like Object.prototype members come back from the pool as own fields', async () => {
+  const there = executorPatchApplier(packedExecutor, GROUP);
+  const patched = await there(request('application/merge-patch+json', '{"metadata":{"labels":{"__proto__":"x","constructor":"y"}}}'));
+  const labels = patched.object.metadata?.labels as Record<string, string>;
+  assert.ok(Object.hasOwn(labels, '__proto__'));
+  assert.is(Object.getPrototypeOf(labels), Object.prototype);
+  assert.equal(Object.entries(labels), [
+    ['__proto__', 'x'],
+    ['constructor', 'y'],
+  ]);
+});
+
 test('the patch stages are sized by the stored bytes and the patch body', () => {
   assert.is(findStage('merge-patch')?.run, findStage('apply-patch')?.run, 'one applier, two cost classes');
   const stage = findStage('merge-patch')!;

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { isApiError } from '../errors.ts';
 import type { Status } from '../../engine/resources/types.ts';
 import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
+import { parseGoJson } from '../../engine/go-json.ts';
 
 const q = (text: string) => new QueryReader(new URLSearchParams(text));
 function statusOf(fn: () => unknown): Status {
@@ -51,17 +52,33 @@ test('patch options: force only with apply, apply needs a field manager', () => 
 });
 
 test('delete options come from the body when there is one, else the query', () => {
-  assert.equal(parseDeleteOptions(q('gracePeriodSeconds=0&propagationPolicy=Foreground'), undefined), { dryRun: false, gracePeriodSeconds: 0, propagationPolicy: 'Foreground' });
-  assert.equal(parseDeleteOptions(q('propagationPolicy=Orphan'), { propagationPolicy: 'Background', preconditions: { uid: 'u' } }), {
+  assert.equal(parseDeleteOptions(q('gracePeriodSeconds=0&propagationPolicy=Foreground'), { value: undefined }), { dryRun: false, gracePeriodSeconds: 0, propagationPolicy: 'Foreground' });
+  assert.equal(parseDeleteOptions(q('propagationPolicy=Orphan'), { value: { propagationPolicy: 'Background', preconditions: { uid: 'u' } } }), {
     dryRun: false,
     propagationPolicy: 'Background',
     preconditions: { uid: 'u' },
   });
-  assert.is(parseDeleteOptions(q(''), { dryRun: ['All'] }).dryRun, true);
-  const both = statusOf(() => parseDeleteOptions(q(''), { orphanDependents: true, propagationPolicy: 'Background' }));
+  assert.is(parseDeleteOptions(q(''), { value: { dryRun: ['All'] } }).dryRun, true);
+  const both = statusOf(() => parseDeleteOptions(q(''), { value: { orphanDependents: true, propagationPolicy: 'Background' } }));
   assert.match(both.message!, /^DeleteOptions\.meta\.k8s\.io "" is invalid: propagationPolicy: Invalid value: "Background": orphanDependents and deletionPropagation cannot be both set$/);
-  assert.is(statusOf(() => parseDeleteOptions(q(''), { gracePeriodSeconds: 'now' })).code, 400);
-  assert.is(statusOf(() => parseDeleteOptions(q(''), [1])).code, 400);
+  assert.is(statusOf(() => parseDeleteOptions(q(''), { value: { gracePeriodSeconds: 'now' } })).message, 'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64');
+  assert.is(statusOf(() => parseDeleteOptions(q(''), { value: [1] })).code, 400);
+});
+
+test('delete options: gracePeriodSeconds takes what Go decodes into an int64, read from the body as written', () => {
+  const body = (text: string) => {
+    const parsed = parseGoJson(text);
+    if ('error' in parsed) throw new Error(parsed.error);
+    return { value: parsed.value, numberLiterals: parsed.numberLiterals };
+  };
+  for (const literal of ['5e3', '5.0', '1e-400', '9223372036854775808']) {
+    assert.is(
+      statusOf(() => parseDeleteOptions(q(''), body(`{"gracePeriodSeconds":${literal}}`))).message,
+      `json: cannot unmarshal number ${literal} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`,
+    );
+  }
+  assert.is(parseDeleteOptions(q(''), body('{"gracePeriodSeconds":9007199254740993}')).gracePeriodSeconds, 9007199254740992);
+  assert.is(parseDeleteOptions(q(''), body('{"gracePeriodSeconds":30}')).gracePeriodSeconds, 30);
 });
 
 test.run();

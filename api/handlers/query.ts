@@ -7,6 +7,7 @@ import { forbidden, invalid, notSupported, required, tooLong, type FieldError } 
 import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, invalid as invalidStatus } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
+import { goJsonTypeName } from '../patch/go-json.ts';
 import { queryBool } from '../request-info.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
@@ -148,11 +149,25 @@ function checkDeleteOptionsKind(raw: Record<string, unknown>, metaGroup: string)
   throw new ApiError(badRequest(`no kind ${goQuote(kind)} is registered for version ${goQuote(version)} in scheme "pkg/apis/meta/internalversion/scheme/register.go:27"`));
 }
 
+/** A DELETE's decoded JSON/YAML body (undefined for none) and how its numbers were written (engine/go-json.ts). */
+export interface DeleteBody {
+  value: unknown;
+  numberLiterals?: ReadonlyMap<string, string>;
+}
+
+/** Go's int64 decoder takes a plain integer literal within int64's range, and nothing else (`5e3`, `5.0`). */
+function isGoInt64(value: number, literal: string | undefined): boolean {
+  if (literal === undefined) return Number.isSafeInteger(value);
+  if (!/^-?\d+$/.test(literal)) return false;
+  const big = BigInt(literal);
+  return big >= -(2n ** 63n) && big < 2n ** 63n;
+}
+
 /**
  * DeleteOptions from the body (when it has one) or else the query, as kube-apiserver reads them,
- * then validated. `body` is the decoded JSON/YAML body, or undefined for none.
+ * then validated.
  */
-export function parseDeleteOptions(query: QueryReader, body: unknown, apiDomain?: string): DeleteOptions {
+export function parseDeleteOptions(query: QueryReader, { value: body, numberLiterals }: DeleteBody, apiDomain?: string): DeleteOptions {
   let raw: Record<string, unknown>;
   if (body !== undefined && body !== null) {
     if (typeof body !== 'object' || Array.isArray(body)) throw new ApiError(badRequest('json: cannot unmarshal non-object into Go value of type v1.DeleteOptions'));
@@ -170,10 +185,13 @@ export function parseDeleteOptions(query: QueryReader, body: unknown, apiDomain?
     if (dryRun.length > 0) raw.dryRun = dryRun;
   }
   const options: DeleteOptions = { dryRun: false };
-  const typeError = (field: string, type: string) =>
-    new ApiError(badRequest(`json: cannot unmarshal ${typeof raw[field]} into Go struct field DeleteOptions.${field} of type ${type}`));
+  const typeError = (field: string, type: string) => {
+    const value = raw[field];
+    const got = typeof value === 'number' ? `number ${numberLiterals?.get(field) ?? String(value)}` : goJsonTypeName(value);
+    return new ApiError(badRequest(`json: cannot unmarshal ${got} into Go struct field DeleteOptions.${field} of type ${type}`));
+  };
   if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
-    if (!Number.isSafeInteger(raw.gracePeriodSeconds)) throw typeError('gracePeriodSeconds', 'int64');
+    if (typeof raw.gracePeriodSeconds !== 'number' || !isGoInt64(raw.gracePeriodSeconds, numberLiterals?.get('gracePeriodSeconds'))) throw typeError('gracePeriodSeconds', 'int64');
     options.gracePeriodSeconds = raw.gracePeriodSeconds as number;
   }
   if (raw.orphanDependents !== undefined && raw.orphanDependents !== null) {

@@ -15,7 +15,7 @@ import { parseBody, readBody } from './body.ts';
 import { decodeObject } from './decode.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
 import type { FlowcontrolRest, Subresource } from './flowcontrol-rest.ts';
-import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
+import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader, type DeleteBody } from './query.ts';
 import { addWarnings, sendError, sendObject, type Representation } from './respond.ts';
 import { negotiate, sendList, sendStoredObject, type Output, type OutputContext } from './resource-output.ts';
 import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.ts';
@@ -196,7 +196,7 @@ async function update(context: RequestContext, route: ResourceRoute, query: Quer
   const bodyName = object.metadata?.name ?? '';
   if (bodyName !== name) throw new ApiError(nameMismatch(bodyName, name));
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
-  const updated = await route.rest.update(name, subresource, route.rest.replaceWith(object), { dryRun: options.dryRun, manager, admit: admitFor(context, route) });
+  const updated = await route.rest.update(name, subresource, route.rest.replaceWith(object), { dryRun: options.dryRun, manager, admit: admitFor(context, route), signal: context.signal });
   addWarnings(context.res, warnings);
   await sendStoredObject(context, route.out, output, 200, updated);
 }
@@ -237,6 +237,8 @@ async function patch(context: RequestContext, route: ResourceRoute, query: Query
       dryRun: options.dryRun,
       manager,
       admit: admitFor(context, route),
+      serverSideApply: isApply,
+      signal: context.signal,
       // Read after `produce` ran: only then is it known whether the patch set managedFields.
       get recordManagedFields() {
         return !managedFieldsSet;
@@ -248,7 +250,13 @@ async function patch(context: RequestContext, route: ResourceRoute, query: Query
     // Server-side apply creates what does not exist yet (not through /status).
     if (!(isApply && subresource === '' && isNotFound(error))) throw error;
     const result = await deps.applyPatch(request(undefined));
-    const created = await route.rest.create(result.object, { dryRun: options.dryRun, manager, recordManagedFields: !result.managedFieldsSet, admit: admitFor(context, route) });
+    const created = await route.rest.create(result.object, {
+      dryRun: options.dryRun,
+      manager,
+      recordManagedFields: !result.managedFieldsSet,
+      serverSideApply: true,
+      admit: admitFor(context, route),
+    });
     addWarnings(context.res, result.warnings);
     await sendStoredObject(context, route.out, output, 201, created);
   }
@@ -258,8 +266,9 @@ function isNotFound(error: unknown): boolean {
   return isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND');
 }
 
-async function readDeleteBody(context: RequestContext): Promise<unknown> {
-  return parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: 'DeleteOptions', options: true }).value;
+async function readDeleteBody(context: RequestContext): Promise<DeleteBody> {
+  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: 'DeleteOptions', options: true });
+  return { value: parsed.value, numberLiterals: parsed.numberLiterals };
 }
 
 async function remove(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {

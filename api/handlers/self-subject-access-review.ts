@@ -8,10 +8,9 @@ import type { SubjectAccessReviewSpec } from '../../engine/auth/subject-access-r
 import { specFromWire, wireSpec } from '../../engine/auth/subject-access-review.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../engine/resources/field-errors.ts';
 import type { RequestContext } from '../http-context.ts';
-import { ApiError, badRequest, internalError, invalid, malformedBody, routeMethodNotAllowed } from '../errors.ts';
-import { negotiateOutput, OBJECT_MEDIA_TYPES } from '../content-negotiation.ts';
-import { parseBody, readBody } from './body.ts';
-import { sendError, sendObject, wantsPretty, type Representation } from './respond.ts';
+import { ApiError, internalError, invalid } from '../errors.ts';
+import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
+import { sendError } from './respond.ts';
 
 export const SELF_SUBJECT_ACCESS_REVIEW_KIND = 'SelfSubjectAccessReview';
 
@@ -28,14 +27,11 @@ export function selfSubjectAccessReviewPath(group: string): string {
 
 /** A route handler; resolves when the response is written. */
 export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessReviewOptions): (context: RequestContext) => Promise<void> {
-  const apiVersion = `${options.group}/v1`;
+  const review: ReviewKind = { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND, apiVersion: `${options.group}/v1` };
   return async (context) => {
     try {
-      if (context.req.method !== 'POST') throw new ApiError(routeMethodNotAllowed());
-      const negotiated = negotiateOutput(context.req.headers.accept, { conversions: [], mediaTypes: OBJECT_MEDIA_TYPES });
-      if (!negotiated.ok) throw new ApiError(negotiated.status);
-      const output: Representation = { mediaType: negotiated.mediaType, pretty: negotiated.pretty || wantsPretty(context.query, context.req.headers['user-agent']) };
-      const spec = await readSpec(context, apiVersion);
+      const output = reviewOutput(context);
+      const spec = specFromWire((await readReviewBody(context, review)).spec, 'v1');
       const problems = validateSpec(spec);
       if (problems.length > 0) throw new ApiError(invalid({ group: options.group, kind: SELF_SUBJECT_ACCESS_REVIEW_KIND }, '', problems));
       const user = context.user;
@@ -45,25 +41,11 @@ export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessR
       if (result.decision === 'deny') status.denied = true;
       if (result.reason !== '') status.reason = result.reason;
       if (result.error !== undefined && result.error !== '') status.evaluationError = result.error;
-      const review = { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND, apiVersion, metadata: { creationTimestamp: null }, spec: wireSpec(spec, 'v1'), status };
-      sendObject(context.res, 201, review, output);
+      sendReview(context, { ...review, metadata: { creationTimestamp: null }, spec: wireSpec(spec, 'v1'), status }, output);
     } catch (error) {
       sendError(context, error);
     }
   };
-}
-
-async function readSpec(context: RequestContext, apiVersion: string): Promise<SubjectAccessReviewSpec> {
-  const bytes = await readBody(context.req);
-  const version = apiVersion.slice(apiVersion.indexOf('/') + 1);
-  const value = parseBody(bytes, context.req.headers['content-type'], { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND }).value as Record<string, unknown> | null | undefined;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ApiError(malformedBody(SELF_SUBJECT_ACCESS_REVIEW_KIND, version, 'expected an object'));
-  }
-  if ((value.kind !== undefined && value.kind !== SELF_SUBJECT_ACCESS_REVIEW_KIND) || (value.apiVersion !== undefined && value.apiVersion !== apiVersion)) {
-    throw new ApiError(badRequest(`the API version in the data (${String(value.apiVersion)}) does not match the expected API version (${apiVersion})`));
-  }
-  return specFromWire(value.spec, 'v1');
 }
 
 /** Kubernetes' ValidateSelfSubjectAccessReviewSpec. */

@@ -25,10 +25,13 @@ export interface FairwayMetrics {
   stop(): void;
 }
 
-/** `served`: what request labels may say (default: the default server's resources, no extra paths). */
-export function createFairwayMetrics(served: ServedLabels = new ServedLabels(fairwayDiscoveryModel())): FairwayMetrics {
+/**
+ * `served`: what request labels may say (default: the default server's resources, no extra paths).
+ * `now` (milliseconds) is the flow controller's clock: the timing-ratio histograms measure in it.
+ */
+export function createFairwayMetrics(served: ServedLabels = new ServedLabels(fairwayDiscoveryModel()), options: { now?: () => number } = {}): FairwayMetrics {
   const registry = new Registry();
-  const flowControl = new FlowControlMetrics();
+  const flowControl = new FlowControlMetrics(options);
   const requests = new RequestMetrics(served);
   for (const family of [...requests.families, ...flowControl.families]) family.registerIn(registry);
   const eventLoop = registerEventLoopMetrics(registry);

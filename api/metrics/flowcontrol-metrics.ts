@@ -1,27 +1,43 @@
-// The `apiserver_flowcontrol_*` families (apf-semantics 9.4) that Fairway produces.
+// The `apiserver_flowcontrol_*` families (apf-semantics 9.4) that Fairway produces: every family
+// kube-apiserver 1.32 shows by default (kube-flowcontrol-families.ts lists them, with their source),
+// with its names, types, labels and buckets.
 //
-// Two sources:
+// Three sources:
 // - events, through the controller's FlowControlObserver (dispatches, rejections, waits,
-//   execution times, queue lengths, seat estimates): each hook finds the (level, schema) pair's
-//   cells once and adds to them, so the per-request cost stays a few map lookups;
+//   execution times, queue lengths, seat estimates, watch counts, epoch advances): each hook finds
+//   the (level, schema) pair's cells once and adds to them, so the per-request cost stays a few
+//   map lookups;
+// - level counts on every change (`levelChanged`), for the timing-ratio histograms, which must
+//   see how long each value lasted;
 // - state, read from one `controller.dump()` per scrape (limits, demand statistics, requests in
-//   queue and executing, R), so the hot path pays nothing for gauges.
+//   queue and executing, R and the dispatch readings), so the hot path pays nothing for gauges.
 //
 // Per-(level, schema) gauges keep reporting 0 for a pair once seen, as Kubernetes' gauge vectors
 // do, instead of vanishing when the pair goes idle.
 
-import type { AdmitOutcome, ControllerDump, FlowControlObserver, FlowController, LevelDump, RequestDescriptor } from '../../engine/flowcontrol/controller.ts';
+import type { AdmitOutcome, ControllerDump, FlowControlObserver, FlowController, LevelDump, LevelGauges, RequestDescriptor } from '../../engine/flowcontrol/controller.ts';
 import type { RejectReason } from '../../engine/flowcontrol/queue-set.ts';
 import { seatSecondsToFloat } from '../../engine/flowcontrol/seat-seconds.ts';
 import { maxSeatsOf } from '../../engine/flowcontrol/work-estimate.ts';
-import { QUEUE_LENGTH_BUCKETS, QUEUE_WAIT_AND_EXECUTION_BUCKETS_SECONDS, WORK_ESTIMATED_SEATS_BUCKETS } from './buckets.ts';
+import {
+  DEMAND_SEATS_BUCKETS,
+  PRIORITY_LEVEL_REQUEST_UTILIZATION_BUCKETS,
+  PRIORITY_LEVEL_SEAT_UTILIZATION_BUCKETS,
+  QUEUE_LENGTH_BUCKETS,
+  QUEUE_WAIT_AND_EXECUTION_BUCKETS_SECONDS,
+  READ_VS_WRITE_BUCKETS,
+  WATCH_COUNT_SAMPLES_BUCKETS,
+  WORK_ESTIMATED_SEATS_BUCKETS,
+} from './buckets.ts';
 import { CollectedFamily, CounterVec, HistogramVec, type CounterCell, type HistogramCell, type Sample } from './metric-family.ts';
+import { TimingRatioHistogramVec, type TimingRatioCell } from './timing-ratio-histogram.ts';
 
 const NS = 'apiserver_flowcontrol_';
 const PAIR = ['priority_level', 'flow_schema'] as const;
 
 interface PairCells {
   dispatched?: CounterCell;
+  watchCount?: HistogramCell;
   rejected?: Partial<Record<RejectReason, CounterCell>>;
   unenforced?: Partial<Record<RejectReason, CounterCell>>;
   waitExecuted?: HistogramCell;
@@ -42,12 +58,27 @@ interface PairGauges {
   executingSeats: number;
 }
 
+/** A level's timing-ratio series. */
+interface LevelRatioCells {
+  seatUtilization: TimingRatioCell;
+  requestsWaiting: TimingRatioCell;
+  requestsExecuting: TimingRatioCell;
+  demand: TimingRatioCell;
+}
+
+/** server/filters: GET, LIST and WATCH are read-only; everything else is mutating. */
+const READ_ONLY_VERBS: ReadonlySet<string> = new Set(['get', 'list', 'watch']);
+
+export interface FlowControlMetricsOptions {
+  /** Milliseconds; the clock the controller runs on. */
+  now?: () => number;
+}
+
 export class FlowControlMetrics {
   private controller: FlowController | undefined;
+  private readonly now: () => number;
   private readonly pairs = new Map<string, Map<string, PairCells>>();
   private lastPair: { pl: string; fs: string; cells: PairCells } | undefined;
-  /** Levels whose requests never wait: Kubernetes records no queue wait for them. */
-  private exemptLevels: ReadonlySet<string> = new Set();
   private readonly seenGaugePairs = new Map<string, { pl: string; fs: string }>();
   private scrape: { dump: ControllerDump; gauges?: PairGauges[] } | undefined;
 
@@ -77,24 +108,48 @@ export class FlowControlMetrics {
     '[ALPHA] Dispatch attempts that stopped because the chosen request did not fit in the free seats.',
     PAIR,
   );
+  private readonly watchCounts = new HistogramVec(`${NS}watch_count_samples`, '[ALPHA] Interested watches the work estimator counted for a write.', PAIR, WATCH_COUNT_SAMPLES_BUCKETS);
+  private readonly epochAdvances = new CounterVec(`${NS}epoch_advance_total`, '[ALPHA] Times a level\'s virtual time R was wound back, by whether every reading stayed valid.', ['priority_level', 'success']);
+  private readonly seatUtilization: TimingRatioHistogramVec;
+  private readonly requestUtilization: TimingRatioHistogramVec;
+  private readonly demandSeats: TimingRatioHistogramVec;
+  private readonly readVsWrite: TimingRatioHistogramVec;
+  /** By level name: a level dropped and made again continues its series. */
+  private readonly levelRatios = new Map<string, LevelRatioCells>();
+  /** read_vs_write_current_requests numerators and cells: [waiting, executing] × [readOnly, mutating]. */
+  private readonly readWriteCounts = { waitingReadOnly: 0, waitingMutating: 0, executingReadOnly: 0, executingMutating: 0 };
+  private readonly readWriteCells: { waitingReadOnly: TimingRatioCell; waitingMutating: TimingRatioCell; executingReadOnly: TimingRatioCell; executingMutating: TimingRatioCell };
 
   /** Feed this to `new FlowController({observer})`. */
   readonly observer: FlowControlObserver = {
     estimated: (d, estimate) => (this.cells(d).seats ??= this.workSeats.cell(d.priorityLevel, d.flowSchema)).observe(maxSeatsOf(estimate)),
-    queued: (d, length) => (this.cells(d).queueLength ??= this.queueLength.cell(d.priorityLevel, d.flowSchema)).observe(length),
-    dispatched: (d, waitMs) => {
+    queued: (d, length) => {
+      (this.cells(d).queueLength ??= this.queueLength.cell(d.priorityLevel, d.flowSchema)).observe(length);
+      this.countReadWrite(d, 'waiting', +1);
+    },
+    dispatched: (d, waitMs, fromQueue) => {
       const cells = this.cells(d);
       (cells.dispatched ??= this.dispatched.cell(d.priorityLevel, d.flowSchema)).value++;
-      if (!this.exemptLevels.has(d.priorityLevel)) {
+      if (!d.exempt) {
         (cells.waitExecuted ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'true')).observe(waitMs / 1000);
       }
+      if (fromQueue) this.countReadWrite(d, 'waiting', -1);
+      this.countReadWrite(d, 'executing', +1);
     },
     rejected: (d, reason, waitMs) => {
       const cells = this.cells(d);
       ((cells.rejected ??= {})[reason] ??= this.rejected.cell(d.priorityLevel, d.flowSchema, reason)).value++;
-      if (!this.exemptLevels.has(d.priorityLevel)) {
-        (cells.waitRejected ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'false')).observe(waitMs / 1000);
+      if (!d.exempt) {
+        // apf_filter.go Handle: a request that was enqueued and left its queue unexecuted (a
+        // time-out or cancellation) is observed with execute="true", as its req was not nil;
+        // only one rejected on arrival is execute="false".
+        const timedOut = reason === 'time-out';
+        const cell = timedOut
+          ? (cells.waitExecuted ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'true'))
+          : (cells.waitRejected ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'false'));
+        cell.observe(waitMs / 1000);
       }
+      if (reason === 'time-out') this.countReadWrite(d, 'waiting', -1);
     },
     finished: (d, executionMs) => {
       const cells = this.cells(d);
@@ -103,20 +158,86 @@ export class FlowControlMetrics {
           ? (cells.executionWatch ??= this.execution.cell(d.priorityLevel, d.flowSchema, 'watch'))
           : (cells.executionRegular ??= this.execution.cell(d.priorityLevel, d.flowSchema, 'regular'));
       cell.observe(executionMs / 1000);
+      this.countReadWrite(d, 'executing', -1);
     },
     noAccommodation: (d) => (this.cells(d).noAccommodation ??= this.noAccommodation.cell(d.priorityLevel, d.flowSchema)).value++,
-    limitsChanged: (levels) => {
-      this.exemptLevels = new Set(levels.filter((l) => l.exempt).map((l) => l.name));
+    watchCountSampled: (d, count) => (this.cells(d).watchCount ??= this.watchCounts.cell(d.priorityLevel, d.flowSchema)).observe(count),
+    epochAdvanced: (level, success) => this.epochAdvances.cell(level, String(success)).value++,
+    levelChanged: (level) => this.levelChanged(level),
+    capacityChanged: (maxWaiting, maxExecuting) => {
+      const nowMs = this.now();
+      const c = this.readWriteCells;
+      c.waitingReadOnly.setDenominator(maxWaiting, nowMs);
+      c.waitingMutating.setDenominator(maxWaiting, nowMs);
+      c.executingReadOnly.setDenominator(maxExecuting, nowMs);
+      c.executingMutating.setDenominator(maxExecuting, nowMs);
     },
   };
 
   /** The families, in registration order. */
   readonly families: readonly CollectedFamily[];
 
-  constructor() {
+  constructor(options: FlowControlMetricsOptions = {}) {
+    this.now = options.now ?? (() => performance.timeOrigin + performance.now());
+    this.seatUtilization = new TimingRatioHistogramVec(
+      `${NS}priority_level_seat_utilization`,
+      '[ALPHA] Time-weighted distribution of the seats in use (lingering ones included) over the level\'s concurrency limit.',
+      ['priority_level'],
+      PRIORITY_LEVEL_SEAT_UTILIZATION_BUCKETS,
+      this.now,
+      { phase: 'executing' },
+    );
+    this.requestUtilization = new TimingRatioHistogramVec(
+      `${NS}priority_level_request_utilization`,
+      '[ALPHA] Time-weighted distribution of the requests waiting (over the queues\' capacity) and executing (over the concurrency limit).',
+      ['phase', 'priority_level'],
+      PRIORITY_LEVEL_REQUEST_UTILIZATION_BUCKETS,
+      this.now,
+    );
+    this.demandSeats = new TimingRatioHistogramVec(
+      `${NS}demand_seats`,
+      '[ALPHA] Time-weighted distribution of the seats a level could use (in use plus waiting) over its concurrency limit.',
+      ['priority_level'],
+      DEMAND_SEATS_BUCKETS,
+      this.now,
+    );
+    this.readVsWrite = new TimingRatioHistogramVec(
+      `${NS}read_vs_write_current_requests`,
+      '[ALPHA] Time-weighted distribution of read-only and mutating requests waiting and executing, over all levels\' queue capacity and nominal limits.',
+      ['phase', 'request_kind'],
+      READ_VS_WRITE_BUCKETS,
+      this.now,
+    );
+    this.readWriteCells = {
+      waitingReadOnly: this.readVsWrite.cell(['waiting', 'readOnly']),
+      waitingMutating: this.readVsWrite.cell(['waiting', 'mutating']),
+      executingReadOnly: this.readVsWrite.cell(['executing', 'readOnly']),
+      executingMutating: this.readVsWrite.cell(['executing', 'mutating']),
+    };
     const perLevel = (name: string, help: string, value: (level: LevelDump) => number) =>
       new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
         (this.snapshot()?.dump.levels ?? []).map((level): Sample => ({ labels: { priority_level: level.name }, value: value(level) })),
+      );
+    type Readings = NonNullable<LevelDump['queueSet']['dispatch']>;
+    // Kubernetes sets these at a level's first dispatch from a queue; until then they do not exist.
+    const dispatched = (name: string, help: string, value: (r: Readings) => number) =>
+      new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
+        (this.snapshot()?.dump.levels ?? []).flatMap((level): Sample[] => {
+          const readings = level.queueSet.dispatch;
+          return readings === undefined ? [] : [{ labels: { priority_level: level.name }, value: value(readings) }];
+        }),
+      );
+    const bounds = (name: string, help: string, value: (r: Readings) => [number, number]) =>
+      new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
+        (this.snapshot()?.dump.levels ?? []).flatMap((level): Sample[] => {
+          const readings = level.queueSet.dispatch;
+          if (readings === undefined) return [];
+          const [min, max] = value(readings);
+          return [
+            { labels: { bound: 'min', priority_level: level.name }, value: min },
+            { labels: { bound: 'max', priority_level: level.name }, value: max },
+          ];
+        }),
       );
     const perPair = (name: string, help: string, value: (g: PairGauges) => number) =>
       new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
@@ -138,17 +259,33 @@ export class FlowControlMetrics {
       perLevel('lower_limit_seats', '[ALPHA] MinCL: NominalCL minus what the level may lend.', (l) => l.limits.minCL),
       perLevel('upper_limit_seats', '[ALPHA] MaxCL: NominalCL plus what the level may borrow.', (l) => l.limits.maxCL),
       perLevel('current_limit_seats', '[ALPHA] CurrentCL: the limit enforced now, after borrowing.', (l) => l.currentCL),
-      perLevel('request_concurrency_limit', '[ALPHA] (Deprecated since 1.30.0) Same as nominal_limit_seats.', (l) => l.limits.nominalCL),
       perLevel('target_seats', '[ALPHA] The seat target the last borrowing adjustment aimed at.', borrowingTarget),
       perLevel('demand_seats_high_watermark', '[ALPHA] Highest seat demand in the last adjustment period.', (l) => l.demandStats.highWatermark),
       perLevel('demand_seats_average', '[ALPHA] Time-weighted mean seat demand in the last adjustment period.', (l) => l.demandStats.avg),
       perLevel('demand_seats_stdev', '[ALPHA] Standard deviation of seat demand in the last adjustment period.', (l) => l.demandStats.stdDev),
       perLevel('demand_seats_smoothed', '[ALPHA] Smoothed envelope of seat demand used for borrowing.', (l) => l.demandStats.smoothed),
       perLevel('current_r', '[ALPHA] The level\'s virtual time R, in seat-seconds.', (l) => seatSecondsToFloat(l.queueSet.currentR)),
+      dispatched('dispatch_r', '[ALPHA] R at the level\'s last dispatch from a queue.', (r) => r.r),
+      dispatched('latest_s', '[ALPHA] S (dispatch R) of the request last dispatched from a queue.', (r) => r.s),
+      bounds('next_s_bounds', '[ALPHA] Least and greatest S over the queues with a waiting request, at the last dispatch.', (r) => [r.sMin, r.sMax]),
+      bounds(
+        'next_discounted_s_bounds',
+        '[ALPHA] The same bounds of S less the estimated work in progress (seats in use × 3 ms), at the last dispatch.',
+        (r) => [r.discountedSMin, r.discountedSMax],
+      ),
       new CollectedFamily(`${NS}seat_fair_frac`, '[ALPHA] The fair fraction of seat demand granted by the last borrowing adjustment.', 'gauge', () =>
         this.controller === undefined ? [] : [{ labels: {}, value: this.controller.seatFairFrac }],
       ),
+      this.watchCounts.family,
+      this.epochAdvances.family,
+      this.seatUtilization.family,
+      this.requestUtilization.family,
+      this.readVsWrite.family,
+      this.demandSeats.family,
       this.unenforced.family,
+      new CollectedFamily('fairway_flowcontrol_config_digests_total', 'Times the APF configuration was digested; changes arriving together are digested together.', 'counter', () =>
+        this.controller === undefined ? [] : [{ labels: {}, value: this.controller.configDigests }],
+      ),
     ];
   }
 
@@ -193,6 +330,53 @@ export class FlowControlMetrics {
     return this.scrape;
   }
 
+  private pairGauge(byKey: Map<string, PairGauges>, pl: string, fs: string): PairGauges {
+    const key = `${pl}\u0000${fs}`;
+    if (!this.seenGaugePairs.has(key)) this.seenGaugePairs.set(key, { pl, fs });
+    let g = byKey.get(key);
+    if (g === undefined) {
+      g = { pl, fs, inqueueRequests: 0, inqueueSeats: 0, executingRequests: 0, executingSeats: 0 };
+      byKey.set(key, g);
+    }
+    return g;
+  }
+
+  /** The timing-ratio series of one level follow its counts and denominators. */
+  private levelChanged(level: LevelGauges): void {
+    const nowMs = this.now();
+    const name = level.priorityLevel;
+    let cells = this.levelRatios.get(name);
+    if (cells === undefined) {
+      // A level's series start at 0 over 1 when the level is made, as upstream's do.
+      cells = {
+        seatUtilization: this.seatUtilization.cell([name]),
+        requestsWaiting: this.requestUtilization.cell(['waiting', name]),
+        requestsExecuting: this.requestUtilization.cell(['executing', name]),
+        demand: this.demandSeats.cell([name]),
+      };
+      this.levelRatios.set(name, cells);
+    }
+    const denominator = level.concurrencyDenominator;
+    const seatsInUse = level.seatsInUse;
+    cells.seatUtilization.setDenominator(denominator, nowMs);
+    cells.seatUtilization.set(seatsInUse, nowMs);
+    cells.requestsExecuting.setDenominator(denominator, nowMs);
+    cells.requestsExecuting.set(level.requestsExecuting, nowMs);
+    cells.requestsWaiting.setDenominator(level.waitingCapacity, nowMs);
+    cells.requestsWaiting.set(level.requestsWaiting, nowMs);
+    cells.demand.setDenominator(denominator, nowMs);
+    cells.demand.set(seatsInUse + level.seatsWaiting, nowMs);
+  }
+
+  /** server/filters/priority-and-fairness.go noteWaitingDelta / noteExecutingDelta. */
+  private countReadWrite(d: RequestDescriptor, phase: 'waiting' | 'executing', delta: number): void {
+    const readOnly = READ_ONLY_VERBS.has(d.digest.requestInfo.verb);
+    const counts = this.readWriteCounts;
+    const key = phase === 'waiting' ? (readOnly ? 'waitingReadOnly' : 'waitingMutating') : readOnly ? 'executingReadOnly' : 'executingMutating';
+    counts[key] += delta;
+    this.readWriteCells[key].set(counts[key], this.now());
+  }
+
   private pairGauges(): PairGauges[] {
     const scrape = this.snapshot();
     if (scrape === undefined) return [];
@@ -200,15 +384,7 @@ export class FlowControlMetrics {
     const byKey = new Map<string, PairGauges>();
     for (const level of scrape.dump.levels) {
       for (const r of level.queueSet.requests) {
-        const pl = level.name;
-        const fs = r.descriptor.flowSchema;
-        const key = `${pl}\u0000${fs}`;
-        if (!this.seenGaugePairs.has(key)) this.seenGaugePairs.set(key, { pl, fs });
-        let g = byKey.get(key);
-        if (g === undefined) {
-          g = { pl, fs, inqueueRequests: 0, inqueueSeats: 0, executingRequests: 0, executingSeats: 0 };
-          byKey.set(key, g);
-        }
+        const g = this.pairGauge(byKey, level.name, r.descriptor.flowSchema);
         const seats = maxSeatsOf(r.workEstimate);
         if (r.startMs === undefined) {
           g.inqueueRequests++;
@@ -218,6 +394,9 @@ export class FlowControlMetrics {
           g.executingSeats += seats;
         }
       }
+      // Seats a finished request still holds for its additional latency are executing seats until
+      // released (queueset.go releases them, and the gauge with them, only then).
+      for (const l of level.queueSet.lingering) this.pairGauge(byKey, level.name, l.descriptor.flowSchema).executingSeats += l.seats;
     }
     scrape.gauges = [...this.seenGaugePairs].map(
       ([key, { pl, fs }]) => byKey.get(key) ?? { pl, fs, inqueueRequests: 0, inqueueSeats: 0, executingRequests: 0, executingSeats: 0 },

@@ -90,10 +90,7 @@ export class HistogramCell {
   }
 
   observe(value: number): void {
-    const bounds = this.bounds;
-    let i = 0;
-    while (i < bounds.length && value > bounds[i]!) i++;
-    this.counts[i]!++;
+    this.counts[bucketIndex(this.bounds, value)]!++;
     this.sum += value;
     this.count++;
   }
@@ -127,17 +124,27 @@ export class HistogramVec {
 
   private samples(): Sample[] {
     const out: Sample[] = [];
-    for (const { values, cell } of this.cells.values()) {
-      const labels = sortedLabels(this.labelNames, values);
-      let cumulative = 0;
-      this.bounds.forEach((bound, i) => {
-        cumulative += cell.counts[i]!;
-        out.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: String(bound) }, value: cumulative });
-      });
-      out.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: cell.count });
-      out.push({ metricName: `${this.name}_sum`, labels, value: cell.sum });
-      out.push({ metricName: `${this.name}_count`, labels, value: cell.count });
-    }
+    for (const { values, cell } of this.cells.values()) pushHistogram(out, this.name, sortedLabels(this.labelNames, values), this.bounds, cell.counts, cell.sum);
     return out;
   }
+}
+
+/** sort.SearchFloat64s, as Go's histograms place a value: the first bound at or above it; NaN goes beyond them all. */
+export function bucketIndex(bounds: readonly number[], value: number): number {
+  let i = 0;
+  while (i < bounds.length && !(bounds[i]! >= value)) i++;
+  return i;
+}
+
+/** One histogram series: cumulative `_bucket` lines (`+Inf` last), `_sum` and `_count`, from per-bucket weights. */
+export function pushHistogram(out: Sample[], name: string, labels: Record<string, string>, bounds: readonly number[], weights: ArrayLike<number>, sum: number): void {
+  let cumulative = 0;
+  bounds.forEach((bound, i) => {
+    cumulative += weights[i]!;
+    out.push({ metricName: `${name}_bucket`, labels: { ...labels, le: String(bound) }, value: cumulative });
+  });
+  const count = cumulative + weights[bounds.length]!;
+  out.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: count });
+  out.push({ metricName: `${name}_sum`, labels, value: sum });
+  out.push({ metricName: `${name}_count`, labels, value: count });
 }

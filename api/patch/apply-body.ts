@@ -6,7 +6,8 @@ import type { Status } from '../../engine/resources/types.ts';
 import { badRequest } from '../errors.ts';
 import { parseGoYaml } from '../go-yaml.ts';
 import { goJsonTypeName } from './go-json.ts';
-import { isObject, type JsonObject } from './typed-value.ts';
+import { type JsonObject } from './typed-value.ts';
+import { isRecord } from '../../engine/own-property.ts';
 
 export { strictYamlError } from '../go-yaml.ts';
 
@@ -16,7 +17,7 @@ export function decodeApplyBody(text: string): ApplyBodyResult {
   const parsed = parseGoYaml(text);
   if (!parsed.ok) return { status: badRequest(`error decoding YAML: error converting YAML to JSON: ${parsed.error}`) };
   const value = parsed.value ?? {};
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     return {
       status: badRequest(
         `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonTypeName(value)} into Go value of type map[string]interface {}`,

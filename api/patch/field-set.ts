@@ -10,6 +10,8 @@
 // Order matters only on output, and follows Go: field names, then keys, then values, then indexes,
 // each ascending; strings compare as Go compares them (bytewise UTF-8).
 
+import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
+
 export type PathElement = string;
 export type FieldPath = readonly PathElement[];
 
@@ -134,7 +136,7 @@ export class FieldSet {
       if (this.members.has(element) && child !== undefined && !child.isEmpty()) node['.'] = {};
       if (child !== undefined) Object.assign(node, child.toFieldsV1());
       if (!this.members.has(element) && Object.keys(node).length === 0) continue;
-      out[element] = node;
+      setOwn(out, element, node);
     }
     return out;
   }
@@ -142,11 +144,11 @@ export class FieldSet {
   /** Reads a `fieldsV1` object; throws FieldsV1Error on anything structured-merge-diff would refuse. */
   static fromFieldsV1(value: unknown): FieldSet {
     const set = new FieldSet();
-    if (!isPlainObject(value)) throw new FieldsV1Error(`expected an object, got ${describe(value)}`);
+    if (!isRecord(value)) throw new FieldsV1Error(`expected an object, got ${describe(value)}`);
     for (const [key, child] of Object.entries(value)) {
       if (key === '.') continue;
       checkElement(key);
-      if (!isPlainObject(child)) throw new FieldsV1Error(`expected an object for ${key}, got ${describe(child)}`);
+      if (!isRecord(child)) throw new FieldsV1Error(`expected an object for ${key}, got ${describe(child)}`);
       const entries = Object.keys(child);
       if (entries.length === 0) {
         set.members.add(key);
@@ -173,7 +175,7 @@ export const valueElement = (value: unknown): PathElement => `v:${JSON.stringify
 /** A map-list item's element: its key fields, sorted by name, as one JSON object. */
 export function keyElement(fields: Readonly<Record<string, unknown>>): PathElement {
   const sorted: Record<string, unknown> = {};
-  for (const name of Object.keys(fields).sort(compareGoStrings)) sorted[name] = fields[name];
+  for (const name of Object.keys(fields).sort(compareGoStrings)) setOwn(sorted, name, fields[name]);
   return `k:${JSON.stringify(sorted)}`;
 }
 
@@ -211,8 +213,8 @@ export function pathToString(path: FieldPath): string {
 const RANK: Record<string, number> = { 'f:': 0, 'k:': 1, 'v:': 2, 'i:': 3 };
 
 export function compareElements(a: PathElement, b: PathElement): number {
-  const rankA = RANK[a.slice(0, 2)] ?? 4;
-  const rankB = RANK[b.slice(0, 2)] ?? 4;
+  const rankA = ownValue(RANK, a.slice(0, 2)) ?? 4;
+  const rankB = ownValue(RANK, b.slice(0, 2)) ?? 4;
   if (rankA !== rankB) return rankA - rankB;
   const bodyA = a.slice(2);
   const bodyB = b.slice(2);
@@ -291,14 +293,10 @@ function checkElement(key: string): void {
     } catch {
       throw new FieldsV1Error(`invalid JSON in ${key}`);
     }
-    if (prefix === 'k:' && !isPlainObject(parsed)) throw new FieldsV1Error(`key of ${key} is not an object`);
+    if (prefix === 'k:' && !isRecord(parsed)) throw new FieldsV1Error(`key of ${key} is not an object`);
     return;
   }
   throw new FieldsV1Error(`unknown path element ${JSON.stringify(key)}`);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

@@ -18,7 +18,7 @@ import { dropUnknownFields, unknownFieldPaths } from './schema-check.ts';
 import { schemaFor, type FlowcontrolKind } from './schema.ts';
 import { serverSideApply } from './server-side-apply.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
-import { isObject } from './typed-value.ts';
+import { isRecord } from '../../engine/own-property.ts';
 
 export { updateManagedFields, type UpdateManagedFieldsOptions } from './managed-fields.ts';
 export type { FieldValidation } from './json-patch.ts';
@@ -60,7 +60,14 @@ export interface ApplyPatchInput {
 }
 
 export type ApplyPatchResult =
-  | { object: KubeObject; managedFields: ManagedFieldsEntry[]; created: boolean; warnings: string[] }
+  | {
+      object: KubeObject;
+      managedFields: ManagedFieldsEntry[];
+      created: boolean;
+      warnings: string[];
+      /** How numbers a JSON patch put into the object were written, where Go keeps that spelling (json-patch.ts). */
+      numberLiterals?: ReadonlyMap<string, string>;
+    }
   | { status: Status };
 
 export function patchContentType(header: string): PatchContentType | undefined {
@@ -119,11 +126,12 @@ export function applyPatch(input: ApplyPatchInput): ApplyPatchResult {
   const current = input.current!;
   let patched: unknown;
   let duplicates: string[] = [];
+  let numberLiterals: ReadonlyMap<string, string> | undefined;
   let shown: () => string;
   if (patchType === JSON_PATCH) {
     const result = applyJsonPatch(current, body, fieldValidation);
     if ('status' in result) return result;
-    patched = result.value;
+    ({ value: patched, numberLiterals } = result);
     shown = () => JSON.stringify(patched);
   } else if (patchType === MERGE_PATCH) {
     const result = applyMergePatch(current, body, fieldValidation);
@@ -137,7 +145,7 @@ export function applyPatch(input: ApplyPatchInput): ApplyPatchResult {
     // kube-apiserver quotes the patch map here, in Go's %+v.
     shown = () => goFormatValue(JSON.parse(body) as unknown);
   }
-  if (!isObject(patched)) {
+  if (!isRecord(patched)) {
     return { status: invalidStatus({ group: '', kind: '' }, '', [invalid('patch', JSON.stringify(patched), `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonTypeName(patched)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`)]) };
   }
 
@@ -158,7 +166,7 @@ export function applyPatch(input: ApplyPatchInput): ApplyPatchResult {
   object.metadata = { ...(object.metadata ?? {}) };
   if (managedFields.length > 0) object.metadata.managedFields = managedFields;
   else delete object.metadata.managedFields;
-  return { object, managedFields, created: false, warnings: fieldValidation === 'Warn' ? problems : [] };
+  return { object, managedFields, created: false, warnings: fieldValidation === 'Warn' ? problems : [], ...(numberLiterals !== undefined && numberLiterals.size > 0 ? { numberLiterals } : {}) };
 }
 
 /** `ValidatePatchOptions`: force only with apply, a fieldManager for apply, at most 128 printable bytes. */

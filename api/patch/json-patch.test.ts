@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import jsonpatch from 'fast-json-patch';
 import { errorCodeOf } from '../errors.ts';
 import { alpha } from './fixtures.ts';
-import { applyJsonPatch } from './json-patch.ts';
+import { applyJsonPatch, JSON_PATCH_MAX_COPY_BYTES } from './json-patch.ts';
 
 const apply = (document: unknown, ops: unknown, fieldValidation?: 'Ignore' | 'Warn' | 'Strict') =>
   applyJsonPatch(document, typeof ops === 'string' ? ops : JSON.stringify(ops), fieldValidation);
@@ -34,6 +34,73 @@ test('a failing test op is 422 Invalid with the library text and empty details',
     '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"testing value /spec/type failed: test failed","reason":"Invalid","details":{},"code":422}',
   );
   assert.is(errorCodeOf(status), 'FW_ERR_PATCH_FAILED');
+});
+
+test('a value written 5e3 keeps that spelling through the operations (Go moves raw JSON), reported by path', () => {
+  const result = apply(
+    alpha(),
+    '[{"op":"replace","path":"/spec/limited/nominalConcurrencyShares","value":5e3},' +
+      '{"op":"add","path":"/spec/extra","value":{"n":[1.0e1,7],"m":2}},' +
+      '{"op":"copy","from":"/spec/extra","path":"/spec/copied"},' +
+      '{"op":"move","from":"/spec/extra/n","path":"/spec/moved"},' +
+      '{"op":"test","path":"/spec/limited/nominalConcurrencyShares","value":5000},' +
+      '{"op":"add","path":"/spec/limited/lendablePercent","value":1.5}]',
+  );
+  if ('status' in result) throw new Error(result.status.message);
+  assert.equal(
+    [...result.numberLiterals].sort(),
+    [
+      ['spec.copied.n[0]', '1.0e1'],
+      ['spec.limited.nominalConcurrencyShares', '5e3'],
+      ['spec.moved[0]', '1.0e1'],
+    ],
+  );
+  const out = result.value as any;
+  assert.is(out.spec.limited.nominalConcurrencyShares, 5000);
+  assert.equal(out.spec.moved, [10, 7]);
+  assert.equal(out.spec.copied, { n: [10, 7], m: 2 });
+  assert.is(out.spec.limited.lendablePercent, 1.5, 'a fraction JS prints as written needs no record');
+  assert.is(value(apply(alpha(), [{ op: 'replace', path: '/spec/limited/nominalConcurrencyShares', value: 5 }])).spec.limited.nominalConcurrencyShares, 5);
+});
+
+/** The reported amplification: a 1,000-character value, then `copies` copies of the growing subtree into itself. */
+function doublingPatch(copies: number): unknown[] {
+  const ops: unknown[] = [{ op: 'add', path: '/x', value: { a: 'x'.repeat(1000) } }];
+  for (let i = 0; i < copies; i++) ops.push({ op: 'copy', from: '/x', path: `/x/${i}` });
+  return ops;
+}
+
+const COPY_LIMIT = /^Unable to complete the copy, the accumulated size increase of copy is (\d+), exceeding the limit 3145728$/;
+
+test('copies are capped at 3 MiB per patch (JSONPatchMaxCopyBytes): a 2 KB doubling patch is a 422, not 4 GB', () => {
+  const body = JSON.stringify(doublingPatch(22));
+  assert.ok(body.length < 2048, `the reported payload is small (${body.length} bytes)`);
+  const status = failure(apply(alpha(), body));
+  assert.equal([status.code, status.reason, errorCodeOf(status)], [422, 'Invalid', 'FW_ERR_PATCH_FAILED']);
+  const accumulated = Number(COPY_LIMIT.exec(status.message ?? '')?.[1]);
+  // The copy that crossed the limit copied at most what was there before it.
+  assert.ok(accumulated > JSON_PATCH_MAX_COPY_BYTES && accumulated <= 2 * JSON_PATCH_MAX_COPY_BYTES, status.message);
+  // Under the cap the same patch applies: 11 doublings of the annotations copy 2 MiB.
+  const fine = value(apply(alpha(), doublingPatch(11)));
+  assert.is(Object.keys(fine.x).length, 12);
+});
+
+test('copies are counted as Go encodes them: HTML characters escaped, UTF-8 bytes', () => {
+  const ops = (text: string, copies: number) => [{ op: 'add', path: '/metadata/annotations', value: { a: text } }, ...Array.from({ length: copies }, (_, i) => ({ op: 'copy', from: '/metadata/annotations/a', path: `/metadata/annotations/c${i}` }))];
+  // '<' is \u003c, 6 bytes, as Go writes it: 1 MiB of them in quotes is 6 MiB + 2, over the cap at once.
+  assert.match(failure(apply(alpha(), ops('<'.repeat(1 << 20), 1))).message!, /increase of copy is 6291458, exceeding/);
+  // 'é' is 2 UTF-8 bytes: 1 MiB and its quotes, twice, is under the cap; the third copy is over it.
+  assert.ok(!('status' in apply(alpha(), ops('é'.repeat(1 << 19), 2))));
+  assert.match(failure(apply(alpha(), ops('é'.repeat(1 << 19), 3))).message!, /increase of copy is 3145734, exceeding/);
+});
+
+test('many copies of one large value stop at the cap', () => {
+  const big = 'v'.repeat(200 * 1024);
+  const ops: unknown[] = [{ op: 'add', path: '/metadata/annotations', value: { big } }];
+  for (let i = 0; i < 9_999; i++) ops.push({ op: 'copy', from: '/metadata/annotations/big', path: `/metadata/annotations/c${i}` });
+  const status = failure(apply(alpha(), ops));
+  // 200 KiB + 2 quotes per copy: the 16th crosses 3 MiB.
+  assert.is(status.message, `Unable to complete the copy, the accumulated size increase of copy is ${16 * (200 * 1024 + 2)}, exceeding the limit 3145728`);
 });
 
 test("kubectl's migration patch replaces managedFields and resourceVersion together", () => {

@@ -7,15 +7,49 @@
 //   - a null or absent `value` is the JSON null.
 // Errors read `<what>: <cause>`, as github.com/pkg/errors wraps them, e.g.
 // `testing value /spec/type failed: test failed`.
+//
+// `copy` is the one operation whose output can outgrow its input (22 copies of a doubling subtree
+// in a 2 KB patch is 4 GB), so, as kube-apiserver sets v4's AccumulatedCopySizeLimit to its
+// JSONPatchMaxCopyBytes, the bytes one patch copies are capped at 3 MiB.
 
 import type { Status } from '../../engine/resources/types.ts';
 import { MAX_JSON_PATCH_OPERATIONS, badRequest, patchFailed, tooManyPatchOperations } from '../errors.ts';
+import { goJsonText } from '../../engine/store/go-json.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
-import { deepEqual, isObject, setField } from './typed-value.ts';
+import { deepEqual } from './typed-value.ts';
+import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
-export type JsonPatchResult = { value: unknown } | { status: Status };
+/** `numberLiterals`: how the numbers the patch put into the result were written, where Go would keep that spelling (engine/go-json.ts paths). */
+export type JsonPatchResult = { value: unknown; numberLiterals: ReadonlyMap<string, string> } | { status: Status };
+
+/** kube-apiserver's JSONPatchMaxCopyBytes: twice etcd's 1.5 MiB request limit. */
+export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
+
+interface Holder {
+  doc: unknown;
+  /** Bytes copied so far, as Go's encoder writes the copied values. */
+  copiedBytes: number;
+  /** Whether any value carries a LiteralNumber (then copies must keep them). */
+  literals: boolean;
+}
+
+/**
+ * An integral number the patch wrote in a form Go's integer decoder refuses (`5e3`, `5.0`,
+ * `1e-400`). v4 moves values as raw JSON bytes, so that spelling reaches the decoding of the
+ * patched object, which fails for an integer field (`cannot unmarshal number 5e3`); JSON.parse
+ * would have made it 5000. The number travels boxed through the operations and is unboxed at the
+ * end, its spelling recorded by path.
+ */
+class LiteralNumber {
+  constructor(
+    readonly number: number,
+    readonly literal: string,
+  ) {}
+}
+
+const NO_LITERALS: ReadonlyMap<string, string> = new Map();
 
 /** Applies `patchText` to a copy of `document`; the input is never changed. */
 export function applyJsonPatch(document: unknown, patchText: string, fieldValidation: FieldValidation = 'Warn'): JsonPatchResult {
@@ -28,13 +62,66 @@ export function applyJsonPatch(document: unknown, patchText: string, fieldValida
   const list = (operations ?? []) as unknown[];
   if (list.length > MAX_JSON_PATCH_OPERATIONS) return { status: tooManyPatchOperations(list.length) };
 
-  const holder: { doc: unknown } = { doc: structuredClone(document) };
+  const holder: Holder = { doc: structuredClone(document), copiedBytes: 0, literals: boxLiterals(list, parsed.numberLiterals) };
   for (const raw of list) {
-    const error = applyOperation(holder, isObject(raw) ? raw : {});
+    const error = applyOperation(holder, isRecord(raw) ? raw : {});
     if (error !== undefined) return { status: patchFailed(error) };
   }
-  return { value: holder.doc };
+  if (!holder.literals) return { value: holder.doc, numberLiterals: NO_LITERALS };
+  const numberLiterals = new Map<string, string>();
+  return { value: unbox(holder.doc, '', numberLiterals), numberLiterals };
 }
+
+/** Boxes the integral numbers of the operations' values that Go would not read as integers; whether there were any. */
+function boxLiterals(operations: unknown[], literals: ReadonlyMap<string, string>): boolean {
+  if (literals.size === 0) return false;
+  let boxed = false;
+  const visit = (value: unknown, path: string): unknown => {
+    if (typeof value === 'number') {
+      const literal = literals.get(path);
+      if (literal === undefined || !Number.isInteger(value) || /^-?\d+$/.test(literal)) return value;
+      boxed = true;
+      return new LiteralNumber(value, literal);
+    }
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) value[i] = visit(value[i], `${path}[${i}]`);
+    } else if (isRecord(value)) {
+      for (const key of Object.keys(value)) setOwn(value, key, visit(value[key], path === '' ? key : `${path}.${key}`));
+    }
+    return value;
+  };
+  operations.forEach((op, i) => {
+    if (isRecord(op) && Object.hasOwn(op, 'value')) op['value'] = visit(op['value'], `[${i}].value`);
+  });
+  return boxed;
+}
+
+/** The document with every LiteralNumber replaced by its number, each spelling recorded at its path. */
+function unbox(value: unknown, path: string, found: Map<string, string>): unknown {
+  if (value instanceof LiteralNumber) {
+    found.set(path, value.literal);
+    return value.number;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = unbox(value[i], `${path}[${i}]`, found);
+  } else if (isRecord(value)) {
+    for (const key of Object.keys(value)) setOwn(value, key, unbox(value[key], path === '' ? key : `${path}.${key}`, found));
+  }
+  return value;
+}
+
+/** A deep copy that keeps LiteralNumbers (structuredClone would make them plain objects). */
+function cloneKeepingLiterals(value: unknown): unknown {
+  if (value instanceof LiteralNumber) return value;
+  if (Array.isArray(value)) return value.map(cloneKeepingLiterals);
+  if (!isRecord(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) setOwn(copy, key, cloneKeepingLiterals(value[key]));
+  return copy;
+}
+
+const cloneValue = (holder: Holder, value: unknown): unknown => (holder.literals ? cloneKeepingLiterals(value) : structuredClone(value));
+const unboxed = (value: unknown): unknown => (value instanceof LiteralNumber ? value.number : isContainer(value) ? unbox(cloneKeepingLiterals(value), '', new Map()) : value);
 
 /** The decode errors Go reports before any operation runs (`[]handlers.jsonPatchOp`, then `jsonpatch.Patch`). */
 function checkShape(operations: unknown, strict: boolean): string | undefined {
@@ -45,7 +132,7 @@ function checkShape(operations: unknown, strict: boolean): string | undefined {
       : `json: cannot unmarshal ${goJsonTypeName(operations)} into Go value of type jsonpatch.Patch`;
   }
   for (const op of operations) {
-    if (op === null || isObject(op)) {
+    if (op === null || isRecord(op)) {
       if (!strict || op === null) continue;
       for (const field of ['op', 'path', 'from']) {
         const value = op[field];
@@ -76,7 +163,7 @@ class PatchError extends Error {}
 
 const wrap = (message: string, cause: string): string => `${message}: ${cause}`;
 
-function applyOperation(holder: { doc: unknown }, op: Operation): string | undefined {
+function applyOperation(holder: Holder, op: Operation): string | undefined {
   const kind = typeof op['op'] === 'string' ? op['op'] : 'unknown';
   try {
     switch (kind) {
@@ -109,18 +196,18 @@ function member(op: Operation, name: 'path' | 'from'): { value: string } | { err
   return { value: raw };
 }
 
-const valueOf = (op: Operation): unknown => (op['value'] === undefined ? null : structuredClone(op['value']));
+const valueOf = (holder: Holder, op: Operation): unknown => (op['value'] === undefined ? null : cloneValue(holder, op['value']));
 
-function add(holder: { doc: unknown }, op: Operation): string | undefined {
+function add(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('add operation failed to decode path', MISSING);
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`add operation does not apply: doc is missing path: "${path.value}"`, MISSING);
-  const error = containerAdd(target.container, target.key, valueOf(op));
+  const error = containerAdd(target.container, target.key, valueOf(holder, op));
   return error === undefined ? undefined : wrap(`error in add for path: '${path.value}'`, error);
 }
 
-function remove(holder: { doc: unknown }, op: Operation): string | undefined {
+function remove(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('remove operation failed to decode path', MISSING);
   const target = findObject(holder.doc, path.value);
@@ -129,12 +216,12 @@ function remove(holder: { doc: unknown }, op: Operation): string | undefined {
   return error === undefined ? undefined : wrap(`error in remove for path: '${path.value}'`, error);
 }
 
-function replace(holder: { doc: unknown }, op: Operation): string | undefined {
+function replace(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('replace operation failed to decode path', path.error);
   if (path.value === '') {
     // v4 swaps the whole document for an object or array, and silently ignores anything else.
-    const value = valueOf(op);
+    const value = valueOf(holder, op);
     if (typeof value === 'object' && value !== null) holder.doc = value;
     return undefined;
   }
@@ -143,11 +230,11 @@ function replace(holder: { doc: unknown }, op: Operation): string | undefined {
   if ('error' in containerGet(target.container, target.key)) {
     return wrap(`replace operation does not apply: doc is missing key: ${path.value}`, MISSING);
   }
-  containerSet(target.container, target.key, valueOf(op));
+  containerSet(target.container, target.key, valueOf(holder, op));
   return undefined;
 }
 
-function move(holder: { doc: unknown }, op: Operation): string | undefined {
+function move(holder: Holder, op: Operation): string | undefined {
   const from = member(op, 'from');
   if ('error' in from) return wrap('move operation failed to decode from', from.error);
   const source = findObject(holder.doc, from.value);
@@ -164,21 +251,21 @@ function move(holder: { doc: unknown }, op: Operation): string | undefined {
   return error === undefined ? undefined : wrap(`error in move for path: '${path.value}'`, error);
 }
 
-function testOperation(holder: { doc: unknown }, op: Operation): string | undefined {
+function testOperation(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('test operation failed to decode path', path.error);
-  const expected = op['value'] === undefined ? null : op['value'];
+  const expected = op['value'] === undefined ? null : holder.literals ? unboxed(op['value']) : op['value'];
   const failed = wrap(`testing value ${path.value} failed`, TEST_FAILED);
-  if (path.value === '') return deepEqual(holder.doc, expected) ? undefined : failed;
+  if (path.value === '') return deepEqual(holder.literals ? unboxed(holder.doc) : holder.doc, expected) ? undefined : failed;
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`test operation does not apply: is missing path: ${path.value}`, MISSING);
   const got = containerGet(target.container, target.key);
   if ('error' in got) return wrap(`error in test for path: '${path.value}'`, got.error);
   if (got.value === undefined || got.value === null) return expected === null ? undefined : failed;
-  return deepEqual(got.value, expected) ? undefined : failed;
+  return deepEqual(holder.literals ? unboxed(got.value) : got.value, expected) ? undefined : failed;
 }
 
-function copy(holder: { doc: unknown }, op: Operation): string | undefined {
+function copy(holder: Holder, op: Operation): string | undefined {
   const from = member(op, 'from');
   if ('error' in from) return wrap('copy operation failed to decode from', from.error);
   const source = findObject(holder.doc, from.value);
@@ -189,7 +276,12 @@ function copy(holder: { doc: unknown }, op: Operation): string | undefined {
   if ('error' in path) return wrap('copy operation failed to decode path', MISSING);
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`copy operation does not apply: doc is missing destination path: ${path.value}`, MISSING);
-  const error = containerAdd(target.container, target.key, structuredClone(got.value ?? null));
+  const value = got.value ?? null;
+  holder.copiedBytes += Buffer.byteLength(goJsonText(holder.literals ? unboxed(value) : value), 'utf8');
+  if (holder.copiedBytes > JSON_PATCH_MAX_COPY_BYTES) {
+    return `Unable to complete the copy, the accumulated size increase of copy is ${holder.copiedBytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`;
+  }
+  const error = containerAdd(target.container, target.key, cloneValue(holder, value));
   return error === undefined ? undefined : wrap('error while adding value during copy', error);
 }
 
@@ -217,11 +309,11 @@ function decodeToken(token: string): string {
 }
 
 function isContainer(value: unknown): value is Container {
-  return Array.isArray(value) || isObject(value);
+  return Array.isArray(value) || (isRecord(value) && !(value instanceof LiteralNumber));
 }
 
 function containerGet(container: Container, key: string): { value: unknown } | { error: string } {
-  if (!Array.isArray(container)) return { value: Object.hasOwn(container, key) ? container[key] : undefined };
+  if (!Array.isArray(container)) return { value: ownValue(container, key) };
   const index = resolveIndex(key, container.length);
   if (typeof index !== 'number') return index;
   return { value: container[index] };
@@ -229,7 +321,7 @@ function containerGet(container: Container, key: string): { value: unknown } | {
 
 function containerSet(container: Container, key: string, value: unknown): void {
   if (!Array.isArray(container)) {
-    setField(container, key, value);
+    setOwn(container, key, value);
     return;
   }
   const index = resolveIndex(key, container.length);
@@ -239,7 +331,7 @@ function containerSet(container: Container, key: string, value: unknown): void {
 
 function containerAdd(container: Container, key: string, value: unknown): string | undefined {
   if (!Array.isArray(container)) {
-    setField(container, key, value);
+    setOwn(container, key, value);
     return undefined;
   }
   if (key === '-') {

@@ -11,16 +11,17 @@ import { parseGoJson } from './go-json.ts';
 import { goView } from './managed-fields.ts';
 import { validateApplyConfig } from './schema-check.ts';
 import type { SchemaNode } from './schema.ts';
-import { compareTyped, isObject, presentKeys, setField, toFieldSet, type JsonObject } from './typed-value.ts';
+import { compareTyped, presentKeys, toFieldSet, type JsonObject } from './typed-value.ts';
+import { isRecord, setOwn } from '../../engine/own-property.ts';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The only manager name both behaviours apply to. */
 export const KUBECTL_MANAGER = 'kubectl';
 
 function annotationsOf(object: unknown): JsonObject | undefined {
-  if (!isObject(object) || !isObject(object['metadata'])) return undefined;
+  if (!isRecord(object) || !isRecord(object['metadata'])) return undefined;
   const annotations = object['metadata']['annotations'];
-  return isObject(annotations) ? annotations : undefined;
+  return isRecord(annotations) ? annotations : undefined;
 }
 
 /**
@@ -31,7 +32,7 @@ export function fieldsAllowedByLastApplied(node: SchemaNode, live: unknown): Fie
   const text = annotationsOf(live)?.[LAST_APPLIED_ANNOTATION];
   if (typeof text !== 'string' || text === '') return undefined;
   const parsed = parseGoJson(text);
-  if ('error' in parsed || !isObject(parsed.value)) return undefined;
+  if ('error' in parsed || !isRecord(parsed.value)) return undefined;
   const lastApplied = parsed.value;
   if (validateApplyConfig(node, lastApplied).some((error) => !error.includes('duplicate entries'))) return undefined;
   const comparison = compareTyped(node, lastApplied, goView(node, live));
@@ -42,7 +43,7 @@ export function fieldsAllowedByLastApplied(node: SchemaNode, live: unknown): Fie
 export function syncLastApplied(object: JsonObject, config: JsonObject): void {
   const annotations = annotationsOf(object);
   if (annotations === undefined || annotations[LAST_APPLIED_ANNOTATION] === undefined) return;
-  setField(annotations, LAST_APPLIED_ANNOTATION, buildLastApplied(config));
+  setOwn(annotations, LAST_APPLIED_ANNOTATION, buildLastApplied(config));
 }
 
 /** The configuration as Go's encoder writes an unstructured object: sorted keys, HTML-escaped, newline. */
@@ -55,7 +56,7 @@ export function buildLastApplied(config: JsonObject): string {
 
 function goJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
-  if (isObject(value)) {
+  if (isRecord(value)) {
     const keys = presentKeys(value).sort(compareGoStrings);
     return `{${keys.map((key) => `${escapeHtml(JSON.stringify(key))}:${goJson(value[key])}`).join(',')}}`;
   }

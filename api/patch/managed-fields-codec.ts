@@ -5,7 +5,7 @@
 
 import type { ManagedFieldsEntry } from '../../engine/resources/types.ts';
 import { FieldSet } from './field-set.ts';
-import { isObject } from './typed-value.ts';
+import { isRecord } from '../../engine/own-property.ts';
 
 export type Operation = 'Apply' | 'Update';
 
@@ -45,7 +45,7 @@ export function decodeManagedFields(entries: unknown): Managed {
   if (entries === undefined || entries === null) return managed;
   if (!Array.isArray(entries)) throw new ManagedFieldsError('managedFields must be a list');
   entries.forEach((raw: unknown, i) => {
-    if (!isObject(raw)) throw new ManagedFieldsError(`managed fields entry ${i} is not an object`);
+    if (!isRecord(raw)) throw new ManagedFieldsError(`managed fields entry ${i} is not an object`);
     const fieldsType = raw['fieldsType'];
     if (fieldsType === undefined || fieldsType === '' || fieldsType === null) throw new ManagedFieldsError(`missing fieldsType in managed fields entry ${i}`);
     if (fieldsType !== 'FieldsV1') throw new ManagedFieldsError(`invalid fieldsType ${JSON.stringify(fieldsType)} in managed fields entry ${i}`);

@@ -11,7 +11,8 @@ import type { KubeObject, ManagedFieldsEntry } from '../../engine/resources/type
 import { FieldSet, fieldElement, type FieldPath } from './field-set.ts';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, type Managed, type ManagedEntry, type ManagerInfo } from './managed-fields-codec.ts';
 import { schemaFor, type FlowcontrolKind, type SchemaNode } from './schema.ts';
-import { compareTyped, isObject, withGoZeroValues, type Comparison } from './typed-value.ts';
+import { compareTyped, withGoZeroValues, type Comparison } from './typed-value.ts';
+import { isRecord } from '../../engine/own-property.ts';
 
 export * from './managed-fields-codec.ts';
 
@@ -86,13 +87,13 @@ function baseManaged(old: KubeObject | undefined, next: KubeObject, subresource:
 function isResetManagedFields(entries: unknown): boolean {
   if (!Array.isArray(entries) || entries.length !== 1) return false;
   const entry: unknown = entries[0];
-  return isObject(entry) && Object.values(entry).every((value) => value === undefined || value === null || value === '');
+  return isRecord(entry) && Object.values(entry).every((value) => value === undefined || value === null || value === '');
 }
 
 /** The object as the field manager compares it: as Go would encode it, without managedFields. */
 export function goView(node: SchemaNode, object: unknown): unknown {
   const view = withGoZeroValues(node, object);
-  if (isObject(view) && isObject(view['metadata'])) {
+  if (isRecord(view) && isRecord(view['metadata'])) {
     const metadata = { ...view['metadata'] };
     delete metadata['managedFields'];
     return { ...view, metadata };

@@ -6,7 +6,8 @@ import type { Status } from '../../engine/resources/types.ts';
 import { badRequest } from '../errors.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { FieldValidation } from './json-patch.ts';
-import { isObject, setField, type JsonObject } from './typed-value.ts';
+import { type JsonObject } from './typed-value.ts';
+import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
 
 /** `duplicates` are the patch's repeated fields, for fieldValidation to report. */
 export type MergePatchResult = { value: unknown; duplicates: string[] } | { status: Status };
@@ -18,13 +19,13 @@ export function applyMergePatch(document: unknown, patchText: string, fieldValid
   const parsed = parseGoJson(patchText);
   if ('error' in parsed) return { status: badRequest(strict ? `error decoding patch: ${parsed.error}` : BAD_PATCH) };
   const patch = parsed.value;
-  if (strict && patch !== null && !isObject(patch)) {
+  if (strict && patch !== null && !isRecord(patch)) {
     return { status: badRequest(`error decoding patch: json: cannot unmarshal ${goJsonTypeName(patch)} into Go value of type map[string]interface {}`) };
   }
   if (patch === null) return { status: badRequest(BAD_PATCH) };
   if (Array.isArray(patch)) return { value: pruneNulls(patch), duplicates: parsed.duplicates };
-  if (!isObject(patch)) return { status: badRequest(BAD_PATCH) };
-  const base = isObject(document) ? structuredClone(document) : {};
+  if (!isRecord(patch)) return { status: badRequest(BAD_PATCH) };
+  const base = isRecord(document) ? structuredClone(document) : {};
   return { value: mergeInto(base, patch), duplicates: parsed.duplicates };
 }
 
@@ -35,13 +36,13 @@ export function mergeInto(target: JsonObject, patch: JsonObject): JsonObject {
       delete target[key];
       continue;
     }
-    const current = target[key];
-    if (current === undefined || current === null || !isObject(current)) {
-      setField(target, key, pruneNulls(structuredClone(value)));
-    } else if (isObject(value)) {
+    const current = ownValue(target, key);
+    if (current === undefined || current === null || !isRecord(current)) {
+      setOwn(target, key, pruneNulls(structuredClone(value)));
+    } else if (isRecord(value)) {
       mergeInto(current, value);
     } else {
-      setField(target, key, structuredClone(value));
+      setOwn(target, key, structuredClone(value));
     }
   }
   return target;
@@ -49,8 +50,8 @@ export function mergeInto(target: JsonObject, patch: JsonObject): JsonObject {
 
 function pruneNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.filter((item) => item !== null).map(pruneNulls);
-  if (!isObject(value)) return value;
+  if (!isRecord(value)) return value;
   const out: JsonObject = {};
-  for (const [key, item] of Object.entries(value)) if (item !== null) setField(out, key, pruneNulls(item));
+  for (const [key, item] of Object.entries(value)) if (item !== null) setOwn(out, key, pruneNulls(item));
   return out;
 }

@@ -7,8 +7,9 @@
 
 import { pathToString } from './field-set.ts';
 import { goFormatValue } from './go-json.ts';
-import type { SchemaNode } from './schema.ts';
-import { isObject, listItemElement, presentKeys, setField, type JsonObject } from './typed-value.ts';
+import { fieldSchema, type SchemaNode } from './schema.ts';
+import { listItemElement, presentKeys, type JsonObject } from './typed-value.ts';
+import { isRecord, setOwn } from '../../engine/own-property.ts';
 
 /** structured-merge-diff's validation errors for an applied configuration; empty when it is valid. */
 export function validateApplyConfig(node: SchemaNode, value: unknown): string[] {
@@ -34,9 +35,9 @@ function walkValidate(node: SchemaNode, value: unknown, path: string, errors: st
     }
     case 'struct':
     case 'map': {
-      if (!isObject(value)) return fail(`expected map, got ${unstructured(value)}`);
+      if (!isRecord(value)) return fail(`expected map, got ${unstructured(value)}`);
       for (const key of presentKeys(value)) {
-        const child = node.kind === 'struct' ? node.fields[key]?.type : node.values;
+        const child = node.kind === 'struct' ? fieldSchema(node, key) : node.values;
         if (child === undefined) errors.push(`${path}.${key}: field not declared in schema`);
         else walkValidate(child, value[key], `${path}.${key}`, errors);
       }
@@ -66,7 +67,7 @@ function unstructured(value: unknown): string {
 
 function goTypeOf(value: unknown): string {
   if (Array.isArray(value)) return '[]interface {}';
-  if (isObject(value)) return 'map[string]interface {}';
+  if (isRecord(value)) return 'map[string]interface {}';
   return typeof value === 'boolean' ? 'bool' : typeof value;
 }
 
@@ -81,10 +82,10 @@ export function unknownFieldPaths(node: SchemaNode, value: unknown): string[] {
       if (Array.isArray(current)) current.forEach((item, i) => walk(schema.items, item, `${path}[${i}]`));
       return;
     }
-    if ((schema.kind !== 'struct' && schema.kind !== 'map') || !isObject(current)) return;
+    if ((schema.kind !== 'struct' && schema.kind !== 'map') || !isRecord(current)) return;
     for (const key of presentKeys(current)) {
       const childPath = path === '' ? key : `${path}.${key}`;
-      const child = schema.kind === 'struct' ? schema.fields[key]?.type : schema.values;
+      const child = schema.kind === 'struct' ? fieldSchema(schema, key) : schema.values;
       if (child === undefined) out.push(childPath);
       else walk(child, current[key], childPath);
     }
@@ -96,11 +97,11 @@ export function unknownFieldPaths(node: SchemaNode, value: unknown): string[] {
 /** A copy without the fields the schema does not declare (what decoding into Go structs keeps). */
 export function dropUnknownFields(node: SchemaNode, value: unknown): unknown {
   if (node.kind === 'list') return Array.isArray(value) ? value.map((item) => dropUnknownFields(node.items, item)) : value;
-  if ((node.kind !== 'struct' && node.kind !== 'map') || !isObject(value)) return value;
+  if ((node.kind !== 'struct' && node.kind !== 'map') || !isRecord(value)) return value;
   const out: JsonObject = {};
   for (const key of presentKeys(value)) {
-    const child = node.kind === 'struct' ? node.fields[key]?.type : node.values;
-    if (child !== undefined) setField(out, key, dropUnknownFields(child, value[key]));
+    const child = node.kind === 'struct' ? fieldSchema(node, key) : node.values;
+    if (child !== undefined) setOwn(out, key, dropUnknownFields(child, value[key]));
   }
   return out;
 }

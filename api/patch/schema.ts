@@ -8,6 +8,8 @@
 //
 // Source of truth: k8s.io/api flowcontrol/v1 and meta/v1 types.go (tags and markers) at v0.32.
 
+import { ownValue } from '../../engine/own-property.ts';
+
 export type ScalarType = 'string' | 'integer' | 'boolean' | 'any';
 
 export interface ScalarNode {
@@ -179,7 +181,7 @@ export function isFlowcontrolKind(kind: unknown): kind is FlowcontrolKind {
 export function childSchema(node: SchemaNode | undefined, element: string): SchemaNode | undefined {
   if (node === undefined) return undefined;
   if (element.startsWith('f:')) {
-    if (node.kind === 'struct') return node.fields[element.slice(2)]?.type;
+    if (node.kind === 'struct') return ownValue(node.fields, element.slice(2))?.type;
     if (node.kind === 'map') return node.values;
     return undefined;
   }

@@ -30,7 +30,8 @@ import {
 } from './managed-fields.ts';
 import { formatValidationErrors, validateApplyConfig } from './schema-check.ts';
 import { schemaFor, type FlowcontrolKind, type SchemaNode } from './schema.ts';
-import { compareTyped, deepEqual, ensureNamedFieldsAreMembers, isObject, mergeTyped, removeItems, toFieldSet, type JsonObject } from './typed-value.ts';
+import { compareTyped, deepEqual, ensureNamedFieldsAreMembers, mergeTyped, removeItems, toFieldSet, type JsonObject } from './typed-value.ts';
+import { isRecord } from '../../engine/own-property.ts';
 
 export interface ServerSideApplyInput {
   kind: FlowcontrolKind;
@@ -57,7 +58,7 @@ export function serverSideApply(input: ServerSideApplyInput): ServerSideApplyRes
   const { config } = input;
   const gvk = gvkString(config['apiVersion'], config['kind']);
   if (gvk !== gvkString(input.apiVersion, input.kind)) return { status: badRequest(`invalid object type: ${gvk}`) };
-  const metadata = isObject(config['metadata']) ? config['metadata'] : {};
+  const metadata = isRecord(config['metadata']) ? config['metadata'] : {};
   if (Array.isArray(metadata['managedFields'])) return { status: badRequest('metadata.managedFields must be nil') };
   const invalid = validateApplyConfig(node, config);
   if (invalid.length > 0) {

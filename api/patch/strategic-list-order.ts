@@ -4,7 +4,9 @@
 // items in server order, interleaved by Go's `mergeSortedSlice`). Also the failure classes.
 
 import { goFormatValue } from './go-json.ts';
-import { isObject, type JsonObject } from './typed-value.ts';
+import { isRecord, ownValue } from '../../engine/own-property.ts';
+import { goStableSort } from './go-stable-sort.ts';
+import { type JsonObject } from './typed-value.ts';
 
 const DIRECTIVE = '$patch';
 
@@ -24,16 +26,47 @@ export function noMergeKey(item: JsonObject, mergeKey: string): SmpFailure {
   return unclassified(`map: ${goFormatValue(item)} does not contain declared merge key: ${mergeKey}`);
 }
 
+/**
+ * Positions in a list by merge key (by value for a list of primitives), first occurrence winning,
+ * so "where is this item in that list" costs O(1) instead of a scan: strategicpatch's own scans make
+ * a patch of a few thousand list items cost seconds.
+ */
+export class ListPositions {
+  private readonly first = new Map<unknown, number>();
+
+  constructor(
+    list: readonly unknown[],
+    private readonly mergeKey: string,
+  ) {
+    list.forEach((item, i) => {
+      const key = this.keyOf(item);
+      if (!this.first.has(key)) this.first.set(key, i);
+    });
+  }
+
+  /** The position of the first item with the same merge key as `item`, or -1. */
+  indexOf(item: unknown): number {
+    return this.first.get(this.keyOf(item)) ?? -1;
+  }
+
+  private keyOf(item: unknown): unknown {
+    if (this.mergeKey === '') return item;
+    return isRecord(item) ? ownValue(item, this.mergeKey) : undefined;
+  }
+}
+
 export function partition(merged: unknown[], by: unknown[], mergeKey: string): [unknown[], unknown[]] {
+  const positions = new ListPositions(by, mergeKey);
   const inPatch: unknown[] = [];
   const serverOnly: unknown[] = [];
-  for (const item of merged) (indexOf(by, item, mergeKey) >= 0 ? inPatch : serverOnly).push(item);
+  for (const item of merged) (positions.indexOf(item) >= 0 ? inPatch : serverOnly).push(item);
   return [inPatch, serverOnly];
 }
 
 /** Patch items in patch order, server-only items in server order, interleaved as Go's `mergeSortedSlice` does. */
 export function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], patchOrder: unknown[], serverOrder: unknown[], mergeKey: string, kind: string): unknown[] {
-  const left = sortByOrder(serverOnly, serverOrder, mergeKey, kind);
+  const serverPositions = new ListPositions(serverOrder, mergeKey);
+  const left = sortByOrder(serverOnly, serverOrder, mergeKey, kind, serverPositions);
   const right = sortByOrder(patchItems, patchOrder, mergeKey, kind);
   const out: unknown[] = [];
   let i = 0;
@@ -42,8 +75,8 @@ export function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], pat
     if (j >= right.length) out.push(left[i++]);
     else if (i >= left.length) out.push(right[j++]);
     else {
-      const li = indexOf(serverOrder, left[i], mergeKey);
-      const ri = indexOf(serverOrder, right[j], mergeKey);
+      const li = serverPositions.indexOf(left[i]);
+      const ri = serverPositions.indexOf(right[j]);
       // A patch item the server never had wins the tie, so new items go before later server items.
       if (li >= 0 && ri >= 0 && li < ri) out.push(left[i++]);
       else out.push(right[j++]);
@@ -52,39 +85,31 @@ export function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], pat
   return out;
 }
 
-/** Go's `sort.SliceStable` (an insertion sort at these sizes) with strategicpatch's lenient `less`. */
-function sortByOrder(items: unknown[], order: unknown[], mergeKey: string, kind: string): unknown[] {
+/** Go's `sort.SliceStable` with strategicpatch's lenient `less` (missing from the order: "less"). */
+function sortByOrder(items: unknown[], order: unknown[], mergeKey: string, kind: string, orderPositions?: ListPositions): unknown[] {
   let toSort = [...items];
   let toDelete: unknown[] = [];
   if (kind === 'object') {
     for (const item of [...toSort, ...order]) {
-      if (!isObject(item)) throw unclassified(`expected a map, but received a ${goReflectKind(item)}`);
+      if (!isRecord(item)) throw unclassified(`expected a map, but received a ${goReflectKind(item)}`);
       if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
     }
     toDelete = toSort.filter((item) => (item as JsonObject)[DIRECTIVE] === 'delete');
     toSort = toSort.filter((item) => (item as JsonObject)[DIRECTIVE] !== 'delete');
   }
-  const less = (a: unknown, b: unknown): boolean => {
-    const ia = indexOf(order, a, mergeKey);
-    const ib = indexOf(order, b, mergeKey);
+  const positions = orderPositions ?? new ListPositions(order, mergeKey);
+  goStableSort(toSort, (a, b) => {
+    const ia = positions.indexOf(a);
+    const ib = positions.indexOf(b);
     return ia >= 0 && ib >= 0 ? ia < ib : true;
-  };
-  for (let i = 1; i < toSort.length; i++) {
-    for (let j = i; j > 0 && less(toSort[j], toSort[j - 1]); j--) [toSort[j], toSort[j - 1]] = [toSort[j - 1], toSort[j]];
-  }
+  });
   return [...toSort, ...toDelete];
-}
-
-export function indexOf(list: unknown[], item: unknown, mergeKey: string): number {
-  if (mergeKey === '') return list.indexOf(item);
-  const key = isObject(item) ? item[mergeKey] : undefined;
-  return list.findIndex((candidate) => (isObject(candidate) ? candidate[mergeKey] : undefined) === key);
 }
 
 export function sameMergeKey(a: unknown, b: unknown, mergeKey: string): boolean {
   if (mergeKey === '') return a === b;
   for (const item of [a, b]) {
-    if (!isObject(item)) throw unclassified(`expected a map, but received a ${goReflectKind(item)}`);
+    if (!isRecord(item)) throw unclassified(`expected a map, but received a ${goReflectKind(item)}`);
     if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
   }
   return (a as JsonObject)[mergeKey] === (b as JsonObject)[mergeKey];

@@ -16,7 +16,9 @@ import { badRequest, patchFailed } from '../errors.ts';
 import { goFormatValue, goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { ListNode, SchemaNode } from './schema.ts';
 import { elementKind, goKind, goReflectKind, noMergeKey, normalizeOrder, partition, sameMergeKey, SmpFailure, unclassified } from './strategic-list-order.ts';
-import { isObject, setField, type JsonObject } from './typed-value.ts';
+import { type JsonObject } from './typed-value.ts';
+import { lowerBound } from '../../engine/lower-bound.ts';
+import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
 
 export type StrategicMergeResult = { value: unknown; duplicates: string[] } | { status: Status };
 
@@ -31,8 +33,8 @@ export function applyStrategicMergePatch(document: unknown, patchText: string, n
   const parsed = parseGoJson(patchText);
   if ('error' in parsed) return { status: badRequest(parsed.error) };
   const patch = parsed.value ?? {};
-  if (!isObject(patch)) return { status: badRequest(`json: cannot unmarshal ${goJsonTypeName(patch)} into Go value of type map[string]interface {}`) };
-  const original = isObject(document) ? structuredClone(document) : {};
+  if (!isRecord(patch)) return { status: badRequest(`json: cannot unmarshal ${goJsonTypeName(patch)} into Go value of type map[string]interface {}`) };
+  const original = isRecord(document) ? structuredClone(document) : {};
   try {
     return { value: mergeMap(original, structuredClone(patch), node), duplicates: parsed.duplicates };
   } catch (error) {
@@ -53,7 +55,7 @@ interface FieldMeta {
 
 function lookup(node: SchemaNode | undefined, key: string): FieldMeta {
   let child: SchemaNode | undefined;
-  if (node?.kind === 'struct') child = node.fields[key]?.type;
+  if (node?.kind === 'struct') child = ownValue(node.fields, key)?.type;
   else if (node?.kind === 'map') child = node.values;
   const list = child?.kind === 'list' ? (child as ListNode) : undefined;
   return { node: child, mergeList: list?.patchStrategy === 'merge', mergeKey: list?.patchMergeKey ?? '' };
@@ -84,34 +86,34 @@ function mergeMap(original: JsonObject, patch: JsonObject, node: SchemaNode | un
       continue;
     }
     const meta = lookup(node, key);
-    const current = original[key];
+    const current = ownValue(original, key);
     if (current === undefined) {
-      if (!isDeleteList) setField(original, key, freshValue(meta, patchValue));
+      if (!isDeleteList) setOwn(original, key, freshValue(meta, patchValue));
       continue;
     }
     if (goKind(current) !== goKind(patchValue)) {
-      if (!isDeleteList) setField(original, key, discardNulls(patchValue));
+      if (!isDeleteList) setOwn(original, key, discardNulls(patchValue));
       continue;
     }
-    if (isObject(current)) setField(original, key, mergeMap(current, patchValue as JsonObject, meta.node));
-    else if (Array.isArray(current)) setField(original, key, mergeListField(current, patchValue as unknown[], meta, isDeleteList));
-    else setField(original, key, patchValue);
+    if (isRecord(current)) setOwn(original, key, mergeMap(current, patchValue as JsonObject, meta.node));
+    else if (Array.isArray(current)) setOwn(original, key, mergeListField(current, patchValue as unknown[], meta, isDeleteList));
+    else setOwn(original, key, patchValue);
   }
   return original;
 }
 
 /** A patch value with nothing to merge into: directives still apply, unmatched nulls go. */
 function freshValue(meta: FieldMeta, value: unknown): unknown {
-  if (isObject(value)) return mergeMap({}, value, meta.node);
+  if (isRecord(value)) return mergeMap({}, value, meta.node);
   if (Array.isArray(value)) return meta.mergeList ? mergeList([], value, meta, false) : discardNulls(value);
   return value;
 }
 
 function discardNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(discardNulls);
-  if (!isObject(value)) return value;
+  if (!isRecord(value)) return value;
   const out: JsonObject = {};
-  for (const [key, item] of Object.entries(value)) if (item !== null) setField(out, key, discardNulls(item));
+  for (const [key, item] of Object.entries(value)) if (item !== null) setOwn(out, key, discardNulls(item));
   return out;
 }
 
@@ -145,8 +147,8 @@ function mergeElementOrderLists(original: JsonObject, patch: JsonObject, node: S
     delete patch[key];
     if (!Array.isArray(order)) throw unclassified(`expected a slice, but received a ${goReflectKind(order)}`);
     const field = extractKey(key, SET_ELEMENT_ORDER);
-    const originalList = original[field];
-    const patchList = patch[field];
+    const originalList = ownValue(original, field);
+    const patchList = ownValue(patch, field);
     for (const list of [originalList, patchList]) {
       if (list !== undefined && !Array.isArray(list)) throw unclassified(`expected a slice, but received a ${goReflectKind(list)}`);
     }
@@ -161,18 +163,18 @@ function mergeElementOrderLists(original: JsonObject, patch: JsonObject, node: S
     else continue;
     const kind = elementKind(fromOriginal ?? [], fromPatch ?? []);
     const [patchItems, serverOnly] = partition(merged, order, meta.mergeKey);
-    setField(original, field, normalizeOrder(patchItems, serverOnly, order, fromOriginal ?? [], meta.mergeKey, kind));
+    setOwn(original, field, normalizeOrder(patchItems, serverOnly, order, fromOriginal ?? [], meta.mergeKey, kind));
     delete patch[field];
   }
 }
 
 function checkAgainstElementOrder(patchList: unknown[], order: unknown[], mergeKey: string): void {
   if (order.length === 0 || patchList.length === 0) return;
-  const kept = mergeKey === '' ? patchList : patchList.filter((item) => !(isObject(item) && item[DIRECTIVE] === 'delete'));
+  const kept = mergeKey === '' ? patchList : patchList.filter((item) => !(isRecord(item) && item[DIRECTIVE] === 'delete'));
   let p = 0;
   let s = 0;
   while (p < kept.length && s < order.length) {
-    if (isObject(kept[p]) && Object.hasOwn(kept[p] as JsonObject, DIRECTIVE)) {
+    if (isRecord(kept[p]) && Object.hasOwn(kept[p] as JsonObject, DIRECTIVE)) {
       p++;
       continue;
     }
@@ -198,27 +200,62 @@ function mergeList(original: unknown[], patch: unknown[], meta: FieldMeta, isDel
   let patchItems = patch;
   let merged: unknown[];
   if (kind !== 'object') {
-    if (isDeleteList) return original.filter((item) => !patch.includes(item));
+    if (isDeleteList) {
+      const deleted = new Set(patch);
+      return original.filter((item) => !deleted.has(item));
+    }
     merged = [...new Set([...original, ...patch])];
   } else {
     if (meta.mergeKey === '') throw unclassified('cannot merge lists without merge key');
     [server, patchItems] = applySpecialItems(original, patch, meta.mergeKey);
-    merged = [...server];
-    for (const item of patchItems as JsonObject[]) {
-      if (!Object.hasOwn(item, meta.mergeKey)) throw noMergeKey(item, meta.mergeKey);
-      const at = merged.findIndex((candidate) => isObject(candidate) && candidate[meta.mergeKey] === item[meta.mergeKey]);
-      if (at >= 0) merged[at] = mergeMap(merged[at] as JsonObject, item, itemsOf(meta));
-      else merged.push(item);
-    }
+    merged = mergeByKey(server, patchItems as JsonObject[], meta);
   }
   const [fromPatch, serverOnly] = partition(merged, patchItems, meta.mergeKey);
   return normalizeOrder(fromPatch, serverOnly, patchItems, server, meta.mergeKey, kind);
 }
 
+/**
+ * Each patch item merges into the first list item with its merge key, or is appended. The first
+ * holder of each key is kept in a map, so the merge is linear in the two lists.
+ */
+function mergeByKey(server: unknown[], patchItems: JsonObject[], meta: FieldMeta): unknown[] {
+  const mergeKey = meta.mergeKey;
+  const merged = [...server];
+  // Positions of the object items holding each key, ascending; the first is the one a patch item meets.
+  const holders = new Map<unknown, number[]>();
+  const hold = (key: unknown, at: number): void => {
+    const list = holders.get(key);
+    if (list === undefined) holders.set(key, [at]);
+    else list.splice(lowerBound(list, at), 0, at);
+  };
+  merged.forEach((item, at) => {
+    if (isRecord(item)) hold(ownValue(item, mergeKey), at);
+  });
+  for (const item of patchItems) {
+    if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
+    const key = item[mergeKey];
+    const at = holders.get(key)?.[0];
+    if (at === undefined) {
+      merged.push(item);
+      hold(key, merged.length - 1);
+      continue;
+    }
+    const next = mergeMap(merged[at] as JsonObject, item, itemsOf(meta));
+    merged[at] = next;
+    const nextKey = ownValue(next, mergeKey);
+    // A null merge key in the patch deletes the key: the item now answers to another one.
+    if (nextKey !== key) {
+      holders.get(key)!.shift();
+      hold(nextKey, at);
+    }
+  }
+  return merged;
+}
+
 /** `$patch: delete` items remove their match; a `$patch: replace` item makes the patch items the whole list. */
 function applySpecialItems(original: unknown[], patch: unknown[], mergeKey: string): [unknown[], unknown[]] {
-  let server = original;
   const plain: unknown[] = [];
+  const deleted = new Set<unknown>();
   let replace = false;
   for (const item of patch as JsonObject[]) {
     if (!Object.hasOwn(item, DIRECTIVE)) {
@@ -228,7 +265,7 @@ function applySpecialItems(original: unknown[], patch: unknown[], mergeKey: stri
     const directive = item[DIRECTIVE];
     if (directive === 'delete') {
       if (!Object.hasOwn(item, mergeKey)) throw noMergeKey(item, mergeKey);
-      server = server.filter((candidate) => !(isObject(candidate) && candidate[mergeKey] === item[mergeKey]));
+      deleted.add(item[mergeKey]);
     } else if (directive === 'replace') {
       replace = true;
     } else if (directive === 'merge') {
@@ -237,6 +274,7 @@ function applySpecialItems(original: unknown[], patch: unknown[], mergeKey: stri
       throw unclassified(`unknown patch type: ${goFormatValue(directive)} in map: ${goFormatValue(item)}`);
     }
   }
+  const server = deleted.size === 0 ? original : original.filter((candidate) => !(isRecord(candidate) && deleted.has(ownValue(candidate, mergeKey))));
   return replace ? [plain, []] : [server, plain];
 }
 

@@ -4,28 +4,23 @@
 // `undefined` means "absent"; `null` is a present value, exactly as Go sees a JSON null.
 
 import { FieldSet, fieldElement, indexElement, keyElement, valueElement, type FieldPath, type PathElement } from './field-set.ts';
-import { childSchema, type ListNode, type SchemaNode } from './schema.ts';
+import { childSchema, fieldSchema, type ListNode, type SchemaNode } from './schema.ts';
+import { isRecord, ownValue, setOwn, type JsonRecord } from '../../engine/own-property.ts';
 
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export type JsonObject = JsonRecord;
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
-  if (isObject(a) && isObject(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keysA = presentKeys(a);
     const keysB = presentKeys(b);
-    return keysA.length === keysB.length && keysA.every((key) => b[key] !== undefined && deepEqual(a[key], b[key]));
+    return keysA.length === keysB.length && keysA.every((key) => {
+      const other = ownValue(b, key);
+      return other !== undefined && deepEqual(a[key], other);
+    });
   }
   return false;
-}
-
-/** Sets an own property, even for a key like `__proto__` that plain assignment would treat specially. */
-export function setField(object: JsonObject, key: string, value: unknown): void {
-  Object.defineProperty(object, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
 /** Keys whose value is not `undefined` (TypeScript-built objects may carry undefined members). */
@@ -38,15 +33,15 @@ export function listItemElement(list: ListNode, item: unknown, index: number): P
   if (list.listType === 'atomic') return indexElement(index);
   if (list.listType === 'map') {
     if (item === null) return { error: 'associative list with keys may not have a null element' };
-    if (!isObject(item)) return { error: 'associative list with keys may not have non-map elements' };
+    if (!isRecord(item)) return { error: 'associative list with keys may not have non-map elements' };
     const key: JsonObject = {};
     for (const name of list.keys ?? []) {
-      if (item[name] === undefined) return { error: `associative list with keys has an element that omits key field "${name}" (and doesn't have default value)` };
-      key[name] = item[name];
+      if (ownValue(item, name) === undefined) return { error: `associative list with keys has an element that omits key field "${name}" (and doesn't have default value)` };
+      setOwn(key, name, item[name]);
     }
     return keyElement(key);
   }
-  if (isObject(item)) return { error: "associative list without keys has an element that's a map type" };
+  if (isRecord(item)) return { error: "associative list without keys has an element that's a map type" };
   if (Array.isArray(item)) return { error: 'not supported: associative list with lists as elements' };
   if (item === null) return { error: "associative list without keys has an element that's an explicit null" };
   return valueElement(item);
@@ -95,13 +90,13 @@ function walkFieldSet(node: SchemaNode | undefined, value: unknown, path: FieldP
     });
     return;
   }
-  if (!isObject(value)) return;
+  if (!isRecord(value)) return;
   for (const key of presentKeys(value)) {
     const child = value[key];
     const childPath = [...path, fieldElement(key)];
-    const declared = node.kind === 'struct' ? node.fields[key] !== undefined : false;
+    const declared = node.kind === 'struct' && fieldSchema(node, key) !== undefined;
     walkFieldSet(childSchema(node, fieldElement(key)), child, childPath, set);
-    if (child === null || (isObject(child) && presentKeys(child).length === 0) || !declared) set.insert(childPath);
+    if (child === null || (isRecord(child) && presentKeys(child).length === 0) || !declared) set.insert(childPath);
   }
 }
 
@@ -138,13 +133,14 @@ function walkCompare(node: SchemaNode | undefined, lhs: unknown, rhs: unknown, p
       walkCompare(node.items, leftItems.get(element), rightItems.get(element), [...path, element], result);
     }
   } else {
-    const left = isObject(lhs) ? lhs : undefined;
-    const right = isObject(rhs) ? rhs : undefined;
+    const left = isRecord(lhs) ? lhs : undefined;
+    const right = isRecord(rhs) ? rhs : undefined;
     const leftKeys = left === undefined ? [] : presentKeys(left);
     const rightKeys = right === undefined ? [] : presentKeys(right);
     if (leftKeys.length === 0 && rightKeys.length === 0) return leaf();
     for (const key of new Set([...leftKeys, ...rightKeys])) {
-      walkCompare(childSchema(node, fieldElement(key)), left?.[key], right?.[key], [...path, fieldElement(key)], result);
+      const element = fieldElement(key);
+      walkCompare(childSchema(node, element), left === undefined ? undefined : ownValue(left, key), right === undefined ? undefined : ownValue(right, key), [...path, element], result);
     }
   }
   // A map or list node that exists on one side only is itself added or removed.
@@ -163,14 +159,14 @@ export function mergeTyped(node: SchemaNode | undefined, lhs: unknown, rhs: unkn
     if (lhs.length === 0 && rhs.length === 0) return rhs;
     return mergeListItems(node, lhs, rhs);
   }
-  const left = isObject(lhs) ? lhs : {};
-  const right = isObject(rhs) ? rhs : {};
+  const left = isRecord(lhs) ? lhs : {};
+  const right = isRecord(rhs) ? rhs : {};
   // Both empty: a leaf, so `{}` and `null` stay distinct. A null over a non-empty map keeps the map.
   if (presentKeys(left).length === 0 && presentKeys(right).length === 0) return rhs;
   const out: JsonObject = {};
-  for (const key of presentKeys(left)) setField(out, key, mergeTyped(childSchema(node, fieldElement(key)), left[key], right[key]));
+  for (const key of presentKeys(left)) setOwn(out, key, mergeTyped(childSchema(node, fieldElement(key)), left[key], ownValue(right, key)));
   for (const key of presentKeys(right)) {
-    if (!Object.hasOwn(out, key)) setField(out, key, right[key]);
+    if (!Object.hasOwn(out, key)) setOwn(out, key, right[key]);
   }
   return out;
 }
@@ -248,14 +244,14 @@ export function removeItems(node: SchemaNode | undefined, value: unknown, set: F
     });
     return out.length > 0 ? out : undefined;
   }
-  if (!isObject(value) || presentKeys(value).length === 0) return undefined;
+  if (!isRecord(value) || presentKeys(value).length === 0) return undefined;
   const out: JsonObject = {};
   for (const key of presentKeys(value)) {
     const element = fieldElement(key);
     if (set.members.has(element)) continue;
     const below = set.children.get(element);
     const kept = below === undefined ? value[key] : removeItems(childSchema(node, element), value[key], below);
-    if (kept !== undefined) setField(out, key, kept);
+    if (kept !== undefined) setOwn(out, key, kept);
   }
   return presentKeys(out).length > 0 ? out : undefined;
 }
@@ -265,7 +261,7 @@ export function ensureNamedFieldsAreMembers(set: FieldSet, node: SchemaNode | un
   const out = set.union(new FieldSet());
   const walk = (target: FieldSet, schema: SchemaNode | undefined): void => {
     for (const [element, child] of target.children) {
-      if (schema?.kind === 'struct' && element.startsWith('f:') && schema.fields[element.slice(2)] !== undefined) target.members.add(element);
+      if (schema?.kind === 'struct' && element.startsWith('f:') && fieldSchema(schema, element.slice(2)) !== undefined) target.members.add(element);
       walk(child, childSchema(schema, element));
     }
   };
@@ -287,7 +283,7 @@ export function withGoZeroValues(node: SchemaNode | undefined, value: unknown): 
     return value.map((item) => withGoZeroValues(node.items, item));
   }
   if (node.kind !== 'struct') return value;
-  if (!isObject(value)) return value;
+  if (!isRecord(value)) return value;
   const out: JsonObject = { ...value };
   for (const [name, field] of Object.entries(node.fields)) {
     // A JSON null decodes to Go's zero: gone again for an omitempty field, the zero value otherwise.
@@ -301,7 +297,7 @@ export function withGoZeroValues(node: SchemaNode | undefined, value: unknown): 
 }
 
 function isEmptyContainer(value: unknown): boolean {
-  return Array.isArray(value) ? value.length === 0 : isObject(value) && presentKeys(value).length === 0;
+  return Array.isArray(value) ? value.length === 0 : isRecord(value) && presentKeys(value).length === 0;
 }
 
 function zeroOf(node: SchemaNode): unknown {

@@ -15,11 +15,17 @@ import { join } from 'node:path';
 import { formatRfc3339Seconds, parseRfc3339, ZERO_TIME_SECONDS } from '../../engine/resources/rfc3339.ts';
 import { compareGoStrings } from '../patch/field-set.ts';
 import { FIELDS_V1_MESSAGE, GO_POINTER_FIELDS, TIME_MESSAGE } from './go-types.ts';
+import { ownValue } from '../../engine/own-property.ts';
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
 
 /** The .proto files every message Fairway speaks is defined in (their imports come along). */
-const PROTO_FILES = ['k8s.io/api/flowcontrol/v1/generated.proto', 'k8s.io/api/authorization/v1/generated.proto', 'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto'];
+const PROTO_FILES = [
+  'k8s.io/api/flowcontrol/v1/generated.proto',
+  'k8s.io/api/authorization/v1/generated.proto',
+  'k8s.io/api/authentication/v1/generated.proto',
+  'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
+];
 
 /** Malformed protobuf input (or an object protobuf cannot carry); the text reads as Go's. */
 export class ProtobufError extends Error {}
@@ -98,8 +104,6 @@ export function messagePlan(fullName: string): MessagePlan {
 
 // --- encoding ---------------------------------------------------------------------------------
 
-const own = (value: Record<string, unknown>, key: string): unknown => (Object.hasOwn(value, key) ? value[key] : undefined);
-
 function writeScalar(writer: protobuf.Writer, type: ScalarType, value: unknown, where: string): void {
   switch (type) {
     case 'string':
@@ -145,7 +149,7 @@ function writeMessageBody(writer: protobuf.Writer, plan: MessagePlan, value: unk
   if (value !== undefined && value !== null && (typeof value !== 'object' || Array.isArray(value))) throw new ProtobufError(`${plan.name}: expected an object`);
   const record = (value ?? {}) as Record<string, unknown>;
   for (const field of plan.fields) {
-    const item = own(record, field.name);
+    const item = ownValue(record, field.name);
     if (field.map !== undefined) {
       if (item === undefined || item === null) continue;
       writeMap(writer, field, item);

@@ -2,12 +2,14 @@
 // pointers. Every field is `optional` in these proto2 files, yet the Go marshallers write a
 // non-pointer field always (an empty string, a 0, an empty nested message) and a pointer field
 // only when it is set; on the way back a pointer keeps "set to zero" apart from "absent". Read
-// from the Go types (`*T` fields with a protobuf tag) of k8s.io/api flowcontrol/v1 and
-// authorization/v1 and k8s.io/apimachinery meta/v1 at v0.32.4, the versions the .proto files come from
+// from the Go types (`*T` fields with a protobuf tag) of k8s.io/api flowcontrol/v1,
+// authorization/v1 and authentication/v1 (whose self reviews have none) and k8s.io/apimachinery
+// meta/v1 at v0.32.4, the versions the .proto files come from
 // (proto/README.md). `bytes` fields are Go slices, written when non-nil: they count as pointers.
 
 const FLOWCONTROL = 'k8s.io.api.flowcontrol.v1.';
 const AUTHORIZATION = 'k8s.io.api.authorization.v1.';
+const AUTHENTICATION = 'k8s.io.api.authentication.v1.';
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
 const RUNTIME = 'k8s.io.apimachinery.pkg.runtime.';
 
@@ -43,4 +45,4 @@ export const GO_POINTER_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = new M
 export const TIME_MESSAGE = `${META}Time`;
 export const FIELDS_V1_MESSAGE = `${META}FieldsV1`;
 
-export const MESSAGE_PREFIX = { flowcontrol: FLOWCONTROL, authorization: AUTHORIZATION, meta: META, runtime: RUNTIME } as const;
+export const MESSAGE_PREFIX = { flowcontrol: FLOWCONTROL, authorization: AUTHORIZATION, authentication: AUTHENTICATION, meta: META, runtime: RUNTIME } as const;

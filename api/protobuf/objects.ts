@@ -8,7 +8,7 @@ import { MESSAGE_PREFIX } from './go-types.ts';
 
 export { PROTOBUF_MEDIA_TYPE, ProtobufError };
 
-const { flowcontrol: FC, authorization: AUTHZ, meta: META } = MESSAGE_PREFIX;
+const { flowcontrol: FC, authorization: AUTHZ, authentication: AUTHN, meta: META } = MESSAGE_PREFIX;
 
 /** Kind → message. Kinds are unique among what Fairway serves, so the group is not needed to pick one. */
 const MESSAGES: ReadonlyMap<string, string> = new Map([
@@ -17,6 +17,8 @@ const MESSAGES: ReadonlyMap<string, string> = new Map([
   ['FlowSchema', `${FC}FlowSchema`],
   ['FlowSchemaList', `${FC}FlowSchemaList`],
   ['SelfSubjectAccessReview', `${AUTHZ}SelfSubjectAccessReview`],
+  ['SelfSubjectRulesReview', `${AUTHZ}SelfSubjectRulesReview`],
+  ['SelfSubjectReview', `${AUTHN}SelfSubjectReview`],
   ['Status', `${META}Status`],
   ['DeleteOptions', `${META}DeleteOptions`],
   ['PartialObjectMetadata', `${META}PartialObjectMetadata`],

@@ -1,6 +1,6 @@
 // A small HTTP(S) client for tests: one request, the whole response as text, nothing hidden (status,
 // headers, body). Over TLS it trusts the given CA, as kubectl does with the admin kubeconfig.
-import { takeJsonLines } from './json-lines.ts';
+import { WatchCollector } from './watch-collector.ts';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 
@@ -66,46 +66,26 @@ export function openStream(baseUrl: string, path: string, defaults: { token?: st
   const url = new URL(path, baseUrl);
   const headers: Record<string, string> = { ...(defaults.headers ?? {}) };
   if (defaults.token !== undefined) headers.Authorization = `Bearer ${defaults.token}`;
-  const events: any[] = [];
-  let buffer = '';
-  let status = 0;
-  let waiters: (() => void)[] = [];
-  const wake = () => {
-    const w = waiters;
-    waiters = [];
-    for (const f of w) f();
-  };
-  let ended = false;
+  const watch = new WatchCollector();
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const req = send(url, { method: 'GET', headers, ...(defaults.caPem !== undefined ? { ca: defaults.caPem } : {}) }, (res) => {
-    status = res.statusCode ?? 0;
-    res.on('data', (chunk: Buffer) => {
-      buffer = takeJsonLines(buffer, chunk, events);
-      wake();
-    });
-    res.on('end', () => {
-      ended = true;
-      wake();
-    });
+    watch.started(res.statusCode ?? 0);
+    res.on('data', (chunk: Buffer) => watch.take(chunk));
+    res.on('end', () => watch.end(true));
     res.on('error', () => undefined);
   });
-  req.on('error', () => {
-    ended = true;
-    wake();
-  });
+  req.on('error', () => watch.end());
   req.end();
   return {
-    events,
+    events: watch.events as any[],
     get status() {
-      return status;
+      return watch.status;
     },
     get ended() {
-      return ended;
+      return watch.ended;
     },
     /** Resolves once `predicate(events)` holds or the stream has ended. */
-    async until(predicate: (events: any[]) => boolean): Promise<void> {
-      while (!predicate(events) && !ended) await new Promise<void>((resolve) => waiters.push(resolve));
-    },
+    until: (predicate: (events: any[]) => boolean): Promise<void> => watch.until(() => predicate(watch.events)),
     close() {
       req.destroy();
     },

@@ -42,6 +42,8 @@ export interface InProcessOptions {
   writeRetryMs?: number;
   /** `--authorization-mode` (e.g. `['AlwaysDeny']`: 403 for everyone but system:masters); none: everything is allowed. */
   authorizationMode?: string[];
+  /** The store's largest write (small values make "request is too large" easy to reach). */
+  maxRequestBytes?: number;
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
@@ -50,6 +52,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     clock: realClock(),
     ...(options.windowCapacity !== undefined ? { windowCapacity: options.windowCapacity } : {}),
     ...(options.writeRetryMs !== undefined ? { writeRetryMs: options.writeRetryMs } : {}),
+    ...(options.maxRequestBytes !== undefined ? { maxRequestBytes: options.maxRequestBytes } : {}),
   });
   await store.open();
   const token = randomBytes(16).toString('hex');

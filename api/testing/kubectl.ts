@@ -4,7 +4,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { renderKubeconfig, type KubeconfigUser } from '../kubeconfig.ts';
 
 export interface KubectlResult {
   code: number | null;
@@ -34,6 +36,13 @@ export function requireKubectl(): void {
   if (probe.error !== undefined || probe.status !== 0) {
     throw new Error(`the end-to-end tests need the real kubectl on PATH: ${probe.error?.message ?? probe.stderr}`);
   }
+}
+
+/** A kubectl for `user` against `server`, its kubeconfig written as `<dir>/<user.name>.kubeconfig`. */
+export async function kubectlForUser(dir: string, server: { url: string; caPem: string }, user: KubeconfigUser): Promise<Kubectl> {
+  const path = join(dir, `${user.name}.kubeconfig`);
+  await writeFile(path, renderKubeconfig({ serverUrl: server.url, caPem: server.caPem, user }), { mode: 0o600 });
+  return kubectlFor(path);
 }
 
 export function kubectlFor(kubeconfigPath: string): Kubectl {

@@ -2,7 +2,7 @@
 // slowly (a client on a slow link), closed-loop workers, and the statistics the tests report.
 // Loopback only; every request carries its own timeout so a stuck server fails a test instead of
 // hanging it.
-import { takeJsonLines } from './json-lines.ts';
+import { WatchCollector } from './watch-collector.ts';
 import { Agent, request } from 'node:https';
 
 export interface TimedResponse {
@@ -159,58 +159,34 @@ export interface WatchStream {
 
 /** A watch (any streaming GET): newline-separated JSON events as they arrive. */
 export function openWatch(endpoint: Endpoint, path: string, token: string): WatchStream {
-  const events: any[] = [];
-  let status = 0;
-  let ended = false;
-  let complete = false;
-  let bytes = 0;
-  let buffer = '';
-  let waiters: (() => void)[] = [];
+  const watch = new WatchCollector();
   let response: import('node:http').IncomingMessage | undefined;
-  const wake = () => {
-    const woken = waiters;
-    waiters = [];
-    for (const waiter of woken) waiter();
-  };
-  const end = () => {
-    ended = true;
-    wake();
-  };
+  const end = () => watch.end();
   const req = request(new URL(path, endpoint.url), { method: 'GET', headers: { Authorization: `Bearer ${token}` }, ca: endpoint.caPem, agent: false }, (res) => {
     response = res;
-    status = res.statusCode ?? 0;
-    res.on('data', (chunk: Buffer) => {
-      bytes += chunk.length;
-      buffer = takeJsonLines(buffer, chunk, events);
-      wake();
-    });
-    res.on('end', () => {
-      complete = res.complete;
-      end();
-    });
+    res.on('data', (chunk: Buffer) => watch.take(chunk));
+    res.on('end', () => watch.end(res.complete));
     res.on('error', end);
     res.on('close', end);
-    wake();
+    watch.started(res.statusCode ?? 0);
   });
   req.on('error', end);
   req.end();
   return {
-    events,
+    events: watch.events,
     get status() {
-      return status;
+      return watch.status;
     },
     get ended() {
-      return ended;
+      return watch.ended;
     },
     get complete() {
-      return complete;
+      return watch.complete;
     },
     get bytes() {
-      return bytes;
+      return watch.bytes;
     },
-    async until(predicate) {
-      while (!predicate() && !ended) await new Promise<void>((resolve) => waiters.push(resolve));
-    },
+    until: (predicate) => watch.until(predicate),
     pause: () => response?.pause(),
     resume: () => response?.resume(),
     close: () => req.destroy(),

@@ -53,12 +53,14 @@ export interface StartOptions {
   nodeArgs?: string[];
   /** The umask the server process starts with (it inherits this process's otherwise). */
   umask?: number;
+  /** The script that runs `fairway` (default api/fairway.mjs, the sources under the test runner). */
+  launcher?: string;
 }
 
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'fairway-e2e-')));
   const port = await freePort();
-  const args = [...(options.nodeArgs ?? []), LAUNCHER, 'serve', `--data-dir=${dataDir}`, `--secure-port=${port}`, `--storage-backend=${options.storageBackend ?? 'memory'}`, ...(options.args ?? [])];
+  const args = [...(options.nodeArgs ?? []), options.launcher ?? LAUNCHER, 'serve', `--data-dir=${dataDir}`, `--secure-port=${port}`, `--storage-backend=${options.storageBackend ?? 'memory'}`, ...(options.args ?? [])];
   const previousUmask = options.umask !== undefined ? process.umask(options.umask) : undefined;
   let child: ChildProcess;
   try {

@@ -68,6 +68,21 @@ test('client certificates: CN is the user, O the groups; unknown CA, expired and
   assert.match(wrongUsage.kind === 'failed' ? wrongUsage.error : '', /incompatible key usage/);
 });
 
+test('a verified chain is remembered per leaf only while every certificate on its path is valid', async () => {
+  const ca = await generateCertificateAuthority({ commonName: 'clients' });
+  const carol = await issueClientCertificate(ca, { user: 'carol', validityDays: 1 });
+  let nowMs = Date.now();
+  const created = createX509Authenticator({ caPems: [ca.certPem], wallClockMs: () => nowMs });
+  if (!created.ok) return assert.unreachable(created.error);
+  const leaf = der(carol.certPem);
+  const first = created.authenticator.authenticate({ peerCertificates: [leaf] });
+  assert.is(first.kind, 'authenticated');
+  assert.is(created.authenticator.authenticate({ peerCertificates: [leaf] }), first, 'the same result object: nothing re-verified');
+  nowMs += 2 * 24 * 3600 * 1000;
+  const later = created.authenticator.authenticate({ peerCertificates: [leaf] });
+  assert.match(later.kind === 'failed' ? later.error : '', /certificate has expired or is not yet valid/);
+});
+
 test('a bad client CA bundle is an error value', () => {
   const created = createX509Authenticator({ caPems: ['not a certificate'], wallClockMs: () => 0 });
   assert.equal(created, { ok: false, error: 'data does not contain any valid RSA or ECDSA certificates' });

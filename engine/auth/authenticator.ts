@@ -53,20 +53,26 @@ export interface RequestAuthenticatorOptions {
 /**
  * The authenticator the server's authentication filter calls: union, then anonymous fallback,
  * then `system:authenticated` for everyone but the anonymous user. `none` and `failed` both mean 401.
+ * Authenticators that hand out the same user object for the same credential (tokens, a
+ * connection's certificate) get the same result object back, so a request allocates nothing here.
  */
 export function createRequestAuthenticator(options: RequestAuthenticatorOptions): Authenticator {
   const union = unionAuthenticator(options.authenticators);
+  const anonymous: AuthenticationResult = { kind: 'authenticated', method: 'anonymous', user: { name: SYSTEM_ANONYMOUS, groups: [SYSTEM_UNAUTHENTICATED] } };
+  const withGroup = new WeakMap<UserInfo, AuthenticationResult>();
   return {
     authenticate(request) {
       const result = union.authenticate(request);
       if (result.kind === 'failed') return result;
-      if (result.kind === 'none') {
-        if (!options.anonymous) return result;
-        return { kind: 'authenticated', method: 'anonymous', user: { name: SYSTEM_ANONYMOUS, groups: [SYSTEM_UNAUTHENTICATED] } };
-      }
+      if (result.kind === 'none') return options.anonymous ? anonymous : result;
       const { user } = result;
       if (user.name === SYSTEM_ANONYMOUS || user.groups.includes(SYSTEM_AUTHENTICATED)) return result;
-      return { ...result, user: { ...user, groups: [...user.groups, SYSTEM_AUTHENTICATED] } };
+      let completed = withGroup.get(user);
+      if (completed === undefined || (completed.kind === 'authenticated' && completed.method !== result.method)) {
+        completed = { ...result, user: { ...user, groups: [...user.groups, SYSTEM_AUTHENTICATED] } };
+        withGroup.set(user, completed);
+      }
+      return completed;
     },
   };
 }

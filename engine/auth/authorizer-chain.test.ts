@@ -107,4 +107,59 @@ test('a swapped chain serves new requests; the old one closes after its requests
   assert.is(closedOld, 1);
 });
 
+test('rules: AlwaysAllow lists `*`, AlwaysDeny nothing, the privileged group takes no part', async () => {
+  const allowAll = buildAuthorizerFromModes(['AlwaysAllow'], deps);
+  if (!allowAll.ok) return assert.unreachable(allowAll.error);
+  assert.equal(await allowAll.authorizer.rulesFor!({ name: 'jane', groups: ['system:authenticated'] }, 'default'), {
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] }],
+    nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
+    incomplete: false,
+  });
+  const denyAll = buildAuthorizerFromModes(['AlwaysDeny'], deps);
+  if (!denyAll.ok) return assert.unreachable(denyAll.error);
+  assert.equal(await denyAll.authorizer.rulesFor!({ name: 'root', groups: ['system:masters'] }, 'default'), { resourceRules: [], nonResourceRules: [], incomplete: false });
+});
+
+test('rules: RBAC lists the bootstrap bindings that apply; a webhook makes the list incomplete, errors aggregated', async () => {
+  const webhook = (name: string): Authorizer => ({ authorize: async () => ({ decision: 'noOpinion', reason: '' }), rulesFor: async () => ({ resourceRules: [], nonResourceRules: [], incomplete: true, error: `${name} cannot list` }) });
+  const chain = createAuthorizerChain([
+    { type: 'RBAC', name: 'rbac', authorizer: bootstrapRbacAuthorizer() },
+    { type: 'Webhook', name: 'a', authorizer: webhook('a') },
+    { type: 'Webhook', name: 'b', authorizer: webhook('b') },
+  ]);
+  const rules = await chain.rulesFor!({ name: 'jane', groups: ['system:authenticated'] }, 'default');
+  assert.equal(rules.resourceRules, [
+    { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], resourceNames: [] },
+    { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], resourceNames: [] },
+  ]);
+  assert.equal(rules.nonResourceRules.map((r) => r.nonResourceURLs.length), [11, 5]);
+  assert.equal([rules.incomplete, rules.error], [true, '[a cannot list, b cannot list]']);
+  const masters = await chain.rulesFor!({ name: 'root', groups: ['system:masters', 'system:authenticated'] }, 'default');
+  assert.equal(masters.resourceRules[0], { verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] });
+  assert.equal(masters.nonResourceRules[0], { verbs: ['*'], nonResourceURLs: ['*'] });
+});
+
+test('rules: the node stand-in cannot list a node identity\'s rules; a swapped chain lists the new chain\'s', async () => {
+  const nodes = buildAuthorizerFromModes(['Node'], deps);
+  if (!nodes.ok) return assert.unreachable(nodes.error);
+  assert.equal(await nodes.authorizer.rulesFor!({ name: 'system:node:n1', groups: ['system:nodes'] }, ''), {
+    resourceRules: [],
+    nonResourceRules: [],
+    incomplete: true,
+    error: 'node authorizer does not support user rule resolution',
+  });
+  assert.equal((await nodes.authorizer.rulesFor!({ name: 'jane', groups: [] }, '')).incomplete, false);
+  const swappable = createSwappableAuthorizer(nodes.authorizer);
+  const allowAll = buildAuthorizerFromModes(['AlwaysAllow'], deps);
+  if (!allowAll.ok) return assert.unreachable(allowAll.error);
+  swappable.swap(allowAll.authorizer);
+  assert.is((await swappable.rulesFor!({ name: 'jane', groups: [] }, '')).resourceRules[0]?.verbs[0], '*');
+});
+
+test('RBAC: cluster-admin (system:masters) allows anything, subresources included', async () => {
+  const rbac = bootstrapRbacAuthorizer();
+  assert.is((await rbac.authorize(attrs('root', ['system:masters'], { subresource: 'status' }))).decision, 'allow');
+  assert.is((await rbac.authorize(attrs('jane'))).decision, 'noOpinion');
+});
+
 test.run();

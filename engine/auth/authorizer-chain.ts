@@ -3,10 +3,13 @@
 // and is returned with that authorizer's own reason and error. If everyone has no opinion, the
 // result is no opinion with the non-empty reasons joined by newlines and the errors aggregated.
 // (Reasons are not prefixed with authorizer names; Kubernetes' union does not do that either.)
+// Listing a user's rules (SelfSubjectRulesReview) asks the configured authorizers only.
 //
 // Each configured authorizer is instrumented: its terminal decisions count in
 // apiserver_authorization_decisions_total{type,name,decision}. The privileged group is not counted.
-import type { AuthorizationResult, Authorizer } from './authorizer.ts';
+import type { UserInfo } from '../flowcontrol/request-digest.ts';
+import type { AuthorizationResult, Authorizer, RulesResult } from './authorizer.ts';
+import { noRules } from './authorizer.ts';
 import { privilegedGroupsAuthorizer } from './always.ts';
 import type { AuthorizationMetrics } from './authorization-metrics.ts';
 import { noopAuthorizationMetrics } from './authorization-metrics.ts';
@@ -36,10 +39,31 @@ export function createAuthorizerChain(members: readonly ChainMember[], metrics: 
       if (errors.length > 0) result.error = aggregate(errors);
       return result;
     },
+    rulesFor: (user, namespace) => unionRules(members.map((m) => m.authorizer), user, namespace),
     close: () => {
       for (const member of members) member.authorizer.close?.();
     },
   };
+}
+
+/**
+ * Kubernetes' union rule resolver: every authorizer that can list rules is asked, the lists are
+ * concatenated in chain order, any one incomplete makes the whole incomplete, and the errors are
+ * aggregated. The system:masters authorizer is not a rule resolver, as in Kubernetes.
+ */
+async function unionRules(authorizers: readonly Authorizer[], user: UserInfo, namespace: string): Promise<RulesResult> {
+  const union = noRules();
+  const errors: string[] = [];
+  for (const authorizer of authorizers) {
+    if (authorizer.rulesFor === undefined) continue;
+    const rules = await authorizer.rulesFor(user, namespace);
+    union.resourceRules.push(...rules.resourceRules);
+    union.nonResourceRules.push(...rules.nonResourceRules);
+    union.incomplete ||= rules.incomplete;
+    if (rules.error !== undefined && rules.error !== '') errors.push(rules.error);
+  }
+  if (errors.length > 0) union.error = aggregate(errors);
+  return union;
 }
 
 function instrument(member: ChainMember, metrics: AuthorizationMetrics): Authorizer {
@@ -96,6 +120,7 @@ export function createSwappableAuthorizer(initial: Authorizer): SwappableAuthori
       else retired.add(previous);
     },
     current: () => current,
+    rulesFor: (user, namespace) => current.rulesFor?.(user, namespace) ?? Promise.resolve(noRules()),
     close: () => current.close?.(),
   };
 }

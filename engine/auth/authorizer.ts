@@ -53,10 +53,43 @@ export interface Cancellation {
   readonly signal: AbortSignal;
 }
 
+/** One resource rule, as SelfSubjectRulesReview reports it (`*` is every value). */
+export interface ResourceRule {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
+  resourceNames: string[];
+}
+
+export interface NonResourceRule {
+  verbs: string[];
+  nonResourceURLs: string[];
+}
+
+/**
+ * What a user may do in a namespace, as far as an authorizer can list it (Kubernetes'
+ * `RuleResolver.RulesFor`). `incomplete` says the lists may miss permissions (an authorizer that
+ * cannot enumerate its rules, such as a webhook); `error` says why.
+ */
+export interface RulesResult {
+  resourceRules: ResourceRule[];
+  nonResourceRules: NonResourceRule[];
+  incomplete: boolean;
+  error?: string;
+}
+
 export interface Authorizer {
   authorize(attributes: AuthorizationAttributes, cancellation?: Cancellation): Promise<AuthorizationResult>;
+  /** The rules this authorizer grants `user` in `namespace`; absent: it takes no part in rule listing. */
+  rulesFor?(user: UserInfo, namespace: string): Promise<RulesResult>;
   close?(): void;
 }
+
+/** No rules, nothing missing. */
+export const noRules = (): RulesResult => ({ resourceRules: [], nonResourceRules: [], incomplete: false });
+
+/** No rules listed, and the lists are incomplete for `error`. */
+export const cannotListRules = (error: string): RulesResult => ({ resourceRules: [], nonResourceRules: [], incomplete: true, error });
 
 export const allow = (reason = ''): AuthorizationResult => ({ decision: 'allow', reason });
 export const deny = (reason = ''): AuthorizationResult => ({ decision: 'deny', reason });

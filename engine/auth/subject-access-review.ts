@@ -3,6 +3,7 @@
 // apiVersion. Every spec field is omitempty; objects are written in Go's field order and map keys
 // sorted (Go's encoding/json), because the v1 spec's JSON text is also the decision-cache key.
 import { parseGoJson } from '../go-json.ts';
+import { isRecord } from '../own-property.ts';
 import type { AuthorizationAttributes, SelectorRequirement } from './authorizer.ts';
 
 export type SubjectAccessReviewVersion = 'v1' | 'v1beta1';
@@ -110,14 +111,14 @@ export function wireSpec(spec: SubjectAccessReviewSpec, version: SubjectAccessRe
 
 /** Reads a spec in either version's JSON names (the groups list under `groups` or `group`). */
 export function specFromWire(value: unknown, version: SubjectAccessReviewVersion): SubjectAccessReviewSpec {
-  const raw = (isObject(value) ? value : {}) as Record<string, unknown>;
+  const raw = (isRecord(value) ? value : {}) as Record<string, unknown>;
   const spec: SubjectAccessReviewSpec = {};
-  if (isObject(raw.resourceAttributes)) spec.resourceAttributes = raw.resourceAttributes as ResourceAttributes;
-  if (isObject(raw.nonResourceAttributes)) spec.nonResourceAttributes = raw.nonResourceAttributes as NonResourceAttributes;
+  if (isRecord(raw.resourceAttributes)) spec.resourceAttributes = raw.resourceAttributes as ResourceAttributes;
+  if (isRecord(raw.nonResourceAttributes)) spec.nonResourceAttributes = raw.nonResourceAttributes as NonResourceAttributes;
   if (typeof raw.user === 'string') spec.user = raw.user;
   const groups = raw[version === 'v1' ? 'groups' : 'group'];
   if (Array.isArray(groups)) spec.groups = groups.filter((g): g is string => typeof g === 'string');
-  if (isObject(raw.extra)) spec.extra = raw.extra as Record<string, string[]>;
+  if (isRecord(raw.extra)) spec.extra = raw.extra as Record<string, string[]>;
   if (typeof raw.uid === 'string') spec.uid = raw.uid;
   return spec;
 }
@@ -132,7 +133,7 @@ export function parseReviewResponse(body: string, version: SubjectAccessReviewVe
   const read = parseGoJson(body);
   if ('error' in read) return { ok: false, error: `couldn't get version/kind; json parse error: ${read.error}` };
   const value = read.value;
-  if (!isObject(value)) return { ok: false, error: `couldn't get version/kind; json parse error: expected an object` };
+  if (!isRecord(value)) return { ok: false, error: `couldn't get version/kind; json parse error: expected an object` };
   const expected = `${authorizationGroup}/${version}`;
   if (value.apiVersion !== undefined && value.apiVersion !== expected) {
     return { ok: false, error: `no kind "SubjectAccessReview" is registered for version ${JSON.stringify(String(value.apiVersion))}: expected ${expected}` };
@@ -141,7 +142,7 @@ export function parseReviewResponse(body: string, version: SubjectAccessReviewVe
     return { ok: false, error: `no kind ${JSON.stringify(String(value.kind))} is registered for version ${JSON.stringify(expected)}` };
   }
   const status = value.status ?? {};
-  if (!isObject(status)) return { ok: false, error: 'json: cannot unmarshal status into Go struct field SubjectAccessReview.status' };
+  if (!isRecord(status)) return { ok: false, error: 'json: cannot unmarshal status into Go struct field SubjectAccessReview.status' };
   for (const [field, type] of [['allowed', 'boolean'], ['denied', 'boolean'], ['reason', 'string'], ['evaluationError', 'string']] as const) {
     if (status[field] !== undefined && status[field] !== null && typeof status[field] !== type) {
       return { ok: false, error: `json: cannot unmarshal ${typeof status[field]} into Go struct field SubjectAccessReviewStatus.status.${field} of type ${type === 'boolean' ? 'bool' : 'string'}` };
@@ -186,8 +187,4 @@ function omitEmpty(fields: Record<string, string | undefined>): Record<string, u
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) if (value !== undefined && value !== '') out[key] = value;
   return out;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -4,35 +4,34 @@
 // table is an error (`invalid bearer token`), so it fails the request instead of falling through to
 // anonymous. The scheme word is case-insensitive and anything after the token is ignored.
 import type { UserInfo } from '../flowcontrol/request-digest.ts';
-import type { Authenticator } from './authenticator.ts';
-
-export interface TokenUser {
-  name: string;
-  uid: string;
-  groups: string[];
-}
+import type { AuthenticationResult, Authenticator } from './authenticator.ts';
 
 export const INVALID_BEARER_TOKEN = 'invalid bearer token';
 
 /** The token of an `Authorization` header value, or undefined if it carries none. */
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
-  const parts = header.trim().split(' ');
+  const parts = header.trim().split(' ', 3);
   if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
   const token = parts[1]!;
   return token === '' ? undefined : token;
 }
 
-export function createTokenAuthenticator(tokens: ReadonlyMap<string, TokenUser>): Authenticator {
+/** `tokens`: token → user (read once, here); an empty uid counts as none. */
+export function createTokenAuthenticator(tokens: ReadonlyMap<string, Readonly<UserInfo>>): Authenticator {
+  const results = new Map<string, AuthenticationResult>();
+  for (const [token, entry] of tokens) {
+    const user: UserInfo = { name: entry.name, groups: [...entry.groups] };
+    if (entry.uid !== undefined && entry.uid !== '') user.uid = entry.uid;
+    results.set(token, { kind: 'authenticated', method: 'token', user });
+  }
+  const invalid: AuthenticationResult = { kind: 'failed', error: INVALID_BEARER_TOKEN };
+  const none: AuthenticationResult = { kind: 'none' };
   return {
     authenticate({ authorization }) {
       const token = bearerToken(authorization);
-      if (token === undefined) return { kind: 'none' };
-      const entry = tokens.get(token);
-      if (entry === undefined) return { kind: 'failed', error: INVALID_BEARER_TOKEN };
-      const user: UserInfo = { name: entry.name, groups: [...entry.groups] };
-      if (entry.uid !== '') user.uid = entry.uid;
-      return { kind: 'authenticated', method: 'token', user };
+      if (token === undefined) return none;
+      return results.get(token) ?? invalid;
     },
   };
 }

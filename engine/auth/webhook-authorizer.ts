@@ -9,6 +9,7 @@
 import type { Clock } from '../clock.ts';
 import type { Prng } from '../random.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Cancellation, Decision } from './authorizer.ts';
+import { cannotListRules } from './authorizer.ts';
 import type { AuthorizationMetrics, WebhookResult } from './authorization-metrics.ts';
 import { noopAuthorizationMetrics } from './authorization-metrics.ts';
 import type { MatchConditions } from './cel-match-conditions.ts';
@@ -41,6 +42,8 @@ export interface WebhookAuthorizerOptions {
   /** `authorization.<api domain>`. */
   authorizationGroup?: string;
 }
+
+export const WEBHOOK_CANNOT_LIST_RULES = 'webhook authorizer does not support user rule resolution';
 
 export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Authorizer {
   const { name, client, version, clock, prng, failurePolicy } = options;
@@ -96,6 +99,8 @@ export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Auth
 
   return {
     authorize,
+    // A webhook answers questions; it cannot enumerate what it would allow.
+    rulesFor: async () => cannotListRules(WEBHOOK_CANNOT_LIST_RULES),
     close: () => {
       cache.clear();
       client.close();

@@ -7,9 +7,11 @@
 //
 // Verification is done here, not left to the TLS layer, so that it uses the injected wall clock and
 // gives Kubernetes' messages; the server only has to request a certificate (and advertise the CAs).
+// A connection presents the same chain on every request, so a success is remembered per leaf (the
+// caller passes the same bytes object for the connection's life) for as long as every certificate
+// on the verified path stays valid; failures are verified again each time, as in Kubernetes.
 import { X509Certificate } from 'node:crypto';
-import type { UserInfo } from '../flowcontrol/request-digest.ts';
-import type { Authenticator } from './authenticator.ts';
+import type { AuthenticationResult, Authenticator } from './authenticator.ts';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EXTENDED_KEY_USAGE = '2.5.29.37.0';
@@ -40,9 +42,13 @@ export function createX509Authenticator(options: X509AuthenticatorOptions): { ok
     if (!parsed.ok) return parsed;
     roots.push(...parsed.certificates);
   }
+  const verified = new WeakMap<Uint8Array, { result: AuthenticationResult; window: ValidityWindow }>();
   const authenticator: Authenticator = {
     authenticate({ peerCertificates }) {
       if (peerCertificates === undefined || peerCertificates.length === 0) return { kind: 'none' };
+      const nowMs = options.wallClockMs();
+      const known = verified.get(peerCertificates[0]!);
+      if (known !== undefined && known.window.fromMs <= nowMs && nowMs <= known.window.toMs) return known.result;
       let chain: X509Certificate[];
       try {
         chain = peerCertificates.map((der) => new X509Certificate(der));
@@ -50,39 +56,59 @@ export function createX509Authenticator(options: X509AuthenticatorOptions): { ok
         return { kind: 'failed', error: `failed to parse client certificate: ${(error as Error).message}` };
       }
       const leaf = chain[0]!;
-      const problem = verify(leaf, chain.slice(1), roots, options.wallClockMs());
-      if (problem !== undefined) return { kind: 'failed', error: `verifying certificate ${describe(leaf)} failed: ${problem}` };
+      const outcome = verify(leaf, chain.slice(1), roots, nowMs);
+      if (!outcome.ok) return { kind: 'failed', error: `verifying certificate ${describe(leaf)} failed: ${outcome.problem}` };
       const subject = leaf.toLegacyObject().subject as Record<string, string | string[] | undefined>;
       const commonNames = asList(subject.CN);
       const name = commonNames[commonNames.length - 1] ?? '';
-      if (name === '') return { kind: 'none' };
-      const user: UserInfo = { name, groups: asList(subject.O) };
-      return { kind: 'authenticated', method: 'x509', user };
+      const result: AuthenticationResult = name === '' ? { kind: 'none' } : { kind: 'authenticated', method: 'x509', user: { name, groups: asList(subject.O) } };
+      verified.set(peerCertificates[0]!, { result, window: outcome.window });
+      return result;
     },
   };
   return { ok: true, authenticator };
 }
 
-/** Undefined when the chain verifies; otherwise Go's x509 wording of the problem. */
-function verify(leaf: X509Certificate, intermediates: readonly X509Certificate[], roots: readonly X509Certificate[], nowMs: number): string | undefined {
+/** When every certificate on a verified path is valid (epoch milliseconds, inclusive). */
+interface ValidityWindow {
+  fromMs: number;
+  toMs: number;
+}
+
+type Verification = { ok: true; window: ValidityWindow } | { ok: false; problem: string };
+
+/** The validity window of the path found, or Go's x509 wording of the problem. */
+function verify(leaf: X509Certificate, intermediates: readonly X509Certificate[], roots: readonly X509Certificate[], nowMs: number): Verification {
   const usages = leaf.keyUsage;
   if (usages !== undefined && usages.length > 0 && !usages.includes(CLIENT_AUTH) && !usages.includes(ANY_EXTENDED_KEY_USAGE)) {
-    return 'x509: certificate specifies an incompatible key usage';
+    return { ok: false, problem: 'x509: certificate specifies an incompatible key usage' };
   }
   let expired: string | undefined;
-  const walk = (cert: X509Certificate, depth: number): boolean => {
+  const narrow = (window: ValidityWindow, cert: X509Certificate): ValidityWindow => ({
+    fromMs: Math.max(window.fromMs, Date.parse(cert.validFrom)),
+    toMs: Math.min(window.toMs, Date.parse(cert.validTo)),
+  });
+  const walk = (cert: X509Certificate, depth: number, window: ValidityWindow): ValidityWindow | undefined => {
     const from = Date.parse(cert.validFrom);
     const to = Date.parse(cert.validTo);
     if (nowMs < from || nowMs > to) {
       expired ??= `x509: certificate has expired or is not yet valid: current time ${isoSeconds(nowMs)} is ${nowMs > to ? `after ${isoSeconds(to)}` : `before ${isoSeconds(from)}`}`;
-      return false;
+      return undefined;
     }
-    if (roots.some((root) => issuedBy(cert, root) && Date.parse(root.validFrom) <= nowMs && nowMs <= Date.parse(root.validTo))) return true;
-    if (depth >= MAX_CHAIN_DEPTH) return false;
-    return intermediates.some((next) => next !== cert && next.ca && issuedBy(cert, next) && walk(next, depth + 1));
+    const here = narrow(window, cert);
+    const root = roots.find((r) => issuedBy(cert, r) && Date.parse(r.validFrom) <= nowMs && nowMs <= Date.parse(r.validTo));
+    if (root !== undefined) return narrow(here, root);
+    if (depth >= MAX_CHAIN_DEPTH) return undefined;
+    for (const next of intermediates) {
+      if (next === cert || !next.ca || !issuedBy(cert, next)) continue;
+      const found = walk(next, depth + 1, here);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   };
-  if (walk(leaf, 0)) return undefined;
-  return expired ?? 'x509: certificate signed by unknown authority';
+  const window = walk(leaf, 0, { fromMs: Number.NEGATIVE_INFINITY, toMs: Number.POSITIVE_INFINITY });
+  if (window !== undefined) return { ok: true, window };
+  return { ok: false, problem: expired ?? 'x509: certificate signed by unknown authority' };
 }
 
 function issuedBy(cert: X509Certificate, issuer: X509Certificate): boolean {

@@ -11,7 +11,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { FieldError } from '../resources/field-errors.ts';
 import { apiGroupsFor } from '../resources/api-domain.ts';
-import { isPlainObject, anything, arrayOf, decodeShape, string, struct } from './object-shape.ts';
+import { anything, arrayOf, decodeShape, string, struct } from './object-shape.ts';
+import { isRecord } from '../own-property.ts';
 import { parseManifests } from './manifests.ts';
 
 export const ADMISSION_CONFIG_KIND = 'AdmissionConfiguration';
@@ -94,7 +95,7 @@ export function decodeAdmissionObject(
   const plugins = (raw.plugins ?? []).map((entry) => {
     const plugin: AdmissionPluginEntry = { name: entry.name ?? '' };
     if (entry.path !== undefined && entry.path !== '') plugin.path = isAbsolute(entry.path) ? entry.path : resolve(base, entry.path);
-    if (isPlainObject(entry.configuration)) plugin.configuration = entry.configuration;
+    if (isRecord(entry.configuration)) plugin.configuration = entry.configuration;
     return plugin;
   });
   return { ok: true, config: { file, plugins } };

@@ -43,11 +43,25 @@ function decodeThen(document: Record<string, unknown>, shape: Shape, validate: (
 
 const strings = arrayOf(string);
 
-const OBJECT_META = struct(
-  {
+const OWNER_REFERENCE = struct({ apiVersion: string, kind: string, name: string, uid: string, controller: boolean, blockOwnerDeletion: boolean });
+const MANAGED_FIELDS_ENTRY = struct({
+  manager: string,
+  operation: string,
+  apiVersion: string,
+  time: string,
+  fieldsType: string,
+  // FieldsV1 is raw JSON to the decoder; the field manager reads it.
+  fieldsV1: anything,
+  subresource: string,
+});
+
+// Go's ObjectMeta, in its field order: a field it does not declare is an unknown field like any
+// other (kept nowhere, reported by fieldValidation).
+const OBJECT_META = struct({
     name: string,
     generateName: string,
     namespace: string,
+    selfLink: string,
     uid: string,
     resourceVersion: string,
     generation: int64,
@@ -56,12 +70,10 @@ const OBJECT_META = struct(
     deletionGracePeriodSeconds: int64,
     labels: mapOf(string),
     annotations: mapOf(string),
-    ownerReferences: arrayOf(anything),
+    ownerReferences: arrayOf(OWNER_REFERENCE),
     finalizers: strings,
-    managedFields: arrayOf(anything),
-  },
-  true,
-);
+    managedFields: arrayOf(MANAGED_FIELDS_ENTRY),
+});
 
 const CONDITION = struct({ type: string, status: string, lastTransitionTime: time, reason: string, message: string });
 const STATUS = struct({ conditions: arrayOf(CONDITION) });

@@ -229,8 +229,13 @@ test('flowcontrol kinds: wrong types and unknown fields are decoding errors, rep
   ]);
   // null is Go's zero value: absent, so the default applies.
   assert.equal(checkText(plcYaml('p', '\n    lendablePercent: null\n    borrowingLimitPercent: ~')), ['PriorityLevelConfiguration/p: valid']);
-  // ObjectMeta keeps fields it does not know.
-  assert.equal(checkText(plcYaml('p').replace('  name: p', '  name: p\n  somethingNew: 1')), ['PriorityLevelConfiguration/p: valid']);
+  // ObjectMeta is a Go struct like the others: a field it does not declare is unknown, whatever its name.
+  assert.equal(checkText(plcYaml('p').replace('  name: p', '  name: p\n  somethingNew: 1')), ['PriorityLevelConfiguration/p: metadata.somethingNew: Forbidden: unknown field']);
+  assert.equal(checkText(plcYaml('p').replace('  name: p', '  name: p\n  __proto__: {polluted: yes}\n  constructor: 1')), [
+    'PriorityLevelConfiguration/p: metadata.__proto__: Forbidden: unknown field',
+    'PriorityLevelConfiguration/p: metadata.constructor: Forbidden: unknown field',
+  ]);
+  assert.is(({} as Record<string, unknown>)['polluted'], undefined);
 });
 
 test('flowcontrol kinds: the apiVersion follows the API domain', () => {

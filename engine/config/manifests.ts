@@ -14,7 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { LineCounter, parseAllDocuments, isMap, isSeq } from 'yaml';
 import type { Document } from 'yaml';
 import type { FieldError } from '../resources/field-errors.ts';
-import { isPlainObject } from './object-shape.ts';
+import { isRecord } from '../own-property.ts';
 
 export interface ManifestDocument {
   file: string;
@@ -151,7 +151,7 @@ export function checkManifests(file: ManifestFile, registry: ManifestRegistry): 
       continue;
     }
     const metadata = document.object.metadata;
-    const name = isPlainObject(metadata) && typeof metadata.name === 'string' ? metadata.name : '';
+    const name = isRecord(metadata) && typeof metadata.name === 'string' ? metadata.name : '';
     try {
       checked.push({ document, kind: entry, name, errors: entry.check(document.object, document.file) });
     } catch (error) {
@@ -244,7 +244,7 @@ function parseJsonPrefix(text: string): { value: unknown; length: number } | { e
 
 function addDocument(value: unknown, index: number, line: number | undefined, itemLines: (number | undefined)[], result: ManifestFile): void {
   const file = result.file;
-  if (!isPlainObject(value)) {
+  if (!isRecord(value)) {
     result.errors.push({ file, problem: 'not-an-object', message: `expected an object with apiVersion and kind, got ${describeType(value)}`, line, index });
     return;
   }
@@ -263,7 +263,7 @@ function addDocument(value: unknown, index: number, line: number | undefined, it
   const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length);
   items.forEach((item: unknown, position) => {
     const itemLine = itemLines[position] ?? line;
-    if (!isPlainObject(item)) {
+    if (!isRecord(item)) {
       result.errors.push({ file, problem: 'not-an-object', message: `expected an object, got ${describeType(item)}`, line: itemLine, index, item: position });
       return;
     }

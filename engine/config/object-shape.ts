@@ -11,6 +11,7 @@
 import type { FieldError } from '../resources/field-errors.ts';
 import { FieldPath, forbidden, invalid, typeInvalid } from '../resources/field-errors.ts';
 import { normalizeRfc3339 } from '../resources/rfc3339.ts';
+import { isRecord, ownValue, setOwn } from '../own-property.ts';
 
 export type Shape =
   | { readonly type: 'string' }
@@ -32,7 +33,7 @@ export const time: Shape = { type: 'time' };
 export const anything: Shape = { type: 'any' };
 export const arrayOf = (items: Shape): Shape => ({ type: 'array', items });
 export const mapOf = (values: Shape): Shape => ({ type: 'map', values });
-/** A struct: unknown fields are errors unless `open` (ObjectMeta keeps what it does not know). */
+/** A struct: unknown fields are errors unless `open` (then they are kept as they are). */
 export const struct = (fields: Record<string, Shape>, open = false): Shape => ({ type: 'object', fields, open });
 
 export interface Decoded {
@@ -91,24 +92,24 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
       return value.map((item, i) => decode(item, shape.items, path.index(i), errors, literals));
     }
     case 'map': {
-      if (!isPlainObject(value)) return mismatch('object');
+      if (!isRecord(value)) return mismatch('object');
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
-        if (item !== null) setField(out, key, decode(item, shape.values, path.key(key), errors, literals));
+        if (item !== null) setOwn(out, key, decode(item, shape.values, path.key(key), errors, literals));
       }
       return out;
     }
     case 'object': {
-      if (!isPlainObject(value)) return mismatch('object');
+      if (!isRecord(value)) return mismatch('object');
       const out: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
-        if (item === null) continue;
-        const fieldShape = Object.hasOwn(shape.fields, key) ? shape.fields[key] : undefined;
+        const fieldShape = ownValue(shape.fields, key);
+        // Go's strict decoding reports an unknown field whatever its value, null included.
+        if (item === null && (fieldShape !== undefined || shape.open)) continue;
         if (fieldShape !== undefined) {
           const decoded = decode(item, fieldShape, path.child(key), errors, literals);
-          if (decoded !== undefined) setField(out, key, decoded);
-        }
-        else if (shape.open) setField(out, key, structuredClone(item));
+          if (decoded !== undefined) setOwn(out, key, decoded);
+        } else if (shape.open) setOwn(out, key, structuredClone(item));
         else errors.push(forbidden(path.child(key), 'unknown field'));
       }
       return out;
@@ -116,11 +117,3 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
   }
 }
 
-/** Plain assignment would treat a `__proto__` key from a manifest as the prototype. */
-function setField(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

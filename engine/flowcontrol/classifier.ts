@@ -150,6 +150,18 @@ export function buildClassifier(
  * whose `queuing` disagrees with its type, or queuing parameters no shuffle-sharding dealer accepts.
  */
 export function isPriorityLevelBroken(plc: PriorityLevelConfiguration): boolean {
+  // Objects are not changed once stored; a digest asks again about thousands of them.
+  let broken = brokenLevels.get(plc);
+  if (broken === undefined) {
+    broken = checkPriorityLevelBroken(plc);
+    brokenLevels.set(plc, broken);
+  }
+  return broken;
+}
+
+const brokenLevels = new WeakMap<PriorityLevelConfiguration, boolean>();
+
+function checkPriorityLevelBroken(plc: PriorityLevelConfiguration): boolean {
   const spec = plc.spec ?? {};
   const isLimited = spec.type === 'Limited';
   const isExempt = spec.type === 'Exempt';
@@ -174,11 +186,16 @@ export function isPriorityLevelBroken(plc: PriorityLevelConfiguration): boolean 
  * condition only when `danglingConditionDiffers` says so.
  */
 export function danglingCondition(fs: FlowSchema, plcExists: boolean, nowMs: number): Condition {
+  return danglingConditionAt(fs, plcExists, formatRfc3339(nowMs));
+}
+
+/** The same with the time already formatted (one timestamp for many schemas). */
+export function danglingConditionAt(fs: FlowSchema, plcExists: boolean, lastTransitionTime: string): Condition {
   const plName = JSON.stringify(fs.spec?.priorityLevelConfiguration?.name ?? '');
   return {
     type: FLOW_SCHEMA_CONDITION_DANGLING,
     status: plcExists ? 'False' : 'True',
-    lastTransitionTime: formatRfc3339(nowMs),
+    lastTransitionTime,
     reason: plcExists ? 'Found' : 'NotFound',
     message: plcExists
       ? `This FlowSchema references the PriorityLevelConfiguration object named ${plName} and it exists`
@@ -330,7 +347,24 @@ function flowDistinguisherOf(digest: RequestDigest, fs: FlowSchema): string {
 function compareFlowSchemas(a: FlowSchema, b: FlowSchema): number {
   const byPrecedence = (a.spec?.matchingPrecedence ?? 0) - (b.spec?.matchingPrecedence ?? 0);
   if (byPrecedence !== 0) return byPrecedence;
-  return Buffer.compare(Buffer.from(a.metadata?.name ?? '', 'utf8'), Buffer.from(b.metadata?.name ?? '', 'utf8'));
+  return compareCodePoints(a.metadata?.name ?? '', b.metadata?.name ?? '');
+}
+
+/**
+ * UTF-8 byte order without encoding: it is code-point order, which differs from UTF-16 unit order
+ * only where a surrogate meets a unit at U+E000 or above, so those are shifted before comparing.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800) x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+    if (y >= 0xd800) y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 function byName<T extends { metadata?: { name?: string } }>(objects: readonly T[], name: string): T {

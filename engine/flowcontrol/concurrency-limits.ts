@@ -78,9 +78,10 @@ export function computeLevelLimits(serverCL: number, levels: readonly LevelLimit
   let shareSum = 0;
   for (const level of levels) {
     const ncs = level.ncs ?? 0;
-    assertCount(`nominalConcurrencyShares of ${level.name}`, ncs);
-    assertPercent(`lendablePercent of ${level.name}`, level.lendablePercent);
-    if (!level.exempt) assertCount(`borrowingLimitPercent of ${level.name}`, level.borrowingLimitPercent ?? 0);
+    // Messages are built only on failure: a digest checks thousands of levels.
+    assertCount('nominalConcurrencyShares', ncs, level.name);
+    assertPercent('lendablePercent', level.lendablePercent, level.name);
+    if (!level.exempt) assertCount('borrowingLimitPercent', level.borrowingLimitPercent ?? 0, level.name);
     shareSum += ncs;
   }
   let nominalCLSum = 0;
@@ -103,15 +104,15 @@ export function computeLevelLimits(serverCL: number, levels: readonly LevelLimit
   return { shareSum, nominalCLSum, levels: out };
 }
 
-function assertCount(what: string, value: number): void {
+function assertCount(what: string, value: number, level?: string): void {
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(`${what} must be a non-negative integer, got ${String(value)}`);
+    throw new RangeError(`${what}${level === undefined ? '' : ` of ${level}`} must be a non-negative integer, got ${String(value)}`);
   }
 }
 
-function assertPercent(what: string, value: number | null | undefined): void {
+function assertPercent(what: string, value: number | null | undefined, level: string): void {
   if (value == null) return;
   if (!Number.isSafeInteger(value) || value < 0 || value > 100) {
-    throw new RangeError(`${what} must be an integer in [0, 100], got ${String(value)}`);
+    throw new RangeError(`${what} of ${level} must be an integer in [0, 100], got ${String(value)}`);
   }
 }

@@ -4,6 +4,8 @@ import { SimClock } from '../../sim/sim-clock.ts';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../resources/defaults.ts';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../resources/bootstrap.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.ts';
+import { Subject } from 'rxjs';
+import { CONFIG_DIGEST_MIN_INTERVAL_MS } from './config-work-queue.ts';
 import { FlowController, type AdmitOutcome, type FlowcontrolConfig } from './controller.ts';
 import type { Admission } from './queue-set.ts';
 import type { RequestDigest } from './request-digest.ts';
@@ -81,7 +83,7 @@ test('a flood of one flow fills its queue and is rejected with queue-full and a 
 });
 
 test('a deleted level quiesces until its last request finishes, then is removed', () => {
-  const { controller } = newController();
+  const { controller, clock } = newController();
   const config = defaultConfig();
   controller.configure(config);
   const pending = admit(controller, listPods('alice'));
@@ -98,8 +100,135 @@ test('a deleted level quiesces until its last request finishes, then is removed'
   const next = admit(controller, listPods('alice'));
   assert.is(next.outcomes[0]!.request.priorityLevel, 'catch-all');
   pending.admission.finish();
-  assert.is(level(), undefined);
+  assert.is(level()?.state, 'removed', 'idle: the actor is done, and a digest is due');
+  clock.advance(0);
+  assert.is(level(), undefined, 'the digest dropped it');
   next.admission.finish();
+});
+
+// apf_controller.go: maybeReap adds the config key to the work queue when a quiescing level goes
+// idle, and the digest that drops the level recomputes everyone's NominalCL without its shares.
+test('reaping a deleted level re-digests: the others get its share back (global-default 25 -> 49)', () => {
+  const { controller, clock } = newController();
+  const config = defaultConfig();
+  const extra = defaultPriorityLevelConfiguration({
+    metadata: { name: 'extra', uid: 'uid-extra' },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 245, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 10 } } } },
+  });
+  const toExtra = defaultFlowSchema({
+    metadata: { name: 'to-extra' },
+    spec: { priorityLevelConfiguration: { name: 'extra' }, matchingPrecedence: 50, rules: [{ subjects: [{ kind: 'User', user: { name: 'bob' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }] },
+  });
+  controller.configure({ priorityLevels: [...config.priorityLevels, extra], flowSchemas: [...config.flowSchemas, toExtra] });
+  const nominal = (name: string) => controller.dump().levels.find((l) => l.name === name)?.limits.nominalCL;
+  assert.is(nominal('global-default'), 25, 'ceil(600 * 20 / 490)');
+  const busy = admit(controller, listPods('bob'));
+  assert.is(busy.outcomes[0]!.request.priorityLevel, 'extra');
+  controller.configure(config);
+  assert.is(nominal('global-default'), 25, 'the quiescing level still holds its share');
+  busy.admission.finish();
+  clock.advance(0);
+  assert.is(nominal('extra'), undefined);
+  assert.is(nominal('global-default'), 49, 'ceil(600 * 20 / 245) once the level is gone');
+});
+
+// apf_controller.go finishQueueSetReconfigsLocked calls MaxSeatsTracker.SetMaxSeats only for a
+// level with queuing, so a level switched from Queue to Reject keeps the value its queuing gave it.
+test('a level switched from Queue to Reject keeps its queuing-derived maxSeats', () => {
+  const { controller } = newController();
+  const config = defaultConfig();
+  controller.configure(config);
+  const maxSeats = () => controller.dump().levels.find((l) => l.name === 'global-default')!.maxSeats;
+  assert.is(maxSeats(), 8);
+  const rejecting = config.priorityLevels.map((p) =>
+    p.metadata?.name === 'global-default' ? { ...p, spec: { type: 'Limited' as const, limited: { ...p.spec!.limited!, limitResponse: { type: 'Reject' as const } } } } : p,
+  );
+  controller.configure({ ...config, priorityLevels: rejecting });
+  assert.is(maxSeats(), 8, 'not reset to 0 (which the estimator reads as 10)');
+  const newReject = defaultPriorityLevelConfiguration({ metadata: { name: 'fresh' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 20, limitResponse: { type: 'Reject' } } } });
+  controller.configure({ ...config, priorityLevels: [...rejecting, newReject] });
+  assert.is(controller.dump().levels.find((l) => l.name === 'fresh')!.maxSeats, 0, 'a level that never queued has none');
+});
+
+// server/filters/priority-and-fairness.go keeps one DroppedRequestsTracker for the server's life:
+// a priority level's Retry-After history survives the level's removal and return.
+test('Retry-After history survives a level being removed and created again', () => {
+  const { controller, clock } = newController();
+  const config = defaultConfig();
+  const jail = defaultPriorityLevelConfiguration({ metadata: { name: 'jail' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } } });
+  const toJail = defaultFlowSchema({
+    metadata: { name: 'to-jail' },
+    spec: { priorityLevelConfiguration: { name: 'jail' }, matchingPrecedence: 50, rules: [{ subjects: [{ kind: 'User', user: { name: 'bob' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }] },
+  });
+  const withJail = { priorityLevels: [...config.priorityLevels, jail], flowSchemas: [...config.flowSchemas, toJail] };
+  controller.configure(withJail);
+  const held: ReturnType<typeof admit>[] = [];
+  const flood = () => {
+    for (let i = 0; i < 40; i++) held.push(admit(controller, listPods('bob')));
+  };
+  const retryAfter = () => held.at(-1)!.outcomes[0]!.retryAfterSeconds;
+  flood();
+  clock.advance(1000);
+  flood();
+  assert.is(retryAfter(), 2, 'dropped_requests_tracker: a second of drops doubles Retry-After');
+  for (const h of held) if (h.outcomes[0]?.decision.kind === 'execute') h.admission.finish();
+  held.length = 0;
+  controller.configure(config);
+  assert.not.ok(controller.dump().levels.some((l) => l.name === 'jail'), 'the idle level was dropped');
+  controller.configure(withJail);
+  flood();
+  assert.is(retryAfter(), 2, 'the history was kept, not restarted at 1');
+});
+
+// apf_controller.go: informer events add one key to a rate-limited work queue and the worker
+// digests everything it lists, so a burst is digested a few times and ends in the state a fresh
+// digest of the final objects gives.
+test('a burst of configuration changes is digested a few times a second and ends where a fresh digest of the same objects does', () => {
+  const clock = new SimClock(0);
+  const { controller } = newController(600, clock);
+  const config$ = new Subject<FlowcontrolConfig>();
+  controller.start(config$);
+  const base = defaultConfig();
+  const levels = new Map(base.priorityLevels.map((p) => [p.metadata!.name!, p]));
+  const schemas = new Map(base.flowSchemas.map((f) => [f.metadata!.name!, f]));
+  const emit = () => config$.next({ priorityLevels: [...levels.values()], flowSchemas: [...schemas.values()] });
+  const digestsBefore = controller.configDigests;
+  const burstMs = 3000;
+  for (let i = 0; i < 1500; i++) {
+    const name = `team-${i}`;
+    if (i % 2 === 0) {
+      levels.set(name, defaultPriorityLevelConfiguration({
+        metadata: { name, uid: `uid-${name}` },
+        spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1 + (i % 40), lendablePercent: i % 100, limitResponse: i % 6 === 0 ? { type: 'Reject' } : { type: 'Queue', queuing: { queues: 1 + (i % 16), handSize: 1, queueLengthLimit: 10 } } } },
+      }));
+    } else {
+      schemas.set(name, defaultFlowSchema({
+        metadata: { name, uid: `uid-fs-${name}` },
+        spec: { priorityLevelConfiguration: { name: `team-${i - 1 - (i % 4 === 1 ? 0 : 2)}` }, matchingPrecedence: 100 + (i % 900), rules: [] },
+      }));
+    }
+    if (i % 97 === 0 && i > 0) levels.delete(`team-${i - 10}`); // some levels go again
+    if (i % 89 === 0) levels.set('global-default', { ...levels.get('global-default')!, spec: { ...levels.get('global-default')!.spec, limited: { ...levels.get('global-default')!.spec!.limited!, nominalConcurrencyShares: 20 + (i % 7) } } });
+    emit();
+    clock.advance(burstMs / 1500);
+  }
+  clock.advance(1000);
+  const digests = controller.configDigests - digestsBefore;
+  assert.ok(digests <= burstMs / CONFIG_DIGEST_MIN_INTERVAL_MS + 2, `${digests} digests for 1500 changes in ${burstMs} ms`);
+
+  const fresh = newController(600, clock).controller;
+  fresh.configure({ priorityLevels: [...levels.values()], flowSchemas: [...schemas.values()] });
+  const state = (c: FlowController) => {
+    const d = c.dump();
+    return {
+      flowSchemas: d.flowSchemas,
+      dangling: d.danglingFlowSchemas,
+      levels: d.levels.map((l) => ({ name: l.name, uid: l.uid, state: l.state, limits: l.limits, currentCL: l.currentCL, maxSeats: l.maxSeats, queues: l.queueSet.queues.length, limit: l.queueSet.concurrencyLimit })),
+    };
+  };
+  assert.equal(state(controller), state(fresh));
+  controller.stop();
+  fresh.stop();
 });
 
 test('a busy level borrows seats an idle level lends, over a few adjustment periods', () => {

@@ -6,7 +6,7 @@
 // no randomness, and a rejection is a decision value, never an exception. The server, the
 // simulator and the property suites all drive this same class.
 
-import { interval, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { interval, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import type { Clock } from '../clock.ts';
 import { toRxScheduler, toXstateClock } from '../clock-adapters.ts';
@@ -14,10 +14,12 @@ import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.
 import { buildClassifier, type Classification, type Classifier } from './classifier.ts';
 import { allocateCurrentLimits } from './concurrency-allocation.ts';
 import { computeLevelLimits, type LevelLimits } from './concurrency-limits.ts';
-import { levelConfigOf } from './level-config.ts';
+import { OneKeyWorkQueue } from './config-work-queue.ts';
+import { levelConfigOf, type LevelConfig } from './level-config.ts';
 import { maxSeatsForLevel } from './max-seats.ts';
-import { createPriorityLevelMachine, type PriorityLevelContext, type PriorityLevelMachine } from './priority-level.machine.ts';
-import type { Admission, Decision, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
+import { createPriorityLevelMachine, type LevelBooks, type PriorityLevelContext, type PriorityLevelMachine } from './priority-level.machine.ts';
+import type { Admission, Decision, QueueSet, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
+import { goRound } from './go-math.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { DroppedRequestsTracker } from './retry-after.ts';
 import { BORROWING_ADJUSTMENT_PERIOD_MS, updateSeatDemandStats, type SeatDemandStats, type SeatDemandTracker } from './seat-demand.ts';
@@ -27,6 +29,20 @@ import { estimateWork, type WorkEstimate, type WorkEstimateRequest, type WorkEst
 export interface FlowcontrolConfig {
   priorityLevels: readonly PriorityLevelConfiguration[];
   flowSchemas: readonly FlowSchema[];
+  /** From a stream following the store: the one change that led to this emission (none after a list). */
+  change?: ConfigChange;
+}
+
+export interface ConfigChange {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  /** Which of the two lists the object is in. */
+  of: 'priorityLevels' | 'flowSchemas';
+  object: PriorityLevelConfiguration | FlowSchema;
+  /**
+   * Whether APF reads what changed, as upstream's informer handlers decide: a level's spec, a
+   * FlowSchema's spec or status, any addition or deletion. A metadata-only update is not.
+   */
+  apfRelevant: boolean;
 }
 
 export interface FlowControllerOptions {
@@ -41,12 +57,18 @@ export interface FlowControllerOptions {
   observer?: FlowControlObserver;
   /** Defaults to a scheduler on `clock`; only tests pass another. */
   scheduler?: SchedulerLike;
+  /** Minimum time between two digests of a changing configuration (config-work-queue.ts). */
+  configDigestMinIntervalMs?: number;
+  /** A digest threw; it is retried with backoff. */
+  onDigestError?: (error: unknown, failures: number) => void;
 }
 
 /** What the controller knows about one request while it is in the engine. */
 export interface RequestDescriptor {
   readonly id: number;
   readonly priorityLevel: string;
+  /** The level is exempt: its requests never wait (Kubernetes records no queue wait for them). */
+  readonly exempt: boolean;
   readonly flowSchema: string;
   readonly flowDistinguisher: string;
   readonly digest: RequestDigest;
@@ -57,13 +79,30 @@ export interface RequestDescriptor {
 export interface FlowControlObserver {
   /** Once per admitted request, after classification and estimation, before the queue set sees it. */
   estimated?(request: RequestDescriptor, workEstimate: WorkEstimate): void;
-  dispatched?(request: RequestDescriptor, waitMs: number): void;
+  /** `fromQueue`: the request had been queued (and `queued` was called for it). */
+  dispatched?(request: RequestDescriptor, waitMs: number, fromQueue: boolean): void;
   rejected?(request: RequestDescriptor, reason: RejectReason, waitMs: number): void;
   queued?(request: RequestDescriptor, queueLengthAfter: number): void;
   finished?(request: RequestDescriptor, executionMs: number): void;
+  /** The interested-watch count the mutating work estimator used (watch_count_samples). */
+  watchCountSampled?(request: RequestDescriptor, count: number): void;
+  /**
+   * A level's counts or denominators changed (many times per request; read, do not keep).
+   * Called on every change of seats or requests and after every change of its limit or queuing.
+   */
+  levelChanged?(level: LevelGauges): void;
+  /**
+   * After a digest: Σ queues × queueLengthLimit over queuing levels, and Σ NominalCL, the
+   * denominators of the waiting and executing request ratios across levels.
+   */
+  capacityChanged?(maxWaitingRequests: number, maxExecutingRequests: number): void;
   noAccommodation?(request: RequestDescriptor): void;
   /** After every borrowing adjustment and configuration change. */
   limitsChanged?(levels: readonly LevelDump[], fairFrac: number): void;
+  /** A level's progress meter went through Kubernetes' epoch advance (queue-set.ts). */
+  epochAdvanced?(priorityLevel: string, success: boolean): void;
+  /** An `admit` callback threw while the engine delivered its outcome (queue-set.ts says where it goes). */
+  callbackFailed?(request: RequestDescriptor, error: unknown): void;
 }
 
 export interface AdmitRequest {
@@ -112,79 +151,169 @@ export interface ControllerDump {
 
 type LevelActor = Actor<PriorityLevelMachine<RequestDescriptor>>;
 
+/** What one digest produced, for the writers that follow it (the Dangling status writer). */
+export interface DigestedConfig {
+  config: FlowcontrolConfig;
+  /** Names of the FlowSchemas whose priority level is missing or broken. */
+  danglingFlowSchemas: ReadonlySet<string>;
+}
+
+const EMPTY_CONFIG: FlowcontrolConfig = Object.freeze({ priorityLevels: [], flowSchemas: [] });
+
 export class FlowController {
   private readonly scheduler: SchedulerLike;
   private readonly machine = createPriorityLevelMachine<RequestDescriptor>();
   private readonly levels = new Map<string, LevelActor>();
+  /** Kept for the server's lifetime, as the filter's DroppedRequestsTracker is: a level that comes back keeps its history. */
   private readonly dropped = new DroppedRequestsTracker();
+  /** Level configs by object: unchanged objects are not re-derived at every digest. */
+  private readonly levelConfigs = new WeakMap<PriorityLevelConfiguration, LevelConfig>();
+  private readonly configQueue: OneKeyWorkQueue;
+  private readonly digests = new Subject<DigestedConfig>();
+  private readonly levelGauges = new Map<string, LevelGauges>();
+  private latestConfig: FlowcontrolConfig = EMPTY_CONFIG;
+  /** The estimator's dependencies, reporting the watch count it used into `sampledWatchCount`. */
+  private readonly estimator: WorkEstimatorDeps;
+  private sampledWatchCount = -1;
   private classifier: Classifier;
   private nominalCLSum = 0;
   private fairFrac = 0;
   private nextRequestId = 1;
+  private digestCount = 0;
   private subscriptions: Subscription[] = [];
 
   constructor(private readonly options: FlowControllerOptions) {
     this.scheduler = options.scheduler ?? toRxScheduler(options.clock);
+    this.estimator = { ...options.estimator, watchCountSampled: (count) => (this.sampledWatchCount = count) };
     this.classifier = buildClassifier([], [], { apiDomain: options.apiDomain });
-    this.configure({ priorityLevels: [], flowSchemas: [] });
+    this.configQueue = new OneKeyWorkQueue(options.clock, () => this.configure(this.latestConfig), {
+      ...(options.configDigestMinIntervalMs !== undefined ? { minIntervalMs: options.configDigestMinIntervalMs } : {}),
+      ...(options.onDigestError !== undefined ? { onError: options.onDigestError } : {}),
+    });
+    this.configure(EMPTY_CONFIG);
   }
 
-  /** Follows a configuration stream and adjusts borrowing every 10 s until `stop()`. */
+  /**
+   * Follows a configuration stream and adjusts borrowing every 10 s until `stop()`. Changes are
+   * coalesced as Kubernetes' controller coalesces them (config-work-queue.ts): the newest
+   * configuration is digested at most once per interval however many changes arrive.
+   */
   start(config$?: Observable<FlowcontrolConfig>): void {
-    if (config$ !== undefined) this.subscriptions.push(config$.subscribe((config) => this.configure(config)));
+    if (config$ !== undefined) {
+      this.subscriptions.push(
+        config$.subscribe((config) => {
+          this.latestConfig = config;
+          if (config.change?.apfRelevant !== false) this.configQueue.add();
+        }),
+      );
+    }
     this.subscriptions.push(interval(BORROWING_ADJUSTMENT_PERIOD_MS, this.scheduler).subscribe(() => this.adjustBorrowing()));
   }
 
   stop(): void {
     for (const s of this.subscriptions) s.unsubscribe();
     this.subscriptions = [];
+    this.configQueue.stop();
+    this.digests.complete();
     for (const actor of this.levels.values()) actor.stop();
   }
 
+  /** Every digest, as it happens (the configuration and what it found dangling). */
+  get digested$(): Observable<DigestedConfig> {
+    return this.digests.asObservable();
+  }
+
+  /** How many times a configuration was digested (the constructor's empty one included). */
+  get configDigests(): number {
+    return this.digestCount;
+  }
+
   /**
-   * Digests a complete configuration (Kubernetes' digestConfigObjects): new levels start at
-   * NominalCL − ⌊LendableCL/2⌋, deleted ones quiesce until idle, the mandatory ones are imagined
-   * when missing, then limits and borrowing are recomputed at once.
+   * Digests a complete configuration at once (Kubernetes' digestConfigObjects): new levels start
+   * at NominalCL − ⌊LendableCL/2⌋, deleted ones quiesce until idle and keep their share meanwhile,
+   * the mandatory ones are imagined when missing, then limits and borrowing are recomputed. Only
+   * levels whose object changed are sent an event; the others have their books (limits, maxSeats)
+   * updated in place, so a digest of thousands of unchanged levels costs a pass over them, not a
+   * reconfiguration of each.
    */
   configure(config: FlowcontrolConfig): void {
+    this.latestConfig = config;
     this.classifier = buildClassifier(config.flowSchemas, config.priorityLevels, { apiDomain: this.options.apiDomain });
     const wanted = this.classifier.priorityLevels;
 
     for (const [name, actor] of this.levels) {
-      if (wanted.has(name)) continue;
-      if (actor.getSnapshot().context.queueSet.isIdle) {
+      if (wanted.has(name)) {
+        // A level reaped since the last digest and now wanted again starts afresh.
+        if (actor.getSnapshot().status === 'done') {
+          this.levels.delete(name);
+          this.levelGauges.delete(name);
+        }
+        continue;
+      }
+      const snapshot = actor.getSnapshot();
+      if (snapshot.status === 'done' || snapshot.context.queueSet.isIdle) {
         actor.stop();
         this.levels.delete(name);
-        this.dropped.forget(name);
-      } else {
+        this.levelGauges.delete(name);
+      } else if (snapshot.value !== 'quiescing') {
         actor.send({ type: 'DELETED' });
       }
     }
 
-    const inputs = [...wanted.values()].map(levelConfigOf);
+    const inputs: LevelConfig[] = [];
+    for (const plc of wanted.values()) inputs.push(this.levelConfigOf(plc));
     // Quiescing levels keep the share their last configuration gave them.
     for (const [name, actor] of this.levels) if (!wanted.has(name)) inputs.push(actor.getSnapshot().context.config);
     const computed = computeLevelLimits(this.options.serverConcurrencyLimit, inputs.map((c) => c.limitsInput));
     this.nominalCLSum = computed.nominalCLSum;
-    const limitsByName = new Map(computed.levels.map((l) => [l.name, l]));
 
-    for (const config of inputs) {
-      const limits = limitsByName.get(config.name)!;
-      const maxSeats = config.queuing.desiredNumQueues > 0 ? maxSeatsForLevel(limits.nominalCL, config.queuing.handSize) : 0;
+    inputs.forEach((config, i) => {
+      const limits = computed.levels[i]!;
       const existing = this.levels.get(config.name);
-      const plc = wanted.get(config.name) ?? existing!.getSnapshot().context.plc;
-      if (existing === undefined) {
+      const context = existing?.getSnapshot().context;
+      // apf_controller.go sets maxSeats only for a level that queues; one that switched to
+      // Reject keeps the value its queuing gave it until the level is dropped.
+      const maxSeats = config.queuing.desiredNumQueues > 0 ? maxSeatsForLevel(limits.nominalCL, config.queuing.handSize) : (context?.books.maxSeats ?? 0);
+      const plc = wanted.get(config.name);
+      if (existing === undefined || context === undefined) {
         const actor = createActor(this.machine, {
           clock: toXstateClock(this.options.clock),
-          input: { clock: this.options.clock, plc, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
+          input: { clock: this.options.clock, plc: plc!, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
         });
         this.levels.set(config.name, actor);
+        this.levelGauges.delete(config.name);
         actor.start();
-      } else if (wanted.has(config.name)) {
-        existing.send({ type: 'CONFIGURE', plc, config, limits, maxSeats });
+        this.notifyLevelChanged(config.name);
+        return;
       }
-    }
+      // A new object (or a level coming back) is reconfigured; otherwise only the books change,
+      // and the borrowing adjustment below turns the new limits into a CurrentCL. A quiescing
+      // level keeps a share from its last spec, so its limits follow every digest too.
+      if (plc !== undefined && (plc !== context.plc || existing.getSnapshot().value === 'quiescing')) {
+        existing.send({ type: 'CONFIGURE', plc, config, limits, maxSeats });
+        this.notifyLevelChanged(config.name);
+      } else {
+        context.books.limits = limits;
+        context.books.maxSeats = maxSeats;
+      }
+    });
     this.adjustBorrowing();
+    if (this.options.observer?.capacityChanged !== undefined) {
+      let maxWaiting = 0;
+      for (const c of inputs) if (c.queuing.desiredNumQueues > 0) maxWaiting += c.queuing.desiredNumQueues * c.queuing.queueLengthLimit;
+      this.options.observer.capacityChanged(maxWaiting, this.nominalCLSum);
+    }
+    this.digestCount++;
+    this.digests.next({ config, danglingFlowSchemas: this.classifier.danglingFlowSchemas });
+  }
+
+  private levelConfigOf(plc: PriorityLevelConfiguration): LevelConfig {
+    let config = this.levelConfigs.get(plc);
+    if (config === undefined) {
+      config = levelConfigOf(plc);
+      this.levelConfigs.set(plc, config);
+    }
+    return config;
   }
 
   /**
@@ -197,7 +326,8 @@ export class FlowController {
     const levelName = classification.priorityLevel.metadata?.name ?? '';
     const level = this.levels.get(levelName)!;
     const context = level.getSnapshot().context;
-    const workEstimate = request.workEstimate ?? estimateWork({ requestInfo: request.digest.requestInfo, query: request.query }, this.options.estimator, context.maxSeats);
+    this.sampledWatchCount = -1;
+    const workEstimate = request.workEstimate ?? estimateWork({ requestInfo: request.digest.requestInfo, query: request.query }, this.estimator, context.books.maxSeats);
     const record = new AdmissionRecord(
       this.nextRequestId++,
       request,
@@ -209,6 +339,7 @@ export class FlowController {
       onOutcome,
     );
     this.options.observer?.estimated?.(record, workEstimate);
+    if (this.sampledWatchCount >= 0) this.options.observer?.watchCountSampled?.(record, this.sampledWatchCount);
     request.onClassified?.(classification, record, workEstimate);
     return context.queueSet.startRequest(record, this.decided);
   }
@@ -225,33 +356,43 @@ export class FlowController {
     record.onOutcome(record);
   };
 
-  /** The borrowing adjustment (updateBorrowingLocked): fold each level's demand, reallocate CurrentCL. */
+  /**
+   * The borrowing adjustment (updateBorrowingLocked): fold each level's demand, reallocate
+   * CurrentCL into each level's books, and apply it to the queue sets whose limit changed.
+   */
   adjustBorrowing(): void {
     const nowMs = this.options.clock.now();
-    const entries = [...this.levels.values()].map((actor) => {
-      const context = actor.getSnapshot().context;
-      const demandStats = updateSeatDemandStats(context.demandStats, context.demand.reset(nowMs));
-      return { actor, context, demandStats };
-    });
+    const entries: { context: PriorityLevelContext<RequestDescriptor> }[] = [];
+    for (const actor of this.levels.values()) {
+      const snapshot = actor.getSnapshot();
+      if (snapshot.status === 'done') continue;
+      const context = snapshot.context;
+      context.demand.stats = updateSeatDemandStats(context.demand.stats, context.demand.reset(nowMs));
+      entries.push({ context });
+    }
     const result = allocateCurrentLimits({
       nominalCLSum: this.nominalCLSum,
-      levels: entries.map(({ context, demandStats }) => ({
+      levels: entries.map(({ context }) => ({
         name: context.name,
         exempt: context.config.exempt,
-        nominalCL: context.limits.nominalCL,
-        minCL: context.limits.minCL,
-        maxCL: context.limits.maxCL,
-        highWatermark: demandStats.highWatermark,
-        smoothedDemand: demandStats.smoothed,
-        previousCurrentCL: context.currentCL,
+        nominalCL: context.books.limits.nominalCL,
+        minCL: context.books.limits.minCL,
+        maxCL: context.books.limits.maxCL,
+        highWatermark: context.demand.stats.highWatermark,
+        smoothedDemand: context.demand.stats.smoothed,
+        previousCurrentCL: context.books.currentCL,
       })),
     });
     this.fairFrac = result.fairFrac;
     result.levels.forEach((allocation, i) => {
-      const { actor, demandStats } = entries[i]!;
-      actor.send({ type: 'SET_CURRENT_CL', currentCL: allocation.currentCL, demandStats });
+      const { books, queueSet, name } = entries[i]!.context;
+      if (allocation.currentCL === books.currentCL) return;
+      books.currentCL = allocation.currentCL;
+      queueSet.setConcurrencyLimit(allocation.currentCL);
+      this.notifyLevelChanged(name);
     });
-    this.options.observer?.limitsChanged?.(this.dumpLevels(), this.fairFrac);
+    const observer = this.options.observer;
+    if (observer?.limitsChanged !== undefined) observer.limitsChanged(this.dumpLevels(), this.fairFrac);
   }
 
   /** Plain data for the debug endpoints, the simulator's report and tests. */
@@ -269,26 +410,33 @@ export class FlowController {
     };
   }
 
+  /** How long a request without a deadline of its own may wait in a queue. */
+  get defaultWaitLimitMs(): number {
+    return this.options.defaultWaitLimitMs;
+  }
+
   get seatFairFrac(): number {
     return this.fairFrac;
   }
 
+  /** Levels by name; each level's queue set is dumped when first read (most readers want only limits). */
   private dumpLevels(): LevelDump[] {
     return [...this.levels.values()]
       .map((actor) => {
         const snapshot = actor.getSnapshot();
         const c: PriorityLevelContext<RequestDescriptor> = snapshot.context;
-        return {
+        let queueSet: QueueSetDump<RequestDescriptor> | undefined;
+        const dump: Omit<LevelDump, 'queueSet'> = {
           name: c.name,
           uid: c.plc.metadata?.uid ?? '',
           exempt: c.config.exempt,
           state: snapshot.status === 'done' ? 'removed' : (snapshot.value as 'active' | 'quiescing'),
-          limits: c.limits,
-          currentCL: c.currentCL,
-          maxSeats: c.maxSeats,
-          demandStats: c.demandStats,
-          queueSet: c.queueSet.dump(),
-        } satisfies LevelDump;
+          limits: c.books.limits,
+          currentCL: c.books.currentCL,
+          maxSeats: c.books.maxSeats,
+          demandStats: c.demand.stats,
+        };
+        return Object.defineProperty(dump, 'queueSet', { enumerable: true, get: () => (queueSet ??= c.queueSet.dump()) }) as LevelDump;
       })
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
@@ -298,23 +446,28 @@ export class FlowController {
     const observer = this.options.observer ?? {};
     const level = () => this.levels.get(levelName);
     let demand: SeatDemandTracker | undefined;
+    // The level's state is looked up once it exists (not per request); during the queue set's
+    // construction it does not yet.
+    const gaugesChanged = observer.levelChanged === undefined ? undefined : () => {
+      const gauges = this.gaugesOf(levelName);
+      if (gauges !== undefined) observer.levelChanged!(gauges);
+    };
+    // apf_controller.go maybeReap: a quiescing level that went idle asks for a digest, which drops
+    // it and gives its share back to the others.
     const afterLeaving = () => {
       const actor = level();
       if (actor === undefined || actor.getSnapshot().value !== 'quiescing') return;
       actor.send({ type: 'IDLE_CHECK' });
-      if (actor.getSnapshot().status === 'done') {
-        this.levels.delete(levelName);
-        this.dropped.forget(levelName);
-      }
+      if (actor.getSnapshot().status === 'done') this.configQueue.add();
     };
     return {
       seatDemandChanged: (seatDemand) => {
-        // The tracker lives as long as the level's actor; looked up once (not per request).
         demand ??= level()?.getSnapshot().context.demand;
         demand?.set(seatDemand, this.options.clock.now());
+        gaugesChanged?.();
       },
       queued: (d, length) => observer.queued?.(d, length),
-      dispatched: (d, waitMs) => observer.dispatched?.(d, waitMs),
+      dispatched: (d, waitMs, fromQueue) => observer.dispatched?.(d, waitMs, fromQueue),
       noAccommodation: (d) => observer.noAccommodation?.(d),
       rejected: (d, reason, waitMs) => {
         observer.rejected?.(d, reason, waitMs);
@@ -322,13 +475,84 @@ export class FlowController {
       },
       finished: (d, executionMs) => {
         observer.finished?.(d, executionMs);
+        gaugesChanged?.();
         afterLeaving();
       },
-      // Queue actors follow the queue set; during construction the actor does not exist yet and
-      // its entry action spawns them.
-      queueAdded: () => level()?.send({ type: 'QUEUES_CHANGED' }),
+      // Queues are added only by a configuration change, after which the actor syncs its queue
+      // actors itself; attrition removes them between events.
       queueRemoved: () => level()?.send({ type: 'QUEUES_CHANGED' }),
+      epochAdvanced: observer.epochAdvanced === undefined ? undefined : (success) => observer.epochAdvanced!(levelName, success),
+      // Without a hook the queue set rethrows on a clock task of its own.
+      decideFailed: observer.callbackFailed === undefined ? undefined : (d, error) => observer.callbackFailed!(d, error),
     };
+  }
+
+  /** One stable view per level, made when the level's actor exists. */
+  private gaugesOf(levelName: string): LevelGauges | undefined {
+    let gauges = this.levelGauges.get(levelName);
+    if (gauges === undefined) {
+      const actor = this.levels.get(levelName);
+      if (actor === undefined) return undefined;
+      const context = actor.getSnapshot().context;
+      gauges = new LevelGaugesView(levelName, context.queueSet, context.books, this.options.serverConcurrencyLimit);
+      this.levelGauges.set(levelName, gauges);
+    }
+    return gauges;
+  }
+
+  /** After a change of a level's limit or queuing: the ratios' denominators moved. */
+  private notifyLevelChanged(levelName: string): void {
+    const observer = this.options.observer;
+    if (observer?.levelChanged === undefined) return;
+    const gauges = this.gaugesOf(levelName);
+    if (gauges !== undefined) observer.levelChanged(gauges);
+  }
+}
+
+/** A level's live numbers, for the timing-ratio metrics. Read them during the call. */
+export interface LevelGauges {
+  readonly priorityLevel: string;
+  readonly seatsInUse: number;
+  readonly seatsWaiting: number;
+  readonly requestsExecuting: number;
+  readonly requestsWaiting: number;
+  /** apf_controller.go: CurrentCL, or max(1, round(ServerCL / 10)) when that is 0. */
+  readonly concurrencyDenominator: number;
+  /** queueset.go: what waiting requests are measured against. */
+  readonly waitingCapacity: number;
+}
+
+class LevelGaugesView implements LevelGauges {
+  constructor(
+    readonly priorityLevel: string,
+    private readonly queueSet: QueueSet<RequestDescriptor>,
+    private readonly books: LevelBooks,
+    private readonly serverConcurrencyLimit: number,
+  ) {}
+
+  get seatsInUse(): number {
+    return this.queueSet.seatsInUse;
+  }
+
+  get seatsWaiting(): number {
+    return this.queueSet.seatsWaiting;
+  }
+
+  get requestsExecuting(): number {
+    return this.queueSet.requestsExecuting;
+  }
+
+  get requestsWaiting(): number {
+    return this.queueSet.requestsWaiting;
+  }
+
+  get concurrencyDenominator(): number {
+    const currentCL = this.books.currentCL;
+    return currentCL > 0 ? currentCL : Math.max(1, goRound(this.serverConcurrencyLimit / 10));
+  }
+
+  get waitingCapacity(): number {
+    return this.queueSet.waitingCapacity;
   }
 }
 
@@ -342,6 +566,7 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
   readonly flowDistinguisher: string;
   readonly digest: RequestDigest;
   readonly flowHash: bigint;
+  readonly exempt: boolean;
   decision: Decision = UNDECIDED;
   retryAfterSeconds = 0;
 
@@ -359,6 +584,7 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
     this.flowDistinguisher = classification.flowDistinguisher;
     this.digest = admitted.digest;
     this.flowHash = classification.hashValue;
+    this.exempt = classification.priorityLevel.spec?.type === 'Exempt';
   }
 
   get descriptor(): RequestDescriptor {
@@ -372,3 +598,4 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
 
 /** Placeholder until the queue set decides; never handed to a caller. */
 const UNDECIDED: Decision = Object.freeze({ kind: 'reject', reason: 'time-out' });
+

@@ -3,6 +3,11 @@
 // or message change; at most 6 writes per FlowSchema per minute, later changes retried after
 // 30 s. Every replica computes the same condition from the same shared objects, and the write
 // re-checks inside the read-modify-write, so replicas neither duplicate writes nor flap.
+//
+// Kubernetes computes these conditions while it digests the configuration (presyncFlowSchemaStatus
+// in apf_controller.go), so the writer follows the controller's digests: a burst of changes is
+// looked at a few times a second, not once per object. A write still in flight is not issued
+// again by the next digest.
 
 import type { Observable, Subscription } from 'rxjs';
 import type { Cancel, Clock } from '../clock.ts';
@@ -10,8 +15,9 @@ import type { Condition, FlowSchema, KubeObject } from '../resources/types.ts';
 import { FLOW_SCHEMA_CONDITION_DANGLING } from '../resources/types.ts';
 import { isStoreErrorCode } from '../store/store-errors.ts';
 import type { ResourceStore } from '../store/store-types.ts';
-import { buildClassifier, danglingCondition, danglingConditionDiffers } from './classifier.ts';
-import type { FlowcontrolConfig } from './controller.ts';
+import { formatRfc3339 } from '../clock.ts';
+import { buildClassifier, danglingConditionAt, danglingConditionDiffers } from './classifier.ts';
+import type { DigestedConfig, FlowcontrolConfig } from './controller.ts';
 
 export const DANGLING_WRITES_PER_MINUTE = 6;
 export const DANGLING_RETRY_MS = 30_000;
@@ -19,7 +25,6 @@ export const DANGLING_RETRY_MS = 30_000;
 export interface DanglingStatusOptions {
   flowSchemas: ResourceStore;
   clock: Clock;
-  apiDomain?: string;
   /** Failures other than NotFound/Conflict (logged by the caller; the next change retries). */
   onError?: (flowSchema: string, error: unknown) => void;
 }
@@ -27,31 +32,41 @@ export interface DanglingStatusOptions {
 /** The FlowSchemas of `config` whose Dangling condition must be (re)written, with the desired condition. */
 export function danglingUpdates(config: FlowcontrolConfig, nowMs: number, apiDomain?: string): { name: string; condition: Condition }[] {
   const classifier = buildClassifier(config.flowSchemas, config.priorityLevels, { apiDomain });
+  return danglingUpdatesOf({ config, danglingFlowSchemas: classifier.danglingFlowSchemas }, nowMs);
+}
+
+/** The same, from what a digest already found dangling. */
+export function danglingUpdatesOf(digested: DigestedConfig, nowMs: number): { name: string; condition: Condition }[] {
   const updates: { name: string; condition: Condition }[] = [];
-  for (const fs of config.flowSchemas) {
+  const stamp = formatRfc3339(nowMs);
+  for (const fs of digested.config.flowSchemas) {
     const name = fs.metadata?.name ?? '';
-    const condition = danglingCondition(fs, !classifier.danglingFlowSchemas.has(name), nowMs);
+    const condition = danglingConditionAt(fs, !digested.danglingFlowSchemas.has(name), stamp);
     if (danglingConditionDiffers(fs, condition)) updates.push({ name, condition });
   }
   return updates;
 }
 
-/** Follows the configuration stream and writes Dangling conditions until unsubscribed. */
-export function startDanglingStatusWriter(config$: Observable<FlowcontrolConfig>, options: DanglingStatusOptions): Subscription {
+/** Follows the controller's digests and writes Dangling conditions until unsubscribed. */
+export function startDanglingStatusWriter(digests$: Observable<DigestedConfig>, options: DanglingStatusOptions): Subscription {
   const writes = new Map<string, number[]>();
-  let latest: FlowcontrolConfig | undefined;
+  /** Writes not yet acknowledged, by FlowSchema: the status they set. */
+  const inFlight = new Map<string, string>();
+  let latest: DigestedConfig | undefined;
   let retry: Cancel | undefined;
 
   const writeAllowed = (name: string, nowMs: number): boolean => {
     const recent = (writes.get(name) ?? []).filter((t) => nowMs - t < 60_000);
-    writes.set(name, recent);
+    if (recent.length === 0) writes.delete(name);
+    else writes.set(name, recent);
     return recent.length < DANGLING_WRITES_PER_MINUTE;
   };
 
   const reconcile = (): void => {
     if (latest === undefined) return;
     const nowMs = options.clock.now();
-    for (const { name, condition } of danglingUpdates(latest, nowMs, options.apiDomain)) {
+    for (const { name, condition } of danglingUpdatesOf(latest, nowMs)) {
+      if (inFlight.get(name) === condition.status) continue;
       if (!writeAllowed(name, nowMs)) {
         retry ??= options.clock.after(DANGLING_RETRY_MS, () => {
           retry = undefined;
@@ -59,13 +74,18 @@ export function startDanglingStatusWriter(config$: Observable<FlowcontrolConfig>
         });
         continue;
       }
-      writes.get(name)!.push(nowMs);
-      void writeCondition(options.flowSchemas, name, condition).catch((error: unknown) => options.onError?.(name, error));
+      writes.set(name, [...(writes.get(name) ?? []), nowMs]);
+      inFlight.set(name, condition.status ?? '');
+      void writeCondition(options.flowSchemas, name, condition)
+        .catch((error: unknown) => options.onError?.(name, error))
+        .finally(() => {
+          if (inFlight.get(name) === condition.status) inFlight.delete(name);
+        });
     }
   };
 
-  const subscription = config$.subscribe((config) => {
-    latest = config;
+  const subscription = digests$.subscribe((digested) => {
+    latest = digested;
     reconcile();
   });
   subscription.add(() => retry?.());

@@ -63,6 +63,14 @@ export function startGarbageCollector(config$: Observable<FlowcontrolConfig>, op
       .finally(() => inFlight.delete(key));
   };
   return config$.subscribe((config) => {
+    // A single change concerns one object; only a (re)list makes every object worth a look.
+    const change = config.change;
+    if (change !== undefined) {
+      if (change.type === 'DELETED') return;
+      const object = change.object as KubeObject;
+      visit(change.of === 'priorityLevels' ? options.priorityLevels : options.flowSchemas, object);
+      return;
+    }
     for (const object of config.priorityLevels) visit(options.priorityLevels, object as KubeObject);
     for (const object of config.flowSchemas) visit(options.flowSchemas, object as KubeObject);
   });

@@ -88,4 +88,17 @@ test('with the estimator: 29 interested watches give 3 final seats for 5 ms', ()
   assert.equal(estimate, { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 5 });
 });
 
+// util/flowcontrol/watch_tracker.go getBuiltinIndexes: the index map is keyed by
+// RequestInfo.Resource alone, so a `pods` resource of any group (an aggregated or custom one) has it.
+test('the pods spec.nodeName index applies to a resource named pods in any group', () => {
+  const w = new InterestedWatches();
+  w.register(t('watch', 'pods', 'a', '', 'metrics.k8s.io'), 'spec.nodeName=node-1');
+  w.register(t('watch', 'pods', 'a', '', 'example.com'), 'spec.nodeName=node-2');
+  w.register(t('watch', 'pods', 'a', '', 'example.com'), 'metadata.namespace=a');
+  assert.is(w.countInterested(t('update', 'pods', 'a', 'p', 'metrics.k8s.io')), 0);
+  assert.is(w.countInterested(t('update', 'pods', 'a', 'p', 'example.com')), 1);
+  w.register(t('watch', 'nodes', '', '', 'example.com'), 'spec.nodeName=node-1');
+  assert.is(w.countInterested(t('update', 'nodes', '', 'n', 'example.com')), 1, 'other resources have no index');
+});
+
 test.run();

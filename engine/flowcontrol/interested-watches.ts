@@ -9,8 +9,11 @@ export type WatchTarget = Pick<RequestInfo, 'verb' | 'apiGroup' | 'resource' | '
 /** Verbs that cannot emit watch events. */
 export const READ_ONLY_VERBS: ReadonlySet<string> = new Set(['get', 'list', 'watch', 'proxy']);
 
-/** The one built-in index: pods by node. A watch on one exact node is not counted against pod writes. */
-const INDEXED_FIELDS: ReadonlyMap<string, string> = new Map([['\u0000pods', 'spec.nodeName']]);
+/**
+ * The one built-in index: pods by node. A watch on one exact node is not counted against pod
+ * writes. Keyed by resource name alone, whatever the group, as upstream keys it.
+ */
+const INDEXED_FIELDS: ReadonlyMap<string, string> = new Map([['pods', 'spec.nodeName']]);
 
 function watchKey(apiGroup: string, resource: string, namespace: string, name: string): string {
   return `${apiGroup}\u0000${resource}\u0000${namespace}\u0000${name}`;
@@ -64,7 +67,7 @@ export class InterestedWatches {
 
   private countedKey(info: WatchTarget, fieldSelector: string): string | undefined {
     if (info.verb !== 'watch') return undefined;
-    const indexedField = INDEXED_FIELDS.get(`${info.apiGroup}\u0000${info.resource}`);
+    const indexedField = INDEXED_FIELDS.get(info.resource);
     if (indexedField !== undefined) {
       const value = exactFieldMatch(fieldSelector, indexedField);
       if (value !== undefined && value !== '') return undefined;

@@ -25,9 +25,9 @@ export function maxSeatsForLevel(nominalCL: number, handSize: number): number {
 
 /**
  * What the estimators actually use: a level without a tracked value (0: exempt, Reject, or unknown)
- * and any value above the hard limit both become 10.
+ * and any value above the hard limit (MaximumSeatsLimit, 10 by default) both become that limit.
  */
-export function effectiveMaxSeats(maxSeats: number | undefined): number {
-  if (maxSeats === undefined || !(maxSeats > 0) || maxSeats > MAXIMUM_SEATS_LIMIT) return MAXIMUM_SEATS_LIMIT;
+export function effectiveMaxSeats(maxSeats: number | undefined, maximumSeatsLimit = MAXIMUM_SEATS_LIMIT): number {
+  if (maxSeats === undefined || !(maxSeats > 0) || maxSeats > maximumSeatsLimit) return maximumSeatsLimit;
   return maxSeats;
 }

@@ -27,9 +27,9 @@ function start(queues: number) {
 const queueStates = (actor: ReturnType<typeof start>['actor']) =>
   Object.values(actor.getSnapshot().children as Record<string, { getSnapshot(): { value: unknown } }>).map((c) => c.getSnapshot().value);
 
-test('one queue actor per queue; surplus queues retire, then go when they empty', () => {
+test('a queue actor per queue while the level has surplus queues; they retire, then go when they empty', () => {
   const { actor, limits } = start(4);
-  assert.equal(queueStates(actor), ['serving', 'serving', 'serving', 'serving']);
+  assert.equal(queueStates(actor), [], 'a level in its steady state needs no queue actors');
   const { queueSet } = actor.getSnapshot().context;
   const decisions: string[] = [];
   const running = queueSet.startRequest({ flowHash: 0n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1000, descriptor: 'r' }, (d) => decisions.push(d.kind));
@@ -41,6 +41,9 @@ test('one queue actor per queue; surplus queues retire, then go when they empty'
   assert.equal(queueSet.queueIds().length, 3);
   assert.equal(Object.keys(actor.getSnapshot().children).sort(), queueSet.queueIds().map(queueActorId).sort());
   assert.equal(queueStates(actor), ['retiring', 'retiring', 'retiring']);
+  actor.send({ type: 'CONFIGURE', plc: plc(4), config: levelConfigOf(plc(4)), limits, maxSeats: 1 });
+  assert.equal(queueStates(actor), [], 'grown back to its desired size: the surplus is gone, so are the actors');
+  assert.equal(queueSet.queueIds().length, 4);
 });
 
 test('a deleted level quiesces while busy and ends when idle', () => {

@@ -1,12 +1,17 @@
 // One actor per priority level. It owns the level's lifecycle and configuration:
 //   active ── DELETED ──▶ quiescing ── IDLE_CHECK [queue set idle] ──▶ removed (final)
 //             ◀── CONFIGURE (the level came back) ──┘
-// and it keeps one child actor per queue (queue.machine.ts) in step with the queue set.
+// and, while the level has more queues than its configuration wants, one child actor per queue
+// (queue.machine.ts) that follows the surplus queues until attrition removes them. A level in its
+// steady state has no queue actors: thousands of levels of 64 queues each would otherwise be
+// hundreds of thousands of actors that never receive an event.
 //
 // Requests do not travel through the actor: admitting one is a direct, synchronous call on the
 // level's QueueSet (held in the context), because an xstate send per request would cost more
-// than the whole admission (see docs/flow-control.md for the measurement). Configuration and
-// CurrentCL changes, which are rare, are events.
+// than the whole admission (see docs/flow-control.md for the measurement). Configuration changes
+// and deletion are events. The numbers the controller derives for every level at every digest
+// and borrowing adjustment (limits, maxSeats, CurrentCL) are the level's books, written in place:
+// with thousands of levels an event per level per adjustment cost more than the digest itself.
 
 import { assign, enqueueActions, setup } from 'xstate';
 import type { Clock } from '../clock.ts';
@@ -15,7 +20,7 @@ import type { LevelLimits } from './concurrency-limits.ts';
 import type { LevelConfig } from './level-config.ts';
 import { QueueSet, type QueueSetObserver } from './queue-set.ts';
 import { queueMachine } from './queue.machine.ts';
-import { SeatDemandTracker, ZERO_SEAT_DEMAND_STATS, type SeatDemandStats } from './seat-demand.ts';
+import { SeatDemandTracker } from './seat-demand.ts';
 
 export interface PriorityLevelInput<D> {
   clock: Clock;
@@ -33,18 +38,25 @@ export interface PriorityLevelContext<D> {
   readonly demand: SeatDemandTracker;
   /** Ids of the queues that have a child actor (the bookkeeping of syncQueueActors). */
   readonly queueActorIds: Set<number>;
+  /** Derived numbers the controller keeps up to date in place (see the header). */
+  readonly books: LevelBooks;
   plc: PriorityLevelConfiguration;
   config: LevelConfig;
+}
+
+export interface LevelBooks {
   limits: LevelLimits;
+  /** The limit the queue set enforces; writing it here does not apply it (QueueSet.setConcurrencyLimit does). */
   currentCL: number;
-  /** maxSeats for the work estimator (0 for exempt and Reject levels: the estimator uses 10). */
+  /**
+   * maxSeats for the work estimator (0 for exempt and new Reject levels: the estimator uses 10; a
+   * level that stops queuing keeps its last value, as upstream's MaxSeatsTracker does).
+   */
   maxSeats: number;
-  demandStats: SeatDemandStats;
 }
 
 export type PriorityLevelEvent =
   | { type: 'CONFIGURE'; plc: PriorityLevelConfiguration; config: LevelConfig; limits: LevelLimits; maxSeats: number }
-  | { type: 'SET_CURRENT_CL'; currentCL: number; demandStats: SeatDemandStats }
   | { type: 'QUEUES_CHANGED' }
   | { type: 'DELETED' }
   | { type: 'IDLE_CHECK' };
@@ -60,34 +72,36 @@ export function createPriorityLevelMachine<D>() {
     },
     actors: { queue: queueMachine },
     actions: {
-      // Spawn actors for new queues, end those of removed queues, and mark surplus queues as
-      // retiring (they go as soon as they empty) or serving again.
+      // While the level has surplus queues, every queue has an actor, retiring until attrition
+      // removes its queue; actors of removed queues end. Once the surplus is gone (or the level
+      // grew again) the remaining actors go back to serving and end: a steady level needs none.
       syncQueueActors: enqueueActions(({ context, enqueue }) => {
+        const surplus = context.queueSet.queueCount > Math.max(0, context.config.queuing.desiredNumQueues);
+        if (!surplus && context.queueActorIds.size === 0) return;
         const ids = context.queueSet.queueIds();
-        const live = new Set(ids);
+        const live = new Set(surplus ? ids : []);
         for (const queueId of context.queueActorIds) {
           if (live.has(queueId)) continue;
-          enqueue.sendTo(queueActorId(queueId), { type: 'REMOVED' });
+          enqueue.sendTo(queueActorId(queueId), { type: ids.includes(queueId) ? 'KEEP' : 'REMOVED' });
           enqueue.stopChild(queueActorId(queueId));
           context.queueActorIds.delete(queueId);
         }
-        const surplus = ids.length > Math.max(0, context.config.queuing.desiredNumQueues);
+        if (!surplus) return;
         for (const queueId of ids) {
+          if (context.queueActorIds.has(queueId)) continue;
+          context.queueActorIds.add(queueId);
           const id = queueActorId(queueId);
-          if (!context.queueActorIds.has(queueId)) {
-            context.queueActorIds.add(queueId);
-            enqueue.spawnChild('queue', { id, input: { queueId } });
-          } else {
-            enqueue.sendTo(id, { type: surplus ? 'RETIRE' : 'KEEP' });
-          }
+          enqueue.spawnChild('queue', { id, input: { queueId } });
+          enqueue.sendTo(id, { type: 'RETIRE' });
         }
       }),
-      storeConfig: assign(({ event }) =>
-        event.type === 'CONFIGURE' ? { plc: event.plc, config: event.config, limits: event.limits, maxSeats: event.maxSeats } : {},
-      ),
-      applyQueuing: ({ context }) => context.queueSet.setConfig(context.config.queuing, context.currentCL),
-      storeCurrentCL: assign(({ event }) => (event.type === 'SET_CURRENT_CL' ? { currentCL: event.currentCL, demandStats: event.demandStats } : {})),
-      applyCurrentCL: ({ context }) => context.queueSet.setConcurrencyLimit(context.currentCL),
+      storeConfig: assign(({ context, event }) => {
+        if (event.type !== 'CONFIGURE') return {};
+        context.books.limits = event.limits;
+        context.books.maxSeats = event.maxSeats;
+        return { plc: event.plc, config: event.config };
+      }),
+      applyQueuing: ({ context }) => context.queueSet.setConfig(context.config.queuing, context.books.currentCL),
     },
     guards: {
       idle: ({ context }) => context.queueSet.isIdle,
@@ -95,25 +109,20 @@ export function createPriorityLevelMachine<D>() {
   }).createMachine({
     id: 'priority-level',
     context: ({ input }) => {
-      const queueSet = new QueueSet<D>(input.clock, input.config.queuing, input.observer);
-      queueSet.setConfig(input.config.queuing, input.limits.initialCurrentCL);
+      const queueSet = new QueueSet<D>(input.clock, input.config.queuing, input.observer, input.limits.initialCurrentCL);
       return {
         name: input.config.name,
         queueSet,
         demand: new SeatDemandTracker(input.clock.now()),
         queueActorIds: new Set<number>(),
+        books: { limits: input.limits, currentCL: input.limits.initialCurrentCL, maxSeats: input.maxSeats },
         plc: input.plc,
         config: input.config,
-        limits: input.limits,
-        currentCL: input.limits.initialCurrentCL,
-        maxSeats: input.maxSeats,
-        demandStats: ZERO_SEAT_DEMAND_STATS,
       };
     },
     entry: 'syncQueueActors',
     initial: 'active',
     on: {
-      SET_CURRENT_CL: { actions: ['storeCurrentCL', 'applyCurrentCL'] },
       QUEUES_CHANGED: { actions: 'syncQueueActors' },
     },
     states: {

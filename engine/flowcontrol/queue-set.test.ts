@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SimClock } from '../../sim/sim-clock.ts';
-import { EPOCH_HIGH_R, QueueSet, checkQueuingConfig, type Admission, type Decision, type QueuingConfig } from './queue-set.ts';
+import { GO_HIGH_R, GO_R_DECREMENT, INTERNAL_REBASE_R, QueueSet, checkQueuingConfig, type Admission, type Decision, type QueuingConfig } from './queue-set.ts';
 import type { WorkEstimate } from './work-estimate.ts';
 
 const ONE_SEAT: WorkEstimate = { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 };
@@ -199,19 +199,29 @@ test('two backlogged flows in different queues share the seats equally', () => {
   assert.ok(served.heavy + served.light >= 18, 'the seats were kept busy');
 });
 
-test('virtual time rolls its epoch before doubles lose whole units, and dispatch stays fair across it', () => {
-  const { clock, qs, start } = harness({ desiredNumQueues: 2, queueLengthLimit: 1000, handSize: 1 }, 1000);
+// fairqueuing/queueset/queueset.go: R is a uint64 wound back only at highR = 1.5·(2^63−1) units
+// (years at full concurrency). Here R is a double kept exact by moving a BigInt origin, which must
+// be invisible: the R a dump shows keeps rising, and dispatch stays fair across the moves.
+test('virtual time does not roll over where Kubernetes does not: R keeps rising across internal rebases, dispatch stays fair', () => {
+  const epochs: boolean[] = [];
+  const clock = new SimClock();
+  const qs = new QueueSet<string>(clock, { desiredNumQueues: 2, queueLengthLimit: 1000, handSize: 1 }, { epochAdvanced: (ok) => epochs.push(ok) }, 1000);
+  const start = (id: string, flowHash: bigint, waitLimitMs: number): Tracked => {
+    const decisions: Decision[] = [];
+    return { id, decisions, admission: qs.startRequest({ flowHash, workEstimate: ONE_SEAT, waitLimitMs, descriptor: id }, (d) => decisions.push(d)) };
+  };
   // 999 long requests keep R advancing (two active queues: 500 seat·s per second) for 30 virtual
   // hours, past 2^52 units; two backlogged flows in separate queues get one seat an hour.
-  const long = Array.from({ length: 999 }, () => start('long', 0n, ONE_SEAT, 60_000));
-  const backlog = [...Array.from({ length: 40 }, () => start('a', 0n, ONE_SEAT, 1e9)), ...Array.from({ length: 40 }, () => start('b', 1n, ONE_SEAT, 1e9))];
+  const long = Array.from({ length: 999 }, () => start('long', 0n, 60_000));
+  const backlog = [...Array.from({ length: 40 }, () => start('a', 0n, 1e9)), ...Array.from({ length: 40 }, () => start('b', 1n, 1e9))];
   const served = { a: 0, b: 0 };
   const done = new Set<Tracked>();
-  let crossed = false;
+  let previous = qs.dump().currentR;
   for (let hour = 0; hour < 30; hour++) {
-    const before = qs.dump().currentR;
     clock.advance(3_600_000);
-    if (qs.dump().currentR < before) crossed = true;
+    const now = qs.dump().currentR;
+    assert.ok(now >= previous, `R went from ${previous} back to ${now}`);
+    previous = now;
     long.pop()?.admission.finish();
     for (const t of backlog.filter((b) => !done.has(b) && kinds(b)[0] === 'execute')) {
       served[t.id as 'a' | 'b']++;
@@ -219,10 +229,91 @@ test('virtual time rolls its epoch before doubles lose whole units, and dispatch
       t.admission.finish();
     }
   }
-  assert.ok(crossed, 'R rolled over at least once');
-  assert.ok(qs.dump().currentR < BigInt(EPOCH_HIGH_R));
+  assert.ok(previous > BigInt(INTERNAL_REBASE_R), `R reached ${previous}, past the internal rebase point`);
+  assert.equal(epochs, [], 'no upstream epoch advance so early');
   assert.ok(served.a + served.b >= 25, `served ${served.a + served.b}`);
   assert.ok(Math.abs(served.a - served.b) <= 1, `a ${served.a}, b ${served.b}`);
+});
+
+test('the upstream epoch advance happens at highR: R and readings in use go back by rDecrement, idle queues read 0', () => {
+  const epochs: boolean[] = [];
+  const clock = new SimClock();
+  const qs = new QueueSet<string>(clock, { desiredNumQueues: 2, queueLengthLimit: 10, handSize: 1 }, { epochAdvanced: (ok) => epochs.push(ok) }, 2000);
+  const wide = () => qs.startRequest({ flowHash: 0n, workEstimate: { initialSeats: 2000, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1e12, descriptor: 'w' }, () => {});
+  // One request 2000 seats wide on one active queue advances R by 2000 seat·s per second:
+  // highR (1.38e11 seat·s) comes after about 2.2 virtual years.
+  const first = wide();
+  const secondsToHighR = Number(GO_HIGH_R / 100_000_000n) / 2000;
+  clock.advance((secondsToHighR - 3600) * 1000);
+  // A fresh request, so that the reading in use is recent (one left far behind R would wrap,
+  // which upstream reports as a failed advance).
+  first.finish();
+  const second = wide();
+  const before = qs.dump();
+  assert.equal(epochs, []);
+  assert.ok(before.currentR < GO_HIGH_R);
+  clock.advance(7200 * 1000);
+  const after = qs.dump();
+  assert.equal(epochs, [true]);
+  assert.ok(after.currentR < before.currentR, 'wound back');
+  assert.ok(after.currentR + GO_R_DECREMENT > before.currentR);
+  assert.is(after.queues[1]!.nextDispatchR, 0n, 'an idle queue reads 0 after the advance, as upstream sets it');
+  assert.is(after.queues[0]!.nextDispatchR, before.queues[0]!.nextDispatchR - GO_R_DECREMENT, 'a queue in use moved with R');
+  second.finish();
+  assert.ok(qs.isIdle);
+});
+
+// The decide callback is the caller's; dispatch calls it from inside other requests' calls.
+// fairqueuing/queueset/queueset.go finishes a request whose execution panicked (Finish defers the
+// release) and the panic surfaces in that request's own goroutine only.
+test('a decide callback that throws inside dispatch does not escape into the unrelated caller, and the books stay right', () => {
+  const clock = new SimClock();
+  const failures: string[] = [];
+  const qs = new QueueSet<string>(clock, { desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, { decideFailed: (id, error) => failures.push(`${id}: ${(error as Error).message}`) }, 1);
+  const a = qs.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 15_000, descriptor: 'a' }, () => {});
+  const b = qs.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 15_000, descriptor: 'b' }, () => {
+    throw new Error('b broke');
+  });
+  const cDecisions: Decision[] = [];
+  qs.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 15_000, descriptor: 'c' }, (d) => cDecisions.push(d));
+  assert.is(qs.dump().waitingRequests, 2);
+  a.finish(); // dispatches b, whose callback throws
+  assert.is(qs.dump().executingRequests, 1, 'b was dispatched; its queue was booked');
+  assert.equal(failures, []);
+  clock.advance(0);
+  assert.equal(failures, ['b: b broke'], 'reported to the observer');
+  assert.equal(cDecisions.map((d) => d.kind), ['execute'], 'b was finished for its owner, so c runs');
+  b.finish(); // the owner's late finish is harmless
+  const dump = qs.dump();
+  assert.is(dump.executingRequests, 1);
+  assert.is(dump.seatsInUse, 1);
+  assert.is(dump.queues[0]!.pendingRequests, 0);
+});
+
+test('a decide callback that throws at arrival throws to the caller that started that request', () => {
+  const clock = new SimClock();
+  const qs = new QueueSet<string>(clock, { desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, {}, 1);
+  assert.throws(
+    () =>
+      qs.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 15_000, descriptor: 'x' }, () => {
+        throw new Error('mine');
+      }),
+    /mine/,
+  );
+  assert.ok(qs.isIdle, 'the request was finished before the error went back');
+  assert.is(qs.dump().seatsInUse, 0);
+});
+
+test('without an observer hook the error is rethrown on a clock task of its own', () => {
+  const clock = new SimClock();
+  const qs = new QueueSet<string>(clock, { desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, {}, 1);
+  const a = qs.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 15_000, descriptor: 'a' }, () => {});
+  qs.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 15_000, descriptor: 'b' }, () => {
+    throw new Error('late');
+  });
+  a.finish();
+  assert.throws(() => clock.advance(0), /late/);
+  assert.ok(qs.isIdle);
 });
 
 test('checkQueuingConfig reports a dealer that cannot be built', () => {

@@ -17,6 +17,14 @@
 // on time-out, dispatch runs at once (Kubernetes waits for the next event), which keeps the level
 // work-conserving when the leaver was a wide head blocking the level.
 //
+// A `decide` callback runs inside whatever call led to the decision, often another request's
+// `finish()` or a timer. If it throws, the queue set completes its bookkeeping regardless, and
+// the error goes to the callback's owner, never to that unrelated caller: rethrown from
+// `startRequest` when the request being started is the one whose callback threw, otherwise
+// reported to `observer.decideFailed` (or, without one, rethrown on its own clock task). A
+// request whose execute decision threw is finished on its own, as Kubernetes finishes a request
+// whose handler panics; a later `finish()` from its owner does nothing.
+//
 // This file is longer than most because the queue set is one invariant-heavy unit; splitting
 // the dispatch rule from the accounting it maintains would scatter the invariants.
 
@@ -26,6 +34,11 @@ import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
 import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
 import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMsUnits, totalWorkUnits } from './seat-seconds.ts';
 import type { WorkEstimate } from './work-estimate.ts';
+
+/** Units (1e-8 seat·s) in a seat-second. */
+const UNITS_PER_SEAT_SECOND = 1e8;
+/** G times one seat, in units: the estimated work in progress per seat in use (next_discounted_s_bounds). */
+const ESTIMATED_SERVICE_WORK_PER_SEAT = seatsTimesDurationMsUnits(1, ESTIMATED_SERVICE_DURATION_MS);
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out';
 export type Decision = { readonly kind: 'execute' } | { readonly kind: 'reject'; readonly reason: RejectReason };
@@ -69,7 +82,8 @@ export interface Admission {
 export interface QueueSetObserver<D = unknown> {
   seatDemandChanged?(seatDemand: number): void;
   queued?(descriptor: D, queueLengthAfter: number): void;
-  dispatched?(descriptor: D, waitMs: number): void;
+  /** `fromQueue`: it had been queued (and `queued` was called for it), as opposed to a queueless level's. */
+  dispatched?(descriptor: D, waitMs: number, fromQueue: boolean): void;
   rejected?(descriptor: D, reason: RejectReason, waitMs: number): void;
   finished?(descriptor: D, executionMs: number): void;
   noAccommodation?(descriptor: D): void;
@@ -77,6 +91,13 @@ export interface QueueSetObserver<D = unknown> {
   queueAdded?(queueId: number): void;
   /** A surplus queue emptied and was removed. */
   queueRemoved?(queueId: number): void;
+  /**
+   * The progress meter R reached Kubernetes' epoch threshold (1.5·2^63 units) and was wound back
+   * by 2^63−1, as upstream does; `success` is false if a reading would have gone negative.
+   */
+  epochAdvanced?(success: boolean): void;
+  /** A `decide` callback threw while the queue set decided on its request (see the header). */
+  decideFailed?(descriptor: D, error: unknown): void;
 }
 
 type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected';
@@ -124,7 +145,11 @@ class Entry<D> implements Admission {
     this.totalWork = totalWorkUnits(estimate);
   }
 
+  /** Its execute decision threw: the queue set finished it, and the owner's finish() is moot. */
+  abandoned = false;
+
   finish(): void {
+    if (this.abandoned) return;
     this.owner.finish(this);
   }
 
@@ -139,8 +164,10 @@ interface Queue<D> {
   readonly waiting: RequestFifo<Entry<D>>;
   executing: number;
   seatsInUse: number;
-  /** Virtual time in seat-second units, a whole number in a double (see rollEpoch). */
+  /** Virtual time in seat-second units relative to the queue set's origin (see rebaseR). */
   nextDispatchR: number;
+  /** The reading an empty queue keeps across a rebase (absolute, as Kubernetes shows it); undefined while the queue is in use. */
+  frozenR: bigint | undefined;
 }
 
 export interface QueueDump {
@@ -166,6 +193,20 @@ export interface RequestDump<D> {
   workEstimate: WorkEstimate;
 }
 
+/**
+ * Kubernetes' dispatch gauges (SetDispatchMetrics), in seat-seconds, as of the last dispatch from
+ * a queue: R then, the S (dispatch R) of the request dispatched, and the bounds over the queues
+ * with a waiting request of their S, and of their S less the estimated work in progress.
+ */
+export interface DispatchReadings {
+  r: number;
+  s: number;
+  sMin: number;
+  sMax: number;
+  discountedSMin: number;
+  discountedSMax: number;
+}
+
 export interface QueueSetDump<D> {
   concurrencyLimit: number;
   currentR: bigint;
@@ -180,6 +221,10 @@ export interface QueueSetDump<D> {
   isIdle: boolean;
   queues: QueueDump[];
   requests: RequestDump<D>[];
+  /** Finished requests whose seats are still held for their additional latency. */
+  lingering: { descriptor: D; seats: number }[];
+  /** Undefined until the first dispatch from a queue. */
+  dispatch: DispatchReadings | undefined;
 }
 
 /** Validates a queuing config the way `BeginConfigChange` does; returns an error or undefined. */
@@ -196,8 +241,20 @@ export class QueueSet<D = unknown> {
   private hands = new BoundedCache<bigint, number[]>(4_096);
   private concurrencyLimit = 0;
   private readonly queues: Queue<D>[] = [];
+  /** R relative to `rOrigin`; the observable R is `rOrigin + currentR`. */
   private currentR = 0;
+  private rOrigin = 0n;
+  /** `rOrigin` in seat-seconds, for the dispatch readings. */
+  private rOriginSeatSeconds = 0;
+  private dispatchReadings: DispatchReadings | undefined;
+  /** Finished requests still holding seats for their additional latency. */
+  private readonly lingering = new Set<Entry<D>>();
+  /** `GO_HIGH_R − rOrigin` as a double: a cheap test for "check the upstream epoch exactly". */
+  private goEpochAtR = Number(GO_HIGH_R);
   private lastSyncMs: number;
+  /** The request `startRequest` is deciding on, whose callback's errors go back to that caller. */
+  private starting: Entry<D> | undefined;
+  private startingError: { error: unknown } | undefined;
   private robinIndex = -1;
   private enqueues = 0;
   private nextQueueId = 0;
@@ -231,10 +288,11 @@ export class QueueSet<D = unknown> {
     private readonly clock: Clock,
     config: QueuingConfig,
     private readonly observer: QueueSetObserver<D> = {},
+    concurrencyLimit = 0,
   ) {
     this.lastSyncMs = clock.now();
     this.config = config;
-    this.setConfig(config, 0);
+    this.setConfig(config, concurrencyLimit);
   }
 
   /** Applies a config accepted by checkQueuingConfig and a new concurrency limit; cannot fail. */
@@ -272,6 +330,33 @@ export class QueueSet<D = unknown> {
     return this.totRequestsWaiting === 0 && this.totRequestsExecuting === 0;
   }
 
+  get queueCount(): number {
+    return this.queues.length;
+  }
+
+  get seatsInUse(): number {
+    return this.totSeatsInUse;
+  }
+
+  get seatsWaiting(): number {
+    return this.totSeatsWaiting;
+  }
+
+  /** Requests executing; one that finished but still holds seats for its latency is not counted. */
+  get requestsExecuting(): number {
+    return this.totRequestsExecuting;
+  }
+
+  get requestsWaiting(): number {
+    return this.totRequestsWaiting;
+  }
+
+  /** What the waiting requests are measured against: max(1, queueLengthLimit) × queues (queueset.go setConfiguration). */
+  get waitingCapacity(): number {
+    const perQueue = Math.max(1, this.config.queueLengthLimit);
+    return this.config.desiredNumQueues > 0 ? perQueue * this.config.desiredNumQueues : perQueue;
+  }
+
   /** Ids of the current queues, in index order. */
   queueIds(): number[] {
     return this.queues.map((q) => q.id);
@@ -286,28 +371,48 @@ export class QueueSet<D = unknown> {
     this.syncTime();
     if (!(request.workEstimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
     const entry = new Entry<D>(this.entryOwner, request, decide, this.clock.now(), this.currentR);
-    const admission: Admission = entry;
+    this.starting = entry;
+    try {
+      this.admit(entry);
+    } finally {
+      this.starting = undefined;
+    }
+    const failed = this.startingError;
+    if (failed !== undefined) {
+      this.startingError = undefined;
+      if (entry.state === 'executing') this.abandon(entry);
+      throw failed.error;
+    }
+    return entry;
+  }
+
+  private admit(entry: Entry<D>): void {
+    const request = entry.request;
     const maxSeats = entry.maxSeats;
     if (this.config.desiredNumQueues < 1) {
-      if (this.canAccommodate(maxSeats)) this.execute(entry);
-      else this.reject(entry, 'concurrency-limit');
-      return admission;
+      if (this.canAccommodate(maxSeats)) {
+        this.startExecuting(entry);
+        this.deliver(entry, EXECUTE);
+      } else {
+        this.reject(entry, 'concurrency-limit');
+      }
+      return;
     }
     const queue = this.queues[this.chooseQueueIndex(request.flowHash)]!;
     entry.queue = queue;
     if (this.totSeatsInUse >= this.concurrencyLimit && queue.waiting.length >= this.config.queueLengthLimit) {
       this.reject(entry, 'queue-full');
-      return admission;
+      return;
     }
     if (this.totRequestsWaiting === 0 && this.totSeatsInUse < this.concurrencyLimit && this.canAccommodate(maxSeats)) {
       this.enqueueAndDispatch(entry, queue);
-      return admission;
+      return;
     }
     this.enqueue(entry, queue);
     this.dispatchAsMuchAsPossible();
     // Most requests are dispatched at once; only those still waiting need a wait-limit timer.
     if (entry.state === 'waiting') entry.cancelWaitLimit = this.clock.after(request.waitLimitMs, () => this.timeOut(entry, false));
-    return admission;
+    return;
   }
 
   dump(): QueueSetDump<D> {
@@ -332,7 +437,7 @@ export class QueueSet<D = unknown> {
     }
     return {
       concurrencyLimit: this.concurrencyLimit,
-      currentR: BigInt(this.currentR),
+      currentR: this.rOrigin + BigInt(this.currentR),
       waitingRequests: this.totRequestsWaiting,
       executingRequests: this.totRequestsExecuting,
       seatsInUse: this.totSeatsInUse,
@@ -348,12 +453,14 @@ export class QueueSet<D = unknown> {
         pendingRequests: q.waiting.length,
         executingRequests: q.executing,
         seatsInUse: q.seatsInUse,
-        nextDispatchR: BigInt(q.nextDispatchR),
+        nextDispatchR: q.frozenR ?? this.rOrigin + BigInt(q.nextDispatchR),
         initialSeatsSum: q.waiting.initialSeatsSum,
         maxSeatsSum: q.waiting.maxSeatsSum,
         totalWorkSum: BigInt(q.waiting.totalWorkSum),
       })),
       requests,
+      lingering: [...this.lingering].map((entry) => ({ descriptor: entry.request.descriptor, seats: entry.seatsHeld })),
+      dispatch: this.dispatchReadings === undefined ? undefined : { ...this.dispatchReadings },
     };
   }
 
@@ -368,24 +475,49 @@ export class QueueSet<D = unknown> {
     const seatsRequested = this.seatsInQueues + this.totSeatsWaiting;
     const ratio = Math.min(seatsRequested, this.concurrencyLimit) / this.activeQueues;
     this.currentR += seatsTimesDurationMsUnits(ratio, elapsedMs);
-    if (this.currentR >= EPOCH_HIGH_R) this.rollEpoch();
+    if (this.currentR >= INTERNAL_REBASE_R) this.rebaseR();
+    if (this.currentR >= this.goEpochAtR) this.advanceEpoch();
   }
 
-  /**
-   * Kubernetes subtracts half the uint64 range from every R once R passes three quarters of it;
-   * the same move here, well before 2^53, keeps every R a whole number a double holds exactly.
-   * Only differences of R matter, so dispatch order is unchanged.
-   */
-  private rollEpoch(): void {
-    this.currentR -= EPOCH_DECREMENT_R;
+  /** Moves the origin up to R: readings in use keep their differences; idle queues keep their reading. */
+  private rebaseR(): void {
+    const shift = Math.floor(this.currentR);
+    const oldOrigin = this.rOrigin;
+    this.rOrigin += BigInt(shift);
+    this.rOriginSeatSeconds = Number(this.rOrigin) / UNITS_PER_SEAT_SECOND;
+    this.currentR -= shift;
+    this.goEpochAtR = Number(GO_HIGH_R - this.rOrigin);
     for (const queue of this.queues) {
       if (queue.waiting.length === 0 && queue.executing === 0) {
+        queue.frozenR ??= oldOrigin + BigInt(queue.nextDispatchR);
         queue.nextDispatchR = 0;
         continue;
       }
-      queue.nextDispatchR -= EPOCH_DECREMENT_R;
-      for (const entry of queue.waiting) entry.arrivalR -= EPOCH_DECREMENT_R;
+      queue.nextDispatchR -= shift;
+      for (const entry of queue.waiting) entry.arrivalR -= shift;
     }
+  }
+
+  /**
+   * Kubernetes' advanceEpoch, on the observable readings: R and every reading in use go back by
+   * rDecrement (only the origin moves here), an empty queue's reading becomes 0. It fails where a
+   * reading in use would have wrapped below zero, which upstream detects the same way.
+   */
+  private advanceEpoch(): void {
+    if (this.rOrigin + BigInt(this.currentR) < GO_HIGH_R) return;
+    this.rOrigin -= GO_R_DECREMENT;
+    this.rOriginSeatSeconds = Number(this.rOrigin) / UNITS_PER_SEAT_SECOND;
+    this.goEpochAtR = Number(GO_HIGH_R - this.rOrigin);
+    let success = true;
+    for (const queue of this.queues) {
+      if (queue.waiting.length === 0 && queue.executing === 0) {
+        queue.frozenR = 0n;
+        continue;
+      }
+      if (this.rOrigin + BigInt(queue.nextDispatchR) < 0n) success = false;
+      for (const entry of queue.waiting) if (this.rOrigin + BigInt(entry.arrivalR) < 0n) success = false;
+    }
+    this.observer.epochAdvanced?.(success);
   }
 
   /** Keeps activeQueues and waitingQueues right; call after any change to a queue's counts. */
@@ -417,7 +549,10 @@ export class QueueSet<D = unknown> {
 
   private enqueue(entry: Entry<D>, queue: Queue<D>): void {
     const wasActive = queue.waiting.length > 0 || queue.executing > 0;
-    if (!wasActive) queue.nextDispatchR = this.currentR;
+    if (!wasActive) {
+      queue.nextDispatchR = this.currentR;
+      queue.frozenR = undefined;
+    }
     entry.removeFromFifo = queue.waiting.enqueue(entry);
     this.noteQueueActivity(queue, wasActive);
     this.addLive(entry);
@@ -438,6 +573,7 @@ export class QueueSet<D = unknown> {
     const wasActive = queue.executing > 0;
     if (!wasActive) {
       queue.nextDispatchR = this.currentR;
+      queue.frozenR = undefined;
       this.activeQueues++;
     }
     if (queue.nextDispatchR < entry.arrivalR) queue.nextDispatchR = entry.arrivalR;
@@ -450,8 +586,13 @@ export class QueueSet<D = unknown> {
     this.totSeatsWaiting -= entry.maxSeats;
     this.clipFinalSeats(entry);
     this.robinIndex = queue.index;
-    this.execute(entry);
+    // The only candidate: every queue with a waiting request is this one.
+    const s = queue.nextDispatchR;
+    const discounted = s - queue.seatsInUse * ESTIMATED_SERVICE_WORK_PER_SEAT;
+    this.noteDispatch(s, s, s, discounted, discounted);
+    this.startExecuting(entry);
     queue.nextDispatchR += entry.totalWork;
+    this.deliver(entry, EXECUTE);
   }
 
   // --- dispatch -----------------------------------------------------------------------------
@@ -477,8 +618,18 @@ export class QueueSet<D = unknown> {
     let chosen: Queue<D> | undefined;
     let minFinishR = 0;
     let minDistance = 0;
+    let sMin = Number.POSITIVE_INFINITY;
+    let sMax = Number.NEGATIVE_INFINITY;
+    let dsMin = Number.POSITIVE_INFINITY;
+    let dsMax = Number.NEGATIVE_INFINITY;
     for (const queue of this.waitingQueues) {
-      const finishR = queue.nextDispatchR + queue.waiting.peek()!.totalWork;
+      const s = queue.nextDispatchR;
+      const ds = s - queue.seatsInUse * ESTIMATED_SERVICE_WORK_PER_SEAT;
+      if (s < sMin) sMin = s;
+      if (s > sMax) sMax = s;
+      if (ds < dsMin) dsMin = ds;
+      if (ds > dsMax) dsMax = ds;
+      const finishR = s + queue.waiting.peek()!.totalWork;
       const distance = (queue.index - this.robinIndex - 1 + 2 * n) % n;
       if (chosen === undefined || finishR < minFinishR || (finishR === minFinishR && distance < minDistance)) {
         chosen = queue;
@@ -503,11 +654,25 @@ export class QueueSet<D = unknown> {
     this.totSeatsWaiting -= head.maxSeats;
     this.clipFinalSeats(head);
     this.robinIndex = chosen.index;
-    this.execute(head);
+    this.noteDispatch(chosen.nextDispatchR, sMin, sMax, dsMin, dsMax);
+    this.startExecuting(head);
     this.noteQueueActivity(chosen, wasActive);
     chosen.nextDispatchR += head.totalWork;
     this.boundNextDispatch(chosen);
+    // Last, once the books are complete: the callback may call back into the queue set.
+    this.deliver(head, EXECUTE);
     return true;
+  }
+
+  private noteDispatch(s: number, sMin: number, sMax: number, dsMin: number, dsMax: number): void {
+    const origin = this.rOriginSeatSeconds;
+    const readings = (this.dispatchReadings ??= { r: 0, s: 0, sMin: 0, sMax: 0, discountedSMin: 0, discountedSMax: 0 });
+    readings.r = origin + this.currentR / UNITS_PER_SEAT_SECOND;
+    readings.s = origin + s / UNITS_PER_SEAT_SECOND;
+    readings.sMin = origin + sMin / UNITS_PER_SEAT_SECOND;
+    readings.sMax = origin + sMax / UNITS_PER_SEAT_SECOND;
+    readings.discountedSMin = origin + dsMin / UNITS_PER_SEAT_SECOND;
+    readings.discountedSMax = origin + dsMax / UNITS_PER_SEAT_SECOND;
   }
 
   /** Clips the final seats to the limit and stretches the latency so the work stays the same. */
@@ -519,7 +684,8 @@ export class QueueSet<D = unknown> {
     }
   }
 
-  private execute(entry: Entry<D>): void {
+  /** The books of a dispatch; the caller delivers the decision once its own books are done. */
+  private startExecuting(entry: Entry<D>): void {
     entry.state = 'executing';
     entry.startMs = this.clock.now();
     entry.seatsHeld = Math.max(entry.initialSeats, entry.finalSeats);
@@ -532,9 +698,36 @@ export class QueueSet<D = unknown> {
       entry.queue.seatsInUse += entry.seatsHeld;
       this.seatsInQueues += entry.seatsHeld;
     }
-    this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs);
+    this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs, entry.queue !== undefined);
     this.observer.seatDemandChanged?.(this.seatDemand);
-    entry.decide(EXECUTE, entry.request);
+  }
+
+  /** Calls the request's `decide`; what it throws is contained (see the header). */
+  private deliver(entry: Entry<D>, decision: Decision): void {
+    try {
+      entry.decide(decision, entry.request);
+    } catch (error) {
+      if (entry === this.starting) {
+        this.startingError = { error };
+        return;
+      }
+      // Finished on a task of its own: the dispatch that called back here is still under way.
+      this.clock.after(0, () => {
+        if (entry.state === 'executing') {
+          this.syncTime();
+          this.abandon(entry);
+        }
+        const report = this.observer.decideFailed;
+        if (report === undefined) throw error;
+        report(entry.request.descriptor, error);
+      });
+    }
+  }
+
+  /** Finishes a request whose execute decision threw; its owner's finish() becomes a no-op. */
+  private abandon(entry: Entry<D>): void {
+    this.finish(entry);
+    entry.abandoned = true;
   }
 
   // --- leaving --------------------------------------------------------------------------------
@@ -543,7 +736,7 @@ export class QueueSet<D = unknown> {
     entry.state = 'rejected';
     this.totRejected++;
     this.observer.rejected?.(entry.request.descriptor, reason, this.clock.now() - entry.arrivalMs);
-    entry.decide(REJECT[reason], entry.request);
+    this.deliver(entry, REJECT[reason]);
   }
 
   private cancelWaiting(entry: Entry<D>): void {
@@ -594,8 +787,10 @@ export class QueueSet<D = unknown> {
       this.releaseSeats(entry);
     } else {
       // The caller is not delayed; the seats stay taken for the extra latency (watch fan-out).
+      this.lingering.add(entry);
       this.clock.after(entry.additionalLatencyMs, () => {
         this.syncTime();
+        this.lingering.delete(entry);
         this.releaseSeats(entry);
       });
       // Even with the seats still held, the finish may let a waiting request go: with nothing
@@ -654,9 +849,20 @@ export class QueueSet<D = unknown> {
 }
 
 function newQueue<D>(id: number, index: number): Queue<D> {
-  return { id, index, waiting: new RequestFifo<Entry<D>>(), executing: 0, seatsInUse: 0, nextDispatchR: 0 };
+  return { id, index, waiting: new RequestFifo<Entry<D>>(), executing: 0, seatsInUse: 0, nextDispatchR: 0, frozenR: undefined };
 }
 
-/** R passes this (2^52 units, about 4.5e7 seat·s) → every R moves down by EPOCH_DECREMENT_R. */
-export const EPOCH_HIGH_R = 2 ** 52;
-export const EPOCH_DECREMENT_R = 2 ** 51;
+/**
+ * Kubernetes' epoch (queueset.go): R is a uint64 of 1e-8 seat·s; once it reaches highR it and every
+ * reading taken from it are wound back by rDecrement = MaxSeatSeconds/2. At a level's full
+ * concurrency that takes years.
+ */
+export const GO_R_DECREMENT = (2n ** 64n - 1n) / 2n;
+export const GO_HIGH_R = GO_R_DECREMENT + GO_R_DECREMENT / 2n;
+/**
+ * The queue set keeps R in doubles relative to a BigInt origin, so that it stays a whole number
+ * without a BigInt per event: past this many units the origin moves up and every reading in use
+ * moves down by the same amount, which changes no difference between readings (what dispatch
+ * compares) and nothing anyone can observe.
+ */
+export const INTERNAL_REBASE_R = 2 ** 52;

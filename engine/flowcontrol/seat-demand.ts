@@ -92,6 +92,8 @@ export function resetDemand(igr: SeatDemandIntegrator, nowMs: number): Integrato
 /** A thin object form of the functions above, for callers that prefer methods. No timers. */
 export class SeatDemandTracker {
   readonly state: SeatDemandIntegrator;
+  /** The statistics folded in at the last borrowing adjustment. */
+  stats: SeatDemandStats = ZERO_SEAT_DEMAND_STATS;
   constructor(nowMs: number, initialValue = 0) {
     this.state = createSeatDemandIntegrator(nowMs, initialValue);
   }
@@ -132,6 +134,8 @@ export function updateSeatDemandStats(previous: SeatDemandStats, obs: Integrator
   const envelope = obs.average + stdDev;
   const A = SEAT_DEMAND_SMOOTHING_COEFFICIENT;
   const smoothed = Math.max(envelope, A * previous.smoothed + (1 - A) * envelope);
+  // An idle level folds to the same numbers every time; thousands of them need no new objects.
+  if (previous.avg === obs.average && previous.stdDev === stdDev && previous.highWatermark === highWatermark && previous.smoothed === smoothed) return previous;
   return { avg: obs.average, stdDev, highWatermark, smoothed };
 }
 

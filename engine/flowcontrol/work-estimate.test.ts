@@ -14,6 +14,7 @@ import {
   type WorkEstimate,
   type WorkEstimatorDeps,
 } from './work-estimate.ts';
+import { DEFAULT_WORK_ESTIMATOR_CONFIG, decodeWorkEstimatorConfig } from './work-estimator-config.ts';
 
 function info(verb: string, extra: Partial<EstimatorRequestInfo> = {}): EstimatorRequestInfo {
   return {
@@ -122,7 +123,7 @@ test('11.7: mutating rows', () => {
 });
 
 test('mutating estimator: disabled, and without RequestInfo', () => {
-  const off = estimateMutatingWork({ requestInfo: info('create'), query: {} }, deps(undefined, 500, { mutatingEstimatorEnabled: false }).d);
+  const off = estimateMutatingWork({ requestInfo: info('create'), query: {} }, deps(undefined, 500, { config: { ...DEFAULT_WORK_ESTIMATOR_CONFIG, mutatingEnabled: false } }).d);
   assert.equal(off, est(1));
   assert.equal(estimateMutatingWork({ query: {} }, deps(undefined).d, 4), est(1, 4, 5));
   assert.is(maxSeatsOf(est(1, 10, 50)), 10);
@@ -155,6 +156,48 @@ test('shouldListFromStorage: the four storage triggers', () => {
   assert.not.ok(shouldListFromStorage(opts('resourceVersion=0&limit=10'), true));
   assert.not.ok(shouldListFromStorage(opts('resourceVersion=5&limit=10&resourceVersionMatch=NotOlderThan'), true));
   assert.not.ok(shouldListFromStorage(opts('limit=10'), true));
+});
+
+// request/config.go: WorkEstimatorConfig's fields drive list_work_estimator.go and
+// mutating_work_estimator.go; the defaults are DefaultWorkEstimatorConfig().
+test('the estimator follows its WorkEstimatorConfig: seat limits, objects per seat, watches per seat, event duration', () => {
+  const list = (count: number, config = DEFAULT_WORK_ESTIMATOR_CONFIG, levelMaxSeats?: number) =>
+    estimateListWork({ requestInfo: info('list'), query: { resourceVersion: '0' } }, { ...deps({ count }).d, config }, levelMaxSeats).initialSeats;
+  assert.is(list(699), 7, 'defaults: 100 objects per seat');
+  const { config, errors } = decodeWorkEstimatorConfig({ minimumSeats: 2, maximumSeatsLimit: 20, listWorkEstimatorConfig: { objectsPerSeat: 50 }, mutatingWorkEstimatorConfig: { watchesPerSeat: 5, eventAdditionalDurationMs: '10ms' } });
+  assert.equal(errors, []);
+  assert.is(list(699, config), 14, '50 objects per seat');
+  assert.is(list(5000, config), 20, 'capped by maximumSeatsLimit, not 10');
+  assert.is(list(5000, config, 12), 12, 'a level maxSeats below the limit still applies');
+  assert.is(list(10, config), 2, 'at least minimumSeats');
+  assert.is(list(0, config, 0), 2);
+  const write = estimateMutatingWork({ requestInfo: info('create'), query: {} }, { ...deps(undefined, 29).d, config });
+  assert.equal(write, { initialSeats: 1, finalSeats: 6, additionalLatencyMs: 10 }, 'ceil(29/5) seats, 10 ms per event');
+  assert.is(estimateWork({ requestInfo: info('get'), query: {} }, { ...deps(undefined).d, config }).initialSeats, 2, 'other verbs take minimumSeats');
+  assert.is(estimateWork({ query: {} }, { ...deps(undefined).d, config }).initialSeats, 20, 'no RequestInfo: maximumSeatsLimit');
+});
+
+test('a WorkEstimatorConfig with bad values is refused field by field; left-out fields keep the defaults', () => {
+  assert.equal(decodeWorkEstimatorConfig({}).config, DEFAULT_WORK_ESTIMATOR_CONFIG);
+  assert.equal(decodeWorkEstimatorConfig({ listWorkEstimatorConfig: { objectsPerSeat: 25 } }).config, { ...DEFAULT_WORK_ESTIMATOR_CONFIG, objectsPerSeat: 25 });
+  const { errors } = decodeWorkEstimatorConfig(
+    { minimumSeats: 0, maximumSeatsLimit: 1.5, listWorkEstimatorConfig: { objectsPerSeat: -1 }, mutatingWorkEstimatorConfig: { enable: 'yes', eventAdditionalDurationMs: 5, watchesPerSeat: 0 }, extra: 1 },
+    'workEstimator',
+  );
+  assert.equal(
+    errors.map((e) => `${e.field} ${e.type}`),
+    [
+      'workEstimator.extra FieldValueForbidden',
+      'workEstimator.minimumSeats FieldValueInvalid',
+      'workEstimator.maximumSeatsLimit FieldValueInvalid',
+      'workEstimator.listWorkEstimatorConfig.objectsPerSeat FieldValueInvalid',
+      'workEstimator.mutatingWorkEstimatorConfig.enable FieldValueTypeInvalid',
+      'workEstimator.mutatingWorkEstimatorConfig.eventAdditionalDurationMs FieldValueTypeInvalid',
+      'workEstimator.mutatingWorkEstimatorConfig.watchesPerSeat FieldValueInvalid',
+    ],
+  );
+  assert.equal(decodeWorkEstimatorConfig({ minimumSeats: 4, maximumSeatsLimit: 3 }).errors.map((e) => e.detail), ['must not be less than minimumSeats (4)']);
+  assert.equal(decodeWorkEstimatorConfig([]).errors.map((e) => e.type), ['FieldValueTypeInvalid']);
 });
 
 test.run();

@@ -3,12 +3,9 @@
 // they will fan out. Pure: the object counts and watch counts come in through `deps`.
 
 import type { RequestInfo } from './request-digest.ts';
-import { effectiveMaxSeats, MAXIMUM_SEATS_LIMIT, MINIMUM_SEATS } from './max-seats.ts';
-import { durationNsToMs, durationPerSeatNs, seatsTimesDuration } from './seat-seconds.ts';
-
-export const OBJECTS_PER_SEAT = 100;
-export const WATCHES_PER_SEAT = 10;
-export const EVENT_ADDITIONAL_DURATION_NS = 5_000_000;
+import { effectiveMaxSeats } from './max-seats.ts';
+import { durationMsToNs, durationNsToMs, durationPerSeatNs, seatsTimesDuration } from './seat-seconds.ts';
+import { DEFAULT_WORK_ESTIMATOR_CONFIG, type WorkEstimatorConfig } from './work-estimator-config.ts';
 
 export interface WorkEstimate {
   initialSeats: number;
@@ -46,6 +43,8 @@ export interface WorkEstimatorDeps {
   objectCount(groupResource: string): ObjectCountResult;
   /** Registered watches a write to this target would notify (interested-watches.ts). */
   watchCount(requestInfo: EstimatorRequestInfo): number;
+  /** The count the mutating estimator used (the watch_count_samples metric). */
+  watchCountSampled?(count: number): void;
   /**
    * ConsistentListFromCache enabled *and* the store supports watch-progress requests: then a list
    * at resourceVersion "" is served from the cache. Default false, as in upstream unit tests.
@@ -53,8 +52,8 @@ export interface WorkEstimatorDeps {
   consistentListFromCache?: boolean;
   /** Feature gate WatchList (Beta, on by default in 1.32): watches are priced like lists. */
   watchListEnabled?: boolean;
-  /** enableMutatingWorkEstimator; default true. */
-  mutatingEstimatorEnabled?: boolean;
+  /** The tunables; Kubernetes' defaults when absent (work-estimator-config.ts). */
+  config?: WorkEstimatorConfig;
 }
 
 /**
@@ -62,38 +61,41 @@ export interface WorkEstimatorDeps {
  * (max-seats.ts `maxSeatsForLevel`); absent or 0 (exempt, Reject) means the hard limit of 10.
  */
 export function estimateWork(request: WorkEstimateRequest, deps: WorkEstimatorDeps, levelMaxSeats?: number): WorkEstimate {
+  const config = deps.config ?? DEFAULT_WORK_ESTIMATOR_CONFIG;
   const info = request.requestInfo;
-  if (info === undefined) return seats(MAXIMUM_SEATS_LIMIT);
+  if (info === undefined) return seats(config.maximumSeatsLimit);
   switch (info.verb) {
     case 'list':
       return estimateListWork(request, deps, levelMaxSeats);
     case 'watch':
-      return deps.watchListEnabled === false ? seats(MINIMUM_SEATS) : estimateListWork(request, deps, levelMaxSeats);
+      return deps.watchListEnabled === false ? seats(config.minimumSeats) : estimateListWork(request, deps, levelMaxSeats);
     case 'create':
     case 'update':
     case 'patch':
     case 'delete':
       return estimateMutatingWork(request, deps, levelMaxSeats);
     default:
-      return seats(MINIMUM_SEATS);
+      return seats(config.minimumSeats);
   }
 }
 
 export function estimateListWork(request: WorkEstimateRequest, deps: WorkEstimatorDeps, levelMaxSeats?: number): WorkEstimate {
-  const maxSeats = effectiveMaxSeats(levelMaxSeats);
+  const config = deps.config ?? DEFAULT_WORK_ESTIMATOR_CONFIG;
+  const minSeats = config.minimumSeats;
+  const maxSeats = effectiveMaxSeats(levelMaxSeats, config.maximumSeatsLimit);
   const info = request.requestInfo;
   if (info === undefined) return seats(maxSeats);
   // A list narrowed to one name is executed as a get.
-  if (info.name !== '') return seats(MINIMUM_SEATS);
+  if (info.name !== '') return seats(minSeats);
   const options = parseListOptions(request.query);
   // Such a request will fail validation anyway; charge it fully, as upstream does.
   if ('error' in options) return seats(maxSeats);
-  if (info.verb === 'watch' && options.sendInitialEvents !== true) return seats(MINIMUM_SEATS);
+  if (info.verb === 'watch' && options.sendInitialEvents !== true) return seats(minSeats);
 
   const fromCache = info.verb === 'watch' || !shouldListFromStorage(options, deps.consistentListFromCache ?? false);
   const counted = deps.objectCount(groupResourceKey(info.apiGroup, info.resource));
   // Unknown usually means an aggregated API served elsewhere, so it costs this server little.
-  if (counted === 'not-found') return seats(MINIMUM_SEATS);
+  if (counted === 'not-found') return seats(minSeats);
   if (counted === 'stale' || counted === 'error') return seats(maxSeats);
   const numStored = counted.count;
 
@@ -102,8 +104,8 @@ export function estimateListWork(request: WorkEstimateRequest, deps: WorkEstimat
   if (fromCache) estimatedObjects = numStored;
   else if (options.fieldSelector !== '' || options.labelSelector !== '') estimatedObjects = numStored + limit;
   else estimatedObjects = 2 * limit;
-  const wanted = Math.ceil(estimatedObjects / OBJECTS_PER_SEAT);
-  return seats(Math.min(maxSeats, Math.max(MINIMUM_SEATS, wanted)));
+  const wanted = Math.ceil(estimatedObjects / config.objectsPerSeat);
+  return seats(Math.min(maxSeats, Math.max(minSeats, wanted)));
 }
 
 export function estimateMutatingWork(
@@ -111,25 +113,30 @@ export function estimateMutatingWork(
   deps: WorkEstimatorDeps,
   levelMaxSeats?: number,
 ): WorkEstimate {
-  const maxSeats = effectiveMaxSeats(levelMaxSeats);
-  if (deps.mutatingEstimatorEnabled === false) return seats(MINIMUM_SEATS);
+  const config = deps.config ?? DEFAULT_WORK_ESTIMATOR_CONFIG;
+  const minSeats = config.minimumSeats;
+  const maxSeats = effectiveMaxSeats(levelMaxSeats, config.maximumSeatsLimit);
+  if (!config.mutatingEnabled) return seats(minSeats);
   const info = request.requestInfo;
+  const eventNs = durationMsToNs(config.eventAdditionalDurationMs);
   if (info === undefined) {
     return {
-      initialSeats: MINIMUM_SEATS,
+      initialSeats: minSeats,
       finalSeats: maxSeats,
-      additionalLatencyMs: durationNsToMs(EVENT_ADDITIONAL_DURATION_NS),
+      additionalLatencyMs: durationNsToMs(eventNs),
     };
   }
   // Minting a token writes nothing watchable, however many watch service accounts.
-  if (info.resource === 'serviceaccounts' && info.subresource === 'token') return seats(MINIMUM_SEATS);
+  if (info.resource === 'serviceaccounts' && info.subresource === 'token') return seats(minSeats);
 
   const watchCount = deps.watchCount(info);
-  if (!(watchCount >= WATCHES_PER_SEAT)) return seats(1);
+  deps.watchCountSampled?.(watchCount);
+  // Go compares with int(WatchesPerSeat), truncating a fractional setting.
+  if (!(watchCount >= Math.trunc(config.watchesPerSeat))) return seats(1);
   // Each watcher is assumed to take 1/10 seat for 5 ms; the rectangle is then reshaped to at
   // most maxSeats wide, keeping its area (the work) unchanged.
-  let finalSeats = Math.ceil(watchCount / WATCHES_PER_SEAT);
-  const finalWork = seatsTimesDuration(finalSeats, EVENT_ADDITIONAL_DURATION_NS);
+  let finalSeats = Math.ceil(watchCount / config.watchesPerSeat);
+  const finalWork = seatsTimesDuration(finalSeats, eventNs);
   finalSeats = Math.min(finalSeats, maxSeats);
   return {
     initialSeats: 1,

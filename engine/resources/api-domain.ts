@@ -14,6 +14,8 @@ export interface ApiGroups {
   readonly meta: string;
   /** `authorization.<domain>`: SubjectAccessReview and friends. */
   readonly authorization: string;
+  /** `authentication.<domain>`: SelfSubjectReview. */
+  readonly authentication: string;
   /** `apidiscovery.<domain>`: aggregated discovery. */
   readonly apidiscovery: string;
 }
@@ -25,6 +27,7 @@ export function apiGroupsFor(apiDomain: string = DEFAULT_API_DOMAIN): ApiGroups 
     apiserverConfig: `apiserver.config.${apiDomain}`,
     meta: `meta.${apiDomain}`,
     authorization: `authorization.${apiDomain}`,
+    authentication: `authentication.${apiDomain}`,
     apidiscovery: `apidiscovery.${apiDomain}`,
   };
 }

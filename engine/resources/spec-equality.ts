@@ -96,7 +96,7 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   const kb = Object.keys(b);
   if (ka.length !== kb.length) return false;
   const rb = b as Record<string, unknown>;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(rb, k) && deepEqual((a as Record<string, unknown>)[k], rb[k]));
+  return ka.every((k) => Object.hasOwn(rb, k) && deepEqual((a as Record<string, unknown>)[k], rb[k]));
 }
 
 type Loose = Record<string, unknown>;

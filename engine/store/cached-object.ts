@@ -9,6 +9,7 @@
 // (structuredClone), and an accidental write throws instead of corrupting the cache.
 
 import type { KubeObject } from '../resources/types.ts';
+import { setOwn } from '../own-property.ts';
 import { decodeObject } from './codec.ts';
 import { goJsonText } from './go-json.ts';
 import type { StoredForm } from './store-types.ts';
@@ -94,10 +95,7 @@ function metadataWithResourceVersion(meta: object, resourceVersion: string): Rec
       ordered.resourceVersion = resourceVersion;
       placed = true;
     }
-    const value = (meta as Record<string, unknown>)[key];
-    // A key named __proto__ must stay an own key (assignment would set the prototype).
-    if (key === '__proto__') Object.defineProperty(ordered, key, { value, enumerable: true, writable: true, configurable: true });
-    else ordered[key] = value;
+    setOwn(ordered, key, (meta as Record<string, unknown>)[key]);
   }
   if (!placed) ordered.resourceVersion = resourceVersion;
   return ordered;

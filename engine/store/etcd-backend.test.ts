@@ -1,15 +1,17 @@
 // The etcd3 backend against real etcd (Debian's etcd-server, started here on loopback ports with
 // temporary data directories, killed at the end): the compliance suite on one member, each test in
-// its own key namespace; then etcd-specific behaviour: compaction surfacing as 410, the watch
-// resuming after etcd restarts, and a 3-member cluster losing and regaining a member under writes.
+// its own key namespace; then etcd-specific behaviour: compaction surfacing as 410, opening over
+// several range pages, the watch resuming after etcd restarts, and a 3-member cluster losing and
+// regaining a member under writes.
 
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { realClock } from '../clock.ts';
 import type { KubeObject } from '../resources/types.ts';
 import { encodeObject } from './codec.ts';
-import { createEtcdClient } from './etcd-client.ts';
-import { createEtcdBackend, type EtcdBackend, type EtcdBackendOptions } from './etcd-backend.ts';
+import { EtcdClient, prefixRangeEnd } from './etcd-client.ts';
+import { createEtcdBackend, ETCD_DEFAULTS, type EtcdBackend, type EtcdBackendOptions } from './etcd-backend.ts';
+import { headerRevision } from './etcd-proto.ts';
 import { createStore } from './store.ts';
 import { storeSuite } from './store-suite.ts';
 import type { Store, Watcher } from './store-types.ts';
@@ -21,7 +23,10 @@ if (!etcdAvailable()) throw new Error('etcd is not on PATH: install Debian\'s et
 
 const clock = realClock();
 const single = await EtcdCluster.start();
-const raw = createEtcdClient(single.endpoints);
+const raw = new EtcdClient(single.endpoints, clock);
+/** A deadline for a raw call made by a test (one attempt, no retries). */
+const soon = (): number => clock.now() + 10_000;
+const bytes = (text: string): Buffer => Buffer.from(text);
 let namespaces = 0;
 
 const compliance = suite('etcd3 backend: compliance suite');
@@ -32,10 +37,11 @@ await storeSuite(compliance, {
     return {
       backend: (options = {}) => createEtcdBackend({ endpoints: single.endpoints, clock, namespace, compactionIntervalMs: 0, ...options }),
       writeRawValue: async (key, value) => {
-        await raw.put(`${namespace}${key}`).value(Buffer.from(value));
+        await raw.put({ key: bytes(`${namespace}${key}`), value }, soon());
       },
       cleanup: async () => {
-        await raw.delete().prefix(`${namespace}/`);
+        const prefix = bytes(`${namespace}/`);
+        await raw.deleteRange({ key: prefix, rangeEnd: prefixRangeEnd(prefix) }, soon());
       },
     };
   },
@@ -107,7 +113,7 @@ faults('compaction: versions below it are 410 Expired; the compactor compacts on
   const a = await plcs.create(plc('a'));
   const a2 = await plcs.update({ ...a, spec: { type: 'Exempt' } });
   const a3 = await plcs.update({ ...a2, spec: { type: 'Limited' } });
-  await raw.kv.compact({ revision: rvOf(a3), physical: true });
+  await raw.compact({ revision: rvOf(a3), physical: true }, soon());
   const reader = await openStore({ endpoints: single.endpoints, namespace: '/compaction' });
   const readerPlcs = reader.store.for(PLC);
   const old = new Reader(await readerPlcs.watch({ resourceVersion: String(rvOf(a)) }));
@@ -127,7 +133,7 @@ faults('compaction: versions below it are 410 Expired; the compactor compacts on
   await plcs.update({ ...a4, spec: { type: 'Exempt' } });
   const second = await compactor.round();
   assert.is(second.compacted, first.recorded, 'the second round compacts what the first recorded');
-  const probeAt = (revision: number) => raw.kv.range({ key: Buffer.from('/compaction/registry/'), revision });
+  const probeAt = (revision: number) => raw.range({ key: bytes('/compaction/registry/'), revision }, soon());
   await probeAt(first.recorded); // the compaction revision itself is still readable
   try {
     await probeAt(first.recorded - 1);
@@ -140,11 +146,26 @@ faults('compaction: versions below it are 410 Expired; the compactor compacts on
   assert.is(third.compacted, 0);
 });
 
+faults('opening reads every key a page at a time at one revision; keys beside the prefix are not read', async () => {
+  const prefix = '/paging/registry/flowcontrol.apiserver.k8s.io/prioritylevelconfigurations/';
+  const names = Array.from({ length: 2 * ETCD_DEFAULTS.pageSize + 7 }, (_, i) => `p-${String(i).padStart(5, '0')}`);
+  for (let from = 0; from < names.length; from += 64) {
+    await Promise.all(names.slice(from, from + 64).map((name) => raw.put({ key: bytes(prefix + name), value: encodedPlc(name) }, soon())));
+  }
+  // Just past the store's prefix ('/registry0' sorts right after '/registry/'), and just before it.
+  await raw.put({ key: bytes('/paging/registry0'), value: bytes('not ours') }, soon());
+  const last = await raw.put({ key: bytes('/paging/registry.'), value: bytes('not ours') }, soon());
+  const { store } = await openStore({ endpoints: single.endpoints, namespace: '/paging' });
+  assert.is(store.revision(), headerRevision(last));
+  const listed = await store.for(PLC).list();
+  assert.equal(listed.items.map((item) => item.metadata?.name), names);
+});
+
 faults('the watch resumes after etcd restarts: no change made meanwhile is missed or repeated', async () => {
   const etcd = await EtcdCluster.start();
   clusters.push(etcd);
   const { store, backend } = await openStore({ endpoints: etcd.endpoints });
-  const other = createEtcdClient(etcd.endpoints);
+  const other = new EtcdClient(etcd.endpoints, clock);
   try {
     const plcs = store.for(PLC);
     const w = new Reader(await plcs.watch({ resourceVersion: String(store.revision()) }));
@@ -153,7 +174,7 @@ faults('the watch resumes after etcd restarts: no change made meanwhile is misse
     await etcd.member(0).start();
     // Written by someone else before our watch is back, then by us (the store retries until etcd answers).
     await etcd.member(0).waitHealthy();
-    await other.put('/faults/registry/flowcontrol.apiserver.k8s.io/prioritylevelconfigurations/b').value(Buffer.from(encodedPlc('b')));
+    await other.put({ key: bytes('/faults/registry/flowcontrol.apiserver.k8s.io/prioritylevelconfigurations/b'), value: encodedPlc('b') }, soon());
     const c = await plcs.create(plc('c'));
     const events = await w.take(3);
     assert.equal(events.map((e) => `${e.type} ${(e.object as KubeObject).metadata?.name}`), ['ADDED a', 'ADDED b', 'ADDED c']);
@@ -213,9 +234,9 @@ faults('3 members: one stopped and restarted under writes; writes continue, watc
   const gone = await plcsA.delete('o2');
   const added = await plcsA.create(plc('late'));
   const compactAt = rvOf(added);
-  const survivor = createEtcdClient(etcd.endpoints.slice(1));
+  const survivor = new EtcdClient(etcd.endpoints.slice(1), clock);
   try {
-    await survivor.kv.compact({ revision: compactAt, physical: true });
+    await survivor.compact({ revision: compactAt, physical: true }, soon());
   } finally {
     survivor.close();
   }

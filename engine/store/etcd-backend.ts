@@ -20,7 +20,6 @@
 // See docs/storage.md ("etcd3 backend") and docs/replication.md.
 // (Over 300 lines: opening, commits, the watch and resync all move the one cursor.)
 
-import type { Etcd3 } from 'etcd3';
 import type { Clock } from '../clock.ts';
 import {
   assertCommitOps,
@@ -36,13 +35,13 @@ import {
 import { bytesEqual } from './codec.ts';
 import { DeliveryWaiters } from './delivery-waiters.ts';
 import { commitRequest, commitResult, copyOf, eventChange, ownCommitChanges, resyncChanges, storeKeyOf, type EtcdKeyspace } from './etcd-changes.ts';
-import { createEtcdClient, errorText, prefixRangeEnd, withRetries, type EtcdConnectionOptions } from './etcd-client.ts';
+import { EtcdClient, errorText, prefixRangeEnd, withRetries, type EtcdConnectionOptions } from './etcd-client.ts';
+import { isRequestTooLarge } from './etcd-errors.ts';
 import { EtcdCompactor, COMPACT_REVISION_KEY } from './etcd-compactor.ts';
-import { decodeTxnResponse, encodeTxnRequest, headerRevision, int64, type EtcdEvent } from './etcd-proto.ts';
-import { EtcdTransport, TXN_PATH } from './etcd-transport.ts';
+import { headerRevision, int64, type EtcdEvent } from './etcd-proto.ts';
 import { EtcdWatch } from './etcd-watch.ts';
 import { DEFAULT_EVENT_LOG_CAPACITY } from './memory-backend.ts';
-import { StoreError, internalError, notOpenError } from './store-errors.ts';
+import { StoreError, internalError, notOpenError, requestTooLargeError } from './store-errors.ts';
 
 export interface EtcdBackendOptions {
   /** Client URLs (`http://host:port`), e.g. from parseEtcdServers(--etcd-servers). */
@@ -91,9 +90,7 @@ export class EtcdBackend implements StorageBackend {
   private readonly logCapacity: number;
   private readonly compactionIntervalMs: number;
   private state: 'new' | 'opening' | 'open' | 'closed' = 'new';
-  private client: Etcd3 | undefined;
-  /** Transactions and the watch: the hot path, on grpc-js without the etcd3 library (etcd-transport.ts). */
-  private transport: EtcdTransport | undefined;
+  private client: EtcdClient | undefined;
   private watch: EtcdWatch | undefined;
   private compactor: EtcdCompactor | undefined;
   private listener: BackendListener | undefined;
@@ -139,11 +136,9 @@ export class EtcdBackend implements StorageBackend {
     this.listener = listener;
     this.prefix = prefix;
     this.keyspace = this.keyspaceFor(prefix);
-    const client = createEtcdClient(this.connection.endpoints);
+    const client = new EtcdClient(this.connection.endpoints, this.connection.clock);
     this.client = client;
-    const transport = new EtcdTransport(this.connection.endpoints, this.connection.clock);
-    this.transport = transport;
-    this.watch = new EtcdWatch(transport, this.connection.clock, {
+    this.watch = new EtcdWatch(client.transport, this.connection.clock, {
       onEvents: (events, last) => this.receive(events, last),
       onProgress: (revision) => this.progress(revision),
       onCompacted: (compactRevision) => this.compacted(compactRevision),
@@ -196,8 +191,8 @@ export class EtcdBackend implements StorageBackend {
   async _currentRevision(): Promise<number> {
     if (this.state !== 'open') throw notOpenError(this.state);
     const client = this.client!;
-    const response = await withRetries(this.connection, (options) => client.kv.range({ key: this.keyspace.keyPrefix, keys_only: true, limit: 1 }, options));
-    return Number(response.header.revision);
+    const response = await withRetries(this.connection, (options) => client.range({ key: this.keyspace.keyPrefix, keysOnly: true, limit: 1 }, options.deadline));
+    return headerRevision(response);
   }
 
   async _close(): Promise<void> {
@@ -212,7 +207,6 @@ export class EtcdBackend implements StorageBackend {
     this.ownCommits.clear();
     this.listener = undefined;
     this.client?.close();
-    this.transport?.close();
   }
 
   /** Reads the snapshot at one revision, then waits for the watch to replay the history up to it. */
@@ -242,11 +236,9 @@ export class EtcdBackend implements StorageBackend {
     let from: Buffer = this.keyspace.keyPrefix;
     for (;;) {
       const at = revision;
-      const response = await withRetries(this.connection, (options) =>
-        client.kv.range({ key: from, range_end: end, limit: ETCD_DEFAULTS.pageSize, ...(at > 0 ? { revision: at } : {}) }, options),
-      );
-      if (revision === 0) revision = Number(response.header.revision);
-      for (const kv of response.kvs) records.push({ key: storeKeyOf(this.keyspace, kv.key), value: copyOf(kv.value), modRevision: Number(kv.mod_revision) });
+      const response = await withRetries(this.connection, (options) => client.range({ key: from, rangeEnd: end, limit: ETCD_DEFAULTS.pageSize, revision: at }, options.deadline));
+      if (revision === 0) revision = headerRevision(response);
+      for (const kv of response.kvs) records.push({ key: storeKeyOf(this.keyspace, kv.key), value: copyOf(kv.value), modRevision: int64(kv.modRevision) });
       const last = response.kvs[response.kvs.length - 1];
       if (!response.more || last === undefined) return { revision, records };
       from = Buffer.concat([last.key, Buffer.from([0])]);
@@ -254,17 +246,18 @@ export class EtcdBackend implements StorageBackend {
   }
 
   private async commitTxn(ops: readonly CommitOp[]): Promise<CommitResult> {
-    const transport = this.transport!;
+    const client = this.client!;
     let result: CommitResult;
     try {
       result = await withRetries(this.connection, async (options, retried) => {
         // After an attempt whose outcome is unknown, read values back to recognise our own write.
-        const response = decodeTxnResponse(await transport.unary(TXN_PATH, encodeTxnRequest(commitRequest(ops, this.keyspace, retried)), options.deadline));
+        const response = await client.txn(commitRequest(ops, this.keyspace, retried), options.deadline);
         if (response.succeeded) this.offerOwnCommit(ops, headerRevision(response));
         return commitResult(ops, response, retried);
       });
     } catch (error) {
       if (error instanceof StoreError) throw error;
+      if (isRequestTooLarge(error)) throw requestTooLargeError();
       throw internalError('FW_ERR_STORE_WRITE_FAILED', `writing ${ops[0]!.key} to ${this.location} failed: ${errorText(error)}`, error);
     }
     if (result.ok) await this.deliveredThrough(result.revision);

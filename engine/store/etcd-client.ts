@@ -1,13 +1,33 @@
-// The etcd3 client as the etcd backend uses it for ranges and compaction (transactions and the
-// watch go through etcd-transport.ts): endpoint parsing, one client per backend with the
-// library's own retries turned off (a retried transaction is not idempotent: the backend retries
-// itself and can tell whether an earlier attempt was applied), per-attempt deadlines from the
-// injected clock, and a retry loop for calls that may be repeated. The library still spreads calls
-// over the endpoints and skips a member that keeps failing (its per-host circuit breaker).
+// The etcd client the backend uses: etcd's KV calls (Range, Txn, Put, DeleteRange, Compact) as
+// typed methods over one EtcdTransport (grpc-js channels, a breaker per member; the watch streams
+// on the same transport, etcd-watch.ts), with messages from etcd-proto.ts. Also the parts of a
+// call's life the backend decides itself: endpoint parsing, per-attempt deadlines from the
+// injected clock, and a retry loop that tells each attempt whether an earlier one's outcome is
+// unknown (a retried transaction is not idempotent: the backend can tell whether it was applied).
 
-import { ConsecutiveBreaker, circuitBreaker, handleWhen } from 'cockatiel';
-import { Etcd3, isRecoverableError, type IOptions } from 'etcd3';
 import type { Clock } from '../clock.ts';
+import { isRetryable } from './etcd-errors.ts';
+import {
+  decodeCompactionResponse,
+  decodeDeleteRangeResponse,
+  decodePutResponse,
+  decodeRangeResponse,
+  decodeTxnResponse,
+  encodeCompactionRequest,
+  encodeDeleteRangeRequest,
+  encodePutRequest,
+  encodeRangeRequest,
+  encodeTxnRequest,
+  type EtcdCompactionRequest,
+  type EtcdDeleteRangeRequest,
+  type EtcdHeaderResponse,
+  type EtcdPutRequest,
+  type EtcdRangeRequest,
+  type EtcdRangeResponse,
+  type EtcdTxnRequest,
+  type EtcdTxnResponse,
+} from './etcd-proto.ts';
+import { COMPACT_PATH, DELETE_RANGE_PATH, EtcdTransport, PUT_PATH, RANGE_PATH, TXN_PATH } from './etcd-transport.ts';
 
 export interface EtcdConnectionOptions {
   /** Client URLs, `http://host:port`. */
@@ -34,47 +54,43 @@ export function parseEtcdServers(text: string): string[] {
   return urls;
 }
 
-/** Never aborted; shared, because an AbortController per call showed up in profiles. */
-const NEVER_ABORTED = new AbortController().signal;
-
-/** A policy with the shape cockatiel's IPolicy has, that runs the call once. */
-const RUN_ONCE = {
-  execute: <T>(fn: (context: { signal: AbortSignal; attempt: number }) => PromiseLike<T> | T) => Promise.resolve(fn({ signal: NEVER_ABORTED, attempt: 0 })),
-} as unknown as NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
-
 /**
- * A member is skipped for a second after 3 consecutive transport failures (refused, reset, timed
- * out). etcd's own "no leader" and "leader changed" answers do not count: during an election every
- * member gives them, and skipping all members would stall writes for longer than the election.
- * (The library's default breaker counts both and skips for 5 s.) One rule for both ways the
- * backend reaches etcd: the library's calls here, the hot path in etcd-transport.ts.
+ * etcd's KV service on a set of members. Each call is one attempt on one member, failing with the
+ * errors of etcd-errors.ts; `deadlineMs` is on the clock's time line (attemptDeadline).
  */
-export const MEMBER_BREAKER = { consecutiveFailures: 3, openMs: 1_000 } as const;
+export class EtcdClient {
+  readonly transport: EtcdTransport;
 
-/** Failures that say the member (or the way to it) is unwell, as opposed to an answer from etcd. */
-export function countsAgainstMember(error: Error): boolean {
-  return isRecoverableError(error) && !/etcdserver:/.test(error.message);
-}
+  constructor(endpoints: readonly string[], clock: Clock) {
+    this.transport = new EtcdTransport(endpoints, clock);
+  }
 
-function memberBreaker() {
-  return circuitBreaker(handleWhen(countsAgainstMember), {
-    halfOpenAfter: MEMBER_BREAKER.openMs,
-    breaker: new ConsecutiveBreaker(MEMBER_BREAKER.consecutiveFailures),
-  });
-}
+  /** Linearizable (etcd's default): the member confirms with the leader that it is current. */
+  range(request: EtcdRangeRequest, deadlineMs: number): Promise<EtcdRangeResponse> {
+    return this.transport.unary(RANGE_PATH, encodeRangeRequest(request), deadlineMs, decodeRangeResponse);
+  }
 
-export function createEtcdClient(endpoints: readonly string[]): Etcd3 {
-  return new Etcd3({
-    hosts: [...endpoints],
-    faultHandling: { global: RUN_ONCE, host: () => memberBreaker() },
-    grpcOptions: {
-      // Kube's etcd client settings: no cap on response size (a large list page), keepalive to
-      // notice a member that vanished without closing its connections.
-      'grpc.max_receive_message_length': 2 ** 31 - 1,
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.keepalive_timeout_ms': 10_000,
-    },
-  });
+  txn(request: EtcdTxnRequest, deadlineMs: number): Promise<EtcdTxnResponse> {
+    return this.transport.unary(TXN_PATH, encodeTxnRequest(request), deadlineMs, decodeTxnResponse);
+  }
+
+  put(request: EtcdPutRequest, deadlineMs: number): Promise<EtcdHeaderResponse> {
+    return this.transport.unary(PUT_PATH, encodePutRequest(request), deadlineMs, decodePutResponse);
+  }
+
+  deleteRange(request: EtcdDeleteRangeRequest, deadlineMs: number): Promise<EtcdHeaderResponse> {
+    return this.transport.unary(DELETE_RANGE_PATH, encodeDeleteRangeRequest(request), deadlineMs, decodeDeleteRangeResponse);
+  }
+
+  /** Fails with OUT_OF_RANGE "etcdserver: mvcc: required revision has been compacted" at or below an earlier compaction. */
+  compact(request: EtcdCompactionRequest, deadlineMs: number): Promise<EtcdHeaderResponse> {
+    return this.transport.unary(COMPACT_PATH, encodeCompactionRequest(request), deadlineMs, decodeCompactionResponse);
+  }
+
+  /** Calls under way fail with EtcdClientClosedError, as does every later call. */
+  close(): void {
+    this.transport.close();
+  }
 }
 
 export type EtcdCallOptions = { deadline: number };
@@ -88,22 +104,14 @@ export function attemptDeadline(clock: Clock, startedMs: number, budgetMs: numbe
   return { deadline: Math.max(Math.min(startedMs + budgetMs, nowMs + ATTEMPT_TIMEOUT_MS), nowMs + 50) };
 }
 
-/**
- * Transport-level failures a later attempt (perhaps on another member) may not see. That includes
- * the client refusing to call because every member's circuit breaker is open: they half-open later.
- */
-export function isRetryable(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  return isRecoverableError(error as Error) || (error as { isBrokenCircuitError?: unknown }).isBrokenCircuitError === true;
-}
-
 export function sleepOn(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => clock.after(ms, resolve));
 }
 
 /**
- * Runs `call` until it succeeds, fails for a reason retrying cannot fix, or the budget is spent.
- * `call` learns whether an earlier attempt failed in a way that leaves its outcome unknown.
+ * Runs `call` until it succeeds, fails for a reason retrying cannot fix (isRetryable), or the
+ * budget is spent. `call` learns whether an earlier attempt failed, which for a write leaves its
+ * outcome unknown: it may have been applied.
  */
 export async function withRetries<T>(
   connection: EtcdConnectionOptions,

@@ -5,9 +5,9 @@
 // one interval of history. Replicas (and kube-apiserver itself, on a shared etcd with an empty
 // namespace) therefore compact once per interval between them, not once each.
 
-import type { Etcd3 } from 'etcd3';
 import type { Cancel, Clock } from '../clock.ts';
-import { errorText, withRetries, type EtcdConnectionOptions } from './etcd-client.ts';
+import { errorText, withRetries, type EtcdClient, type EtcdConnectionOptions } from './etcd-client.ts';
+import { COMPARE_EQUAL, COMPARE_VERSION, headerRevision, int64 } from './etcd-proto.ts';
 
 export const COMPACT_REVISION_KEY = 'compact_rev_key';
 
@@ -29,7 +29,7 @@ export class EtcdCompactor {
   lastError: string | undefined;
 
   constructor(
-    private readonly client: Etcd3,
+    private readonly client: EtcdClient,
     private readonly connection: EtcdConnectionOptions,
     private readonly key: Buffer,
     private readonly intervalMs: number,
@@ -49,21 +49,17 @@ export class EtcdCompactor {
 
   /** One round of the protocol (the timer calls this; tests may too). */
   async round(): Promise<CompactionRound> {
-    const response = await withRetries(this.connection, (options) =>
-      this.client.kv.txn(
-        {
-          compare: [{ key: this.key, target: 'Version', result: 'Equal', version: this.version }],
-          success: [{ request_put: { key: this.key, value: Buffer.from(String(this.pendingRevision)) } }],
-          failure: [{ request_range: { key: this.key } }],
-        },
-        options,
-      ),
-    );
-    const current = Number(response.header.revision);
+    const request = {
+      compare: [{ key: this.key, target: COMPARE_VERSION, result: COMPARE_EQUAL, version: this.version }],
+      success: [{ requestPut: { key: this.key, value: Buffer.from(String(this.pendingRevision)) } }],
+      failure: [{ requestRange: { key: this.key } }],
+    };
+    const response = await withRetries(this.connection, (options) => this.client.txn(request, options.deadline));
+    const current = headerRevision(response);
     if (!response.succeeded) {
       // Another replica recorded a revision since; start over from what it wrote.
-      const kv = response.responses[0]?.response_range?.kvs[0];
-      this.version = kv === undefined ? 0 : Number(kv.version);
+      const kv = response.responses[0]?.responseRange?.kvs[0];
+      this.version = kv === undefined ? 0 : int64(kv.version);
       this.pendingRevision = current;
       return { compacted: 0, recorded: current };
     }
@@ -72,7 +68,7 @@ export class EtcdCompactor {
     this.pendingRevision = current;
     if (target > 0) {
       try {
-        await withRetries(this.connection, (options) => this.client.kv.compact({ revision: target, physical: false }, options));
+        await withRetries(this.connection, (options) => this.client.compact({ revision: target, physical: false }, options.deadline));
       } catch (error) {
         // Already compacted at or past it (by etcd's own auto-compaction, say) is not a failure.
         if (!/compacted/.test(errorText(error))) throw error;

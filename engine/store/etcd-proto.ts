@@ -1,14 +1,14 @@
-// etcd's messages on the backend's hot path (KV.Txn and Watch.Watch), encoded and decoded by
-// protobufjs from etcd's own .proto files, the ones the etcd3 package ships. The decoded messages
-// are used as protobufjs returns them: camelCase field names, bytes as Buffers that are views into
-// the received message (copied only by whoever keeps them), int64 fields as Long (read them with
-// `int64`). Not through toObject or @grpc/proto-loader's options: turning every int64 into a
-// decimal string, as the etcd3 library asks for, showed as 8–10% of a create's CPU.
+// etcd's messages, encoded and decoded by protobufjs from etcd's own .proto files (./proto/, as
+// the etcd3 npm package shipped them). The decoded messages are used as protobufjs returns them:
+// camelCase field names, bytes as Buffers that are views into the received message (copied only
+// by whoever keeps them), int64 fields as Long (read them with `int64`). Not through toObject or
+// @grpc/proto-loader's options: turning every int64 into a decimal string, as the etcd3 library
+// asked for, showed as 8–10% of a create's CPU.
 // The interfaces below declare the part of those messages the backend reads or writes.
 
 import protobuf from 'protobufjs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** An int64 as protobufjs decodes it (a Long), or a number where we build the message. */
 export type Int64 = number | { toNumber(): number };
@@ -38,22 +38,69 @@ export interface EtcdResponseHeader {
   readonly revision: Int64;
 }
 
-/** The part of etcdserverpb.TxnRequest the backend sends: mod-revision compares, puts, deletes, reads. */
+/**
+ * The part of etcdserverpb.Compare the backend sends: a key's mod revision or version against a
+ * number. The number is set even when 0 (absent key): it selects the compare's target_union.
+ */
+export type EtcdCompare =
+  | { readonly result: number; readonly target: number; readonly key: Buffer; readonly modRevision: number }
+  | { readonly result: number; readonly target: number; readonly key: Buffer; readonly version: number };
+
+/** The part of etcdserverpb.TxnRequest the backend sends: compares, then puts, deletes, reads. */
 export interface EtcdTxnRequest {
-  readonly compare: readonly { readonly result: number; readonly target: number; readonly key: Buffer; readonly modRevision: number }[];
+  readonly compare: readonly EtcdCompare[];
   readonly success: readonly EtcdRequestOp[];
   readonly failure: readonly EtcdRequestOp[];
 }
 
 export type EtcdRequestOp =
-  | { readonly requestPut: { readonly key: Buffer; readonly value: Uint8Array } }
-  | { readonly requestDeleteRange: { readonly key: Buffer } }
-  | { readonly requestRange: { readonly key: Buffer; readonly keysOnly: boolean } };
+  | { readonly requestPut: EtcdPutRequest }
+  | { readonly requestDeleteRange: EtcdDeleteRangeRequest }
+  | { readonly requestRange: EtcdRangeRequest };
 
 export interface EtcdTxnResponse {
   readonly header?: EtcdResponseHeader | null;
   readonly succeeded: boolean;
   readonly responses: readonly { readonly responseRange?: { readonly kvs: readonly EtcdKeyValue[] } | null }[];
+}
+
+/** etcdserverpb.RangeRequest: `rangeEnd` absent reads one key; `revision` absent (0) reads the newest. */
+export interface EtcdRangeRequest {
+  readonly key: Buffer;
+  readonly rangeEnd?: Buffer;
+  /** At most this many keys (0 or absent: no limit); `more` says whether there were others. */
+  readonly limit?: number;
+  readonly revision?: number;
+  readonly keysOnly?: boolean;
+}
+
+export interface EtcdRangeResponse {
+  readonly header?: EtcdResponseHeader | null;
+  readonly kvs: readonly EtcdKeyValue[];
+  readonly more: boolean;
+  readonly count: Int64;
+}
+
+export interface EtcdPutRequest {
+  readonly key: Buffer;
+  readonly value: Uint8Array;
+}
+
+/** `rangeEnd` absent deletes one key. */
+export interface EtcdDeleteRangeRequest {
+  readonly key: Buffer;
+  readonly rangeEnd?: Buffer;
+}
+
+export interface EtcdCompactionRequest {
+  readonly revision: number;
+  /** Wait until the compaction is applied to the backend database too. */
+  readonly physical: boolean;
+}
+
+/** Put, DeleteRange and Compaction responses: the backend reads only their header. */
+export interface EtcdHeaderResponse {
+  readonly header?: EtcdResponseHeader | null;
 }
 
 export interface EtcdWatchCreateRequest {
@@ -73,12 +120,10 @@ export interface EtcdWatchResponse {
   readonly events: readonly EtcdEvent[];
 }
 
-/** The directory of etcd's .proto files inside the etcd3 package. */
-export const ETCD_PROTO_DIR = join(dirname(createRequire(import.meta.url).resolve('etcd3')), '..', 'proto');
+/** The directory of etcd's .proto files. */
+export const ETCD_PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
 
 const root = new protobuf.Root().loadSync(join(ETCD_PROTO_DIR, 'rpc.proto'));
-const TxnRequest = root.lookupType('etcdserverpb.TxnRequest');
-const TxnResponse = root.lookupType('etcdserverpb.TxnResponse');
 const WatchRequest = root.lookupType('etcdserverpb.WatchRequest');
 const WatchResponse = root.lookupType('etcdserverpb.WatchResponse');
 
@@ -90,6 +135,7 @@ function enumValue(name: string, key: string): number {
 }
 
 export const COMPARE_MOD = enumValue('etcdserverpb.Compare.CompareTarget', 'Mod');
+export const COMPARE_VERSION = enumValue('etcdserverpb.Compare.CompareTarget', 'Version');
 export const COMPARE_EQUAL = enumValue('etcdserverpb.Compare.CompareResult', 'Equal');
 export const EVENT_DELETE = enumValue('mvccpb.Event.EventType', 'Delete');
 
@@ -104,13 +150,28 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-export function encodeTxnRequest(request: EtcdTxnRequest): Buffer {
-  return asBuffer(TxnRequest.encode(request).finish());
+/** A message type's encoder: the message as a Buffer, ready for the transport. */
+function encoder<T>(typeName: string): (message: T) => Buffer {
+  const type = root.lookupType(`etcdserverpb.${typeName}`);
+  return (message) => asBuffer(type.encode(message as object).finish());
 }
 
-export function decodeTxnResponse(message: Buffer): EtcdTxnResponse {
-  return TxnResponse.decode(message) as unknown as EtcdTxnResponse;
+/** A message type's decoder: protobufjs's message, read through the interface declared above. */
+function decoder<T>(typeName: string): (message: Buffer) => T {
+  const type = root.lookupType(`etcdserverpb.${typeName}`);
+  return (message) => type.decode(message) as unknown as T;
 }
+
+export const encodeTxnRequest = encoder<EtcdTxnRequest>('TxnRequest');
+export const decodeTxnResponse = decoder<EtcdTxnResponse>('TxnResponse');
+export const encodeRangeRequest = encoder<EtcdRangeRequest>('RangeRequest');
+export const decodeRangeResponse = decoder<EtcdRangeResponse>('RangeResponse');
+export const encodePutRequest = encoder<EtcdPutRequest>('PutRequest');
+export const decodePutResponse = decoder<EtcdHeaderResponse>('PutResponse');
+export const encodeDeleteRangeRequest = encoder<EtcdDeleteRangeRequest>('DeleteRangeRequest');
+export const decodeDeleteRangeResponse = decoder<EtcdHeaderResponse>('DeleteRangeResponse');
+export const encodeCompactionRequest = encoder<EtcdCompactionRequest>('CompactionRequest');
+export const decodeCompactionResponse = decoder<EtcdHeaderResponse>('CompactionResponse');
 
 export function encodeWatchCreate(createRequest: EtcdWatchCreateRequest): Buffer {
   return asBuffer(WatchRequest.encode({ createRequest }).finish());

@@ -1,13 +1,13 @@
-// The transport against in-process grpc-js servers that play etcd members: answers and status
-// errors come back typed as the etcd3 library types them (so retry decisions are unchanged), a
+// The transport against in-process grpc-js servers that play etcd members: answers come back
+// decoded and status errors as EtcdCallErrors with their code (classified by etcd-errors.ts), a
 // member that keeps failing at the transport level is skipped while etcd's own errors are not held
-// against it, a call past its deadline fails as retryable, and streams deliver each message and
-// report their end.
+// against it, a call past its deadline fails as retryable, a closed transport fails calls for good,
+// and streams deliver each message and report their end.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Server, ServerCredentials, type sendUnaryData, type ServerDuplexStream, type ServerUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { realClock } from '../clock.ts';
-import { isRetryable } from './etcd-client.ts';
+import { EtcdCallError, EtcdClientClosedError, isRetryable, NoMemberAvailableError } from './etcd-errors.ts';
 import { EtcdTransport, TXN_PATH, WATCH_PATH } from './etcd-transport.ts';
 
 type Unary = (request: Buffer, respond: sendUnaryData<Buffer>) => void;
@@ -66,26 +66,47 @@ async function members(...behaviours: Unary[]): Promise<FakeMember[]> {
   servers.push(...created);
   return created;
 }
+const raw = (message: Buffer): Buffer => message;
+const callCode = (error: Error): number | undefined => (error instanceof EtcdCallError ? error.code : undefined);
 const failure = (promise: Promise<unknown>): Promise<Error> =>
   promise.then(
     () => assert.unreachable('expected the call to fail') as never,
     (error: Error) => error,
   );
 
-test('a unary call returns the response message; status errors are typed as the etcd3 library types them', async () => {
+test('a unary call returns the decoded response; a non-OK status is an EtcdCallError with its code', async () => {
   const [m] = await members(echo);
   const transport = new EtcdTransport([m!.url], clock);
   try {
-    const response = await transport.unary(TXN_PATH, Buffer.from('hello'), farDeadline());
-    assert.is(response.toString(), 'hello');
+    const response = await transport.unary(TXN_PATH, Buffer.from('hello'), farDeadline(), (message) => message.toString().toUpperCase());
+    assert.is(response, 'HELLO');
     m!.unary = status(14, 'etcdserver: leader changed');
-    const unavailable = await failure(transport.unary(TXN_PATH, Buffer.from('x'), farDeadline()));
-    assert.is(unavailable.constructor.name, 'GRPCUnavailableError');
-    assert.match(unavailable.message, /etcdserver: leader changed/);
+    const unavailable = await failure(transport.unary(TXN_PATH, Buffer.from('x'), farDeadline(), raw));
+    assert.is(callCode(unavailable), 14);
+    assert.is(unavailable.message, '14 UNAVAILABLE: etcdserver: leader changed');
     assert.ok(isRetryable(unavailable));
     m!.unary = status(11, 'etcdserver: mvcc: required revision has been compacted');
-    const compacted = await failure(transport.unary(TXN_PATH, Buffer.from('x'), farDeadline()));
+    const compacted = await failure(transport.unary(TXN_PATH, Buffer.from('x'), farDeadline(), raw));
+    assert.is(callCode(compacted), 11);
     assert.not.ok(isRetryable(compacted), 'an answer retrying cannot change');
+  } finally {
+    transport.close();
+  }
+});
+
+test('a response the decoder cannot read fails the call with its error, not retryable, not held against the member', async () => {
+  const [m] = await members(echo);
+  const transport = new EtcdTransport([m!.url], clock);
+  const unreadable = (): never => {
+    throw new Error('index out of range');
+  };
+  try {
+    for (let i = 0; i < 4; i++) {
+      const error = await failure(transport.unary(TXN_PATH, Buffer.from('x'), farDeadline(), unreadable));
+      assert.is(error.message, 'index out of range');
+      assert.not.ok(isRetryable(error));
+    }
+    assert.is(m!.calls, 4, 'the member stayed in rotation');
   } finally {
     transport.close();
   }
@@ -97,7 +118,7 @@ test('a member failing at the transport level 3 times in a row is skipped; etcd 
   try {
     const results: string[] = [];
     for (let i = 0; i < 12; i++) {
-      results.push(await transport.unary(TXN_PATH, Buffer.from('ok'), farDeadline()).then((r) => r.toString(), () => 'failed'));
+      results.push(await transport.unary(TXN_PATH, Buffer.from('ok'), farDeadline(), raw).then((r) => r.toString(), () => 'failed'));
     }
     assert.is(bad!.calls, 3, 'the bad member got calls until its third consecutive failure');
     assert.is(results.filter((r) => r === 'ok').length, 9);
@@ -105,7 +126,7 @@ test('a member failing at the transport level 3 times in a row is skipped; etcd 
     const [electing, other] = await members(status(14, 'etcdserver: no leader'), echo);
     const second = new EtcdTransport([electing!.url, other!.url], clock);
     try {
-      for (let i = 0; i < 12; i++) await second.unary(TXN_PATH, Buffer.from('ok'), farDeadline()).catch(() => undefined);
+      for (let i = 0; i < 12; i++) await second.unary(TXN_PATH, Buffer.from('ok'), farDeadline(), raw).catch(() => undefined);
       assert.is(electing!.calls, 6);
     } finally {
       second.close();
@@ -119,9 +140,10 @@ test('every member skipped: a retryable error without a call; a dead endpoint is
   const [bad] = await members(status(13, 'broken'));
   const transport = new EtcdTransport([bad!.url], clock);
   try {
-    for (let i = 0; i < 3; i++) await transport.unary(TXN_PATH, Buffer.from('x'), farDeadline()).catch(() => undefined);
-    const skipped = await failure(transport.unary(TXN_PATH, Buffer.from('x'), farDeadline()));
+    for (let i = 0; i < 3; i++) await transport.unary(TXN_PATH, Buffer.from('x'), farDeadline(), raw).catch(() => undefined);
+    const skipped = await failure(transport.unary(TXN_PATH, Buffer.from('x'), farDeadline(), raw));
     assert.is(bad!.calls, 3);
+    assert.instance(skipped, NoMemberAvailableError);
     assert.ok(isRetryable(skipped), skipped.message);
   } finally {
     transport.close();
@@ -130,8 +152,8 @@ test('every member skipped: a retryable error without a call; a dead endpoint is
   await gone!.server.forceShutdown();
   const nobody = new EtcdTransport([gone!.url], clock);
   try {
-    const refused = await failure(nobody.unary(TXN_PATH, Buffer.from('x'), farDeadline()));
-    assert.is(refused.constructor.name, 'GRPCUnavailableError');
+    const refused = await failure(nobody.unary(TXN_PATH, Buffer.from('x'), farDeadline(), raw));
+    assert.is(callCode(refused), 14);
     assert.ok(isRetryable(refused));
   } finally {
     nobody.close();
@@ -142,12 +164,27 @@ test('a call past its deadline fails as DEADLINE_EXCEEDED, retryable (the outcom
   const [m] = await members(silent);
   const transport = new EtcdTransport([m!.url], clock);
   try {
-    const error = await failure(transport.unary(TXN_PATH, Buffer.from('x'), clock.now() + 100));
-    assert.is(error.constructor.name, 'GRPCDeadlineExceededError');
+    const error = await failure(transport.unary(TXN_PATH, Buffer.from('x'), clock.now() + 100, raw));
+    assert.is(callCode(error), 4);
     assert.ok(isRetryable(error));
   } finally {
     transport.close();
   }
+});
+
+test('closing fails the calls under way and every later call and stream for good (not retryable)', async () => {
+  const [m] = await members(silent);
+  const transport = new EtcdTransport([m!.url], clock);
+  const underway = failure(transport.unary(TXN_PATH, Buffer.from('x'), farDeadline(), raw));
+  while (m!.calls === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+  transport.close();
+  const cancelled = await underway;
+  assert.instance(cancelled, EtcdClientClosedError);
+  assert.not.ok(isRetryable(cancelled));
+  const later = await failure(transport.unary(TXN_PATH, Buffer.from('x'), farDeadline(), raw));
+  assert.instance(later, EtcdClientClosedError);
+  const ended = await new Promise<Error>((resolve) => transport.stream(WATCH_PATH, { onMessage: () => undefined, onEnd: resolve }));
+  assert.instance(ended, EtcdClientClosedError);
 });
 
 test('a stream delivers each message and reports how it ended', async () => {
@@ -167,7 +204,7 @@ test('a stream delivers each message and reports how it ended', async () => {
     });
     const error = await ended;
     assert.equal(got, ['hi', 'hi!', 'bye', 'bye!']);
-    assert.is(error.constructor.name, 'GRPCUnavailableError');
+    assert.is(callCode(error), 14);
     assert.match(error.message, /going away/);
   } finally {
     transport.close();

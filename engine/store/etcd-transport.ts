@@ -1,32 +1,39 @@
-// The backend's two hot etcd calls, KV.Txn (unary) and Watch.Watch (a bidirectional stream), on
-// @grpc/grpc-js directly: one grpc-js Channel per member, and calls made with the channel's own
-// call API (`createCall`, then start / send / half-close / read, as grpc-js's Client does
-// underneath). Messages are encoded and decoded by the caller (etcd-proto.ts, protobufjs);
-// grpc-js frames them and does HTTP/2, deadlines, keepalive and reconnection. Not through
-// grpc-js's Client: its makeUnaryRequest captures a stack trace per call (no option turns that
-// off) and its interceptor and object-mode stream layers cost more CPU per create than the
-// request itself needs (docs/benchmarks.md, "etcd3 backend"). Range reads, compaction and
-// everything else still go through the etcd3 library.
+// The etcd client's wire: @grpc/grpc-js directly, one grpc-js Channel per member, and calls made
+// with the channel's own call API (`createCall`, then start / send / half-close / read, as
+// grpc-js's Client does underneath) for unary calls (KV.Range, KV.Txn, KV.Put, KV.DeleteRange,
+// KV.Compact) and the bidirectional Watch.Watch stream. Messages are encoded and decoded by the
+// caller (etcd-proto.ts, protobufjs); grpc-js frames them and does HTTP/2, deadlines, keepalive
+// and reconnection. Not through grpc-js's Client: its makeUnaryRequest captures a stack trace per
+// call (no option turns that off) and its interceptor and object-mode stream layers cost more CPU
+// per create than the request itself needs (docs/benchmarks.md, "etcd3 backend").
 //
-// What the etcd3 library did for us and this keeps: calls spread over the members (round-robin
-// instead of a shuffle) and a member skipped for a second after 3 consecutive transport failures,
-// where etcd's own answers ("etcdserver: …", as during an election) do not count; per-call
-// deadlines; errors as the library's typed errors (castGrpcError), so `isRetryable` classifies
-// them exactly as before. The breaker rule is etcd-client.ts's (MEMBER_BREAKER,
-// countsAgainstMember); its state is kept here on the injected clock rather than in a cockatiel
-// policy, whose promise-wrapping `execute` per call is the overhead this path exists to avoid.
+// What is ours: calls spread over the members round-robin, and a member skipped for a second
+// after 3 consecutive transport failures (MEMBER_BREAKER), where etcd's own answers
+// ("etcdserver: …", as during an election) do not count; its state is kept here on the injected
+// clock. A call's non-OK status becomes an EtcdCallError, classified in etcd-errors.ts.
 
 import { Channel, credentials, Metadata, status as Status, type ChannelOptions, type StatusObject } from '@grpc/grpc-js';
-import { castGrpcError } from 'etcd3';
-import { countsAgainstMember, MEMBER_BREAKER } from './etcd-client.ts';
+import { countsAgainstMember, EtcdCallError, EtcdClientClosedError, NoMemberAvailableError } from './etcd-errors.ts';
 import type { Clock } from '../clock.ts';
 
+export const RANGE_PATH = '/etcdserverpb.KV/Range';
+export const PUT_PATH = '/etcdserverpb.KV/Put';
+export const DELETE_RANGE_PATH = '/etcdserverpb.KV/DeleteRange';
 export const TXN_PATH = '/etcdserverpb.KV/Txn';
+export const COMPACT_PATH = '/etcdserverpb.KV/Compact';
 export const WATCH_PATH = '/etcdserverpb.Watch/Watch';
 
+/**
+ * A member is skipped for a second after 3 consecutive transport failures (refused, reset, timed
+ * out; countsAgainstMember). A shorter pause than the etcd3 library's default breaker (5 s, and it
+ * counted election errors too): a restarted member is back in rotation within a second.
+ */
+export const MEMBER_BREAKER = { consecutiveFailures: 3, openMs: 1_000 } as const;
+
 const CHANNEL_OPTIONS: ChannelOptions = {
-  // Kube's etcd client settings: no cap on response size (a watch catching up, a failed
-  // transaction reading values back), keepalive to notice a member that vanished.
+  // Kube's etcd client settings: no cap on response size (a range page of large objects, a watch
+  // catching up, a failed transaction reading values back), keepalive to notice a member that
+  // vanished without closing its connections.
   'grpc.max_receive_message_length': 2 ** 31 - 1,
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
@@ -43,21 +50,13 @@ const CHANNEL_OPTIONS: ChannelOptions = {
 
 type GrpcCall = ReturnType<Channel['createCall']>;
 
-/** A call's non-OK status as grpc-js's Client reports it, typed by the etcd3 library. */
-function statusError(status: StatusObject): Error {
-  const error = Object.assign(new Error(`${status.code} ${Status[status.code]}: ${status.details}`), { code: status.code, details: status.details, metadata: status.metadata });
-  return castGrpcError(error);
+function statusError(status: StatusObject): EtcdCallError {
+  return new EtcdCallError(status.code, status.details, status.metadata);
 }
 
 const NO_DEADLINE = Infinity;
 /** Sent messages need no per-message flags or callback. */
 const NO_CONTEXT = {};
-
-/** Every member was skipped (its breaker is open); `isRetryable`: they half-open after a second. */
-export class NoMemberAvailableError extends Error {
-  readonly isBrokenCircuitError = true;
-}
-
 
 class Member {
   channel: Channel | undefined;
@@ -69,7 +68,7 @@ class Member {
 
 export interface StreamHandlers {
   onMessage(message: Buffer): void;
-  /** The stream is over: an error (typed as above), or etcd closed it with status OK. */
+  /** The stream is over: an EtcdCallError, or etcd closed it with status OK, or the client was closed. */
   onEnd(error: Error): void;
 }
 
@@ -96,13 +95,14 @@ export class EtcdTransport {
   }
 
   /**
-   * One unary call; resolves with the response message. `deadlineMs` is on the clock's time line,
-   * which for the real clock is epoch milliseconds, as grpc-js reads a numeric deadline.
+   * One unary call; resolves with the response message as `decode` reads it (a message it cannot
+   * read rejects with decode's error). `deadlineMs` is on the clock's time line, which for the real
+   * clock is epoch milliseconds, as grpc-js reads a numeric deadline.
    */
-  unary(path: string, message: Buffer, deadlineMs: number): Promise<Buffer> {
+  unary<T>(path: string, message: Buffer, deadlineMs: number, decode: (message: Buffer) => T): Promise<T> {
     return new Promise((resolve, reject) => {
       const member = this.pick();
-      if (member === undefined) return reject(new NoMemberAvailableError('every etcd member failed recently; retrying later'));
+      if (member === undefined) return reject(this.unavailable());
       const call = this.channelOf(member).createCall(path, deadlineMs, null, null, null);
       let response: Buffer | undefined;
       this.calls.add(call);
@@ -113,10 +113,17 @@ export class EtcdTransport {
         },
         onReceiveStatus: (status) => {
           this.calls.delete(call);
+          if (this.closed) return reject(new EtcdClientClosedError('the etcd client was closed'));
           if (status.code !== Status.OK) return reject(this.failed(member, statusError(status)));
           if (response === undefined) return reject(this.failed(member, statusError({ ...status, code: Status.UNIMPLEMENTED, details: 'No message received' })));
           this.succeeded(member);
-          resolve(response);
+          let decoded: T;
+          try {
+            decoded = decode(response);
+          } catch (error) {
+            return reject(error);
+          }
+          resolve(decoded);
         },
       });
       call.sendMessageWithContext(NO_CONTEXT, message);
@@ -135,7 +142,8 @@ export class EtcdTransport {
     };
     const member = this.pick();
     if (member === undefined) {
-      queueMicrotask(() => end(new NoMemberAvailableError('every etcd member failed recently; retrying later')));
+      const error = this.unavailable();
+      queueMicrotask(() => end(error));
       return NO_STREAM;
     }
     const call = this.channelOf(member).createCall(path, NO_DEADLINE, null, null, null);
@@ -189,6 +197,10 @@ export class EtcdTransport {
     for (const call of this.calls) call.cancelWithStatus(Status.CANCELLED, 'the etcd client was closed');
     this.calls.clear();
     for (const member of this.members) this.dropChannel(member);
+  }
+
+  private unavailable(): Error {
+    return this.closed ? new EtcdClientClosedError('the etcd client was closed') : new NoMemberAvailableError('every etcd member failed recently; retrying later');
   }
 
   /** The next member whose breaker lets calls through; a member a second past opening gets one trial. */

@@ -39,7 +39,7 @@ export function parseLabelSelector(text: string): LabelSelector {
 export const EVERYTHING_LABELS: LabelSelector = makeSelector([]);
 
 export function labelRequirementMatches(r: LabelRequirement, labels: Readonly<Record<string, string>> | undefined): boolean {
-  const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
+  const has = labels !== undefined && Object.hasOwn(labels, r.key);
   switch (r.operator) {
     case 'in':
     case '=':

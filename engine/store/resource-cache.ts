@@ -4,6 +4,7 @@
 // change undone (each name takes the `previous` of its first event after R), so a continue token
 // keeps serving the snapshot its first page saw.
 
+import { lowerBound } from '../lower-bound.ts';
 import type { CachedObject } from './cached-object.ts';
 import { EventWindow, type CacheEvent } from './event-window.ts';
 import type { ResourceInfo } from './store-types.ts';
@@ -121,15 +122,4 @@ export class ResourceCache {
 /** Key order. Names are ASCII in practice, where UTF-16 order equals the byte order of the keys. */
 export function compareNames(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function lowerBound(sorted: readonly string[], value: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }

@@ -159,8 +159,18 @@ export class ResourceStoreImpl implements ResourceStore {
     const opening = this.core.ready(this.prefix);
     if (opening !== undefined) await opening;
     const key = this.keyFor(name);
+    return this.core.writers.run(key, () => this.updateLoop(key, name, tryUpdate, options), options.signal);
+  }
+
+  /**
+   * kube's GuaranteedUpdate: compute the update from the cached version, write it if that version is
+   * still current, else start over from the version that won. There is no retry count (kube-apiserver
+   * has none since 1.11); the loop ends with a write, an error, or the caller's deadline.
+   */
+  private async updateLoop(key: string, name: string, tryUpdate: TryUpdate, options: WriteOptions): Promise<KubeObject> {
     let fresh = false;
     for (;;) {
+      options.signal?.throwIfAborted();
       const current = this.cache.get(name);
       let next: KubeObject;
       try {
@@ -182,6 +192,7 @@ export class ResourceStoreImpl implements ResourceStore {
       const { stored, hint } = await this.core.prepareWrite(key, name, next);
       // An update that changes nothing writes nothing: no new resourceVersion, no event.
       if (!this.core.isStale(current) && current.codecBytes !== undefined && bytesEqual(hint.codecBytes, current.codecBytes)) return current.object;
+      options.signal?.throwIfAborted();
       const result = await this.core.commit([{ type: 'put', key, value: stored, expectedModRevision: current.modRevision, origin: hint }]);
       if (result.ok) return this.core.writtenObject(hint, result.revision).object;
       // Someone else wrote it first: let the cache catch up with that write, then try again.

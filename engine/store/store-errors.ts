@@ -35,6 +35,11 @@ const CODES = {
   FW_ERR_STORE_NOT_SUPPORTED: { reason: 'MethodNotAllowed', httpCode: 405 },
   FW_ERR_STORE_OPEN_FAILED: { reason: 'InternalError', httpCode: 500 },
   FW_ERR_STORE_WRITES_UNAVAILABLE: { reason: 'ServiceUnavailable', httpCode: 503 },
+  /**
+   * A value over etcd's request limit. kube-apiserver passes etcd's error through as a bare 500;
+   * here it is the client's object that is too big, so 413 with etcd's words.
+   */
+  FW_ERR_STORE_REQUEST_TOO_LARGE: { reason: 'RequestEntityTooLarge', httpCode: 413 },
 } as const;
 
 export type StoreErrorCode = keyof typeof CODES;
@@ -229,4 +234,12 @@ export function invalidResourceVersionError(value: string, outOfRange: boolean):
     'FW_ERR_STORE_INVALID_RESOURCE_VERSION',
     `resourceVersion: Invalid value: ${JSON.stringify(value)}: strconv.ParseUint: parsing ${JSON.stringify(value)}: ${why}`,
   );
+}
+
+/** etcd's text when a request exceeds its `--max-request-bytes`, which kube-apiserver shows as is. */
+export const REQUEST_TOO_LARGE_MESSAGE = 'etcdserver: request is too large';
+
+/** An object whose stored value would exceed the store's request limit (etcd's 1.5 MiB by default). */
+export function requestTooLargeError(): StoreError {
+  return new StoreError('FW_ERR_STORE_REQUEST_TOO_LARGE', REQUEST_TOO_LARGE_MESSAGE);
 }

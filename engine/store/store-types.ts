@@ -79,6 +79,8 @@ export interface Preconditions {
 
 export interface WriteOptions {
   readonly preconditions?: Preconditions;
+  /** The request's deadline or disconnect: an update still retrying (or waiting its turn) stops, unwritten. */
+  readonly signal?: AbortSignal;
 }
 
 /** Computes the new object from the current one; may throw a StoreError (e.g. Conflict) to stop. */
@@ -130,6 +132,11 @@ export interface Store {
   readonly state: StoreState;
   /** While open: the failed write that writes wait to recover from (they are refused; reads go on). */
   readonly writeOutage: StoreError | undefined;
+  /**
+   * A LIST at resourceVersion "" is served from the watch cache once it has caught up with the
+   * backend (kube's ConsistentListFromCache); APF's LIST work estimate depends on it.
+   */
+  readonly servesConsistentListsFromCache: boolean;
   /** Opens the backend, recovers, fills the watch cache. Calls made while opening wait for it. */
   open(): Promise<void>;
   /** Ends every watch and closes the backend. */

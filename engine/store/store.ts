@@ -13,7 +13,8 @@ import type { BackendEvent, BackendSnapshot, CommitOp, CommitResult, StorageBack
 import { adoptWrittenObject, makeCachedObject, type CachedObject } from './cached-object.ts';
 import { CodecError, decodeFrozenObject, encodeObject } from './codec.ts';
 import { ResourceStoreImpl } from './resource-store.ts';
-import { internalError, isStoreError, isStoreErrorCode, notOpenError, storeErrorStatus, type StoreError } from './store-errors.ts';
+import { KeyLock } from './key-lock.ts';
+import { internalError, isStoreError, isStoreErrorCode, notOpenError, requestTooLargeError, storeErrorStatus, type StoreError } from './store-errors.ts';
 import type { ResourceInfo, ResourceStore, Store, StoreDump, StoreState } from './store-types.ts';
 import { identityTransformer, type Transformer } from './transformers/transformer.ts';
 import { isKmsOutage } from './transformers/transform-error.ts';
@@ -44,6 +45,8 @@ export interface StoreOptions {
   readonly metaGroup?: string;
   /** After a failed write, how often to try to take writes again (default 1 s). */
   readonly writeRetryMs?: number;
+  /** The largest write (key plus stored value) the store takes, as etcd's --max-request-bytes (default 1.5 MiB). */
+  readonly maxRequestBytes?: number;
 }
 
 export const STORE_DEFAULTS = {
@@ -53,6 +56,8 @@ export const STORE_DEFAULTS = {
   bookmarkIntervalMs: 60_000,
   waitTimeoutMs: 3_000,
   writeRetryMs: 1_000,
+  // etcd's default --max-request-bytes: kube-apiserver can store nothing larger.
+  maxRequestBytes: 1.5 * 1024 * 1024,
 } as const;
 
 export function createStore(options: StoreOptions): Store {
@@ -77,12 +82,17 @@ export function resourcePrefix(resource: Pick<ResourceInfo, 'group' | 'resource'
 }
 
 export class StoreCore implements Store {
+  /** `waitFresh` reads the backend's revision and serves from the cache once it is there. */
+  readonly servesConsistentListsFromCache = true;
   readonly backend: StorageBackend;
   readonly clock: Clock;
   readonly transformers: TransformerHolder;
   readonly cache: WatchCache;
   readonly watcherBufferSize: number;
   readonly metaGroup: string | undefined;
+  private readonly maxRequestBytes: number;
+  /** Read-modify-writes of one key take turns (key-lock.ts). */
+  readonly writers = new KeyLock();
   private currentState: StoreState = 'new';
   private opening: Promise<void> | undefined;
   private failure: StoreError | undefined;
@@ -111,6 +121,7 @@ export class StoreCore implements Store {
     this.watcherBufferSize = options.watcherBufferSize ?? STORE_DEFAULTS.watcherBufferSize;
     this.metaGroup = options.metaGroup;
     this.writeRetryMs = options.writeRetryMs ?? STORE_DEFAULTS.writeRetryMs;
+    this.maxRequestBytes = options.maxRequestBytes ?? STORE_DEFAULTS.maxRequestBytes;
     this.cache = new WatchCache(options.clock, {
       windowCapacity: options.windowCapacity ?? STORE_DEFAULTS.windowCapacity,
       windowMaxAgeMs: options.windowMaxAgeMs ?? STORE_DEFAULTS.windowMaxAgeMs,
@@ -229,6 +240,8 @@ export class StoreCore implements Store {
   /** Codec + transformer for one write; remembers the result so the feed need not decode it again. */
   async prepareWrite(key: string, name: string, object: KubeObject): Promise<{ stored: Uint8Array; hint: WriteHint }> {
     const codecBytes = encodeObject(object);
+    // Transformers only add bytes, so a value already too large is refused before encrypting it.
+    this.checkRequestSize(key, codecBytes);
     const generation = this.noticeSwap();
     let stored: Uint8Array;
     try {
@@ -236,7 +249,13 @@ export class StoreCore implements Store {
     } catch (error) {
       throw internalError('FW_ERR_STORE_TRANSFORM_FAILED', `transforming ${key} for storage failed: ${(error as Error).message}`, error);
     }
+    this.checkRequestSize(key, stored);
     return { stored, hint: { key, name, object, codecBytes, generation, cached: undefined } };
+  }
+
+  /** etcd refuses a request over its limit whatever the backend; so does every backend here. */
+  private checkRequestSize(key: string, value: Uint8Array): void {
+    if (Buffer.byteLength(key) + value.byteLength > this.maxRequestBytes) throw requestTooLargeError();
   }
 
   commit(ops: readonly CommitOp[]): Promise<CommitResult> {

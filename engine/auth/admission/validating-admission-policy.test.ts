@@ -125,4 +125,27 @@ test('manifest problems name the file and the field', async () => {
   rmSync(dir, { recursive: true });
 });
 
+test('CEL and selectors see label keys named after prototype members as ordinary keys', async () => {
+  const policy = POLICY.replace('name: exempt-guard.static.k8s.io\n', 'name: proto-guard.static.k8s.io\n')
+    .replace(/  variables:[\s\S]*?(?=---)/, `  validations:
+  - expression: "!('constructor' in object.metadata.labels) && !has(object.metadata.labels.__proto__)"
+    message: no constructor label
+`)
+    .replace('policyName: exempt-guard.static.k8s.io', 'policyName: proto-guard.static.k8s.io')
+    .replace('  validationActions: [Deny]', '  validationActions: [Deny]\n  matchResources:\n    objectSelector:\n      matchLabels: {toString: "yes"}');
+  const loaded = await loadPolicyManifests(manifestsDir({ 'proto.yaml': policy }));
+  assert.equal(loaded.errors, []);
+  const plugin = createValidatingAdmissionPolicy(loaded.policies, loaded.bindings);
+  const labelled = (labels: Record<string, string>) => {
+    const object = flowSchema('labelled', 'global-default', 1000);
+    (object.metadata as Record<string, unknown>).labels = labels;
+    return create(object);
+  };
+  // Not selected: the object has no own toString label (Object.prototype's does not count).
+  assert.ok(plugin.validate(labelled({})).allowed);
+  assert.ok(plugin.validate(labelled({ toString: 'yes' })).allowed, 'selected, and no constructor label');
+  assert.not.ok(plugin.validate(labelled({ toString: 'yes', constructor: 'x' })).allowed);
+  assert.is(({} as Record<string, unknown>)['polluted'], undefined);
+});
+
 test.run();

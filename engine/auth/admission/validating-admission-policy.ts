@@ -11,6 +11,7 @@ import { admitted } from './admission.ts';
 import { celErrorText } from '../cel-environment.ts';
 import type { CompiledPolicy, CompiledValidation } from './policy-compile.ts';
 import type { LabelSelector, MatchResources, RuleWithOperations, ValidatingAdmissionPolicyBinding } from './policy-types.ts';
+import { ownValue } from '../../own-property.ts';
 
 export const VALIDATING_ADMISSION_POLICY_PLUGIN = 'ValidatingAdmissionPolicy';
 const MAX_MESSAGE_LENGTH = 5000;
@@ -128,7 +129,8 @@ export function toCel(value: unknown): unknown {
 // Matching
 
 export function matchesResources(match: MatchResources, attributes: AdmissionAttributes): boolean {
-  if (!match.resourceRules.some((rule) => ruleMatches(rule, attributes))) return false;
+  // A binding's matchResources without resourceRules narrows nothing by resource (kube's matcher).
+  if (match.resourceRules.length > 0 && !match.resourceRules.some((rule) => ruleMatches(rule, attributes))) return false;
   if (match.excludeResourceRules.some((rule) => ruleMatches(rule, attributes))) return false;
   if (match.objectSelector !== undefined) {
     const labelsOf = (object?: Record<string, unknown>) => ((object?.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {});
@@ -157,7 +159,7 @@ function resourceMatches(pattern: string, resource: string, subresource: string)
 }
 
 function selectorMatches(selector: LabelSelector, labels: Record<string, string>): boolean {
-  for (const [key, value] of Object.entries(selector.matchLabels)) if (labels[key] !== value) return false;
+  for (const [key, value] of Object.entries(selector.matchLabels)) if (ownValue(labels, key) !== value) return false;
   return selector.matchExpressions.every(({ key, operator, values }) => {
     const present = Object.hasOwn(labels, key);
     switch (operator) {

@@ -5,7 +5,12 @@ import * as assert from 'uvu/assert';
 import type { Test } from 'uvu';
 import type { KubeObject } from '../../resources/types.ts';
 import { storeErrorStatus } from '../store-errors.ts';
-import { plc, rejects, rvOf, withStore, type SuiteHarness } from './suite-kit.ts';
+import { plc, rejects, rvOf, settle, withStore, type SuiteHarness } from './suite-kit.ts';
+
+const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(
+  () => assert.unreachable('expected a rejection'),
+  (error: unknown) => error,
+);
 
 const QR = 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io';
 
@@ -130,19 +135,58 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
       assert.is(rvOf(ok), rvOf(v1) + 1);
     }));
 
-  test('guaranteedUpdate retries over concurrent changes so no update is lost', () =>
+  test('concurrent guaranteedUpdates of one object take turns: no update is lost and each is computed once', () =>
     withStore(harness, {}, async ({ plcs }) => {
       await plcs.create(plc('counter', undefined, { count: 0 }));
+      let computed = 0;
       const bump = () =>
-        plcs.guaranteedUpdate('counter', (current) => ({ ...current, spec: { count: (current.spec as { count: number }).count + 1 } }));
+        plcs.guaranteedUpdate('counter', (current) => {
+          computed++;
+          return { ...current, spec: { count: (current.spec as { count: number }).count + 1 } };
+        });
       await Promise.all(Array.from({ length: 12 }, bump));
       assert.equal((await plcs.get('counter')).spec, { count: 12 });
+      // Racing optimistically, the 12 would compute 78 updates (12 + 11 + ... + 1) between them.
+      assert.is(computed, 12);
       await rejects(plcs.guaranteedUpdate('nosuch', (c) => c), 'FW_ERR_STORE_NOT_FOUND');
       await rejects(
         plcs.guaranteedUpdate('counter', (c) => ({ ...c, metadata: { ...c.metadata, name: 'other' } })),
         'FW_ERR_STORE_BAD_NAME',
         'the name of the object (other) does not match the name on the URL (counter)',
       );
+    }));
+
+  test('a write over the request limit is refused as etcd refuses it, and nothing is written', () =>
+    withStore(harness, { maxRequestBytes: 4096 }, async ({ plcs, store }) => {
+      const big = 'x'.repeat(4096);
+      await rejects(plcs.create(plc('large', { big })), 'FW_ERR_STORE_REQUEST_TOO_LARGE', 'etcdserver: request is too large');
+      await rejects(plcs.get('large'), 'FW_ERR_STORE_NOT_FOUND');
+      const small = await plcs.create(plc('small'));
+      const revision = store.revision();
+      await rejects(plcs.guaranteedUpdate('small', (current) => ({ ...current, metadata: { ...current.metadata, labels: { big } } })), 'FW_ERR_STORE_REQUEST_TOO_LARGE');
+      assert.equal(await plcs.get('small'), small);
+      assert.is(store.revision(), revision);
+    }));
+
+  test('an update whose signal has aborted is not written, nor is one waiting its turn', () =>
+    withStore(harness, {}, async ({ plcs, store }) => {
+      const v1 = await plcs.create(plc('alpha'));
+      const aborted = AbortSignal.abort();
+      assert.is(await failureOf(plcs.guaranteedUpdate('alpha', (c) => ({ ...c, spec: { type: 'Exempt' } }), { signal: aborted })), aborted.reason);
+      let release!: () => void;
+      const holding = plcs.guaranteedUpdate('alpha', async (c) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return c;
+      });
+      const controller = new AbortController();
+      const waiting = plcs.guaranteedUpdate('alpha', (c) => ({ ...c, spec: { type: 'Exempt' } }), { signal: controller.signal });
+      await settle();
+      controller.abort();
+      assert.is(await failureOf(waiting), controller.signal.reason);
+      release();
+      await holding;
+      assert.equal(await plcs.get('alpha'), v1);
+      assert.is(store.revision(), rvOf(v1));
     }));
 
   test('delete returns the last state at the deletion resourceVersion; then the object is gone', () =>
