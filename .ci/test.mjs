@@ -1,13 +1,48 @@
 #!/usr/bin/env node
 // The README's test command (`npm test`): type-check, then every colocated `*.test.ts` under uvu,
 // ending with the one line CI reads: `N passed, N failed`.
-// `npm test -- engine/store` narrows the run to paths matching the given fragments.
+// `npm test -- engine/store` narrows the run to test files whose path contains one of the given
+// fragments; a filter that matches no file is a failure, not an empty success.
+// Lanes: `--lane=e2e` is api/e2e/ (server processes, kubectl), `--lane=unit` everything else
+// (`npm run test:e2e`, `npm run test:unit`).
 import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const fragments = process.argv.slice(2);
+const args = process.argv.slice(2);
+const lane = args.find((a) => a.startsWith('--lane='))?.slice('--lane='.length);
+const fragments = args.filter((a) => !a.startsWith('--lane='));
+const TOP_DIRS = ['engine', 'api', 'workers', 'sim', 'properties', 'bench'];
+const LANES = {
+  unit: (path) => !path.startsWith('api/e2e/'),
+  e2e: (path) => path.startsWith('api/e2e/'),
+};
+if (lane !== undefined && !(lane in LANES)) {
+  console.log(`unknown --lane=${lane}: use ${Object.keys(LANES).map((l) => `--lane=${l}`).join(' or ')}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+function* testFiles(dir) {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'data' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* testFiles(path);
+    else if (name.endsWith('.test.ts')) yield relative(root, path).split(sep).join('/');
+  }
+}
+
+const selected = TOP_DIRS.flatMap((top) => [...testFiles(join(root, top))])
+  .filter((path) => lane === undefined || LANES[lane](path))
+  .filter((path) => fragments.length === 0 || fragments.some((fragment) => path.includes(fragment.split('\\').join('/'))))
+  .sort();
+if (selected.length === 0) {
+  console.log(`no test file matches ${[lane && `--lane=${lane}`, ...fragments].filter(Boolean).join(' ')}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
 
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', root], {
   cwd: root,
@@ -19,9 +54,9 @@ if (tsc.status !== 0) {
   process.exit(1);
 }
 
+// uvu takes one pattern: the selected files' paths, exactly (either separator).
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const scope = fragments.length > 0 ? `(${fragments.map(escape).join('|')})` : '';
-const pattern = `^(engine|api|workers|sim|properties|bench)[\\\\/].*${scope}.*\\.test\\.ts$`;
+const pattern = `^(${selected.map((path) => escape(path).split('/').join('[\\\\/]')).join('|')})$`;
 
 const child = spawn(
   process.execPath,

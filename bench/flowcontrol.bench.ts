@@ -1,5 +1,5 @@
 // Flow-control hot path: the cost of admit + finish per request through the real controller, and
-// the design question of issue 6: could each request be an xstate event instead of a direct call
+// a design question: could each request be an xstate event instead of a direct call
 // on the level's queue set? Both paths run in this process, on a virtual clock, same requests.
 //
 //   node --import tsx bench/flowcontrol.bench.ts

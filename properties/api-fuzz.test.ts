@@ -1,4 +1,4 @@
-// The API server under random input (issue 9, item 5), in-process over loopback HTTP with the
+// The API server under random input, in-process over loopback HTTP with the
 // memory store, APF on. Properties:
 // - any request (support/api-requests.ts: methods, paths, query strings, headers, bodies and
 //   patches, valid and not) gets no 5xx, and every error is a Status with a reason (APF's 429 is

@@ -1,4 +1,4 @@
-// Issue 6 (done-when) and issue 9, part 3: fairness of one queue set among continuously
+// Fairness of one queue set among continuously
 // backlogged flows, on a virtual clock, against an independent max-min fair oracle, within a
 // margin derived from KEP-1040's own bound (or Kubernetes' own margin where the KEP bound does not
 // apply). Every scenario also runs against a no-restraint queue set, which the same check must

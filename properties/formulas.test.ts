@@ -1,4 +1,4 @@
-// Issue 9, part 1: the concurrency formulas (apf-semantics 0, 8.1, 8.3, 8.4) as properties over
+// The concurrency formulas (apf-semantics 0, 8.1, 8.3, 8.4) as properties over
 // random configurations: nominal limits add up to ServerCL plus at most the ceil slack, lending
 // never exceeds the nominal limit, more shares never mean fewer seats, the borrowing allocation
 // keeps every level within [MinCL, MaxCL] and sums as the reference says, the solver agrees with

@@ -1,4 +1,4 @@
-// Issue 9, part 3: the queue set's invariants under random workloads on a virtual clock. Each
+// The queue set's invariants under random workloads on a virtual clock. Each
 // run plays a random scenario (support/queue-set-scenario.ts) through the instrumented harness
 // (support/queue-set-harness.ts), which checks after every event: work conservation, the
 // queue-length rule, exempt requests never waiting, FIFO within a queue, every request ending

@@ -1,4 +1,4 @@
-// Issue 9, part 2: shuffle sharding. Hands are distinct, in range, deterministic per flow and
+// Shuffle sharding. Hands are distinct, in range, deterministic per flow and
 // equal to KEP-1040's own definition (support/reference-deal.ts); the queue a flow's request
 // lands on is uniform across random flows (a chi-square bound at a one-in-a-million tail), and a
 // dealer that loses hash bits to float conversion must fail that same bound.

@@ -1,4 +1,4 @@
-// The simulator's determinism (issue 9, item 7), on small random scenarios (support/
+// The simulator's determinism, on small random scenarios (support/
 // sim-scenarios.ts) and seeds:
 // - one scenario and seed give a byte-identical report.json on every run;
 // - each flow's arrivals are its own: removing another flow, or reordering the flows, leaves a

@@ -1,4 +1,4 @@
-// The store against a model (issue 9, item 4): random sequences of create / update /
+// The store against a model: random sequences of create / update /
 // guaranteedUpdate / delete (with preconditions, stale resourceVersions and bad names), reads
 // (get at "", "0" and N; full paged lists; lists paged across later writes; Exact lists at any
 // past revision; watches from any revision), informers (list + watch, and watch with

@@ -1,4 +1,4 @@
-// End to end, API Priority and Fairness on a running `fairway serve` (issue 6):
+// End to end, API Priority and Fairness on a running `fairway serve`:
 // - at the default configuration (--max-requests-inflight 400 + --max-mutating-requests-inflight
 //   200 = ServerCL 600), /metrics reports the concurrency limits of apf-semantics 11.2;
 // - one user flooding a small Reject level with slow LISTs gets 429 with Retry-After, while

@@ -1,4 +1,4 @@
-// Reliability 3 (issue 11), bad input against a running `fairway serve`: the corpus
+// Reliability 3 (docs/reliability.md), bad input against a running `fairway serve`: the corpus
 // (api/testing/bad-input-corpus.ts, each case with kube-apiserver's answer) plus generated cases
 // from a seeded generator (mutated and truncated objects as JSON and YAML under every
 // fieldValidation mode, mutated patches of each type, random query values, random names). Every

@@ -1,4 +1,4 @@
-// Reliability 5 (issue 11), configuration faults with a running `fairway serve`:
+// Reliability 5 (docs/reliability.md), configuration faults with a running `fairway serve`:
 // - an invalid or unreadable file given at startup stops the server at once (exit 1), and the
 //   message names the file and, for a content error, the field;
 // - an invalid edit of --authorization-config under automatic reload is refused and the last good

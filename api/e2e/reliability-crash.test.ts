@@ -1,4 +1,4 @@
-// Reliability 2 (issue 11), crash durability through the API: `fairway serve` on LevelDB takes
+// Reliability 2 (docs/reliability.md), crash durability through the API: `fairway serve` on LevelDB takes
 // creates, merge patches and deletes of FlowSchemas from four writers while a watch follows the
 // collection; the server is SIGKILLed at random moments (seeded: after a random number of
 // acknowledged writes plus a random delay) and restarted on the same data directory. After every

@@ -1,4 +1,4 @@
-// Reliability 4 (issue 11), limits on a running `fairway serve` (--request-timeout=1s,
+// Reliability 4 (docs/reliability.md), limits on a running `fairway serve` (--request-timeout=1s,
 // --max-watches-per-user=3): the 3 MiB body cap and kube's 1 MiB header cap; the per-user watch
 // cap; --request-timeout, also against a client that stalls in the middle of its body; a watch
 // whose client stops reading is cut off while a watch on the same resource sees every event; and

@@ -1,4 +1,4 @@
-// Reliability 1 (issue 11), overload isolation on a running `fairway serve`: one user floods a
+// Reliability 1 (docs/reliability.md), overload isolation on a running `fairway serve`: one user floods a
 // Reject level of capacity one LIST with ten closed-loop clients (10×) that read each admitted
 // 10 MB LIST slowly and retry a 429 at once. Before, during and after the flood, a
 // system:masters client (exempt) and a client of another level send small requests back to back.
