@@ -10,7 +10,7 @@
 // first; medians over the rounds are printed (the machine is shared, so single rounds are noisy).
 // Two ratios: throughput (req/s) and capacity (server CPU time per request, read from /proc, bare
 // over Fairway: the share of the bare server's throughput a CPU-bound Fairway would keep).
-// Goals (issue 19): GET throughput ≥ 0.70× bare, GET p99 ≤ 2× bare. BENCH_QUICK=1 for a smoke run.
+// Goals: GET throughput ≥ 0.70× bare, GET p99 ≤ 2× bare. BENCH_QUICK=1 for a smoke run.
 // Ends with one JSON line (`{"bench":"api",...}`) holding every figure.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';

@@ -8,7 +8,7 @@
 //   node --import tsx bench/isolation.bench.ts [--objects=3000] [--seconds=8] [--rounds=3] [--flood=12]
 //   BENCH_QUICK=1 …   (one short round)
 //
-// Goals (issue 19): with the default pool, each user's GET p99 during the flood ≤ 3× its quiet p99
+// Goals: with the default pool, each user's GET p99 during the flood ≤ 3× its quiet p99
 // in the same run, and the flood's LIST throughput ≥ 0.8× the inline server's. Prints a table, then
 // one JSON line (`{"bench":"isolation",...}`).
 import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
