@@ -14,13 +14,12 @@
 // digests per second during the measured burst (from fairway_flowcontrol_config_digests_total),
 // and the server CPU in the seconds after the client stopped (the work left over).
 // The figures are noisy on a shared machine; the JSON line at the end holds every figure.
-import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServerProcess, type ServerProcess } from '../api/testing/server-process.ts';
-import { table } from './fixtures.ts';
+import { processCpuSeconds as cpuSeconds, table } from './fixtures.ts';
+import { spawnWrk } from './wrk.ts';
 
 const arg = (name: string, fallback: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -30,14 +29,6 @@ const BACKEND = arg('backend', 'leveldb') as 'leveldb' | 'memory';
 const PROFILE = arg('profile', '');
 const TAIL_MS = 5_000;
 const GROUP = '/apis/flowcontrol.apiserver.k8s.io/v1';
-
-const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
 
 // wrk creates objects named <kind>-<n> and exits as soon as the last response is in (a wrk run
 // otherwise lasts its whole -d duration), printing how many failed; the bench times the process.
@@ -87,26 +78,13 @@ async function wrkPhase(server: ServerProcess, scriptPath: string, kind: 'levels
   const path = `${GROUP}/${kind === 'levels' ? 'prioritylevelconfigurations' : 'flowschemas'}`;
   const cpuBefore = cpuSeconds(server.pid);
   const started = process.hrtime.bigint();
-  // Not spawnSync: this process's keep-alive sockets must see the server close them meanwhile.
-  const run = await runWrk(['-t', '1', '-c', String(CONNECTIONS), '-d', '600s', '--timeout', '30s', '-s', scriptPath, '-H', `Authorization: Bearer ${server.token}`, `${server.url}${path}`, '--', kind, String(count)]);
+  const run = await spawnWrk(['-t', '1', '-c', String(CONNECTIONS), '-d', '600s', '--timeout', '30s', '-s', scriptPath, '-H', `Authorization: Bearer ${server.token}`, `${server.url}${path}`, '--', kind, String(count)]);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = cpuSeconds(server.pid) - cpuBefore;
   const line = /WRK (\d+) (\d+)/.exec(run.stdout);
   if (run.status !== 0 || line === null) throw new Error(`wrk failed (${run.status}): ${run.stdout}\n${run.stderr}`);
   const objects = Number(line[1]) - Number(line[2]);
   return { objects, seconds, failures: Number(line[2]), cpuUsPerObject: (cpu * 1e6) / objects };
-}
-
-function runWrk(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
 }
 
 async function digests(server: ServerProcess): Promise<number> {

@@ -49,6 +49,18 @@ export function runWrk(options: WrkOptions): Promise<WrkResult> {
   if (options.token !== undefined) args.push('-H', `Authorization: Bearer ${options.token}`);
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   args.push(options.url);
+  return spawnWrk(args).then(({ status, stdout, stderr }) => {
+    const line = stdout.split('\n').find((l) => l.startsWith('{'));
+    if (status !== 0 || line === undefined) throw new Error(`wrk exited with ${status}: ${stderr}${stdout}`);
+    return JSON.parse(line) as WrkResult;
+  });
+}
+
+/**
+ * wrk with these arguments, its output collected. Not spawnSync: the calling process's own
+ * keep-alive sockets must see the server meanwhile.
+ */
+export function spawnWrk(args: readonly string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -56,10 +68,6 @@ export function runWrk(options: WrkOptions): Promise<WrkResult> {
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     child.once('error', reject);
-    child.once('exit', (code) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      if (code !== 0 || line === undefined) reject(new Error(`wrk exited with ${code}: ${stderr}${stdout}`));
-      else resolve(JSON.parse(line) as WrkResult);
-    });
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
   });
 }

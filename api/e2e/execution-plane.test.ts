@@ -117,6 +117,22 @@ test('LISTs and GETs served through the pool are byte-identical to the inline on
   assert.match(poolMetrics.text, /^fairway_event_loop_delay_max_seconds \d/m);
 });
 
+/** Polls `check` until it holds; fails naming `what` instead of hanging when it never does. */
+async function until(check: () => Promise<boolean>, what: string, limitMs = 60_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) assert.unreachable(`${what}: not within ${limitMs / 1000} s`);
+    await sleep(20);
+  }
+}
+
+/** Whether the FlowSchema carries the Dangling condition `False` (its level was found). */
+async function digested(server: ServerProcess, schema: string): Promise<boolean> {
+  const answer = await get(server, `${FS}/${schema}`, JSON_TYPE);
+  const conditions = (JSON.parse(answer.text) as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
+  return conditions.some((condition) => condition.type === 'Dangling' && condition.status === 'False');
+}
+
 /** The ExecutingRequests column of a level in dump_priority_levels. */
 async function executing(server: ServerProcess, level: string): Promise<number> {
   const dump = (await get(server, '/debug/api_priority_and_fairness/dump_priority_levels', 'text/plain')).text.split('\n');
@@ -144,14 +160,17 @@ test('a LIST built on the pool keeps its seat until its body is on the socket: t
       const created = await timedRequest(endpoint(server), path, { method: 'POST', token: server.token, body: JSON.stringify(body) });
       assert.is(created.status, 201, created.text);
     }
-    // Wait until the server's configuration has the level (its row appears in the dump).
-    while (Number.isNaN(await executing(server, 'e2e-one-seat'))) await sleep(50);
+    // Wait until the server's configuration has the level (its row appears in the dump) and the
+    // schema: the controller digests changes in batches, and the Dangling condition is written
+    // after the digest that holds the schema and its level.
+    await until(async () => !Number.isNaN(await executing(server, 'e2e-one-seat')), 'the level is in the configuration');
+    await until(() => digested(server, 'e2e-one-seat'), 'the schema is in the configuration');
 
     // A Table of every object with the objects in it: rendered on the pool, then read slowly.
     const held = timedRequest(endpoint(server), `${FS}?includeObject=Object`, { token: SLOW_TOKEN, headers: { Accept: TABLE }, holdMs: 4_000, discardBody: true, timeoutMs: 120_000 });
-    while ((await executing(server, 'e2e-one-seat')) !== 1) await sleep(20);
+    await until(async () => (await executing(server, 'e2e-one-seat')) === 1, 'the slow LIST holds the level\'s seat');
     // The render has finished on the pool; the body sits unread; the seat is still taken.
-    while ((sampleValue((await get(server, '/metrics', 'text/plain')).text, 'fairway_execution_stages_total', { stage: 'render-table', executor: 'pool', outcome: 'ok' }) ?? 0) < 1) await sleep(20);
+    await until(async () => (sampleValue((await get(server, '/metrics', 'text/plain')).text, 'fairway_execution_stages_total', { stage: 'render-table', executor: 'pool', outcome: 'ok' }) ?? 0) >= 1, 'the Table was rendered on the pool');
     const next = await timedRequest(endpoint(server), FS, { token: SLOW_TOKEN, discardBody: true });
     assert.is(next.status, 429, 'the level\'s one seat is still held');
     assert.is(await executing(server, 'e2e-one-seat'), 1);
@@ -159,7 +178,7 @@ test('a LIST built on the pool keeps its seat until its body is on the socket: t
     const first = await held;
     assert.is(first.status, 200);
     assert.ok(first.bytes > 8_000_000, `${first.bytes} bytes`);
-    while ((await executing(server, 'e2e-one-seat')) !== 0) await sleep(20);
+    await until(async () => (await executing(server, 'e2e-one-seat')) === 0, 'the seat is released');
     const after = await timedRequest(endpoint(server), FS, { token: SLOW_TOKEN, discardBody: true });
     assert.is(after.status, 200, 'the seat is free once the body was written');
   } finally {
