@@ -91,7 +91,7 @@ function structSchema(table: StructTable, extra: Schema = {}): Schema {
 }
 
 /** The component schemas of `kinds` and every struct they nest in `prefix` (other packages' structs are theirs to list). */
-export function kindSchemas(kinds: readonly KindTable[], prefix: string, group: string, version: string): Record<string, Schema> {
+function kindSchemas(kinds: readonly KindTable[], prefix: string, group: string, version: string): Record<string, Schema> {
   const gvk = (kind: string) => ({ 'x-kubernetes-group-version-kind': [{ group, version, kind }] });
   const out: Record<string, Schema> = {};
   for (const table of reachableStructs(kinds.map((k) => k.struct))) if (table.name.startsWith(prefix)) out[table.name] = structSchema(table);
