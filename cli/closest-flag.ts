@@ -1,8 +1,10 @@
 // The flag a mistyped name most likely meant, for "unknown flag: --secure-prot; did you mean
-// --secure-port?": the nearest name by edit distance when it is near enough to be a typo, else the
-// one name that has the given words in it (`--port` → `--secure-port`).
+// --secure-port?": the one name that has the given words in it (`--port` → `--secure-port`), else
+// the nearest name by edit distance when it is near enough to be a typo.
 
 export function closestFlag(unknown: string, names: readonly string[]): string | undefined {
+  const containing = names.filter((name) => `-${name}-`.includes(`-${unknown}-`));
+  if (containing.length === 1) return containing[0];
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const name of names) {
@@ -13,9 +15,7 @@ export function closestFlag(unknown: string, names: readonly string[]): string |
     }
   }
   // One or two letters are too short to tell a typo from another word.
-  if (best !== undefined && unknown.length >= 3 && bestDistance <= Math.max(2, Math.floor(unknown.length / 4))) return best;
-  const containing = names.filter((name) => `-${name}-`.includes(`-${unknown}-`));
-  return containing.length === 1 ? containing[0] : undefined;
+  return best !== undefined && unknown.length >= 3 && bestDistance <= Math.max(2, Math.floor(unknown.length / 4)) ? best : undefined;
 }
 
 /** Levenshtein distance, one row at a time. */

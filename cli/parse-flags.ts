@@ -47,12 +47,12 @@ export function parseFlags<T extends FlagTable>(spec: CommandSpec<T>, argv: read
       positionals.push(token.value);
       continue;
     }
-    if (error !== undefined) continue;
-    const raw = argv[token.index]!;
     if (token.name === 'help') {
       help = true;
       continue;
     }
+    if (error !== undefined) continue;
+    const raw = argv[token.index]!;
     if (token.rawName.startsWith('---') || token.name === '' || token.name.startsWith('=')) {
       error = `bad flag syntax: ${raw}; flags are written --name=value or --name value`;
       continue;
