@@ -39,7 +39,7 @@ const THREAD_ENTRIES = [
   { entry: 'sim/sweep/worker.mjs', task: 'sim/sweep/task.ts', exportName: 'runSweepTask', out: 'thread-sweep-task' },
 ];
 /** The folders of the product's sources. */
-const SOURCE_DIRS = ['engine', 'api', 'workers', 'sim'];
+const SOURCE_DIRS = ['cli', 'engine', 'api', 'workers', 'sim'];
 /** Non-code files that the code reads relative to its own location: copied to the same place under dist/. */
 const isCopied = (path) => path.endsWith('.proto');
 /** Inputs besides the sources: the build's own rules and the bundled packages' versions. */

@@ -14,7 +14,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const lane = args.find((a) => a.startsWith('--lane='))?.slice('--lane='.length);
 const fragments = args.filter((a) => !a.startsWith('--lane='));
-const TOP_DIRS = ['engine', 'api', 'workers', 'sim', 'properties', 'bench'];
+const TOP_DIRS = ['cli', 'engine', 'api', 'workers', 'sim', 'properties', 'bench'];
 const LANES = {
   unit: (path) => !path.startsWith('api/e2e/'),
   e2e: (path) => path.startsWith('api/e2e/'),

@@ -5,7 +5,8 @@
 // the umask, at any time (compactions), so the server runs under umask 077 from here on. A
 // directory that already exists keeps its mode, as the operator chose it; one others can enter or
 // read gets a warning.
-import { chmod, mkdir, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, chmod, mkdir, stat } from 'node:fs/promises';
 import type { Logger } from './log.ts';
 
 export const PRIVATE_DIR_MODE = 0o700;
@@ -24,19 +25,41 @@ export function useOwnerOnlyUmask(): void {
 /** Creates `dataDir` (0700) or checks an existing one; sets the process umask to 077. */
 export async function preparePrivateDataDir(dataDir: string, logger: Logger): Promise<void> {
   useOwnerOnlyUmask();
+  const flag = `--data-dir ${JSON.stringify(dataDir)}`;
   let mode: number;
   try {
-    mode = (await stat(dataDir)).mode;
+    const info = await stat(dataDir);
+    if (!info.isDirectory()) throw new Error(`${flag} is not a directory; give a directory (it is created when missing)`);
+    mode = info.mode;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') throw new Error(`${flag}: a part of the path is a file, not a directory; give a directory`);
+    if (code === 'EACCES') throw new Error(`${flag} cannot be reached by this user (permission denied on a directory above it); give a directory this user can write`);
+    if (code !== 'ENOENT') throw error;
+    try {
+      await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+    } catch (mkdirError) {
+      throw new Error(`${flag} could not be created (${reason(mkdirError)}); give a directory this user can create or write, or create it first`);
+    }
     await chmod(dataDir, PRIVATE_DIR_MODE);
     return;
   }
+  try {
+    await access(dataDir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    throw new Error(`${flag} is not writable by this user (${reason(error)}); the server writes its store, certificates and credentials there: give a writable directory or change its owner or mode`);
+  }
   if ((mode & 0o077) !== 0) {
     logger.warning(
-      `--data-dir ${JSON.stringify(dataDir)} has mode ${formatMode(mode)}: other users can reach the store and the admin credentials in it; ` +
+      `${flag} has mode ${formatMode(mode)}: other users can reach the store and the admin credentials in it; ` +
         `the recommended mode is ${formatMode(PRIVATE_DIR_MODE)} (chmod ${formatMode(PRIVATE_DIR_MODE).slice(1)} ${dataDir})`,
     );
   }
+}
+
+const REASONS: Readonly<Record<string, string>> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOTDIR: 'a part of the path is a file', ENOSPC: 'no space left' };
+
+function reason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  return (code !== undefined && Object.hasOwn(REASONS, code) ? REASONS[code] : undefined) ?? (error as Error).message;
 }

@@ -17,8 +17,8 @@ import type { Store } from '../engine/store/store-types.ts';
 import type { StorageBackend } from '../engine/store/backend.ts';
 import { createMemoryBackend } from '../engine/store/memory-backend.ts';
 import { createLevelDbBackend } from '../engine/store/leveldb-backend.ts';
-import type { Command } from './cli/main.ts';
-import { parseServeFlags, type ServeOptions } from './flags.ts';
+import { parseCommandLine, processOutput, type Command } from '../cli/command.ts';
+import { SERVE_COMMAND, serveOptions, type ServeOptions } from './flags.ts';
 import { createLogger, type Logger } from './log.ts';
 import { checkClientCaBundle, checkServingPair, ensureServingCertificates } from './tls.ts';
 import { writeAdminKubeconfig } from './kubeconfig.ts';
@@ -40,19 +40,13 @@ export const ADMIN_USER: UserInfo = { name: 'admin', uid: 'admin', groups: ['sys
 const DRAIN_TIMEOUT_MS = 10_000;
 
 export const serveCommand: Command = {
+  spec: SERVE_COMMAND,
   run: async (args) => {
-    const parsed = parseServeFlags(args);
-    if (parsed.kind === 'help') {
-      process.stdout.write(parsed.text);
-      return 0;
-    }
-    if (parsed.kind === 'error') {
-      process.stderr.write(`Error: ${parsed.message}\n`);
-      return parsed.exitCode;
-    }
+    const parsed = parseCommandLine(SERVE_COMMAND, args, processOutput);
+    if ('exitCode' in parsed) return parsed.exitCode;
     const logger = createLogger('serve.ts');
     try {
-      return await serve(parsed.options, logger);
+      return await serve(serveOptions(parsed.values), logger);
     } catch (error) {
       logger.error(error instanceof Error ? error.message : String(error));
       return 1;
@@ -105,6 +99,21 @@ async function openStore(options: ServeOptions, encryption: EncryptionAtRest | u
         ? await etcdBackend(options)
         : createLevelDbBackend({ location: join(options.dataDir, 'store'), recoveryHint: recoveryHint(options.dataDir) });
   return createStore({ backend, clock: realClock(), ...(encryption !== undefined ? { transformer: encryption.holder } : {}) });
+}
+
+/** Why the server could not listen, naming the flag that would fix it. */
+export function listenProblem(error: unknown, bindAddress: string, port: number): string {
+  const where = `${isIP(bindAddress) === 6 ? `[${bindAddress}]` : bindAddress}:${port}`;
+  switch ((error as NodeJS.ErrnoException).code) {
+    case 'EADDRINUSE':
+      return `--secure-port ${port}: ${where} is already in use by another process (another server, or a fairway serve still running); stop it or choose a free port with --secure-port`;
+    case 'EACCES':
+      return `--secure-port ${port}: permission denied to listen on ${where}; ports below 1024 need privileges: choose a port from 1024 up with --secure-port`;
+    case 'EADDRNOTAVAIL':
+      return `--bind-address ${bindAddress} is not an address of this machine; give one of its addresses with --bind-address (127.0.0.1 for this machine only, 0.0.0.0 for every interface)`;
+    default:
+      return `failed to listen on ${where} (--bind-address, --secure-port): ${(error as Error).message}`;
+  }
 }
 
 /** The URL clients use: the bind address, or loopback when bound to every address. */
@@ -222,7 +231,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     await plane.close();
     await store.close();
     encryption?.stop();
-    throw new Error(`failed to listen on ${options.bindAddress}:${options.securePort}: ${(error as Error).message}`);
+    throw new Error(listenProblem(error, options.bindAddress, options.securePort));
   }
   url = serverUrl(options.bindAddress, options.securePort);
   logger.info(`Serving securely on ${options.bindAddress}:${options.securePort}`);

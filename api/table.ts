@@ -4,7 +4,10 @@
 import type { FlowSchema, FlowcontrolObject, ListMeta, ObjectMeta, PriorityLevelConfiguration, Status } from '../engine/resources/types.ts';
 import { FLOW_SCHEMA_CONDITION_DANGLING, FLOW_SCHEMA_KIND, PRIORITY_LEVEL_KIND } from '../engine/resources/types.ts';
 import { apiGroupsFor, flowcontrolApiVersion } from '../engine/resources/api-domain.ts';
-import { FIELD_DOCS } from './openapi-schemas.ts';
+import { fieldAt } from '../engine/resources/schema/field-table.ts';
+import { FLOW_SCHEMA } from '../engine/resources/schema/flow-schema.ts';
+import { OBJECT_META } from '../engine/resources/schema/meta-v1.ts';
+import { PRIORITY_LEVEL_CONFIGURATION } from '../engine/resources/schema/priority-level-configuration.ts';
 import { unrecognizedIncludeObject } from './errors.ts';
 
 export type FlowcontrolKind = typeof PRIORITY_LEVEL_KIND | typeof FLOW_SCHEMA_KIND;
@@ -48,24 +51,29 @@ export interface TableOptions {
 const NONE = '<none>';
 const column = (name: string, description: string, format = ''): TableColumnDefinition => ({ name, type: 'string', format, description, priority: 0 });
 
-const NAME_COLUMN = column('Name', FIELD_DOCS.name, 'name');
-const AGE_COLUMN = column('Age', FIELD_DOCS.creationTimestamp);
+// A column's description is its field's, as Kubernetes' printers take it from the OpenAPI.
+const PLC_DOC = (path: string) => fieldAt(PRIORITY_LEVEL_CONFIGURATION, path).description;
+const FS_DOC = (path: string) => fieldAt(FLOW_SCHEMA, path).description;
+const QUEUING = 'spec.limited.limitResponse.queuing';
+
+const NAME_COLUMN = column('Name', fieldAt(OBJECT_META, 'name').description, 'name');
+const AGE_COLUMN = column('Age', fieldAt(OBJECT_META, 'creationTimestamp').description);
 
 export const PRIORITY_LEVEL_COLUMNS: readonly TableColumnDefinition[] = [
   NAME_COLUMN,
-  column('Type', FIELD_DOCS.plType),
-  column('NominalConcurrencyShares', FIELD_DOCS.nominalConcurrencyShares),
-  column('Queues', FIELD_DOCS.queues),
-  column('HandSize', FIELD_DOCS.handSize),
-  column('QueueLengthLimit', FIELD_DOCS.queueLengthLimit),
+  column('Type', PLC_DOC('spec.type')),
+  column('NominalConcurrencyShares', PLC_DOC('spec.limited.nominalConcurrencyShares')),
+  column('Queues', PLC_DOC(`${QUEUING}.queues`)),
+  column('HandSize', PLC_DOC(`${QUEUING}.handSize`)),
+  column('QueueLengthLimit', PLC_DOC(`${QUEUING}.queueLengthLimit`)),
   AGE_COLUMN,
 ];
 
 export const FLOW_SCHEMA_COLUMNS: readonly TableColumnDefinition[] = [
   NAME_COLUMN,
-  column('PriorityLevel', FIELD_DOCS.plReferenceName),
-  column('MatchingPrecedence', FIELD_DOCS.matchingPrecedence),
-  column('DistinguisherMethod', FIELD_DOCS.distinguisherMethod),
+  column('PriorityLevel', FS_DOC('spec.priorityLevelConfiguration.name')),
+  column('MatchingPrecedence', FS_DOC('spec.matchingPrecedence')),
+  column('DistinguisherMethod', FS_DOC('spec.distinguisherMethod')),
   AGE_COLUMN,
   column('MissingPL', 'indicates whether the priority level referenced by this flow schema exists'),
 ];

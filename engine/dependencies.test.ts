@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
 /** This file: its samples below are not uses. */
 const self = fileURLToPath(import.meta.url);
-const SOURCE_DIRS = ['engine', 'api', 'workers', 'sim', 'properties', 'bench', '.ci'];
+const SOURCE_DIRS = ['cli', 'engine', 'api', 'workers', 'sim', 'properties', 'bench', '.ci'];
 /** Source files at the top level. */
 const ROOT_SOURCES = ['build.mjs'];
 

@@ -1,99 +1,58 @@
-import { AUDIT_GROUPINGS, isAuditGrouping, type AuditGrouping } from './audit-grouping.ts';
-import { parseSeedList } from './seed.ts';
+// What the `sim` commands share on the command line: the flags of every command that runs a
+// scenario (RUN_FLAGS, SEEDS_FLAGS), reading them into RunOptions, warnings, and the command line
+// that reproduces one run. Parsing and help are the command-line layer's (cli/).
 
-// A small flag parser for the `sim` commands: `--flag value`, `--flag=value`, repeatable flags,
-// boolean switches and positionals, with errors worded for a person.
+import { flag, type FlagValues } from '../cli/flag-table.ts';
+import type { Positionals } from '../cli/command.ts';
+import { AUDIT_GROUPINGS, DEFAULT_AUDIT_GROUPING, isAuditGrouping, type AuditGrouping } from './audit-grouping.ts';
+import { parseSeed, parseSeedList } from './seed.ts';
 
-export interface FlagSpec {
-  /** Takes a value (otherwise a boolean switch). */
-  value: boolean;
-  repeatable?: boolean;
-}
+/** The one scenario file every command that runs a scenario takes. */
+export const SCENARIO_ARGUMENT: Positionals = { name: 'SCENARIO', min: 1, max: 1, missing: 'no scenario file given' };
 
-export interface ParsedArgs {
-  positionals: string[];
-  values: Map<string, string[]>;
-  switches: Set<string>;
-}
+/** For flags that name a file or directory: `--out=` is a mistake, not "no file". */
+export const nonEmpty = (value: string, name: string): string | undefined => (value === '' ? `${name} needs a value` : undefined);
 
-export function parseArgs(args: readonly string[], flags: Record<string, FlagSpec>): ParsedArgs | { error: string } {
-  const parsed: ParsedArgs = { positionals: [], values: new Map(), switches: new Set() };
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') {
-      parsed.positionals.push(...args.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      parsed.positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = (eq < 0 ? arg : arg.slice(0, eq)).replace(/^--?/, '');
-    const spec = flags[name];
-    if (spec === undefined) return { error: `unknown flag ${JSON.stringify(arg)}` };
-    if (!spec.value) {
-      if (eq >= 0) return { error: `--${name} takes no value` };
-      parsed.switches.add(name);
-      continue;
-    }
-    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined || value === '') return { error: `--${name} needs a value` };
-    const list = parsed.values.get(name) ?? [];
-    if (list.length > 0 && spec.repeatable !== true) return { error: `--${name} given twice` };
-    list.push(value);
-    parsed.values.set(name, list);
-  }
-  return parsed;
-}
-
-/**
- * The part every `sim` command shares: parse the flags (plus `--help`/`-h`), print usage on
- * request, and take exactly one scenario file. Returns the exit code when the command is done
- * already (help printed, or a usage error reported on stderr), else what the command needs.
- */
-export function parseScenarioCommand(
-  command: string,
-  args: readonly string[],
-  flags: Record<string, FlagSpec>,
-  usageText: string,
-  output: { stdout(text: string): void; stderr(text: string): void },
-): { exitCode: number } | { parsed: ParsedArgs; scenarioFile: string; usage: (message: string) => number } {
-  const usage = (message: string) => {
-    output.stderr(`fairway ${command}: ${message}\nRun 'fairway ${command} --help' for usage.\n`);
-    return 2;
-  };
-  const parsed = parseArgs(args, { ...flags, help: { value: false }, h: { value: false } });
-  if ('error' in parsed) return { exitCode: usage(parsed.error) };
-  if (parsed.switches.has('help') || parsed.switches.has('h')) {
-    output.stdout(usageText);
-    return { exitCode: 0 };
-  }
-  if (parsed.positionals.length !== 1) return { exitCode: usage(parsed.positionals.length === 0 ? 'no scenario file given' : 'give exactly one scenario file') };
-  return { parsed, scenarioFile: parsed.positionals[0]!, usage };
-}
+/** A seed flag's rule: a decimal integer or 40 hex digits. */
+export const seedValue = (value: string, name: string): string | undefined => {
+  const seed = parseSeed(value);
+  return seed.ok ? undefined : `${name}: ${seed.message}`;
+};
 
 /** The flags every command that runs a scenario over seeds shares. */
-export const RUN_FLAGS: Record<string, FlagSpec> = {
-  'audit-log': { value: true },
-  'group-by': { value: true },
-  strict: { value: false },
-  'no-suggestions': { value: false },
-  'no-plots': { value: false },
+export const RUN_FLAGS = {
+  auditLog: flag('string', 'audit-log', '', 'also replay Kubernetes audit events (JSON lines) through the configuration', { valueName: 'FILE', validate: nonEmpty }),
+  groupBy: flag('string', 'group-by', '', `how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}`, {
+    valueName: 'G',
+    defaultText: DEFAULT_AUDIT_GROUPING,
+    validate: (value, name) => (isAuditGrouping(value) ? undefined : `${name} must be one of ${AUDIT_GROUPINGS.join(', ')}, got ${JSON.stringify(value)}`),
+  }),
+  noPlots: flag('bool', 'no-plots', false, "skip the SVG plots in each run's report.html"),
+  noSuggestions: flag('bool', 'no-suggestions', false, "do not simulate the remedies each run's report suggests (faster)"),
+  strict: flag('bool', 'strict', false, 'treat warnings (an edit the ensurer undoes, a LIST with no object count, a FlowSchema naming a missing level, ...) as errors'),
 };
 
-export const SEEDS_FLAGS: Record<string, FlagSpec> = {
-  seeds: { value: true },
-  workers: { value: true },
-};
+/** A configuration variant per file, applied over the scenario's configuration. */
+export const VARIANT_FLAG = flag('stringArray', 'variant', [], "PriorityLevelConfiguration/FlowSchema manifests applied over the scenario's configuration; repeatable, one variant per file", {
+  valueName: 'FILE',
+});
 
-/** `--workers K`: default cores − 1, at least 1. */
-export function parseWorkers(text: string | undefined, defaultWorkers: number): number | { error: string } {
-  if (text === undefined) return Math.max(1, defaultWorkers);
-  const workers = Number(text);
-  if (!Number.isSafeInteger(workers) || workers < 1 || workers > 256) return { error: `--workers must be a whole number from 1 to 256, got ${JSON.stringify(text)}` };
-  return workers;
-}
+export const MAX_WORKERS = 256;
+
+export const SEEDS_FLAGS = {
+  seeds: flag('string', 'seeds', '', 'seeds: a range 1..50, a list 1,2,7, or both (1..10,42); hex seeds allowed', {
+    valueName: 'LIST',
+    validate: (value, name) => {
+      const seeds = parseSeedList(value);
+      return seeds.ok ? undefined : `${name}: ${seeds.message}`;
+    },
+  }),
+  workers: flag('int', 'workers', 0, 'worker threads; the results do not depend on it', {
+    valueName: 'K',
+    defaultText: 'available cores - 1, at least 1',
+    validate: (value, name) => (value < 1 || value > MAX_WORKERS ? `${name} must be a whole number from 1 to ${MAX_WORKERS}, got ${value}` : undefined),
+  }),
+};
 
 /**
  * Prints the load warnings; with `--strict` they are errors and the command stops (exit 1) before
@@ -122,15 +81,6 @@ export function reproduceCommand(run: { scenarioFile: string; seed: string; vari
   ].join(' ');
 }
 
-/** The help lines of RUN_FLAGS (and --no-plots), shared by the commands that run scenarios. */
-export const RUN_FLAGS_HELP = `  --audit-log FILE    replay this audit log in every run
-  --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
-                      (default user+flowschema)
-  --no-plots          skip the SVG plots in each run's report.html
-  --no-suggestions    do not simulate the remedies each run's report suggests
-  --strict            treat warnings (e.g. a variant that changes nothing) as errors
-`;
-
 export interface RunOptions {
   seeds: string[];
   seedsText: string;
@@ -142,24 +92,18 @@ export interface RunOptions {
   strict: boolean;
 }
 
-/** Reads RUN_FLAGS, SEEDS_FLAGS and --no-plots; a usage error as a message. */
-export function parseRunOptions(parsed: ParsedArgs, defaultSeeds: string | undefined, defaultWorkers: number): RunOptions | { error: string } {
-  const seedsText = parsed.values.get('seeds')?.[0] ?? defaultSeeds;
-  if (seedsText === undefined) return { error: '--seeds is required (e.g. --seeds 1..50)' };
-  const seeds = parseSeedList(seedsText);
-  if (!seeds.ok) return { error: seeds.message };
-  const workers = parseWorkers(parsed.values.get('workers')?.[0], defaultWorkers);
-  if (typeof workers !== 'number') return workers;
-  const groupBy = parsed.values.get('group-by')?.[0];
-  if (groupBy !== undefined && !isAuditGrouping(groupBy)) return { error: `--group-by must be one of ${AUDIT_GROUPINGS.join(', ')}, got ${JSON.stringify(groupBy)}` };
+/** RUN_FLAGS and SEEDS_FLAGS as the commands use them; `--workers` unset is cores − 1, at least 1. */
+export function runOptions(values: FlagValues<typeof RUN_FLAGS & typeof SEEDS_FLAGS>, availableCores: number): RunOptions {
+  const seeds = parseSeedList(values.seeds);
+  if (!seeds.ok) throw new Error(`--seeds was checked when parsed: ${seeds.message}`);
   return {
     seeds: seeds.seeds,
-    seedsText,
-    workers,
-    auditLogFile: parsed.values.get('audit-log')?.[0],
-    auditGrouping: groupBy,
-    plots: !parsed.switches.has('no-plots'),
-    suggestions: !parsed.switches.has('no-suggestions'),
-    strict: parsed.switches.has('strict'),
+    seedsText: values.seeds,
+    workers: values.workers === 0 ? Math.max(1, availableCores - 1) : values.workers,
+    auditLogFile: values.auditLog === '' ? undefined : values.auditLog,
+    auditGrouping: values.groupBy === '' ? undefined : (values.groupBy as AuditGrouping),
+    plots: !values.noPlots,
+    suggestions: !values.noSuggestions,
+    strict: values.strict,
   };
 }

@@ -5,9 +5,9 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { Command } from '../api/cli/main.ts';
-import { parseRunOptions, parseScenarioCommand, RUN_FLAGS, RUN_FLAGS_HELP, SEEDS_FLAGS } from './cli-args.ts';
-import type { Output } from './cli-run.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
+import { flag } from '../cli/flag-table.ts';
+import { nonEmpty, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
 import { compareHtml } from './compare/compare-html.ts';
 import { runComparison } from './compare/run-comparison.ts';
 import { createProgress } from './progress.ts';
@@ -15,47 +15,42 @@ import { checkVariants, variantNames } from './sweep/variants.ts';
 
 export const DEFAULT_COMPARE_SEEDS = '1..5';
 
-const USAGE = `Usage: fairway sim compare SCENARIO --variant FILE... --out DIR [flags]
+const SIM_COMPARE_FLAGS = {
+  ...RUN_FLAGS,
+  ...SEEDS_FLAGS,
+  seeds: { ...SEEDS_FLAGS.seeds, default: DEFAULT_COMPARE_SEEDS },
+  out: flag('string', 'out', '', 'output directory', { valueName: 'DIR', required: '--out DIR is required', validate: nonEmpty }),
+  variant: { ...VARIANT_FLAG, required: 'give at least one --variant FILE to compare with the baseline' },
+};
 
-Runs the scenario's configuration ("baseline") and each variant over the same seeds and writes
+export const SIM_COMPARE_COMMAND: CommandSpec<typeof SIM_COMPARE_FLAGS> = {
+  path: 'fairway sim compare',
+  usage: 'fairway sim compare SCENARIO --variant FILE... --out DIR [flags]',
+  description: `Runs the scenario's configuration ("baseline") and each variant over the same seeds and writes
 DIR/compare.json and DIR/compare.html: per flow and per level, baseline vs each variant side by
 side (rejections by reason, wait and latency p50/p99, seats, NominalCL/CurrentCL and borrowing),
 the difference, the spread across seeds and a verdict (better, worse, within seed noise), winners
-and losers first. Every run's report.json and report.html are under DIR/<variant>/seed-<seed>/.
-
-Flags:
-  --variant FILE      manifests applied over the scenario's configuration; repeatable, one
-                      variant per file (required)
-  --out DIR           output directory (required)
-  --seeds LIST        seeds (default ${DEFAULT_COMPARE_SEEDS}): a range 1..5, a list 1,2,7, or both
-  --workers K         worker threads (default: available cores - 1, at least 1)
-${RUN_FLAGS_HELP}  -h, --help          show this help
-
-Exit status: 0 when every run succeeded, 1 if inputs are invalid (or warn, with --strict) or a
-run failed, 2 for usage errors.
-`;
+and losers first. Every run's report.json and report.html are under DIR/<variant>/seed-<seed>/.`,
+  flags: SIM_COMPARE_FLAGS,
+  positionals: SCENARIO_ARGUMENT,
+  epilogue: `Exit status: 0 when every run succeeded, 1 if inputs are invalid (or warn, with --strict) or a
+run failed, 2 for usage errors.`,
+};
 
 export const simCompareCommand: Command = {
-  run: (args) => runSimCompare(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
+  spec: SIM_COMPARE_COMMAND,
+  run: (args) => runSimCompare(args, processOutput),
 };
 
 export async function runSimCompare(args: string[], output: Output): Promise<number> {
-  const command = parseScenarioCommand('sim compare', args, {
-    ...RUN_FLAGS,
-    ...SEEDS_FLAGS,
-    out: { value: true },
-    variant: { value: true, repeatable: true },
-  }, USAGE, output);
+  const command = parseCommandLine(SIM_COMPARE_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
-  const { parsed, scenarioFile, usage } = command;
-  const variantFiles = parsed.values.get('variant') ?? [];
-  if (variantFiles.length === 0) return usage('give at least one --variant FILE to compare with the baseline');
-  const outDir = parsed.values.get('out')?.[0];
-  if (outDir === undefined) return usage('--out DIR is required');
-  const options = parseRunOptions(parsed, DEFAULT_COMPARE_SEEDS, availableParallelism() - 1);
-  if ('error' in options) return usage(options.error);
+  const { values } = command;
+  const scenarioFile = command.positionals[0]!;
+  const outDir = values.out;
+  const options = runOptions(values, availableParallelism());
   const { seedsText, workers, auditLogFile } = options;
-  const variants = variantNames(variantFiles);
+  const variants = variantNames(values.variant);
 
   output.stdout(`SEEDS=${seedsText}\n`);
   const checked = await checkVariants({ command: 'sim compare', scenarioFile, variants, auditLogFile, strict: options.strict, output });

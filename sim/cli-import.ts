@@ -3,52 +3,42 @@
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
-import type { Command } from '../api/cli/main.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
+import { flag } from '../cli/flag-table.ts';
 import { loadWebhookKubeconfig } from '../engine/auth/webhook-kubeconfig.ts';
-import { parseArgs } from './cli-args.ts';
-import type { Output } from './cli-run.ts';
+import { nonEmpty } from './cli-args.ts';
 import { apiGet } from './import/api-reader.ts';
 import { importScenario } from './import/import-scenario.ts';
 
-const USAGE = `Usage: fairway sim import --kubeconfig FILE [--context NAME] --out SCENARIO
+const SIM_IMPORT_FLAGS = {
+  kubeconfig: flag('string', 'kubeconfig', '', 'the kubeconfig to reach the server with', { valueName: 'FILE', required: '--kubeconfig FILE is required', validate: nonEmpty }),
+  context: flag('string', 'context', '', 'the context to use', { valueName: 'NAME', defaultText: "the file's current-context" }),
+  out: flag('string', 'out', '', 'the scenario file to write', { valueName: 'SCENARIO', required: '--out SCENARIO is required', validate: nonEmpty }),
+};
 
-Reads a running API server's PriorityLevelConfigurations and FlowSchemas, its concurrency limits
+export const SIM_IMPORT_COMMAND: CommandSpec<typeof SIM_IMPORT_FLAGS> = {
+  path: 'fairway sim import',
+  usage: 'fairway sim import --kubeconfig FILE [--context NAME] --out SCENARIO',
+  description: `Reads a running API server's PriorityLevelConfigurations and FlowSchemas, its concurrency limits
 (apiserver_flowcontrol_nominal_limit_seats in /metrics) and stored object counts
 (apiserver_storage_objects), and writes a scenario with that configuration (bootstrap: none) and
-no flows yet: add flows or replay an audit log, then run or tune it.
-
-Flags:
-  --kubeconfig FILE   the kubeconfig to reach the server with (required)
-  --context NAME      the context to use (default: the file's current-context)
-  --out SCENARIO      the scenario file to write (required)
-  -h, --help          show this help
-
-Exit status: 0 on success, 1 if the server cannot be read, 2 for usage errors.
-`;
+no flows yet: add flows or replay an audit log, then run or tune it.`,
+  flags: SIM_IMPORT_FLAGS,
+  epilogue: 'Exit status: 0 on success, 1 if the server cannot be read, 2 for usage errors.',
+};
 
 const FLOWCONTROL = '/apis/flowcontrol.apiserver.k8s.io/v1';
 
 export const simImportCommand: Command = {
-  run: (args) => runSimImport(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
+  spec: SIM_IMPORT_COMMAND,
+  run: (args) => runSimImport(args, processOutput),
 };
 
 export async function runSimImport(args: string[], output: Output): Promise<number> {
-  const usage = (message: string) => {
-    output.stderr(`fairway sim import: ${message}\nRun 'fairway sim import --help' for usage.\n`);
-    return 2;
-  };
-  const parsed = parseArgs(args, { kubeconfig: { value: true }, context: { value: true }, out: { value: true }, help: { value: false }, h: { value: false } });
-  if ('error' in parsed) return usage(parsed.error);
-  if (parsed.switches.has('help') || parsed.switches.has('h')) {
-    output.stdout(USAGE);
-    return 0;
-  }
-  if (parsed.positionals.length > 0) return usage(`unexpected argument ${JSON.stringify(parsed.positionals[0])}`);
-  const kubeconfig = parsed.values.get('kubeconfig')?.[0];
-  if (kubeconfig === undefined) return usage('--kubeconfig FILE is required');
-  const out = parsed.values.get('out')?.[0];
-  if (out === undefined) return usage('--out SCENARIO is required');
-  const context = parsed.values.get('context')?.[0];
+  const command = parseCommandLine(SIM_IMPORT_COMMAND, args, output);
+  if ('exitCode' in command) return command.exitCode;
+  const { kubeconfig, out } = command.values;
+  const context = command.values.context === '' ? undefined : command.values.context;
   const loaded = loadWebhookKubeconfig(kubeconfig, context === undefined ? {} : { context });
   if (!loaded.ok) {
     output.stderr(`fairway sim import: ${loaded.error}\n`);

@@ -3,63 +3,50 @@
 // seeded or not, can be replayed byte for byte.
 
 import { randomInt } from 'node:crypto';
-import type { Command } from '../api/cli/main.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
+import { flag } from '../cli/flag-table.ts';
 import { runScenario } from './run-scenario.ts';
 import { parseSeed } from './seed.ts';
 import { writeRunOutput } from './report/write.ts';
-import { parseScenarioCommand, reportWarnings, reproduceCommand, RUN_FLAGS } from './cli-args.ts';
-import { AUDIT_GROUPINGS, isAuditGrouping } from './audit-grouping.ts';
+import { nonEmpty, reportWarnings, reproduceCommand, RUN_FLAGS, SCENARIO_ARGUMENT, seedValue, VARIANT_FLAG } from './cli-args.ts';
+import type { AuditGrouping } from './audit-grouping.ts';
 import { createProgress } from './progress.ts';
 
-const USAGE = `Usage: fairway sim run SCENARIO [flags]
+const SIM_RUN_FLAGS = {
+  ...RUN_FLAGS,
+  seed: flag('string', 'seed', '', 'decimal integer or 40 hex digits (e.g. a commit hash)', { valueName: 'N', defaultText: 'random', validate: seedValue }),
+  out: flag('string', 'out', '', 'output directory', { valueName: 'DIR', defaultText: 'sim-results/<scenario name>/seed-<seed>', validate: nonEmpty }),
+  noPlots: { ...RUN_FLAGS.noPlots, description: 'skip the SVG plots (report.html then has tables only)' },
+  variant: VARIANT_FLAG,
+};
 
-Runs the scenario through the real APF engine on a virtual clock and writes DIR/report.json,
-DIR/report.html and DIR/plots/*.svg. The same scenario and seed always give the same report.json.
-
-Flags:
-  --seed N            decimal integer or 40 hex digits (e.g. a commit hash); random if omitted
-  --out DIR           output directory (default sim-results/<scenario name>/seed-<seed>)
-  --audit-log FILE    also replay Kubernetes audit events (JSON lines) through the configuration
-  --group-by G        how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}
-                      (default user+flowschema)
-  --variant FILE      apply these PriorityLevelConfiguration/FlowSchema manifests over the
-                      scenario's configuration (repeatable)
-  --no-plots          skip the SVG plots (report.html then has tables only)
-  --no-suggestions    do not simulate the remedies the report suggests (faster)
-  --strict            treat warnings (an edit the ensurer undoes, a LIST with no object count,
-                      a FlowSchema naming a missing level, ...) as errors
-  -h, --help          show this help
-
-Exit status: 0 on success, 1 if the scenario, a manifest or the audit log is invalid (or warns,
-with --strict), 2 for usage errors. See docs/simulator.md for the scenario format.
-`;
-
-export interface Output {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
+export const SIM_RUN_COMMAND: CommandSpec<typeof SIM_RUN_FLAGS> = {
+  path: 'fairway sim run',
+  usage: 'fairway sim run SCENARIO [flags]',
+  description: `Runs the scenario through the real APF engine on a virtual clock and writes DIR/report.json,
+DIR/report.html and DIR/plots/*.svg. The same scenario and seed always give the same report.json.`,
+  flags: SIM_RUN_FLAGS,
+  positionals: SCENARIO_ARGUMENT,
+  epilogue: `Exit status: 0 on success, 1 if the scenario, a manifest or the audit log is invalid (or warns,
+with --strict), 2 for usage errors. See docs/simulator.md for the scenario format.`,
+};
 
 export const simRunCommand: Command = {
-  run: (args) => runSimRun(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
+  spec: SIM_RUN_COMMAND,
+  run: (args) => runSimRun(args, processOutput),
 };
 
 export async function runSimRun(args: string[], output: Output): Promise<number> {
-  const command = parseScenarioCommand('sim run', args, {
-    ...RUN_FLAGS,
-    seed: { value: true },
-    out: { value: true },
-    variant: { value: true, repeatable: true },
-  }, USAGE, output);
+  const command = parseCommandLine(SIM_RUN_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
-  const { parsed, scenarioFile, usage } = command;
-  const seedText = parsed.values.get('seed')?.[0] ?? String(randomInt(0, 2 ** 31));
-  const seed = parseSeed(seedText);
-  if (!seed.ok) return usage(seed.message);
-  const variantFiles = parsed.values.get('variant') ?? [];
-  const auditLogFile = parsed.values.get('audit-log')?.[0];
-  const groupBy = parsed.values.get('group-by')?.[0];
-  if (groupBy !== undefined && !isAuditGrouping(groupBy)) return usage(`--group-by must be one of ${AUDIT_GROUPINGS.join(', ')}, got ${JSON.stringify(groupBy)}`);
-  const strict = parsed.switches.has('strict');
+  const { values } = command;
+  const scenarioFile = command.positionals[0]!;
+  const seed = parseSeed(values.seed === '' ? String(randomInt(0, 2 ** 31)) : values.seed);
+  if (!seed.ok) return command.usageError(seed.message);
+  const variantFiles = values.variant;
+  const auditLogFile = values.auditLog === '' ? undefined : values.auditLog;
+  const groupBy = values.groupBy === '' ? undefined : (values.groupBy as AuditGrouping);
+  const strict = values.strict;
 
   // Like TigerBeetle's VOPR: the seed first, before anything can fail, so every run can be replayed.
   output.stdout(`SEED=${seed.seed}\n`);
@@ -71,7 +58,7 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
     variantFiles,
     ...(auditLogFile === undefined ? {} : { auditLogFile }),
     ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
-    suggestions: !parsed.switches.has('no-suggestions'),
+    suggestions: !values.noSuggestions,
     // With --strict nothing is simulated when loading warns.
     ...(strict ? { stopOnWarnings: true } : {}),
     onProgress: (simulatedMs, durationMs) => progress.update(simulatedMs / durationMs, `${(simulatedMs / 1000).toFixed(0)}s / ${(durationMs / 1000).toFixed(0)}s simulated`),
@@ -100,9 +87,9 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
     `simulated ${t.arrived} requests (${t.simulatedEvents} events) in ${wallSeconds.toFixed(2)} s of wall time (${Math.round(t.arrived / Math.max(wallSeconds, 1e-6))} requests/s): ` +
       `${t.dispatched} dispatched, ${t.rejectedTotal} rejected (queue-full ${t.rejected['queue-full']}, time-out ${t.rejected['time-out']}, concurrency-limit ${t.rejected['concurrency-limit']}), ${t.waitingAtEnd} still queued\n`,
   );
-  const outDir = parsed.values.get('out')?.[0] ?? `sim-results/${s.name}/seed-${seed.seed}`;
+  const outDir = values.out === '' ? `sim-results/${s.name}/seed-${seed.seed}` : values.out;
   const reproduce = reproduceCommand({ scenarioFile, seed: seed.seed, variantFiles, auditLogFile, auditGrouping: groupBy });
-  const written = await writeRunOutput(outDir, report, reproduce, { plots: !parsed.switches.has('no-plots') });
+  const written = await writeRunOutput(outDir, report, reproduce, { plots: !values.noPlots });
   output.stdout(`wrote ${written.reportJson}, ${written.reportHtml}${written.plots.length > 0 ? ` and ${written.plots.length} plots in ${outDir}/plots` : ''}\n`);
   return 0;
 }

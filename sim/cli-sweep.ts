@@ -6,52 +6,50 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { Command } from '../api/cli/main.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
+import { flag } from '../cli/flag-table.ts';
 import { renderSvg } from './report/plots.ts';
 import { runSweep } from './sweep/sweep.ts';
 import { summarizeVariant, summaryHtml, waitStripSpec, type SweepSummary } from './sweep/summary.ts';
 import { checkVariants, variantNames } from './sweep/variants.ts';
 import type { SweepTask } from './sweep/task.ts';
-import { parseRunOptions, parseScenarioCommand, reproduceCommand, RUN_FLAGS, RUN_FLAGS_HELP, SEEDS_FLAGS } from './cli-args.ts';
+import { nonEmpty, reproduceCommand, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
 import { createProgress } from './progress.ts';
-import type { Output } from './cli-run.ts';
 
-const USAGE = `Usage: fairway sim sweep SCENARIO --seeds LIST [flags]
+const SIM_SWEEP_FLAGS = {
+  ...RUN_FLAGS,
+  ...SEEDS_FLAGS,
+  seeds: { ...SEEDS_FLAGS.seeds, required: '--seeds is required (e.g. --seeds 1..50)' },
+  out: flag('string', 'out', '', 'output directory', { valueName: 'DIR', defaultText: 'sim-results/<scenario name>/sweep', validate: nonEmpty }),
+  variant: { ...VARIANT_FLAG, description: 'a configuration variant: manifests applied over the scenario\'s configuration; repeatable, each file is one variant run next to the unchanged "baseline"' },
+};
 
-Runs the scenario once per seed (and per configuration variant) on worker threads and writes
+export const SIM_SWEEP_COMMAND: CommandSpec<typeof SIM_SWEEP_FLAGS> = {
+  path: 'fairway sim sweep',
+  usage: 'fairway sim sweep SCENARIO --seeds LIST [flags]',
+  description: `Runs the scenario once per seed (and per configuration variant) on worker threads and writes
 DIR/<variant>/seed-<seed>/report.json and report.html for every run, DIR/summary.json and
-DIR/summary.html. A run's report.json is byte-identical to 'fairway sim run SCENARIO --seed <seed>'.
-
-Flags:
-  --seeds LIST        seeds: a range 1..50, a list 1,2,7, or both (1..10,42); hex seeds allowed
-  --workers K         worker threads (default: available cores - 1, at least 1)
-  --out DIR           output directory (default sim-results/<scenario name>/sweep)
-  --variant FILE      a configuration variant: manifests applied over the scenario's configuration;
-                      repeatable, each file is one variant run next to the unchanged "baseline"
-${RUN_FLAGS_HELP}  -h, --help          show this help
-
-Exit status: 0 when every run succeeded, 1 if inputs are invalid (or warn, with --strict) or any
-run failed, 2 for usage errors.
-`;
+DIR/summary.html. A run's report.json is byte-identical to 'fairway sim run SCENARIO --seed <seed>'.`,
+  flags: SIM_SWEEP_FLAGS,
+  positionals: SCENARIO_ARGUMENT,
+  epilogue: `Exit status: 0 when every run succeeded, 1 if inputs are invalid (or warn, with --strict) or any
+run failed, 2 for usage errors.`,
+};
 
 export const simSweepCommand: Command = {
-  run: (args) => runSimSweep(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
+  spec: SIM_SWEEP_COMMAND,
+  run: (args) => runSimSweep(args, processOutput),
 };
 
 export async function runSimSweep(args: string[], output: Output): Promise<number> {
-  const command = parseScenarioCommand('sim sweep', args, {
-    ...RUN_FLAGS,
-    ...SEEDS_FLAGS,
-    out: { value: true },
-    variant: { value: true, repeatable: true },
-  }, USAGE, output);
+  const command = parseCommandLine(SIM_SWEEP_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
-  const { parsed, scenarioFile, usage } = command;
-  const options = parseRunOptions(parsed, undefined, availableParallelism() - 1);
-  if ('error' in options) return usage(options.error);
+  const { values } = command;
+  const scenarioFile = command.positionals[0]!;
+  const options = runOptions(values, availableParallelism());
   const { seedsText, workers, auditLogFile, auditGrouping: groupBy, plots } = options;
   const seeds = { seeds: options.seeds };
-  const variants = variantNames(parsed.values.get('variant') ?? []);
+  const variants = variantNames(values.variant);
 
   output.stdout(`SEEDS=${seedsText}\n`);
   // Check every input once, up front, so a typo fails in a second rather than in 50 workers.
@@ -60,7 +58,7 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
   const scenarioName = checked.scenario.name;
   output.stdout(`SCENARIO=${scenarioFile} NAME=${scenarioName} DURATION=${checked.scenario.durationMs / 1000}s FLOWS=${checked.scenario.flows.length} RUNS=${seeds.seeds.length * variants.length} WORKERS=${workers}\n`);
 
-  const outDir = parsed.values.get('out')?.[0] ?? `sim-results/${scenarioName}/sweep`;
+  const outDir = values.out === '' ? `sim-results/${scenarioName}/sweep` : values.out;
   const tasks: SweepTask[] = variants.flatMap((variant) =>
     seeds.seeds.map((seed) => ({
       scenarioFile,

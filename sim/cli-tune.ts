@@ -6,9 +6,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { Command } from '../api/cli/main.ts';
-import { parseRunOptions, parseScenarioCommand, reportWarnings, RUN_FLAGS, RUN_FLAGS_HELP, SEEDS_FLAGS } from './cli-args.ts';
-import type { Output } from './cli-run.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
+import { flag } from '../cli/flag-table.ts';
+import { nonEmpty, reportWarnings, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, seedValue, SEEDS_FLAGS } from './cli-args.ts';
 import { compareHtml } from './compare/compare-html.ts';
 import { runComparison } from './compare/run-comparison.ts';
 import { createProgress } from './progress.ts';
@@ -25,59 +25,55 @@ import { buildSpace } from './tune/space.ts';
 
 export const DEFAULT_TUNE_SEEDS = '1..3';
 export const DEFAULT_BUDGET = 120;
+const MAX_BUDGET = 100_000;
 
-const USAGE = `Usage: fairway sim tune SCENARIO --objectives FILE --out DIR [flags]
+const SIM_TUNE_FLAGS = {
+  ...RUN_FLAGS,
+  ...SEEDS_FLAGS,
+  seeds: { ...SEEDS_FLAGS.seeds, default: DEFAULT_TUNE_SEEDS, description: 'seeds every candidate must meet the objectives in: a range 1..5, a list 1,2,7, or both' },
+  objectives: flag('string', 'objectives', '', 'a TuneObjectives file', { valueName: 'FILE', required: '--objectives FILE is required', validate: nonEmpty }),
+  out: flag('string', 'out', '', 'output directory', { valueName: 'DIR', required: '--out DIR is required', validate: nonEmpty }),
+  budget: flag('int', 'budget', DEFAULT_BUDGET, 'most candidates to try, the baseline included', {
+    valueName: 'N',
+    validate: (value, name) => (value < 1 || value > MAX_BUDGET ? `${name} must be a whole number from 1 to ${MAX_BUDGET}, got ${value}` : undefined),
+  }),
+  searchSeed: flag('string', 'search-seed', '1', "the seed of the search's own random picks", { valueName: 'S', validate: seedValue }),
+};
 
-Searches APF configurations for the smallest change to the scenario's configuration that meets
+export const SIM_TUNE_COMMAND: CommandSpec<typeof SIM_TUNE_FLAGS> = {
+  path: 'fairway sim tune',
+  usage: 'fairway sim tune SCENARIO --objectives FILE --out DIR [flags]',
+  description: `Searches APF configurations for the smallest change to the scenario's configuration that meets
 every objective in every seed (docs/simulator.md, "sim tune"), and writes:
   DIR/recommended.yaml  the created and changed objects, ready for 'kubectl apply' (when met;
                         DIR/closest.yaml otherwise)
   DIR/tune.json         whether the objectives were met, the worst value of each across seeds,
                         every candidate tried, the seeds and the search seed
-  DIR/compare.html      the baseline against the recommendation, with every run's report
-
-Flags:
-  --objectives FILE   a TuneObjectives file (required)
-  --out DIR           output directory (required)
-  --seeds LIST        seeds every candidate must meet the objectives in (default ${DEFAULT_TUNE_SEEDS})
-  --budget N          most candidates to try, the baseline included (default ${DEFAULT_BUDGET})
-  --search-seed S     the seed of the search's own random picks (default 1)
-  --workers K         worker threads (default: available cores - 1, at least 1); the result
-                      does not depend on it
-${RUN_FLAGS_HELP}  -h, --help          show this help
-
-Exit status: 0 when a configuration meets every objective, 1 when none within the budget does
-(the closest is written, with what still fails) or inputs are invalid, 2 for usage errors.
-`;
+  DIR/compare.html      the baseline against the recommendation, with every run's report`,
+  flags: SIM_TUNE_FLAGS,
+  positionals: SCENARIO_ARGUMENT,
+  epilogue: `Exit status: 0 when a configuration meets every objective, 1 when none within the budget does
+(the closest is written, with what still fails) or inputs are invalid, 2 for usage errors.`,
+};
 
 export const simTuneCommand: Command = {
-  run: (args) => runSimTune(args, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t) }),
+  spec: SIM_TUNE_COMMAND,
+  run: (args) => runSimTune(args, processOutput),
 };
 
 export async function runSimTune(args: string[], output: Output): Promise<number> {
-  const command = parseScenarioCommand('sim tune', args, {
-    ...RUN_FLAGS,
-    ...SEEDS_FLAGS,
-    objectives: { value: true },
-    out: { value: true },
-    budget: { value: true },
-    'search-seed': { value: true },
-  }, USAGE, output);
+  const command = parseCommandLine(SIM_TUNE_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
-  const { parsed, scenarioFile, usage } = command;
-  const objectivesFile = parsed.values.get('objectives')?.[0];
-  if (objectivesFile === undefined) return usage('--objectives FILE is required');
-  const outDir = parsed.values.get('out')?.[0];
-  if (outDir === undefined) return usage('--out DIR is required');
-  const options = parseRunOptions(parsed, DEFAULT_TUNE_SEEDS, availableParallelism() - 1);
-  if ('error' in options) return usage(options.error);
+  const { values } = command;
+  const scenarioFile = command.positionals[0]!;
+  const objectivesFile = values.objectives;
+  const outDir = values.out;
+  const options = runOptions(values, availableParallelism());
   const { seedsText, workers, auditLogFile, auditGrouping: groupBy } = options;
   const seeds = { seeds: options.seeds };
-  const searchSeed = parseSeed(parsed.values.get('search-seed')?.[0] ?? '1');
-  if (!searchSeed.ok) return usage(`--search-seed: ${searchSeed.message}`);
-  const budgetText = parsed.values.get('budget')?.[0];
-  const budget = budgetText === undefined ? DEFAULT_BUDGET : Number(budgetText);
-  if (!Number.isSafeInteger(budget) || budget < 1 || budget > 100_000) return usage(`--budget must be a whole number from 1 to 100000, got ${JSON.stringify(budgetText)}`);
+  const searchSeed = parseSeed(values.searchSeed);
+  if (!searchSeed.ok) return command.usageError(`--search-seed: ${searchSeed.message}`);
+  const budget = values.budget;
 
   output.stdout(`SEEDS=${seedsText} SEARCH_SEED=${searchSeed.seed}\n`);
   const objectives = await readObjectivesFile(objectivesFile);

@@ -131,7 +131,7 @@ test('usage errors exit 2 with a message on stderr; --help exits 0', async () =>
     const result = await run(...args);
     assert.is(result.code, 2, args.join(' '));
     assert.equal(result.stdout, []);
-    assert.match(result.stderr, /^fairway config check: .+\nRun 'fairway config check --help' for usage\.\n$/);
+    assert.match(result.stderr, /^Error: .+\nRun 'fairway config check --help' for usage\.\n$/);
   }
   const help = await run('--help');
   assert.is(help.code, 0);

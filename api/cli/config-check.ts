@@ -2,8 +2,8 @@
 // FlowSchema manifests offline, exactly as the server would on create, and print one line per
 // finding in a `FILE: ...` format editors and CI logs can jump to.
 
-import type { Command } from './main.ts';
-import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
+import { API_DOMAIN_FLAG } from '../flags.ts';
 import { formatFieldError } from '../../engine/resources/field-errors.ts';
 import { checkManifests, createManifestRegistry, documentLabel, formatManifestError, readManifestFile } from '../../engine/config/manifests.ts';
 import { flowcontrolManifestKinds } from '../../engine/config/flowcontrol-kinds.ts';
@@ -11,9 +11,14 @@ import { authorizationManifestKinds } from '../../engine/config/authorization-ki
 import { admissionManifestKinds } from '../../engine/config/admission-kind.ts';
 import { encryptionManifestKinds } from '../../engine/config/encryption-kind.ts';
 
-const USAGE = `Usage: fairway config check [--api-domain DOMAIN] FILE...
+const CONFIG_CHECK_FLAGS = {
+  apiDomain: { ...API_DOMAIN_FLAG, description: 'API group domain: objects must have apiVersion flowcontrol.apiserver.DOMAIN/v1' },
+};
 
-Checks PriorityLevelConfiguration and FlowSchema manifests without a server: each object is
+export const CONFIG_CHECK_COMMAND: CommandSpec<typeof CONFIG_CHECK_FLAGS> = {
+  path: 'fairway config check',
+  usage: 'fairway config check [--api-domain DOMAIN] FILE...',
+  description: `Checks PriorityLevelConfiguration and FlowSchema manifests without a server: each object is
 decoded, defaulted and validated as kube-apiserver does on create. EncryptionConfiguration files
 (apiserver.config.DOMAIN/v1) are checked as kube-apiserver checks --encryption-provider-config.
 AuthorizationConfiguration and AdmissionConfiguration files are checked as the server loads them:
@@ -21,14 +26,10 @@ CEL expressions compiled, kubeconfig and plugin configuration files read, static
 manifests checked.
 
 Files are YAML (several documents separated by ---) or JSON (a file starting with '{'); a List
-(kind: List, or e.g. kind: FlowSchemaList) is checked item by item.
-
-Flags:
-  --api-domain DOMAIN   API group domain: objects must have apiVersion
-                        flowcontrol.apiserver.DOMAIN/v1 (default ${DEFAULT_API_DOMAIN})
-  -h, --help            show this help
-
-Output (stdout), one line per object or problem, in file order:
+(kind: List, or e.g. kind: FlowSchemaList) is checked item by item.`,
+  flags: CONFIG_CHECK_FLAGS,
+  positionals: { name: 'FILE', min: 1, max: Infinity, missing: 'no files given' },
+  epilogue: `Output (stdout), one line per object or problem, in file order:
   FILE: KIND/NAME: valid
   FILE: KIND/NAME: FIELD: ERROR           e.g. ...: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive
   FILE: cannot read: REASON
@@ -37,44 +38,30 @@ Output (stdout), one line per object or problem, in file order:
 An object without a name is shown as KIND/(document N).
 
 Exit status: 0 if every object is valid, 1 if any object is invalid or any file is unreadable,
-unparsable, empty or holds an unknown kind, 2 for usage errors.
-`;
-
-/** Where the command writes; the real command uses the process streams, tests collect lines. */
-export interface Output {
-  stdout(text: string): void;
-  stderr(text: string): void;
-}
+unparsable, empty or holds an unknown kind, 2 for usage errors.`,
+};
 
 export const configCheckCommand: Command = {
-  run: (args) =>
-    runConfigCheck(args, {
-      stdout: (text) => process.stdout.write(text),
-      stderr: (text) => process.stderr.write(text),
-    }),
+  spec: CONFIG_CHECK_COMMAND,
+  run: (args) => runConfigCheck(args, processOutput),
 };
 
 export async function runConfigCheck(args: string[], output: Output): Promise<number> {
-  const parsed = parseArgs(args);
-  if ('help' in parsed) {
-    output.stdout(USAGE);
-    return 0;
-  }
-  if ('usageError' in parsed) {
-    output.stderr(`fairway config check: ${parsed.usageError}\nRun 'fairway config check --help' for usage.\n`);
-    return 2;
-  }
+  const parsed = parseCommandLine(CONFIG_CHECK_COMMAND, args, output);
+  if ('exitCode' in parsed) return parsed.exitCode;
+  const { apiDomain } = parsed.values;
+  const files = parsed.positionals;
 
   const registry = createManifestRegistry([
-    ...flowcontrolManifestKinds(parsed.apiDomain),
-    ...encryptionManifestKinds(parsed.apiDomain),
-    ...authorizationManifestKinds(parsed.apiDomain),
-    ...admissionManifestKinds(parsed.apiDomain),
+    ...flowcontrolManifestKinds(apiDomain),
+    ...encryptionManifestKinds(apiDomain),
+    ...authorizationManifestKinds(apiDomain),
+    ...admissionManifestKinds(apiDomain),
   ]);
   let failed = false;
   const print = (line: string): void => output.stdout(`${line}\n`);
   // One file at a time keeps the output in argument order.
-  for (const file of parsed.files) {
+  for (const file of files) {
     const manifest = await readManifestFile(file);
     const { checked, errors } = checkManifests(manifest, registry);
     // Report in document order whatever stage the problem was found at.
@@ -93,29 +80,4 @@ export async function runConfigCheck(args: string[], output: Output): Promise<nu
     if (manifest.errors.length > 0 || errors.length > 0 || checked.some((c) => c.errors.length > 0)) failed = true;
   }
   return failed ? 1 : 0;
-}
-
-type ParsedArgs = { help: true } | { usageError: string } | { apiDomain: string; files: string[] };
-
-function parseArgs(args: string[]): ParsedArgs {
-  let apiDomain = DEFAULT_API_DOMAIN;
-  const files: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '--') {
-      files.push(...args.slice(i + 1));
-      break;
-    }
-    if (arg === '-h' || arg === '--help') return { help: true };
-    if (arg === '--api-domain' || arg.startsWith('--api-domain=')) {
-      const value = arg === '--api-domain' ? args[++i] : arg.slice('--api-domain='.length);
-      if (value === undefined || value === '' || /[\s/]/.test(value)) return { usageError: `--api-domain needs a domain such as ${DEFAULT_API_DOMAIN}` };
-      apiDomain = value;
-      continue;
-    }
-    if (arg.startsWith('-')) return { usageError: `unknown flag ${JSON.stringify(arg)}` };
-    files.push(arg);
-  }
-  if (files.length === 0) return { usageError: 'no files given' };
-  return { apiDomain, files };
 }

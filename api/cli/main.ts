@@ -1,11 +1,7 @@
 // `fairway <command> [args]`: one table of commands, each a module loaded only when used, so that
 // `fairway config check` does not pay for the server's imports and `fairway --help` for any.
 
-export interface Command {
-  /** Runs the command; resolves to the process exit code. */
-  run(args: string[]): Promise<number>;
-}
-
+import type { Command } from '../../cli/command.ts';
 import { ownValue } from '../../engine/own-property.ts';
 
 interface CommandEntry {
@@ -14,7 +10,7 @@ interface CommandEntry {
   load: () => Promise<Command>;
 }
 
-const COMMANDS: Record<string, CommandEntry> = {
+export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   'config check': {
     summary: 'validate FlowSchema/PriorityLevelConfiguration manifests and apiserver config files (authorization, admission, encryption) offline',
     load: async () => (await import('./config-check.ts')).configCheckCommand,

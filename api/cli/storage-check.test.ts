@@ -132,7 +132,9 @@ test('an intact store is not repaired; a store in use is refused; flags are name
   }
   const missing = await run(runStorageCheck, ['--data-dir', join(root, 'nowhere')]);
   assert.is(missing.code, 1);
-  assert.match(missing.stderr, /^Error: --data-dir ".*nowhere": no such directory\n$/);
+  assert.match(missing.stderr, /^Error: --data-dir ".*nowhere": no such directory; give the directory fairway serve --data-dir used\n$/);
+  const notDir = await run(runStorageCheck, ['--data-dir', join(dataDir, 'store', 'CURRENT')]);
+  assert.match(notDir.stderr, /^Error: --data-dir ".*CURRENT" is not a directory; give the directory fairway serve --data-dir used\n$/);
   const empty = await run(runStorageCheck, ['--data-dir', root]);
   assert.match(empty.stderr, /^Error: --data-dir ".*" holds no Fairway store \(expected a LevelDB database at .*store\)\n$/);
   assert.is((await run(runStorageCheck, ['--data-dir='])).code, 2);

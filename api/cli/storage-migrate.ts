@@ -4,10 +4,9 @@
 // provider and key: the "rewrite everything" step of a key rotation or a provider change, after
 // which the old key can be removed. An object already in the write format is left as it is.
 
-import type { Command } from './main.ts';
+import { processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
 import { useOwnerOnlyUmask } from '../data-dir.ts';
 import { realClock } from '../../engine/clock.ts';
-import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import type { GroupResource } from '../../engine/config/encryption-config.ts';
 import { formatGroupResource } from '../../engine/config/encryption-config.ts';
 import { createLevelDbBackend } from '../../engine/store/leveldb-backend.ts';
@@ -15,47 +14,50 @@ import { KEY_PREFIX, createStore } from '../../engine/store/store.ts';
 import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
 import type { Store } from '../../engine/store/store-types.ts';
 import { storedResources } from '../encryption-at-rest.ts';
-import type { Output } from './config-check.ts';
-import { startStorageCommand } from './storage-flags.ts';
+import { STORAGE_FLAGS, startStorageCommand } from './storage-flags.ts';
 import { recoveryHint } from '../recovery-hint.ts';
 
-const USAGE = `Usage: fairway storage migrate --encryption-provider-config FILE [--data-dir DIR] [--api-domain DOMAIN]
+const STORAGE_MIGRATE_FLAGS = {
+  ...STORAGE_FLAGS,
+  config: {
+    ...STORAGE_FLAGS.config,
+    description: 'the EncryptionConfiguration the server will run with',
+    required: '--encryption-provider-config is required: give the EncryptionConfiguration the server will run with',
+    validate: (value: string, name: string) => (value === '' ? `${name} must name an EncryptionConfiguration file` : undefined),
+  },
+};
 
-Rewrites every object stored under DIR/store with the write provider of the EncryptionConfiguration
+export const STORAGE_MIGRATE_COMMAND: CommandSpec<typeof STORAGE_MIGRATE_FLAGS> = {
+  path: 'fairway storage migrate',
+  usage: 'fairway storage migrate --encryption-provider-config FILE [--data-dir DIR] [--api-domain DOMAIN]',
+  description: `Rewrites every object stored under DIR/store with the write provider of the EncryptionConfiguration
 in FILE (each resource's first provider and its first key), reading with any provider FILE lists.
 Run it with the server stopped, after putting the new key or provider first; then the old one can
-be removed from FILE. Objects already in the write format are not rewritten.
-
-Flags:
-  --data-dir DIR                       the server's --data-dir (default ./data); LevelDB only
-  --encryption-provider-config FILE    the EncryptionConfiguration the server will run with
-  --api-domain DOMAIN                  as fairway serve --api-domain (default ${DEFAULT_API_DOMAIN})
-  -h, --help                           show this help
-
-Output: one line, e.g.
+be removed from FILE. Objects already in the write format are not rewritten.`,
+  flags: STORAGE_MIGRATE_FLAGS,
+  epilogue: `Output: one line, e.g.
   migrated 21 objects: prioritylevelconfigurations.flowcontrol.apiserver.k8s.io 8, flowschemas.flowcontrol.apiserver.k8s.io 13
 and, when some were already in the write format, a second line counting those.
 
 Exit status: 0 when every object was migrated or already current, 1 when something could not be
 read or written (the data directory is in use, a key is missing, the KMS plugin is down), 2 for
-usage errors.
-`;
+usage errors.`,
+};
 
 export const storageMigrateCommand: Command = {
+  spec: STORAGE_MIGRATE_COMMAND,
   run: (args) => {
     useOwnerOnlyUmask();
-    return runStorageMigrate(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) });
+    return runStorageMigrate(args, processOutput);
   },
 };
 
 export async function runStorageMigrate(args: string[], output: Output): Promise<number> {
-  const command = await startStorageCommand<never>(args, {}, USAGE, output);
+  const command = await startStorageCommand(STORAGE_MIGRATE_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
-  const { values, location, transformer } = command;
-  if (transformer === undefined) {
-    output.stderr(`Error: --encryption-provider-config is required\n${USAGE}`);
-    return 2;
-  }
+  const { values, location } = command;
+  // A required flag: the parser saw it, so the transformer was loaded.
+  const transformer = command.transformer!;
   const known = storedResources(values.apiDomain);
   const store = createStore({ backend: createLevelDbBackend({ location, recoveryHint: recoveryHint(values.dataDir) }), clock: realClock(), transformer });
   try {

@@ -11,45 +11,45 @@ import { ClassicLevel } from 'classic-level';
 import { cp, open, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Command } from './main.ts';
-import type { Output } from './config-check.ts';
-import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
+import { processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
+import { flag } from '../../cli/flag-table.ts';
 import { AcknowledgedRevision } from '../../engine/store/acknowledged-revision.ts';
 import { describeDamage, type FileDamage } from '../../engine/store/leveldb-files.ts';
 import { ACKNOWLEDGED_MARKER_KEY, FORMAT_KEY, FORMAT_VALUE, LOG_PREFIX, REVISION_KEY, prefixEnd } from '../../engine/store/leveldb-layout.ts';
 import { KEY_PREFIX } from '../../engine/store/store.ts';
 import { useOwnerOnlyUmask } from '../data-dir.ts';
-import { startStorageCommand } from './storage-flags.ts';
+import { STORAGE_FLAGS, startStorageCommand } from './storage-flags.ts';
 import { formatCounts, formatFindings, inspectStore, problems, type StoreInspection } from './storage-inspect.ts';
 
-const USAGE = `Usage: fairway storage repair [--data-dir DIR] [--backup-dir DIR] [--encryption-provider-config FILE] [--api-domain DOMAIN]
+const STORAGE_REPAIR_FLAGS = {
+  ...STORAGE_FLAGS,
+  config: { ...STORAGE_FLAGS.config, description: 'decode encrypted values too (without it they are kept unchecked)' },
+  backupDir: flag('string', 'backup-dir', '', 'where the copy goes; must not exist', { valueName: 'DIR', defaultText: 'DIR/store.backup-<UTC time>' }),
+};
 
-Repairs the LevelDB store under DIR/store after "fairway storage check" found it damaged. Run it
+export const STORAGE_REPAIR_COMMAND: CommandSpec<typeof STORAGE_REPAIR_FLAGS> = {
+  path: 'fairway storage repair',
+  usage: 'fairway storage repair [--data-dir DIR] [--backup-dir DIR] [--encryption-provider-config FILE] [--api-domain DOMAIN]',
+  description: `Repairs the LevelDB store under DIR/store after "fairway storage check" found it damaged. Run it
 with the server stopped. It first copies DIR/store to the backup directory, then runs LevelDB's
 repair, removes what still does not decode, clears the watch event log, and moves the revision
 counter to at least the newest acknowledged revision, so that resourceVersions are never reused.
-It then checks the store again and reports what was lost. An intact store is left as it is.
-
-Flags:
-  --data-dir DIR                       the server's --data-dir (default ./data)
-  --backup-dir DIR                     where the copy goes (default DIR/store.backup-<UTC time>); must not exist
-  --encryption-provider-config FILE    decode encrypted values too (without it they are kept unchecked)
-  --api-domain DOMAIN                  as fairway serve --api-domain (default ${DEFAULT_API_DOMAIN})
-  -h, --help                           show this help
-
-Exit status: 0 when the store is intact afterwards (what was lost is reported), 1 when it could not
-be repaired or is in use, 2 for usage errors.
-`;
+It then checks the store again and reports what was lost. An intact store is left as it is.`,
+  flags: STORAGE_REPAIR_FLAGS,
+  epilogue: `Exit status: 0 when the store is intact afterwards (what was lost is reported), 1 when it could not
+be repaired or is in use, 2 for usage errors.`,
+};
 
 export const storageRepairCommand: Command = {
-  run: (args) => runStorageRepair(args, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }),
+  spec: STORAGE_REPAIR_COMMAND,
+  run: (args) => runStorageRepair(args, processOutput),
 };
 
 /** The LevelDB meta keys of Fairway's layout; any other key outside /registry/ is not Fairway's. */
 const META_KEYS = new Set([FORMAT_KEY, REVISION_KEY, ACKNOWLEDGED_MARKER_KEY]);
 
 export async function runStorageRepair(args: string[], output: Output, now: () => Date = () => new Date()): Promise<number> {
-  const command = await startStorageCommand(args, { 'backup-dir': 'backupDir' }, USAGE, output);
+  const command = await startStorageCommand(STORAGE_REPAIR_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
   // The backup and the rebuilt tables hold the same secrets as the store: as private as the store.
   useOwnerOnlyUmask();

@@ -6,8 +6,8 @@ import type { Shape } from '../../engine/config/object-shape.ts';
 import type { FieldError } from '../../engine/resources/field-errors.ts';
 import { decodeShape } from '../../engine/config/object-shape.ts';
 import { isRecord } from '../../engine/own-property.ts';
-import { FLOW_SCHEMA_SHAPE, PRIORITY_LEVEL_SHAPE } from '../../engine/config/flowcontrol-kinds.ts';
-import { FLOW_SCHEMA_KIND } from '../../engine/resources/types.ts';
+import { flowcontrolKind } from '../../engine/resources/kinds.ts';
+import { decodingShape } from '../../engine/resources/schema/decoding-shape.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import { FLOWCONTROL_VERSION } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, malformedBody, strictDecoding } from '../errors.ts';
@@ -35,8 +35,11 @@ export interface DecodeInput {
   numberLiterals?: ReadonlyMap<string, string>;
 }
 
+/** The decoding shape of a served kind, from its table. */
 export function shapeOf(kind: string): Shape {
-  return kind === FLOW_SCHEMA_KIND ? FLOW_SCHEMA_SHAPE : PRIORITY_LEVEL_SHAPE;
+  const info = flowcontrolKind(kind);
+  if (info === undefined) throw new Error(`no table for kind ${kind}`);
+  return decodingShape(info.table.struct);
 }
 
 /** The typed object in `input` (unknown fields dropped), or a 400 Status. */

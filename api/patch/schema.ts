@@ -6,9 +6,11 @@
 // kube-apiserver compares objects after a round trip through Go structs: a `spec` that exists on
 // both sides is not "added", so an Update entry never owns `f:spec` itself.
 //
-// Source of truth: k8s.io/api flowcontrol/v1 and meta/v1 types.go (tags and markers) at v0.32.
-
+// Derived from the kinds' tables (engine/resources/schema/), where each field says all of this.
 import { ownValue } from '../../engine/own-property.ts';
+import { flowcontrolKind } from '../../engine/resources/kinds.ts';
+import type { FieldType, ScalarType as TableScalar, StructTable } from '../../engine/resources/schema/field-table.ts';
+import { goAlwaysEncodes } from '../../engine/resources/schema/field-table.ts';
 
 export type ScalarType = 'string' | 'integer' | 'boolean' | 'any';
 
@@ -49,132 +51,51 @@ export type SchemaNode = ScalarNode | StructNode | MapNode | ListNode;
 
 export type FlowcontrolKind = 'PriorityLevelConfiguration' | 'FlowSchema';
 
-const string: ScalarNode = { kind: 'scalar', scalar: 'string' };
-const integer: ScalarNode = { kind: 'scalar', scalar: 'integer' };
-const boolean: ScalarNode = { kind: 'scalar', scalar: 'boolean' };
-const untyped: ScalarNode = { kind: 'scalar', scalar: 'any' };
-
-const struct = (fields: Record<string, SchemaNode | FieldSchema>): StructNode => ({
-  kind: 'struct',
-  fields: Object.fromEntries(Object.entries(fields).map(([name, f]) => [name, 'kind' in f ? { type: f } : f])),
-});
-const always = (type: SchemaNode): FieldSchema => ({ type, goAlways: true });
-const atomicList = (items: SchemaNode): ListNode => ({ kind: 'list', listType: 'atomic', items });
-const setList = (items: SchemaNode): ListNode => ({ kind: 'list', listType: 'set', items });
-
-const ownerReference = struct({
-  apiVersion: always(string),
-  kind: always(string),
-  name: always(string),
-  uid: always(string),
-  controller: boolean,
-  blockOwnerDeletion: boolean,
-});
-
-const managedFieldsEntry = struct({
-  manager: string,
-  operation: string,
-  apiVersion: string,
-  time: string,
-  fieldsType: string,
-  fieldsV1: untyped,
-  subresource: string,
-});
-
-const objectMeta = struct({
-  name: string,
-  generateName: string,
-  namespace: string,
-  selfLink: string,
-  uid: string,
-  resourceVersion: string,
-  generation: integer,
-  creationTimestamp: string,
-  deletionTimestamp: string,
-  deletionGracePeriodSeconds: integer,
-  labels: { kind: 'map', values: string },
-  annotations: { kind: 'map', values: string },
-  ownerReferences: { kind: 'list', listType: 'map', keys: ['uid'], items: ownerReference, patchStrategy: 'merge', patchMergeKey: 'uid' },
-  finalizers: { kind: 'list', listType: 'set', items: string, patchStrategy: 'merge' },
-  managedFields: atomicList(managedFieldsEntry),
-});
-
-const condition = struct({
-  type: string,
-  status: string,
-  lastTransitionTime: string,
-  reason: string,
-  message: string,
-});
-
-const status = struct({
-  conditions: { kind: 'list', listType: 'map', keys: ['type'], items: condition, patchStrategy: 'merge', patchMergeKey: 'type' },
-});
-
-const typeMeta = { apiVersion: string, kind: string };
-
-const queuing = struct({ queues: always(integer), handSize: always(integer), queueLengthLimit: always(integer) });
-
-const priorityLevelSpec = struct({
-  type: always(string),
-  limited: struct({
-    nominalConcurrencyShares: integer,
-    limitResponse: always(struct({ type: always(string), queuing })),
-    lendablePercent: integer,
-    borrowingLimitPercent: integer,
-  }),
-  exempt: struct({ nominalConcurrencyShares: integer, lendablePercent: integer }),
-});
-
-const subject = struct({
-  kind: always(string),
-  user: struct({ name: always(string) }),
-  group: struct({ name: always(string) }),
-  serviceAccount: struct({ namespace: always(string), name: always(string) }),
-});
-
-const flowSchemaSpec = struct({
-  priorityLevelConfiguration: always(struct({ name: always(string) })),
-  matchingPrecedence: integer,
-  distinguisherMethod: struct({ type: always(string) }),
-  rules: atomicList(
-    struct({
-      subjects: atomicList(subject),
-      resourceRules: atomicList(
-        struct({
-          verbs: setList(string),
-          apiGroups: setList(string),
-          resources: setList(string),
-          clusterScope: boolean,
-          namespaces: setList(string),
-        }),
-      ),
-      nonResourceRules: atomicList(struct({ verbs: setList(string), nonResourceURLs: setList(string) })),
-    }),
-  ),
-});
-
-const SCHEMAS: Record<FlowcontrolKind, StructNode> = {
-  PriorityLevelConfiguration: struct({
-    ...typeMeta,
-    metadata: always(objectMeta),
-    spec: always(priorityLevelSpec),
-    status: always(status),
-  }),
-  FlowSchema: struct({
-    ...typeMeta,
-    metadata: always(objectMeta),
-    spec: always(flowSchemaSpec),
-    status: always(status),
-  }),
+const SCALARS: Record<TableScalar, ScalarNode> = {
+  string: { kind: 'scalar', scalar: 'string' },
+  time: { kind: 'scalar', scalar: 'string' },
+  int32: { kind: 'scalar', scalar: 'integer' },
+  int64: { kind: 'scalar', scalar: 'integer' },
+  boolean: { kind: 'scalar', scalar: 'boolean' },
+  fieldsV1: { kind: 'scalar', scalar: 'any' },
 };
 
-export function schemaFor(kind: FlowcontrolKind): StructNode {
-  return SCHEMAS[kind];
+const structs = new WeakMap<StructTable, StructNode>();
+
+function structNode(table: StructTable): StructNode {
+  let node = structs.get(table);
+  if (node === undefined) {
+    const fields = table.fields.map((f): [string, FieldSchema] => [f.name, goAlwaysEncodes(f) ? { type: typeNode(f.type), goAlways: true } : { type: typeNode(f.type) }]);
+    node = { kind: 'struct', fields: Object.fromEntries(fields) };
+    structs.set(table, node);
+  }
+  return node;
 }
 
-export function isFlowcontrolKind(kind: unknown): kind is FlowcontrolKind {
-  return kind === 'PriorityLevelConfiguration' || kind === 'FlowSchema';
+function typeNode(type: FieldType): SchemaNode {
+  switch (type.kind) {
+    case 'scalar':
+      return SCALARS[type.scalar];
+    case 'struct':
+      return structNode(type.struct);
+    case 'map':
+      return { kind: 'map', values: typeNode(type.values) };
+    case 'list': {
+      const { listType = 'atomic', mapKeys, patchStrategy, patchMergeKey } = type;
+      return {
+        kind: 'list',
+        listType,
+        items: typeNode(type.items),
+        ...(mapKeys !== undefined ? { keys: mapKeys } : {}),
+        ...(patchStrategy !== undefined ? { patchStrategy } : {}),
+        ...(patchMergeKey !== undefined ? { patchMergeKey } : {}),
+      };
+    }
+  }
+}
+
+export function schemaFor(kind: FlowcontrolKind): StructNode {
+  return structNode(flowcontrolKind(kind)!.table.struct);
 }
 
 /** The schema below one path element, or undefined where the schema declares nothing. */

@@ -47,7 +47,8 @@ test('compare: keyed list items by key, atomic lists as one leaf, empty on both 
 test("Go's zero values: non-pointer structs and non-omitempty fields appear, nulls of pointers go", () => {
   assert.equal(withGoZeroValues(FS, { spec: { distinguisherMethod: null } }), {
     metadata: {},
-    spec: { priorityLevelConfiguration: { name: '' } },
+    // matchingPrecedence is a plain int32 without omitempty in Go: its zero is written out.
+    spec: { priorityLevelConfiguration: { name: '' }, matchingPrecedence: 0 },
     status: {},
   });
   assert.equal((withGoZeroValues(PLC, { spec: { limited: {} } }) as any).spec, { type: '', limited: { limitResponse: { type: '' } } });

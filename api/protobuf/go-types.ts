@@ -6,6 +6,12 @@
 // authorization/v1 and authentication/v1 (whose self reviews have none) and k8s.io/apimachinery
 // meta/v1 at v0.32.4, the versions the .proto files come from
 // (proto/README.md). `bytes` fields are Go slices, written when non-nil: they count as pointers.
+// The kinds' structs and the meta/v1 structs they carry say which fields are pointers in their
+// tables (engine/resources/schema/); the other messages are listed here.
+
+import { FLOWCONTROL_KINDS } from '../../engine/resources/kinds.ts';
+import { reachableStructs } from '../../engine/resources/schema/field-table.ts';
+import { LIST_META } from '../../engine/resources/schema/meta-v1.ts';
 
 const FLOWCONTROL = 'k8s.io.api.flowcontrol.v1.';
 const AUTHORIZATION = 'k8s.io.api.authorization.v1.';
@@ -13,25 +19,23 @@ const AUTHENTICATION = 'k8s.io.api.authentication.v1.';
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1.';
 const RUNTIME = 'k8s.io.apimachinery.pkg.runtime.';
 
+/** A table struct's message name: its OpenAPI name with the package path the .proto way round (`io.k8s.` → `k8s.io.`). */
+const messageName = (schemaName: string): string => schemaName.replace(/^io\.k8s\./, 'k8s.io.');
+
+const FROM_TABLES = reachableStructs([...FLOWCONTROL_KINDS.map((k) => k.table.struct), LIST_META])
+  .map((table): [string, string[]] => [messageName(table.name), table.fields.filter((f) => f.pointer).map((f) => f.name)])
+  .filter(([, pointers]) => pointers.length > 0);
+
 /** Full message name → names of its pointer (omit-when-unset) fields. */
 export const GO_POINTER_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   Object.entries({
-    [`${FLOWCONTROL}FlowSchemaSpec`]: ['distinguisherMethod'],
-    [`${FLOWCONTROL}Subject`]: ['user', 'group', 'serviceAccount'],
-    [`${FLOWCONTROL}PriorityLevelConfigurationSpec`]: ['limited', 'exempt'],
-    [`${FLOWCONTROL}LimitedPriorityLevelConfiguration`]: ['nominalConcurrencyShares', 'lendablePercent', 'borrowingLimitPercent'],
-    [`${FLOWCONTROL}ExemptPriorityLevelConfiguration`]: ['nominalConcurrencyShares', 'lendablePercent'],
-    [`${FLOWCONTROL}LimitResponse`]: ['queuing'],
+    ...Object.fromEntries(FROM_TABLES),
     [`${AUTHORIZATION}ResourceAttributes`]: ['fieldSelector', 'labelSelector'],
     [`${AUTHORIZATION}SubjectAccessReviewSpec`]: ['resourceAttributes', 'nonResourceAttributes'],
     [`${AUTHORIZATION}SelfSubjectAccessReviewSpec`]: ['resourceAttributes', 'nonResourceAttributes'],
-    [`${META}ListMeta`]: ['remainingItemCount'],
-    [`${META}ObjectMeta`]: ['deletionTimestamp', 'deletionGracePeriodSeconds'],
-    [`${META}OwnerReference`]: ['controller', 'blockOwnerDeletion'],
     [`${META}DeleteOptions`]: ['gracePeriodSeconds', 'preconditions', 'orphanDependents', 'propagationPolicy', 'ignoreStoreReadErrorWithClusterBreakingPotential'],
     [`${META}Preconditions`]: ['uid', 'resourceVersion'],
     [`${META}Status`]: ['details'],
-    [`${META}ManagedFieldsEntry`]: ['time', 'fieldsV1'],
     [`${META}FieldsV1`]: ['Raw'],
     [`${RUNTIME}RawExtension`]: ['raw'],
     [`${RUNTIME}Unknown`]: ['raw'],

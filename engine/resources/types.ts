@@ -10,6 +10,7 @@ export interface ObjectMeta {
   name?: string;
   generateName?: string;
   namespace?: string;
+  selfLink?: string;
   uid?: string;
   resourceVersion?: string;
   generation?: number;

@@ -1,6 +1,6 @@
 // Runs fast-check properties with a seed and a run count that come from the environment, so the
 // same file is a quick fixed-seed check under `npm test` and a long search under
-// `npm run properties -- --runs N --seed S` (properties/run.mjs sets the variables). A failure
+// `npm run properties -- --runs N --seed S` (properties/run.ts sets the variables). A failure
 // throws one message that carries the seed, the path and the exact command that replays it.
 //
 // Environment (all optional):
