@@ -128,7 +128,7 @@ export async function build(root = ROOT, outdir = DIST, options = {}) {
   try {
     result = await esbuild.build({
       absWorkingDir: root,
-      entryPoints: [{ in: 'api/cli/main.ts', out: MAIN.replace(/\.js$/, '') }, ...THREAD_ENTRIES.map((t) => ({ in: t.task, out: t.out }))],
+      entryPoints: [{ in: 'api/commands/main.ts', out: MAIN.replace(/\.js$/, '') }, ...THREAD_ENTRIES.map((t) => ({ in: t.task, out: t.out }))],
       outdir,
       entryNames: '[name]',
       chunkNames: 'chunk-[hash]',

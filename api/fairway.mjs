@@ -27,7 +27,7 @@ async function loadMain() {
   }
   const { register } = await import('tsx/esm/api');
   register();
-  return (await import('./cli/main.ts')).main;
+  return (await import('./commands/main.ts')).main;
 }
 
 const main = await loadMain();

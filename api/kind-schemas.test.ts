@@ -16,8 +16,8 @@ import * as plc from '../engine/resources/schema/priority-level-configuration.ts
 import type * as types from '../engine/resources/types.ts';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../engine/resources/defaults.ts';
 import { canonicalOrder } from './handlers/canonical-order.ts';
-import { fairwayDiscoveryModel } from './discovery.ts';
-import { openApiDocuments } from './openapi.ts';
+import { fairwayDiscoveryModel } from './discovery/discovery.ts';
+import { openApiDocuments } from './openapi/openapi.ts';
 import { schemaFor, type FlowcontrolKind, type SchemaNode } from './patch/schema.ts';
 import { GO_POINTER_FIELDS } from './protobuf/go-types.ts';
 

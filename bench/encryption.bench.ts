@@ -19,7 +19,7 @@ import { realClock } from '../engine/clock.ts';
 import { parseEncryptionConfig } from '../engine/config/encryption-config.ts';
 import { startKmsPlugin } from '../engine/kms/testing/plugin-process.ts';
 import type { KubeObject } from '../engine/resources/types.ts';
-import { createMemoryBackend, createMemoryVolume } from '../engine/store/memory-backend.ts';
+import { createMemoryBackend, createMemoryVolume } from '../engine/store/memory/memory-backend.ts';
 import { createStore } from '../engine/store/store.ts';
 import type { ResourceInfo } from '../engine/store/store-types.ts';
 import { createResourceTransformers, routeByStorageKey } from '../engine/store/transformers/resource-transformers.ts';

@@ -22,12 +22,12 @@ import { fileURLToPath } from 'node:url';
 import { realClock } from '../engine/clock.ts';
 import type { KubeObject } from '../engine/resources/types.ts';
 import { encodeObject } from '../engine/store/codec.ts';
-import { EtcdClient } from '../engine/store/etcd-client.ts';
-import { COMPARE_EQUAL, COMPARE_MOD } from '../engine/store/etcd-proto.ts';
-import { createEtcdBackend } from '../engine/store/etcd-backend.ts';
+import { EtcdClient } from '../engine/store/etcd/etcd-client.ts';
+import { COMPARE_EQUAL, COMPARE_MOD } from '../engine/store/etcd/etcd-proto.ts';
+import { createEtcdBackend } from '../engine/store/etcd/etcd-backend.ts';
 import { createStore, resourcePrefix } from '../engine/store/store.ts';
 import type { ResourceInfo, Store } from '../engine/store/store-types.ts';
-import { EtcdCluster } from '../engine/store/testing/etcd-process.ts';
+import { EtcdCluster } from '../engine/store/etcd/testing/etcd-process.ts';
 
 const QUICK = process.env['BENCH_QUICK'] === '1';
 const IN_FLIGHT = 64;

@@ -16,7 +16,7 @@ import { encodeObject } from '../engine/store/codec.ts';
 import type { StoredForm } from '../engine/store/store-types.ts';
 import type { KubeObject } from '../engine/resources/types.ts';
 import { renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
-import { PROTOBUF_MEDIA_TYPE } from '../api/content-negotiation.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../api/handlers/content-negotiation.ts';
 import type { Executor, Work } from '../workers/executor.ts';
 import { createInlineExecutor } from '../workers/inline-executor.ts';
 import { encodeObjectsWork, splitObjectsJson } from '../workers/objects-json.ts';

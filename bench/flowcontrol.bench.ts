@@ -4,7 +4,7 @@
 //
 //   node --import tsx bench/flowcontrol.bench.ts
 import { createActor, setup } from 'xstate';
-import { SimClock } from '../sim/sim-clock.ts';
+import { SimClock } from '../engine/sim-clock.ts';
 import { FlowController } from '../engine/flowcontrol/controller.ts';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../engine/resources/defaults.ts';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../engine/resources/bootstrap.ts';

@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import { loadScenarioFile } from '../sim/scenario-load.ts';
 import { runSimulation } from '../sim/simulation.ts';
-import { SimClock } from '../sim/sim-clock.ts';
+import { SimClock } from '../engine/sim-clock.ts';
 
 const QUICK = process.env['BENCH_QUICK'] === '1';
 const HOUR = process.env['BENCH_HOUR'] === '1';

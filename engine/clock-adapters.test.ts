@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { interval, take, timer, delay, of } from 'rxjs';
 import { createActor, createMachine } from 'xstate';
-import { SimClock } from '../sim/sim-clock.ts';
+import { SimClock } from './sim-clock.ts';
 import { toRxScheduler, toXstateClock } from './clock-adapters.ts';
 
 test('RxJS interval and delay run on virtual time', () => {

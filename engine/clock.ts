@@ -1,6 +1,6 @@
 // The one source of time for the engine. Nothing in engine/ reads the wall clock or starts timers
 // itself: the server injects `realClock()`, the simulator and tests inject a virtual clock
-// (sim/sim-clock.ts), so one seed gives one history.
+// (engine/sim-clock.ts), so one seed gives one history.
 //
 // `after` takes a callback rather than returning a promise, so a virtual clock knows the
 // consequences of an instant are done when the callback returns.

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { checkAsyncProperty, readPropertySettings } from './support/runner.ts';
-import { SimClock } from '../sim/sim-clock.ts';
+import { SimClock } from '../engine/sim-clock.ts';
 import type { Transformer } from '../engine/store/transformers/transformer.ts';
 import { identityTransformer } from '../engine/store/transformers/transformer.ts';
 import type { PrefixEntry } from '../engine/store/transformers/prefix-transformer.ts';

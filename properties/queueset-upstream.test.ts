@@ -20,7 +20,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { QueueSet, type Admission, type Decide, type QueuingConfig, type QueueSetRequest } from '../engine/flowcontrol/queue-set.ts';
 import { SeatDemandTracker } from '../engine/flowcontrol/seat-demand.ts';
-import { SimClock } from '../sim/sim-clock.ts';
+import { SimClock } from '../engine/sim-clock.ts';
 import { NoRestraintQueueSet } from './support/no-restraint-queue-set.ts';
 
 const NS = 1e-6; // milliseconds per nanosecond

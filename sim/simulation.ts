@@ -26,7 +26,7 @@ import { requestDigest } from './request-shape.ts';
 import type { LoadedScenario } from './scenario-load.ts';
 import { MAX_WAIT_LIMIT_MS, type FlowSpec, type Scenario } from './scenario.ts';
 import { streamPrng } from './seed.ts';
-import { SimClock } from './sim-clock.ts';
+import { SimClock } from '../engine/sim-clock.ts';
 import { runsOnPool, threadsFor, VirtualExecutor, type VirtualWork } from './virtual-executor.ts';
 
 export interface SimulationInput {

@@ -15,7 +15,7 @@
 // microtask after the clock's step returned, outside the total order of simulated events.
 
 import { DEFAULT_POOL_THRESHOLDS } from '../workers/pool-thresholds.ts';
-import type { SimClock, SimTask } from './sim-clock.ts';
+import type { SimClock, SimTask } from '../engine/sim-clock.ts';
 
 /** Codec bytes of a typical object (a ~1 KB PriorityLevelConfiguration stores as ~0.8 KB). */
 const CODEC_BYTES_PER_OBJECT = 800;

@@ -5,7 +5,7 @@ import { adoptWrittenObject, makeCachedObject } from '../engine/store/cached-obj
 import type { StoredForm } from '../engine/store/store-types.ts';
 import type { KubeObject } from '../engine/resources/types.ts';
 import { renderBody, renderStageFor, renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
-import { PROTOBUF_MEDIA_TYPE } from '../api/content-negotiation.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../api/handlers/content-negotiation.ts';
 import { encodeObject as encodeProtobuf } from '../api/protobuf/objects.ts';
 import { encodeObjectsWork, splitObjectsJson } from './objects-json.ts';
 import { findStage, SLEEP_CPU_ITERATIONS_MAX, sleepCpu, stageNames, STAGES } from './stages.ts';

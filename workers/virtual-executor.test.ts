@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../sim/sim-clock.ts';
+import { SimClock } from '../engine/sim-clock.ts';
 import { isExecutorErrorCode } from './executor-errors.ts';
 import type { Work } from './executor.ts';
 import { sleepCpu } from './stages.ts';

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../sim/sim-clock.ts';
+import { SimClock } from '../engine/sim-clock.ts';
 import { isExecutorErrorCode, type ExecutorError } from './executor-errors.ts';
 import type { Executor, Work } from './executor.ts';
 import { runClock } from './testing/run-clock.ts';

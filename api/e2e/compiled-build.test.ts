@@ -87,11 +87,11 @@ test('a build is fresh until one of its inputs changes or its record is gone', a
   const stamp = await readFile(stampPath, 'utf8');
   const { mtimes } = JSON.parse(stamp) as { mtimes: Record<string, number> };
   // The record names the sources the bundle read, the copied files and the build's own inputs.
-  for (const input of ['api/cli/main.ts', 'api/serve.ts', 'workers/worker-task.ts', 'engine/kms/proto/kms-v2.proto', 'workers/worker-entry.mjs', 'build.mjs', 'package-lock.json']) {
+  for (const input of ['api/commands/main.ts', 'api/commands/serve.ts', 'workers/worker-task.ts', 'engine/kms/proto/kms-v2.proto', 'workers/worker-entry.mjs', 'build.mjs', 'package-lock.json']) {
     assert.ok(Object.hasOwn(mtimes, input), input);
   }
-  // As if api/serve.ts had been edited since the build.
-  await writeFile(stampPath, JSON.stringify({ mtimes: { ...mtimes, 'api/serve.ts': mtimes['api/serve.ts']! - 1 } }));
+  // As if api/commands/serve.ts had been edited since the build.
+  await writeFile(stampPath, JSON.stringify({ mtimes: { ...mtimes, 'api/commands/serve.ts': mtimes['api/commands/serve.ts']! - 1 } }));
   assert.not.ok(isFresh(ROOT, outdir));
   // As if a source file the build read had been deleted.
   await writeFile(stampPath, JSON.stringify({ mtimes: { ...mtimes, 'api/no-such-file.ts': 1 } }));

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startKmsPlugin } from '../../engine/kms/testing/plugin-process.ts';
-import { RELOAD_INTERVAL_ENV } from '../encryption-at-rest.ts';
+import { RELOAD_INTERVAL_ENV } from '../security/encryption-at-rest.ts';
 import type { TestClient } from '../testing/http-client.ts';
 import { startServerProcess } from '../testing/server-process.ts';
 import {

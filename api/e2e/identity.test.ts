@@ -11,8 +11,8 @@ import { stringify as yamlStringify } from 'yaml';
 import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
 import { kubectlFor, kubectlForUser, type Kubectl } from '../testing/kubectl.ts';
 import { createTestClient } from '../testing/http-client.ts';
-import { generateCertificateAuthority, issueClientCertificate } from '../tls.ts';
-import type { KubeconfigUser } from '../kubeconfig.ts';
+import { generateCertificateAuthority, issueClientCertificate } from '../security/tls.ts';
+import type { KubeconfigUser } from '../data-dir/kubeconfig.ts';
 import { startWebhook, type WebhookProcess } from '../../engine/auth/testing/webhook-process.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';

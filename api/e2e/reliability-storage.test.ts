@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { injectLevelDbFault, LEVELDB_FAULTS } from '../../engine/store/testing/leveldb-faults.ts';
+import { injectLevelDbFault, LEVELDB_FAULTS } from '../../engine/store/leveldb/testing/leveldb-faults.ts';
 import { startServerProcess } from '../testing/server-process.ts';
 import { runFairway } from '../testing/encryption-fixtures.ts';
 

@@ -5,7 +5,7 @@
 // acknowledged write (through either replica) is lost.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EtcdCluster } from '../../engine/store/testing/etcd-process.ts';
+import { EtcdCluster } from '../../engine/store/etcd/testing/etcd-process.ts';
 import { openStream } from '../testing/http-client.ts';
 import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
 

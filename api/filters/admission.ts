@@ -9,7 +9,7 @@
 // Without this filter in the chain (admission not configured), `admit` does nothing.
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation, AdmissionRejection } from '../../engine/auth/admission/admission.ts';
 import type { Status } from '../../engine/resources/types.ts';
-import type { Filter, RequestContext } from '../http-context.ts';
+import type { Filter, RequestContext } from '../server/http-context.ts';
 import { ApiError, admissionPolicyDenied, admissionRateLimited } from '../errors.ts';
 import { addWarnings } from '../handlers/respond.ts';
 

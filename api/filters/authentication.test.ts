@@ -4,9 +4,9 @@ import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { fakeResponse } from '../testing/fake-response.ts';
 import type { Logger } from '../log.ts';
-import type { RequestContext } from '../http-context.ts';
+import type { RequestContext } from '../server/http-context.ts';
 import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
-import { generateCertificateAuthority, issueClientCertificate } from '../tls.ts';
+import { generateCertificateAuthority, issueClientCertificate } from '../security/tls.ts';
 import { authenticationRequestOf, createAuthenticationFilter } from './authentication.ts';
 
 /** A socket presenting `pems` as its peer chain (leaf first), the way node:tls reports it. */

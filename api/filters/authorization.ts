@@ -9,7 +9,7 @@ import type { AuthorizationAttributes, Authorizer, SelectorRequirement } from '.
 import { attributesFromRequest } from '../../engine/auth/authorizer.ts';
 import { parseFieldSelector } from '../../engine/store/field-selector.ts';
 import { parseLabelSelector } from '../../engine/store/label-selector.ts';
-import type { Filter, RequestContext } from '../http-context.ts';
+import type { Filter, RequestContext } from '../server/http-context.ts';
 import { forbidden } from '../errors.ts';
 import { sendStatusNegotiated } from '../handlers/respond.ts';
 import type { Logger } from '../log.ts';

@@ -7,7 +7,7 @@
 // kept as `context.impersonator` for the access log.
 import type { Authorizer } from '../../engine/auth/authorizer.ts';
 import { IMPERSONATE_HEADER_PREFIX, impersonate, type HeaderLine } from '../../engine/auth/impersonation.ts';
-import type { Filter, RequestContext } from '../http-context.ts';
+import type { Filter, RequestContext } from '../server/http-context.ts';
 import { badRequest } from '../errors.ts';
 import { sendStatusNegotiated } from '../handlers/respond.ts';
 import { forbiddenStatus, writeInternalError } from './authorization.ts';

@@ -7,8 +7,8 @@ import { realClock, type Clock } from '../../engine/clock.ts';
 import type { FlowController } from '../../engine/flowcontrol/controller.ts';
 import { InterestedWatches } from '../../engine/flowcontrol/interested-watches.ts';
 import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
-import { SimClock } from '../../sim/sim-clock.ts';
-import { chain, type RequestContext } from '../http-context.ts';
+import { SimClock } from '../../engine/sim-clock.ts';
+import { chain, type RequestContext } from '../server/http-context.ts';
 import { AUTHENTICATED, FLOOD_SCHEMA_UID, MASTERS, newTestController, podsInfo, TINY_LEVEL_UID } from '../metrics/testing/apf-fixtures.ts';
 import {
   createPriorityAndFairnessFilter,

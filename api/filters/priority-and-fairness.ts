@@ -20,8 +20,8 @@ import type { InterestedWatches } from '../../engine/flowcontrol/interested-watc
 import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
-import type { Filter, RequestContext } from '../http-context.ts';
-import { responseFlushed } from '../response-flushed.ts';
+import type { Filter, RequestContext } from '../server/http-context.ts';
+import { responseFlushed } from '../server/response-flushed.ts';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
 export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';

@@ -4,13 +4,13 @@
 // deeply for the recursive code after parsing (nesting-depth.ts), is the client's mistake: 400.
 import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest, malformedBody, MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from '../errors.ts';
-import { negotiateInput, PROTOBUF_MEDIA_TYPE } from '../content-negotiation.ts';
+import { negotiateInput, PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
 import { decodeBody } from '../protobuf/objects.ts';
 import { parseGoJson } from '../../engine/go-json.ts';
 import { parseGoYaml, strictYamlError } from '../go-yaml.ts';
 import { goQuote } from '../go-format.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
-import { beginBodyRead, onBodyFramingError } from '../http1-connection.ts';
+import { beginBodyRead, onBodyFramingError } from '../server/http1-connection.ts';
 
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
 export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];

@@ -1,7 +1,7 @@
 // Non-resource GET endpoints that describe the server: /version, /api, /apis (aggregated v2 or
 // legacy, by Accept), /apis/<group>, /apis/<group>/<version>, /openapi/v3 and its documents.
 // Bodies that never change are serialised once.
-import type { RequestContext } from '../http-context.ts';
+import type { RequestContext } from '../server/http-context.ts';
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryContentType,
@@ -11,10 +11,10 @@ import {
   apiVersions,
   chooseDiscoveryRepresentation,
   type DiscoveryModel,
-} from '../discovery.ts';
-import { openApiDocuments, openApiIndex } from '../openapi.ts';
+} from '../discovery/discovery.ts';
+import { openApiDocuments, openApiIndex } from '../openapi/openapi.ts';
 import { ApiError, routeMethodNotAllowed, routeNotFound } from '../errors.ts';
-import { negotiateOutput } from '../content-negotiation.ts';
+import { negotiateOutput } from './content-negotiation.ts';
 import { encode, sendText, wantsPretty } from './respond.ts';
 
 /** kube-apiserver's /version for 1.32 (the gcloud kubectl dispatcher runs the kubectl whose minor matches). */

@@ -8,7 +8,7 @@ import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, invalid as invalidStatus } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
 import { goJsonTypeName } from '../patch/go-json.ts';
-import { queryBool } from '../request-info.ts';
+import { queryBool } from '../server/request-info.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 

@@ -6,9 +6,9 @@
 import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
 import type { StoredForm } from '../../engine/store/store-types.ts';
 import type { Work } from '../../workers/executor.ts';
-import { PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from '../content-negotiation.ts';
+import { PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from './content-negotiation.ts';
 import { encodeList } from '../protobuf/objects.ts';
-import { toTable, type FlowcontrolKind, type IncludeObject } from '../table.ts';
+import { toTable, type FlowcontrolKind, type IncludeObject } from './table.ts';
 import { encode } from './respond.ts';
 
 export interface RenderSpec {

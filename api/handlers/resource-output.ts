@@ -4,7 +4,7 @@
 // write and a LIST copies bytes; encoding many objects, and every other representation (protobuf
 // included, which reuses each object's cached message when rendered on the main thread), is work for
 // the execution plane (workers/), which keeps small work on the main thread and sends large work to
-// a worker. Large bodies are streamed in chunks (api/response-body.ts). Each function resolves when
+// a worker. Large bodies are streamed in chunks (api/server/response-body.ts). Each function resolves when
 // the body has been handed to the response, so the request keeps its APF seats until then.
 import type { KubeObject, ListMeta } from '../../engine/resources/types.ts';
 import { storedFormOf } from '../../engine/store/cached-object.ts';
@@ -14,11 +14,11 @@ import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
 import { encodeObjectsWork, splitObjectsJson } from '../../workers/objects-json.ts';
 import { BoundedCache } from '../../engine/bounded-cache.ts';
-import { negotiateOutput, OBJECT_MEDIA_TYPES, tableConversions, type NegotiatedMediaType } from '../content-negotiation.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES, tableConversions, type NegotiatedMediaType } from './content-negotiation.ts';
 import { ApiError } from '../errors.ts';
-import { parseIncludeObject, type FlowcontrolKind } from '../table.ts';
-import type { RequestContext } from '../http-context.ts';
-import { sendBody } from '../response-body.ts';
+import { parseIncludeObject, type FlowcontrolKind } from './table.ts';
+import type { RequestContext } from '../server/http-context.ts';
+import { sendBody } from '../server/response-body.ts';
 import { renderWork, type RenderSpec } from './render-body.ts';
 import { wantsPretty, type Representation } from './respond.ts';
 

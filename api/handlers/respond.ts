@@ -7,9 +7,9 @@ import { stringify as yamlStringify } from 'yaml';
 import type { Status } from '../../engine/resources/types.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
 import { isStoreError, storeErrorStatus } from '../../engine/store/store-errors.ts';
-import type { RequestContext } from '../http-context.ts';
+import type { RequestContext } from '../server/http-context.ts';
 import { badRequest, internalError, isApiError } from '../errors.ts';
-import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from '../content-negotiation.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from './content-negotiation.ts';
 import { encodeObject } from '../protobuf/objects.ts';
 import type { Logger } from '../log.ts';
 

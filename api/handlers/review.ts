@@ -3,9 +3,9 @@
 // (405 otherwise); the body is JSON, YAML or, as kubectl sends it, protobuf, and must name the
 // review's kind and version; the answer is 201 with the review and its status, in the negotiated
 // representation.
-import type { RequestContext } from '../http-context.ts';
+import type { RequestContext } from '../server/http-context.ts';
 import { ApiError, badRequest, malformedBody, routeMethodNotAllowed } from '../errors.ts';
-import { negotiateOutput, OBJECT_MEDIA_TYPES, type SerializerMediaType } from '../content-negotiation.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES, type SerializerMediaType } from './content-negotiation.ts';
 import { parseBody, readBody } from './body.ts';
 import { sendObject, wantsPretty, type Representation } from './respond.ts';
 

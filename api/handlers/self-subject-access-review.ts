@@ -7,7 +7,7 @@ import type { AuthorizationAttributes, Authorizer } from '../../engine/auth/auth
 import type { SubjectAccessReviewSpec } from '../../engine/auth/subject-access-review.ts';
 import { specFromWire, wireSpec } from '../../engine/auth/subject-access-review.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../engine/resources/field-errors.ts';
-import type { RequestContext } from '../http-context.ts';
+import type { RequestContext } from '../server/http-context.ts';
 import { ApiError, internalError, invalid } from '../errors.ts';
 import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';

@@ -2,9 +2,9 @@
 // own user information, after impersonation, as kube-apiserver's REST answers it: 201, a
 // creationTimestamp of now, and `status.userInfo` {username, uid, groups, extra}, empty ones left
 // out.
-import type { RequestContext } from '../http-context.ts';
+import type { RequestContext } from '../server/http-context.ts';
 import { ApiError, badRequest } from '../errors.ts';
-import { SUPPORTED_MEDIA_TYPES } from '../content-negotiation.ts';
+import { SUPPORTED_MEDIA_TYPES } from './content-negotiation.ts';
 import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';
 

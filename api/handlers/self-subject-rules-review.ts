@@ -5,7 +5,7 @@
 // 201 with an empty spec and the status (`resourceRules`, `nonResourceRules`, `incomplete`, and
 // the rule resolvers' error as `evaluationError`).
 import type { Authorizer, NonResourceRule, ResourceRule, RulesResult } from '../../engine/auth/authorizer.ts';
-import type { RequestContext } from '../http-context.ts';
+import type { RequestContext } from '../server/http-context.ts';
 import { ApiError, badRequest, internalError, malformedBody } from '../errors.ts';
 import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';

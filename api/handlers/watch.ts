@@ -10,12 +10,12 @@ import type { FlowcontrolObject, KubeObject } from '../../engine/resources/types
 import { goJsonText } from '../../engine/store/go-json.ts';
 import type { ResourceStore, StoredForm, WatchOptions, Watcher } from '../../engine/store/store-types.ts';
 import type { WatchEvent } from '../../engine/store/watch-event.ts';
-import type { RequestContext } from '../http-context.ts';
-import { toTable, parseIncludeObject, type IncludeObject } from '../table.ts';
+import type { RequestContext } from '../server/http-context.ts';
+import { toTable, parseIncludeObject, type IncludeObject } from './table.ts';
 import { ApiError, badRequest } from '../errors.ts';
-import { CHUNK_BYTES, ChunkedBody } from '../response-body.ts';
+import { CHUNK_BYTES, ChunkedBody } from '../server/response-body.ts';
 import { checkResourceVersion, QueryReader } from './query.ts';
-import { PROTOBUF_MEDIA_TYPE } from '../content-negotiation.ts';
+import { PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
 import { encodeObject, watchFrame } from '../protobuf/objects.ts';
 import { cacheJson, type Output, type OutputContext } from './resource-output.ts';
 

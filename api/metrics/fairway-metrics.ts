@@ -14,7 +14,7 @@ import { registerEventLoopMetrics } from './event-loop-metrics.ts';
 import { FlowControlMetrics } from './flowcontrol-metrics.ts';
 import { RequestMetrics } from './request-metrics.ts';
 import { ServedLabels } from './served-labels.ts';
-import { fairwayDiscoveryModel } from '../discovery.ts';
+import { fairwayDiscoveryModel } from '../discovery/discovery.ts';
 
 export interface FairwayMetrics {
   registry: Registry;

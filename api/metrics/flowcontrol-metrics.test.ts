@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FlowController } from '../../engine/flowcontrol/controller.ts';
 import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../../engine/sim-clock.ts';
 import { createFairwayMetrics } from './fairway-metrics.ts';
 import { KUBE_FLOWCONTROL_FAMILIES } from './kube-flowcontrol-families.ts';
 import { AUTHENTICATED, defaultApfConfig, digestOf, MASTERS, newTestController, podsInfo, tinyApfConfig } from './testing/apf-fixtures.ts';

@@ -11,7 +11,7 @@
 
 import type { Clock } from '../../engine/clock.ts';
 import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
-import type { Filter, RequestContext } from '../http-context.ts';
+import type { Filter, RequestContext } from '../server/http-context.ts';
 import { REQUEST_DURATION_BUCKETS_SECONDS } from './buckets.ts';
 import { CounterVec, HistogramVec, type CollectedFamily } from './metric-family.ts';
 import { OTHER_LABEL, type ServedLabels } from './served-labels.ts';

@@ -5,10 +5,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../../engine/sim-clock.ts';
 import { ensureBootstrapObjects } from '../../engine/flowcontrol/bootstrap-ensurer.ts';
 import { FLOW_SCHEMA, PRIORITY_LEVEL, storeResourceInfo } from '../../engine/resources/kinds.ts';
-import { createMemoryBackend, createMemoryVolume } from '../../engine/store/memory-backend.ts';
+import { createMemoryBackend, createMemoryVolume } from '../../engine/store/memory/memory-backend.ts';
 import { createStore } from '../../engine/store/store.ts';
 import { decodeBody, encodeList, encodeObject, watchFrame } from './objects.ts';
 

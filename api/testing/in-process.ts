@@ -5,14 +5,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { realClock } from '../../engine/clock.ts';
 import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
-import { createMemoryBackend } from '../../engine/store/memory-backend.ts';
+import { createMemoryBackend } from '../../engine/store/memory/memory-backend.ts';
 import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
 import type { StorageBackend } from '../../engine/store/backend.ts';
-import { createFairwayServer, type FairwayServer } from '../fairway-server.ts';
+import { createFairwayServer, type FairwayServer } from '../server/assembled-server.ts';
 import { silentLogger } from '../log.ts';
-import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../http1-connection.ts';
-import { createAccessControl, type AccessControl } from '../access-control.ts';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../server/http1-connection.ts';
+import { createAccessControl, type AccessControl } from '../security/access-control.ts';
 import { isHealthPath } from '../handlers/health.ts';
 import { createTestClient, type TestClient } from './http-client.ts';
 

@@ -9,7 +9,7 @@ import { formatRfc3339, realClock, type Clock } from '../../engine/clock.ts';
 import { ensureBootstrapObjects } from '../../engine/flowcontrol/bootstrap-ensurer.ts';
 import { danglingCondition } from '../../engine/flowcontrol/classifier.ts';
 import type { FlowSchema, KubeObject } from '../../engine/resources/types.ts';
-import { createLevelDbBackend } from '../../engine/store/leveldb-backend.ts';
+import { createLevelDbBackend } from '../../engine/store/leveldb/leveldb-backend.ts';
 import { createStore } from '../../engine/store/store.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runConfigCheck } from '../../api/cli/config-check.ts';
+import { runConfigCheck } from '../../api/commands/config-check.ts';
 import { checkManifests, createManifestRegistry, parseManifests } from './manifests.ts';
 import { encryptionManifestKinds } from './encryption-kind.ts';
 

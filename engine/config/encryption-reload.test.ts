@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../sim-clock.ts';
 import type { LoadedEncryptionConfig } from './encryption-config.ts';
 import { parseEncryptionConfig } from './encryption-config.ts';
 import type { ReloadOutcome } from './encryption-reload.ts';

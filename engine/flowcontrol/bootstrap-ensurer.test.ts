@@ -1,11 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { firstValueFrom, filter } from 'rxjs';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../sim-clock.ts';
 import { toRxScheduler } from '../clock-adapters.ts';
 import { FLOW_SCHEMA, PRIORITY_LEVEL, storeResourceInfo } from '../resources/kinds.ts';
 import type { KubeObject, PriorityLevelConfiguration } from '../resources/types.ts';
-import { createMemoryBackend, createMemoryVolume } from '../store/memory-backend.ts';
+import { createMemoryBackend, createMemoryVolume } from '../store/memory/memory-backend.ts';
 import { createStore } from '../store/store.ts';
 import { ensureBootstrapObjects, startBootstrapEnsurer } from './bootstrap-ensurer.ts';
 import { watchFlowcontrolConfig } from './config-stream.ts';

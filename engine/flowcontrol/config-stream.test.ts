@@ -1,10 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Subscription } from 'rxjs';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../sim-clock.ts';
 import { FLOW_SCHEMA, PRIORITY_LEVEL, storeResourceInfo } from '../resources/kinds.ts';
 import type { KubeObject } from '../resources/types.ts';
-import { createMemoryBackend } from '../store/memory-backend.ts';
+import { createMemoryBackend } from '../store/memory/memory-backend.ts';
 import { createStore } from '../store/store.ts';
 import { watchFlowcontrolConfig } from './config-stream.ts';
 import { FlowController, type FlowcontrolConfig } from './controller.ts';

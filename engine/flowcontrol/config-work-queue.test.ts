@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../sim-clock.ts';
 import { CONFIG_DIGEST_MIN_INTERVAL_MS, CONFIG_RETRY_BASE_MS, OneKeyWorkQueue } from './config-work-queue.ts';
 
 test('a burst of adds runs the work at most once per interval, and once more after the burst', () => {

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../sim-clock.ts';
 import { OBJECT_COUNT_POLL_MS, OBJECT_COUNT_PRUNE_MS, OBJECT_COUNT_STALE_MS, ObjectCountTracker, startObjectCountPolling } from './object-count-tracker.ts';
 import { estimateListWork, type WorkEstimatorDeps } from './work-estimate.ts';
 

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createActor } from 'xstate';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../sim-clock.ts';
 import { toXstateClock } from '../clock-adapters.ts';
 import { computeLevelLimits } from './concurrency-limits.ts';
 import { levelConfigOf } from './level-config.ts';

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../sim-clock.ts';
 import { GO_HIGH_R, GO_R_DECREMENT, INTERNAL_REBASE_R, QueueSet, checkQueuingConfig, type Admission, type Decision, type QueuingConfig } from './queue-set.ts';
 import type { WorkEstimate } from './work-estimate.ts';
 

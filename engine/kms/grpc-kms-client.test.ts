@@ -1,7 +1,7 @@
 // The gRPC KMS clients against the test plugin running as a real child process on a unix socket.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../sim-clock.ts';
 import type { KmsPluginProcess } from './testing/plugin-process.ts';
 import { startKmsPlugin } from './testing/plugin-process.ts';
 import { createGrpcKmsV1Client, createGrpcKmsV2Client } from './grpc-kms-client.ts';

@@ -4,8 +4,8 @@
 // the others are served, it fails with FW_ERR_STORE_TRANSFORM_FAILED until the plugin is back).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../sim/sim-clock.ts';
-import { createMemoryBackend, createMemoryVolume, type MemoryVolume } from './memory-backend.ts';
+import { SimClock } from '../sim-clock.ts';
+import { createMemoryBackend, createMemoryVolume, type MemoryVolume } from './memory/memory-backend.ts';
 import { createStore } from './store.ts';
 import { isStoreError } from './store-errors.ts';
 import { createTransformerHolder } from './transformer-holder.ts';

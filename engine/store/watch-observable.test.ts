@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../sim-clock.ts';
 import type { KubeObject } from '../resources/types.ts';
-import { createMemoryBackend } from './memory-backend.ts';
+import { createMemoryBackend } from './memory/memory-backend.ts';
 import { createStore } from './store.ts';
 import { PLC, plc, settle } from './testing/suite-kit.ts';
 import { watchObservable } from './watch-observable.ts';

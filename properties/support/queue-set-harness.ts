@@ -26,7 +26,7 @@ import {
   type RejectReason,
 } from '../../engine/flowcontrol/queue-set.ts';
 import type { WorkEstimate } from '../../engine/flowcontrol/work-estimate.ts';
-import type { SimClock } from '../../sim/sim-clock.ts';
+import type { SimClock } from '../../engine/sim-clock.ts';
 import { referenceChooseQueue, referenceDeal } from './reference-deal.ts';
 import { referenceTotalWork } from './reference-work.ts';
 

@@ -6,7 +6,7 @@
 
 import fc from 'fast-check';
 import { checkQueuingConfig, type QueuingConfig } from '../../engine/flowcontrol/queue-set.ts';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../../engine/sim-clock.ts';
 import { ALL_CHECKS, QueueSetHarness, realQueueSet, type CheckName, type QueueSetFactory, type ScenarioRequest } from './queue-set-harness.ts';
 
 export interface TimedArrival {

@@ -4,7 +4,7 @@
 // watch with sendInitialEvents); applying its events to its state must give the store's state.
 
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../../engine/sim-clock.ts';
 import type { StorageBackend } from '../../engine/store/backend.ts';
 import { createStore } from '../../engine/store/store.ts';
 import type { ResourceStore, Store } from '../../engine/store/store-types.ts';

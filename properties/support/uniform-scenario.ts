@@ -7,7 +7,7 @@
 
 import { createPrng } from '../../engine/random.ts';
 import type { QueuingConfig } from '../../engine/flowcontrol/queue-set.ts';
-import { SimClock } from '../../sim/sim-clock.ts';
+import { SimClock } from '../../engine/sim-clock.ts';
 import { maxMinFairAllocation } from './max-min-oracle.ts';
 import type { QueueSetLike } from './queue-set-like.ts';
 

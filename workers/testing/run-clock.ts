@@ -1,6 +1,6 @@
 // Test helper: advances a SimClock one event at a time, letting promise continuations run after
 // each, so code awaiting an executor observes the virtual instant its work completed.
-import type { SimClock } from '../../sim/sim-clock.ts';
+import type { SimClock } from '../../engine/sim-clock.ts';
 
 export const flushMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

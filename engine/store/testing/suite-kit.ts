@@ -3,7 +3,7 @@
 // processes' event loops (setImmediate) to let pending I/O settle.
 
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../../sim/sim-clock.ts';
+import { SimClock } from '../../sim-clock.ts';
 import type { KubeObject } from '../../resources/types.ts';
 import type { StorageBackend } from '../backend.ts';
 import { createStore, type StoreOptions } from '../store.ts';

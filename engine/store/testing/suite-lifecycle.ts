@@ -3,7 +3,7 @@
 
 import * as assert from 'uvu/assert';
 import type { Test } from 'uvu';
-import { SimClock } from '../../../sim/sim-clock.ts';
+import { SimClock } from '../../sim-clock.ts';
 import type { BackendManifest } from '../backend.ts';
 import { createStore } from '../store.ts';
 import type { Transformer } from '../transformers/transformer.ts';

@@ -3,7 +3,7 @@
 // Deadlines and polling run on a virtual clock; only the plugin's I/O is real.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../../sim/sim-clock.ts';
+import { SimClock } from '../../sim-clock.ts';
 import { parseEncryptionConfig } from '../../config/encryption-config.ts';
 import type { KmsConfiguration } from '../../config/encryption-types.ts';
 import type { KmsPluginProcess } from '../../kms/testing/plugin-process.ts';

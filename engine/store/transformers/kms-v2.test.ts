@@ -2,7 +2,7 @@
 // rotation (stale), write-key expiry, health. The real-process gRPC path is kms-v2-plugin.test.ts.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../../sim/sim-clock.ts';
+import { SimClock } from '../../sim-clock.ts';
 import type { KmsV2Provider } from './kms-v2.ts';
 import { KMS_V2_PREFIX, startKmsV2Provider } from './kms-v2.ts';
 import { decodeEncryptedObject } from './encrypted-object.ts';

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../../../sim/sim-clock.ts';
+import { SimClock } from '../../sim-clock.ts';
 import { parseEncryptionConfig } from '../../config/encryption-config.ts';
 import { createResourceTransformers, routeByStorageKey } from './resource-transformers.ts';
 import { isTransformError } from './transform-error.ts';

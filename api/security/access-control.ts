@@ -1,0 +1,114 @@
+// Access control for the request path, built from `fairway serve` options in one call, so the
+// server wires it with a few lines: the authorizer (from --authorization-config, reloading on
+// change, or from --authorization-mode, default AlwaysAllow), its filter, the admission chain and
+// its filter, and the self-review routes (SelfSubjectAccessReview and SelfSubjectRulesReview,
+// answered by the same authorizer, and SelfSubjectReview).
+import { Registry } from 'prom-client';
+import type { Clock } from '../../engine/clock.ts';
+import { createPrng, type Prng } from '../../engine/random.ts';
+import type { Authorizer } from '../../engine/auth/authorizer.ts';
+import { createPromAuthorizationMetrics } from '../../engine/auth/authorization-metrics.ts';
+import { startAuthorizationConfigController, type AuthorizationConfigController } from '../../engine/auth/authorization-reloader.ts';
+import { buildAuthorizerFromModes } from '../../engine/auth/build-authorizer.ts';
+import type { RetryBackoff } from '../../engine/auth/webhook-client.ts';
+import type { AdmissionChain } from '../../engine/auth/admission/admission.ts';
+import { buildAdmissionChain } from '../../engine/auth/admission/build-admission.ts';
+import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
+import { formatRfc3339 } from '../../engine/clock.ts';
+import type { Filter } from '../server/http-context.ts';
+import type { ServeOptions } from '../commands/serve-flags.ts';
+import type { Logger } from '../log.ts';
+import { createAuthorizationFilter } from '../filters/authorization.ts';
+import { createAdmissionFilter } from '../filters/admission.ts';
+import { createSelfSubjectAccessReviewHandler, selfSubjectAccessReviewPath } from '../handlers/self-subject-access-review.ts';
+import { createSelfSubjectRulesReviewHandler, selfSubjectRulesReviewPath } from '../handlers/self-subject-rules-review.ts';
+import { createSelfSubjectReviewHandler, selfSubjectReviewPath } from '../handlers/self-subject-review.ts';
+import type { ReviewRoute } from '../handlers/review.ts';
+
+export interface AccessControl {
+  authorizer: Authorizer;
+  authorizationFilter: Filter;
+  admission: AdmissionChain;
+  admissionFilter: Filter;
+  /** POST routes of selfsubjectaccessreviews, selfsubjectrulesreviews (authorization) and selfsubjectreviews (authentication). */
+  reviews: readonly ReviewRoute[];
+  /** The authorization metrics (the given registry, or a new one to merge into /metrics). */
+  registry: Registry;
+  /** Present with --authorization-config: the reload controller. */
+  authorizationConfig?: AuthorizationConfigController;
+  /** Stops the reload watch and closes webhook connections. */
+  stop(): void;
+}
+
+export interface AccessControlOptions {
+  options: Pick<ServeOptions, 'authorizationConfig' | 'authorizationMode' | 'admissionControlConfigFile' | 'enableAdmissionPlugins' | 'apiDomain'>;
+  clock: Clock;
+  logger: Logger;
+  /** Where the authorization metrics are registered; a new Registry when absent. */
+  registry?: Registry;
+  /** Paths the authorization filter lets through unasked (the health checks). */
+  skipAuthorization?: (path: string) => boolean;
+  /** Tests shorten the reload poll and the webhook backoff. */
+  reloadIntervalMs?: number;
+  webhookBackoff?: RetryBackoff;
+  prng?: Prng;
+}
+
+export async function createAccessControl(input: AccessControlOptions): Promise<{ ok: true; value: AccessControl } | { ok: false; error: string }> {
+  const { options, clock, logger } = input;
+  const apiDomain = options.apiDomain;
+  const registry = input.registry ?? new Registry();
+  const metrics = createPromAuthorizationMetrics(registry);
+  // Jitter only spreads webhook retries; nothing depends on replaying it.
+  const prng = input.prng ?? createPrng(`${process.pid}:${clock.now()}`);
+  const deps = { clock, prng, metrics, apiDomain, ...(input.webhookBackoff !== undefined ? { backoff: input.webhookBackoff } : {}) };
+
+  let authorizer: Authorizer;
+  let controller: AuthorizationConfigController | undefined;
+  if (options.authorizationConfig !== '') {
+    const started = await startAuthorizationConfigController({
+      ...deps,
+      file: options.authorizationConfig,
+      config: { apiDomain },
+      ...(input.reloadIntervalMs !== undefined ? { intervalMs: input.reloadIntervalMs } : {}),
+      log: { info: (m) => logger.info(m), error: (m) => logger.error(m) },
+    });
+    if (!started.ok) return { ok: false, error: started.error };
+    controller = started.controller;
+    authorizer = controller.authorizer;
+  } else {
+    const built = buildAuthorizerFromModes(options.authorizationMode, deps);
+    if (!built.ok) return { ok: false, error: built.error };
+    authorizer = built.authorizer;
+  }
+
+  const admission = await buildAdmissionChain({ enablePlugins: options.enableAdmissionPlugins, configFile: options.admissionControlConfigFile, clock, apiDomain });
+  if (!admission.ok) {
+    controller?.stop();
+    authorizer.close?.();
+    // kube-apiserver's plugin errors name the fields but not the file they came from.
+    const file = options.admissionControlConfigFile;
+    return { ok: false, error: file === '' || admission.error.includes(file) ? admission.error : `${file}: ${admission.error}` };
+  }
+
+  const groups = apiGroupsFor(apiDomain);
+  const group = groups.authorization;
+  const value: AccessControl = {
+    authorizer,
+    registry,
+    authorizationFilter: createAuthorizationFilter({ authorizer, logger, ...(input.skipAuthorization !== undefined ? { skipPath: input.skipAuthorization } : {}) }),
+    admission: admission.chain,
+    admissionFilter: createAdmissionFilter(admission.chain),
+    reviews: [
+      { path: selfSubjectAccessReviewPath(group), handler: createSelfSubjectAccessReviewHandler({ authorizer, group }) },
+      { path: selfSubjectRulesReviewPath(group), handler: createSelfSubjectRulesReviewHandler({ authorizer, group }) },
+      { path: selfSubjectReviewPath(groups.authentication), handler: createSelfSubjectReviewHandler({ group: groups.authentication, nowTime: () => formatRfc3339(clock.now()) }) },
+    ],
+    stop: () => {
+      if (controller !== undefined) controller.stop();
+      else authorizer.close?.();
+    },
+  };
+  if (controller !== undefined) value.authorizationConfig = controller;
+  return { ok: true, value };
+}

@@ -1,0 +1,71 @@
+// The request as the server's filter chain sees it. Filters run in order (authentication →
+// impersonation → priority and fairness → authorization → admission → handler, as in
+// kube-apiserver) and each decides whether to call `next()`; a filter that answers the request
+// itself does not.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { Connection } from './connection.ts';
+
+export interface RequestContext {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** The connection the request came on (its client address and certificate chain); set by the server. */
+  readonly connection?: Connection;
+  /** The request target, parsed when first asked for (most requests only need `query`). */
+  readonly url: URL;
+  /** The query parameters. */
+  readonly query: URLSearchParams;
+  /** Parsed from method + path before any filter runs (request-info.ts). */
+  readonly requestInfo: RequestInfo;
+  /** Set by authentication (and replaced by impersonation); undefined before it. */
+  user: UserInfo | undefined;
+  /** Set by impersonation: the authenticated user acting as `user`. */
+  impersonator?: UserInfo;
+  /** Real-clock milliseconds at arrival. */
+  readonly receivedMs: number;
+  /** The request's deadline in real-clock milliseconds (from `?timeout=` or `--request-timeout`). */
+  readonly deadlineMs: number;
+  /** Aborted when the client goes away or the server shuts down. */
+  readonly signal: AbortSignal;
+  /**
+   * Resolves when a watch has sent its initial events (or at once for any other request). APF
+   * releases a watch's seats then, as kube-apiserver does; the stream goes on outside APF.
+   */
+  readonly watchInitialized: Promise<void>;
+  /** Called by the watch handler once its initial events are written. */
+  markWatchInitialized(): void;
+}
+
+/**
+ * One stage of the chain. Resolves when the response is completely written (or abandoned). A filter
+ * calls `next()` at most once.
+ */
+export type Filter = (context: RequestContext, next: () => Promise<void>) => Promise<void>;
+
+/**
+ * One request's way through the chain: `next` is made once per request (not once per filter) and
+ * moves a cursor, so a chain of five filters costs one small object and one bound function.
+ */
+class ChainRun {
+  private index = 0;
+  readonly next: () => Promise<void>;
+
+  constructor(
+    private readonly filters: readonly Filter[],
+    private readonly handler: (context: RequestContext) => Promise<void>,
+    private readonly context: RequestContext,
+  ) {
+    this.next = this.step.bind(this);
+  }
+
+  step(): Promise<void> {
+    const index = this.index++;
+    return index < this.filters.length ? this.filters[index]!(this.context, this.next) : this.handler(this.context);
+  }
+}
+
+/** Runs `filters` in order, then `handler`. */
+export function chain(filters: readonly Filter[], handler: (context: RequestContext) => Promise<void>): (context: RequestContext) => Promise<void> {
+  return (context) => new ChainRun(filters, handler, context).step();
+}

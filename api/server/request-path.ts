@@ -1,0 +1,289 @@
+// The API server's request path, independent of the socket it listens on: builds each request's
+// context (RequestInfo, deadline, abort signal), runs the filter chain (authentication →
+// priority and fairness → authorization) and routes to a handler. It also knows every request in
+// flight, so shutdown can end watches cleanly and wait for the rest.
+//
+// Routing, in kube-apiserver's order of precedence: health checks, resource requests of the
+// flowcontrol group, describing documents (version, discovery, OpenAPI), extra routes (metrics,
+// debug), then 404.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../../engine/clock.ts';
+import { goDurationToMs, parseGoDuration } from '../../engine/config/go-duration.ts';
+import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import { chain, type Filter, type RequestContext } from './http-context.ts';
+import { connectionOf, type Connection } from './connection.ts';
+import { ApiError, badRequest, routeNotFound, timeout } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { parseRequestInfo } from './request-info.ts';
+import { errorStatus, sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from '../handlers/respond.ts';
+import { serveHealth, type HealthChecks } from '../handlers/health.ts';
+import { responseFlushed } from './response-flushed.ts';
+
+export type RouteHandler = (context: RequestContext) => Promise<void>;
+
+export interface ApiServerOptions {
+  clock: Clock;
+  logger: Logger;
+  /** --request-timeout: the deadline of every request that is not long-running. */
+  requestTimeoutMs: number;
+  /**
+   * The filter chain in order: authentication, priority and fairness (unless turned off), request
+   * metrics, authorization (a slot that passes everything until authorizers exist, issue 7).
+   */
+  filters: readonly Filter[];
+  health: HealthChecks;
+  resources: RouteHandler;
+  /** Answers /version, discovery and OpenAPI; resolves false when the path is none of those. */
+  describe: (context: RequestContext) => Promise<boolean>;
+  /** Exact paths, or prefixes ending in `/`, served after everything else (`/metrics`, `/debug/...`). */
+  extraRoutes?: ReadonlyMap<string, RouteHandler>;
+  /** Called once per request when its response is completely written or abandoned (the access log). */
+  onDone?: (context: RequestContext) => void;
+}
+
+export interface ApiServer {
+  /** The `request` listener for node:http(s). */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  readonly inFlight: number;
+  /**
+   * Ends every watch cleanly and waits (at most `timeoutMs`) for the other requests to finish.
+   * Requests that arrive meanwhile are still served; stop accepting connections first.
+   */
+  drain(timeoutMs: number): Promise<void>;
+}
+
+const INITIALIZED = Promise.resolve();
+const URL_BASE = 'https://fairway.invalid';
+const EMPTY_QUERY = new URLSearchParams();
+
+/**
+ * A request target the URL parser would leave as it is: an absolute path of unreserved and
+ * sub-delimiter characters (percent escapes allowed) without dot segments or backslashes, and a
+ * query of printable ASCII without characters the parser escapes. Such a target is split by hand;
+ * anything else goes through `new URL`, which costs a measurable share of a small GET.
+ */
+const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*(\?[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*)?$/;
+
+/**
+ * One request in flight, over HTTP/1.1 or HTTP/2 (whose compatibility objects have the same
+ * surface), as the filters and handlers see it. The parsed URL and the abort signal are made only
+ * when asked for (most requests never ask, and a URL or an AbortController per request is a
+ * measurable share of a small GET). A class without per-request closures: an open watch keeps this
+ * alive for as long as it lasts, so its size is the server's memory per watch.
+ */
+class InFlightRequest implements RequestContext {
+  user: UserInfo | undefined = undefined;
+  impersonator: UserInfo | undefined = undefined;
+  readonly watchInitialized: Promise<void> = INITIALIZED;
+  private resolveInitialized: (() => void) | undefined = undefined;
+  private parsedUrl: URL | undefined;
+  private controller: AbortController | undefined = undefined;
+  private aborted = false;
+
+  constructor(
+    readonly req: IncomingMessage,
+    readonly res: ServerResponse,
+    readonly connection: Connection,
+    readonly requestInfo: RequestInfo,
+    readonly receivedMs: number,
+    readonly deadlineMs: number,
+    readonly query: URLSearchParams,
+    private readonly target: string,
+    parsedUrl: URL | undefined,
+  ) {
+    this.parsedUrl = parsedUrl;
+    if (requestInfo.verb === 'watch') this.watchInitialized = new Promise<void>((resolve) => (this.resolveInitialized = resolve));
+  }
+
+  get url(): URL {
+    this.parsedUrl ??= new URL(this.target, URL_BASE);
+    return this.parsedUrl;
+  }
+
+  /** Aborted when the client goes away, the deadline passes or the server shuts down. */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted || responseCut(this.res)) this.abort();
+      else {
+        // Only a request that holds a signal needs to hear of the client leaving.
+        requestOfResponse.set(this.res, this);
+        this.res.once('close', onResponseClose);
+      }
+    }
+    return this.controller.signal;
+  }
+
+  markWatchInitialized(): void {
+    this.resolveInitialized?.();
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort();
+  }
+}
+
+/** Which request each response belongs to, for the one shared 'close' listener. */
+const requestOfResponse = new WeakMap<object, InFlightRequest>();
+
+/** A response that closes before it finished: its client went away, so the request is aborted. */
+function onResponseClose(this: ServerResponse): void {
+  if (!this.writableFinished) requestOfResponse.get(this)?.abort();
+}
+
+/** Whether the response's connection (HTTP/1.1) or stream (HTTP/2) is already gone unfinished. */
+function responseCut(res: ServerResponse): boolean {
+  if (res.writableFinished) return false;
+  const stream = (res as { stream?: { destroyed: boolean } }).stream;
+  return stream !== undefined ? stream.destroyed : res.destroyed;
+}
+
+/** The path and query of a plain request target, or undefined when it needs the URL parser. */
+function splitPlainTarget(target: string): { path: string; query: URLSearchParams } | undefined {
+  if (!PLAIN_TARGET.test(target) || target.includes('/.')) return undefined;
+  const q = target.indexOf('?');
+  return q < 0 ? { path: target, query: EMPTY_QUERY } : { path: target.slice(0, q), query: new URLSearchParams(target.slice(q + 1)) };
+}
+
+/** The authorization slot's filter until authorizers exist (issue 7): every request passes. */
+export const allowAllAuthorization: Filter = (_context, next) => next();
+
+function decodePath(pathname: string): string {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return pathname;
+  }
+}
+
+/** The request's own deadline (`?timeout=`), capped by the server's; long-running requests have none. */
+function deadlineFor(query: URLSearchParams, info: RequestInfo, receivedMs: number, requestTimeoutMs: number): number {
+  if (info.verb === 'watch') return Number.POSITIVE_INFINITY;
+  const text = query.get('timeout');
+  let timeoutMs = requestTimeoutMs;
+  if (text !== null && text !== '') {
+    const parsed = parseGoDuration(text);
+    if (!parsed.ok) throw new ApiError(badRequest(`invalid timeout specified in the request URL - ${parsed.error}`));
+    const askedMs = goDurationToMs(parsed.nanoseconds);
+    if (askedMs > 0 && askedMs < requestTimeoutMs) timeoutMs = askedMs;
+  }
+  return timeoutMs > 0 ? receivedMs + timeoutMs : Number.POSITIVE_INFINITY;
+}
+
+export function createApiServer(options: ApiServerOptions): ApiServer {
+  const { clock, logger } = options;
+  const filters = options.filters;
+  const extraRoutes = [...(options.extraRoutes ?? new Map<string, RouteHandler>()).entries()];
+  const inFlight = new Set<InFlightRequest>();
+  let idle: (() => void) | undefined;
+
+  const routeOther = async (context: RequestContext): Promise<void> => {
+    try {
+      if (await options.describe(context)) return;
+      const path = context.requestInfo.path;
+      for (const [key, handler] of extraRoutes) {
+        if (key.endsWith('/') ? path.startsWith(key) || path === key.slice(0, -1) : path === key) return await handler(context);
+      }
+      throw new ApiError(routeNotFound());
+    } catch (error) {
+      sendError(context, error, logger);
+    }
+  };
+  // Resource requests go straight to their handler, which answers every failure itself.
+  const run = chain(filters, (context) => {
+    // Health paths are never resource paths: resource requests skip the health check.
+    if (context.requestInfo.isResourceRequest) return options.resources(context);
+    if (serveHealth(context, options.health)) return INITIALIZED;
+    return routeOther(context);
+  });
+
+  // kube-apiserver's timeout filter: a 504 if nothing was written yet, and the handler's later
+  // writes go nowhere; a body already under way cannot be finished, so the connection is cut, as
+  // Go's timeout handler aborts it.
+  const onDeadline = (context: InFlightRequest): void => {
+    const { req, res } = context;
+    if (!res.headersSent) sendStatusNegotiated(context, timeout());
+    else if (!res.writableEnded) res.destroy();
+    context.abort();
+    // A client that stalls mid-body would keep the handler, and its APF seats, waiting for bytes
+    // until the socket dies. Go's server fails such reads once the handler has answered; here the
+    // connection is closed once the 504 is out, which fails the handler's read.
+    if (!req.complete) void responseFlushed(res).then(() => req.destroy());
+  };
+
+  const serve = async (context: InFlightRequest): Promise<void> => {
+    const res = context.res;
+    const cancelTimer = Number.isFinite(context.deadlineMs) ? clock.after(context.deadlineMs - context.receivedMs, () => onDeadline(context)) : undefined;
+    try {
+      try {
+        await run(context);
+      } catch (error) {
+        sendError(context, error, logger);
+      }
+    } finally {
+      cancelTimer?.();
+      if (!res.writableEnded) res.end();
+    }
+    try {
+      // In flight until the body is on the socket: shutdown's drain must not cut a slow reader's body.
+      await responseFlushed(res);
+    } finally {
+      inFlight.delete(context);
+      options.onDone?.(context);
+      if (inFlight.size === 0) idle?.();
+    }
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const receivedMs = clock.now();
+    const target = req.url ?? '/';
+    let path: string;
+    let query: URLSearchParams;
+    let url: URL | undefined;
+    const plain = splitPlainTarget(target);
+    if (plain !== undefined) {
+      path = plain.path;
+      query = plain.query;
+    } else {
+      try {
+        url = new URL(target, URL_BASE);
+      } catch {
+        sendStatus(res, badRequest(`invalid request URI: ${JSON.stringify(target)}`), statusRepresentation(req));
+        return;
+      }
+      path = url.pathname;
+      query = url.searchParams;
+    }
+    const requestInfo = parseRequestInfo(req.method ?? 'GET', decodePath(path), query);
+    let deadlineMs: number;
+    try {
+      deadlineMs = deadlineFor(query, requestInfo, receivedMs, options.requestTimeoutMs);
+    } catch (error) {
+      sendStatus(res, errorStatus(error, logger), statusRepresentation(req, query));
+      return;
+    }
+    const context = new InFlightRequest(req, res, connectionOf(req), requestInfo, receivedMs, deadlineMs, query, target, url);
+    inFlight.add(context);
+    void serve(context);
+  };
+
+  return {
+    handle,
+    get inFlight() {
+      return inFlight.size;
+    },
+    async drain(timeoutMs) {
+      for (const context of inFlight) if (context.requestInfo.verb === 'watch') context.abort();
+      if (inFlight.size === 0) return;
+      await new Promise<void>((resolve) => {
+        const cancel = clock.after(timeoutMs, resolve);
+        idle = () => {
+          cancel();
+          resolve();
+        };
+      });
+      for (const context of inFlight) context.abort();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { request as httpsRequest } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { realClock } from '../../engine/clock.ts';
+import { createMemoryBackend } from '../../engine/store/memory/memory-backend.ts';
+import { createStore } from '../../engine/store/store.ts';
+import type { Store } from '../../engine/store/store-types.ts';
+import { createFairwayServer, type FairwayServer } from './assembled-server.ts';
+import { silentLogger } from '../log.ts';
+import { generateCertificateAuthority, issueServingCertificate, type KeyPairPem } from '../security/tls.ts';
+import { createSecureApiServer, maxConcurrentStreams, type SecureServer } from './secure-server.ts';
+import { connectH2, type H2Client } from '../testing/h2-client.ts';
+import { sampleValue } from '../testing/metrics.ts';
+import { validPlc } from '../testing/bad-input-corpus.ts';
+
+const PLC = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
+const TOKEN = 'secure-server-test-token';
+let ca: KeyPairPem;
+let store: Store;
+let fairway: FairwayServer;
+let secure: SecureServer;
+let url: string;
+
+test.before(async () => {
+  ca = await generateCertificateAuthority({});
+  const serving = await issueServingCertificate(ca, { hosts: ['127.0.0.1'] });
+  // A small watcher buffer: a watch that stops reading is cut off after a few events.
+  store = createStore({ backend: createMemoryBackend(), clock: realClock(), watcherBufferSize: 20 });
+  await store.open();
+  fairway = createFairwayServer({
+    store,
+    logger: silentLogger,
+    requestTimeoutMs: 60_000,
+    serverConcurrencyLimit: 600,
+    enablePriorityAndFairness: true,
+    apfEnforce: true,
+    tokens: new Map([[TOKEN, { name: 'admin', groups: ['system:masters'] }]]),
+    serverAddress: () => '127.0.0.1',
+  });
+  secure = createSecureApiServer({ certPem: serving.certPem, keyPem: serving.keyPem, http2MaxStreamsPerConnection: 0, handler: fairway.apiServer.handle });
+  await secure.listen(0, '127.0.0.1');
+  url = `https://127.0.0.1:${(secure.server.address() as AddressInfo).port}`;
+  const probe = await connectH2(url, { token: TOKEN, caPem: ca.certPem });
+  while ((await probe.request('GET', '/readyz')).status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
+  await probe.close();
+});
+
+test.after(async () => {
+  fairway.beginShutdown();
+  const closed = secure.close();
+  await fairway.apiServer.drain(2_000);
+  secure.destroy();
+  await closed;
+  fairway.stop();
+  await store.close();
+});
+
+test('the stream limit is the flag, or 100 (Go\'s client default) for 0', () => {
+  assert.is(maxConcurrentStreams(0), 100);
+  assert.is(maxConcurrentStreams(-5), 100);
+  assert.is(maxConcurrentStreams(1000), 1000);
+});
+
+test('one handler for both protocols: h2 through ALPN, and HTTP/1.1 for clients that do not offer it', async () => {
+  const h2 = await connectH2(url, { token: TOKEN, caPem: ca.certPem });
+  const viaH2 = await h2.request('GET', `${PLC}/exempt`);
+  await h2.close();
+  const viaH1 = await new Promise<{ status: number; version: string; text: string }>((resolve, reject) => {
+    const req = httpsRequest(`${url}${PLC}/exempt`, { ca: ca.certPem, headers: { authorization: `Bearer ${TOKEN}` } }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, version: res.httpVersion, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal([viaH2.status, viaH1.status, viaH1.version], [200, 200, '1.1']);
+  assert.is(viaH2.text, viaH1.text);
+});
+
+test('request headers beyond Node\'s default 64 KiB list limit are read on HTTP/2 (kube-apiserver reads up to 1 MiB)', async () => {
+  const h2 = await connectH2(url, { token: TOKEN, caPem: ca.certPem, maxSendHeaderBlockLength: 1 << 20 });
+  try {
+    // nghttp2 takes one field up to 64 KiB and a bounded number of CONTINUATION frames, and Node's
+    // client sends 16 KiB frames: 150 KB in fields of 30 KB is what this client can send.
+    const headers = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`x-padding-${i}`, 'p'.repeat(30_000)]));
+    assert.is((await h2.request('GET', '/version', { headers })).status, 200);
+  } finally {
+    await h2.close();
+  }
+});
+
+test('a watch whose client stops reading is cut off (only its stream); the connection serves on', async () => {
+  const reader = await connectH2(url, { token: TOKEN, caPem: ca.certPem, settings: { initialWindowSize: 16_384 } });
+  reader.session.setLocalWindowSize(1 << 30);
+  const writer = await connectH2(url, { token: TOKEN, caPem: ca.certPem });
+  try {
+    const slow = reader.watch(`${PLC}?watch=true&resourceVersion=0`);
+    await slow.until(() => slow.status !== 0);
+    slow.pause();
+    const terminated = async () => sampleValue((await writer.request('GET', '/metrics')).text, 'apiserver_terminated_watchers_total', { resource: 'prioritylevelconfigurations' }) ?? 0;
+    const padded = (i: number) => ({ ...validPlc(`slow-${i}`), metadata: { name: `slow-${i}`, annotations: { padding: 'p'.repeat(4_000) } } });
+    let written = 0;
+    for (let i = 0; i < 200 && (await terminated()) === 0; i++, written++) {
+      const created = await writer.request('POST', PLC, { body: JSON.stringify(padded(i)), headers: { 'content-type': 'application/json' } });
+      assert.is(created.status, 201, created.text);
+    }
+    for (let i = 0; i < 200 && (await terminated()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.is(await terminated(), 1, 'the watch was cut off');
+    slow.resume();
+    await slow.until(() => slow.ended);
+    const seen = slow.events.filter((event) => String(event.object?.metadata?.name).startsWith('slow-')).length;
+    assert.ok(seen < written, `the watch ended early (${seen} of ${written} events)`);
+    assert.is((await reader.request('GET', '/version')).status, 200, 'its connection still serves');
+  } finally {
+    await Promise.all([reader.close(), writer.close()]);
+  }
+});
+
+test('close(): GOAWAY to HTTP/2 sessions; an open stream finishes first', async () => {
+  const ca2 = ca;
+  const serving = await issueServingCertificate(ca2, { hosts: ['127.0.0.1'] });
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const server = createSecureApiServer({
+    certPem: serving.certPem,
+    keyPem: serving.keyPem,
+    http2MaxStreamsPerConnection: 0,
+    handler: (req, res) => void held.then(() => res.end(`done ${req.url}\n`)),
+  });
+  await server.listen(0, '127.0.0.1');
+  const client = await connectH2(`https://127.0.0.1:${(server.server.address() as AddressInfo).port}`, { caPem: ca.certPem });
+  const pending = client.request('GET', '/slow');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(server.connections, { http2: 1, http1: 0 });
+  const closed = server.close();
+  for (let i = 0; i < 100 && client.goaways.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(client.goaways, [0], 'GOAWAY with NO_ERROR');
+  release();
+  assert.equal([(await pending).status, (await pending).text], [200, 'done /slow\n']);
+  await closed;
+  for (let i = 0; i < 100 && server.connections.http2 > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(server.connections, { http2: 0, http1: 0 });
+});
+
+test.run();
