@@ -11,7 +11,7 @@
 // Every error is one line naming the flag.
 import { parseArgs } from 'node:util';
 import { closestFlag } from './closest-flag.ts';
-import type { CommandSpec } from './command.ts';
+import type { CommandSpec } from './command-spec.ts';
 import type { FlagSpec, FlagTable, FlagValues } from './flag-table.ts';
 import { parseFlagValue } from './flag-values.ts';
 

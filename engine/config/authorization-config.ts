@@ -14,39 +14,11 @@ import { parseManifests } from './manifests.ts';
 import { arrayOf, boolean, decodeShape, string, struct } from './object-shape.ts';
 import { parseGoDuration } from './go-duration.ts';
 import { validateAuthorizationConfiguration, type AuthorizationValidationOptions } from './authorization-validation.ts';
+import type { AuthorizationConfiguration, AuthorizerConfiguration, WebhookConfiguration, WebhookConnectionInfo } from './authorization-types.ts';
 
 export const AUTHORIZATION_CONFIG_KIND = 'AuthorizationConfiguration';
 export const DEFAULT_AUTHORIZED_TTL_NANOSECONDS = 300_000_000_000n;
 export const DEFAULT_UNAUTHORIZED_TTL_NANOSECONDS = 30_000_000_000n;
-
-export interface WebhookConnectionInfo {
-  type: string;
-  /** Absent is not the same as `''`: InClusterConfig forbids the field being set at all. */
-  kubeConfigFile?: string;
-}
-
-export interface WebhookConfiguration {
-  authorizedTTLNanoseconds: bigint;
-  cacheAuthorizedRequests: boolean;
-  unauthorizedTTLNanoseconds: bigint;
-  cacheUnauthorizedRequests: boolean;
-  timeoutNanoseconds: bigint;
-  subjectAccessReviewVersion: string;
-  matchConditionSubjectAccessReviewVersion: string;
-  failurePolicy: string;
-  connectionInfo: WebhookConnectionInfo;
-  matchConditions: { expression: string }[];
-}
-
-export interface AuthorizerConfiguration {
-  type: string;
-  name: string;
-  webhook?: WebhookConfiguration;
-}
-
-export interface AuthorizationConfiguration {
-  authorizers: AuthorizerConfiguration[];
-}
 
 export interface LoadedAuthorizationConfig {
   file: string;

@@ -10,7 +10,7 @@ import { duplicate, FieldPath, invalid, notSupported, required, tooMany } from '
 import { isDns1123Subdomain } from '../resources/name-validation.ts';
 import { compileMatchConditions, type MatchConditions } from '../auth/cel-match-conditions.ts';
 import { formatGoDuration } from './go-duration.ts';
-import type { AuthorizationConfiguration, WebhookConfiguration } from './authorization-config.ts';
+import type { AuthorizationConfiguration, WebhookConfiguration } from './authorization-types.ts';
 
 /** kube-apiserver's authorizer types (`--authorization-mode` choices). */
 export const AUTHORIZER_TYPES = ['ABAC', 'AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;

@@ -12,7 +12,21 @@ import type { KubeObject } from '../resources/types.ts';
 import { setOwn } from '../own-property.ts';
 import { decodeObject } from './codec.ts';
 import { goJsonText } from './go-json.ts';
-import type { StoredForm } from './store-types.ts';
+
+/**
+ * One object version as the store holds it, with its encodings as bytes: what response encoders
+ * reuse, and what crosses to a worker thread instead of the object graph (a CachedObject below).
+ */
+export interface StoredForm {
+  /** Frozen and shared. */
+  readonly object: KubeObject;
+  /** The revision shown as the object's metadata.resourceVersion. */
+  readonly revision: number;
+  /** Its codec bytes (codec.ts), without resourceVersion: decoded and given `revision`, they make `object` again. */
+  readonly codecBytes: Uint8Array;
+  /** Its JSON as kube-apiserver writes it (no trailing newline), once someone has encoded it. */
+  jsonBytes: Buffer | undefined;
+}
 
 export interface CachedObject extends StoredForm {
   readonly key: string;

@@ -16,7 +16,10 @@ import { bytesEqual } from './codec.ts';
 import { continueAfter, decodeContinueToken, encodeContinueToken } from './continue-token.ts';
 import { parseResourceVersion, parseSelection, validateListOptions, validateWatchOptions } from './list-options.ts';
 import type { ResourceCache } from './resource-cache.ts';
-import type { StoreCore } from './store.ts';
+import type { Clock } from '../clock.ts';
+import type { CommitOp, CommitResult } from './backend.ts';
+import type { KeyLock } from './key-lock.ts';
+import type { WatchCache } from './watch-cache.ts';
 import {
   alreadyExistsError,
   badRequestError,
@@ -48,6 +51,34 @@ import type { CacheEvent } from './event-window.ts';
 
 /** Bookmark this long before a watch's timeout, so the client resumes from a recent version. */
 const BOOKMARK_BEFORE_TIMEOUT_MS = 1_000;
+
+/** What the store knows about its own write; it travels with the commit as the op's `origin`. */
+export interface WriteHint {
+  readonly key: string;
+  readonly name: string;
+  /** The object as the caller passed it; adopted (given its resourceVersion, frozen) when cached. */
+  readonly object: KubeObject;
+  readonly codecBytes: Uint8Array;
+  /** The transformer generation that encoded the value. */
+  readonly generation: number;
+  cached: CachedObject | undefined;
+}
+
+/** What every resource store shares: the one store of the database (store.ts's StoreCore). */
+export interface StoreCore {
+  readonly clock: Clock;
+  readonly cache: WatchCache;
+  readonly watcherBufferSize: number;
+  readonly metaGroup: string | undefined;
+  /** Read-modify-writes of one key take turns (key-lock.ts). */
+  readonly writers: KeyLock;
+  isStale(cached: CachedObject): boolean;
+  ready(prefix?: string): Promise<void> | undefined;
+  prepareWrite(key: string, name: string, object: KubeObject): Promise<{ stored: Uint8Array; hint: WriteHint }>;
+  commit(ops: readonly CommitOp[]): Promise<CommitResult>;
+  writtenObject(hint: WriteHint, revision: number): CachedObject;
+  waitFresh(): Promise<void> | undefined;
+}
 
 export class ResourceStoreImpl implements ResourceStore {
   constructor(

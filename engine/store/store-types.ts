@@ -14,19 +14,12 @@
 
 import type { KubeObject } from '../resources/types.ts';
 import type { StoreError } from './store-errors.ts';
+import type { StoredForm } from './cached-object.ts';
+import type { ResourceInfo } from './resource-info.ts';
 import type { WatchEvent } from './watch-event.ts';
 
-export interface ResourceInfo {
-  /** API group; '' for the core group. */
-  readonly group: string;
-  /** Plural resource name: the key segment, and the name in error messages. */
-  readonly resource: string;
-  readonly kind: string;
-  /** apiVersion written on bookmark objects (`flowcontrol.apiserver.k8s.io/v1`). */
-  readonly apiVersion: string;
-  /** Fields a bookmark object carries besides metadata, as Go's zero values print (`{spec: {}, status: {}}`). */
-  readonly bookmarkFields?: Readonly<Record<string, unknown>>;
-}
+export type { ResourceInfo } from './resource-info.ts';
+export type { StoredForm } from './cached-object.ts';
 
 export interface GetOptions {
   /** "" (or unset) = latest, consistent; "0" = any cached version; "N" = at least as new as N. */
@@ -55,21 +48,6 @@ export interface ListResult {
   readonly remainingItemCount?: number;
   /** Each item's stored form, in item order: its encodings, cached per object version. */
   readonly forms: readonly StoredForm[];
-}
-
-/**
- * One object version as the store holds it, with its encodings as bytes: what response encoders
- * reuse, and what crosses to a worker thread instead of the object graph (cached-object.ts).
- */
-export interface StoredForm {
-  /** Frozen and shared. */
-  readonly object: KubeObject;
-  /** The revision shown as the object's metadata.resourceVersion. */
-  readonly revision: number;
-  /** Its codec bytes (codec.ts), without resourceVersion: decoded and given `revision`, they make `object` again. */
-  readonly codecBytes: Uint8Array;
-  /** Its JSON as kube-apiserver writes it (no trailing newline), once someone has encoded it. */
-  jsonBytes: Buffer | undefined;
 }
 
 export interface Preconditions {

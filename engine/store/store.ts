@@ -12,7 +12,7 @@ import type { KubeObject } from '../resources/types.ts';
 import type { BackendEvent, BackendSnapshot, CommitOp, CommitResult, StorageBackend } from './backend.ts';
 import { adoptWrittenObject, makeCachedObject, type CachedObject } from './cached-object.ts';
 import { CodecError, decodeFrozenObject, encodeObject } from './codec.ts';
-import { ResourceStoreImpl } from './resource-store.ts';
+import { ResourceStoreImpl, type StoreCore as SharedStoreCore, type WriteHint } from './resource-store.ts';
 import { KeyLock } from './key-lock.ts';
 import { internalError, isStoreError, isStoreErrorCode, notOpenError, requestTooLargeError, storeErrorStatus, type StoreError } from './store-errors.ts';
 import type { ResourceInfo, ResourceStore, Store, StoreDump, StoreState } from './store-types.ts';
@@ -64,24 +64,12 @@ export function createStore(options: StoreOptions): Store {
   return new StoreCore(options);
 }
 
-/** What the store knows about its own write; it travels with the commit as the op's `origin`. */
-export interface WriteHint {
-  readonly key: string;
-  readonly name: string;
-  /** The object as the caller passed it; adopted (given its resourceVersion, frozen) when cached. */
-  readonly object: KubeObject;
-  readonly codecBytes: Uint8Array;
-  /** The transformer generation that encoded the value. */
-  readonly generation: number;
-  cached: CachedObject | undefined;
-}
-
 /** `/registry/<group>/<resource>/` (core group: `/registry/<resource>/`). */
 export function resourcePrefix(resource: Pick<ResourceInfo, 'group' | 'resource'>): string {
   return resource.group === '' ? `${KEY_PREFIX}${resource.resource}/` : `${KEY_PREFIX}${resource.group}/${resource.resource}/`;
 }
 
-export class StoreCore implements Store {
+export class StoreCore implements Store, SharedStoreCore {
   /** `waitFresh` reads the backend's revision and serves from the cache once it is there. */
   readonly servesConsistentListsFromCache = true;
   readonly backend: StorageBackend;

@@ -6,9 +6,9 @@
 // serialises it once per format.
 
 import type { KubeObject, Status } from '../resources/types.ts';
-import { objectJsonBytes, type CachedObject } from './cached-object.ts';
+import { objectJsonBytes, type CachedObject, type StoredForm } from './cached-object.ts';
 import { goJsonText } from './go-json.ts';
-import type { ResourceInfo, StoredForm } from './store-types.ts';
+import type { ResourceInfo } from './resource-info.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 

@@ -7,7 +7,7 @@
 import { spread, type Spread } from '../sweep/summary.ts';
 import { round } from '../report.ts';
 import { REJECT_REASONS } from '../metrics.ts';
-import type { FlowDigest, LevelDigest, RunDigest } from '../sweep/task.ts';
+import type { FlowDigest, LevelDigest, RunDigest } from '../sweep/run-digest.ts';
 
 export type Verdict = 'better' | 'worse' | 'noise';
 export type Unit = 'seconds' | 'fraction' | 'count' | 'seats';

@@ -9,12 +9,7 @@ import type { FlowcontrolConfig } from '../../engine/flowcontrol/controller.ts';
 import type { FlowReport, SimulationReport } from '../report.ts';
 import type { Scenario } from '../scenario.ts';
 import { fmtInt, fmtNumber, fmtSeconds } from '../report/format.ts';
-
-export type Remedy =
-  | { kind: 'dedicated-level'; flow: string }
-  | { kind: 'more-shares'; level: string }
-  | { kind: 'longer-queues'; level: string }
-  | { kind: 'paginate'; flow: string; limit: number };
+import type { Remedy } from './remedy.ts';
 
 export interface Explanation {
   flow: string;

@@ -10,31 +10,15 @@ import { buildReport, type SimulationReport } from '../report.ts';
 import { loadScenarioFile, type LoadedScenario } from '../scenario-load.ts';
 import type { FlowSpec } from '../scenario.ts';
 import { runSimulation } from '../simulation.ts';
-import { digestOf } from '../sweep/task.ts';
+import { digestOf } from '../sweep/run-digest.ts';
 import { candidateManifests, candidateObjects, describeCandidate, levelParams, sharesForSeats, type Candidate } from '../tune/candidate.ts';
 import { buildSpace } from '../tune/space.ts';
-import type { Explanation, Remedy } from './explain.ts';
+import type { Explanation } from './explain.ts';
+import type { FlowEffect, Remedy, Suggestion } from './remedy.ts';
 
 export const MAX_SUGGESTIONS = 3;
 /** Remedies simulated at most per run (each costs one more simulation). */
 export const MAX_TRIED = 5;
-
-export interface FlowEffect {
-  rejectedFraction: number | null;
-  waitP99Seconds: number | null;
-}
-
-export interface Suggestion {
-  /** The suffering flows it helped (of those whose explanation named it). */
-  for: string[];
-  kind: Remedy['kind'];
-  title: string;
-  /** The edits, one line each. */
-  changes: string[];
-  /** What to apply: manifests (`kubectl apply -f`), or for a client change the flow as it would be. */
-  manifest: string;
-  effect: Record<string, { before: FlowEffect; after: FlowEffect; change: 'better' | 'worse' | 'same' }>;
-}
 
 export interface SuggestionInput {
   scenarioFile: string;

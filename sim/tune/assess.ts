@@ -3,7 +3,7 @@
 // by (0 exactly when every objective is met).
 
 import { round } from '../report.ts';
-import type { RunDigest } from '../sweep/task.ts';
+import type { RunDigest } from '../sweep/run-digest.ts';
 import type { Objective } from './objectives.ts';
 
 export interface Worst {

@@ -1,0 +1,162 @@
+// House rule, checked mechanically: the folders are layers, and imports only go down. engine/ is the
+// bottom (it knows nothing of who drives it); cli/ is the command-line layer over it; workers/ and
+// sim/ build on both; api/ is the top and may use all of them. And no module imports itself back
+// through others: an import cycle anywhere (tests and benches included) fails here, naming its
+// files in order. Test code (`*.test.ts`, `testing/`, `api/e2e/`) may reach up: a test of the engine
+// may start a real server or use an API helper.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, posix, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(fileURLToPath(new URL('.', import.meta.url)), '..');
+const TOP_DIRS = ['cli', 'engine', 'api', 'workers', 'sim', 'properties', 'bench'];
+
+/** The top-level folders each product folder may import from (besides itself). */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  engine: [],
+  cli: ['engine'],
+  workers: ['engine'],
+  sim: ['engine', 'cli', 'workers'],
+  api: ['engine', 'cli', 'workers', 'sim'],
+};
+/**
+ * The one upward import there is: the stage registry names the API's CPU-heavy stage functions
+ * (rendering a body, applying a patch), because a worker thread loads it to run them.
+ */
+const EXCEPTIONS: readonly { from: string; to: RegExp }[] = [{ from: 'workers/stages.ts', to: /^api\/handlers\/(render-body|patch-work)\.ts$/ }];
+
+const isTestCode = (path: string) => path.endsWith('.test.ts') || path.includes('/testing/') || path.startsWith('api/e2e/');
+
+/** The relative imports of a module (static, re-exports, side-effect and dynamic), as paths from the repository root. */
+export function relativeImports(file: string, source: string): string[] {
+  const found: string[] = [];
+  const code = source
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .split('\n')
+    .filter((line) => !/^\s*\/\//.test(line))
+    .join('\n');
+  for (const match of code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.\.?\/[^'"]+)['"]/g)) {
+    found.push(posix.normalize(posix.join(posix.dirname(file), match[1]!)));
+  }
+  return found;
+}
+
+/** Every cycle the graph has, one per back edge a depth-first walk meets, as the files in import order. */
+export function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (node: string): void => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      const seen = state.get(next);
+      if (seen === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (seen === undefined) visit(next);
+    }
+    stack.pop();
+    state.set(node, 'done');
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return cycles;
+}
+
+/** Imports that go up a layer, from product code. */
+export function upwardImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const offences: string[] = [];
+  for (const [file, imports] of graph) {
+    const from = file.split('/')[0]!;
+    const allowed = MAY_IMPORT[from];
+    if (allowed === undefined || isTestCode(file)) continue;
+    for (const target of imports) {
+      const to = target.split('/')[0]!;
+      if (to === from || allowed.includes(to) || !(to in MAY_IMPORT)) continue;
+      if (EXCEPTIONS.some((e) => e.from === file && e.to.test(target))) continue;
+      offences.push(`${file} imports ${target} (${from}/ may import only ${[from, ...allowed].map((d) => `${d}/`).join(', ')})`);
+    }
+  }
+  return offences.sort();
+}
+
+function* sources(dir: string): Generator<string> {
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name === 'data') continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) yield* sources(path);
+    else if (/\.(ts|mts|mjs)$/.test(name) && !name.endsWith('.d.ts')) yield path;
+  }
+}
+
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const top of TOP_DIRS) {
+    for (const path of sources(join(root, top))) {
+      const file = relative(root, path).split('\\').join('/');
+      graph.set(file, relativeImports(file, readFileSync(path, 'utf8')));
+    }
+  }
+  return graph;
+}
+
+const graph = importGraph();
+
+test('no import cycle anywhere', () => {
+  const cycles = findCycles(graph);
+  assert.equal(cycles.map((c) => c.join(' → ')), [], `\n${cycles.map((c) => c.join(' → ')).join('\n')}`);
+});
+
+test('no upward import outside tests: engine/ imports only engine/, cli/ only engine/, workers/ only engine/, sim/ nothing from api/', () => {
+  const offences = upwardImports(graph);
+  assert.equal(offences, [], `\n${offences.join('\n')}`);
+});
+
+test('the scan sees the modules and their imports (a scan that finds nothing checks nothing)', () => {
+  assert.ok(graph.size > 400, `only ${graph.size} modules found`);
+  assert.ok(graph.get('engine/store/store.ts')?.includes('engine/store/resource-store.ts'));
+  assert.ok(graph.get('api/commands/main.ts')?.some((target) => target.startsWith('sim/')));
+  for (const exception of EXCEPTIONS) {
+    assert.ok(graph.get(exception.from)?.some((target) => exception.to.test(target)), `exception ${exception.from} no longer needed: remove it`);
+  }
+});
+
+test('the import parser reads every form and skips comments', () => {
+  const sample = [
+    "import { a } from './a.ts';",
+    "import type { B } from '../b.ts';",
+    "export { c } from './c.ts';",
+    "import './d.ts';",
+    "const e = await import('./e.ts');",
+    'import {',
+    '  f,',
+    "} from './f.ts';",
+    "// import { g } from './g.ts';",
+    "/* import { h } from './h.ts'; */",
+    "import { readFileSync } from 'node:fs';",
+  ].join('\n');
+  assert.equal(relativeImports('engine/store/x.ts', sample), ['engine/store/a.ts', 'engine/b.ts', 'engine/store/c.ts', 'engine/store/d.ts', 'engine/store/e.ts', 'engine/store/f.ts']);
+});
+
+test('a cycle is found and named in order; an upward import is reported', () => {
+  const cyclic = new Map([
+    ['engine/a.ts', ['engine/b.ts']],
+    ['engine/b.ts', ['engine/c.ts']],
+    ['engine/c.ts', ['engine/a.ts']],
+    ['engine/d.ts', ['engine/a.ts']],
+  ]);
+  assert.equal(findCycles(cyclic), [['engine/a.ts', 'engine/b.ts', 'engine/c.ts', 'engine/a.ts']]);
+  assert.equal(findCycles(new Map([['engine/a.ts', ['engine/b.ts']], ['engine/b.ts', []]])), []);
+  const upward = new Map([
+    ['engine/a.ts', ['api/x.ts', 'engine/b.ts']],
+    ['sim/a.ts', ['api/x.ts', 'workers/y.ts']],
+    ['engine/a.test.ts', ['sim/z.ts']],
+  ]);
+  assert.equal(upwardImports(upward), [
+    'engine/a.ts imports api/x.ts (engine/ may import only engine/)',
+    'sim/a.ts imports api/x.ts (sim/ may import only sim/, engine/, cli/, workers/)',
+  ]);
+});
+
+test.run();
