@@ -1,4 +1,4 @@
-import { POOL_WORK_MIN_OBJECTS } from './virtual-executor.ts';
+import { POOL_WORK_MIN_OBJECTS } from './execution-model.ts';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { buildReport, reportJson, type SimulationReport } from './report.ts';

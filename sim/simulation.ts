@@ -27,7 +27,8 @@ import type { LoadedScenario } from './scenario-load.ts';
 import { MAX_WAIT_LIMIT_MS, type FlowSpec, type Scenario } from './scenario.ts';
 import { streamPrng } from './seed.ts';
 import { SimClock } from '../engine/sim-clock.ts';
-import { runsOnPool, threadsFor, VirtualExecutor, type VirtualWork } from './virtual-executor.ts';
+import { runsOnPool, threadsFor } from './execution-model.ts';
+import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts';
 
 export interface SimulationInput {
   loaded: LoadedScenario;
@@ -101,7 +102,7 @@ class Simulation {
   private readonly clock = new SimClock(0);
   private readonly scenario: Scenario;
   private readonly controller: FlowController;
-  private readonly executor: VirtualExecutor;
+  private readonly executor: VirtualThreads;
   private readonly flows: FlowMetrics[] = [];
   private readonly levels = new Map<string, LevelMetrics>();
   /** Stored-object counts as kube-apiserver's tracker holds them, polled from the scenario's objectCounts. */
@@ -120,7 +121,7 @@ class Simulation {
     const server = this.scenario.server;
     this.objectCounts = new ObjectCountTracker(this.clock);
     this.intervalMs = this.scenario.reportIntervalMs ?? chooseIntervalMs(this.scenario.durationMs);
-    this.executor = new VirtualExecutor(this.clock, threadsFor(server.executorThreads));
+    this.executor = new VirtualThreads((delayMs, callback) => this.clock.schedule(delayMs, callback), threadsFor(server.executorThreads));
     this.controller = new FlowController({
       clock: this.clock,
       serverConcurrencyLimit: server.maxRequestsInflight + server.maxMutatingRequestsInflight,

@@ -1,9 +1,7 @@
-// The simulator's executor: a pool of `threads` virtual threads on an injected Clock. Each item
-// occupies a thread for `serviceTimeMs(work)` of virtual time, waiting first-in-first-out while all
-// are busy, then completes through a clock event — so with a SimClock one seed gives one history
-// (SimClock orders same-instant events by insertion). It either runs the stage on this thread when
-// the item completes (`compute: 'run'`, results identical to the inline executor) or computes
-// nothing and resolves with `undefined` (`'skip'`, for large simulated workloads).
+// The `Executor` interface on virtual threads (virtual-threads.ts), for tests of the protocol on
+// virtual time. It either runs the stage on this thread when the item completes (`compute: 'run'`,
+// results identical to the inline executor) or computes nothing and resolves with `undefined`
+// (`'skip'`, for large simulated workloads).
 //
 // Promise continuations run as microtasks after the clock callback returns. A driver that steps a
 // SimClock synchronously must let microtasks drain between steps (await between `step()` calls), or
@@ -13,7 +11,7 @@ import type { Clock } from '../engine/clock.ts';
 import { ExecutorError, closedError, isExecutorError } from './executor-errors.ts';
 import type { Executor, Work } from './executor.ts';
 import { checkWork, runStageHere, stageNameOf } from './stage-runner.ts';
-import type { Stage } from './stages.ts';
+import { VirtualThreads } from './virtual-threads.ts';
 
 export interface VirtualExecutorOptions {
   clock: Clock;
@@ -34,60 +32,23 @@ export interface VirtualExecutor extends Executor {
   readonly queued: number;
 }
 
-interface Pending {
-  readonly work: Work;
-  readonly stage: Stage;
-  readonly serviceMs: number;
-  resolve(value: unknown): void;
-  reject(error: unknown): void;
-}
-
 export function createVirtualExecutor(options: VirtualExecutorOptions): VirtualExecutor {
   const { clock, serviceTimeMs, onComplete } = options;
   const compute = options.compute ?? 'run';
-  const threads = options.threads ?? Number.POSITIVE_INFINITY;
-  if (!(threads === Number.POSITIVE_INFINITY || (Number.isInteger(threads) && threads >= 1))) {
-    throw new RangeError(`threads must be a positive integer or Infinity, got ${String(threads)}`);
-  }
-  // FIFO with a moving head; slots behind the head are cleared so finished items can be collected.
-  const waiting: (Pending | undefined)[] = [];
-  let waitingHead = 0;
-  let running = 0;
   let drained: (() => void) | undefined;
   let closing: Promise<void> | undefined;
-
-  const start = (item: Pending): void => {
-    running += 1;
-    clock.after(item.serviceMs, () => complete(item));
-  };
-
-  const complete = (item: Pending): void => {
-    running -= 1;
-    try {
-      item.resolve(compute === 'run' ? runStageHere(item.stage, item.work.payload) : undefined);
-    } catch (error) {
-      item.reject(error);
-    }
-    onComplete?.(item.work, clock.now());
-    // Freed thread goes to the oldest waiter, at this same instant.
-    const next = waiting[waitingHead];
-    if (next !== undefined) {
-      waiting[waitingHead++] = undefined;
-      if (waitingHead === waiting.length) {
-        waiting.length = 0;
-        waitingHead = 0;
-      }
-      start(next);
-    }
-    if (running === 0 && waiting.length === 0) drained?.();
-  };
+  const threads = new VirtualThreads(
+    (delayMs, callback) => void clock.after(delayMs, callback),
+    options.threads ?? Number.POSITIVE_INFINITY,
+    () => drained?.(),
+  );
 
   return {
     get running() {
-      return running;
+      return threads.busy;
     },
     get queued() {
-      return waiting.length - waitingHead;
+      return threads.queued;
     },
     execute<R>(work: Work): Promise<R> {
       if (closing !== undefined) return Promise.reject(closedError(stageNameOf(work)));
@@ -100,13 +61,21 @@ export function createVirtualExecutor(options: VirtualExecutorOptions): VirtualE
         );
       }
       return new Promise<R>((resolve, reject) => {
-        const item: Pending = { work, stage, serviceMs, resolve: resolve as (value: unknown) => void, reject };
-        if (running < threads) start(item);
-        else waiting.push(item);
+        threads.execute({
+          serviceMs,
+          fire() {
+            try {
+              resolve((compute === 'run' ? runStageHere(stage, work.payload) : undefined) as R);
+            } catch (error) {
+              reject(error);
+            }
+            onComplete?.(work, clock.now());
+          },
+        });
       });
     },
     close(): Promise<void> {
-      closing ??= running === 0 && waiting.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => (drained = resolve));
+      closing ??= threads.busy === 0 && threads.queued === 0 ? Promise.resolve() : new Promise<void>((resolve) => (drained = resolve));
       return closing;
     },
   };
