@@ -9,13 +9,11 @@ import {
   RETIRED_ERROR_CODES,
   alreadyExists,
   conflict,
-  continueExpired,
   errorCodeOf,
   forbidden,
   internalError,
   invalid,
   isApiError,
-  methodNotSupported,
   nameMismatch,
   notAcceptable,
   notFound,
@@ -23,11 +21,9 @@ import {
   routeNotFound,
   strictDecoding,
   timeout,
-  tooManyRequests,
   unauthorized,
   unrecognizedIncludeObject,
   unsupportedMediaType,
-  watchResourceVersionTooOld,
   type ApiErrorCode,
 } from './errors.ts';
 
@@ -131,15 +127,12 @@ test('Forbidden follows the authorization filter: named, collection, subresource
   assert.is(errorCodeOf(path), 'FW_ERR_AUTHZ_FORBIDDEN_PATH');
 });
 
-test('negotiation, size and method errors carry the kube wording', () => {
+test('negotiation and size errors carry the kube wording', () => {
   assert.is(notAcceptable(['application/json', 'application/yaml']).message, 'only the following media types are accepted: application/json, application/yaml');
   assert.is(notAcceptable([]).code, 406);
   const media = unsupportedMediaType(['application/json']);
   assert.equal([media.reason, media.code, media.details], ['UnsupportedMediaType', 415, undefined]);
   assert.is(requestEntityTooLarge().message, 'Request entity too large: limit is 3145728');
-  const method = methodNotSupported(PLC, 'deletecollection');
-  assert.is(method.message, 'deletecollection is not supported on resources of kind "prioritylevelconfigurations.flowcontrol.apiserver.k8s.io"');
-  assert.equal([method.reason, method.code, method.details], ['MethodNotAllowed', 405, { group: PLC.group, kind: PLC.resource }]);
 });
 
 test('quoted user input is quoted as Go quotes it', () => {
@@ -151,20 +144,7 @@ test('quoted user input is quoted as Go quotes it', () => {
   );
 });
 
-test('Expired variants: watch, continue with and without a fresh token', () => {
-  const watch = watchResourceVersionTooOld(5, 100);
-  assert.equal([watch.message, watch.reason, watch.code], ['too old resource version: 5 (100)', 'Expired', 410]);
-  const withToken = continueExpired('abc');
-  assert.equal(withToken.metadata, { continue: 'abc' });
-  assert.match(withToken.message!, /use the continue token in this response/);
-  const without = continueExpired();
-  assert.equal(without.metadata, {});
-  assert.ok(without.message!.endsWith('You can start a new list without the continue parameter.'));
-});
-
-test('429, 500 and 504 set details as the Go constructors do', () => {
-  assert.equal(tooManyRequests('slow down', 2).details, { retryAfterSeconds: 2 });
-  assert.is(tooManyRequests('slow down', 2).message, 'Too many requests: slow down');
+test('500 and 504 set details as the Go constructors do', () => {
   const internal = internalError(new Error('disk on fire'));
   assert.equal([internal.message, internal.details], ['Internal error occurred: disk on fire', { causes: [{ message: 'disk on fire' }] }]);
   assert.is(
@@ -174,7 +154,7 @@ test('429, 500 and 504 set details as the Go constructors do', () => {
 });
 
 test('every builder stamps a code whose reason and HTTP status match its Status', () => {
-  const all = [notFound(PLC, 'a'), unauthorized(), timeout(), internalError('x'), continueExpired('t'), continueExpired(), forbidden({ user: 'u', verb: 'get', ...PLC })];
+  const all = [notFound(PLC, 'a'), unauthorized(), timeout(), internalError('x'), forbidden({ user: 'u', verb: 'get', ...PLC })];
   for (const status of all) {
     const code = errorCodeOf(status);
     assert.ok(code, `no code on ${status.reason}`);

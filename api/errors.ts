@@ -54,13 +54,11 @@ export const API_ERRORS = {
   FW_ERR_REQUEST_BAD: entry('BadRequest', 400, '%s'),
   FW_ERR_REQUEST_NAME_MISMATCH: entry('BadRequest', 400, 'the name of the object (%s) does not match the name on the URL (%s)'),
   FW_ERR_REQUEST_INCLUDE_OBJECT: entry('BadRequest', 400, 'unrecognized includeObject value: %q'),
-  FW_ERR_LIST_CONTINUE_WITH_RESOURCE_VERSION: entry('BadRequest', 400, 'specifying resource version is not allowed when using continue'),
   FW_ERR_DECODE_STRICT: entry('BadRequest', 400, '%s in version %q cannot be handled as a %s: strict decoding error: %s'),
   FW_ERR_DECODE_MALFORMED: entry('BadRequest', 400, '%s in version %q cannot be handled as a %s: %s'),
   FW_ERR_AUTHN_UNAUTHORIZED: entry('Unauthorized', 401, '%s'),
   FW_ERR_AUTHZ_FORBIDDEN: entry('Forbidden', 403, '%s is forbidden: %s'),
   FW_ERR_AUTHZ_FORBIDDEN_PATH: entry('Forbidden', 403, 'forbidden: %s'),
-  FW_ERR_REQUEST_METHOD_NOT_SUPPORTED: entry('MethodNotAllowed', 405, '%s is not supported on resources of kind %q'),
   FW_ERR_ROUTE_METHOD_NOT_ALLOWED: entry('MethodNotAllowed', 405, 'the server does not allow this method on the requested resource'),
   FW_ERR_NEGOTIATION_NOT_ACCEPTABLE: entry('NotAcceptable', 406, 'only the following media types are accepted: %s'),
   FW_ERR_NEGOTIATION_UNSUPPORTED_MEDIA_TYPE: entry(
@@ -76,20 +74,7 @@ export const API_ERRORS = {
     413,
     'Request entity too large: The allowed maximum operations in a JSON patch is %s, got %s',
   ),
-  FW_ERR_WATCH_RESOURCE_VERSION_TOO_OLD: entry('Expired', 410, 'too old resource version: %s (%s)'),
-  FW_ERR_LIST_RESOURCE_VERSION_TOO_OLD: entry('Expired', 410, 'The resourceVersion for the provided list is too old.'),
-  FW_ERR_LIST_CONTINUE_EXPIRED: entry(
-    'Expired',
-    410,
-    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
-  ),
-  FW_ERR_LIST_CONTINUE_EXPIRED_NO_TOKEN: entry(
-    'Expired',
-    410,
-    'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
-  ),
   FW_ERR_RESOURCE_GONE: entry('Gone', 410, '%s'),
-  FW_ERR_APF_TOO_MANY_REQUESTS: entry('TooManyRequests', 429, 'Too many requests: %s'),
   FW_ERR_ADMISSION_RATE_LIMITED: entry('TooManyRequests', 429, 'Too many requests: %s'),
   FW_ERR_WATCH_TOO_MANY: entry('TooManyRequests', 429, 'Too many requests: user %q already has %s open watches, the most --max-watches-per-user allows'),
   FW_ERR_ADMISSION_POLICY_INVALID: entry('Invalid', 422, '%s is forbidden: %s'),
@@ -98,7 +83,6 @@ export const API_ERRORS = {
   FW_ERR_ADMISSION_POLICY_TOO_LARGE: entry('RequestEntityTooLarge', 413, '%s is forbidden: %s'),
   FW_ERR_SERVER_INTERNAL: entry('InternalError', 500, 'Internal error occurred: %s'),
   FW_ERR_REQUEST_TIMEOUT: entry('Timeout', 504, 'Timeout: %s'),
-  FW_ERR_SERVER_UNAVAILABLE: entry('ServiceUnavailable', 503, '%s'),
 } as const satisfies Record<`FW_ERR_${string}`, ErrorEntry>;
 
 export type ApiErrorCode = keyof typeof API_ERRORS;
@@ -108,13 +92,23 @@ export const RETIRED_ERROR_CODES: readonly string[] = [
   // kube-apiserver answers some patch-library errors with a bare 500; Fairway answers 400 BadRequest
   // (a 500 for client input is a bug here), so this code is no longer sent.
   'FW_ERR_SERVER_UNCLASSIFIED',
+  // Registered for the API layer but never sent: the store's own errors (FW_ERR_STORE_*) answer
+  // these cases, and no route answers 405 for a verb or 429/503 as a Status.
+  'FW_ERR_LIST_CONTINUE_WITH_RESOURCE_VERSION',
+  'FW_ERR_REQUEST_METHOD_NOT_SUPPORTED',
+  'FW_ERR_WATCH_RESOURCE_VERSION_TOO_OLD',
+  'FW_ERR_LIST_RESOURCE_VERSION_TOO_OLD',
+  'FW_ERR_LIST_CONTINUE_EXPIRED',
+  'FW_ERR_LIST_CONTINUE_EXPIRED_NO_TOKEN',
+  'FW_ERR_APF_TOO_MANY_REQUESTS',
+  'FW_ERR_SERVER_UNAVAILABLE',
 ];
 
 // ---------------------------------------------------------------------------------------------
 // Constants other layers quote
 
 /** The storage layer's text for a stale resourceVersion on update or delete. */
-export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
+const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please apply your changes to the latest version and try again';
 /** kube-apiserver's request body cap (3 MiB). */
 export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
 /** A JSON patch may carry at most this many operations. */
@@ -125,7 +119,7 @@ export const MAX_JSON_PATCH_OPERATIONS = 10000;
  */
 export const TOO_MANY_REQUESTS_TEXT = 'Too many requests, please try again later.';
 /** The request-timeout filter's detail text; `timeout()` prefixes it with `Timeout: `. */
-export const REQUEST_TIMEOUT_DETAIL = 'request did not complete within requested timeout - context deadline exceeded';
+const REQUEST_TIMEOUT_DETAIL = 'request did not complete within requested timeout - context deadline exceeded';
 
 // ---------------------------------------------------------------------------------------------
 // Identifying errors
@@ -176,7 +170,7 @@ export function qualifiedResource(gr: GroupResource): string {
 }
 
 /** `schema.GroupKind.String()`: `PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io`. */
-export function qualifiedKind(gk: GroupKind): string {
+function qualifiedKind(gk: GroupKind): string {
   return gk.group === '' ? gk.kind : `${gk.kind}.${gk.group}`;
 }
 
@@ -260,10 +254,6 @@ export function unrecognizedIncludeObject(value: string): Status {
   return build('FW_ERR_REQUEST_INCLUDE_OBJECT', format('FW_ERR_REQUEST_INCLUDE_OBJECT', value));
 }
 
-export function continueWithResourceVersion(): Status {
-  return build('FW_ERR_LIST_CONTINUE_WITH_RESOURCE_VERSION', format('FW_ERR_LIST_CONTINUE_WITH_RESOURCE_VERSION'));
-}
-
 /** `fieldValidation=Strict` problems, e.g. [`unknown field "spec.bogus"`]. */
 export function strictDecoding(kind: string, version: string, problems: readonly string[]): Status {
   return build('FW_ERR_DECODE_STRICT', format('FW_ERR_DECODE_STRICT', kind, version, kind, problems.join(', ')));
@@ -317,15 +307,6 @@ export function forbidden(attributes: ForbiddenAttributes): Status {
   return build('FW_ERR_AUTHZ_FORBIDDEN', format('FW_ERR_AUTHZ_FORBIDDEN', subject, why), resourceDetails(gr, name));
 }
 
-/** 405 for a verb the resource's storage does not offer (`action` is e.g. `deletecollection`). */
-export function methodNotSupported(gr: GroupResource, action: string): Status {
-  return build(
-    'FW_ERR_REQUEST_METHOD_NOT_SUPPORTED',
-    format('FW_ERR_REQUEST_METHOD_NOT_SUPPORTED', action, qualifiedResource(gr)),
-    details({ group: gr.group, kind: gr.resource }),
-  );
-}
-
 /** 405 for an HTTP method no route accepts on this path. */
 export function routeMethodNotAllowed(): Status {
   return build('FW_ERR_ROUTE_METHOD_NOT_ALLOWED', format('FW_ERR_ROUTE_METHOD_NOT_ALLOWED'), {});
@@ -357,38 +338,8 @@ export function tooManyPatchOperations(operations: number, maxOperations: number
   return build('FW_ERR_PATCH_TOO_MANY_OPERATIONS', format('FW_ERR_PATCH_TOO_MANY_OPERATIONS', maxOperations, operations));
 }
 
-/** 410 for a watch from a resourceVersion older than the oldest one still kept. */
-export function watchResourceVersionTooOld(requestedResourceVersion: string | number, oldestResourceVersion: string | number): Status {
-  return build(
-    'FW_ERR_WATCH_RESOURCE_VERSION_TOO_OLD',
-    format('FW_ERR_WATCH_RESOURCE_VERSION_TOO_OLD', requestedResourceVersion, oldestResourceVersion),
-  );
-}
-
-export function listResourceVersionTooOld(): Status {
-  return build('FW_ERR_LIST_RESOURCE_VERSION_TOO_OLD', format('FW_ERR_LIST_RESOURCE_VERSION_TOO_OLD'));
-}
-
-/**
- * 410 for a continue token whose snapshot was compacted. With `newContinueToken` the Status carries
- * it in `metadata.continue` (a token that goes on at the latest revision) and says so.
- */
-export function continueExpired(newContinueToken?: string): Status {
-  if (newContinueToken === undefined || newContinueToken === '') {
-    return build('FW_ERR_LIST_CONTINUE_EXPIRED_NO_TOKEN', format('FW_ERR_LIST_CONTINUE_EXPIRED_NO_TOKEN'));
-  }
-  const status = build('FW_ERR_LIST_CONTINUE_EXPIRED', format('FW_ERR_LIST_CONTINUE_EXPIRED'));
-  status.metadata = { continue: newContinueToken };
-  return status;
-}
-
 export function gone(message: string): Status {
   return build('FW_ERR_RESOURCE_GONE', format('FW_ERR_RESOURCE_GONE', message));
-}
-
-/** 429 as a Status (the error constructors' form; the APF filter itself sends TOO_MANY_REQUESTS_TEXT). */
-export function tooManyRequests(message: string, retryAfterSeconds: number): Status {
-  return build('FW_ERR_APF_TOO_MANY_REQUESTS', format('FW_ERR_APF_TOO_MANY_REQUESTS', message), details({ retryAfterSeconds }));
 }
 
 /**
@@ -398,7 +349,6 @@ export function tooManyRequests(message: string, retryAfterSeconds: number): Sta
 export function patchFailed(message: string): Status {
   return build('FW_ERR_PATCH_FAILED', format('FW_ERR_PATCH_FAILED', message), {});
 }
-
 
 /**
  * 429 from the EventRateLimit admission plugin: `NewTooManyRequestsError`, so no details and no
@@ -440,8 +390,4 @@ export function internalError(cause: unknown): Status {
 /** 504; Go always sets details here, so a zero retry still serialises as `"details":{}`. */
 export function timeout(message: string = REQUEST_TIMEOUT_DETAIL, retryAfterSeconds = 0): Status {
   return build('FW_ERR_REQUEST_TIMEOUT', format('FW_ERR_REQUEST_TIMEOUT', message), details({ retryAfterSeconds }));
-}
-
-export function serviceUnavailable(message: string): Status {
-  return build('FW_ERR_SERVER_UNAVAILABLE', format('FW_ERR_SERVER_UNAVAILABLE', message));
 }

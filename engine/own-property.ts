@@ -19,11 +19,6 @@ export function ownValue<T>(object: Readonly<Record<string, T>>, key: string): T
   return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
-/** Whether the object has an own property `key` (never an inherited one). */
-export function hasOwnKey(object: object, key: string): boolean {
-  return Object.hasOwn(object, key);
-}
-
 /** Sets an own, enumerable property, even for a key like `__proto__` that assignment treats specially. */
 export function setOwn<T>(object: Record<string, T>, key: string, value: NoInfer<T>): void {
   // Object.prototype's other members are writable data properties, so assigning them creates an

@@ -54,11 +54,6 @@ export const serveCommand: Command = {
   },
 };
 
-/** Features whose flags are parsed but whose implementation lands with later issues. */
-function unsupported(options: ServeOptions): string | undefined {
-  return undefined;
-}
-
 /** The admin's bearer token: generated once, kept in <data-dir>/admin.token (0600). */
 async function adminToken(dataDir: string): Promise<string> {
   const path = join(dataDir, ADMIN_TOKEN_FILE);
@@ -123,11 +118,6 @@ export function serverUrl(bindAddress: string, port: number): string {
 }
 
 async function serve(options: ServeOptions, logger: Logger): Promise<number> {
-  const notYet = unsupported(options);
-  if (notYet !== undefined) {
-    logger.error(notYet);
-    return 1;
-  }
   // Listen for the stop signal from the start, so one that arrives while starting up is a clean
   // shutdown too (it takes effect once the server is up).
   const stopSignal = new Promise<string>((resolve) => {

@@ -179,11 +179,6 @@ export function keyElement(fields: Readonly<Record<string, unknown>>): PathEleme
   return `k:${JSON.stringify(sorted)}`;
 }
 
-/** The field name of an `f:` element, or undefined for list items. */
-export function fieldNameOf(element: PathElement): string | undefined {
-  return element.startsWith('f:') ? element.slice(2) : undefined;
-}
-
 /** `fieldpath.Path.String()`: `.spec.limited.lendablePercent`, `.status.conditions[type="Dangling"]`. */
 export function pathToString(path: FieldPath): string {
   let out = '';

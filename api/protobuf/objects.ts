@@ -25,11 +25,6 @@ const MESSAGES: ReadonlyMap<string, string> = new Map([
   ['PartialObjectMetadataList', `${META}PartialObjectMetadataList`],
 ]);
 
-/** Whether `kind` has a protobuf message (Table, for one, has none in Kubernetes either). */
-export function hasProtobufMessage(kind: string): boolean {
-  return MESSAGES.has(kind);
-}
-
 function messageFor(kind: string): string {
   const name = MESSAGES.get(kind);
   if (name === undefined) throw new ProtobufError(`object of kind ${JSON.stringify(kind)} has no protobuf message`);

@@ -24,7 +24,7 @@ import { resourcePrefix } from '../../engine/store/store.ts';
 import { fairwayDiscoveryModel } from '../discovery/discovery.ts';
 import type { Filter } from './http-context.ts';
 import type { Logger } from '../log.ts';
-import { allowAllAuthorization, createApiServer, type ApiServer, type RouteHandler } from './request-path.ts';
+import { createApiServer, type ApiServer, type RouteHandler } from './request-path.ts';
 import { createAuthenticationFilter } from '../filters/authentication.ts';
 import { createImpersonationFilter } from '../filters/impersonation.ts';
 import { createAccessLog } from './access-log.ts';
@@ -199,7 +199,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     }),
   );
 
-  const nowTime = () => formatRfc3339(Date.now());
+  const nowTime = () => formatRfc3339(clock.now());
   const recorder = managedFieldsRecorder(apiVersion, nowTime);
   const producerWrite = (previous: KubeObject | undefined, next: KubeObject) =>
     canonicalOrder(recorder.recordUpdate(previous, next, CONFIG_PRODUCER_MANAGER, ''), shapeOf(String(next.kind)));
@@ -219,7 +219,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     }),
   );
 
-  const nowMs = () => Date.now();
+  const nowMs = () => clock.now();
   const plane = options.executionPlane ?? startExecutionPlane(0);
   plane.registerMetrics(metrics.registry);
   const executor = plane.executor;
@@ -274,7 +274,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     tokens: options.tokens,
     anonymous: options.anonymousAuth ?? false,
     ...(options.clientCaPem !== undefined ? { clientCaPems: [options.clientCaPem] } : {}),
-    wallClockMs: () => Date.now(),
+    wallClockMs: () => clock.now(),
   });
   if (!authentication.ok) throw new Error(authentication.error);
   const filters: Filter[] = [
@@ -286,8 +286,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   }
   filters.push(
     createRequestMetricsFilter(metrics.requests, clock),
-    access?.authorizationFilter ?? allowAllAuthorization,
-    ...(access !== undefined ? [access.admissionFilter] : []),
+    ...(access !== undefined ? [access.authorizationFilter, access.admissionFilter] : []),
     ...(options.extraFilters ?? []),
   );
 

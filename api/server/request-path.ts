@@ -146,9 +146,6 @@ function splitPlainTarget(target: string): { path: string; query: URLSearchParam
   return q < 0 ? { path: target, query: EMPTY_QUERY } : { path: target.slice(0, q), query: new URLSearchParams(target.slice(q + 1)) };
 }
 
-/** The authorization slot's filter until authorizers exist (issue 7): every request passes. */
-export const allowAllAuthorization: Filter = (_context, next) => next();
-
 function decodePath(pathname: string): string {
   try {
     return decodeURIComponent(pathname);

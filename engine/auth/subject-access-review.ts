@@ -7,7 +7,6 @@ import { isRecord } from '../own-property.ts';
 import type { AuthorizationAttributes, SelectorRequirement } from './authorizer.ts';
 
 export type SubjectAccessReviewVersion = 'v1' | 'v1beta1';
-export const SUBJECT_ACCESS_REVIEW_VERSIONS: readonly SubjectAccessReviewVersion[] = ['v1', 'v1beta1'];
 
 export interface SelectorAttributes {
   rawSelector?: string;

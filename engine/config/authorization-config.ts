@@ -5,7 +5,6 @@
 // compiles the CEL matchConditions), then the kube-apiserver-only checks. Every failure is a value
 // naming the file with field errors; the result keeps the compiled match conditions for building.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import type { FieldError } from '../resources/field-errors.ts';
 import { FieldPath, formatFieldError, formatFieldErrors, invalid } from '../resources/field-errors.ts';
 import { apiGroupsFor } from '../resources/api-domain.ts';
@@ -46,16 +45,6 @@ export interface AuthorizationConfigOptions extends AuthorizationValidationOptio
 /** `FILE: message`. */
 export function formatAuthorizationConfigError(error: AuthorizationConfigError): string {
   return `${error.file}: ${error.message}`;
-}
-
-export async function loadAuthorizationConfig(file: string, options: AuthorizationConfigOptions = {}): Promise<AuthorizationConfigResult> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    return failure(file, `failed to read authorization config file ${JSON.stringify(file)}: ${(error as Error).message}`);
-  }
-  return parseAuthorizationConfig(bytes, file, options);
 }
 
 export function parseAuthorizationConfig(bytes: Uint8Array, file: string, options: AuthorizationConfigOptions = {}): AuthorizationConfigResult {

@@ -29,7 +29,6 @@ export interface ProviderConfiguration {
 }
 
 export const PROVIDER_KINDS = ['kms', 'aesgcm', 'aescbc', 'secretbox', 'identity'] as const;
-export type ProviderKind = (typeof PROVIDER_KINDS)[number];
 
 export interface ResourceConfiguration {
   resources: string[];
@@ -56,7 +55,6 @@ export function formatGroupResource({ group, resource }: GroupResource): string 
   if (group === '' && resource === '*') return '*.';
   return group === '' ? resource : `${resource}.${group}`;
 }
-
 
 export interface ProviderRef {
   provider: ProviderConfiguration;

@@ -2,7 +2,6 @@
 
 import { goIntDiv } from './go-math.ts';
 
-export const MINIMUM_SEATS = 1;
 export const MAXIMUM_SEATS_LIMIT = 10;
 export const PRIORITY_LEVEL_MAX_SEATS_FRACTION = 0.15;
 

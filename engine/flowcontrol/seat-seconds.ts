@@ -8,7 +8,6 @@ import { goRound, MAX_UINT64, toUint64 } from './go-math.ts';
 /** Units per seat·second. */
 export const SS_SCALE = 100_000_000n;
 export const MAX_SEAT_SECONDS = MAX_UINT64;
-export const MIN_SEAT_SECONDS = 0n;
 /** Nanoseconds per SeatSeconds unit at one seat (1e9 / SS_SCALE). */
 const NS_PER_UNIT = 10;
 

@@ -81,16 +81,6 @@ export function decodeWorkEstimatorConfig(value: unknown, root = ''): { config: 
   return { config, errors };
 }
 
-/** The JSON form of a config, e.g. to show what is in force. */
-export function encodeWorkEstimatorConfig(config: WorkEstimatorConfig): Record<string, unknown> {
-  return {
-    minimumSeats: config.minimumSeats,
-    maximumSeatsLimit: config.maximumSeatsLimit,
-    listWorkEstimatorConfig: { objectsPerSeat: config.objectsPerSeat },
-    mutatingWorkEstimatorConfig: { enable: config.mutatingEnabled, eventAdditionalDurationMs: `${config.eventAdditionalDurationMs}ms`, watchesPerSeat: config.watchesPerSeat },
-  };
-}
-
 function object(value: unknown, path: FieldPath, errors: FieldError[], known: readonly string[]): Record<string, unknown> | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'object' || Array.isArray(value)) {

@@ -112,12 +112,8 @@ export const FLOW_SCHEMA_NAME_EXEMPT = 'exempt';
 export const FLOW_SCHEMA_NAME_CATCH_ALL = 'catch-all';
 
 export const FLOW_SCHEMA_CONDITION_DANGLING = 'Dangling';
-export const PRIORITY_LEVEL_CONDITION_CONCURRENCY_SHARED = 'ConcurrencyShared';
 
 export const FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE = 10000;
-
-export const RESPONSE_HEADER_MATCHED_PRIORITY_LEVEL_UID = 'X-Kubernetes-PF-PriorityLevel-UID';
-export const RESPONSE_HEADER_MATCHED_FLOW_SCHEMA_UID = 'X-Kubernetes-PF-FlowSchema-UID';
 
 export const AUTO_UPDATE_ANNOTATION_KEY = 'apf.kubernetes.io/autoupdate-spec';
 /** v1beta3 only; forbidden on stored objects. */

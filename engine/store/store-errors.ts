@@ -44,9 +44,6 @@ const CODES = {
 
 export type StoreErrorCode = keyof typeof CODES;
 
-/** Every code with its reason and HTTP status, for docs and the API layer's error table. */
-export const STORE_ERROR_CODES: Readonly<Record<StoreErrorCode, { reason: string; httpCode: number }>> = CODES;
-
 const BRAND = Symbol.for('fairway.StoreError');
 
 export class StoreError extends Error {

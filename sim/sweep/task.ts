@@ -4,7 +4,7 @@
 // plots there, so rendering happens on the pool too.
 
 import type { AuditGrouping } from '../audit-grouping.ts';
-import { reportJson, type SimulationReport } from '../report.ts';
+import { reportJson } from '../report.ts';
 import { writeRunOutput } from '../report/write.ts';
 import { runScenario } from '../run-scenario.ts';
 import { digestOf, type RunDigest } from './run-digest.ts';

@@ -62,5 +62,4 @@ export interface ValidatingAdmissionPolicyBinding {
   matchResources?: MatchResources;
 }
 
-export const ADMISSION_REGISTRATION_VERSION = 'v1';
 export const STATIC_NAME_SUFFIX = '.static.k8s.io';

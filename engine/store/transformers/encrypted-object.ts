@@ -7,7 +7,6 @@
 
 export const DEK_SOURCE_AES_GCM_KEY = 0;
 export const DEK_SOURCE_HKDF_SHA256_XNONCE_AES_GCM_SEED = 1;
-export type DekSourceType = typeof DEK_SOURCE_AES_GCM_KEY | typeof DEK_SOURCE_HKDF_SHA256_XNONCE_AES_GCM_SEED;
 
 export const KEY_ID_MAX_BYTES = 1024;
 export const ENCRYPTED_DEK_SOURCE_MAX_BYTES = 1024;
