@@ -15,6 +15,7 @@
 // Per-(level, schema) gauges keep reporting 0 for a pair once seen, as Kubernetes' gauge vectors
 // do, instead of vanishing when the pair goes idle.
 
+import { realClock } from '../../engine/clock.ts';
 import type { AdmitOutcome, ControllerDump, FlowControlObserver, FlowController, LevelDump, LevelGauges, RequestDescriptor } from '../../engine/flowcontrol/controller.ts';
 import type { RejectReason } from '../../engine/flowcontrol/queue-set.ts';
 import { seatSecondsToFloat } from '../../engine/flowcontrol/seat-seconds.ts';
@@ -70,7 +71,7 @@ interface LevelRatioCells {
 const READ_ONLY_VERBS: ReadonlySet<string> = new Set(['get', 'list', 'watch']);
 
 export interface FlowControlMetricsOptions {
-  /** Milliseconds; the clock the controller runs on. */
+  /** Milliseconds; the clock the controller runs on (default: the real clock). */
   now?: () => number;
 }
 
@@ -178,7 +179,7 @@ export class FlowControlMetrics {
   readonly families: readonly CollectedFamily[];
 
   constructor(options: FlowControlMetricsOptions = {}) {
-    this.now = options.now ?? (() => performance.timeOrigin + performance.now());
+    this.now = options.now ?? realClock().now;
     this.seatUtilization = new TimingRatioHistogramVec(
       `${NS}priority_level_seat_utilization`,
       '[ALPHA] Time-weighted distribution of the seats in use (lingering ones included) over the level\'s concurrency limit.',

@@ -78,8 +78,6 @@ export interface FairwayServerOptions {
   maxWatchesPerUser?: number;
   /** Authorization, admission and the self-review routes (api/security/access-control.ts). */
   accessControl?: Pick<AccessControl, 'authorizer' | 'authorizationFilter' | 'admissionFilter' | 'reviews' | 'registry'>;
-  /** Filters inserted after authorization (admission, issue 7). */
-  extraFilters?: readonly Filter[];
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
   extraHealthChecks?: readonly HealthCheck[];
   /** Where CPU-heavy stages of admitted requests run (api/server/execution-plane.ts); default: inline on the main thread. The caller closes it. */
@@ -287,7 +285,6 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   filters.push(
     createRequestMetricsFilter(metrics.requests, clock),
     ...(access !== undefined ? [access.authorizationFilter, access.admissionFilter] : []),
-    ...(options.extraFilters ?? []),
   );
 
   const registry = access !== undefined ? Registry.merge([metrics.registry, access.registry]) : metrics.registry;

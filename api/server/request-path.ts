@@ -27,8 +27,8 @@ export interface ApiServerOptions {
   /** --request-timeout: the deadline of every request that is not long-running. */
   requestTimeoutMs: number;
   /**
-   * The filter chain in order: authentication, priority and fairness (unless turned off), request
-   * metrics, authorization (a slot that passes everything until authorizers exist, issue 7).
+   * The filter chain in order: authentication, impersonation, priority and fairness (unless turned
+   * off), request metrics, authorization, admission.
    */
   filters: readonly Filter[];
   health: HealthChecks;
