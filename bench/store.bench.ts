@@ -23,7 +23,6 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { realClock } from '../engine/clock.ts';
-import type { KubeObject } from '../engine/resources/types.ts';
 import { encodeObject } from '../engine/store/codec.ts';
 import { createLevelDbBackend } from '../engine/store/leveldb/leveldb-backend.ts';
 import { createMemoryBackend } from '../engine/store/memory/memory-backend.ts';

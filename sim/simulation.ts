@@ -236,7 +236,6 @@ class Simulation {
   finish(request: InFlight): void {
     const nowMs = this.clock.now();
     const flow = request.flow;
-    const level = request.level!;
     flow.touch(nowMs);
     flow.executing--;
     flow.completed++;

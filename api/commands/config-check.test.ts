@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configCheckCommand, runConfigCheck } from './config-check.ts';
+import { runConfigCheck } from './config-check.ts';
 
 const FC = 'flowcontrol.apiserver.k8s.io/v1';
 const root = fileURLToPath(new URL('../..', import.meta.url));

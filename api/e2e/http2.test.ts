@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
 import { connectH2, type H2Client } from '../testing/h2-client.ts';
-import { createTestClient, type TestClient } from '../testing/http-client.ts';
+import type { TestClient } from '../testing/http-client.ts';
 import { sleep } from '../testing/load.ts';
 import { sampleValue } from '../testing/metrics.ts';
 import { FS, PLC, validPlc } from '../testing/bad-input-corpus.ts';

@@ -10,7 +10,7 @@ import { createFairwayServer, type FairwayServer } from './assembled-server.ts';
 import { silentLogger } from '../log.ts';
 import { generateCertificateAuthority, issueServingCertificate, type KeyPairPem } from '../security/tls.ts';
 import { createSecureApiServer, maxConcurrentStreams, type SecureServer } from './secure-server.ts';
-import { connectH2, type H2Client } from '../testing/h2-client.ts';
+import { connectH2 } from '../testing/h2-client.ts';
 import { sampleValue } from '../testing/metrics.ts';
 import { validPlc } from '../testing/bad-input-corpus.ts';
 
