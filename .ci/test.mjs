@@ -44,6 +44,14 @@ if (selected.length === 0) {
   process.exit(1);
 }
 
+// The linter and formatter (biome.json) first: fast, and a style slip is worth failing on.
+const biome = spawnSync(process.execPath, [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'ci', '--formatter-enabled=false', '.'], { cwd: root, stdio: 'inherit' });
+if (biome.status !== 0) {
+  console.log('lint failed (npx biome lint . shows the problems; npx biome lint --write . fixes the safe ones)');
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', root], {
   cwd: root,
   stdio: 'inherit',
@@ -55,8 +63,8 @@ if (tsc.status !== 0) {
 }
 
 // uvu takes one pattern: the selected files' paths, exactly (either separator).
-const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const pattern = `^(${selected.map((path) => escape(path).split('/').join('[\\\\/]')).join('|')})$`;
+const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const pattern = `^(${selected.map((path) => escapeRegExp(path).split('/').join('[\\\\/]')).join('|')})$`;
 
 const child = spawn(
   process.execPath,

@@ -10,7 +10,7 @@ import { FLOWCONTROL_KINDS } from '../engine/resources/kinds.ts';
 import { decodingShape } from '../engine/resources/schema/decoding-shape.ts';
 import type { FieldNames, FieldType, Same, StructTable } from '../engine/resources/schema/field-table.ts';
 import { goAlwaysEncodes, reachableStructs } from '../engine/resources/schema/field-table.ts';
-import * as fs from '../engine/resources/schema/flow-schema.ts';
+import type * as fs from '../engine/resources/schema/flow-schema.ts';
 import { LIST_META, listStruct, MANAGED_FIELDS_ENTRY, OBJECT_META, OWNER_REFERENCE } from '../engine/resources/schema/meta-v1.ts';
 import * as plc from '../engine/resources/schema/priority-level-configuration.ts';
 import type * as types from '../engine/resources/types.ts';

@@ -79,7 +79,7 @@ function uncachedForms(forms: readonly StoredForm[]): StoredForm[] {
 
 /** A plain JSON LIST body from cached per-object JSON: what the server does when every item's JSON is cached. */
 function concatCachedJson(jsons: readonly Buffer[]): Buffer {
-  const parts: Buffer[] = [Buffer.from(JSON.stringify(LIST_HEAD).slice(0, -1) + ',"items":[')];
+  const parts: Buffer[] = [Buffer.from(`${JSON.stringify(LIST_HEAD).slice(0, -1)},"items":[`)];
   jsons.forEach((json, i) => parts.push(...(i > 0 ? [Buffer.from(',')] : []), json));
   parts.push(Buffer.from(']}\n'));
   return Buffer.concat(parts);

@@ -9,7 +9,6 @@ import { FlowController } from '../engine/flowcontrol/controller.ts';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../engine/resources/defaults.ts';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../engine/resources/bootstrap.ts';
 import type { RequestDigest } from '../engine/flowcontrol/request-digest.ts';
-import type { Admission } from '../engine/flowcontrol/queue-set.ts';
 
 const N = 200_000;
 
@@ -41,8 +40,7 @@ const limited = controller();
 const alice = digest('alice', ['system:authenticated']);
 const direct = timeIt('admit + finish, limited level (global-default), direct call', () => {
   for (let i = 0; i < N; i++) {
-    let admission: Admission | undefined;
-    admission = limited.admit({ digest: alice, query: {} }, () => {});
+    const admission = limited.admit({ digest: alice, query: {} }, () => {});
     admission.finish();
   }
 });

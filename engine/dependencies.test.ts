@@ -18,6 +18,7 @@ const ROOT_SOURCES = ['build.mjs'];
 const USED_WITHOUT_IMPORT: Record<string, { file: string; text: string }> = {
   typescript: { file: '.ci/test.mjs', text: 'node_modules/typescript/' },
   '@types/node': { file: 'tsconfig.json', text: '"types": ["node"]' },
+  '@biomejs/biome': { file: '.ci/test.mjs', text: 'node_modules/@biomejs/biome/' },
 };
 
 /** The packages a source file imports: `from 'x'`, `import 'x'`, `import('x')`, `require('x')`, outside comments. */

@@ -151,13 +151,13 @@ class Reader {
       }
       if (ch === '\\') {
         this.pos++;
-        const escape = this.peek();
-        if (escape === 'u') {
+        const escaped = this.peek();
+        if (escaped === 'u') {
           for (let i = 0; i < 4; i++) {
             this.pos++;
             if (!/[0-9a-fA-F]/.test(this.peek())) this.fail('in \\u hexadecimal character escape');
           }
-        } else if (!'"\\/bfnrt'.includes(escape)) {
+        } else if (!'"\\/bfnrt'.includes(escaped)) {
           this.fail('in string escape code');
         }
         this.pos++;

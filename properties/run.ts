@@ -46,8 +46,8 @@ function runProperties(args: readonly string[]): void {
   if (values.only !== '') env.FAIRWAY_PROPERTY_ONLY = values.only;
 
   const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-  const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const scope = fragments.length > 0 ? `.*(${fragments.map(escape).join('|')})` : '';
+  const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const scope = fragments.length > 0 ? `.*(${fragments.map(escapeRegExp).join('|')})` : '';
   const pattern = `^properties[\\\\/]${scope}.*\\.test\\.ts$`;
   console.log(
     `properties: seed=${env.FAIRWAY_PROPERTY_SEED ?? '(default)'} runs=${env.FAIRWAY_PROPERTY_RUNS ?? '(per property)'}` +

@@ -69,11 +69,11 @@ function bucketOf(ms: number): number {
 }
 
 function lowerBoundMs(i: number): number {
-  return i <= 1 ? 0 : MIN_MS * Math.pow(GROWTH, i - 2);
+  return i <= 1 ? 0 : MIN_MS * GROWTH ** (i - 2);
 }
 
 function upperBoundMs(i: number): number {
-  return i === 0 ? 0 : MIN_MS * Math.pow(GROWTH, i - 1);
+  return i === 0 ? 0 : MIN_MS * GROWTH ** (i - 1);
 }
 
 function representativeMs(i: number): number {

@@ -84,7 +84,7 @@ test('unreadable file, bad YAML, unknown kind and non-object documents: clear on
     `${mixed}:13: document 2: unknown kind: apiVersion "v1", kind "ConfigMap" (known: ${FC} PriorityLevelConfiguration, ${FC} FlowSchema, apiserver.config.k8s.io/v1 EncryptionConfiguration, v1 EncryptionConfig, apiserver.config.k8s.io/v1 AuthorizationConfiguration, apiserver.config.k8s.io/v1beta1 AuthorizationConfiguration, apiserver.config.k8s.io/v1alpha1 AuthorizationConfiguration, apiserver.config.k8s.io/v1 AdmissionConfiguration, apiserver.k8s.io/v1alpha1 AdmissionConfiguration)`,
     `${mixed}:17: document 3: expected an object with apiVersion and kind, got a list`,
   ]);
-  assert.match(result.stdout[1]!, new RegExp(`^${escape(badYaml)}:2:7: invalid YAML: \\S`));
+  assert.match(result.stdout[1]!, new RegExp(`^${escapeRegExp(badYaml)}:2:7: invalid YAML: \\S`));
 });
 
 test('EncryptionConfiguration: a key written in the wrong shape is never printed', async () => {
@@ -159,7 +159,7 @@ test('end to end: `node api/fairway.mjs config check FILE`', () => {
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 

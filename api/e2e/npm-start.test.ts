@@ -20,7 +20,7 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** npm itself: the one running this test when there is one, else the one on PATH. */
 const npm = (args: string[]) =>
-  process.env.npm_execpath !== undefined && process.env.npm_execpath.endsWith('.js')
+  process.env.npm_execpath?.endsWith('.js')
     ? spawn(process.execPath, [process.env.npm_execpath, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     : spawn('npm', args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
 

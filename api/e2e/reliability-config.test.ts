@@ -97,7 +97,7 @@ test('invalid or unreadable files at startup: exit 1 at once, naming the file (a
     [
       'encryption config with a key written as a map (the key is never printed)',
       [`--encryption-provider-config=${await file('encryption-shape.yaml', encryptionConfig([[`flowschemas.${GROUP}`], '      - aescbc:\n          keys:\n            - {name: k1, secret: {part: "TUFURVJJQUwtTkVWRVItUFJJTlRFRA=="}}\n']))}`],
-      /^(?![^]*TUFURVJJQUwtTkVWRVItUFJJTlRFRA)[^]*encryption-shape\.yaml: error while parsing file: error decoding encryption provider configuration file ".*": resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": must be of type string, not a map/,
+      /^(?![\s\S]*TUFURVJJQUwtTkVWRVItUFJJTlRFRA)[\s\S]*encryption-shape\.yaml: error while parsing file: error decoding encryption provider configuration file ".*": resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": must be of type string, not a map/,
     ],
     ['token file that is a directory', [`--token-auth-file=${bad}`], /read .*bad: is a directory/],
     ['client CA file without a certificate', [`--client-ca-file=${await file('ca.crt', 'not a certificate\n')}`], /unable to load client CA file ".*ca\.crt": data does not contain any valid RSA or ECDSA certificates/],

@@ -137,7 +137,7 @@ function isPlainJson(output: Output): boolean {
 }
 
 /** Sends one stored object; synchronous when its JSON is cached (the common GET). */
-export function sendStoredObject(context: RequestContext, out: OutputContext, output: Output, statusCode: number, object: KubeObject): void | Promise<unknown> {
+export function sendStoredObject(context: RequestContext, out: OutputContext, output: Output, statusCode: number, object: KubeObject): undefined | Promise<unknown> {
   const form = formOf(object);
   const contentType = output.negotiated.contentType;
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, [form], renderSpec(context, out, output), statusCode, contentType);

@@ -2,7 +2,7 @@
 // cells and row order of Kubernetes' own printers for the two flowcontrol kinds, so Fairway's
 // output reads like a real cluster's, down to `<none>`, the MissingPL `?` and the Age text.
 import type { FlowSchema, FlowcontrolObject, ListMeta, ObjectMeta, PriorityLevelConfiguration, Status } from '../../engine/resources/types.ts';
-import { FLOW_SCHEMA_CONDITION_DANGLING, FLOW_SCHEMA_KIND, PRIORITY_LEVEL_KIND } from '../../engine/resources/types.ts';
+import { FLOW_SCHEMA_CONDITION_DANGLING, FLOW_SCHEMA_KIND, type PRIORITY_LEVEL_KIND } from '../../engine/resources/types.ts';
 import { apiGroupsFor, flowcontrolApiVersion } from '../../engine/resources/api-domain.ts';
 import { fieldAt } from '../../engine/resources/schema/field-table.ts';
 import { FLOW_SCHEMA } from '../../engine/resources/schema/flow-schema.ts';

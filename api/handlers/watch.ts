@@ -14,7 +14,7 @@ import type { RequestContext } from '../server/http-context.ts';
 import { toTable, parseIncludeObject, type IncludeObject } from './table.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { CHUNK_BYTES, ChunkedBody } from '../server/response-body.ts';
-import { checkResourceVersion, QueryReader } from './query.ts';
+import { checkResourceVersion, type QueryReader } from './query.ts';
 import { PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
 import { encodeObject, watchFrame } from '../protobuf/objects.ts';
 import { cacheJson, type Output, type OutputContext } from './resource-output.ts';

@@ -6,7 +6,7 @@ import type { Status } from '../../engine/resources/types.ts';
 import { badRequest } from '../errors.ts';
 import { parseGoYaml } from '../go-yaml.ts';
 import { goJsonTypeName } from './go-json.ts';
-import { type JsonObject } from './typed-value.ts';
+import type { JsonObject } from './typed-value.ts';
 import { isRecord } from '../../engine/own-property.ts';
 
 export { strictYamlError } from '../go-yaml.ts';

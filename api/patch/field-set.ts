@@ -49,7 +49,7 @@ export class FieldSet {
     if (path.length === 0) return false;
     let node: FieldSet | undefined = this;
     for (let i = 0; i < path.length - 1 && node !== undefined; i++) node = node.children.get(path[i]!);
-    return node !== undefined && node.members.has(path[path.length - 1]!);
+    return node?.members.has(path[path.length - 1]!) ?? false;
   }
 
   /** The subtree under one element (empty when there is none). */

@@ -103,7 +103,7 @@ test('inside labels, prototype names are keys like any other', () => {
     assert.equal(result.object.metadata?.labels, { constructor: 'a', toString: 'b', prototype: 'c' });
     assert.equal(result.warnings, []);
     const entry = result.managedFields.find((e) => e.operation === 'Update');
-    assert.equal((entry?.fieldsV1 as Record<string, any>)['f:metadata']['f:labels'], { '.': {}, 'f:constructor': {}, 'f:prototype': {}, 'f:toString': {} });
+    assert.equal((entry!.fieldsV1 as Record<string, any>)['f:metadata']['f:labels'], { '.': {}, 'f:constructor': {}, 'f:prototype': {}, 'f:toString': {} });
   }
   const applied = patch(APPLY, { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'alpha', labels: { constructor: 'a' } } }, 'Strict', { fieldManager: 'm' });
   if ('status' in applied) throw new Error(applied.status.message);

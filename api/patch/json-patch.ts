@@ -196,14 +196,14 @@ function member(op: Operation, name: 'path' | 'from'): { value: string } | { err
   return { value: raw };
 }
 
-const valueOf = (holder: Holder, op: Operation): unknown => (op['value'] === undefined ? null : cloneValue(holder, op['value']));
+const opValue = (holder: Holder, op: Operation): unknown => (op['value'] === undefined ? null : cloneValue(holder, op['value']));
 
 function add(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('add operation failed to decode path', MISSING);
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`add operation does not apply: doc is missing path: "${path.value}"`, MISSING);
-  const error = containerAdd(target.container, target.key, valueOf(holder, op));
+  const error = containerAdd(target.container, target.key, opValue(holder, op));
   return error === undefined ? undefined : wrap(`error in add for path: '${path.value}'`, error);
 }
 
@@ -221,7 +221,7 @@ function replace(holder: Holder, op: Operation): string | undefined {
   if ('error' in path) return wrap('replace operation failed to decode path', path.error);
   if (path.value === '') {
     // v4 swaps the whole document for an object or array, and silently ignores anything else.
-    const value = valueOf(holder, op);
+    const value = opValue(holder, op);
     if (typeof value === 'object' && value !== null) holder.doc = value;
     return undefined;
   }
@@ -230,7 +230,7 @@ function replace(holder: Holder, op: Operation): string | undefined {
   if ('error' in containerGet(target.container, target.key)) {
     return wrap(`replace operation does not apply: doc is missing key: ${path.value}`, MISSING);
   }
-  containerSet(target.container, target.key, valueOf(holder, op));
+  containerSet(target.container, target.key, opValue(holder, op));
   return undefined;
 }
 
@@ -305,7 +305,7 @@ function findObject(doc: unknown, pointer: string): { container: Container; key:
 
 /** RFC 6901 unescaping in one pass (`~01` is `~1`, not `/`). */
 function decodeToken(token: string): string {
-  return token.replace(/~[01]/g, (escape) => (escape === '~1' ? '/' : '~'));
+  return token.replace(/~[01]/g, (sequence) => (sequence === '~1' ? '/' : '~'));
 }
 
 function isContainer(value: unknown): value is Container {

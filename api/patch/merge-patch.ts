@@ -6,7 +6,7 @@ import type { Status } from '../../engine/resources/types.ts';
 import { badRequest } from '../errors.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { FieldValidation } from './json-patch.ts';
-import { type JsonObject } from './typed-value.ts';
+import type { JsonObject } from './typed-value.ts';
 import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
 
 /** `duplicates` are the patch's repeated fields, for fieldValidation to report. */

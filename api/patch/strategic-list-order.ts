@@ -6,7 +6,7 @@
 import { goFormatValue } from './go-json.ts';
 import { isRecord, ownValue } from '../../engine/own-property.ts';
 import { goStableSort } from './go-stable-sort.ts';
-import { type JsonObject } from './typed-value.ts';
+import type { JsonObject } from './typed-value.ts';
 
 const DIRECTIVE = '$patch';
 

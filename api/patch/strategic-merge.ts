@@ -16,7 +16,7 @@ import { badRequest, patchFailed } from '../errors.ts';
 import { goFormatValue, goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { ListNode, SchemaNode } from './schema.ts';
 import { elementKind, goKind, goReflectKind, noMergeKey, normalizeOrder, partition, sameMergeKey, SmpFailure, unclassified } from './strategic-list-order.ts';
-import { type JsonObject } from './typed-value.ts';
+import type { JsonObject } from './typed-value.ts';
 import { lowerBound } from '../../engine/lower-bound.ts';
 import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
 

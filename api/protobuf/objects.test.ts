@@ -34,7 +34,7 @@ const hex = (text: string) => text.replace(/[^0-9a-f]/g, '');
 test("zero values: Go writes every non-pointer field, even empty, and no unset pointer", () => {
   const plc = { kind: 'PriorityLevelConfiguration', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { name: 'a' }, spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 0 } } };
   const objectMeta = '0a0161 1200 1a00 2200 2a00 3200 3800 4200';
-  const spec = '0a06' + Buffer.from('Exempt').toString('hex') + '1a02 0800';
+  const spec = `0a06${Buffer.from('Exempt').toString('hex')}1a02 0800`;
   const raw = `0a11 ${objectMeta} 120c ${spec} 1a00`;
   const typeMeta = `0a1f${Buffer.from('flowcontrol.apiserver.k8s.io/v1').toString('hex')} 121a${Buffer.from('PriorityLevelConfiguration').toString('hex')}`;
   const expected = `6b387300 0a3d ${typeMeta} 1223 ${raw} 1a00 2200`;

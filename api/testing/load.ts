@@ -3,7 +3,7 @@
 // Loopback only; every request carries its own timeout so a stuck server fails a test instead of
 // hanging it.
 import { WatchCollector } from './watch-collector.ts';
-import { Agent, request } from 'node:https';
+import { type Agent, request } from 'node:https';
 
 export interface TimedResponse {
   /** HTTP status, or 0 when the request failed at the connection (see `error`). */

@@ -77,7 +77,7 @@ test('a valid edit swaps the chain in; an invalid edit keeps the last good one',
 
     writeFileSync(file, header + webhookEntry());
     assert.is(await controller.check(), 'failed', 'AlwaysDeny was there at startup and must stay');
-    writeFileSync(file, header + webhookEntry() + denyAll + '- type: RBAC\n  name: rbac\n');
+    writeFileSync(file, `${header + webhookEntry() + denyAll}- type: RBAC\n  name: rbac\n`);
     assert.is(await controller.check(), 'failed', 'RBAC cannot appear by reload');
 
     // Only the comment changes: new bytes, same configuration, nothing rebuilt.

@@ -1,7 +1,7 @@
 // Shared pieces of the store model's commands: the command type, the names they use, and how an
 // outcome (a value, or the StoreError code it failed with) is checked against the model.
 
-import fc from 'fast-check';
+import type fc from 'fast-check';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import { isStoreError, type StoreError, type StoreErrorCode } from '../../engine/store/store-errors.ts';

@@ -155,7 +155,7 @@ export function compareVariant(name: string, files: string[], baseline: readonly
   const names = <K extends 'flows' | 'levels'>(key: K) => [...new Set([...baseline, ...variant].flatMap((d) => Object.keys(d[key])))];
   const flows = names('flows').map((flow) => {
     const row = compareRow(flow, FLOW_METRICS, baseline.map((d) => d.flows[flow]), variant.map((d) => d.flows[flow]));
-    const levelOf = (runs: readonly RunDigest[]) => runs.find((d) => d.flows[flow] !== undefined)?.flows[flow]!.priorityLevel ?? '';
+    const levelOf = (runs: readonly RunDigest[]) => runs.find((d) => d.flows[flow] !== undefined)?.flows[flow]?.priorityLevel ?? '';
     return { ...row, level: { baseline: levelOf(baseline), variant: levelOf(variant) } };
   });
   const levels = names('levels').map((level) => compareRow(level, LEVEL_METRICS, baseline.map((d) => d.levels[level]), variant.map((d) => d.levels[level])));

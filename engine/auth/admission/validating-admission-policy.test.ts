@@ -127,7 +127,7 @@ test('manifest problems name the file and the field', async () => {
 
 test('CEL and selectors see label keys named after prototype members as ordinary keys', async () => {
   const policy = POLICY.replace('name: exempt-guard.static.k8s.io\n', 'name: proto-guard.static.k8s.io\n')
-    .replace(/  variables:[\s\S]*?(?=---)/, `  validations:
+    .replace(/ {2}variables:[\s\S]*?(?=---)/, `  validations:
   - expression: "!('constructor' in object.metadata.labels) && !has(object.metadata.labels.__proto__)"
     message: no constructor label
 `)

@@ -71,7 +71,6 @@ function evaluatePolicy(compiled: CompiledPolicy, attributes: AdmissionAttribute
     try {
       variables[variable.name] = variable.expression.evaluate(activation);
     } catch {
-      continue;
     }
   }
   const violations: Violation[] = [];
