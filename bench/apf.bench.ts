@@ -22,6 +22,7 @@ import { createPriorityAndFairnessFilter } from '../api/filters/priority-and-fai
 import { chain, type Filter, type RequestContext } from '../api/server/http-context.ts';
 import { createFairwayMetrics } from '../api/metrics/fairway-metrics.ts';
 import { defaultApfConfig } from '../api/metrics/testing/apf-fixtures.ts';
+import { UNDETACHED } from '../api/testing/request-context.ts';
 
 const QUICK = process.env['BENCH_QUICK'] === '1';
 const ROUND_MS = QUICK ? 1_000 : 2_000;
@@ -94,7 +95,7 @@ async function startServer(filters: Filter[]): Promise<{ server: Server; port: n
     const context: RequestContext = {
       req, res, url: new URL(req.url ?? '/', 'http://localhost'), query: new URL(req.url ?? '/', 'http://localhost').searchParams, requestInfo,
       user: { name: typeof user === 'string' ? user : 'anonymous', groups: ['system:authenticated'] },
-      receivedMs, deadlineMs: receivedMs + 60_000, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
+      receivedMs, deadlineMs: receivedMs + 60_000, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED,
     };
     run(context).catch((error: unknown) => res.destroy(error as Error));
   });

@@ -7,6 +7,7 @@ import { SimClock } from '../../engine/sim-clock.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { AUTHENTICATED, digestOf, MASTERS, newTestController } from '../metrics/testing/apf-fixtures.ts';
 import { createApfDebugHandlers, renderPriorityLevels, renderQueues, renderRequests } from './apf-dump.ts';
+import { UNDETACHED } from '../testing/request-context.ts';
 
 // 2024-01-02T03:04:05.678Z plus half a millisecond.
 const T0_MS = Date.UTC(2024, 0, 2, 3, 4, 5, 678) + 0.5;
@@ -83,7 +84,7 @@ test('dump_requests with includeRequestDetails adds who and what, through the HT
   }) as typeof res.end;
   const context: RequestContext = {
     req, res, url: new URL('http://localhost/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1'), query: new URLSearchParams('includeRequestDetails=1'), requestInfo: digestOf('x', []).requestInfo,
-    user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
+    user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED,
   };
   await handlers.byPath.get('/debug/api_priority_and_fairness/dump_requests')!(context);
   assert.is(res.statusCode, 200);

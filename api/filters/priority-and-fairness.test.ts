@@ -10,6 +10,7 @@ import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-dig
 import { SimClock } from '../../engine/sim-clock.ts';
 import { chain, type RequestContext } from '../server/http-context.ts';
 import { AUTHENTICATED, FLOOD_SCHEMA_UID, MASTERS, newTestController, podsInfo, TINY_LEVEL_UID } from '../metrics/testing/apf-fixtures.ts';
+import { UNDETACHED } from '../testing/request-context.ts';
 import {
   createPriorityAndFairnessFilter,
   FLOW_SCHEMA_UID_HEADER,
@@ -65,7 +66,7 @@ async function startServer(options: { enforce: boolean; handler: (context: Reque
     const receivedMs = clock.now();
     const context: RequestContext = {
       req, res, url, query: url.searchParams, requestInfo, user: userOf(req), receivedMs, deadlineMs: receivedMs + 60_000, signal: aborter.signal, watchInitialized,
-      markWatchInitialized: () => markInitialized(),
+      markWatchInitialized: () => markInitialized(), ...UNDETACHED,
     };
     run(context).catch((error: unknown) => res.destroy(error as Error));
   });
@@ -361,7 +362,7 @@ function fakeContext(clock: Clock, deadlineInMs = 60_000, requestInfo = podsInfo
   const now = clock.now();
   const context: RequestContext = {
     req, res, url, query: url.searchParams, requestInfo, user: { name: 'mallory', groups: AUTHENTICATED }, receivedMs: now, deadlineMs: now + deadlineInMs,
-    signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
+    signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED,
   };
   return { context, done, run: () => finished };
 }

@@ -20,7 +20,7 @@ import type { InterestedWatches } from '../../engine/flowcontrol/interested-watc
 import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
-import type { Filter, RequestContext } from '../server/http-context.ts';
+import type { EndHook, Filter, RequestContext } from '../server/http-context.ts';
 import { responseFlushed } from '../server/response-flushed.ts';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
@@ -181,7 +181,7 @@ async function admitShadow(
 
 /** A watch releases at initialisation or when its handler ends, whichever comes first. */
 async function runWatch(context: RequestContext, next: () => Promise<void>, tracker: InterestedWatches | undefined, release: () => void): Promise<void> {
-  const forget = tracker?.register(context.requestInfo, context.query.get('fieldSelector') ?? '');
+  tracker?.register(context.requestInfo, context.query.get('fieldSelector') ?? '');
   let released = false;
   const releaseOnce = () => {
     if (released) return;
@@ -193,8 +193,24 @@ async function runWatch(context: RequestContext, next: () => Promise<void>, trac
     await next();
   } finally {
     releaseOnce();
-    forget?.();
+    if (tracker !== undefined) {
+      // A detached watch stays registered until it ends.
+      if (context.detached) context.onEnd(forgetWatch(tracker));
+      else forgetWatch(tracker)(context);
+    }
   }
+}
+
+const forgetters = new WeakMap<InterestedWatches, EndHook>();
+
+/** Undoes runWatch's registration; one function per tracker, shared by its watches. */
+function forgetWatch(tracker: InterestedWatches): EndHook {
+  let forget = forgetters.get(tracker);
+  if (forget === undefined) {
+    forget = (context) => tracker.unregister(context.requestInfo, context.query.get('fieldSelector') ?? '');
+    forgetters.set(tracker, forget);
+  }
+  return forget;
 }
 
 /** UIDs, never names; an imagined mandatory object has none and the header is sent empty. */

@@ -72,6 +72,9 @@ export interface ResourceHandlerDeps {
 }
 
 export function createResourceHandler(deps: ResourceHandlerDeps): (context: RequestContext) => Promise<void> {
+  // Shared by every watch of this handler: an open watch keeps no closure of its own for these.
+  const releaseWatchSlot = (context: RequestContext) => deps.watchLimiter?.release(context.user?.name ?? '');
+  const onWatchTerminated = deps.onWatchTerminated === undefined ? undefined : (context: RequestContext) => deps.onWatchTerminated?.(deps.group, context.requestInfo.resource);
   return async (context) => {
     let representation: Representation | undefined;
     try {
@@ -102,12 +105,16 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           const output = negotiate(context, deps.metaGroup, { conversions: true, watch: true });
           representation = output;
           const options = parseWatchOptions(query, info.name, deps.minRequestTimeoutMs ?? MIN_REQUEST_TIMEOUT_MS);
-          const release = deps.watchLimiter?.acquire(context.user?.name ?? '');
+          const limiter = deps.watchLimiter;
+          limiter?.acquire(context.user?.name ?? '');
           try {
-            const onTerminated = deps.onWatchTerminated === undefined ? undefined : () => deps.onWatchTerminated?.(deps.group, info.resource);
-            await serveWatch(context, { store: route.rest.store, out: route.out, ...(onTerminated !== undefined ? { onTerminated } : {}) }, output, options);
+            await serveWatch(context, { store: route.rest.store, out: route.out, ...(onWatchTerminated !== undefined ? { onTerminated: onWatchTerminated } : {}) }, output, options);
           } finally {
-            release?.();
+            // A detached watch frees its slot when it ends.
+            if (limiter !== undefined) {
+              if (context.detached) context.onEnd(releaseWatchSlot);
+              else releaseWatchSlot(context);
+            }
           }
           return;
         }

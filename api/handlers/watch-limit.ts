@@ -17,19 +17,18 @@ export class WatchLimiter {
   /** `maxPerUser` 0 means no limit. */
   constructor(readonly maxPerUser: number) {}
 
-  /** Counts a new watch for `user`, or throws the 429; call the returned function when it ends. */
-  acquire(user: string): () => void {
+  /** Counts a new watch for `user`, or throws the 429; `release(user)` once when it ends. */
+  acquire(user: string): void {
     const count = this.open.get(user) ?? 0;
     if (this.maxPerUser > 0 && count >= this.maxPerUser) throw new ApiError(tooManyWatches(user, count, RETRY_AFTER_SECONDS));
     this.open.set(user, count + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.open.get(user) ?? 1) - 1;
-      if (left === 0) this.open.delete(user);
-      else this.open.set(user, left);
-    };
+  }
+
+  /** One watch of `user` ended. */
+  release(user: string): void {
+    const left = (this.open.get(user) ?? 1) - 1;
+    if (left <= 0) this.open.delete(user);
+    else this.open.set(user, left);
   }
 
   /** Open watches of `user`. */

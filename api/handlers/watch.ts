@@ -26,7 +26,7 @@ export interface WatchDeps {
   store: ResourceStore;
   out: OutputContext;
   /** A watch was closed because its client stopped reading (apiserver_terminated_watchers_total). */
-  onTerminated?: () => void;
+  onTerminated?: (context: RequestContext) => void;
 }
 
 /** Watch options from the query; `name` narrows the watch to one object (the /watch/<r>/<name> path form). */
@@ -125,58 +125,121 @@ function encoders(context: RequestContext, output: Output, out: OutputContext): 
 /** Events written per turn of the event loop at most (their JSON is computed together, see cacheJson). */
 const BATCH_EVENTS = 1_000;
 
-/** Serves one watch until it ends. */
+/**
+ * Serves one watch. Resolves once its initial events are out (the request is then detached from
+ * the filter chain: `context.detach()`) or when it ended before that; a detached watch goes on as a
+ * WatchStream, held only by its watcher and its request, and ends the request when it is over.
+ */
 export async function serveWatch(context: RequestContext, deps: WatchDeps, output: Output, options: WatchOptions): Promise<void> {
   const { first, rest } = encoders(context, output, deps.out);
   const watcher: Watcher = await deps.store.watch(options);
   const { res } = context;
-  const stop = () => watcher.stop();
-  context.signal.addEventListener('abort', stop, { once: true });
-  res.on('close', stop);
-  // A client that stops reading keeps the socket full; once the store has cut its watcher off
-  // (bounded buffer), the response goes too.
-  const body = new ChunkedBody(res, { abandonWhen: () => watcher.stopped });
+  const stream = new WatchStream(context, watcher, deps, first, rest);
   try {
+    context.setAbortListener(stream);
     res.statusCode = 200;
     res.setHeader('Content-Type', output.mediaType === PROTOBUF_MEDIA_TYPE ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : 'application/json');
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
-    let initialized = false;
-    let encode = first;
-    let ended = false;
-    while (!ended) {
-      let events = watcher.takeReady(BATCH_EVENTS);
-      if (events.length === 0) {
-        // The first time the watcher has to wait, the initial state has been written (APF
-        // releases a watch's seats then).
-        if (!initialized) {
-          initialized = true;
-          context.markWatchInitialized();
+    await stream.pump();
+  } catch (error) {
+    stream.close();
+    throw error;
+  }
+  if (stream.closed) return;
+  // The first time the watcher has to wait, the initial state has been written: APF releases the
+  // watch's seats, and the chain lets go of it.
+  context.markWatchInitialized();
+  context.detach();
+  watcher.setConsumer(stream);
+}
+
+/**
+ * An open watch between its events: its request, its watcher and which encoder comes next. Writing
+ * happens in `pump`, started when the watcher has events ready; a body is made only for that.
+ */
+class WatchStream {
+  closed = false;
+  private pumping = false;
+
+  constructor(
+    private readonly context: RequestContext,
+    private readonly watcher: Watcher,
+    private readonly deps: WatchDeps,
+    private encode: Encoder,
+    private readonly rest: Encoder,
+  ) {}
+
+  /** The watcher has events, or ended. */
+  watchReady(): void {
+    if (this.pumping || this.closed) return;
+    this.pump().then(
+      () => {
+        if (this.closed) this.context.end();
+      },
+      () => {
+        this.close();
+        this.context.end();
+      },
+    );
+  }
+
+  /** Client gone, deadline, shutdown. */
+  requestAborted(): void {
+    this.watcher.stop();
+  }
+
+  /** Writes what is ready; returns when the watcher has to wait, or closes the stream when it ended. */
+  async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      const { watcher, deps } = this;
+      // A client that stops reading keeps the socket full; once the store has cut its watcher off
+      // (bounded buffer), the response goes too.
+      const body = new ChunkedBody(this.context.res, { abandonWhen: () => watcher.stopped });
+      for (;;) {
+        const events = watcher.takeReady(BATCH_EVENTS);
+        // Nothing ready: the watcher has ended (stopped, and everything taken) or waits.
+        if (events.length === 0) {
+          if (watcher.stopped) break;
+          return;
         }
-        const item = await watcher.next();
-        if (item.done === true) break;
-        events = [item.value, ...watcher.takeReady(BATCH_EVENTS - 1)];
-      }
-      if (encode === jsonLine) await cacheJson(formsWithoutJson(events), deps.out.executor);
-      for (const event of events) {
-        for (const part of event.encode(encode)) body.append(part);
-        encode = rest;
-        if (event.type === 'ERROR') {
-          ended = true;
+        if (this.encode === jsonLine) await cacheJson(formsWithoutJson(events), deps.out.executor);
+        let ended = false;
+        for (const event of events) {
+          for (const part of event.encode(this.encode)) body.append(part);
+          this.encode = this.rest;
+          if (event.type === 'ERROR') {
+            ended = true;
+            break;
+          }
+          if (body.buffered >= CHUNK_BYTES && !(await body.flush())) {
+            ended = true;
+            break;
+          }
+        }
+        if (!(await body.flush(true))) {
+          if (body.abandoned) deps.onTerminated?.(this.context);
           break;
         }
-        if (body.buffered >= CHUNK_BYTES && !(await body.flush())) break;
+        if (ended) break;
       }
-      if (!(await body.flush(true))) {
-        if (body.abandoned) deps.onTerminated?.();
-        break;
-      }
+      this.close();
+    } finally {
+      this.pumping = false;
     }
-  } finally {
+  }
+
+  /** Stops the watcher and ends the response (the request's end comes after, from its owner). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const { context, watcher } = this;
+    watcher.setConsumer(undefined);
     watcher.stop();
-    context.signal.removeEventListener('abort', stop);
-    res.off('close', stop);
+    context.setAbortListener(undefined);
     context.markWatchInitialized();
+    const res = context.res;
     if (!res.writableEnded && !res.destroyed) res.end();
   }
 }

@@ -14,6 +14,7 @@ import { parseExposition, sampleValue } from './testing/exposition.ts';
 import { ServedLabels } from './served-labels.ts';
 import type { DiscoveryModel, ResourceModel } from '../discovery/discovery.ts';
 import { parseRequestInfo } from '../server/request-info.ts';
+import { UNDETACHED } from '../testing/request-context.ts';
 
 const q = (query = '') => new URLSearchParams(query);
 const healthz: RequestInfo = { isResourceRequest: false, path: '/healthz', verb: 'get', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
@@ -60,7 +61,7 @@ function fakeContext(method: string, path: string, requestInfo: RequestInfo, rec
   const res = new ServerResponse(req);
   return {
     req, res, url: new URL(`http://localhost${path}`), query: new URL(`http://localhost${path}`).searchParams, requestInfo, user: { name: 'u', groups: [] }, receivedMs, deadlineMs: receivedMs + 60_000,
-    signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {},
+    signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED,
   };
 }
 
@@ -137,7 +138,7 @@ test('GET /metrics serves the registry in the Prometheus text format', async () 
   const metrics = createFairwayMetrics();
   const handler = metricsHandler(metrics.registry);
   const server = createServer((req, res) => {
-    void handler({ req, res, url: new URL(`http://localhost${req.url ?? '/'}`), query: new URL(`http://localhost${req.url ?? '/'}`).searchParams, requestInfo: healthz, user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {} });
+    void handler({ req, res, url: new URL(`http://localhost${req.url ?? '/'}`), query: new URL(`http://localhost${req.url ?? '/'}`).searchParams, requestInfo: healthz, user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

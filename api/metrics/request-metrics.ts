@@ -120,11 +120,14 @@ function codeLabel(statusCode: number): string {
 
 /** Counts every response that reaches it; put it right after the APF filter. */
 export function createRequestMetricsFilter(metrics: RequestMetrics, clock: Clock): Filter {
+  const observe = (context: RequestContext) => metrics.observe(context, context.res.statusCode, (clock.now() - context.receivedMs) / 1000);
   return async (context, next) => {
     try {
       await next();
     } finally {
-      metrics.observe(context, context.res.statusCode, (clock.now() - context.receivedMs) / 1000);
+      // A detached watch is counted when it ends.
+      if (context.detached) context.onEnd(observe);
+      else observe(context);
     }
   };
 }

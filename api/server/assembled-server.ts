@@ -80,6 +80,8 @@ export interface FairwayServerOptions {
   accessControl?: Pick<AccessControl, 'authorizer' | 'authorizationFilter' | 'admissionFilter' | 'reviews' | 'registry'>;
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
   extraHealthChecks?: readonly HealthCheck[];
+  /** Filters after admission, before the handler (tests that look at how the chain runs a request). */
+  extraFilters?: readonly Filter[];
   /** Where CPU-heavy stages of admitted requests run (api/server/execution-plane.ts); default: inline on the main thread. The caller closes it. */
   executionPlane?: ExecutionPlane;
   /** --v: 3 and above logs every request (api/server/access-log.ts). */
@@ -285,6 +287,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   filters.push(
     createRequestMetricsFilter(metrics.requests, clock),
     ...(access !== undefined ? [access.authorizationFilter, access.admissionFilter] : []),
+    ...(options.extraFilters ?? []),
   );
 
   const registry = access !== undefined ? Registry.merge([metrics.registry, access.registry]) : metrics.registry;

@@ -35,6 +35,33 @@ export interface RequestContext {
   readonly watchInitialized: Promise<void>;
   /** Called by the watch handler once its initial events are written. */
   markWatchInitialized(): void;
+  /**
+   * Runs `hook` when the request ends: its response done, or, for a detached watch, when the watch
+   * ends. Filters that have work at the end of a watch register it here instead of awaiting
+   * `next()`, so an open watch keeps none of their frames; hooks run last registered first.
+   */
+  onEnd(hook: EndHook): void;
+  /**
+   * Told when the request is aborted (client gone, deadline, shutdown), without the cost of an
+   * AbortSignal; one listener at a time, `undefined` removes it.
+   */
+  setAbortListener(listener: AbortListener | undefined): void;
+  /**
+   * Called by a watch handler whose initial events are out: the chain's promise then resolves
+   * while the watch goes on, held only by its own small state, and the handler calls `end()`
+   * when the watch is over.
+   */
+  detach(): void;
+  readonly detached: boolean;
+  /** Ends a detached request: runs the end hooks, ends the response, and so on as for any request. */
+  end(): void;
+}
+
+/** End-of-request work; one function per filter, shared by all requests (the context says which). */
+export type EndHook = (context: RequestContext) => void;
+
+export interface AbortListener {
+  requestAborted(): void;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../engine/clock.ts';
 import { goDurationToMs, parseGoDuration } from '../../engine/config/go-duration.ts';
 import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
-import { chain, type Filter, type RequestContext } from './http-context.ts';
+import { chain, type AbortListener, type EndHook, type Filter, type RequestContext } from './http-context.ts';
 import { connectionOf, type Connection } from './connection.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -74,13 +74,18 @@ const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&'()*+,;=:@%/]*(\?[A-Za-z0-9\-._~!$&'(
 class InFlightRequest implements RequestContext {
   user: UserInfo | undefined = undefined;
   impersonator: UserInfo | undefined = undefined;
-  readonly watchInitialized: Promise<void> = INITIALIZED;
+  watchInitialized: Promise<void> = INITIALIZED;
+  detached = false;
   private resolveInitialized: (() => void) | undefined = undefined;
   private parsedUrl: URL | undefined;
   private controller: AbortController | undefined = undefined;
+  private abortListener: AbortListener | undefined = undefined;
+  private endHooks: EndHook[] | undefined = undefined;
+  private hearsClose = false;
   private aborted = false;
 
   constructor(
+    private readonly server: RequestEnder,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly connection: Connection,
@@ -104,32 +109,83 @@ class InFlightRequest implements RequestContext {
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       this.controller = new AbortController();
-      if (this.aborted || responseCut(this.res)) this.abort();
-      else {
-        // Only a request that holds a signal needs to hear of the client leaving.
-        requestOfResponse.set(this.res, this);
-        this.res.once('close', onResponseClose);
-      }
+      if (this.aborted) this.controller.abort();
+      else this.hearClose();
     }
     return this.controller.signal;
   }
 
+  setAbortListener(listener: AbortListener | undefined): void {
+    this.abortListener = listener;
+    if (listener === undefined) return;
+    if (this.aborted) listener.requestAborted();
+    else this.hearClose();
+  }
+
   markWatchInitialized(): void {
-    this.resolveInitialized?.();
+    const resolve = this.resolveInitialized;
+    if (resolve === undefined) return;
+    this.resolveInitialized = undefined;
+    // Settled: an open watch keeps the shared resolved promise, not its own.
+    this.watchInitialized = INITIALIZED;
+    resolve();
+  }
+
+  onEnd(hook: EndHook): void {
+    (this.endHooks ??= []).push(hook);
+  }
+
+  detach(): void {
+    this.detached = true;
+  }
+
+  end(): void {
+    if (this.detached) this.server.endRequest(this);
+  }
+
+  /** The end hooks, last registered first; each runs once. */
+  runEndHooks(): void {
+    const hooks = this.endHooks;
+    if (hooks === undefined) return;
+    this.endHooks = undefined;
+    for (let i = hooks.length - 1; i >= 0; i--) hooks[i]!(this);
   }
 
   abort(): void {
+    if (this.aborted) return;
     this.aborted = true;
     this.controller?.abort();
+    this.abortListener?.requestAborted();
   }
+
+  /** Only a request that listens for aborts needs to hear of the client leaving. */
+  private hearClose(): void {
+    if (this.hearsClose) return;
+    this.hearsClose = true;
+    if (responseCut(this.res)) {
+      this.abort();
+      return;
+    }
+    requestOfResponse.set(this.res, this);
+    this.res.once('close', onResponseClose);
+  }
+}
+
+/** How a detached request reaches the server's end-of-request steps. */
+interface RequestEnder {
+  endRequest(context: InFlightRequest): void;
 }
 
 /** Which request each response belongs to, for the one shared 'close' listener. */
 const requestOfResponse = new WeakMap<object, InFlightRequest>();
 
-/** A response that closes before it finished: its client went away, so the request is aborted. */
+/**
+ * A response that closes before it finished: its client went away, so the request is aborted. Both
+ * ended and finished, because an HTTP/2 compatibility response reports `writableFinished` once its
+ * stream is closed, ended or not.
+ */
 function onResponseClose(this: ServerResponse): void {
-  if (!this.writableFinished) requestOfResponse.get(this)?.abort();
+  if (!(this.writableEnded && this.writableFinished)) requestOfResponse.get(this)?.abort();
 }
 
 /** Whether the response's connection (HTTP/1.1) or stream (HTTP/2) is already gone unfinished. */
@@ -210,7 +266,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
 
   const serve = async (context: InFlightRequest): Promise<void> => {
-    const res = context.res;
     const cancelTimer = Number.isFinite(context.deadlineMs) ? clock.after(context.deadlineMs - context.receivedMs, () => onDeadline(context)) : undefined;
     try {
       try {
@@ -220,16 +275,31 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       }
     } finally {
       cancelTimer?.();
+    }
+    // A detached watch goes on; it ends the request itself (`context.end()`).
+    if (!context.detached) await endRequest(context);
+  };
+
+  // The end of every request: end hooks, the response ended, and, once its body is on the socket,
+  // out of the in-flight set (shutdown's drain must not cut a slow reader's body) and logged.
+  const endRequest = async (context: InFlightRequest): Promise<void> => {
+    const res = context.res;
+    try {
+      context.markWatchInitialized();
+      context.runEndHooks();
+    } finally {
       if (!res.writableEnded) res.end();
     }
     try {
-      // In flight until the body is on the socket: shutdown's drain must not cut a slow reader's body.
       await responseFlushed(res);
     } finally {
       inFlight.delete(context);
       options.onDone?.(context);
       if (inFlight.size === 0) idle?.();
     }
+  };
+  const ender: { endRequest(context: InFlightRequest): void } = {
+    endRequest: (context) => void endRequest(context),
   };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -260,7 +330,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       sendStatus(res, errorStatus(error, logger), statusRepresentation(req, query));
       return;
     }
-    const context = new InFlightRequest(req, res, connectionOf(req), requestInfo, receivedMs, deadlineMs, query, target, url);
+    const context = new InFlightRequest(ender, req, res, connectionOf(req), requestInfo, receivedMs, deadlineMs, query, target, url);
     inFlight.add(context);
     void serve(context);
   };

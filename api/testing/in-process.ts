@@ -15,6 +15,7 @@ import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../server/http1-connect
 import { createAccessControl, type AccessControl } from '../security/access-control.ts';
 import { isHealthPath } from '../handlers/health.ts';
 import { createTestClient, type TestClient } from './http-client.ts';
+import type { Filter } from '../server/http-context.ts';
 
 export interface InProcessServer {
   client: TestClient;
@@ -44,6 +45,8 @@ export interface InProcessOptions {
   authorizationMode?: string[];
   /** The store's largest write (small values make "request is too large" easy to reach). */
   maxRequestBytes?: number;
+  /** Filters after authorization (tests that look at how the chain runs). */
+  extraFilters?: readonly Filter[];
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
@@ -80,6 +83,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     tokens,
     serverAddress: () => address,
     ...(accessControl !== undefined ? { accessControl } : {}),
+    ...(options.extraFilters !== undefined ? { extraFilters: options.extraFilters } : {}),
   });
   const server = createServer(HTTP1_SERVER_OPTIONS, fairway.apiServer.handle);
   installHttp1Rules(server);

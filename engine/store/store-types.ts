@@ -88,6 +88,15 @@ export interface Watcher extends AsyncIterableIterator<WatchEvent> {
   readonly pending: number;
   /** Up to `max` events available now, without waiting (initial events first); none at the end. */
   takeReady(max: number): WatchEvent[];
+  /**
+   * The alternative to a pending `next()`: `consumer.watchReady()` is called whenever an event
+   * becomes ready or the watcher ends, so a consumer between events keeps no promise or frame.
+   */
+  setConsumer(consumer: WatchConsumer | undefined): void;
+}
+
+export interface WatchConsumer {
+  watchReady(): void;
 }
 
 export interface ResourceStore {

@@ -10,7 +10,7 @@
 import { cachedAtRevision, type CachedObject } from './cached-object.ts';
 import type { CacheEvent } from './event-window.ts';
 import { storeErrorStatus, watchTooSlowError } from './store-errors.ts';
-import type { Watcher } from './store-types.ts';
+import type { WatchConsumer, Watcher } from './store-types.ts';
 import { errorEvent, objectEvent, type WatchEvent } from './watch-event.ts';
 
 export type ObjectFilter = ((cached: CachedObject) => boolean) | undefined;
@@ -59,6 +59,7 @@ export class CacheWatcher implements Watcher {
   private closed = false;
   private ended = false;
   private readonly cleanups: (() => void)[] = [];
+  private consumer: WatchConsumer | undefined = undefined;
 
   constructor(options: CacheWatcherOptions) {
     this.filter = options.filter;
@@ -84,6 +85,10 @@ export class CacheWatcher implements Watcher {
   /** Runs when the watcher ends (timers to cancel). */
   onCleanup(cleanup: () => void): void {
     this.cleanups.push(cleanup);
+  }
+
+  setConsumer(consumer: WatchConsumer | undefined): void {
+    this.consumer = consumer;
   }
 
   /** A change from the cache: filtered, then queued (or handed straight to a waiting consumer). */
@@ -114,6 +119,7 @@ export class CacheWatcher implements Watcher {
     for (const cleanup of this.cleanups.splice(0)) cleanup();
     this.onEnd(this);
     if (this.waiters.length > 0 && this.pending === 0) this.resolveDone();
+    this.consumer?.watchReady();
   }
 
   stop(): void {
@@ -182,6 +188,7 @@ export class CacheWatcher implements Watcher {
       return;
     }
     this.queue.push(event);
+    if (this.pending === 1) this.consumer?.watchReady();
   }
 
   private resolveDone(): void {
