@@ -47,7 +47,11 @@ const BUILD_INPUTS = ['build.mjs', 'tsconfig.json', 'package-lock.json'];
 /** Pure-JavaScript packages loaded on the way to a ready server; bundling them halves start-up CPU. */
 const BUNDLED_PACKAGES = new Set(['rxjs', 'xstate', 'yaml', 'prom-client', '@marcbachmann/cel-js', 're2js', 'tweetnacl', 'snappyjs']);
 
-const packageName = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageName = (specifier) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 const posix = (path) => path.split(sep).join('/');
 
 /** True when `outdir` holds a build whose every input still has the mtime it had when built. */
@@ -157,7 +161,12 @@ export async function build(root = ROOT, outdir = DIST, options = {}) {
   for (const warning of result.warnings) process.stderr.write(`build: ${warning.text}\n`);
 
   // Recorded before writing: an edit made while esbuild ran shows as stale on the next start.
-  const inputs = [...Object.keys(result.metafile.inputs).filter((path) => !path.includes('node_modules/')), ...copied, ...THREAD_ENTRIES.map((t) => t.entry), ...BUILD_INPUTS];
+  const inputs = [
+    ...Object.keys(result.metafile.inputs).filter((path) => !path.includes('node_modules/')),
+    ...copied,
+    ...THREAD_ENTRIES.map((t) => t.entry),
+    ...BUILD_INPUTS,
+  ];
   const mtimes = Object.create(null);
   for (const path of inputs) mtimes[posix(path)] = statSync(join(root, path)).mtimeMs;
 

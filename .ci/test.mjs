@@ -20,7 +20,11 @@ const LANES = {
   e2e: (path) => path.startsWith('api/e2e/'),
 };
 if (lane !== undefined && !(lane in LANES)) {
-  console.log(`unknown --lane=${lane}: use ${Object.keys(LANES).map((l) => `--lane=${l}`).join(' or ')}`);
+  console.log(
+    `unknown --lane=${lane}: use ${Object.keys(LANES)
+      .map((l) => `--lane=${l}`)
+      .join(' or ')}`,
+  );
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
@@ -45,9 +49,12 @@ if (selected.length === 0) {
 }
 
 // The linter and formatter (biome.json) first: fast, and a style slip is worth failing on.
-const biome = spawnSync(process.execPath, [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'ci', '--formatter-enabled=false', '.'], { cwd: root, stdio: 'inherit' });
+const biome = spawnSync(process.execPath, [join(root, 'node_modules/@biomejs/biome/bin/biome'), 'ci', '.'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (biome.status !== 0) {
-  console.log('lint failed (npx biome lint . shows the problems; npx biome lint --write . fixes the safe ones)');
+  console.log('lint or format check failed (npx biome check . shows the problems; npx biome check --write . fixes formatting and the safe lint fixes)');
   console.log('0 passed, 1 failed');
   process.exit(1);
 }
@@ -66,11 +73,11 @@ if (tsc.status !== 0) {
 const escapeRegExp = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const pattern = `^(${selected.map((path) => escapeRegExp(path).split('/').join('[\\\\/]')).join('|')})$`;
 
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), '.', pattern, '-i', '^data', '-i', '^\\.'],
-  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FAIRWAY_TEST: '1' } },
-);
+const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'node_modules/uvu/bin.js'), '.', pattern, '-i', '^data', '-i', '^\\.'], {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, FAIRWAY_TEST: '1' },
+});
 
 let tail = '';
 let sawFailureMark = false;
@@ -91,7 +98,9 @@ child.on('close', (code, signal) => {
   // uvu 0.5 loses a failure (and the rest of that file) when formatting the error throws, e.g.
   // on an error whose `details` is not a string: the totals are then the only trace of it.
   if (failed > 0 && !sawFailureMark) {
-    console.log(`${failed} test(s) did not report a result (uvu dropped an error it could not format): look for a file whose "(n / m)" count is short, and run it alone`);
+    console.log(
+      `${failed} test(s) did not report a result (uvu dropped an error it could not format): look for a file whose "(n / m)" count is short, and run it alone`,
+    );
   }
   console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
   process.exit(failed > 0 || code !== 0 ? 1 : 0);

@@ -61,11 +61,17 @@ test('NotFound is byte-identical to kube-apiserver, with the plural as details.k
     wire(notFound(PLC, 'foo')),
     '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io \\"foo\\" not found","reason":"NotFound","details":{"name":"foo","group":"flowcontrol.apiserver.k8s.io","kind":"prioritylevelconfigurations"},"code":404}',
   );
-  assert.is(wire(routeNotFound()), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}');
+  assert.is(
+    wire(routeNotFound()),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}',
+  );
 });
 
 test('Unauthorized is the exact body kubectl expects, without details', () => {
-  assert.is(wire(unauthorized()), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}');
+  assert.is(
+    wire(unauthorized()),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}',
+  );
 });
 
 test('AlreadyExists and Conflict', () => {
@@ -81,11 +87,7 @@ test('AlreadyExists and Conflict', () => {
 });
 
 test('Invalid lists each distinct message once, keeps every cause, and names the Kind', () => {
-  const errors = [
-    notSupported('spec.type', 'Weird', ['Exempt', 'Limited']),
-    required('spec.limited'),
-    required('spec.limited'),
-  ];
+  const errors = [notSupported('spec.type', 'Weird', ['Exempt', 'Limited']), required('spec.limited'), required('spec.limited')];
   const status = invalid({ group: PLC.group, kind: 'PriorityLevelConfiguration' }, 'delta', errors);
   assert.is(
     status.message,
@@ -102,8 +104,13 @@ test('Invalid lists each distinct message once, keeps every cause, and names the
     ],
   });
   assert.is(status.code, 422);
-  const one = invalid({ group: PLC.group, kind: 'PriorityLevelConfiguration' }, 'x', [invalidField('spec.limited.lendablePercent', 101, 'must be between 0 and 100, inclusive')]);
-  assert.is(one.message, 'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "x" is invalid: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive');
+  const one = invalid({ group: PLC.group, kind: 'PriorityLevelConfiguration' }, 'x', [
+    invalidField('spec.limited.lendablePercent', 101, 'must be between 0 and 100, inclusive'),
+  ]);
+  assert.is(
+    one.message,
+    'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "x" is invalid: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive',
+  );
 });
 
 test('Forbidden follows the authorization filter: named, collection, subresource, namespace, path, reason', () => {
@@ -123,7 +130,10 @@ test('Forbidden follows the authorization filter: named, collection, subresource
   assert.is(status.details?.kind, 'prioritylevelconfigurations');
   assert.match(forbidden({ user: 'u', verb: 'get', group: '', resource: 'pods', namespace: 'ns' }).message!, /^pods is forbidden: .* in the namespace "ns"$/);
   const path = forbidden({ user: 'u', verb: 'get', path: '/metrics' });
-  assert.is(wire(path), '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"u\\" cannot get path \\"/metrics\\"","reason":"Forbidden","details":{},"code":403}');
+  assert.is(
+    wire(path),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"u\\" cannot get path \\"/metrics\\"","reason":"Forbidden","details":{},"code":403}',
+  );
   assert.is(errorCodeOf(path), 'FW_ERR_AUTHZ_FORBIDDEN_PATH');
 });
 

@@ -16,7 +16,9 @@ async function compiledIsUsable() {
     process.stderr.write(`fairway: sources changed; rebuilt dist/ in ${Math.round(ms)} ms\n`);
     return true;
   } catch (error) {
-    process.stderr.write(`fairway: could not build dist/ (${error instanceof Error ? error.message : String(error)}); running the TypeScript sources through tsx\n`);
+    process.stderr.write(
+      `fairway: could not build dist/ (${error instanceof Error ? error.message : String(error)}); running the TypeScript sources through tsx\n`,
+    );
     return false;
   }
 }

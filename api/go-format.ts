@@ -27,7 +27,8 @@ export function goQuote(text: string): string {
     }
     const cp = ch.codePointAt(0)!;
     if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else if (cp >= 0xd800 && cp <= 0xdfff) out += '\\ufffd'; // a lone surrogate is not valid UTF-8; Go sees U+FFFD
+    else if (cp >= 0xd800 && cp <= 0xdfff)
+      out += '\\ufffd'; // a lone surrogate is not valid UTF-8; Go sees U+FFFD
     else if (PRINTABLE.test(ch)) out += ch;
     else if (cp < 0x10000) out += `\\u${cp.toString(16).padStart(4, '0')}`;
     else out += `\\U${cp.toString(16).padStart(8, '0')}`;

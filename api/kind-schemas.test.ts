@@ -108,7 +108,13 @@ test('OpenAPI: each table struct is one component schema with its fields, and th
   const lists = kinds.map((k) => listStruct(k, 'io.k8s.api.flowcontrol.v1.'));
   lists.forEach(checkComponent);
   const flowcontrolNames = Object.keys(components).filter((name) => name.startsWith('io.k8s.api.flowcontrol.v1.'));
-  assert.equal(flowcontrolNames.sort(), [...structs, ...lists].map((s) => s.name).filter((n) => n.startsWith('io.k8s.api.flowcontrol.v1.')).sort());
+  assert.equal(
+    flowcontrolNames.sort(),
+    [...structs, ...lists]
+      .map((s) => s.name)
+      .filter((n) => n.startsWith('io.k8s.api.flowcontrol.v1.'))
+      .sort(),
+  );
   for (const kind of kinds) {
     assert.equal(components[kind.struct.name]['x-kubernetes-group-version-kind'], [{ group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: kind.kind }]);
   }
@@ -125,7 +131,16 @@ test('protobuf: the pointer fields of every table struct are the ones the codec 
 
 test('canonical order is Go’s field order, as the table lists it', () => {
   const ordered = canonicalOrder(
-    { spec: { limited: { borrowingLimitPercent: 1, lendablePercent: 2, limitResponse: { queuing: { queueLengthLimit: 3, handSize: 2, queues: 1 }, type: 'Queue' }, nominalConcurrencyShares: 4 } } },
+    {
+      spec: {
+        limited: {
+          borrowingLimitPercent: 1,
+          lendablePercent: 2,
+          limitResponse: { queuing: { queueLengthLimit: 3, handSize: 2, queues: 1 }, type: 'Queue' },
+          nominalConcurrencyShares: 4,
+        },
+      },
+    },
     decodingShape(plc.PRIORITY_LEVEL_CONFIGURATION),
   ) as Json;
   assert.equal(Object.keys(ordered.spec.limited), ['nominalConcurrencyShares', 'limitResponse', 'lendablePercent', 'borrowingLimitPercent']);
@@ -135,8 +150,14 @@ test('canonical order is Go’s field order, as the table lists it', () => {
 test('defaults come from the tables: unset pointers and zero plain fields, inside structs that exist', () => {
   assert.equal(defaultFlowSchema({}).spec, { matchingPrecedence: 1000 }, "FlowSchema's spec is a Go struct: its default exists with it");
   assert.equal(defaultPriorityLevelConfiguration({}), {}, 'no plain default below PriorityLevelConfiguration.spec');
-  const limited = defaultPriorityLevelConfiguration({ spec: { type: 'Limited', limited: { nominalConcurrencyShares: 0, limitResponse: { type: 'Queue', queuing: { queues: 0 } } } } }).spec!.limited!;
-  assert.equal(limited, { nominalConcurrencyShares: 0, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } }, lendablePercent: 0 });
+  const limited = defaultPriorityLevelConfiguration({
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 0, limitResponse: { type: 'Queue', queuing: { queues: 0 } } } },
+  }).spec!.limited!;
+  assert.equal(limited, {
+    nominalConcurrencyShares: 0,
+    limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } },
+    lendablePercent: 0,
+  });
 });
 
 // The TypeScript types the engine reads objects through name exactly the tables' fields: a field

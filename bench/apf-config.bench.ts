@@ -78,7 +78,24 @@ async function wrkPhase(server: ServerProcess, scriptPath: string, kind: 'levels
   const path = `${GROUP}/${kind === 'levels' ? 'prioritylevelconfigurations' : 'flowschemas'}`;
   const cpuBefore = cpuSeconds(server.pid);
   const started = process.hrtime.bigint();
-  const run = await spawnWrk(['-t', '1', '-c', String(CONNECTIONS), '-d', '600s', '--timeout', '30s', '-s', scriptPath, '-H', `Authorization: Bearer ${server.token}`, `${server.url}${path}`, '--', kind, String(count)]);
+  const run = await spawnWrk([
+    '-t',
+    '1',
+    '-c',
+    String(CONNECTIONS),
+    '-d',
+    '600s',
+    '--timeout',
+    '30s',
+    '-s',
+    scriptPath,
+    '-H',
+    `Authorization: Bearer ${server.token}`,
+    `${server.url}${path}`,
+    '--',
+    kind,
+    String(count),
+  ]);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = cpuSeconds(server.pid) - cpuBefore;
   const line = /WRK (\d+) (\d+)/.exec(run.stdout);
@@ -138,7 +155,10 @@ async function main(): Promise<void> {
       [`measured: ${OBJECTS} levels + ${OBJECTS} schemas, APF on`, row(measured)],
       ['ratio (goal >= 0.5x)', `${ratio.toFixed(2)}x objects/s, ${(baseline.cpuUsPerObject / measured.cpuUsPerObject).toFixed(2)}x CPU per object`],
       ['digests during the burst', `${measured.digestsPerSecond.toFixed(1)} per second`],
-      [`server CPU in the ${TAIL_MS / 1000} s after the client stopped`, `${(measured.tailCpuShare * 100).toFixed(0)}% of a core (baseline ${(baseline.tailCpuShare * 100).toFixed(0)}%)`],
+      [
+        `server CPU in the ${TAIL_MS / 1000} s after the client stopped`,
+        `${(measured.tailCpuShare * 100).toFixed(0)}% of a core (baseline ${(baseline.tailCpuShare * 100).toFixed(0)}%)`,
+      ],
     ]);
     console.log(JSON.stringify({ bench: 'apf-config', backend: BACKEND, objects: OBJECTS, connections: CONNECTIONS, baseline, measured, ratio }));
   } finally {

@@ -39,10 +39,13 @@ async function generateLoad(port: number, durationMs: number, inFlight: number):
   let stop = false;
   const one = (i: number) =>
     new Promise<void>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: '/api/v1/namespaces/default/pods/p', agent, headers: { 'x-user': users[i % users.length]! } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path: '/api/v1/namespaces/default/pods/p', agent, headers: { 'x-user': users[i % users.length]! } },
+        (res) => {
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -66,8 +69,16 @@ async function generateLoad(port: number, durationMs: number, inFlight: number):
 // --- the server under test ----------------------------------------------------------------------
 
 const requestInfo: RequestInfo = {
-  isResourceRequest: true, path: '/api/v1/namespaces/default/pods/p', verb: 'get', apiPrefix: 'api', apiGroup: '', apiVersion: 'v1',
-  namespace: 'default', resource: 'pods', subresource: '', name: 'p',
+  isResourceRequest: true,
+  path: '/api/v1/namespaces/default/pods/p',
+  verb: 'get',
+  apiPrefix: 'api',
+  apiGroup: '',
+  apiVersion: 'v1',
+  namespace: 'default',
+  resource: 'pods',
+  subresource: '',
+  name: 'p',
 };
 
 function newController(observer?: FlowControlObserver): FlowController {
@@ -93,9 +104,18 @@ async function startServer(filters: Filter[]): Promise<{ server: Server; port: n
     const receivedMs = clock.now();
     const user = req.headers['x-user'];
     const context: RequestContext = {
-      req, res, url: new URL(req.url ?? '/', 'http://localhost'), query: new URL(req.url ?? '/', 'http://localhost').searchParams, requestInfo,
+      req,
+      res,
+      url: new URL(req.url ?? '/', 'http://localhost'),
+      query: new URL(req.url ?? '/', 'http://localhost').searchParams,
+      requestInfo,
       user: { name: typeof user === 'string' ? user : 'anonymous', groups: ['system:authenticated'] },
-      receivedMs, deadlineMs: receivedMs + 60_000, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED,
+      receivedMs,
+      deadlineMs: receivedMs + 60_000,
+      signal: new AbortController().signal,
+      watchInitialized: Promise.resolve(),
+      markWatchInitialized: () => {},
+      ...UNDETACHED,
     };
     run(context).catch((error: unknown) => res.destroy(error as Error));
   });

@@ -46,17 +46,25 @@ async function load(target: Target, path: string, token: string, connections: nu
   const cpuBefore = processCpuSeconds(target.pid);
   const result = await runWrk({ url: `${target.url}${path}`, token, connections, seconds: SECONDS, headers: { Accept: 'application/json' } });
   const cpuUsPerRequest = ((processCpuSeconds(target.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
-  if (result.non2xx > 0 || result.timeouts > 0 || result.connectErrors + result.readErrors + result.writeErrors > 0) throw new Error(`${path}: failed requests ${JSON.stringify(result)}`);
+  if (result.non2xx > 0 || result.timeouts > 0 || result.connectErrors + result.readErrors + result.writeErrors > 0)
+    throw new Error(`${path}: failed requests ${JSON.stringify(result)}`);
   return { requestsPerSecond: requestsPerSecond(result), p50Ms: result.p50Us / 1000, p99Ms: result.p99Us / 1000, cpuUsPerRequest };
 }
 
-async function startBare(responses: Record<string, string>, certPem: string, keyPem: string, dir: string): Promise<{ pid: number; port: number; stop(): void }> {
+async function startBare(
+  responses: Record<string, string>,
+  certPem: string,
+  keyPem: string,
+  dir: string,
+): Promise<{ pid: number; port: number; stop(): void }> {
   const responsesPath = join(dir, 'responses.json');
   await writeFile(responsesPath, JSON.stringify(responses));
   await writeFile(join(dir, 'cert.pem'), certPem);
   await writeFile(join(dir, 'key.pem'), keyPem);
   const script = join(dirname(fileURLToPath(import.meta.url)), 'bare-https-server.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', script, responsesPath, join(dir, 'cert.pem'), join(dir, 'key.pem')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, responsesPath, join(dir, 'cert.pem'), join(dir, 'key.pem')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
@@ -80,25 +88,43 @@ async function main(): Promise<void> {
   const fairway = await startServerProcess({ storageBackend: 'memory', ...(profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] } : {}) });
   const dir = await mkdtemp(join(tmpdir(), 'fairway-bench-'));
   let bare: { pid: number; port: number; stop(): void } | undefined;
-  const summary: Record<string, unknown> = { bench: 'api', node: process.version, cores: availableParallelism(), connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, objects: OBJECTS };
+  const summary: Record<string, unknown> = {
+    bench: 'api',
+    node: process.version,
+    cores: availableParallelism(),
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+    rounds: ROUNDS,
+    objects: OBJECTS,
+  };
   try {
     for (let i = 0; i < OBJECTS; i++) {
       const name = `bench-${String(i).padStart(4, '0')}`;
       const created = await fairway.client.request('POST', PLC_PATH, {
-        body: { metadata: { name, labels: { bench: 'yes' } }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 10, limitResponse: { type: 'Reject' } } } },
+        body: {
+          metadata: { name, labels: { bench: 'yes' } },
+          spec: { type: 'Limited', limited: { nominalConcurrencyShares: 10, limitResponse: { type: 'Reject' } } },
+        },
       });
       if (created.status !== 201) throw new Error(`creating ${name}: ${created.text}`);
     }
     const getPath = `${PLC_PATH}/bench-0000`;
     const listPath = `${PLC_PATH}?labelSelector=bench%3Dyes`;
     const accept = { Accept: 'application/json' };
-    const responses = { [getPath]: (await fairway.client.get(getPath, { headers: accept })).text, [listPath]: (await fairway.client.get(listPath, { headers: accept })).text };
+    const responses = {
+      [getPath]: (await fairway.client.get(getPath, { headers: accept })).text,
+      [listPath]: (await fairway.client.get(listPath, { headers: accept })).text,
+    };
     const certPem = await readFile(join(fairway.dataDir, 'pki', 'apiserver.crt'), 'utf8');
     const keyPem = await readFile(join(fairway.dataDir, 'pki', 'apiserver.key'), 'utf8');
     bare = await startBare(responses, certPem, keyPem, dir);
 
     const targets = { fairway: { pid: fairway.pid, url: fairway.url }, bare: { pid: bare.pid, url: `https://127.0.0.1:${bare.port}` } };
-    console.log(`node ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} round(s) of ${SECONDS} s per server`);
+    console.log(
+      `node ${process.version}, ${availableParallelism()} cores, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} round(s) of ${SECONDS} s per server`,
+    );
     console.log(`GET body ${Buffer.byteLength(responses[getPath]!)} bytes; LIST body ${Buffer.byteLength(responses[listPath]!)} bytes (${OBJECTS} objects)`);
     for (const [label, path, connections] of [
       ['GET by name', getPath, CONNECTIONS],
@@ -123,8 +149,18 @@ async function main(): Promise<void> {
       const p99Ratio = median(rounds.map((r) => r.measured.p99Ms / r.baseline.p99Ms));
       console.log(`${label.padEnd(12)} bare    ${format(baseline)}`);
       console.log(`${label.padEnd(12)} fairway ${format(measured)}`);
-      console.log(`${''.padEnd(12)} throughput ratio ${ratio.toFixed(2)}x (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}), p99 ratio ${p99Ratio.toFixed(2)}x, capacity ratio ${capacity.toFixed(2)}x`);
-      summary[label === 'LIST' ? 'list' : 'get'] = { bare: baseline, fairway: measured, throughputRatio: ratio, p99Ratio, capacityRatio: capacity, rounds: ratios, connections };
+      console.log(
+        `${''.padEnd(12)} throughput ratio ${ratio.toFixed(2)}x (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}), p99 ratio ${p99Ratio.toFixed(2)}x, capacity ratio ${capacity.toFixed(2)}x`,
+      );
+      summary[label === 'LIST' ? 'list' : 'get'] = {
+        bare: baseline,
+        fairway: measured,
+        throughputRatio: ratio,
+        p99Ratio,
+        capacityRatio: capacity,
+        rounds: ratios,
+        connections,
+      };
     }
     summary.loadavg = loadavg();
     console.log(JSON.stringify(summary));

@@ -19,7 +19,12 @@ const open = new Set<ServerHttp2Stream>();
 const server = createSecureServer({
   cert: readFileSync(certPath),
   key: readFileSync(keyPath),
-  settings: { maxConcurrentStreams: streams, initialWindowSize: HTTP2_STREAM_WINDOW_BYTES, maxFrameSize: HTTP2_STREAM_WINDOW_BYTES, maxHeaderListSize: MAX_HEADER_BYTES },
+  settings: {
+    maxConcurrentStreams: streams,
+    initialWindowSize: HTTP2_STREAM_WINDOW_BYTES,
+    maxFrameSize: HTTP2_STREAM_WINDOW_BYTES,
+    maxHeaderListSize: MAX_HEADER_BYTES,
+  },
 });
 server.on('session', (session) => session.setLocalWindowSize(HTTP2_STREAM_WINDOW_BYTES * streams));
 server.on('stream', (stream, headers) => {

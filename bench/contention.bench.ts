@@ -47,7 +47,10 @@ async function patches(server: ServerProcess, name: string, tag: string, concurr
 async function main(): Promise<void> {
   const server = await startServerProcess({ storageBackend: 'leveldb' });
   try {
-    const rules = Array.from({ length: 20 }, (_, i) => ({ subjects: [{ kind: 'User', user: { name: `user-${i}` } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }] }));
+    const rules = Array.from({ length: 20 }, (_, i) => ({
+      subjects: [{ kind: 'User', user: { name: `user-${i}` } }],
+      nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+    }));
     const rounds: { sequential: Measurement; contended: Measurement }[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       // A fresh object per round, so every round patches an object of the same size.
@@ -63,8 +66,14 @@ async function main(): Promise<void> {
     const ratio = (r: (typeof rounds)[number]) => r.contended.cpuMsPerPatch / r.sequential.cpuMsPerPatch;
     const median = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
     table(`${PATCHES} merge patches of one FlowSchema (LevelDB), median of ${ROUNDS} rounds by CPU ratio`, [
-      ['sequential (baseline)', `wall ${median.sequential.wallMs.toFixed(0)} ms, server CPU ${median.sequential.cpuMsPerPatch.toFixed(2)} ms/patch, p50 ${median.sequential.p50Ms.toFixed(1)} ms`],
-      ['concurrent', `wall ${median.contended.wallMs.toFixed(0)} ms, server CPU ${median.contended.cpuMsPerPatch.toFixed(2)} ms/patch, p50 ${median.contended.p50Ms.toFixed(1)} ms`],
+      [
+        'sequential (baseline)',
+        `wall ${median.sequential.wallMs.toFixed(0)} ms, server CPU ${median.sequential.cpuMsPerPatch.toFixed(2)} ms/patch, p50 ${median.sequential.p50Ms.toFixed(1)} ms`,
+      ],
+      [
+        'concurrent',
+        `wall ${median.contended.wallMs.toFixed(0)} ms, server CPU ${median.contended.cpuMsPerPatch.toFixed(2)} ms/patch, p50 ${median.contended.p50Ms.toFixed(1)} ms`,
+      ],
       ['CPU per patch, concurrent / sequential', `${ratio(median).toFixed(2)}x (rounds: ${rounds.map((r) => ratio(r).toFixed(2)).join(', ')})`],
       ['wall, concurrent / sequential', `${(median.contended.wallMs / median.sequential.wallMs).toFixed(2)}x`],
     ]);

@@ -57,7 +57,11 @@ function plc(i: number): KubeObject {
     },
     spec: {
       type: 'Limited',
-      limited: { nominalConcurrencyShares: 30, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } }, lendablePercent: 33 },
+      limited: {
+        nominalConcurrencyShares: 30,
+        limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } },
+        lendablePercent: 33,
+      },
     },
   };
 }
@@ -162,7 +166,15 @@ try {
 }
 
 const medianOf = (provider: string, field: keyof Sample) => median(samples.get(provider)!.map((s) => s[field]));
-const results: Record<string, unknown> = { bench: 'encryption', node: process.version, quick: QUICK, objects: COUNT, rounds: ROUNDS, inFlight: IN_FLIGHT, providers: {} };
+const results: Record<string, unknown> = {
+  bench: 'encryption',
+  node: process.version,
+  quick: QUICK,
+  objects: COUNT,
+  rounds: ROUNDS,
+  inFlight: IN_FLIGHT,
+  providers: {},
+};
 const base = { create: medianOf('identity', 'createPerS'), open: medianOf('identity', 'openPerS'), get: medianOf('identity', 'getPerS') };
 const rows: string[][] = [['provider', 'creates/s', '× identity', 'decoded at open/s', '× identity', 'cached gets/s', '× identity']];
 for (const provider of Object.keys(PROVIDERS)) {
@@ -183,8 +195,10 @@ const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length))
 process.stdout.write(`\nencryption at rest through the store: ${fmt(COUNT)} objects of ~1 KB, medians of ${ROUNDS} interleaved rounds\n`);
 for (const row of rows) process.stdout.write(`  ${row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ')}\n`);
 results.large = large;
-process.stdout.write('\nmain-thread ms to encrypt / decrypt one value (medians; the execution plane\'s rule is 0.5 ms)\n');
-process.stdout.write(`  ${'provider'.padEnd(10)}${LARGE_SIZES.map((size) => `${size >= 1 << 20 ? `${size >> 20} MiB` : `${size >> 10} KiB`}`.padStart(18)).join('')}\n`);
+process.stdout.write("\nmain-thread ms to encrypt / decrypt one value (medians; the execution plane's rule is 0.5 ms)\n");
+process.stdout.write(
+  `  ${'provider'.padEnd(10)}${LARGE_SIZES.map((size) => `${size >= 1 << 20 ? `${size >> 20} MiB` : `${size >> 10} KiB`}`.padStart(18)).join('')}\n`,
+);
 for (const provider of LARGE_PROVIDERS) {
   const cells = LARGE_SIZES.map((size) => {
     const r = large[provider]![String(size)]!;

@@ -38,8 +38,6 @@ const fmt = (x: number, digits = 2): string => (Number.isFinite(x) ? x.toLocaleS
 
 const PLC: ResourceInfo = BENCH_PLC;
 
-
-
 async function openStore(endpoints: readonly string[], namespace: string): Promise<Store> {
   const backend = createEtcdBackend({ endpoints, clock: realClock(), namespace, compactionIntervalMs: 0 });
   const store = createStore({ backend, clock: realClock(), bookmarkIntervalMs: 3_600_000 });
@@ -122,9 +120,13 @@ async function replicaMain(args: string[]): Promise<void> {
 }
 
 function spawnReplica(endpoint: string, namespace: string, tag: string, count: number, total: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), 'replica', endpoint, namespace, tag, String(count), String(total)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(import.meta.url), 'replica', endpoint, namespace, tag, String(count), String(total)],
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const lines = createInterface({ input: child.stdout });
   const queue: string[] = [];
   let waiting: ((line: string) => void) | undefined;
@@ -184,7 +186,10 @@ async function main(): Promise<void> {
           await store.close();
         } else {
           const prefix = `/${side}-${rep}${resourcePrefix(PLC)}`;
-          const entries = Array.from({ length: count }, (_, i) => ({ key: Buffer.from(prefix + plc(i, 'o').metadata!.name!), value: Buffer.from(encodeObject(plc(i, 'o'))) }));
+          const entries = Array.from({ length: count }, (_, i) => ({
+            key: Buffer.from(prefix + plc(i, 'o').metadata!.name!),
+            value: Buffer.from(encodeObject(plc(i, 'o'))),
+          }));
           const cpuStart = process.cpuUsage();
           const started = now();
           if (side === 'put') await inFlight(count, (i) => put(raw, entries[i]!.key, entries[i]!.value));

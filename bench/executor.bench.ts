@@ -58,7 +58,12 @@ const STORED_STAGES: [string, (forms: readonly StoredForm[]) => Work][] = [
   [
     'render-table',
     (forms) =>
-      renderWork(forms, { ...LIST_SPEC, mediaType: 'application/json', conversion: 'Table', table: { kind: 'PriorityLevelConfiguration', nowMs: Date.parse('2026-11-22T00:00:00Z'), includeObject: 'Metadata' } } satisfies RenderSpec),
+      renderWork(forms, {
+        ...LIST_SPEC,
+        mediaType: 'application/json',
+        conversion: 'Table',
+        table: { kind: 'PriorityLevelConfiguration', nowMs: Date.parse('2026-11-22T00:00:00Z'), includeObject: 'Metadata' },
+      } satisfies RenderSpec),
   ],
   ['render-yaml', (forms) => renderWork(forms, { ...LIST_SPEC, mediaType: 'application/yaml' })],
   ['render-protobuf', (forms) => renderWork(uncachedForms(forms), { ...LIST_SPEC, mediaType: PROTOBUF_MEDIA_TYPE })],
@@ -161,7 +166,9 @@ async function startupSection(): Promise<Executor & { ready(): Promise<void> }> 
   const bareMs = median(bare);
   const poolMs = median(pooled);
   console.log(`bare worker_threads Worker, eval'd JS : ${fmt(bareMs, 1)} ms`);
-  console.log(`Piscina + tsx-registered worker entry: ${fmt(poolMs, 1)} ms  (${fmt(poolMs / bareMs, 1)}× bare; tsx costs ≈ ${fmt(poolMs - bareMs, 0)} ms once per thread)`);
+  console.log(
+    `Piscina + tsx-registered worker entry: ${fmt(poolMs, 1)} ms  (${fmt(poolMs / bareMs, 1)}× bare; tsx costs ≈ ${fmt(poolMs - bareMs, 0)} ms once per thread)`,
+  );
   results['startup'] = { bareWorkerMs: bareMs, piscinaTsxWorkerMs: poolMs, ratio: poolMs / bareMs };
   const pool = createPiscinaExecutor();
   await pool.ready();
@@ -182,10 +189,20 @@ async function hopSection(pool: Executor, inline: Executor): Promise<number> {
   for (let b = 0; b < batches; b++) await Promise.all(Array.from({ length: 500 }, () => pool.execute(noop)));
   const concurrentOpsPerS = (batches * 500) / ((now() - t0) / 1000);
   const hopUs = (poolStats.p50MsPerOp - inlineStats.p50MsPerOp) * 1000;
-  console.log(`inline p50 ${fmt(inlineStats.p50MsPerOp * 1000, 2)} µs | pool p50 ${fmt(poolStats.p50MsPerOp * 1000, 1)} µs, p99 ${fmt(poolStats.p99MsPerOp * 1000, 1)} µs`);
+  console.log(
+    `inline p50 ${fmt(inlineStats.p50MsPerOp * 1000, 2)} µs | pool p50 ${fmt(poolStats.p50MsPerOp * 1000, 1)} µs, p99 ${fmt(poolStats.p99MsPerOp * 1000, 1)} µs`,
+  );
   console.log(`pool main-thread time per hop ${fmt(poolStats.mainMsPerOp * 1000, 1)} µs | 500 in flight: ${fmt(concurrentOpsPerS, 0)} ops/s`);
   console.log(`ratio pool/inline latency (p50): ${fmt(poolStats.p50MsPerOp / inlineStats.p50MsPerOp, 0)}×`);
-  results['hop'] = { inlineUs: inlineStats.p50MsPerOp * 1000, poolUs: poolStats.p50MsPerOp * 1000, poolMeanUs: poolStats.msPerOp * 1000, poolP99Us: poolStats.p99MsPerOp * 1000, poolMainUs: poolStats.mainMsPerOp * 1000, concurrentOpsPerS, hopUs };
+  results['hop'] = {
+    inlineUs: inlineStats.p50MsPerOp * 1000,
+    poolUs: poolStats.p50MsPerOp * 1000,
+    poolMeanUs: poolStats.msPerOp * 1000,
+    poolP99Us: poolStats.p99MsPerOp * 1000,
+    poolMainUs: poolStats.mainMsPerOp * 1000,
+    concurrentOpsPerS,
+    hopUs,
+  };
   return hopUs;
 }
 
@@ -238,7 +255,9 @@ async function encodeSection(pool: Executor, inline: Executor, hopUs: number): P
     const halfMsBytes = 500 / usPerByte;
     const tenHopsBytes = (10 * hopUs) / usPerByte;
     const configured = DEFAULT_POOL_THRESHOLDS[stage];
-    console.log(`| ${stage} | ${fmt(usPerByte * 1024, 1)} | ${fmt(halfMsBytes / 1024, 1)} | ${fmt(tenHopsBytes / 1024, 1)} | ${configured === undefined ? '-' : fmt(configured / 1024, 0)} |`);
+    console.log(
+      `| ${stage} | ${fmt(usPerByte * 1024, 1)} | ${fmt(halfMsBytes / 1024, 1)} | ${fmt(tenHopsBytes / 1024, 1)} | ${configured === undefined ? '-' : fmt(configured / 1024, 0)} |`,
+    );
     thresholds[stage] = { usPerKb: usPerByte * 1024, halfMsBytes, tenHopsBytes, configuredBytes: configured };
   }
   results['stageCosts'] = thresholds;
@@ -246,14 +265,39 @@ async function encodeSection(pool: Executor, inline: Executor, hopUs: number): P
 
 /** A FlowSchema with `rules` rules (≈150 bytes of JSON each), and a server-side apply that replaces them. */
 function patchCase(rules: number): { form: StoredForm; work: (contentType: string, body: string) => Work; apply: string; merge: string } {
-  const rule = (i: number, tag: string) => ({ subjects: [{ kind: 'User', user: { name: `user-${i}-${tag}` } }], resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: [`r${i}`], clusterScope: true }] });
-  const spec = (tag: string) => ({ priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 100, distinguisherMethod: { type: 'ByUser' }, rules: Array.from({ length: rules }, (_, i) => rule(i, tag)) });
-  const object: KubeObject = { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 'big', uid: 'u', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' }, spec: spec('a') };
+  const rule = (i: number, tag: string) => ({
+    subjects: [{ kind: 'User', user: { name: `user-${i}-${tag}` } }],
+    resourceRules: [{ verbs: ['get', 'list'], apiGroups: [''], resources: [`r${i}`], clusterScope: true }],
+  });
+  const spec = (tag: string) => ({
+    priorityLevelConfiguration: { name: 'global-default' },
+    matchingPrecedence: 100,
+    distinguisherMethod: { type: 'ByUser' },
+    rules: Array.from({ length: rules }, (_, i) => rule(i, tag)),
+  });
+  const object: KubeObject = {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'FlowSchema',
+    metadata: { name: 'big', uid: 'u', generation: 1, creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: spec('a'),
+  };
   const form = adoptWrittenObject('/registry/fs/big', 'big', object, 5, encodeObject(object));
-  const request = { kind: 'FlowSchema', apiVersion: object.apiVersion, name: 'big', fieldManager: 'bench', force: true, fieldValidation: 'Strict', subresource: '', nowTime: '2026-01-02T00:00:00Z' };
+  const request = {
+    kind: 'FlowSchema',
+    apiVersion: object.apiVersion,
+    name: 'big',
+    fieldManager: 'bench',
+    force: true,
+    fieldValidation: 'Strict',
+    subresource: '',
+    nowTime: '2026-01-02T00:00:00Z',
+  };
   return {
     form,
-    work: (contentType, body) => ({ stage: 'apply-patch', payload: { objects: [form], request: { ...request, contentType, body }, group: 'flowcontrol.apiserver.k8s.io' } }),
+    work: (contentType, body) => ({
+      stage: 'apply-patch',
+      payload: { objects: [form], request: { ...request, contentType, body }, group: 'flowcontrol.apiserver.k8s.io' },
+    }),
     // JSON is YAML: the apply body needs no YAML library here.
     apply: JSON.stringify({ apiVersion: object.apiVersion, kind: 'FlowSchema', metadata: { name: 'big' }, spec: spec('b') }),
     merge: JSON.stringify({ spec: { matchingPrecedence: 200 } }),
@@ -274,7 +318,9 @@ async function patchSection(pool: Executor, inline: Executor): Promise<void> {
       const reps = QUICK ? 3 : rules >= 500 ? 5 : 20;
       const here = await measure(() => inline.execute(c.work(contentType, body)), reps, 2);
       const there = await measure(() => pool.execute(c.work(contentType, body)), reps, 2);
-      console.log(`| ${rules} | ${fmt(c.form.codecBytes.byteLength / 1024, 1)} | ${label} | ${fmt(here.msPerOp)} | ${fmt(there.msPerOp)} | ${fmt(there.mainMsPerOp)} | ${fmt(there.mainMsPerOp / here.msPerOp, 2)} |`);
+      console.log(
+        `| ${rules} | ${fmt(c.form.codecBytes.byteLength / 1024, 1)} | ${label} | ${fmt(here.msPerOp)} | ${fmt(there.msPerOp)} | ${fmt(there.mainMsPerOp)} | ${fmt(there.mainMsPerOp / here.msPerOp, 2)} |`,
+      );
       rows.push({ rules, codecBytes: c.form.codecBytes.byteLength, patch: label, inline: here, pool: there });
     }
   }
@@ -289,18 +335,36 @@ async function availabilitySection(pool: Executor, inline: Executor): Promise<vo
   const idle = await timersDuring(() => new Promise((resolve) => setTimeout(resolve, QUICK ? 100 : 300)));
   const cases: [string, () => Promise<void>][] = [
     // Each inline encode runs in its own macrotask, as one request per turn would.
-    ['encode-json inline', async () => {
-      for (let i = 0; i < encodes; i++) { await yieldToLoop(); await inline.execute(objectWork); }
-    }],
-    ['encode-json on pool (objects cloned)', async () => {
-      for (let i = 0; i < encodes; i++) await pool.execute(objectWork);
-    }],
-    ['encode-objects inline', async () => {
-      for (let i = 0; i < encodes; i++) { await yieldToLoop(); await inline.execute(encodeObjectsWork(forms)); }
-    }],
-    ['encode-objects on pool (codec bytes moved)', async () => {
-      for (let i = 0; i < encodes; i++) await pool.execute(encodeObjectsWork(forms));
-    }],
+    [
+      'encode-json inline',
+      async () => {
+        for (let i = 0; i < encodes; i++) {
+          await yieldToLoop();
+          await inline.execute(objectWork);
+        }
+      },
+    ],
+    [
+      'encode-json on pool (objects cloned)',
+      async () => {
+        for (let i = 0; i < encodes; i++) await pool.execute(objectWork);
+      },
+    ],
+    [
+      'encode-objects inline',
+      async () => {
+        for (let i = 0; i < encodes; i++) {
+          await yieldToLoop();
+          await inline.execute(encodeObjectsWork(forms));
+        }
+      },
+    ],
+    [
+      'encode-objects on pool (codec bytes moved)',
+      async () => {
+        for (let i = 0; i < encodes; i++) await pool.execute(encodeObjectsWork(forms));
+      },
+    ],
   ];
   console.log(`idle baseline: ${fmt(idle.firesPerMs, 3)} timer fires per ms, max loop delay ${fmt(idle.maxDelayMs, 1)} ms`);
   console.log('| case | wall ms | 1 ms timers fired | availability (fires/ms ÷ idle) | max loop delay ms |');
@@ -321,7 +385,9 @@ async function cpuStageSection(pool: Executor, inline: Executor, hopUs: number):
   const stats = await measure(() => inline.execute({ stage: 'sleep-cpu', payload: { iterations } }), QUICK ? 3 : 10, 2);
   const perMs = iterations / stats.msPerOp;
   const poolStats = await measure(() => pool.execute({ stage: 'sleep-cpu', payload: { iterations } }), QUICK ? 3 : 10, 2);
-  console.log(`${fmt(perMs, 0)} iterations/ms inline; ${iterations} iterations: inline ${fmt(stats.msPerOp)} ms, pool ${fmt(poolStats.msPerOp)} ms (main ${fmt(poolStats.mainMsPerOp)} ms)`);
+  console.log(
+    `${fmt(perMs, 0)} iterations/ms inline; ${iterations} iterations: inline ${fmt(stats.msPerOp)} ms, pool ${fmt(poolStats.msPerOp)} ms (main ${fmt(poolStats.mainMsPerOp)} ms)`,
+  );
   console.log(`one hop (${fmt(hopUs, 0)} µs) equals ${fmt((perMs * hopUs) / 1000, 0)} iterations`);
   results['sleepCpu'] = { iterationsPerMs: perMs, inlineMs: stats.msPerOp, poolMs: poolStats.msPerOp, poolMainMs: poolStats.mainMsPerOp };
 }

@@ -38,9 +38,15 @@ export function benchPriorityLevel(i: number, namePrefix = 'level'): KubeObject 
     },
     spec: {
       type: 'Limited',
-      limited: { nominalConcurrencyShares: 30, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } }, lendablePercent: 33 },
+      limited: {
+        nominalConcurrencyShares: 30,
+        limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 6, queueLengthLimit: 50 } },
+        lendablePercent: 33,
+      },
     },
-    status: { conditions: [{ type: 'ConcurrencyShared', status: 'True', lastTransitionTime: '2026-11-21T05:11:26Z', reason: 'Bench', message: 'x'.repeat(120) }] },
+    status: {
+      conditions: [{ type: 'ConcurrencyShared', status: 'True', lastTransitionTime: '2026-11-21T05:11:26Z', reason: 'Bench', message: 'x'.repeat(120) }],
+    },
   };
 }
 

@@ -14,7 +14,12 @@ const N = 200_000;
 
 function controller() {
   const clock = new SimClock();
-  const c = new FlowController({ clock, serverConcurrencyLimit: 600, defaultWaitLimitMs: 15_000, estimator: { objectCount: () => ({ count: 50 }), watchCount: () => 0 } });
+  const c = new FlowController({
+    clock,
+    serverConcurrencyLimit: 600,
+    defaultWaitLimitMs: 15_000,
+    estimator: { objectCount: () => ({ count: 50 }), watchCount: () => 0 },
+  });
   c.configure({
     priorityLevels: [...mandatoryPriorityLevels(), ...suggestedPriorityLevels()].map(defaultPriorityLevelConfiguration),
     flowSchemas: [...mandatoryFlowSchemas(), ...suggestedFlowSchemas()].map(defaultFlowSchema),
@@ -24,7 +29,17 @@ function controller() {
 
 const digest = (user: string, groups: string[]): RequestDigest => ({
   user: { name: user, groups },
-  requestInfo: { isResourceRequest: true, path: '/api/v1/namespaces/a/pods', verb: 'get', apiGroup: '', apiVersion: 'v1', namespace: 'a', resource: 'pods', subresource: '', name: 'p' },
+  requestInfo: {
+    isResourceRequest: true,
+    path: '/api/v1/namespaces/a/pods',
+    verb: 'get',
+    apiGroup: '',
+    apiVersion: 'v1',
+    namespace: 'a',
+    resource: 'pods',
+    subresource: '',
+    name: 'p',
+  },
 });
 
 function timeIt(label: string, fn: () => void): number {
@@ -72,4 +87,6 @@ const send = timeIt('a bare xstate send (no action)', () => {
   for (let i = 0; i < N; i++) bareActor.send({ type: 'X' });
 });
 
-console.log(`\nper-request actor event costs ${(evented / direct).toFixed(2)}× the direct call (xstate send alone: ${((send / direct) * 100).toFixed(0)}% of a direct admission)`);
+console.log(
+  `\nper-request actor event costs ${(evented / direct).toFixed(2)}× the direct call (xstate send alone: ${((send / direct) * 100).toFixed(0)}% of a direct admission)`,
+);

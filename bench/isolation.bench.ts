@@ -53,7 +53,8 @@ async function loopWindow(server: ServerProcess): Promise<{ maxDelayMs: number; 
 }
 
 const getLoad = (server: ServerProcess, token: string, seconds: number) => runWrk({ url: `${server.url}${GET_PATH}`, token, connections: 1, seconds });
-const listFlood = (server: ServerProcess, seconds: number) => runWrk({ url: `${server.url}${FS_PATH}`, token: TOKENS.flooder, connections: FLOOD, seconds, timeoutSeconds: 30 });
+const listFlood = (server: ServerProcess, seconds: number) =>
+  runWrk({ url: `${server.url}${FS_PATH}`, token: TOKENS.flooder, connections: FLOOD, seconds, timeoutSeconds: 30 });
 
 async function round(server: ServerProcess): Promise<RoundResult> {
   const [admin, node] = await Promise.all([getLoad(server, server.token, SECONDS), getLoad(server, TOKENS.node, SECONDS)]);
@@ -68,7 +69,10 @@ async function round(server: ServerProcess): Promise<RoundResult> {
   for (const r of [admin, node, floodAdmin, floodNode, lists]) {
     if (r.non2xx > 0 || r.timeouts > 0 || r.connectErrors + r.readErrors + r.writeErrors > 0) throw new Error(`failed requests: ${JSON.stringify(r)}`);
   }
-  return { quiet: { admin, node }, flood: { admin: floodAdmin, node: floodNode, lists, listCpuMs, maxLoopDelayMs: loop.maxDelayMs, loopUtilization: loop.utilization } };
+  return {
+    quiet: { admin, node },
+    flood: { admin: floodAdmin, node: floodNode, lists, listCpuMs, maxLoopDelayMs: loop.maxDelayMs, loopUtilization: loop.utilization },
+  };
 }
 
 async function main(): Promise<void> {
@@ -80,7 +84,10 @@ async function main(): Promise<void> {
   ];
   try {
     const tokenFile = join(dir, 'tokens.csv');
-    await writeFile(tokenFile, `${TOKENS.flooder},flooder,uid-flooder,"system:authenticated"\n${TOKENS.node},system:node:bench-node,uid-node,"system:nodes,system:authenticated"\n`);
+    await writeFile(
+      tokenFile,
+      `${TOKENS.flooder},flooder,uid-flooder,"system:authenticated"\n${TOKENS.node},system:node:bench-node,uid-node,"system:nodes,system:authenticated"\n`,
+    );
     const template = join(dir, 'template');
     await prefillFlowSchemas(template, { count: OBJECTS });
     for (const mode of modes) {
@@ -89,8 +96,14 @@ async function main(): Promise<void> {
       mode.server = await startServerProcess({ dataDir, storageBackend: 'leveldb', args: [`--token-auth-file=${tokenFile}`, ...mode.args] });
     }
     const probe = await modes[0]!.server!.client.get(FS_PATH);
-    console.log(`node ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    console.log(`${OBJECTS} bulk FlowSchemas; LIST body ${(Buffer.byteLength(probe.text) / 1e6).toFixed(2)} MB; ${ROUNDS} round(s) of ${SECONDS} s per phase; flood: ${FLOOD} LISTs in flight`);
+    console.log(
+      `node ${process.version}, ${availableParallelism()} cores, load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log(
+      `${OBJECTS} bulk FlowSchemas; LIST body ${(Buffer.byteLength(probe.text) / 1e6).toFixed(2)} MB; ${ROUNDS} round(s) of ${SECONDS} s per phase; flood: ${FLOOD} LISTs in flight`,
+    );
     // Warm-up: JIT, the watch cache's per-object JSON, TLS sessions.
     for (const mode of modes) {
       await Promise.all([listFlood(mode.server!, 2), getLoad(mode.server!, mode.server!.token, 2), getLoad(mode.server!, TOKENS.node, 2)]);
@@ -100,9 +113,20 @@ async function main(): Promise<void> {
       // Alternate which server goes first, so a change in machine load hits both alike.
       for (const mode of r % 2 === 0 ? modes : [...modes].reverse()) results.get(mode.name)!.push(await round(mode.server!));
     }
-    const summary: Record<string, unknown> = { bench: 'isolation', node: process.version, cores: availableParallelism(), objects: OBJECTS, listBytes: Buffer.byteLength(probe.text), rounds: ROUNDS, seconds: SECONDS, flood: FLOOD };
+    const summary: Record<string, unknown> = {
+      bench: 'isolation',
+      node: process.version,
+      cores: availableParallelism(),
+      objects: OBJECTS,
+      listBytes: Buffer.byteLength(probe.text),
+      rounds: ROUNDS,
+      seconds: SECONDS,
+      flood: FLOOD,
+    };
     const ms = (us: number) => us / 1000;
-    console.log('\n| server | user (level) | quiet p50 / p99 ms | flood p50 / p99 ms | p99 flood ÷ quiet (goal ≤ 3) | flood LIST/s | server CPU ms per LIST | worst loop delay ms | loop utilisation |');
+    console.log(
+      '\n| server | user (level) | quiet p50 / p99 ms | flood p50 / p99 ms | p99 flood ÷ quiet (goal ≤ 3) | flood LIST/s | server CPU ms per LIST | worst loop delay ms | loop utilisation |',
+    );
     console.log('|---|---|---|---|---|---|---|---|---|');
     const listRates: Record<string, number> = {};
     for (const mode of modes) {

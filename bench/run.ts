@@ -26,5 +26,7 @@ for (const name of benches) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', join(here, name)], { stdio: 'inherit', env: process.env });
   if (run.status !== 0) failed.push(`${name} (${run.signal ?? `exit ${run.status}`})`);
 }
-process.stdout.write(`\n${benches.length - failed.length} of ${benches.length} benchmarks finished${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}\n`);
+process.stdout.write(
+  `\n${benches.length - failed.length} of ${benches.length} benchmarks finished${failed.length > 0 ? `; failed: ${failed.join(', ')}` : ''}\n`,
+);
 process.exit(failed.length > 0 ? 1 : 0);

@@ -21,7 +21,9 @@ const QUICK = process.env['BENCH_QUICK'] === '1';
 const SEEDS = QUICK ? '1' : '1..3';
 const WORKERS = Math.max(1, availableParallelism() - 1);
 const examples = fileURLToPath(new URL('../sim/examples/', import.meta.url));
-const cases = readdirSync(examples).filter((f) => f.endsWith('.objectives.yaml')).sort();
+const cases = readdirSync(examples)
+  .filter((f) => f.endsWith('.objectives.yaml'))
+  .sort();
 const results: Record<string, unknown> = { bench: 'sim-tune', node: process.version, quick: QUICK, seeds: SEEDS, workers: WORKERS, cases: {} };
 const rows: [string, string][] = [];
 
@@ -37,13 +39,27 @@ for (const objectives of cases) {
   const dir = await mkdtemp(join(tmpdir(), 'fairway-tune-bench-'));
   try {
     const t1 = performance.now();
-    const code = await runSimTune([scenario, '--objectives', join(examples, objectives), '--seeds', SEEDS, '--workers', String(WORKERS), '--no-plots', '--no-suggestions', '--out', dir], { stdout: () => {}, stderr: (t) => void process.stderr.write(t) });
+    const code = await runSimTune(
+      [scenario, '--objectives', join(examples, objectives), '--seeds', SEEDS, '--workers', String(WORKERS), '--no-plots', '--no-suggestions', '--out', dir],
+      { stdout: () => {}, stderr: (t) => void process.stderr.write(t) },
+    );
     const wallMs = performance.now() - t1;
     const tune = JSON.parse(await readFile(join(dir, 'tune.json'), 'utf8'));
     const runs = tune.candidatesTried * tune.seeds.length;
     const perSecond = tune.candidatesTried / (wallMs / 1000);
-    (results.cases as Record<string, unknown>)[name] = { met: code === 0, candidates: tune.candidatesTried, runs, wallSeconds: Number((wallMs / 1000).toFixed(2)), candidatesPerSecond: Number(perSecond.toFixed(2)), oneRunSeconds: Number((oneMs / 1000).toFixed(3)), wallOverOneRun: Number((wallMs / oneMs).toFixed(1)) };
-    rows.push([`${name}: ${code === 0 ? 'met' : 'NOT met'}, ${tune.candidatesTried} candidates × ${tune.seeds.length} seeds`, `${(wallMs / 1000).toFixed(1)} s wall, ${perSecond.toFixed(2)} candidates/s, ${(wallMs / oneMs).toFixed(1)}× one run (${(oneMs / 1000).toFixed(2)} s)`]);
+    (results.cases as Record<string, unknown>)[name] = {
+      met: code === 0,
+      candidates: tune.candidatesTried,
+      runs,
+      wallSeconds: Number((wallMs / 1000).toFixed(2)),
+      candidatesPerSecond: Number(perSecond.toFixed(2)),
+      oneRunSeconds: Number((oneMs / 1000).toFixed(3)),
+      wallOverOneRun: Number((wallMs / oneMs).toFixed(1)),
+    };
+    rows.push([
+      `${name}: ${code === 0 ? 'met' : 'NOT met'}, ${tune.candidatesTried} candidates × ${tune.seeds.length} seeds`,
+      `${(wallMs / 1000).toFixed(1)} s wall, ${perSecond.toFixed(2)} candidates/s, ${(wallMs / oneMs).toFixed(1)}× one run (${(oneMs / 1000).toFixed(2)} s)`,
+    ]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -231,7 +231,11 @@ if (HOUR) {
   const hour = await simulatorFigures(3600);
   const hourEventsPerSecond = hour.events / hour.wallSeconds;
   rows.push(['1 h at 5k req/s, measured wall time', `${hour.wallSeconds.toFixed(1)} s`, `${hour.requests} requests`]);
-  rows.push(['  its events/s against baseline / ceiling', `${(hourEventsPerSecond / 1e6).toFixed(3)} M events/s`, `${(hourEventsPerSecond / allocating).toFixed(3)}x / ${(hourEventsPerSecond / bare).toFixed(3)}x`]);
+  rows.push([
+    '  its events/s against baseline / ceiling',
+    `${(hourEventsPerSecond / 1e6).toFixed(3)} M events/s`,
+    `${(hourEventsPerSecond / allocating).toFixed(3)}x / ${(hourEventsPerSecond / bare).toFixed(3)}x`,
+  ]);
   results['measuredHourSeconds'] = Number(hour.wallSeconds.toFixed(1));
   results['hourEventsPerSecond'] = Math.round(hourEventsPerSecond);
 }

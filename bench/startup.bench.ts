@@ -131,7 +131,10 @@ async function main(): Promise<void> {
   const dataDir = first.dataDir;
   try {
     for (let i = 0; i < OBJECTS; i++) {
-      const body = { metadata: { name: `startup-${i}` }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } } };
+      const body = {
+        metadata: { name: `startup-${i}` },
+        spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+      };
       const created = await first.client.request('POST', PLC_PATH, { body });
       if (created.status !== 201) throw new Error(`creating startup-${i}: ${created.text}`);
     }
@@ -155,7 +158,11 @@ async function main(): Promise<void> {
       const times = fairway.map((s) => s.phases[name]).filter((t): t is number => t !== undefined);
       if (times.length > 0) phases[name] = median(times);
     }
-    console.log(`  fairway phases (median ms from spawn): ${Object.entries(phases).map(([n, t]) => `${n} ${t.toFixed(0)}`).join(', ')}, ready ${fairwayMs.toFixed(0)}`);
+    console.log(
+      `  fairway phases (median ms from spawn): ${Object.entries(phases)
+        .map(([n, t]) => `${n} ${t.toFixed(0)}`)
+        .join(', ')}, ready ${fairwayMs.toFixed(0)}`,
+    );
     summary.restart = { bareMs, fairwayMs, ratio, phases, rounds: fairway.map((s, i) => s.readyMs / bare[i]!.readyMs) };
   } finally {
     await rm(dataDir, { recursive: true, force: true });

@@ -42,8 +42,6 @@ const gc = runInNewContext('gc') as () => void;
 
 const PLC: ResourceInfo = BENCH_PLC;
 
-
-
 async function openStore(backend: ReturnType<typeof createMemoryBackend>): Promise<Store> {
   const store = createStore({ backend, clock: realClock(), bookmarkIntervalMs: 3_600_000, watcherBufferSize: 10_000 });
   await store.open();
@@ -163,7 +161,11 @@ async function listTenThousand(): Promise<void> {
   let bodyBytes = 0;
   const comma = Buffer.from(',');
   const body = (list: ListResult): Buffer => {
-    const parts: Buffer[] = [Buffer.from(`{"kind":"PriorityLevelConfigurationList","apiVersion":"flowcontrol.apiserver.k8s.io/v1","metadata":{"resourceVersion":"${list.resourceVersion}"},"items":[`)];
+    const parts: Buffer[] = [
+      Buffer.from(
+        `{"kind":"PriorityLevelConfigurationList","apiVersion":"flowcontrol.apiserver.k8s.io/v1","metadata":{"resourceVersion":"${list.resourceVersion}"},"items":[`,
+      ),
+    ];
     list.forms.forEach((form, i) => parts.push(...(i > 0 ? [comma] : []), objectJsonBytes(form)));
     parts.push(Buffer.from(']}'));
     return Buffer.concat(parts);
@@ -183,7 +185,12 @@ async function listTenThousand(): Promise<void> {
     const text = body(again);
     listBody.push(now() - started);
     started = now();
-    const baseline = JSON.stringify({ kind: 'PriorityLevelConfigurationList', apiVersion: PLC.apiVersion, metadata: { resourceVersion: list.resourceVersion }, items: list.items });
+    const baseline = JSON.stringify({
+      kind: 'PriorityLevelConfigurationList',
+      apiVersion: PLC.apiVersion,
+      metadata: { resourceVersion: list.resourceVersion },
+      items: list.items,
+    });
     stringify.push(now() - started);
     if (Buffer.byteLength(baseline) !== text.length) throw new Error('list body and JSON.stringify differ');
   }
@@ -282,7 +289,10 @@ async function fanOut(): Promise<void> {
     heapBytesPerIdleWatcher: heapPerWatcher,
   };
   table(`3. fan-out of one change to ${fmt(watchers, 0)} watchers (memory backend, ${events} changes)`, [
-    ['delivery latency, write call → for-await', `p50 ${fmt(percentile(latencies, 0.5))} ms, p99 ${fmt(percentile(latencies, 0.99))} ms, max ${fmt(percentile(latencies, 1))} ms`],
+    [
+      'delivery latency, write call → for-await',
+      `p50 ${fmt(percentile(latencies, 0.5))} ms, p99 ${fmt(percentile(latencies, 0.99))} ms, max ${fmt(percentile(latencies, 1))} ms`,
+    ],
     ['one change to every watcher (median)', `${fmt(fanOut)} ms = ${fmt((fanOut * 1000) / watchers, 2)} µs per watcher`],
     ['baseline: JSON.stringify of the event per watcher', `${fmt(median(naiveMs))} ms → fan-out costs ${fmt(fanOut / median(naiveMs), 3)}× of it`],
     ['bytes delivered per watcher per event', `${fmt(perWatcherBytes / events, 0)} (one shared encoding, computed once)`],

@@ -124,7 +124,13 @@ async function measure(clients: readonly Client[], side: Side, marker: string): 
   const latencies = results.flatMap((r) => (r.arrivalsMs as number[]).map((t) => t - startMs)).sort((a, b) => a - b);
   const missing = results.reduce((sum, r) => sum + (r.missing as number), 0);
   return {
-    round: { p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies[latencies.length - 1] ?? Number.NaN, missing, cpuMsPerFanout },
+    round: {
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      maxMs: latencies[latencies.length - 1] ?? Number.NaN,
+      missing,
+      cpuMsPerFanout,
+    },
     sample: results.find((r) => r.sample !== '')?.sample ?? '',
   };
 }
@@ -132,9 +138,13 @@ async function measure(clients: readonly Client[], side: Side, marker: string): 
 async function startBare(certPem: string, keyPem: string, dir: string): Promise<{ pid: number; port: number; stop(): void }> {
   await writeFile(join(dir, 'cert.pem'), certPem);
   await writeFile(join(dir, 'key.pem'), keyPem);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'bare-h2-fanout-server.ts'), join(dir, 'cert.pem'), join(dir, 'key.pem'), String(STREAMS_PER_CONNECTION)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(HERE, 'bare-h2-fanout-server.ts'), join(dir, 'cert.pem'), join(dir, 'key.pem'), String(STREAMS_PER_CONNECTION)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString('utf8').trim())));
     child.once('exit', (code) => reject(new Error(`bare server exited with ${code}`)));
@@ -145,7 +155,10 @@ async function startBare(certPem: string, keyPem: string, dir: string): Promise<
 const marker = (round: number) => `fanout-r${String(round).padStart(5, '0')}`;
 
 async function main(): Promise<void> {
-  const fairway = await startServerProcess({ storageBackend: 'memory', args: [`--http2-max-streams-per-connection=${STREAMS_PER_CONNECTION}`, '--max-watches-per-user=0'] });
+  const fairway = await startServerProcess({
+    storageBackend: 'memory',
+    args: [`--http2-max-streams-per-connection=${STREAMS_PER_CONNECTION}`, '--max-watches-per-user=0'],
+  });
   const dir = await mkdtemp(join(tmpdir(), 'fairway-fanout-'));
   let bare: { pid: number; port: number; stop(): void } | undefined;
   const fairwayClients: Client[] = [];
@@ -158,7 +171,12 @@ async function main(): Promise<void> {
       pid: fairway.pid,
       url: fairway.url,
       async fire(name) {
-        const body = JSON.stringify({ apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } } });
+        const body = JSON.stringify({
+          apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+          kind: 'PriorityLevelConfiguration',
+          metadata: { name },
+          spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+        });
         const created = await admin!.request('POST', PLC_PATH, { body, headers: { 'content-type': 'application/json' } });
         if (created.status !== 201) throw new Error(`create: ${created.status} ${created.text}`);
       },
@@ -182,7 +200,9 @@ async function main(): Promise<void> {
       fairwayClients.push(startClient());
       bareClients.push(startClient());
     }
-    console.log(`node ${process.version}: ${CONNECTIONS * STREAMS_PER_CONNECTION} watches over ${CONNECTIONS} HTTP/2 connections (${STREAMS_PER_CONNECTION} streams each), ${CLIENTS} client processes per side, ${ROUNDS} rounds`);
+    console.log(
+      `node ${process.version}: ${CONNECTIONS * STREAMS_PER_CONNECTION} watches over ${CONNECTIONS} HTTP/2 connections (${STREAMS_PER_CONNECTION} streams each), ${CLIENTS} client processes per side, ${ROUNDS} rounds`,
+    );
     const fairwayBytesPerWatch = await openWatches(fairwayClients, fairwaySide, fairway.caPem, fairway.token, `${PLC_PATH}?watch=true&resourceVersion=${rv}`);
     const bareBytesPerWatch = await openWatches(bareClients, bareSide, fairway.caPem, fairway.token, '/watch');
     admin = await connectH2(fairway.url, { token: fairway.token, caPem: fairway.caPem });
@@ -202,13 +222,17 @@ async function main(): Promise<void> {
     }
     const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio);
     const median = byRatio[Math.floor(byRatio.length / 2)]!;
-    const fmt = (r: Round) => `p50 ${r.p50Ms.toFixed(1)} ms   p99 ${r.p99Ms.toFixed(1)} ms   max ${r.maxMs.toFixed(1)} ms   server CPU ${r.cpuMsPerFanout.toFixed(0)} ms${r.missing > 0 ? `   MISSING ${r.missing}` : ''}`;
+    const fmt = (r: Round) =>
+      `p50 ${r.p50Ms.toFixed(1)} ms   p99 ${r.p99Ms.toFixed(1)} ms   max ${r.maxMs.toFixed(1)} ms   server CPU ${r.cpuMsPerFanout.toFixed(0)} ms${r.missing > 0 ? `   MISSING ${r.missing}` : ''}`;
     table(`one write to ${CONNECTIONS * STREAMS_PER_CONNECTION} watches (median round by p99 ratio; event line ${Buffer.byteLength(lineTemplate)} bytes)`, [
       ['bare node:http2', fmt(median.bare)],
       ['fairway', fmt(median.fairway)],
       ['p99 ratio', `${median.ratio.toFixed(2)}x (rounds: ${rounds.map((r) => r.ratio.toFixed(2)).join(', ')}; goal <= 3x)`],
       ['p50 ratio', `${(median.fairway.p50Ms / median.bare.p50Ms).toFixed(2)}x`],
-      ['server memory per watch', `fairway ${(fairwayBytesPerWatch / 1024).toFixed(1)} KB, bare ${(bareBytesPerWatch / 1024).toFixed(1)} KB (RSS growth / watches; goal <= 10 KB)`],
+      [
+        'server memory per watch',
+        `fairway ${(fairwayBytesPerWatch / 1024).toFixed(1)} KB, bare ${(bareBytesPerWatch / 1024).toFixed(1)} KB (RSS growth / watches; goal <= 10 KB)`,
+      ],
     ]);
     console.log(
       JSON.stringify({

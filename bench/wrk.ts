@@ -45,7 +45,15 @@ export function requireWrk(): void {
 }
 
 export function runWrk(options: WrkOptions): Promise<WrkResult> {
-  const args = [`-t${options.threads ?? 1}`, `-c${options.connections}`, `-d${options.seconds}s`, `--timeout`, `${options.timeoutSeconds ?? 10}s`, '-s', REPORT_SCRIPT];
+  const args = [
+    `-t${options.threads ?? 1}`,
+    `-c${options.connections}`,
+    `-d${options.seconds}s`,
+    `--timeout`,
+    `${options.timeoutSeconds ?? 10}s`,
+    '-s',
+    REPORT_SCRIPT,
+  ];
   if (options.token !== undefined) args.push('-H', `Authorization: Bearer ${options.token}`);
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   args.push(options.url);

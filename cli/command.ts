@@ -55,7 +55,17 @@ export function parseCommandLine<T extends FlagTable>(spec: CommandSpec<T>, args
 
 /** The whole `--help` text of a command. */
 export function commandHelp(spec: CommandSpec): string {
-  const parts = [`Usage: ${spec.usage}`, spec.description.trimEnd(), `Flags:\n${flagHelp(spec.flags, spec.path.split(' ').filter((word) => !word.startsWith('-')).at(-1)!)}`];
+  const parts = [
+    `Usage: ${spec.usage}`,
+    spec.description.trimEnd(),
+    `Flags:\n${flagHelp(
+      spec.flags,
+      spec.path
+        .split(' ')
+        .filter((word) => !word.startsWith('-'))
+        .at(-1)!,
+    )}`,
+  ];
   if (spec.epilogue !== undefined) parts.push(spec.epilogue.trimEnd());
   return `${parts.join('\n\n')}\n`;
 }

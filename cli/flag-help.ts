@@ -37,7 +37,11 @@ export function flagHelp(flags: FlagTable, commandWord: string): string {
       const names = flag.shorthand === undefined ? `      --${flag.name}` : `  -${flag.shorthand}, --${flag.name}`;
       const value = valueLabel(flag);
       const fallback = defaultLabel(flag);
-      return { name: flag.name, left: `${names}${value === '' ? '' : ` ${value}`}`, right: `${flag.description}${fallback === '' ? '' : ` (default ${fallback})`}` };
+      return {
+        name: flag.name,
+        left: `${names}${value === '' ? '' : ` ${value}`}`,
+        right: `${flag.description}${fallback === '' ? '' : ` (default ${fallback})`}`,
+      };
     }),
     { name: 'help', left: '  -h, --help', right: `help for ${commandWord}` },
   ].sort((a, b) => (a.name < b.name ? -1 : 1));

@@ -45,7 +45,8 @@ function parse(type: FlagType, text: string): FlagValueParse<FlagType> {
     }
     case 'ip': {
       const trimmed = text.trim();
-      if (trimmed === '' || isIP(trimmed) === 0) return { ok: false, problem: `${quoted} is not an IP address (a host name is not taken): write e.g. 127.0.0.1, 0.0.0.0 or ::1` };
+      if (trimmed === '' || isIP(trimmed) === 0)
+        return { ok: false, problem: `${quoted} is not an IP address (a host name is not taken): write e.g. 127.0.0.1, 0.0.0.0 or ::1` };
       return { ok: true, value: trimmed };
     }
   }

@@ -30,7 +30,9 @@ export function parseFlags<T extends FlagTable>(spec: CommandSpec<T>, argv: read
   }
   const { tokens } = parseArgs({ args: normalizeNames(argv), options, strict: false, allowPositionals: true, tokens: true });
 
-  const values = Object.fromEntries(Object.entries(spec.flags).map(([key, flag]) => [key, Array.isArray(flag.default) ? [...flag.default] : flag.default])) as Record<string, unknown>;
+  const values = Object.fromEntries(
+    Object.entries(spec.flags).map(([key, flag]) => [key, Array.isArray(flag.default) ? [...flag.default] : flag.default]),
+  ) as Record<string, unknown>;
   const given = new Set<string>();
   const positionals: string[] = [];
   let strayAfterBool: { flag: string; word: string } | undefined;
@@ -115,8 +117,14 @@ function checkPositionals(spec: CommandSpec, positionals: readonly string[], str
   if (positionals.length < allowed.min) return allowed.missing;
   if (positionals.length <= allowed.max) return undefined;
   const extra = positionals.slice(allowed.max);
-  const what = allowed.max === 0 ? `${spec.path} takes no arguments` : `${spec.path} takes ${allowed.max === 1 ? `one ${allowed.name}` : `at most ${allowed.max} ${allowed.name} arguments`}`;
-  const hint = strayAfterBool !== undefined && extra.includes(strayAfterBool.word) ? ` (a boolean flag takes its value after "=": --${strayAfterBool.flag}=${strayAfterBool.word})` : '';
+  const what =
+    allowed.max === 0
+      ? `${spec.path} takes no arguments`
+      : `${spec.path} takes ${allowed.max === 1 ? `one ${allowed.name}` : `at most ${allowed.max} ${allowed.name} arguments`}`;
+  const hint =
+    strayAfterBool !== undefined && extra.includes(strayAfterBool.word)
+      ? ` (a boolean flag takes its value after "=": --${strayAfterBool.flag}=${strayAfterBool.word})`
+      : '';
   return `${what}, got ${extra.map((a) => JSON.stringify(a)).join(' ')}${hint}`;
 }
 

@@ -13,7 +13,9 @@ test('RxJS interval and delay run on virtual time', () => {
     .pipe(take(3))
     .subscribe(() => ticks.push(clock.now()));
   const delayed: number[] = [];
-  of('x').pipe(delay(250, scheduler)).subscribe(() => delayed.push(clock.now()));
+  of('x')
+    .pipe(delay(250, scheduler))
+    .subscribe(() => delayed.push(clock.now()));
   clock.advance(60_000);
   assert.equal(ticks, [10_000, 20_000, 30_000]);
   assert.equal(delayed, [250]);

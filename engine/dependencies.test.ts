@@ -50,7 +50,10 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
 const declared = [...Object.keys(manifest.dependencies), ...Object.keys(manifest.devDependencies)].sort();
 
 /** The packages docs/dependencies.md gives a line to: the bold names a bullet starts with. */
@@ -90,7 +93,7 @@ test('the import scan finds imports of every form and ignores comments and relat
     "import * as grpc from '@grpc/grpc-js';",
     "import 'reflect-metadata';",
     "const m = await import('tsx/esm/api');",
-    "const { x } = require(\"yaml\");",
+    'const { x } = require("yaml");',
     "} from 'rxjs/operators';",
     "// import { Etcd3 } from 'etcd3';",
     "import { a } from './local.ts';",

@@ -8,12 +8,15 @@ test('numbers not written as short plain integers keep their literal, by path', 
   const parsed = parseGoJson('{"a":5e3,"b":[1,5.0],"c":{"d":1234567890123456},"e":7,"f":-1E-2}');
   assert.ok(!('error' in parsed));
   if ('error' in parsed) return;
-  assert.equal([...parsed.numberLiterals], [
-    ['a', '5e3'],
-    ['b[1]', '5.0'],
-    ['c.d', '1234567890123456'],
-    ['f', '-1E-2'],
-  ]);
+  assert.equal(
+    [...parsed.numberLiterals],
+    [
+      ['a', '5e3'],
+      ['b[1]', '5.0'],
+      ['c.d', '1234567890123456'],
+      ['f', '-1E-2'],
+    ],
+  );
 });
 
 test("deep nesting is Go's error, never a stack overflow", () => {

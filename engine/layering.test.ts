@@ -105,7 +105,11 @@ const graph = importGraph();
 
 test('no import cycle anywhere', () => {
   const cycles = findCycles(graph);
-  assert.equal(cycles.map((c) => c.join(' → ')), [], `\n${cycles.map((c) => c.join(' → ')).join('\n')}`);
+  assert.equal(
+    cycles.map((c) => c.join(' → ')),
+    [],
+    `\n${cycles.map((c) => c.join(' → ')).join('\n')}`,
+  );
 });
 
 test('no upward import outside tests: engine/ imports only engine/, cli/ only engine/, workers/ only engine/, sim/ nothing from api/', () => {
@@ -118,7 +122,10 @@ test('the scan sees the modules and their imports (a scan that finds nothing che
   assert.ok(graph.get('engine/store/store.ts')?.includes('engine/store/resource-store.ts'));
   assert.ok(graph.get('api/commands/main.ts')?.some((target) => target.startsWith('sim/')));
   for (const exception of EXCEPTIONS) {
-    assert.ok(graph.get(exception.from)?.some((target) => exception.to.test(target)), `exception ${exception.from} no longer needed: remove it`);
+    assert.ok(
+      graph.get(exception.from)?.some((target) => exception.to.test(target)),
+      `exception ${exception.from} no longer needed: remove it`,
+    );
   }
 });
 
@@ -136,7 +143,14 @@ test('the import parser reads every form and skips comments', () => {
     "/* import { h } from './h.ts'; */",
     "import { readFileSync } from 'node:fs';",
   ].join('\n');
-  assert.equal(relativeImports('engine/store/x.ts', sample), ['engine/store/a.ts', 'engine/b.ts', 'engine/store/c.ts', 'engine/store/d.ts', 'engine/store/e.ts', 'engine/store/f.ts']);
+  assert.equal(relativeImports('engine/store/x.ts', sample), [
+    'engine/store/a.ts',
+    'engine/b.ts',
+    'engine/store/c.ts',
+    'engine/store/d.ts',
+    'engine/store/e.ts',
+    'engine/store/f.ts',
+  ]);
 });
 
 test('a cycle is found and named in order; an upward import is reported', () => {
@@ -147,7 +161,15 @@ test('a cycle is found and named in order; an upward import is reported', () => 
     ['engine/d.ts', ['engine/a.ts']],
   ]);
   assert.equal(findCycles(cyclic), [['engine/a.ts', 'engine/b.ts', 'engine/c.ts', 'engine/a.ts']]);
-  assert.equal(findCycles(new Map([['engine/a.ts', ['engine/b.ts']], ['engine/b.ts', []]])), []);
+  assert.equal(
+    findCycles(
+      new Map([
+        ['engine/a.ts', ['engine/b.ts']],
+        ['engine/b.ts', []],
+      ]),
+    ),
+    [],
+  );
   const upward = new Map([
     ['engine/a.ts', ['api/x.ts', 'engine/b.ts']],
     ['sim/a.ts', ['api/x.ts', 'workers/y.ts']],

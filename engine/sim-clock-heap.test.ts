@@ -23,7 +23,10 @@ test('many events with ties and cancellations run in (due, seq) order, like a so
   assert.is(clock.pending, expected.length);
   clock.runUntil(100);
   expected.sort((a, b) => a.due - b.due || a.seq - b.seq);
-  assert.equal(ran, expected.map((e) => e.seq));
+  assert.equal(
+    ran,
+    expected.map((e) => e.seq),
+  );
   assert.is(clock.pending, 0);
   assert.is(clock.eventCount, expected.length);
 });

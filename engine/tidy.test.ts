@@ -26,7 +26,10 @@ const ALLOWED = [
   /^engine\/random\.ts$/,
   // The one source of cryptographic randomness (IVs, nonces, DEKs); providers take it injected.
   /^engine\/store\/transformers\/random-bytes\.ts$/,
-  /\.test\.ts$/, /\/testing\//, /^api\/e2e\//, /^sim\/(cli|progress)[^/]*\.ts$/,
+  /\.test\.ts$/,
+  /\/testing\//,
+  /^api\/e2e\//,
+  /^sim\/(cli|progress)[^/]*\.ts$/,
   // The commands run in a real process: `serve` builds the real clock, makes the admin token, and
   // gives a stuck shutdown a second; the storage commands stamp their backups.
   /^api\/commands\//,

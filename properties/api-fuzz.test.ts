@@ -97,7 +97,8 @@ test('valid objects round-trip through create and GET', async () => {
         const name = `fz-rt-${++serial}`;
         const given = { ...object, metadata: { ...object.metadata, name } };
         // The generator's own claim, checked with the server's validator: these objects are valid.
-        const generatorErrors = kind === 'FlowSchema' ? validateFlowSchema(given as FlowSchema) : validatePriorityLevelConfiguration(given as PriorityLevelConfiguration);
+        const generatorErrors =
+          kind === 'FlowSchema' ? validateFlowSchema(given as FlowSchema) : validatePriorityLevelConfiguration(given as PriorityLevelConfiguration);
         assert.equal(generatorErrors, [], 'generator produced an invalid object');
         const created = await request({ method: 'POST', path: collectionPath(kind), ...json(given) });
         await assertServerUp();
@@ -110,7 +111,8 @@ test('valid objects round-trip through create and GET', async () => {
         assertContains(back?.spec, given.spec, 'spec');
         assert.equal(back?.metadata?.labels, given.metadata.labels, 'labels');
         assert.equal(back?.metadata?.annotations, given.metadata.annotations, 'annotations');
-        const serverErrors = kind === 'FlowSchema' ? validateFlowSchema(back as FlowSchema) : validatePriorityLevelConfiguration(back as PriorityLevelConfiguration);
+        const serverErrors =
+          kind === 'FlowSchema' ? validateFlowSchema(back as FlowSchema) : validatePriorityLevelConfiguration(back as PriorityLevelConfiguration);
         assert.equal(serverErrors, [], 'the stored object passes validation');
         assert.is((await request({ method: 'DELETE', path: `${collectionPath(kind)}/${name}` })).status, 200);
       },
@@ -123,7 +125,9 @@ test('objects with one rule broken are refused with 400 or 422', async () => {
   await checkAsyncProperty(
     'api-fuzz: invalid objects refused',
     fc.asyncProperty(
-      kindArb.chain((kind) => fc.tuple(validObject(kind, 'fz-invalid'), fc.constantFrom(...mutationsFor(kind))).map(([valid, mutation]) => ({ kind, valid, mutation }))),
+      kindArb.chain((kind) =>
+        fc.tuple(validObject(kind, 'fz-invalid'), fc.constantFrom(...mutationsFor(kind))).map(([valid, mutation]) => ({ kind, valid, mutation })),
+      ),
       async ({ kind, valid, mutation }) => {
         // A fresh name per run, so that one wrongly accepted object cannot explain later failures.
         const name = `fz-invalid-${++serial}`;

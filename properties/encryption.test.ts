@@ -121,21 +121,15 @@ test('a chain reads what any of its providers wrote; stale exactly when not writ
   const names = Object.keys(PROVIDERS).filter((n) => n !== 'aescbc-128' && n !== 'aesgcm-192');
   await check(
     'chain',
-    fc.asyncProperty(
-      fc.shuffledSubarray(names, { minLength: 1 }),
-      fc.nat(),
-      plaintext,
-      storageKey,
-      async (order, writerIndex, data, key) => {
-        fc.pre(!Buffer.from(data).toString('latin1').startsWith('k8s:enc:'));
-        const writer = order[writerIndex % order.length]!;
-        const stored = await chainOf(PROVIDERS[writer]!.entry).transformToStorage(data, { key });
-        const read = await chainOf(...order.map((n) => PROVIDERS[n]!.entry)).transformFromStorage(stored, { key });
-        assert.equal(Buffer.from(read.data).toString('hex'), Buffer.from(data).toString('hex'));
-        // Identity reads plaintext only; when identity is not first, plaintext is stale.
-        assert.is(read.stale, writer !== order[0]);
-      },
-    ),
+    fc.asyncProperty(fc.shuffledSubarray(names, { minLength: 1 }), fc.nat(), plaintext, storageKey, async (order, writerIndex, data, key) => {
+      fc.pre(!Buffer.from(data).toString('latin1').startsWith('k8s:enc:'));
+      const writer = order[writerIndex % order.length]!;
+      const stored = await chainOf(PROVIDERS[writer]!.entry).transformToStorage(data, { key });
+      const read = await chainOf(...order.map((n) => PROVIDERS[n]!.entry)).transformFromStorage(stored, { key });
+      assert.equal(Buffer.from(read.data).toString('hex'), Buffer.from(data).toString('hex'));
+      // Identity reads plaintext only; when identity is not first, plaintext is stale.
+      assert.is(read.stale, writer !== order[0]);
+    }),
     40,
   );
 });

@@ -71,11 +71,19 @@ const CASES: FairnessCase[] = [
   { name: 'execution times 1 s and 200 ms', scenario: scenario(queues(8), 6, [backlogged(0n, 8, 1000), backlogged(1n, 8, 200)]) },
   {
     name: 'five flows on 64 queues, limit 20',
-    scenario: scenario(queues(64), 20, [5, 8, 12, 20, 30].map((threads, i) => backlogged(BigInt(i), threads, 300))),
+    scenario: scenario(
+      queues(64),
+      20,
+      [5, 8, 12, 20, 30].map((threads, i) => backlogged(BigInt(i), threads, 300)),
+    ),
   },
   {
     name: 'hand size 2 with disjoint hands',
-    scenario: scenario(queues(16, 2), 8, disjointHandHashes(4, 16, 2).map((h) => backlogged(h, 6))),
+    scenario: scenario(
+      queues(16, 2),
+      8,
+      disjointHandHashes(4, 16, 2).map((h) => backlogged(h, 6)),
+    ),
   },
   {
     name: 'widths of 1 and 2 seats',
@@ -156,7 +164,10 @@ const demandsAndCapacity = fc.record({
 function assertMaxMinFair(demands: readonly number[], capacity: number, allocation: readonly number[]): void {
   const eps = 1e-9 * Math.max(1, capacity);
   const total = allocation.reduce((a, b) => a + b, 0);
-  const wanted = Math.min(capacity, demands.reduce((a, b) => a + b, 0));
+  const wanted = Math.min(
+    capacity,
+    demands.reduce((a, b) => a + b, 0),
+  );
   if (Math.abs(total - wanted) > eps * demands.length) throw new Error(`allocates ${total}, should allocate ${wanted}`);
   allocation.forEach((a, i) => {
     if (a < -eps || a > demands[i]! + eps) throw new Error(`party ${i} gets ${a} of demand ${demands[i]}`);

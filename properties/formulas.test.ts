@@ -21,9 +21,9 @@ const borrowPercent = fc.option(fc.integer({ min: 0, max: 300 }), { nil: null })
 const levelsArbitrary: fc.Arbitrary<LevelLimitsInput[]> = fc
   .array(fc.record({ ncs: fc.integer({ min: 0, max: 1000 }), lendablePercent: percent, borrowingLimitPercent: borrowPercent }), { minLength: 1, maxLength: 8 })
   .chain((levels) =>
-    fc.record({ levels: fc.constant(levels), exemptIndex: fc.integer({ min: -1, max: levels.length - 1 }) }).map(({ levels, exemptIndex }) =>
-      levels.map((l, i) => ({ name: `pl-${i}`, exempt: i === exemptIndex, ...l })),
-    ),
+    fc
+      .record({ levels: fc.constant(levels), exemptIndex: fc.integer({ min: -1, max: levels.length - 1 }) })
+      .map(({ levels, exemptIndex }) => levels.map((l, i) => ({ name: `pl-${i}`, exempt: i === exemptIndex, ...l }))),
   );
 const serverCLArbitrary = fc.integer({ min: 1, max: 100_000 });
 
@@ -75,13 +75,11 @@ test("raising one level's shares never lowers its NominalCL (nor raises anyone e
 
 // --- borrowing allocation ------------------------------------------------------------------------
 
-const allocationInput = fc
-  .record({ serverCL: fc.integer({ min: 1, max: 2000 }), levels: levelsArbitrary })
-  .chain(({ serverCL, levels }) => {
-    const limits = computeLevelLimits(serverCL, levels);
-    const demand = fc.record({ highWatermark: fc.integer({ min: 0, max: 2 * serverCL }), smoothed: fc.double({ min: 0, max: 2 * serverCL, noNaN: true }) });
-    return fc.record({ limits: fc.constant(limits), demands: fc.array(demand, { minLength: levels.length, maxLength: levels.length }) });
-  });
+const allocationInput = fc.record({ serverCL: fc.integer({ min: 1, max: 2000 }), levels: levelsArbitrary }).chain(({ serverCL, levels }) => {
+  const limits = computeLevelLimits(serverCL, levels);
+  const demand = fc.record({ highWatermark: fc.integer({ min: 0, max: 2 * serverCL }), smoothed: fc.double({ min: 0, max: 2 * serverCL, noNaN: true }) });
+  return fc.record({ limits: fc.constant(limits), demands: fc.array(demand, { minLength: levels.length, maxLength: levels.length }) });
+});
 
 test('the allocation keeps every CurrentCL within [MinCL, MaxCL] and sums as the reference says', () => {
   checkProperty(
@@ -178,8 +176,16 @@ const roundingInputs = fc.oneof(
 );
 
 test("goRound rounds halves away from zero, as Go's math.Round; JavaScript's Math.round does not", () => {
-  checkProperty('formulas: goRound = Go', fc.property(roundingInputs, (x) => assert.ok(Object.is(goRound(x), goRoundOracle(x)), `goRound(${x}) = ${goRound(x)}`)), { runs: 1000 });
-  expectPropertyToFail('control: Math.round', fc.property(roundingInputs, (x) => assert.ok(Object.is(Math.round(x), goRoundOracle(x)))), { runs: 1000 });
+  checkProperty(
+    'formulas: goRound = Go',
+    fc.property(roundingInputs, (x) => assert.ok(Object.is(goRound(x), goRoundOracle(x)), `goRound(${x}) = ${goRound(x)}`)),
+    { runs: 1000 },
+  );
+  expectPropertyToFail(
+    'control: Math.round',
+    fc.property(roundingInputs, (x) => assert.ok(Object.is(Math.round(x), goRoundOracle(x)))),
+    { runs: 1000 },
+  );
 });
 
 /** round-half-up of a/b for non-negative integers, exactly. */
@@ -219,7 +225,11 @@ test('SeatsTimesDuration is round(seats·ns/10) with halves away from zero, in e
 });
 
 test('log2 is exact on powers of two (the entropy check depends on it)', () => {
-  checkProperty('formulas: exact log2', fc.property(fc.integer({ min: -1074, max: 1023 }), (k) => assert.is(goLog2(2 ** k), k)), { runs: 500 });
+  checkProperty(
+    'formulas: exact log2',
+    fc.property(fc.integer({ min: -1074, max: 1023 }), (k) => assert.is(goLog2(2 ** k), k)),
+    { runs: 500 },
+  );
 });
 
 test.run();

@@ -10,14 +10,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Clock } from '../engine/clock.ts';
-import {
-  QueueSet,
-  type Admission,
-  type Decide,
-  type QueueSetObserver,
-  type QueueSetRequest,
-  type QueuingConfig,
-} from '../engine/flowcontrol/queue-set.ts';
+import { QueueSet, type Admission, type Decide, type QueueSetObserver, type QueueSetRequest, type QueuingConfig } from '../engine/flowcontrol/queue-set.ts';
 import { QueueSetViolation, type CheckName } from './support/queue-set-harness.ts';
 import { queueSetScenarioArbitrary, runQueueSetScenario, type ScenarioShape } from './support/queue-set-scenario.ts';
 import { checkProperty, expectPropertyToFail } from './support/runner.ts';

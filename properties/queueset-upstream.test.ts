@@ -142,7 +142,12 @@ function exercise(scenario: Scenario): string[] {
   const qs: StartRequest =
     scenario.queuing === 'no-restraint'
       ? new NoRestraintQueueSet<number>()
-      : new QueueSet<number>(clock, scenario.queuing, { epochAdvanced: () => epochAdvances++, seatDemandChanged: (d) => subject.set(d, clock.now()) }, scenario.limit);
+      : new QueueSet<number>(
+          clock,
+          scenario.queuing,
+          { epochAdvanced: () => epochAdvances++, seatDemandChanged: (d) => subject.set(d, clock.now()) },
+          scenario.limit,
+        );
   const executing = scenario.clients.map(() => new ExecutingSeats());
   let failed = 0;
   const doSplit = scenario.clients.some((c) => c.split);
@@ -154,7 +159,12 @@ function exercise(scenario: Scenario): string[] {
     check.add(width, clock.now());
     let admission: Admission | undefined;
     admission = qs.startRequest(
-      { flowHash: c.hash, workEstimate: { initialSeats: c.initialSeats, finalSeats: c.finalSeats, additionalLatencyMs: c.padMs }, waitLimitMs: 1e18, descriptor: i },
+      {
+        flowHash: c.hash,
+        workEstimate: { initialSeats: c.initialSeats, finalSeats: c.finalSeats, additionalLatencyMs: c.padMs },
+        waitLimitMs: 1e18,
+        descriptor: i,
+      },
       (decision) => {
         if (decision.kind === 'reject') {
           failed++;
@@ -213,7 +223,8 @@ function exercise(scenario: Scenario): string[] {
   }
   if (scenario.expectAllRequests && failed > 0) problems.push(`expected every request to succeed, ${failed} failed`);
   if (!scenario.expectAllRequests && failed === 0) problems.push('expected failed requests, all succeeded');
-  if (epochAdvances !== (scenario.expectedEpochAdvances ?? 0)) problems.push(`${epochAdvances} epoch advances, expected ${scenario.expectedEpochAdvances ?? 0}`);
+  if (epochAdvances !== (scenario.expectedEpochAdvances ?? 0))
+    problems.push(`${epochAdvances} epoch advances, expected ${scenario.expectedEpochAdvances ?? 0}`);
   return problems;
 }
 
@@ -292,7 +303,10 @@ for (const s of [
     queuing: queuing(9, 8, 3),
     limit: s.conc,
     capacity: s.conc,
-    clients: [pad(client(1001001001, 1, 25, SECOND, s.think), s.finalSeats, s.pad), pad(client(2002002002, 1, 25, SECOND, s.think), s.finalSeats, s.pad)].slice(0, s.nClients),
+    clients: [pad(client(1001001001, 1, 25, SECOND, s.think), s.finalSeats, s.pad), pad(client(2002002002, 1, 25, SECOND, s.think), s.finalSeats, s.pad)].slice(
+      0,
+      s.nClients,
+    ),
     // A multiple of every period involved, so that the margin can be 0.
     evalMs: 24 * SECOND,
     expectFair: [true],
@@ -431,11 +445,17 @@ test('TestContextCancel', () => {
   const queued: number[] = [];
   const qs = new QueueSet<number>(clock, queuing(11, 11, 1), { queued: (d) => queued.push(d) }, 1);
   const decisions: string[] = [];
-  const first = qs.startRequest({ flowHash: 1n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1e18, descriptor: 1 }, (d) => decisions.push(`1:${d.kind}`));
+  const first = qs.startRequest(
+    { flowHash: 1n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1e18, descriptor: 1 },
+    (d) => decisions.push(`1:${d.kind}`),
+  );
   const startedMs = clock.now();
-  const second = qs.startRequest({ flowHash: 2n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1e18, descriptor: 2 }, (d) => {
-    decisions.push(`2:${d.kind === 'reject' ? d.reason : d.kind}@${clock.now() - startedMs}`);
-  });
+  const second = qs.startRequest(
+    { flowHash: 2n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1e18, descriptor: 2 },
+    (d) => {
+      decisions.push(`2:${d.kind === 'reject' ? d.reason : d.kind}@${clock.now() - startedMs}`);
+    },
+  );
   assert.equal(queued, [1, 2], 'both went through a queue');
   clock.after(SECOND, () => second.cancel());
   clock.advance(SECOND);

@@ -14,7 +14,10 @@ const PROPERTIES_FLAGS = {
     defaultText: "each property's own",
     validate: (value, name) => (value < 1 ? `${name} must be a positive whole number, got ${value}` : undefined),
   }),
-  seed: flag('string', 'seed', '', 'the seed of the first run: a decimal integer or any text (e.g. a commit hash)', { valueName: 'S', defaultText: 'the fixed seed of npm test' }),
+  seed: flag('string', 'seed', '', 'the seed of the first run: a decimal integer or any text (e.g. a commit hash)', {
+    valueName: 'S',
+    defaultText: 'the fixed seed of npm test',
+  }),
   path: flag('string', 'path', '', "a failure's path, to replay exactly that counterexample (with --only)", { valueName: 'P' }),
   only: flag('string', 'only', '', 'run only the property with this name', { valueName: 'NAME' }),
 };

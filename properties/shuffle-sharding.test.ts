@@ -8,14 +8,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPrng } from '../engine/random.ts';
-import {
-  chooseQueueIndex,
-  deal,
-  dealerParameterError,
-  hashFlowId,
-  requiredEntropyBits,
-  type Dealer,
-} from '../engine/flowcontrol/shuffle-sharding.ts';
+import { chooseQueueIndex, deal, dealerParameterError, hashFlowId, requiredEntropyBits, type Dealer } from '../engine/flowcontrol/shuffle-sharding.ts';
 import { chiSquareCritical, chiSquareUniform } from './support/chi-square.ts';
 import { referenceChooseQueue, referenceDeal } from './support/reference-deal.ts';
 import { checkProperty, expectPropertyToFail } from './support/runner.ts';
@@ -63,7 +56,9 @@ test('the flow hash is the first 8 bytes of SHA-256(fs ‖ 0x00 ‖ distinguishe
   checkProperty(
     'shuffle-sharding: flow hash definition',
     fc.property(fc.string(), fc.string(), (flowSchema, distinguisher) => {
-      const hex = createHash('sha256').update(Buffer.from(`${flowSchema}\u0000${distinguisher}`, 'utf8')).digest('hex');
+      const hex = createHash('sha256')
+        .update(Buffer.from(`${flowSchema}\u0000${distinguisher}`, 'utf8'))
+        .digest('hex');
       const littleEndian = hex.slice(0, 16).match(/../g)!.reverse().join('');
       assert.is(hashFlowId(flowSchema, distinguisher), BigInt(`0x${littleEndian}`));
     }),
@@ -84,7 +79,10 @@ test('an arrival takes the first queue of the rotated hand with strictly the lea
   checkProperty(
     'shuffle-sharding: queue choice',
     fc.property(choice, ({ hand, offset, work }) => {
-      assert.is(chooseQueueIndex(hand, offset, work), referenceChooseQueue(hand, offset, (q) => work[q]!));
+      assert.is(
+        chooseQueueIndex(hand, offset, work),
+        referenceChooseQueue(hand, offset, (q) => work[q]!),
+      );
     }),
     { runs: 300 },
   );

@@ -88,11 +88,17 @@ test('a sweep at 1 and at 2 workers writes each seed’s report.json byte for by
   await checkAsyncProperty(
     'simulator: sweep worker counts',
     fc.asyncProperty(fc.array(scenarioCase, { minLength: 3, maxLength: 3 }), async (cases: ScenarioCase[]) => {
-      const tasks = await Promise.all(cases.map(async ({ scenario, seed }, i) => ({ scenarioFile: await scenarioFile(scenario), seed, variant: `case-${i}`, variantFiles: [] })));
+      const tasks = await Promise.all(
+        cases.map(async ({ scenario, seed }, i) => ({ scenarioFile: await scenarioFile(scenario), seed, variant: `case-${i}`, variantFiles: [] })),
+      );
       const alone = await Promise.all(cases.map(({ scenario, seed }) => runAlone(scenario, seed)));
       for (const workers of [1, 2]) {
         const results = await runSweep(tasks, { workers });
-        assert.equal(results.map((r) => `${r.variant}/${r.seed}`), tasks.map((t) => `${t.variant}/${t.seed}`), 'results in task order');
+        assert.equal(
+          results.map((r) => `${r.variant}/${r.seed}`),
+          tasks.map((t) => `${t.variant}/${t.seed}`),
+          'results in task order',
+        );
         results.forEach((result, i) => {
           assert.ok(result.ok, result.ok ? '' : result.errors.join('\n'));
           if (result.ok) assert.ok(result.reportJson === alone[i], `${workers} worker(s): case ${i} (seed ${result.seed}) differs from the run alone`);

@@ -66,25 +66,30 @@ test('store model: LevelDB backend', async () => {
 });
 
 // Controls: the same property must reject a store with one deliberate fault in front of it.
-const faulty = (overrides: (store: ResourceStore) => Partial<ResourceStore>): StoreWrapper => (store) => {
-  const layer = overrides(store);
-  return {
-    resource: store.resource,
-    get: layer.get ?? ((...a) => store.get(...a)),
-    list: layer.list ?? ((...a) => store.list(...a)),
-    create: layer.create ?? ((...a) => store.create(...a)),
-    update: layer.update ?? ((...a) => store.update(...a)),
-    guaranteedUpdate: layer.guaranteedUpdate ?? ((...a) => store.guaranteedUpdate(...a)),
-    delete: layer.delete ?? ((...a) => store.delete(...a)),
-    watch: layer.watch ?? ((...a) => store.watch(...a)),
+const faulty =
+  (overrides: (store: ResourceStore) => Partial<ResourceStore>): StoreWrapper =>
+  (store) => {
+    const layer = overrides(store);
+    return {
+      resource: store.resource,
+      get: layer.get ?? ((...a) => store.get(...a)),
+      list: layer.list ?? ((...a) => store.list(...a)),
+      create: layer.create ?? ((...a) => store.create(...a)),
+      update: layer.update ?? ((...a) => store.update(...a)),
+      guaranteedUpdate: layer.guaranteedUpdate ?? ((...a) => store.guaranteedUpdate(...a)),
+      delete: layer.delete ?? ((...a) => store.delete(...a)),
+      watch: layer.watch ?? ((...a) => store.watch(...a)),
+    };
   };
-};
 
 const CONTROLS: Record<string, StoreWrapper> = {
   // Optimistic concurrency lost: a stale resourceVersion overwrites instead of conflicting.
   'update ignores resourceVersion': faulty((store) => ({
     update: (object, options) =>
-      store.update(/^\d+$/.test(object.metadata?.resourceVersion ?? '') ? { ...object, metadata: { ...object.metadata, resourceVersion: undefined } } : object, options),
+      store.update(
+        /^\d+$/.test(object.metadata?.resourceVersion ?? '') ? { ...object, metadata: { ...object.metadata, resourceVersion: undefined } } : object,
+        options,
+      ),
   })),
   // A continued page that loses its first item (a gap between pages).
   'continue skips an item': faulty((store) => ({

@@ -35,7 +35,9 @@ function generateLog(requests: number, ratePerSecond: number, seed = 1): Generat
     const user = users[i % users.length]!;
     const serviceMs = 5 + Math.round(prng.next() * 40_000) / 1000;
     const auditID = `id-${i}`;
-    const groups = user.startsWith('system:serviceaccount:') ? ['system:serviceaccounts', 'system:serviceaccounts:ci', 'system:authenticated'] : ['system:authenticated'];
+    const groups = user.startsWith('system:serviceaccount:')
+      ? ['system:serviceaccounts', 'system:serviceaccounts:ci', 'system:authenticated']
+      : ['system:authenticated'];
     const base = {
       kind: 'Event',
       apiVersion: 'audit.k8s.io/v1',
@@ -54,7 +56,17 @@ function generateLog(requests: number, ratePerSecond: number, seed = 1): Generat
   }
   // Noise the replay must ignore: a duplicate, an exec session, a blank line.
   lines.push(lines[1]!);
-  lines.push(JSON.stringify({ auditID: 'exec-1', stage: 'ResponseComplete', verb: 'create', user: { username: 'alice' }, objectRef: { resource: 'pods', subresource: 'exec', namespace: 'team', name: 'p' }, requestReceivedTimestamp: iso(BASE_MS), stageTimestamp: iso(BASE_MS + 60_000) }));
+  lines.push(
+    JSON.stringify({
+      auditID: 'exec-1',
+      stage: 'ResponseComplete',
+      verb: 'create',
+      user: { username: 'alice' },
+      objectRef: { resource: 'pods', subresource: 'exec', namespace: 'team', name: 'p' },
+      requestReceivedTimestamp: iso(BASE_MS),
+      stageTimestamp: iso(BASE_MS + 60_000),
+    }),
+  );
   lines.push('');
   return { text: lines.join('\n'), perUser, serviceMsByAuditId };
 }
@@ -79,7 +91,15 @@ test('timestamps keep microseconds; only ResponseComplete events count, once eac
 
 test('impersonation, the APF wait annotation and watches shape what is replayed', () => {
   const event = (extra: Record<string, unknown>) =>
-    JSON.stringify({ stage: 'ResponseComplete', verb: 'get', user: { username: 'admin', groups: ['system:masters'] }, objectRef: { resource: 'pods', namespace: 'a', name: 'p' }, requestReceivedTimestamp: iso(BASE_MS), stageTimestamp: iso(BASE_MS + 100), ...extra });
+    JSON.stringify({
+      stage: 'ResponseComplete',
+      verb: 'get',
+      user: { username: 'admin', groups: ['system:masters'] },
+      objectRef: { resource: 'pods', namespace: 'a', name: 'p' },
+      requestReceivedTimestamp: iso(BASE_MS),
+      stageTimestamp: iso(BASE_MS + 100),
+      ...extra,
+    });
   const log = parseAuditLog(
     [
       event({ impersonatedUser: { username: 'bob', groups: ['dev'] } }),
@@ -99,7 +119,14 @@ test('impersonation, the APF wait annotation and watches shape what is replayed'
 });
 
 test('bad lines are errors naming the file, the line and the field', () => {
-  const log = parseAuditLog(['{"stage":"ResponseComplete"', JSON.stringify({ stage: 'ResponseComplete', verb: 'get', user: {} }), JSON.stringify({ verb: 'get', user: { username: 'a' }, requestReceivedTimestamp: 'noon' })].join('\n'), 'bad.log');
+  const log = parseAuditLog(
+    [
+      '{"stage":"ResponseComplete"',
+      JSON.stringify({ stage: 'ResponseComplete', verb: 'get', user: {} }),
+      JSON.stringify({ verb: 'get', user: { username: 'a' }, requestReceivedTimestamp: 'noon' }),
+    ].join('\n'),
+    'bad.log',
+  );
   assert.is(log.errors.length, 3);
   assert.match(log.errors[0]!, /^bad\.log:1: invalid JSON/);
   assert.is(log.errors[1], 'bad.log:2: user.username: required');
@@ -157,9 +184,13 @@ test('--group-by: a controller’s lease renewals and its LISTs are separate flo
         stage: 'ResponseComplete',
         verb: renew ? 'update' : 'list',
         user: controller,
-        userAgent: renew ? 'kube-controller-manager/v1.32.0 (linux/amd64) kubernetes/abc1234/leader-election' : 'kube-controller-manager/v1.32.0 (linux/amd64) kubernetes/abc1234/shared-informers',
+        userAgent: renew
+          ? 'kube-controller-manager/v1.32.0 (linux/amd64) kubernetes/abc1234/leader-election'
+          : 'kube-controller-manager/v1.32.0 (linux/amd64) kubernetes/abc1234/shared-informers',
         requestURI: renew ? '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager' : '/api/v1/pods?limit=500',
-        objectRef: renew ? { resource: 'leases', apiGroup: 'coordination.k8s.io', namespace: 'kube-system', name: 'kube-controller-manager' } : { resource: 'pods' },
+        objectRef: renew
+          ? { resource: 'leases', apiGroup: 'coordination.k8s.io', namespace: 'kube-system', name: 'kube-controller-manager' }
+          : { resource: 'pods' },
         requestReceivedTimestamp: iso(t),
         stageTimestamp: iso(t + 5),
       }),
@@ -172,7 +203,10 @@ test('--group-by: a controller’s lease renewals and its LISTs are separate flo
   const flows = (grouping?: 'user' | 'flowschema' | 'verb+resource' | 'user-agent') =>
     buildReport(runSimulation({ loaded: loaded.loaded, seed: '1', auditLog: log, ...(grouping === undefined ? {} : { auditGrouping: grouping }) })).flows;
   const byDefault = flows();
-  assert.equal(Object.keys(byDefault).sort(), ['audit:system:kube-controller-manager/kube-controller-manager', 'audit:system:kube-controller-manager/system-leader-election']);
+  assert.equal(Object.keys(byDefault).sort(), [
+    'audit:system:kube-controller-manager/kube-controller-manager',
+    'audit:system:kube-controller-manager/system-leader-election',
+  ]);
   assert.is(byDefault['audit:system:kube-controller-manager/system-leader-election']!.priorityLevel, 'leader-election');
   assert.is(byDefault['audit:system:kube-controller-manager/system-leader-election']!.arrived, 20);
   assert.equal(Object.keys(flows('user')), ['audit:system:kube-controller-manager']);

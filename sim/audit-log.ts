@@ -114,16 +114,17 @@ type ParsedEvent = Omit<ReplayRequest, 'arrivalMs' | 'line'> & { receivedEpochMs
 
 function parseEvent(event: Record<string, unknown>, fail: (message: string) => void): ParsedEvent | 'long-running' | undefined {
   const verb = event.verb;
-  if (typeof verb !== 'string' || verb === '') return fail('verb: required'), undefined;
+  if (typeof verb !== 'string' || verb === '') return (fail('verb: required'), undefined);
   const account = isObject(event.impersonatedUser) ? event.impersonatedUser : event.user;
   const field = isObject(event.impersonatedUser) ? 'impersonatedUser' : 'user';
-  if (!isObject(account) || typeof account.username !== 'string') return fail(`${field}.username: required`), undefined;
+  if (!isObject(account) || typeof account.username !== 'string') return (fail(`${field}.username: required`), undefined);
   const groups = Array.isArray(account.groups) ? account.groups.filter((g): g is string => typeof g === 'string') : [];
   const received = parseTimestamp(event.requestReceivedTimestamp);
-  if (received === undefined) return fail(`requestReceivedTimestamp: want an RFC 3339 time, got ${JSON.stringify(event.requestReceivedTimestamp)}`), undefined;
+  if (received === undefined)
+    return (fail(`requestReceivedTimestamp: want an RFC 3339 time, got ${JSON.stringify(event.requestReceivedTimestamp)}`), undefined);
   const completed = parseTimestamp(event.stageTimestamp);
-  if (completed === undefined) return fail(`stageTimestamp: want an RFC 3339 time, got ${JSON.stringify(event.stageTimestamp)}`), undefined;
-  if (completed < received) return fail('stageTimestamp is before requestReceivedTimestamp'), undefined;
+  if (completed === undefined) return (fail(`stageTimestamp: want an RFC 3339 time, got ${JSON.stringify(event.stageTimestamp)}`), undefined);
+  if (completed < received) return (fail('stageTimestamp is before requestReceivedTimestamp'), undefined);
 
   const uri = typeof event.requestURI === 'string' ? event.requestURI : '';
   const queryStart = uri.indexOf('?');
@@ -133,7 +134,7 @@ function parseEvent(event: Record<string, unknown>, fail: (message: string) => v
   const str = (v: unknown) => (typeof v === 'string' ? v : '');
   const subresource = str(ref?.subresource);
   if (verb === 'proxy' || LONG_RUNNING_SUBRESOURCES.has(subresource)) return 'long-running';
-  if (ref === undefined && path === '') return fail('objectRef or requestURI: required'), undefined;
+  if (ref === undefined && path === '') return (fail('objectRef or requestURI: required'), undefined);
 
   let serviceMs = completed - received;
   const annotations = isObject(event.annotations) ? event.annotations : {};

@@ -21,7 +21,10 @@ export const seedValue = (value: string, name: string): string | undefined => {
 
 /** The flags every command that runs a scenario over seeds shares. */
 export const RUN_FLAGS = {
-  auditLog: flag('string', 'audit-log', '', 'also replay Kubernetes audit events (JSON lines) through the configuration', { valueName: 'FILE', validate: nonEmpty }),
+  auditLog: flag('string', 'audit-log', '', 'also replay Kubernetes audit events (JSON lines) through the configuration', {
+    valueName: 'FILE',
+    validate: nonEmpty,
+  }),
   groupBy: flag('string', 'group-by', '', `how replayed requests form flows: ${AUDIT_GROUPINGS.join(', ')}`, {
     valueName: 'G',
     defaultText: DEFAULT_AUDIT_GROUPING,
@@ -29,13 +32,24 @@ export const RUN_FLAGS = {
   }),
   noPlots: flag('bool', 'no-plots', false, "skip the SVG plots in each run's report.html"),
   noSuggestions: flag('bool', 'no-suggestions', false, "do not simulate the remedies each run's report suggests (faster)"),
-  strict: flag('bool', 'strict', false, 'treat warnings (an edit the ensurer undoes, a LIST with no object count, a FlowSchema naming a missing level, ...) as errors'),
+  strict: flag(
+    'bool',
+    'strict',
+    false,
+    'treat warnings (an edit the ensurer undoes, a LIST with no object count, a FlowSchema naming a missing level, ...) as errors',
+  ),
 };
 
 /** A configuration variant per file, applied over the scenario's configuration. */
-export const VARIANT_FLAG = flag('stringArray', 'variant', [], "PriorityLevelConfiguration/FlowSchema manifests applied over the scenario's configuration; repeatable, one variant per file", {
-  valueName: 'FILE',
-});
+export const VARIANT_FLAG = flag(
+  'stringArray',
+  'variant',
+  [],
+  "PriorityLevelConfiguration/FlowSchema manifests applied over the scenario's configuration; repeatable, one variant per file",
+  {
+    valueName: 'FILE',
+  },
+);
 
 export const MAX_WORKERS = 256;
 
@@ -69,7 +83,13 @@ export function reportWarnings(warnings: readonly string[], strict: boolean, com
 }
 
 /** The `fairway sim run` command line that reproduces one run (shown in its report.html). */
-export function reproduceCommand(run: { scenarioFile: string; seed: string; variantFiles?: readonly string[]; auditLogFile?: string | undefined; auditGrouping?: string | undefined }): string {
+export function reproduceCommand(run: {
+  scenarioFile: string;
+  seed: string;
+  variantFiles?: readonly string[];
+  auditLogFile?: string | undefined;
+  auditGrouping?: string | undefined;
+}): string {
   return [
     'fairway sim run',
     run.scenarioFile,

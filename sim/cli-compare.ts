@@ -55,7 +55,12 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
   output.stdout(`SEEDS=${seedsText}\n`);
   const checked = await checkVariants({ command: 'sim compare', scenarioFile, variants, auditLogFile, strict: options.strict, output });
   if (checked === undefined) return 1;
-  output.stdout(`SCENARIO=${scenarioFile} NAME=${checked.scenario.name} VARIANTS=${variants.slice(1).map((v) => v.name).join(',')} RUNS=${options.seeds.length * variants.length} WORKERS=${workers}\n`);
+  output.stdout(
+    `SCENARIO=${scenarioFile} NAME=${checked.scenario.name} VARIANTS=${variants
+      .slice(1)
+      .map((v) => v.name)
+      .join(',')} RUNS=${options.seeds.length * variants.length} WORKERS=${workers}\n`,
+  );
 
   const progress = createProgress();
   const startMs = performance.now();
@@ -81,8 +86,12 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
     const names = (verdict: string) => v.flows.filter((f) => f.verdict === verdict).map((f) => f.name);
     const better = names('better');
     const worse = names('worse');
-    output.stdout(`${v.name}: ${better.length} flows better${better.length > 0 ? ` (${better.join(', ')})` : ''}, ${worse.length} worse${worse.length > 0 ? ` (${worse.join(', ')})` : ''}, ${v.flows.length - better.length - worse.length} within seed noise\n`);
+    output.stdout(
+      `${v.name}: ${better.length} flows better${better.length > 0 ? ` (${better.join(', ')})` : ''}, ${worse.length} worse${worse.length > 0 ? ` (${worse.join(', ')})` : ''}, ${v.flows.length - better.length - worse.length} within seed noise\n`,
+    );
   }
-  output.stdout(`ran ${comparison.runs.length} simulations in ${((performance.now() - startMs) / 1000).toFixed(2)} s; wrote ${join(outDir, 'compare.json')} and ${join(outDir, 'compare.html')}\n`);
+  output.stdout(
+    `ran ${comparison.runs.length} simulations in ${((performance.now() - startMs) / 1000).toFixed(2)} s; wrote ${join(outDir, 'compare.json')} and ${join(outDir, 'compare.html')}\n`,
+  );
   return failed.length > 0 ? 1 : 0;
 }

@@ -11,7 +11,11 @@ import { apiGet } from './import/api-reader.ts';
 import { importScenario } from './import/import-scenario.ts';
 
 const SIM_IMPORT_FLAGS = {
-  kubeconfig: flag('string', 'kubeconfig', '', 'the kubeconfig to reach the server with', { valueName: 'FILE', required: '--kubeconfig FILE is required', validate: nonEmpty }),
+  kubeconfig: flag('string', 'kubeconfig', '', 'the kubeconfig to reach the server with', {
+    valueName: 'FILE',
+    required: '--kubeconfig FILE is required',
+    validate: nonEmpty,
+  }),
   context: flag('string', 'context', '', 'the context to use', { valueName: 'NAME', defaultText: "the file's current-context" }),
   out: flag('string', 'out', '', 'the scenario file to write', { valueName: 'SCENARIO', required: '--out SCENARIO is required', validate: nonEmpty }),
 };
@@ -59,7 +63,7 @@ export async function runSimImport(args: string[], output: Output): Promise<numb
     ]);
     if (metrics.status !== 200) throw new Error(`GET /metrics: HTTP ${metrics.status}: ${statusMessage(metrics.body)}`);
     const byName = (items: Record<string, unknown>[] | undefined) =>
-      [...(items ?? [])].sort((a, b) => String((a.metadata as { name?: string })?.name) < String((b.metadata as { name?: string })?.name) ? -1 : 1);
+      [...(items ?? [])].sort((a, b) => (String((a.metadata as { name?: string })?.name) < String((b.metadata as { name?: string })?.name) ? -1 : 1));
     const result = importScenario({
       server,
       context: context ?? 'current-context',

@@ -61,7 +61,8 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
     suggestions: !values.noSuggestions,
     // With --strict nothing is simulated when loading warns.
     ...(strict ? { stopOnWarnings: true } : {}),
-    onProgress: (simulatedMs, durationMs) => progress.update(simulatedMs / durationMs, `${(simulatedMs / 1000).toFixed(0)}s / ${(durationMs / 1000).toFixed(0)}s simulated`),
+    onProgress: (simulatedMs, durationMs) =>
+      progress.update(simulatedMs / durationMs, `${(simulatedMs / 1000).toFixed(0)}s / ${(durationMs / 1000).toFixed(0)}s simulated`),
   });
   progress.done();
   if (!outcome.ok && outcome.warnings !== undefined) {
@@ -90,6 +91,8 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
   const outDir = values.out === '' ? `sim-results/${s.name}/seed-${seed.seed}` : values.out;
   const reproduce = reproduceCommand({ scenarioFile, seed: seed.seed, variantFiles, auditLogFile, auditGrouping: groupBy });
   const written = await writeRunOutput(outDir, report, reproduce, { plots: !values.noPlots });
-  output.stdout(`wrote ${written.reportJson}, ${written.reportHtml}${written.plots.length > 0 ? ` and ${written.plots.length} plots in ${outDir}/plots` : ''}\n`);
+  output.stdout(
+    `wrote ${written.reportJson}, ${written.reportHtml}${written.plots.length > 0 ? ` and ${written.plots.length} plots in ${outDir}/plots` : ''}\n`,
+  );
   return 0;
 }

@@ -21,7 +21,11 @@ const SIM_SWEEP_FLAGS = {
   ...SEEDS_FLAGS,
   seeds: { ...SEEDS_FLAGS.seeds, required: '--seeds is required (e.g. --seeds 1..50)' },
   out: flag('string', 'out', '', 'output directory', { valueName: 'DIR', defaultText: 'sim-results/<scenario name>/sweep', validate: nonEmpty }),
-  variant: { ...VARIANT_FLAG, description: 'a configuration variant: manifests applied over the scenario\'s configuration; repeatable, each file is one variant run next to the unchanged "baseline"' },
+  variant: {
+    ...VARIANT_FLAG,
+    description:
+      'a configuration variant: manifests applied over the scenario\'s configuration; repeatable, each file is one variant run next to the unchanged "baseline"',
+  },
 };
 
 export const SIM_SWEEP_COMMAND: CommandSpec<typeof SIM_SWEEP_FLAGS> = {
@@ -56,7 +60,9 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
   const checked = await checkVariants({ command: 'sim sweep', scenarioFile, variants, auditLogFile, strict: options.strict, output });
   if (checked === undefined) return 1;
   const scenarioName = checked.scenario.name;
-  output.stdout(`SCENARIO=${scenarioFile} NAME=${scenarioName} DURATION=${checked.scenario.durationMs / 1000}s FLOWS=${checked.scenario.flows.length} RUNS=${seeds.seeds.length * variants.length} WORKERS=${workers}\n`);
+  output.stdout(
+    `SCENARIO=${scenarioFile} NAME=${scenarioName} DURATION=${checked.scenario.durationMs / 1000}s FLOWS=${checked.scenario.flows.length} RUNS=${seeds.seeds.length * variants.length} WORKERS=${workers}\n`,
+  );
 
   const outDir = values.out === '' ? `sim-results/${scenarioName}/sweep` : values.out;
   const tasks: SweepTask[] = variants.flatMap((variant) =>
@@ -67,7 +73,11 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
       variantFiles: variant.files,
       ...(auditLogFile === undefined ? {} : { auditLogFile }),
       ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
-      write: { dir: join(outDir, variant.name, `seed-${seed}`), reproduce: reproduceCommand({ scenarioFile, seed, variantFiles: variant.files, auditLogFile, auditGrouping: groupBy }), plots },
+      write: {
+        dir: join(outDir, variant.name, `seed-${seed}`),
+        reproduce: reproduceCommand({ scenarioFile, seed, variantFiles: variant.files, auditLogFile, auditGrouping: groupBy }),
+        plots,
+      },
       suggestions: options.suggestions,
       digestOnly: true,
     })),
@@ -91,12 +101,21 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
       continue;
     }
     const dir = join(result.variant, `seed-${result.seed}`);
-    summary.runs.push({ variant: result.variant, seed: result.seed, ok: true, report: join(dir, 'report.json'), html: join(dir, 'report.html'), totals: result.digest.totals });
+    summary.runs.push({
+      variant: result.variant,
+      seed: result.seed,
+      ok: true,
+      report: join(dir, 'report.json'),
+      html: join(dir, 'report.html'),
+      totals: result.digest.totals,
+    });
   }
   await writeFile(join(outDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`);
   const spec = waitStripSpec(results);
   await writeFile(join(outDir, 'summary.html'), summaryHtml(summary, spec === undefined ? undefined : await renderSvg(spec)));
-  output.stdout(`ran ${results.length} simulations on ${workers} worker${workers === 1 ? '' : 's'} in ${wallSeconds.toFixed(2)} s${failed > 0 ? `, ${failed} FAILED` : ''}\n`);
+  output.stdout(
+    `ran ${results.length} simulations on ${workers} worker${workers === 1 ? '' : 's'} in ${wallSeconds.toFixed(2)} s${failed > 0 ? `, ${failed} FAILED` : ''}\n`,
+  );
   output.stdout(`wrote ${join(outDir, 'summary.json')}, ${join(outDir, 'summary.html')} and ${results.length - failed} reports under ${outDir}\n`);
   return failed > 0 ? 1 : 0;
 }

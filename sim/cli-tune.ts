@@ -30,7 +30,11 @@ const MAX_BUDGET = 100_000;
 const SIM_TUNE_FLAGS = {
   ...RUN_FLAGS,
   ...SEEDS_FLAGS,
-  seeds: { ...SEEDS_FLAGS.seeds, default: DEFAULT_TUNE_SEEDS, description: 'seeds every candidate must meet the objectives in: a range 1..5, a list 1,2,7, or both' },
+  seeds: {
+    ...SEEDS_FLAGS.seeds,
+    default: DEFAULT_TUNE_SEEDS,
+    description: 'seeds every candidate must meet the objectives in: a range 1..5, a list 1,2,7, or both',
+  },
   objectives: flag('string', 'objectives', '', 'a TuneObjectives file', { valueName: 'FILE', required: '--objectives FILE is required', validate: nonEmpty }),
   out: flag('string', 'out', '', 'output directory', { valueName: 'DIR', required: '--out DIR is required', validate: nonEmpty }),
   budget: flag('int', 'budget', DEFAULT_BUDGET, 'most candidates to try, the baseline included', {
@@ -92,9 +96,16 @@ export async function runSimTune(args: string[], output: Output): Promise<number
   const progress = createProgress();
   const startMs = performance.now();
   try {
-    const taskBase = { scenarioFile, ...(auditLogFile === undefined ? {} : { auditLogFile }), ...(groupBy === undefined ? {} : { auditGrouping: groupBy }), digestOnly: true };
+    const taskBase = {
+      scenarioFile,
+      ...(auditLogFile === undefined ? {} : { auditLogFile }),
+      ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
+      digestOnly: true,
+    };
     const runCandidates = async (candidates: readonly Candidate[], objectsOf: (c: Candidate) => SweepTask['extraObjects']) => {
-      const tasks: SweepTask[] = candidates.flatMap((c, i) => seeds.seeds.map((seed) => ({ ...taskBase, seed, variant: `candidate-${i}`, variantFiles: [], extraObjects: objectsOf(c) ?? [] })));
+      const tasks: SweepTask[] = candidates.flatMap((c, i) =>
+        seeds.seeds.map((seed) => ({ ...taskBase, seed, variant: `candidate-${i}`, variantFiles: [], extraObjects: objectsOf(c) ?? [] })),
+      );
       const results = await pool.run(tasks);
       return candidates.map((_, i) => {
         const mine = results.slice(i * seeds.seeds.length, (i + 1) * seeds.seeds.length);
@@ -124,7 +135,9 @@ export async function runSimTune(args: string[], output: Output): Promise<number
       budget,
       prng: streamPrng(searchSeed.seed, 'sim-tune'),
       evaluate: (candidates) =>
-        candidates.length === 1 && candidateKey(candidates[0]!) === baselineKey ? Promise.resolve([baselineRuns!]) : runCandidates(candidates, (c) => candidateObjects(c, space, `candidate ${describeCandidate(c, space).join('; ')}`)),
+        candidates.length === 1 && candidateKey(candidates[0]!) === baselineKey
+          ? Promise.resolve([baselineRuns!])
+          : runCandidates(candidates, (c) => candidateObjects(c, space, `candidate ${describeCandidate(c, space).join('; ')}`)),
       assess: (runs) => assess(objectives.objectives.objectives, matched, runs),
       focusOf: (evaluation) => focusOf(evaluation, space.levels, space.dedicatable),
       onRound: (_round, evaluated) => progress.update(evaluated / budget, `${evaluated}/${budget} candidates`),
@@ -152,7 +165,13 @@ export async function runSimTune(args: string[], output: Output): Promise<number
       searchSeed: searchSeed.seed,
       budget,
       met: result.met,
-      recommendation: { file: yamlName, changes, objects: result.best.size.objects, relativeChange: result.best.size.relativeChange, candidate: result.best.index },
+      recommendation: {
+        file: yamlName,
+        changes,
+        objects: result.best.size.objects,
+        relativeChange: result.best.size.relativeChange,
+        candidate: result.best.index,
+      },
       objectives: result.best.assessment?.objectives ?? [],
       baseline: result.baseline.assessment?.objectives ?? [],
       candidatesTried: result.evaluations.length,
@@ -170,7 +189,10 @@ export async function runSimTune(args: string[], output: Output): Promise<number
     await writeFile(join(outDir, 'tune.json'), `${JSON.stringify(tune, null, 2)}\n`);
 
     // The page: baseline against the recommendation, each run's report written beside it.
-    const variants = [{ name: 'baseline', files: [] as string[] }, ...(changes.length > 0 ? [{ name: result.met ? 'recommended' : 'closest', files: [join(outDir, yamlName)] }] : [])];
+    const variants = [
+      { name: 'baseline', files: [] as string[] },
+      ...(changes.length > 0 ? [{ name: result.met ? 'recommended' : 'closest', files: [join(outDir, yamlName)] }] : []),
+    ];
     const comparison = await runComparison({
       scenarioFile,
       scenarioName: loaded.scenario.name,
@@ -184,18 +206,37 @@ export async function runSimTune(args: string[], output: Output): Promise<number
       auditGrouping: groupBy,
       pool,
     });
-    const summary = result.met ? (changes.length === 0 ? 'The configuration as it is meets every objective.' : `Recommended change (${changes.length} edit${changes.length === 1 ? '' : 's'}) meets every objective in every seed.`) : 'No candidate within the budget met every objective; this is the closest.';
+    const summary = result.met
+      ? changes.length === 0
+        ? 'The configuration as it is meets every objective.'
+        : `Recommended change (${changes.length} edit${changes.length === 1 ? '' : 's'}) meets every objective in every seed.`
+      : 'No candidate within the budget met every objective; this is the closest.';
     await writeFile(
       join(outDir, 'compare.html'),
-      compareHtml(comparison, { title: `Tuning: ${loaded.scenario.name}`, intro: [summary, ...changes.map((c) => `• ${esc(c)}`), `Manifests: <a href="${yamlName}">${yamlName}</a>; the search: <a href="tune.json">tune.json</a> (${result.evaluations.length} candidates).`] }),
+      compareHtml(comparison, {
+        title: `Tuning: ${loaded.scenario.name}`,
+        intro: [
+          summary,
+          ...changes.map((c) => `• ${esc(c)}`),
+          `Manifests: <a href="${yamlName}">${yamlName}</a>; the search: <a href="tune.json">tune.json</a> (${result.evaluations.length} candidates).`,
+        ],
+      }),
     );
 
     const rate = result.evaluations.length / Math.max(searchSeconds, 1e-6);
-    output.stdout(`tried ${result.evaluations.length} candidates × ${seeds.seeds.length} seeds in ${searchSeconds.toFixed(2)} s (${rate.toFixed(2)} candidates/s)\n`);
+    output.stdout(
+      `tried ${result.evaluations.length} candidates × ${seeds.seeds.length} seeds in ${searchSeconds.toFixed(2)} s (${rate.toFixed(2)} candidates/s)\n`,
+    );
     if (result.met) {
-      output.stdout(changes.length === 0 ? 'MET: the configuration as it is meets every objective\n' : `MET by candidate ${result.best.index}:\n${changes.map((c) => `  ${c}\n`).join('')}`);
+      output.stdout(
+        changes.length === 0
+          ? 'MET: the configuration as it is meets every objective\n'
+          : `MET by candidate ${result.best.index}:\n${changes.map((c) => `  ${c}\n`).join('')}`,
+      );
     } else {
-      output.stdout(`NOT MET within the budget; closest (candidate ${result.best.index}):\n${changes.map((c) => `  ${c}\n`).join('') || '  (no change)\n'}still failing:\n`);
+      output.stdout(
+        `NOT MET within the budget; closest (candidate ${result.best.index}):\n${changes.map((c) => `  ${c}\n`).join('') || '  (no change)\n'}still failing:\n`,
+      );
       for (const line of result.best.assessment === undefined ? result.best.errors : failures(result.best.assessment, fmtSeconds)) output.stdout(`  ${line}\n`);
     }
     output.stdout(`wrote ${join(outDir, yamlName)}, ${join(outDir, 'tune.json')} and ${join(outDir, 'compare.html')}\n`);
@@ -207,7 +248,11 @@ export async function runSimTune(args: string[], output: Output): Promise<number
 }
 
 /** The levels and flows the failing objectives of a candidate involve, to try moves on them first. */
-function focusOf(evaluation: Evaluation, levels: ReadonlyMap<string, unknown>, dedicatable: ReadonlyMap<string, unknown>): { levels: Set<string>; flows: Set<string> } {
+function focusOf(
+  evaluation: Evaluation,
+  levels: ReadonlyMap<string, unknown>,
+  dedicatable: ReadonlyMap<string, unknown>,
+): { levels: Set<string>; flows: Set<string> } {
   const focusLevels = new Set<string>();
   const focusFlows = new Set<string>();
   const failing = new Set((evaluation.assessment?.objectives ?? []).filter((o) => !o.met).flatMap((o) => o.matched));

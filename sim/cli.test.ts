@@ -87,12 +87,17 @@ test('--strict: a warning is an error, exit 1, nothing simulated', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fairway-cli-'));
   try {
     const scenarioFile = join(dir, 'lists.yaml');
-    await writeFile(scenarioFile, `${SCENARIO}  - {name: lister, user: carol, verb: list, resource: secrets, arrival: {type: constant, rate: 1}, service: {type: constant, value: 10ms}}\n`);
+    await writeFile(
+      scenarioFile,
+      `${SCENARIO}  - {name: lister, user: carol, verb: list, resource: secrets, arrival: {type: constant, rate: 1}, service: {type: constant, value: 10ms}}\n`,
+    );
     const out = join(dir, 'out');
     const lenient = spawnSync(process.execPath, [FAIRWAY, 'sim', 'run', scenarioFile, '--seed', '1', '--no-plots', '--out', out], { encoding: 'utf8' });
     assert.is(lenient.status, 0, lenient.stderr);
     assert.ok(lenient.stderr.includes(`warning: ${scenarioFile}: flows[2] ("lister"): list of secrets has no object count`), lenient.stderr);
-    const strict = spawnSync(process.execPath, [FAIRWAY, 'sim', 'run', scenarioFile, '--seed', '1', '--strict', '--out', join(dir, 'strict')], { encoding: 'utf8' });
+    const strict = spawnSync(process.execPath, [FAIRWAY, 'sim', 'run', scenarioFile, '--seed', '1', '--strict', '--out', join(dir, 'strict')], {
+      encoding: 'utf8',
+    });
     assert.is(strict.status, 1);
     assert.ok(strict.stderr.includes(`error: ${scenarioFile}: flows[2] ("lister"): list of secrets has no object count`), strict.stderr);
     assert.match(strict.stderr, /1 warning with --strict; nothing was simulated/);
@@ -110,10 +115,20 @@ test('fairway sim compare: per flow and level verdicts, winners and losers first
     const noop = join(dir, 'noop.yaml');
     await writeFile(scenarioFile, SCENARIO);
     // More queues and a longer queue limit for global-default: the busy tenant loses less.
-    await writeFile(variant, 'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 20, lendablePercent: 50, limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 400}}}}\n');
-    await writeFile(noop, 'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 99, limitResponse: {type: Reject}}}\n');
+    await writeFile(
+      variant,
+      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 20, lendablePercent: 50, limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 400}}}}\n',
+    );
+    await writeFile(
+      noop,
+      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 99, limitResponse: {type: Reject}}}\n',
+    );
     const out = join(dir, 'out');
-    const run = spawnSync(process.execPath, [FAIRWAY, 'sim', 'compare', scenarioFile, '--variant', variant, '--seeds', '1..3', '--workers', '2', '--no-plots', '--out', out], { encoding: 'utf8' });
+    const run = spawnSync(
+      process.execPath,
+      [FAIRWAY, 'sim', 'compare', scenarioFile, '--variant', variant, '--seeds', '1..3', '--workers', '2', '--no-plots', '--out', out],
+      { encoding: 'utf8' },
+    );
     assert.is(run.status, 0, run.stderr);
     assert.match(run.stdout, /^SEEDS=1\.\.3\n/);
     const comparison = JSON.parse(await readFile(join(out, 'compare.json'), 'utf8'));
@@ -137,7 +152,9 @@ test('fairway sim compare: per flow and level verdicts, winners and losers first
       assert.match(await readFile(join(out, r.html), 'utf8'), /<h1>Simulation: cli-test<\/h1>/);
     }
     // A variant the ensurer undoes changes nothing: a warning, an error with --strict.
-    const strict = spawnSync(process.execPath, [FAIRWAY, 'sim', 'compare', scenarioFile, '--variant', noop, '--strict', '--out', join(dir, 'noop')], { encoding: 'utf8' });
+    const strict = spawnSync(process.execPath, [FAIRWAY, 'sim', 'compare', scenarioFile, '--variant', noop, '--strict', '--out', join(dir, 'noop')], {
+      encoding: 'utf8',
+    });
     assert.is(strict.status, 1);
     assert.ok(strict.stderr.includes(`error: ${noop}: the variant changes nothing the controller digests`), strict.stderr);
     assert.is(spawnSync(process.execPath, [FAIRWAY, 'sim', 'compare', scenarioFile, '--out', out], { encoding: 'utf8' }).status, 2);

@@ -77,7 +77,12 @@ export class FieldReader {
   }
 
   /** A finite number satisfying `check` (which returns the complaint, or undefined). */
-  number(map: Plain, key: string, path: readonly PathSegment[], options: { required?: boolean; fallback: number; integer?: boolean; min?: number; positive?: boolean; max?: number }): number {
+  number(
+    map: Plain,
+    key: string,
+    path: readonly PathSegment[],
+    options: { required?: boolean; fallback: number; integer?: boolean; min?: number; positive?: boolean; max?: number },
+  ): number {
     const at = [...path, key];
     const value = map[key];
     if (value === undefined || value === null) {

@@ -95,7 +95,16 @@ export interface SimulationReport {
     };
     warnings: string[];
   };
-  totals: { arrived: number; dispatched: number; completed: number; rejected: RejectCounts; rejectedTotal: number; waitingAtEnd: number; executingAtEnd: number; simulatedEvents: number };
+  totals: {
+    arrived: number;
+    dispatched: number;
+    completed: number;
+    rejected: RejectCounts;
+    rejectedTotal: number;
+    waitingAtEnd: number;
+    executingAtEnd: number;
+    simulatedEvents: number;
+  };
   flows: Record<string, FlowReport>;
   levels: Record<string, LevelReport>;
   fairness: Record<string, FairnessReport>;
@@ -180,7 +189,11 @@ export function buildReport(result: SimulationResult): SimulationReport {
       rejectedTotal: total(l.rejected),
       noAccommodation: l.noAccommodation,
       currentCL: { min: finite(l.currentCLMin), max: finite(l.currentCLMax), mean: round(means.currentCL, 3), final: l.currentCL },
-      borrowing: { meanSeats: round(means.currentCL - nominalCL, 3), maxSeats: finite(l.currentCLMax) - nominalCL, minSeats: finite(l.currentCLMin) - nominalCL },
+      borrowing: {
+        meanSeats: round(means.currentCL - nominalCL, 3),
+        maxSeats: finite(l.currentCLMax) - nominalCL,
+        minSeats: finite(l.currentCLMin) - nominalCL,
+      },
       seatsInUse: { mean: round(means.seatsInUse, 3), max: l.seatsInUseMax },
       waiting: { mean: round(means.waiting, 3), max: l.waitingMax },
       longestQueue: l.longestQueue,
@@ -190,7 +203,11 @@ export function buildReport(result: SimulationResult): SimulationReport {
   }
 
   const sum = (pick: (f: FlowReport) => number) => Object.values(flows).reduce((s, f) => s + pick(f), 0);
-  const rejected = { 'queue-full': sum((f) => f.rejected['queue-full']), 'time-out': sum((f) => f.rejected['time-out']), 'concurrency-limit': sum((f) => f.rejected['concurrency-limit']) };
+  const rejected = {
+    'queue-full': sum((f) => f.rejected['queue-full']),
+    'time-out': sum((f) => f.rejected['time-out']),
+    'concurrency-limit': sum((f) => f.rejected['concurrency-limit']),
+  };
 
   const report: SimulationReport = {
     kind: REPORT_KIND,
@@ -242,11 +259,15 @@ export function buildReport(result: SimulationResult): SimulationReport {
           },
         ]),
       ),
-      flows: Object.fromEntries(result.flows.map((f) => [f.name, { arrived: [...f.series.arrived], dispatched: [...f.series.dispatched], rejected: [...f.series.rejected] }])),
+      flows: Object.fromEntries(
+        result.flows.map((f) => [f.name, { arrived: [...f.series.arrived], dispatched: [...f.series.dispatched], rejected: [...f.series.rejected] }]),
+      ),
     },
     distributions: {
       waitSeconds: Object.fromEntries(result.flows.map((f) => [f.name, f.wait.cdf(100).map(([ms, p]) => [round(ms / 1000), round(p, 4)] as [number, number])])),
-      latencySeconds: Object.fromEntries(result.flows.map((f) => [f.name, f.latency.cdf(100).map(([ms, p]) => [round(ms / 1000), round(p, 4)] as [number, number])])),
+      latencySeconds: Object.fromEntries(
+        result.flows.map((f) => [f.name, f.latency.cdf(100).map(([ms, p]) => [round(ms / 1000), round(p, 4)] as [number, number])]),
+      ),
     },
   };
   if (result.audit !== undefined) report.audit = result.audit;

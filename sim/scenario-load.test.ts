@@ -54,7 +54,11 @@ test('every scenario mistake is reported with the file, its line and the field p
     '',
   ].join('\n');
   const errors = errorsOf(await loadScenarioText(text, 'bad.yaml'));
-  const expect = (fragment: string) => assert.ok(errors.some((e) => e.includes(fragment)), `missing ${JSON.stringify(fragment)} in\n${errors.join('\n')}`);
+  const expect = (fragment: string) =>
+    assert.ok(
+      errors.some((e) => e.includes(fragment)),
+      `missing ${JSON.stringify(fragment)} in\n${errors.join('\n')}`,
+    );
   expect('bad.yaml:2: duration: must be a duration such as "40ms", "2s" or "1m30s"');
   expect('bad.yaml:3: bootstrap: must be one of suggested, mandatory, none, got "some"');
   expect('bad.yaml:4: server.maxRequestsInflight: must be at least 0, got -4');
@@ -68,15 +72,33 @@ test('every scenario mistake is reported with the file, its line and the field p
   expect('bad.yaml:17: flows[1].service.mean: must be a duration');
 });
 
-test('server.workEstimator sets the estimator\'s tunables (Kubernetes\' WorkEstimatorConfig), defaults otherwise, errors by field', async () => {
-  const loaded = await loadScenarioText(`kind: Scenario\nduration: 30s\nserver:\n  workEstimator: {maximumSeatsLimit: 4, listWorkEstimatorConfig: {objectsPerSeat: 50}}\nflows:\n${FLOW}`, 'we.yaml');
+test("server.workEstimator sets the estimator's tunables (Kubernetes' WorkEstimatorConfig), defaults otherwise, errors by field", async () => {
+  const loaded = await loadScenarioText(
+    `kind: Scenario\nduration: 30s\nserver:\n  workEstimator: {maximumSeatsLimit: 4, listWorkEstimatorConfig: {objectsPerSeat: 50}}\nflows:\n${FLOW}`,
+    'we.yaml',
+  );
   assert.ok(loaded.ok, errorsOf(loaded).join('\n'));
   if (!loaded.ok) return;
-  assert.equal(loaded.loaded.scenario.server.workEstimator, { minimumSeats: 1, maximumSeatsLimit: 4, objectsPerSeat: 50, mutatingEnabled: true, eventAdditionalDurationMs: 5, watchesPerSeat: 10 });
+  assert.equal(loaded.loaded.scenario.server.workEstimator, {
+    minimumSeats: 1,
+    maximumSeatsLimit: 4,
+    objectsPerSeat: 50,
+    mutatingEnabled: true,
+    eventAdditionalDurationMs: 5,
+    watchesPerSeat: 10,
+  });
   const plain = await loadScenarioText(`kind: Scenario\nduration: 30s\nflows:\n${FLOW}`, 'ok.yaml');
   assert.ok(plain.ok && plain.loaded.scenario.server.workEstimator.maximumSeatsLimit === 10);
-  const errors = errorsOf(await loadScenarioText(`kind: Scenario\nduration: 30s\nserver:\n  workEstimator: {mutatingWorkEstimatorConfig: {watchesPerSeat: 0}}\nflows:\n${FLOW}`, 'bad.yaml'));
-  assert.ok(errors.some((e) => e.includes('server.workEstimator.mutatingWorkEstimatorConfig.watchesPerSeat: Invalid value: 0: must be a number greater than 0')), errors.join('\n'));
+  const errors = errorsOf(
+    await loadScenarioText(
+      `kind: Scenario\nduration: 30s\nserver:\n  workEstimator: {mutatingWorkEstimatorConfig: {watchesPerSeat: 0}}\nflows:\n${FLOW}`,
+      'bad.yaml',
+    ),
+  );
+  assert.ok(
+    errors.some((e) => e.includes('server.workEstimator.mutatingWorkEstimatorConfig.watchesPerSeat: Invalid value: 0: must be a number greater than 0')),
+    errors.join('\n'),
+  );
 });
 
 test('inline manifests go through the server’s validation, errors pointing at the field’s line', async () => {
@@ -101,9 +123,18 @@ objects:
     metadata: {name: nope}
 `;
   const errors = errorsOf(await loadScenarioText(text, 'objects.yaml'));
-  assert.ok(errors.some((e) => e.startsWith('objects.yaml:11: objects[0].spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive')), errors.join('\n'));
-  assert.ok(errors.some((e) => e.startsWith('objects.yaml:16: objects[1].spec.matchingPrecedence: Invalid value: 20000')), errors.join('\n'));
-  assert.ok(errors.some((e) => e.startsWith('objects.yaml:17: objects[2]: unknown kind: apiVersion "v1", kind "ConfigMap"')), errors.join('\n'));
+  assert.ok(
+    errors.some((e) => e.startsWith('objects.yaml:11: objects[0].spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive')),
+    errors.join('\n'),
+  );
+  assert.ok(
+    errors.some((e) => e.startsWith('objects.yaml:16: objects[1].spec.matchingPrecedence: Invalid value: 20000')),
+    errors.join('\n'),
+  );
+  assert.ok(
+    errors.some((e) => e.startsWith('objects.yaml:17: objects[2]: unknown kind: apiVersion "v1", kind "ConfigMap"')),
+    errors.join('\n'),
+  );
 });
 
 test('manifest files are read relative to the scenario and reported with their own file and line', async () => {
@@ -124,14 +155,31 @@ spec: {type: Limited, limited: {nominalConcurrencyShares: -1, limitResponse: {ty
     );
     const scenarioFile = join(dir, 'scenario.yaml');
     const errors = errorsOf(await loadScenarioText(`kind: Scenario\nduration: 1s\nfiles: [levels.yaml, missing.yaml]\n`, scenarioFile));
-    assert.ok(errors.some((e) => e === `${join(dir, 'levels.yaml')}:6: PriorityLevelConfiguration/bad: spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer`), errors.join('\n'));
-    assert.ok(errors.some((e) => e.startsWith(`${join(dir, 'missing.yaml')}: cannot read: no such file or directory`)), errors.join('\n'));
+    assert.ok(
+      errors.some(
+        (e) =>
+          e ===
+          `${join(dir, 'levels.yaml')}:6: PriorityLevelConfiguration/bad: spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer`,
+      ),
+      errors.join('\n'),
+    );
+    assert.ok(
+      errors.some((e) => e.startsWith(`${join(dir, 'missing.yaml')}: cannot read: no such file or directory`)),
+      errors.join('\n'),
+    );
     assert.is(errors.length, 2);
 
-    await writeFile(join(dir, 'levels.yaml'), `apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: good}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 5, limitResponse: {type: Reject}}}\n`);
+    await writeFile(
+      join(dir, 'levels.yaml'),
+      `apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: good}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 5, limitResponse: {type: Reject}}}\n`,
+    );
     const ok = await loadScenarioText(`kind: Scenario\nduration: 1s\nbootstrap: none\nfiles: [levels.yaml]\n`, scenarioFile);
     assert.ok(ok.ok, errorsOf(ok).join('\n'));
-    if (ok.ok) assert.equal(ok.loaded.config.priorityLevels.map((p) => p.metadata?.name), ['good']);
+    if (ok.ok)
+      assert.equal(
+        ok.loaded.config.priorityLevels.map((p) => p.metadata?.name),
+        ['good'],
+      );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -146,7 +194,8 @@ objects:
     metadata: {name: global-default${annotations}}
     spec: {type: Limited, limited: {nominalConcurrencyShares: 200, limitResponse: {type: Reject}}}
 `;
-  const shares = (result: LoadResult) => (result.ok ? result.loaded.config.priorityLevels.find((p) => p.metadata?.name === 'global-default')?.spec?.limited?.nominalConcurrencyShares : undefined);
+  const shares = (result: LoadResult) =>
+    result.ok ? result.loaded.config.priorityLevels.find((p) => p.metadata?.name === 'global-default')?.spec?.limited?.nominalConcurrencyShares : undefined;
 
   const reverted = await loadScenarioText(plc(''), 'edit.yaml');
   assert.is(shares(reverted), 20);
@@ -162,11 +211,16 @@ test('unparsable YAML and a missing kind are reported, never thrown', async () =
   assert.is(broken.length, 1);
   assert.match(broken[0]!, /^broken\.yaml:\d+: invalid YAML/);
   const noKind = errorsOf(await loadScenarioText('duration: 1s\n', 'nokind.yaml'));
-  assert.ok(noKind.some((e) => e.startsWith('nokind.yaml:1: kind: required: must be Scenario')), noKind.join('\n'));
+  assert.ok(
+    noKind.some((e) => e.startsWith('nokind.yaml:1: kind: required: must be Scenario')),
+    noKind.join('\n'),
+  );
   const notMap = errorsOf(await loadScenarioText('- 1\n- 2\n', 'list.yaml'));
-  assert.ok(notMap.some((e) => e.includes('must be a mapping, got a list')), notMap.join('\n'));
+  assert.ok(
+    notMap.some((e) => e.includes('must be a mapping, got a list')),
+    notMap.join('\n'),
+  );
 });
-
 
 test('no silent no-ops: a bad duration is reported once, not again as a stop error', async () => {
   const text = `kind: Scenario\nduration: 5x\nflows:\n  - name: late\n    user: a\n    verb: get\n    resource: pods\n    start: 15s\n    arrival: {type: poisson, rate: 5}\n    service: {type: constant, value: 10ms}\n`;
@@ -175,7 +229,10 @@ test('no silent no-ops: a bad duration is reported once, not again as a stop err
   assert.match(errors[0]!, /^d\.yaml:2: duration: must be a duration/);
   // A stop before start is still an error when the duration is fine.
   const stop = errorsOf(await loadScenarioText(text.replace('5x', '30s').replace('start: 15s', 'start: 15s\n    stop: 10s'), 'd.yaml'));
-  assert.ok(stop.some((e) => e.includes('flows[0].stop: must be later than start (15s)')), stop.join('\n'));
+  assert.ok(
+    stop.some((e) => e.includes('flows[0].stop: must be later than start (15s)')),
+    stop.join('\n'),
+  );
 });
 
 test('no silent no-ops: LISTs without an object count, Dangling FlowSchemas and variants that change nothing warn', async () => {
@@ -188,21 +245,63 @@ test('no silent no-ops: LISTs without an object count, Dangling FlowSchemas and 
     assert.ok(loaded.ok);
     if (!loaded.ok) return;
     const warnings = loaded.loaded.warnings;
-    assert.ok(warnings.some((w) => w.startsWith('w.yaml: flows[1] ("lister"): list of deployments.apps has no object count') && w.endsWith('prices it at 1 seat')), warnings.join('\n'));
-    assert.not.ok(warnings.some((w) => w.includes('"counted"') || w.includes('"watcher"')), warnings.join('\n'));
-    assert.ok(warnings.some((w) => w.includes('FlowSchema "orphans" refers to PriorityLevelConfiguration "nowhere", which does not exist') && w.includes('Dangling')), warnings.join('\n'));
+    assert.ok(
+      warnings.some((w) => w.startsWith('w.yaml: flows[1] ("lister"): list of deployments.apps has no object count') && w.endsWith('prices it at 1 seat')),
+      warnings.join('\n'),
+    );
+    assert.not.ok(
+      warnings.some((w) => w.includes('"counted"') || w.includes('"watcher"')),
+      warnings.join('\n'),
+    );
+    assert.ok(
+      warnings.some((w) => w.includes('FlowSchema "orphans" refers to PriorityLevelConfiguration "nowhere", which does not exist') && w.includes('Dangling')),
+      warnings.join('\n'),
+    );
 
     // A variant identical to what is there changes nothing; one that changes a share does not warn.
     const same = join(dir, 'same.yaml');
-    await writeFile(same, `apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: workload-low, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 100, lendablePercent: 90, limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 50}}}}\n`);
+    await writeFile(
+      same,
+      `apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: workload-low, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 100, lendablePercent: 90, limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 50}}}}\n`,
+    );
     const base = `kind: Scenario\nduration: 30s\nflows:\n${FLOW}`;
     const noop = await loadScenarioText(base, 'v.yaml', { extraFiles: [same] });
-    assert.ok(noop.ok && noop.loaded.warnings.some((w) => w === `${same}: the variant changes nothing the controller digests (same PriorityLevelConfiguration and FlowSchema specs as without it)`), noop.ok ? noop.loaded.warnings.join('\n') : '');
-    const changed = await loadScenarioText(base, 'v.yaml', { extraObjects: [{ origin: 'candidate', object: { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'workload-low', annotations: { 'apf.kubernetes.io/autoupdate-spec': 'false' } }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 200, limitResponse: { type: 'Reject' } } } } }] });
+    assert.ok(
+      noop.ok &&
+        noop.loaded.warnings.some(
+          (w) => w === `${same}: the variant changes nothing the controller digests (same PriorityLevelConfiguration and FlowSchema specs as without it)`,
+        ),
+      noop.ok ? noop.loaded.warnings.join('\n') : '',
+    );
+    const changed = await loadScenarioText(base, 'v.yaml', {
+      extraObjects: [
+        {
+          origin: 'candidate',
+          object: {
+            apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+            kind: 'PriorityLevelConfiguration',
+            metadata: { name: 'workload-low', annotations: { 'apf.kubernetes.io/autoupdate-spec': 'false' } },
+            spec: { type: 'Limited', limited: { nominalConcurrencyShares: 200, limitResponse: { type: 'Reject' } } },
+          },
+        },
+      ],
+    });
     assert.ok(changed.ok);
     if (changed.ok) assert.equal(changed.loaded.warnings, []);
     // An edit the ensurer undoes is also a variant that changes nothing.
-    const undone = await loadScenarioText(base, 'v.yaml', { extraObjects: [{ origin: 'candidate', object: { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'workload-low' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 200, limitResponse: { type: 'Reject' } } } } }] });
+    const undone = await loadScenarioText(base, 'v.yaml', {
+      extraObjects: [
+        {
+          origin: 'candidate',
+          object: {
+            apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+            kind: 'PriorityLevelConfiguration',
+            metadata: { name: 'workload-low' },
+            spec: { type: 'Limited', limited: { nominalConcurrencyShares: 200, limitResponse: { type: 'Reject' } } },
+          },
+        },
+      ],
+    });
     assert.ok(undone.ok && undone.loaded.warnings.length === 2, undone.ok ? undone.loaded.warnings.join('\n') : '');
   } finally {
     await rm(dir, { recursive: true, force: true });

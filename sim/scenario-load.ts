@@ -45,7 +45,10 @@ export async function loadScenarioFile(file: string, options: LoadOptions = {}):
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as { code?: string }).code;
-    return { ok: false, errors: [`${file}: cannot read: ${code === 'ENOENT' ? 'no such file or directory' : error instanceof Error ? error.message : String(error)}`] };
+    return {
+      ok: false,
+      errors: [`${file}: cannot read: ${code === 'ENOENT' ? 'no such file or directory' : error instanceof Error ? error.message : String(error)}`],
+    };
   }
   return loadScenarioText(text, file, options);
 }
@@ -70,13 +73,25 @@ export async function loadScenarioText(text: string, file: string, options: Load
     const name = typeof (object.metadata as { name?: unknown } | undefined)?.name === 'string' ? String((object.metadata as { name: string }).name) : '';
     if (entry === undefined) {
       const known = registry.kinds.map((k) => `${k.apiVersion} ${k.kind}`).join(', ');
-      errors.push(formatSourceError({ file, line: source.lineOf(['objects', index]), path: where, message: `unknown kind: apiVersion ${JSON.stringify(object.apiVersion)}, kind ${JSON.stringify(object.kind)} (known: ${known})` }));
+      errors.push(
+        formatSourceError({
+          file,
+          line: source.lineOf(['objects', index]),
+          path: where,
+          message: `unknown kind: apiVersion ${JSON.stringify(object.apiVersion)}, kind ${JSON.stringify(object.kind)} (known: ${known})`,
+        }),
+      );
       continue;
     }
     const fieldErrors = safeCheck(() => entry.check(object, file));
     for (const e of fieldErrors) {
       const segments = ['objects', index, ...parseFieldPath(e.field)];
-      const error: SourceError = { file, line: source.lineOf(segments), path: `${where}.${e.field}`, message: `${fieldErrorBody(e)} (${entry.kind} ${JSON.stringify(name)})` };
+      const error: SourceError = {
+        file,
+        line: source.lineOf(segments),
+        path: `${where}.${e.field}`,
+        message: `${fieldErrorBody(e)} (${entry.kind} ${JSON.stringify(name)})`,
+      };
       errors.push(formatSourceError(error));
     }
     if (fieldErrors.length === 0) applied.push({ kind: entry.kind, object, origin: `${file}: ${where}` });
@@ -112,7 +127,10 @@ export async function loadScenarioText(text: string, file: string, options: Load
   if (applied.some((a) => a.variant === true)) {
     // A variant that the ensurer undoes, or that repeats what is there, would make a comparison
     // report "no difference" for a reason that has nothing to do with the traffic.
-    const without = buildConfig(scenario.bootstrap, applied.filter((a) => a.variant !== true)).config;
+    const without = buildConfig(
+      scenario.bootstrap,
+      applied.filter((a) => a.variant !== true),
+    ).config;
     if (digestedConfigKey(without) === digestedConfigKey(config)) {
       const origins = [...new Set(applied.filter((a) => a.variant === true).map((a) => a.origin.split(':')[0]))].join(', ');
       warnings.push(`${origins}: the variant changes nothing the controller digests (same PriorityLevelConfiguration and FlowSchema specs as without it)`);

@@ -91,17 +91,43 @@ export interface Scenario {
 }
 
 const TOP_FIELDS = ['apiVersion', 'kind', 'name', 'description', 'duration', 'server', 'bootstrap', 'objects', 'files', 'objectCounts', 'flows', 'report'];
-const SERVER_FIELDS = ['maxRequestsInflight', 'maxMutatingRequestsInflight', 'requestTimeout', 'consistentListFromCache', 'executorThreads', 'cores', 'workEstimator'];
+const SERVER_FIELDS = [
+  'maxRequestsInflight',
+  'maxMutatingRequestsInflight',
+  'requestTimeout',
+  'consistentListFromCache',
+  'executorThreads',
+  'cores',
+  'workEstimator',
+];
 const FLOW_FIELDS = [
-  'name', 'user', 'groups', 'namespace', 'verb', 'apiGroup', 'resource', 'subresource', 'objectName', 'path',
-  'objects', 'watchers', 'query', 'arrival', 'service', 'timeout', 'waitLimit', 'start', 'stop',
+  'name',
+  'user',
+  'groups',
+  'namespace',
+  'verb',
+  'apiGroup',
+  'resource',
+  'subresource',
+  'objectName',
+  'path',
+  'objects',
+  'watchers',
+  'query',
+  'arrival',
+  'service',
+  'timeout',
+  'waitLimit',
+  'start',
+  'stop',
 ];
 const FLOW_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 export function parseScenario(value: unknown, defaultName: string): { scenario: Scenario; problems: FieldProblem[] } {
   const r = new FieldReader();
   const top = r.mapping(value, [], TOP_FIELDS) ?? {};
-  if (top.kind !== SCENARIO_KIND) r.fail(['kind'], top.kind === undefined ? `required: must be ${SCENARIO_KIND}` : `must be ${SCENARIO_KIND}, got ${JSON.stringify(top.kind)}`);
+  if (top.kind !== SCENARIO_KIND)
+    r.fail(['kind'], top.kind === undefined ? `required: must be ${SCENARIO_KIND}` : `must be ${SCENARIO_KIND}, got ${JSON.stringify(top.kind)}`);
   r.string(top, 'apiVersion', []);
   const problemsBefore = r.problems.length;
   const durationMs = r.duration(top, 'duration', [], { required: true, fallbackMs: 1000, positive: true });
@@ -124,7 +150,9 @@ export function parseScenario(value: unknown, defaultName: string): { scenario: 
 
   const objectCounts: Record<string, number> = {};
   if (top.objectCounts !== undefined && top.objectCounts !== null) {
-    const counts = isPlain(top.objectCounts) ? top.objectCounts : (r.fail(['objectCounts'], 'must be a mapping from resource (e.g. pods, deployments.apps) to a count'), {});
+    const counts = isPlain(top.objectCounts)
+      ? top.objectCounts
+      : (r.fail(['objectCounts'], 'must be a mapping from resource (e.g. pods, deployments.apps) to a count'), {});
     for (const key of Object.keys(counts)) objectCounts[key] = r.number(counts, key, ['objectCounts'], { fallback: 0, integer: true, min: 0 });
   }
 
@@ -159,7 +187,11 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
   const path = ['server'];
   const server: ServerSpec = {
     maxRequestsInflight: r.number(map, 'maxRequestsInflight', path, { fallback: DEFAULT_MAX_REQUESTS_INFLIGHT, integer: true, min: 0 }),
-    maxMutatingRequestsInflight: r.number(map, 'maxMutatingRequestsInflight', path, { fallback: DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT, integer: true, min: 0 }),
+    maxMutatingRequestsInflight: r.number(map, 'maxMutatingRequestsInflight', path, {
+      fallback: DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT,
+      integer: true,
+      min: 0,
+    }),
     requestTimeoutMs: r.duration(map, 'requestTimeout', path, { fallbackMs: DEFAULT_REQUEST_TIMEOUT_MS, positive: true }),
     consistentListFromCache: r.boolean(map, 'consistentListFromCache', path, true),
     executorThreads: null,
@@ -169,7 +201,9 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
   // As `fairway serve --execution-threads`: the cores left after the main thread, at least one.
   const defaultThreads = server.cores === null ? null : Math.max(1, server.cores - 1);
   server.executorThreads =
-    map.executorThreads === undefined || map.executorThreads === null ? defaultThreads : r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 4096 });
+    map.executorThreads === undefined || map.executorThreads === null
+      ? defaultThreads
+      : r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 4096 });
   if (server.maxRequestsInflight + server.maxMutatingRequestsInflight <= 0) {
     r.fail(path, 'maxRequestsInflight + maxMutatingRequestsInflight must be greater than 0 (APF needs a server concurrency limit)');
   }
@@ -187,7 +221,8 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
   const map = r.mapping(raw, path, FLOW_FIELDS);
   if (map === undefined) return undefined;
   const name = r.string(map, 'name', path, { required: true });
-  if (name !== '' && !FLOW_NAME.test(name)) r.fail([...path, 'name'], `must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(name)}`);
+  if (name !== '' && !FLOW_NAME.test(name))
+    r.fail([...path, 'name'], `must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit, got ${JSON.stringify(name)}`);
   const nonResourcePath = r.string(map, 'path', path);
   const isResource = nonResourcePath === '';
   if (!isResource && !nonResourcePath.startsWith('/')) r.fail([...path, 'path'], `must start with "/", got ${JSON.stringify(nonResourcePath)}`);

@@ -51,12 +51,19 @@ test('every request is accounted for, and no level ever runs more seats than its
   for (const [name, f] of Object.entries(report.flows)) {
     assert.is(f.arrived, f.dispatched + f.rejectedTotal + f.waitingAtEnd, name);
     assert.is(f.dispatched, f.completed + f.executingAtEnd, name);
-    assert.is(report.series.flows[name]!.arrived.reduce((s, x) => s + x, 0), f.arrived, name);
+    assert.is(
+      report.series.flows[name]!.arrived.reduce((s, x) => s + x, 0),
+      f.arrived,
+      name,
+    );
   }
   const level = report.levels['global-default']!;
   assert.ok(level.rejectedTotal > 0, 'the overload is real');
   assert.ok(level.seatsInUse.max <= level.currentCL.max, `${level.seatsInUse.max} seats > CurrentCL ${level.currentCL.max}`);
-  assert.is(report.totals.arrived, Object.values(report.flows).reduce((s, f) => s + f.arrived, 0));
+  assert.is(
+    report.totals.arrived,
+    Object.values(report.flows).reduce((s, f) => s + f.arrived, 0),
+  );
 });
 
 test('a request waits at most a quarter of its timeout, then is rejected with time-out', async () => {
@@ -120,7 +127,7 @@ flows:
   - {name: lister, user: 'system:serviceaccount:ci:lister', groups: [system:serviceaccounts, system:authenticated], namespace: ci, verb: list, resource: pods, objects: 3000, arrival: {type: poisson, rate: 40}, service: {type: constant, value: 40ms}}
 ${flow('reader', 'alice', 100)}`;
 
-test('executorThreads is the server\'s --execution-threads: big LISTs wait for its threads, holding their seats; small requests do not', async () => {
+test("executorThreads is the server's --execution-threads: big LISTs wait for its threads, holding their seats; small requests do not", async () => {
   const unmodelled = await simulate(storm(''));
   const oneThread = await simulate(storm('executorThreads: 1'));
   assert.is(unmodelled.scenario.server.executorThreads, null);
@@ -133,7 +140,7 @@ test('executorThreads is the server\'s --execution-threads: big LISTs wait for i
   assert.is(POOL_WORK_MIN_OBJECTS, 82);
 });
 
-test('executorThreads 0 is the main thread alone, one LIST at a time; the default follows cores as the server\'s does', async () => {
+test("executorThreads 0 is the main thread alone, one LIST at a time; the default follows cores as the server's does", async () => {
   const inline = await simulate(storm('executorThreads: 0'));
   const oneThread = await simulate(storm('executorThreads: 1'));
   assert.is(inline.scenario.server.executorThreads, 0);

@@ -155,7 +155,12 @@ class Simulation {
     const { scenario, input } = this;
     this.configured = true;
     const counts = new Map(Object.entries(scenario.objectCounts));
-    const stopCounting = startObjectCountPolling({ clock: this.clock, tracker: this.objectCounts, resources: [...counts.keys()], count: (key) => counts.get(key) ?? -1 });
+    const stopCounting = startObjectCountPolling({
+      clock: this.clock,
+      tracker: this.objectCounts,
+      resources: [...counts.keys()],
+      count: (key) => counts.get(key) ?? -1,
+    });
     this.controller.configure(input.loaded.config);
     this.controller.start();
     for (const spec of scenario.flows) this.startFlow(spec);
@@ -270,7 +275,16 @@ class Simulation {
 
   // --- workload --------------------------------------------------------------------------------
 
-  private submit(flow: FlowMetrics, digest: RequestDigest, query: Record<string, string>, objects: number | undefined, watchers: number, waitLimitMs: number | undefined, timeoutMs: number, serviceMs: number): void {
+  private submit(
+    flow: FlowMetrics,
+    digest: RequestDigest,
+    query: Record<string, string>,
+    objects: number | undefined,
+    watchers: number,
+    waitLimitMs: number | undefined,
+    timeoutMs: number,
+    serviceMs: number,
+  ): void {
     flow.noteArrived();
     const request = new InFlight(this, flow, digest, query, waitLimitMs, this.clock.now(), serviceMs, timeoutMs);
     this.estimating.objects = objects;
@@ -322,7 +336,17 @@ class Simulation {
     const fire = (): void => {
       const request = requests[next++]!;
       const shape = request.shape;
-      const key = JSON.stringify([shape.user, shape.groups, shape.verb, shape.apiGroup, shape.resource, shape.subresource, shape.namespace, shape.name, shape.nonResourcePath]);
+      const key = JSON.stringify([
+        shape.user,
+        shape.groups,
+        shape.verb,
+        shape.apiGroup,
+        shape.resource,
+        shape.subresource,
+        shape.namespace,
+        shape.name,
+        shape.nonResourcePath,
+      ]);
       let digest = digests.get(key);
       if (digest === undefined) {
         digest = requestDigest(shape);

@@ -32,12 +32,7 @@ export class ExecutorError extends Error {
    */
   readonly workSettled: Promise<void> | undefined;
 
-  constructor(
-    code: ExecutorErrorCode,
-    stage: string,
-    message: string,
-    extra: { cause?: unknown; workSettled?: Promise<void> } = {},
-  ) {
+  constructor(code: ExecutorErrorCode, stage: string, message: string, extra: { cause?: unknown; workSettled?: Promise<void> } = {}) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'ExecutorError';
     this.code = code;

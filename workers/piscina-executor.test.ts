@@ -40,7 +40,7 @@ const pl = (name: string): KubeObject => ({
   spec: { type: 'Exempt', exempt: {} },
 });
 
-test('work runs on a worker thread, not the caller\'s', async () => {
+test("work runs on a worker thread, not the caller's", async () => {
   await pool.ready();
   const workerThread = await pool.execute<number>({ stage: 'thread-id', payload: null });
   assert.type(workerThread, 'number');
@@ -60,7 +60,12 @@ test('results match the inline executor, and bytes arrive as Buffers', async () 
 
 test('stored objects cross as moved codec bytes and render the same bytes as inline', async () => {
   const forms = [pl('a'), pl('b')].map((object, i) => adoptWrittenObject(`/r/${i}`, object.metadata!.name!, object, 10 + i, encodeObject(object)));
-  const spec: RenderSpec = { list: { kind: 'L', apiVersion: 'v1', metadata: { resourceVersion: '12' } }, metaGroup: 'meta.k8s.io', mediaType: 'application/yaml', pretty: false };
+  const spec: RenderSpec = {
+    list: { kind: 'L', apiVersion: 'v1', metadata: { resourceVersion: '12' } },
+    metaGroup: 'meta.k8s.io',
+    mediaType: 'application/yaml',
+    pretty: false,
+  };
   const expected = await inline.execute<Buffer>(renderWork(forms, spec));
   const body = await pool.execute<Buffer>(renderWork(forms, spec));
   assert.ok(body.equals(expected));
@@ -93,11 +98,7 @@ test('bad work is a coded rejection, never a synchronous throw', async () => {
   await assertRejectsWith(unknown, 'FW_ERR_EXECUTOR_UNKNOWN_STAGE', /unknown stage "gzip"; registered stages: .*encode-json/);
   await assertRejectsWith(pool.execute(null as unknown as Work), 'FW_ERR_EXECUTOR_BAD_WORK', /work must be an object/);
   await assertRejectsWith(pool.execute({ stage: 42 } as unknown as Work), 'FW_ERR_EXECUTOR_BAD_WORK', /work\.stage must be a non-empty string/);
-  await assertRejectsWith(
-    pool.execute({ stage: 'noop', payload: () => 1 }),
-    'FW_ERR_EXECUTOR_BAD_WORK',
-    /payload of stage "noop" cannot be sent to a worker/,
-  );
+  await assertRejectsWith(pool.execute({ stage: 'noop', payload: () => 1 }), 'FW_ERR_EXECUTOR_BAD_WORK', /payload of stage "noop" cannot be sent to a worker/);
   assert.is(await pool.execute<string>({ stage: 'noop', payload: 'still serving' }), 'still serving');
 });
 

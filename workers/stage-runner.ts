@@ -19,11 +19,7 @@ export function checkWork(work: unknown): Stage | ExecutorError {
   }
   const stage = findStage(name);
   if (stage === undefined) {
-    return new ExecutorError(
-      'FW_ERR_EXECUTOR_UNKNOWN_STAGE',
-      name,
-      `unknown stage "${name}"; registered stages: ${stageNames().join(', ')}`,
-    );
+    return new ExecutorError('FW_ERR_EXECUTOR_UNKNOWN_STAGE', name, `unknown stage "${name}"; registered stages: ${stageNames().join(', ')}`);
   }
   return stage;
 }

@@ -20,7 +20,18 @@ const run = (name: string, payload: unknown): unknown => {
 const ownsWholeBuffer = (bytes: Uint8Array): boolean => bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 
 test('the registry holds the serving and diagnostic stages, keyed by their own names', () => {
-  for (const name of ['encode-json', 'encode-json-lines', 'encode-objects', 'render-json', 'render-table', 'render-yaml', 'render-protobuf', 'sleep-cpu', 'noop', 'thread-id']) {
+  for (const name of [
+    'encode-json',
+    'encode-json-lines',
+    'encode-objects',
+    'render-json',
+    'render-table',
+    'render-yaml',
+    'render-protobuf',
+    'sleep-cpu',
+    'noop',
+    'thread-id',
+  ]) {
     assert.is(findStage(name)?.name, name);
   }
   assert.is(findStage('gzip'), undefined);
@@ -29,7 +40,7 @@ test('the registry holds the serving and diagnostic stages, keyed by their own n
   assert.is(findStage('encode-json')?.purpose, 'serving');
 });
 
-test('encode-json writes the bytes Go\'s json.Encoder writes: HTML and line separators escaped, newline at the end', () => {
+test("encode-json writes the bytes Go's json.Encoder writes: HTML and line separators escaped, newline at the end", () => {
   const bytes = run('encode-json', { kind: 'List', note: '<a href="x">&amp;</a>', sep: 'a\u2028b\u2029c', é: 'ü', items: [1, null] }) as Buffer;
   assert.ok(Buffer.isBuffer(bytes));
   assert.is(
@@ -65,8 +76,24 @@ const pl = (name: string, extra: Record<string, unknown> = {}): KubeObject => ({
 });
 
 const RENDER_CASES: [string, RenderSpec][] = [
-  ['pretty JSON list', { list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42' } }, metaGroup: 'meta.k8s.io', mediaType: 'application/json', pretty: true }],
-  ['YAML list', { list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42', continue: 'abc' } }, metaGroup: 'meta.k8s.io', mediaType: 'application/yaml', pretty: false }],
+  [
+    'pretty JSON list',
+    {
+      list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42' } },
+      metaGroup: 'meta.k8s.io',
+      mediaType: 'application/json',
+      pretty: true,
+    },
+  ],
+  [
+    'YAML list',
+    {
+      list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42', continue: 'abc' } },
+      metaGroup: 'meta.k8s.io',
+      mediaType: 'application/yaml',
+      pretty: false,
+    },
+  ],
   [
     'Table list',
     {
@@ -78,9 +105,35 @@ const RENDER_CASES: [string, RenderSpec][] = [
       pretty: false,
     },
   ],
-  ['partial metadata list', { list: { kind: 'L', apiVersion: 'v', metadata: {} }, conversion: 'PartialObjectMetadataList', metaGroup: 'meta.k8s.io', mediaType: 'application/json', pretty: false }],
-  ['protobuf list', { list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42', continue: 'abc' } }, metaGroup: 'meta.k8s.io', mediaType: PROTOBUF_MEDIA_TYPE, pretty: false }],
-  ['protobuf partial metadata list', { list: { kind: 'L', apiVersion: 'v', metadata: { resourceVersion: '42' } }, conversion: 'PartialObjectMetadataList', metaGroup: 'meta.k8s.io', mediaType: PROTOBUF_MEDIA_TYPE, pretty: false }],
+  [
+    'partial metadata list',
+    {
+      list: { kind: 'L', apiVersion: 'v', metadata: {} },
+      conversion: 'PartialObjectMetadataList',
+      metaGroup: 'meta.k8s.io',
+      mediaType: 'application/json',
+      pretty: false,
+    },
+  ],
+  [
+    'protobuf list',
+    {
+      list: { kind: 'PriorityLevelConfigurationList', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { resourceVersion: '42', continue: 'abc' } },
+      metaGroup: 'meta.k8s.io',
+      mediaType: PROTOBUF_MEDIA_TYPE,
+      pretty: false,
+    },
+  ],
+  [
+    'protobuf partial metadata list',
+    {
+      list: { kind: 'L', apiVersion: 'v', metadata: { resourceVersion: '42' } },
+      conversion: 'PartialObjectMetadataList',
+      metaGroup: 'meta.k8s.io',
+      mediaType: PROTOBUF_MEDIA_TYPE,
+      pretty: false,
+    },
+  ],
 ];
 
 // The watch cache's two ways of making a form: adopting a written object, and decoding stored bytes.
@@ -120,11 +173,19 @@ for (const [name, spec] of RENDER_CASES) {
     assert.ok(here.byteLength > 0);
     assert.is(there.toString('utf8'), here.toString('utf8'));
     assert.ok(there.equals(here), 'byte for byte');
-    assert.ok(here.equals(renderBody(forms().map((f) => f.object), spec)), 'the stage is renderBody');
+    assert.ok(
+      here.equals(
+        renderBody(
+          forms().map((f) => f.object),
+          spec,
+        ),
+      ),
+      'the stage is renderBody',
+    );
   });
 }
 
-test('a protobuf list body from the items\' messages is the bytes of the list encoded whole, on either thread', () => {
+test("a protobuf list body from the items' messages is the bytes of the list encoded whole, on either thread", () => {
   const spec = RENDER_CASES.find(([name]) => name === 'protobuf list')![1];
   assert.is(renderStageFor(spec), 'render-protobuf');
   const list = spec.list!;
@@ -166,7 +227,10 @@ test('stages over stored objects reject malformed payloads with the field at fau
   assert.throws(() => run('encode-objects', bad({ ends: Uint32Array.of(99_999) })), /ends\[0\] = 99999 is outside the values/);
   assert.throws(() => run('encode-objects', bad({ values: new Uint8Array([0x09, 0x00]), ends: Uint32Array.of(2) })), /unknown codec format byte/);
   assert.throws(() => run('render-json', { objects: forms() }), /payload\.spec must be a render spec/);
-  assert.throws(() => run('render-json', { objects: forms(), spec: { metaGroup: 'm', mediaType: 'application/json', pretty: false } }), /one object expected, got 2/);
+  assert.throws(
+    () => run('render-json', { objects: forms(), spec: { metaGroup: 'm', mediaType: 'application/json', pretty: false } }),
+    /one object expected, got 2/,
+  );
 });
 
 test('sleep-cpu is deterministic in its iteration count and bounded', () => {

@@ -90,7 +90,8 @@ function unpack(objects: unknown): KubeObject[] {
   let start = 0;
   for (let i = 0; i < ends.length; i++) {
     const end = ends[i]!;
-    if (end < start || end > values.byteLength) throw new RangeError(`payload.objects.ends[${i}] = ${end} is outside the values (${start}..${values.byteLength})`);
+    if (end < start || end > values.byteLength)
+      throw new RangeError(`payload.objects.ends[${i}] = ${end} is outside the values (${start}..${values.byteLength})`);
     out[i] = objectFromCodec(values.subarray(start, end), revisions[i]!);
     start = end;
   }

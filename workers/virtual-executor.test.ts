@@ -93,7 +93,7 @@ test('stage failures reject at the completion instant with the stage named', asy
 
 test('bad work and bad service times reject at once without using a thread', async () => {
   const clock = new SimClock(0);
-  const executor = createVirtualExecutor({ clock, threads: 1, serviceTimeMs: (work) => (work.payload as number) });
+  const executor = createVirtualExecutor({ clock, threads: 1, serviceTimeMs: (work) => work.payload as number });
   const unknown = await executor.execute({ stage: 'nope', payload: 1 }).catch((e: unknown) => e);
   assert.ok(isExecutorErrorCode(unknown, 'FW_ERR_EXECUTOR_UNKNOWN_STAGE'));
   for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {

@@ -60,7 +60,9 @@ test('createExecutorMetrics keeps per-stage counters; composed outside a timeout
 test('non-executor errors count as "error" and still reject the caller', async () => {
   const failing: Executor = { execute: () => Promise.reject(new Error('boom')), close: () => Promise.resolve() };
   const metrics = createExecutorMetrics();
-  const error = await withMetrics(failing, metrics).execute(sleep(1)).catch((e: unknown) => e);
+  const error = await withMetrics(failing, metrics)
+    .execute(sleep(1))
+    .catch((e: unknown) => e);
   assert.match((error as Error).message, 'boom');
   assert.equal(metrics.dump()['noop']?.outcomes, { error: 1 });
 });

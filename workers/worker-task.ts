@@ -44,10 +44,5 @@ function failure(error: unknown): StageFailure {
 // A view into a shared allocation (Node's Buffer pool) must be copied: moving it would detach the
 // other views on this thread.
 function ownsWholeBuffer(value: unknown): value is Uint8Array {
-  return (
-    value instanceof Uint8Array &&
-    value.buffer instanceof ArrayBuffer &&
-    value.byteOffset === 0 &&
-    value.byteLength === value.buffer.byteLength
-  );
+  return value instanceof Uint8Array && value.buffer instanceof ArrayBuffer && value.byteOffset === 0 && value.byteLength === value.buffer.byteLength;
 }

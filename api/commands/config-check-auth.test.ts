@@ -114,8 +114,14 @@ resources:
   - identity: {__proto__: {polluted: yes}}
 `,
   );
-  const authorization = file('hostile-authz.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n__proto__: {polluted: yes}\nauthorizers:\n- {type: AlwaysDeny, name: deny, constructor: {prototype: {polluted: yes}}}\n');
-  const admission = file('hostile-admission.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- {name: EventRateLimit, hasOwnProperty: null, configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Server, qps: 5, burst: 10, __proto__: {polluted: yes}}]}}\n');
+  const authorization = file(
+    'hostile-authz.yaml',
+    'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n__proto__: {polluted: yes}\nauthorizers:\n- {type: AlwaysDeny, name: deny, constructor: {prototype: {polluted: yes}}}\n',
+  );
+  const admission = file(
+    'hostile-admission.yaml',
+    'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- {name: EventRateLimit, hasOwnProperty: null, configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Server, qps: 5, burst: 10, __proto__: {polluted: yes}}]}}\n',
+  );
   const { code, lines } = await check(encryption, authorization, admission);
   assert.is(code, 1);
   assert.equal(

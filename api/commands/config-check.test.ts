@@ -61,14 +61,19 @@ test('an invalid object: one line per field error, exit 1', async () => {
   const path = file('bad.yaml', plc('foo', 'lendablePercent: 101'));
   const result = await run(path);
   assert.is(result.code, 1);
-  assert.equal(result.stdout, [`${path}: PriorityLevelConfiguration/foo: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive`]);
+  assert.equal(result.stdout, [
+    `${path}: PriorityLevelConfiguration/foo: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive`,
+  ]);
 });
 
 test('mandatory objects must keep their fixed spec', async () => {
   const path = file('catch-all.yaml', plc('catch-all'));
   const result = await run(path);
   assert.is(result.code, 1);
-  assert.ok(result.stdout.some((l) => l.startsWith(`${path}: PriorityLevelConfiguration/catch-all: spec: Invalid value:`)), result.stdout.join('\n'));
+  assert.ok(
+    result.stdout.some((l) => l.startsWith(`${path}: PriorityLevelConfiguration/catch-all: spec: Invalid value:`)),
+    result.stdout.join('\n'),
+  );
 });
 
 test('unreadable file, bad YAML, unknown kind and non-object documents: clear one-line messages, exit 1', async () => {
@@ -89,7 +94,10 @@ test('unreadable file, bad YAML, unknown kind and non-object documents: clear on
 
 test('EncryptionConfiguration: a key written in the wrong shape is never printed', async () => {
   const key = Buffer.alloc(32, 7).toString('base64');
-  const path = file('enc-shape.yaml', `apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - secretbox:\n          keys:\n            - name: k\n              secret: {key: ${key}}\n            - name: k2\n              secret: [${key}]\n`);
+  const path = file(
+    'enc-shape.yaml',
+    `apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - secretbox:\n          keys:\n            - name: k\n              secret: {key: ${key}}\n            - name: k2\n              secret: [${key}]\n`,
+  );
   const result = await run(path);
   assert.is(result.code, 1);
   assert.equal(result.stdout, [
@@ -109,7 +117,14 @@ test('an object without a name is shown by its position', async () => {
 });
 
 test('List documents are checked item by item', async () => {
-  const list = JSON.stringify({ apiVersion: FC, kind: 'PriorityLevelConfigurationList', items: [{ metadata: { name: 'l1' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } }, { metadata: { name: 'l2' }, spec: { type: 'Bogus' } }] });
+  const list = JSON.stringify({
+    apiVersion: FC,
+    kind: 'PriorityLevelConfigurationList',
+    items: [
+      { metadata: { name: 'l1' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } },
+      { metadata: { name: 'l2' }, spec: { type: 'Bogus' } },
+    ],
+  });
   const path = file('list.json', list);
   const result = await run(path);
   assert.is(result.code, 1);

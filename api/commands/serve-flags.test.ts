@@ -21,7 +21,10 @@ test('defaults', () => {
     [o.dataDir, o.bindAddress, o.securePort, o.certDir, o.maxRequestsInflight, o.maxMutatingRequestsInflight, o.requestTimeoutMs, o.apiDomain],
     ['./data', '127.0.0.1', 6443, 'data/pki', 400, 200, 60_000, 'k8s.io'],
   );
-  assert.equal([o.enablePriorityAndFairness, o.apfEnforce, o.anonymousAuth, o.storageBackend, o.etcdServers, o.tlsCertFile], [true, true, false, 'leveldb', [], '']);
+  assert.equal(
+    [o.enablePriorityAndFairness, o.apfEnforce, o.anonymousAuth, o.storageBackend, o.etcdServers, o.tlsCertFile],
+    [true, true, false, 'leveldb', [], ''],
+  );
 });
 
 test('--flag=value and --flag value; cert-dir follows data-dir unless given', () => {
@@ -41,7 +44,7 @@ test('booleans: bare means true, =false turns off, Go spellings accepted', () =>
   assert.is(error(['--apf-enforce', 'false']), 'fairway serve takes no arguments, got "false" (a boolean flag takes its value after "=": --apf-enforce=false)');
 });
 
-test('integers take Go\'s forms (as pflag does); a bad one is reported in plain words', () => {
+test("integers take Go's forms (as pflag does); a bad one is reported in plain words", () => {
   assert.is(options(['--max-requests-inflight=0x10']).maxRequestsInflight, 16);
   assert.is(options(['--max-requests-inflight=010']).maxRequestsInflight, 8);
   assert.is(options(['--max-requests-inflight=1_000']).maxRequestsInflight, 1000);
@@ -67,7 +70,10 @@ test('durations parse as time.ParseDuration does', () => {
 });
 
 test('IP flags, string lists, repeated flags', () => {
-  assert.is(error(['--bind-address=localhost']), '--bind-address: "localhost" is not an IP address (a host name is not taken): write e.g. 127.0.0.1, 0.0.0.0 or ::1');
+  assert.is(
+    error(['--bind-address=localhost']),
+    '--bind-address: "localhost" is not an IP address (a host name is not taken): write e.g. 127.0.0.1, 0.0.0.0 or ::1',
+  );
   assert.equal(options(['--enable-admission-plugins=A,B', '--enable-admission-plugins=C']).enableAdmissionPlugins, ['A', 'B', 'C']);
   assert.equal(options(['--storage-backend=etcd3', '--etcd-servers', 'https://127.0.0.1:2379']).etcdServers, ['https://127.0.0.1:2379']);
   assert.is(options(['--secure-port=1', '--secure-port=2']).securePort, 2);
@@ -98,7 +104,10 @@ test('value checks after parsing name the flag', () => {
   assert.is(error(['--tls-cert-file=c.pem']), '--tls-cert-file and --tls-private-key-file must be specified together');
   assert.match(error(['--authorization-config=a.yaml', '--authorization-mode=Webhook']), /^--authorization-config /);
   assert.match(error(['--api-domain=Not_A_Domain']), /^--api-domain "Not_A_Domain" must be/);
-  assert.is(error(['--encryption-provider-config-automatic-reload']), '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config');
+  assert.is(
+    error(['--encryption-provider-config-automatic-reload']),
+    '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config',
+  );
 });
 
 test('encryption flags: the file, and automatic reload off unless asked for', () => {
@@ -138,7 +147,7 @@ test('--help and -h give help text listing every flag with its default', () => {
   assert.is(columns.size, 1, 'descriptions line up in one column');
 });
 
-test('-v / --v: klog verbosity in pflag\'s shorthand forms', () => {
+test("-v / --v: klog verbosity in pflag's shorthand forms", () => {
   for (const args of [['-v=3'], ['-v3'], ['-v', '3'], ['--v=3'], ['--v', '3']]) {
     const parsed = parseServeFlags(args);
     assert.is(parsed.kind === 'options' ? parsed.options.verbosity : undefined, 3, args.join(' '));

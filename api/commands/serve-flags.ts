@@ -23,25 +23,48 @@ export const DATA_DIR_FLAG = flag('string', 'data-dir', './data', 'Directory for
 });
 
 /** `--api-domain`: the domain of every API group (flowcontrol.apiserver.<domain>, ...). */
-export const API_DOMAIN_FLAG = flag('string', 'api-domain', DEFAULT_API_DOMAIN, 'Domain part of every API group served and read: flowcontrol.apiserver.<domain>, apiserver.config.<domain>, ...', {
-  valueName: 'DOMAIN',
-  validate: (value, name) =>
-    !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(value) || value.length > 200 ? `${name} ${JSON.stringify(value)} must be a lower-case DNS subdomain, such as k8s.io` : undefined,
-});
+export const API_DOMAIN_FLAG = flag(
+  'string',
+  'api-domain',
+  DEFAULT_API_DOMAIN,
+  'Domain part of every API group served and read: flowcontrol.apiserver.<domain>, apiserver.config.<domain>, ...',
+  {
+    valueName: 'DOMAIN',
+    validate: (value, name) =>
+      !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(value) || value.length > 200
+        ? `${name} ${JSON.stringify(value)} must be a lower-case DNS subdomain, such as k8s.io`
+        : undefined,
+  },
+);
 
 /** Every flag of `fairway serve`, keyed by its ServeOptions property (help sorts them by name). */
 export const SERVE_FLAGS = {
   admissionControlConfigFile: flag('string', 'admission-control-config-file', '', 'File with admission control configuration (an AdmissionConfiguration).'),
-  anonymousAuth: flag('bool', 'anonymous-auth', false, 'Treat requests that no authenticator rejects and none accepts as user system:anonymous in group system:unauthenticated.'),
+  anonymousAuth: flag(
+    'bool',
+    'anonymous-auth',
+    false,
+    'Treat requests that no authenticator rejects and none accepts as user system:anonymous in group system:unauthenticated.',
+  ),
   apiDomain: { ...API_DOMAIN_FLAG, valueName: 'string' },
-  apfEnforce: flag('bool', 'apf-enforce', true, 'Reject and queue requests as API Priority and Fairness decides. When false, requests are classified and measured but never held back.'),
+  apfEnforce: flag(
+    'bool',
+    'apf-enforce',
+    true,
+    'Reject and queue requests as API Priority and Fairness decides. When false, requests are classified and measured but never held back.',
+  ),
   apfWorkEstimatorConfigFile: flag(
     'string',
     'apf-work-estimator-config-file',
     '',
     "File (YAML or JSON) with the APF work estimator's tunables in the form of Kubernetes' WorkEstimatorConfig (minimumSeats, maximumSeatsLimit, listWorkEstimatorConfig, mutatingWorkEstimatorConfig); fields left out keep kube-apiserver's values.",
   ),
-  authorizationConfig: flag('string', 'authorization-config', '', 'File with an AuthorizationConfiguration (an ordered chain of authorizers). Cannot be combined with --authorization-mode.'),
+  authorizationConfig: flag(
+    'string',
+    'authorization-config',
+    '',
+    'File with an AuthorizationConfiguration (an ordered chain of authorizers). Cannot be combined with --authorization-mode.',
+  ),
   authorizationMode: flag('strings', 'authorization-mode', [], 'Ordered list of authorization plugins, comma-separated.'),
   bindAddress: flag('ip', 'bind-address', '127.0.0.1', 'The IP address on which to listen for the --secure-port port.'),
   certDir: flag(
@@ -50,7 +73,12 @@ export const SERVE_FLAGS = {
     '',
     'Directory for the generated CA and serving certificate, created on first start and reused after. Ignored when --tls-cert-file and --tls-private-key-file are given. Empty means pki under --data-dir.',
   ),
-  clientCaFile: flag('string', 'client-ca-file', '', 'If set, a client certificate signed by one of these CAs authenticates its request, as the user in its CommonName and the groups in its Organization.'),
+  clientCaFile: flag(
+    'string',
+    'client-ca-file',
+    '',
+    'If set, a client certificate signed by one of these CAs authenticates its request, as the user in its CommonName and the groups in its Organization.',
+  ),
   dataDir: { ...DATA_DIR_FLAG, valueName: 'string' },
   disableHttp2Serving: flag('bool', 'disable-http2-serving', false, 'If true, HTTP2 serving will be disabled [default=false]'),
   enableAdmissionPlugins: flag('strings', 'enable-admission-plugins', [], 'Admission plugins to enable in addition to the default ones, comma-separated.'),
@@ -74,13 +102,20 @@ export const SERVE_FLAGS = {
     `Worker threads that run the CPU-heavy stages of admitted requests (encoding large lists, YAML, Tables), so the main thread stays free to admit, reject and serve other priority levels. The default is the cores left after the main thread (at least 1); 0 runs that work on the main thread. At most ${MAX_EXECUTION_THREADS}.`,
     {
       defaultText: 'cores - 1, at least 1',
-      validate: (value, name) => (value < 0 || value > MAX_EXECUTION_THREADS ? `${name} ${value} must be between 0 and ${MAX_EXECUTION_THREADS}, inclusive` : undefined),
+      validate: (value, name) =>
+        value < 0 || value > MAX_EXECUTION_THREADS ? `${name} ${value} must be between 0 and ${MAX_EXECUTION_THREADS}, inclusive` : undefined,
     },
   ),
   etcdServers: flag('strings', 'etcd-servers', [], 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd3.'),
-  http2MaxStreamsPerConnection: flag('int', 'http2-max-streams-per-connection', 0, "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default (100).", {
-    validate: (value, name) => (value < 0 || value > 0xffff_ffff ? `${name} ${value} must be between 0 and 4294967295` : undefined),
-  }),
+  http2MaxStreamsPerConnection: flag(
+    'int',
+    'http2-max-streams-per-connection',
+    0,
+    "The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang's default (100).",
+    {
+      validate: (value, name) => (value < 0 || value > 0xffff_ffff ? `${name} ${value} must be between 0 and 4294967295` : undefined),
+    },
+  ),
   maxMutatingRequestsInflight: flag(
     'int',
     'max-mutating-requests-inflight',
@@ -95,18 +130,38 @@ export const SERVE_FLAGS = {
     "The server's share of concurrent non-mutating requests; with priority and fairness it is added to --max-mutating-requests-inflight to give the total concurrency limit. Zero means no limit.",
     { validate: notNegative },
   ),
-  maxWatchesPerUser: flag('int', 'max-watches-per-user', DEFAULT_MAX_WATCHES_PER_USER, 'The most watches one user may have open at once; one more is answered 429 with Retry-After. Zero means no limit.', {
-    validate: notNegative,
-  }),
-  requestTimeoutMs: flag('duration', 'request-timeout', 60_000, 'How long a request may run before the server times it out. Watch and other long-running requests are exempt.', { validate: notNegative }),
+  maxWatchesPerUser: flag(
+    'int',
+    'max-watches-per-user',
+    DEFAULT_MAX_WATCHES_PER_USER,
+    'The most watches one user may have open at once; one more is answered 429 with Retry-After. Zero means no limit.',
+    {
+      validate: notNegative,
+    },
+  ),
+  requestTimeoutMs: flag(
+    'duration',
+    'request-timeout',
+    60_000,
+    'How long a request may run before the server times it out. Watch and other long-running requests are exempt.',
+    { validate: notNegative },
+  ),
   securePort: flag('int', 'secure-port', 6443, 'The port on which to serve HTTPS with authentication and authorization.', {
-    validate: (value, name) => (value < 1 || value > 65535 ? `${name} ${value} must be between 1 and 65535, inclusive. It cannot be turned off with 0` : undefined),
+    validate: (value, name) =>
+      value < 1 || value > 65535 ? `${name} ${value} must be between 1 and 65535, inclusive. It cannot be turned off with 0` : undefined,
   }),
   storageBackend: flag('string', 'storage-backend', 'leveldb', `Where objects are stored: ${STORAGE_BACKENDS.map((b) => `'${b}'`).join(', ')}.`, {
     validate: (value, name) =>
-      (STORAGE_BACKENDS as readonly string[]).includes(value) ? undefined : `${name} invalid, allowed values: ${STORAGE_BACKENDS.join(', ')}. If not specified, it will default to 'leveldb'`,
+      (STORAGE_BACKENDS as readonly string[]).includes(value)
+        ? undefined
+        : `${name} invalid, allowed values: ${STORAGE_BACKENDS.join(', ')}. If not specified, it will default to 'leveldb'`,
   }),
-  tlsCertFile: flag('string', 'tls-cert-file', '', 'File with the default x509 serving certificate (followed by any intermediates). If not given, one is generated in --cert-dir.'),
+  tlsCertFile: flag(
+    'string',
+    'tls-cert-file',
+    '',
+    'File with the default x509 serving certificate (followed by any intermediates). If not given, one is generated in --cert-dir.',
+  ),
   tlsPrivateKeyFile: flag('string', 'tls-private-key-file', '', 'File with the private key matching --tls-cert-file.'),
   tokenAuthFile: flag('string', 'token-auth-file', '', 'If set, the CSV file (token,user,uid,"group1,group2") whose bearer tokens authenticate requests.'),
   /** klog verbosity; 3 and above logs every request. */
@@ -128,7 +183,8 @@ export const SERVE_COMMAND: CommandSpec<typeof SERVE_FLAGS> = {
     if (o.storageBackend === 'etcd3' && o.etcdServers.length === 0) return '--etcd-servers must be specified';
     if ((o.tlsCertFile === '') !== (o.tlsPrivateKeyFile === '')) return '--tls-cert-file and --tls-private-key-file must be specified together';
     if (o.authorizationConfig !== '' && o.authorizationMode.length > 0) return '--authorization-config can not be specified together with --authorization-mode';
-    if (o.encryptionProviderConfigAutomaticReload && o.encryptionProviderConfig === '') return '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config';
+    if (o.encryptionProviderConfigAutomaticReload && o.encryptionProviderConfig === '')
+      return '--encryption-provider-config-automatic-reload must be set with --encryption-provider-config';
     return undefined;
   },
 };

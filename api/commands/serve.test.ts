@@ -127,7 +127,14 @@ test('under umask 000 the data dir is created 0700 and every LevelDB file 0600; 
   try {
     const server = await startServerProcess({ storageBackend: 'leveldb', dataDir, umask: 0 });
     try {
-      assert.is((await server.client.request('POST', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations', { body: { metadata: { name: 'private' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } } })).status, 201);
+      assert.is(
+        (
+          await server.client.request('POST', '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations', {
+            body: { metadata: { name: 'private' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } },
+          })
+        ).status,
+        201,
+      );
     } finally {
       assert.is(await server.stop({ keepData: true }), 0);
     }

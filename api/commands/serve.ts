@@ -82,7 +82,10 @@ async function tokens(options: ServeOptions, admin: string, logger: Logger): Pro
 
 /** The etcd client (gRPC, protobuf) is loaded only for --storage-backend=etcd3: it is a third of a LevelDB restart's module loading. */
 async function etcdBackend(options: ServeOptions): Promise<StorageBackend> {
-  const [{ createEtcdBackend }, { parseEtcdServers }] = await Promise.all([import('../../engine/store/etcd/etcd-backend.ts'), import('../../engine/store/etcd/etcd-client.ts')]);
+  const [{ createEtcdBackend }, { parseEtcdServers }] = await Promise.all([
+    import('../../engine/store/etcd/etcd-backend.ts'),
+    import('../../engine/store/etcd/etcd-client.ts'),
+  ]);
   return createEtcdBackend({ endpoints: parseEtcdServers(options.etcdServers.join(',')), clock: realClock() });
 }
 
@@ -182,7 +185,9 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     encryption?.stop();
     throw error;
   }
-  logger.info(`storage ${options.storageBackend} open${options.storageBackend === 'memory' ? '' : ` at ${options.storageBackend === 'etcd3' ? options.etcdServers.join(',') : join(options.dataDir, 'store')}`}, revision ${store.revision()}`);
+  logger.info(
+    `storage ${options.storageBackend} open${options.storageBackend === 'memory' ? '' : ` at ${options.storageBackend === 'etcd3' ? options.etcdServers.join(',') : join(options.dataDir, 'store')}`}, revision ${store.revision()}`,
+  );
 
   const plane = startExecutionPlane(options.executionThreads, logger);
   let url = '';

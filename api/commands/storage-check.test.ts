@@ -28,7 +28,10 @@ async function dataDirWithObjects(count: number): Promise<{ dataDir: string; ack
   const dataDir = join(root, `data-${++dirs}`);
   const store = await open(dataDir);
   let acknowledged = 0;
-  for (let i = 0; i < count; i++) acknowledged = rvOf(await store.for(PLC).create(plc(`p${String(i).padStart(3, '0')}`, { note: 'x'.repeat(50) }, { type: 'Limited', pad: 'y'.repeat(500) })));
+  for (let i = 0; i < count; i++)
+    acknowledged = rvOf(
+      await store.for(PLC).create(plc(`p${String(i).padStart(3, '0')}`, { note: 'x'.repeat(50) }, { type: 'Limited', pad: 'y'.repeat(500) })),
+    );
   await store.close();
   return { dataDir, acknowledged };
 }
@@ -53,11 +56,21 @@ process.stdout.write('open');
 process.stdin.resume();
 process.stdin.on('end', () => db.close().then(() => process.exit(0)));`;
 
-const filesOf = async (dir: string) => Object.fromEntries(await Promise.all((await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && e.name !== 'LOG' && e.name !== 'LOCK').map(async (e) => [e.name, (await readFile(join(dir, e.name))).toString('base64')])));
+const filesOf = async (dir: string) =>
+  Object.fromEntries(
+    await Promise.all(
+      (await readdir(dir, { withFileTypes: true }))
+        .filter((e) => e.isFile() && e.name !== 'LOG' && e.name !== 'LOCK')
+        .map(async (e) => [e.name, (await readFile(join(dir, e.name))).toString('base64')]),
+    ),
+  );
 
 const EXPECTED: Record<string, RegExp[]> = {
   'current-removed': [/\[-\]directory .*CURRENT is missing/],
-  'log-truncated': [/\[-\]log-tail .*\.log at byte \d+: the file ends inside a record after revision \d+/, /\[-\]revision the database holds revision \d+, but revision 60 was acknowledged: the changes of revisions \d+-60 are lost/],
+  'log-truncated': [
+    /\[-\]log-tail .*\.log at byte \d+: the file ends inside a record after revision \d+/,
+    /\[-\]revision the database holds revision \d+, but revision 60 was acknowledged: the changes of revisions \d+-60 are lost/,
+  ],
   'log-flipped': [/\[-\]files .*\.log at byte \d+: checksum mismatch/, /\[-\]event-log revisions \d+-\d+ are missing from the event log/],
   'table-flipped': [/\[-\]files .*\.ldb at byte \d+: data block \(keys after ".*" up to ".*"\): checksum mismatch/, /\[-\]read LevelDB stopped reading after/],
 };
@@ -113,7 +126,10 @@ test('an intact store is not repaired; a store in use is refused; flags are name
   assert.equal((await readdir(dataDir)).sort(), ['store'], 'no backup of an intact store');
 
   // Another process holds the store, as a running server does (LevelDB's lock is per process).
-  const holder = spawn(process.execPath, ['--input-type=module', '-e', HOLD_STORE, join(dataDir, 'store')], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
+  const holder = spawn(process.execPath, ['--input-type=module', '-e', HOLD_STORE, join(dataDir, 'store')], {
+    cwd: process.cwd(),
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     holder.stdout.once('data', () => resolve());
     holder.once('exit', (code) => reject(new Error(`the holder exited with ${code}`)));

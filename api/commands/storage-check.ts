@@ -37,7 +37,9 @@ export async function runStorageCheck(args: string[], output: Output): Promise<n
       output.stdout('storage check passed\n');
       return 0;
     }
-    output.stdout(`storage check failed: ${found.length} problem${found.length === 1 ? '' : 's'}${inspection.inUse ? '' : `; ${repairHint(command.values.dataDir)}`}\n`);
+    output.stdout(
+      `storage check failed: ${found.length} problem${found.length === 1 ? '' : 's'}${inspection.inUse ? '' : `; ${repairHint(command.values.dataDir)}`}\n`,
+    );
     return 1;
   } finally {
     command.close();

@@ -25,7 +25,8 @@ export type StorageFlags = typeof STORAGE_FLAGS;
 /** The LevelDB directory of a data dir, or the error naming `--data-dir` when there is none. */
 function storeLocation(dataDir: string): { location: string } | { error: string } {
   if (!existsSync(dataDir)) return { error: `--data-dir ${JSON.stringify(dataDir)}: no such directory; give the directory fairway serve --data-dir used` };
-  if (!statSync(dataDir).isDirectory()) return { error: `--data-dir ${JSON.stringify(dataDir)} is not a directory; give the directory fairway serve --data-dir used` };
+  if (!statSync(dataDir).isDirectory())
+    return { error: `--data-dir ${JSON.stringify(dataDir)} is not a directory; give the directory fairway serve --data-dir used` };
   const location = join(dataDir, 'store');
   // LevelDB would create an empty database here; a wrong --data-dir must say so instead.
   if (!existsSync(location)) return { error: `--data-dir ${JSON.stringify(dataDir)} holds no Fairway store (expected a LevelDB database at ${location})` };
@@ -60,7 +61,11 @@ export interface StorageCommand<T extends FlagTable> {
  * Parses the flags, finds the store and loads the transformer; on a problem prints it and returns
  * the exit code.
  */
-export async function startStorageCommand<T extends StorageFlags>(spec: CommandSpec<T>, args: readonly string[], output: Output): Promise<StorageCommand<T> | { exitCode: number }> {
+export async function startStorageCommand<T extends StorageFlags>(
+  spec: CommandSpec<T>,
+  args: readonly string[],
+  output: Output,
+): Promise<StorageCommand<T> | { exitCode: number }> {
   const parsed = parseCommandLine(spec, args, output);
   if ('exitCode' in parsed) return parsed;
   const { values } = parsed;

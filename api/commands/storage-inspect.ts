@@ -15,7 +15,16 @@ import { dirname, join } from 'node:path';
 import { ACKNOWLEDGED_FILE, readAcknowledgedRevision } from '../../engine/store/leveldb/acknowledged-revision.ts';
 import { decodeFrozenObject } from '../../engine/store/codec.ts';
 import { describeDamage, inspectLevelDbFiles, type FileDamage } from '../../engine/store/leveldb/leveldb-files.ts';
-import { FORMAT_KEY, FORMAT_VALUE, LOG_PREFIX, REVISION_KEY, decodeLogEntry, prefixEnd, revisionOfLogKey, splitTrailer } from '../../engine/store/leveldb/leveldb-layout.ts';
+import {
+  FORMAT_KEY,
+  FORMAT_VALUE,
+  LOG_PREFIX,
+  REVISION_KEY,
+  decodeLogEntry,
+  prefixEnd,
+  revisionOfLogKey,
+  splitTrailer,
+} from '../../engine/store/leveldb/leveldb-layout.ts';
 import { KEY_PREFIX, prefixOf } from '../../engine/store/store.ts';
 import { hasEncryptedPrefix, identityTransformer, type Transformer } from '../../engine/store/transformers/transformer.ts';
 
@@ -59,17 +68,34 @@ export async function inspectStore(location: string, transformer: Transformer | 
   const read = await readAcknowledgedRevision(location);
   const acknowledged = read.kind === 'ok' ? read.revision : undefined;
   if (read.kind === 'ok') say(true, 'acknowledged-revision', `revision ${read.revision} was the newest acknowledged (${ACKNOWLEDGED_FILE})`);
-  else say(false, 'acknowledged-revision', read.kind === 'missing' ? `${join(location, ACKNOWLEDGED_FILE)} is missing` : `${join(location, ACKNOWLEDGED_FILE)} is damaged: ${read.reason}`);
+  else
+    say(
+      false,
+      'acknowledged-revision',
+      read.kind === 'missing' ? `${join(location, ACKNOWLEDGED_FILE)} is missing` : `${join(location, ACKNOWLEDGED_FILE)} is damaged: ${read.reason}`,
+    );
   if (!names.includes('CURRENT')) {
-    say(false, 'directory', `${join(location, 'CURRENT')} is missing (${names.length} files in the directory): LevelDB cannot find its manifest; repair rebuilds it from the tables and logs`);
+    say(
+      false,
+      'directory',
+      `${join(location, 'CURRENT')} is missing (${names.length} files in the directory): LevelDB cannot find its manifest; repair rebuilds it from the tables and logs`,
+    );
     return { findings, revision: undefined, acknowledged, objects, keys, logged, damage: [], missing: [], unreadable, inUse: false };
   }
   const files = await inspectLevelDbFiles(location, REVISION_KEY);
-  say(files.damage.length === 0, 'files', `${files.files} files, ${files.bytes} bytes: ${files.damage.length === 0 ? 'every checksum matches' : `${files.damage.length} damaged places`}`);
+  say(
+    files.damage.length === 0,
+    'files',
+    `${files.files} files, ${files.bytes} bytes: ${files.damage.length === 0 ? 'every checksum matches' : `${files.damage.length} damaged places`}`,
+  );
   for (const d of files.damage) say(false, 'files', describeDamage(location, d));
   if (files.tornTail !== undefined) {
     const acknowledgedLost = acknowledged !== undefined && files.lastLoggedRevision !== undefined && files.lastLoggedRevision < acknowledged;
-    say(!acknowledgedLost, 'log-tail', `${describeDamage(location, files.tornTail)}${acknowledgedLost ? ` after revision ${files.lastLoggedRevision}` : ' (a write cut short by a crash, never acknowledged)'}`);
+    say(
+      !acknowledgedLost,
+      'log-tail',
+      `${describeDamage(location, files.tornTail)}${acknowledgedLost ? ` after revision ${files.lastLoggedRevision}` : ' (a write cut short by a crash, never acknowledged)'}`,
+    );
   }
 
   const snapshot = await mkdtemp(join(dirname(location), '.storage-check-'));
@@ -120,7 +146,11 @@ type Found = Pick<StoreInspection, 'objects' | 'keys' | 'logged' | 'unreadable' 
 async function readAll(db: ClassicLevel<string, Uint8Array>, transformer: Transformer | undefined, say: Say, found: Found): Promise<number> {
   const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8'));
   const format = text(await db.get(FORMAT_KEY));
-  say(format === FORMAT_VALUE, 'format', format === FORMAT_VALUE ? `storage format ${format}` : `storage format ${JSON.stringify(format ?? '(none)')}, expected ${FORMAT_VALUE}`);
+  say(
+    format === FORMAT_VALUE,
+    'format',
+    format === FORMAT_VALUE ? `storage format ${format}` : `storage format ${JSON.stringify(format ?? '(none)')}, expected ${FORMAT_VALUE}`,
+  );
   const counterText = text(await db.get(REVISION_KEY)) ?? '0';
   let revision = Number(counterText);
   if (!Number.isSafeInteger(revision) || revision < 0) {
@@ -132,7 +162,12 @@ async function readAll(db: ClassicLevel<string, Uint8Array>, transformer: Transf
 }
 
 /** Every stored value through its trailer, the transformer and the codec; returns the newest trailer revision. */
-async function readValues(db: ClassicLevel<string, Uint8Array>, transformer: Transformer | undefined, say: Say, { objects, keys, unreadable }: Found): Promise<number> {
+async function readValues(
+  db: ClassicLevel<string, Uint8Array>,
+  transformer: Transformer | undefined,
+  say: Say,
+  { objects, keys, unreadable }: Found,
+): Promise<number> {
   let revision = 0;
   let encrypted = 0;
   const failures: string[] = [];

@@ -60,13 +60,23 @@ test.before(async () => {
   rotatedFile = join(dir, 'rotated.yaml');
   newFile = join(dir, 'new.yaml');
   await writeFile(oldFile, config([['key1', KEY1]]));
-  await writeFile(rotatedFile, config([['key2', KEY2], ['key1', KEY1]]));
+  await writeFile(
+    rotatedFile,
+    config([
+      ['key2', KEY2],
+      ['key1', KEY1],
+    ]),
+  );
   await writeFile(newFile, config([['key2', KEY2]]));
   const loaded = await loadEncryptionConfig(oldFile);
   assert.ok(loaded.ok);
   const clock = new SimClock();
   const transformers = await createResourceTransformers(loaded.value, { clock });
-  const store = createStore({ backend: createLevelDbBackend({ location: join(dataDir, 'store') }), clock, transformer: routeByStorageKey(transformers, storedResources()) });
+  const store = createStore({
+    backend: createLevelDbBackend({ location: join(dataDir, 'store') }),
+    clock,
+    transformer: routeByStorageKey(transformers, storedResources()),
+  });
   await store.open();
   for (const name of ['a', 'b', 'c']) await store.for(PLC).create(plc(name));
   await store.for(FS).create({ apiVersion: FS.apiVersion, kind: FS.kind, metadata: { name: 'f' }, spec: {} });
@@ -93,14 +103,21 @@ test('the new key first: every object is rewritten with it, counted per resource
 test('then the old key can go: nothing left to rewrite', async () => {
   const result = await run(['--data-dir', dataDir, '--encryption-provider-config', newFile]);
   assert.is(result.code, 0, result.stderr);
-  assert.match(result.stdout, /^migrated 0 objects: .*\nalready in the write format 4 objects: prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io 3, flowschemas\.flowcontrol\.apiserver\.k8s\.io 1\n$/);
+  assert.match(
+    result.stdout,
+    /^migrated 0 objects: .*\nalready in the write format 4 objects: prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io 3, flowschemas\.flowcontrol\.apiserver\.k8s\.io 1\n$/,
+  );
 });
 
 test('a store held by another process is refused, as are a missing store, a bad file and bad flags', async () => {
   const loaded = await loadEncryptionConfig(newFile);
   assert.ok(loaded.ok);
   const transformers = await createResourceTransformers(loaded.value, { clock: new SimClock() });
-  const open = createStore({ backend: createLevelDbBackend({ location: join(dataDir, 'store') }), clock: new SimClock(), transformer: routeByStorageKey(transformers, storedResources()) });
+  const open = createStore({
+    backend: createLevelDbBackend({ location: join(dataDir, 'store') }),
+    clock: new SimClock(),
+    transformer: routeByStorageKey(transformers, storedResources()),
+  });
   await open.open();
   try {
     const locked = await run(['--data-dir', dataDir, '--encryption-provider-config', newFile]);

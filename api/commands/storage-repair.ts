@@ -78,14 +78,17 @@ export async function runStorageRepair(args: string[], output: Output, now: () =
     let fixed: Fixed;
     let after: StoreInspection;
     try {
-      for (const d of await markUnreadable(location, before.damage)) output.stdout(`marked unreadable, so that LevelDB's repair skips it: ${describeDamage(location, d)}\n`);
+      for (const d of await markUnreadable(location, before.damage))
+        output.stdout(`marked unreadable, so that LevelDB's repair skips it: ${describeDamage(location, d)}\n`);
       await ClassicLevel.repair(location);
       for (const line of await leveldbRepairLog(location)) output.stdout(`leveldb repair: ${line}\n`);
       read = await inspectStore(location, transformer);
       fixed = await makeFairwayStore(location, read, before.acknowledged);
       after = await inspectStore(location, transformer);
     } catch (error) {
-      output.stderr(`Error: repairing ${location} failed: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}; the store as it was is in ${backup}\n`);
+      output.stderr(
+        `Error: repairing ${location} failed: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}; the store as it was is in ${backup}\n`,
+      );
       return 1;
     }
     output.stdout(`checking ${location} again\n${formatFindings(after.findings)}`);

@@ -34,7 +34,8 @@ export async function preparePrivateDataDir(dataDir: string, logger: Logger): Pr
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTDIR') throw new Error(`${flag}: a part of the path is a file, not a directory; give a directory`);
-    if (code === 'EACCES') throw new Error(`${flag} cannot be reached by this user (permission denied on a directory above it); give a directory this user can write`);
+    if (code === 'EACCES')
+      throw new Error(`${flag} cannot be reached by this user (permission denied on a directory above it); give a directory this user can write`);
     if (code !== 'ENOENT') throw error;
     try {
       await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -47,7 +48,9 @@ export async function preparePrivateDataDir(dataDir: string, logger: Logger): Pr
   try {
     await access(dataDir, constants.W_OK | constants.X_OK);
   } catch (error) {
-    throw new Error(`${flag} is not writable by this user (${reason(error)}); the server writes its store, certificates and credentials there: give a writable directory or change its owner or mode`);
+    throw new Error(
+      `${flag} is not writable by this user (${reason(error)}); the server writes its store, certificates and credentials there: give a writable directory or change its owner or mode`,
+    );
   }
   if ((mode & 0o077) !== 0) {
     logger.warning(
@@ -57,7 +60,13 @@ export async function preparePrivateDataDir(dataDir: string, logger: Logger): Pr
   }
 }
 
-const REASONS: Readonly<Record<string, string>> = { EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'read-only file system', ENOTDIR: 'a part of the path is a file', ENOSPC: 'no space left' };
+const REASONS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'a part of the path is a file',
+  ENOSPC: 'no space left',
+};
 
 function reason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;

@@ -22,7 +22,9 @@ test('the admin kubeconfig names the server, embeds the CA and carries the token
 });
 
 test('a client-certificate user embeds the certificate and key', () => {
-  const config = parse(renderKubeconfig({ serverUrl: 'https://[::1]:6443', caPem: CA, user: { name: 'alice', clientCertPem: 'CERT', clientKeyPem: 'KEY' }, name: 'other' }));
+  const config = parse(
+    renderKubeconfig({ serverUrl: 'https://[::1]:6443', caPem: CA, user: { name: 'alice', clientCertPem: 'CERT', clientKeyPem: 'KEY' }, name: 'other' }),
+  );
   assert.is(config['current-context'], 'other');
   const user = config.users[0].user;
   assert.equal([decode(user['client-certificate-data']), decode(user['client-key-data'])], ['CERT', 'KEY']);

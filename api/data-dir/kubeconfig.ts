@@ -22,7 +22,8 @@ const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 export function renderKubeconfig(options: KubeconfigOptions): string {
   const name = options.name ?? KUBECONFIG_NAME;
   const user = options.user;
-  const credentials = 'token' in user ? { token: user.token } : { 'client-certificate-data': base64(user.clientCertPem), 'client-key-data': base64(user.clientKeyPem) };
+  const credentials =
+    'token' in user ? { token: user.token } : { 'client-certificate-data': base64(user.clientCertPem), 'client-key-data': base64(user.clientKeyPem) };
   const config = {
     apiVersion: 'v1',
     kind: 'Config',

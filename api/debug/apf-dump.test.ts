@@ -33,8 +33,14 @@ test('dump_priority_levels: header, one row per level sorted by name, time-outs 
     lines[0],
     'PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests',
   );
-  assert.equal(lines.slice(1, -1).map((l) => cellsOf(l)[0]), ['catch-all', 'exempt', 'tiny']);
-  assert.is(lines[3], `${'tiny,'.padEnd(19)}${'1,'.padEnd(14)}${'false,'.padEnd(8)}${'false,'.padEnd(13)}${'2,'.padEnd(17)}${'2,'.padEnd(19)}${'2,'.padEnd(20)}${'0,'.padEnd(18)}${'0,'.padEnd(18)}0`);
+  assert.equal(
+    lines.slice(1, -1).map((l) => cellsOf(l)[0]),
+    ['catch-all', 'exempt', 'tiny'],
+  );
+  assert.is(
+    lines[3],
+    `${'tiny,'.padEnd(19)}${'1,'.padEnd(14)}${'false,'.padEnd(8)}${'false,'.padEnd(13)}${'2,'.padEnd(17)}${'2,'.padEnd(19)}${'2,'.padEnd(20)}${'0,'.padEnd(18)}${'0,'.padEnd(18)}0`,
+  );
   assert.is(lines.at(-1), '', 'every row ends with a newline');
 
   mallory[2]!.cancel(); // the client went away
@@ -49,7 +55,10 @@ test('dump_queues: one row per queue with SeatSeconds in %d.%08dss', () => {
   assert.is(lines[0], 'PriorityLevelName, Index,  PendingRequests, ExecutingRequests, SeatsInUse, NextDispatchR, InitialSeatsSum, MaxSeatsSum, TotalWorkSum');
   assert.is(lines.length, 3, 'only tiny has a queue');
   // Two dispatches of 1 seat × G (3 ms) each moved the queue's R to 0.006 ss; two wait, 0.003 ss each.
-  assert.is(lines[1], `${'tiny,'.padEnd(19)}${'0,'.padEnd(8)}${'2,'.padEnd(17)}${'2,'.padEnd(19)}${'2,'.padEnd(12)}${'0.00600000ss,'.padEnd(15)}${'2,'.padEnd(17)}${'2,'.padEnd(13)}0.00600000ss`);
+  assert.is(
+    lines[1],
+    `${'tiny,'.padEnd(19)}${'0,'.padEnd(8)}${'2,'.padEnd(17)}${'2,'.padEnd(19)}${'2,'.padEnd(12)}${'0.00600000ss,'.padEnd(15)}${'2,'.padEnd(17)}${'2,'.padEnd(13)}0.00600000ss`,
+  );
 });
 
 test('dump_requests: waiting in queue order, then executing, then queueless; RFC3339Nano UTC times', () => {
@@ -83,8 +92,18 @@ test('dump_requests with includeRequestDetails adds who and what, through the HT
     return res;
   }) as typeof res.end;
   const context: RequestContext = {
-    req, res, url: new URL('http://localhost/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1'), query: new URLSearchParams('includeRequestDetails=1'), requestInfo: digestOf('x', []).requestInfo,
-    user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED,
+    req,
+    res,
+    url: new URL('http://localhost/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1'),
+    query: new URLSearchParams('includeRequestDetails=1'),
+    requestInfo: digestOf('x', []).requestInfo,
+    user: undefined,
+    receivedMs: 0,
+    deadlineMs: 0,
+    signal: new AbortController().signal,
+    watchInitialized: Promise.resolve(),
+    markWatchInitialized: () => {},
+    ...UNDETACHED,
   };
   await handlers.byPath.get('/debug/api_priority_and_fairness/dump_requests')!(context);
   assert.is(res.statusCode, 200);

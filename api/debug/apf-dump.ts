@@ -17,13 +17,39 @@ import { tabwrite } from './tabwriter.ts';
 export const APF_DEBUG_PREFIX = '/debug/api_priority_and_fairness/';
 
 const PRIORITY_LEVEL_COLUMNS = [
-  'PriorityLevelName', 'ActiveQueues', 'IsIdle', 'IsQuiescing', 'WaitingRequests', 'ExecutingRequests',
-  'DispatchedRequests', 'RejectedRequests', 'TimedoutRequests', 'CancelledRequests',
+  'PriorityLevelName',
+  'ActiveQueues',
+  'IsIdle',
+  'IsQuiescing',
+  'WaitingRequests',
+  'ExecutingRequests',
+  'DispatchedRequests',
+  'RejectedRequests',
+  'TimedoutRequests',
+  'CancelledRequests',
 ];
-const QUEUE_COLUMNS = ['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum'];
+const QUEUE_COLUMNS = [
+  'PriorityLevelName',
+  'Index',
+  'PendingRequests',
+  'ExecutingRequests',
+  'SeatsInUse',
+  'NextDispatchR',
+  'InitialSeatsSum',
+  'MaxSeatsSum',
+  'TotalWorkSum',
+];
 const REQUEST_COLUMNS = [
-  'PriorityLevelName', 'FlowSchemaName', 'QueueIndex', 'RequestIndexInQueue', 'FlowDistingsher', // sic, as upstream spells it
-  'ArriveTime', 'InitialSeats', 'FinalSeats', 'AdditionalLatency', 'StartTime',
+  'PriorityLevelName',
+  'FlowSchemaName',
+  'QueueIndex',
+  'RequestIndexInQueue',
+  'FlowDistingsher', // sic, as upstream spells it
+  'ArriveTime',
+  'InitialSeats',
+  'FinalSeats',
+  'AdditionalLatency',
+  'StartTime',
 ];
 const REQUEST_DETAIL_COLUMNS = ['UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource'];
 
@@ -131,14 +157,16 @@ export interface ApfDebugHandlers {
 }
 
 export function createApfDebugHandlers(controller: Pick<FlowController, 'dump'>): ApfDebugHandlers {
-  const serve = (render: (context: RequestContext) => string): DebugHandler => async (context) => {
-    const body = render(context);
-    const res = context.res;
-    if (res.headersSent || res.writableEnded) return;
-    res.statusCode = 200;
-    res.setHeader('Content-Type', 'text/plain; charset=utf-8');
-    res.end(body);
-  };
+  const serve =
+    (render: (context: RequestContext) => string): DebugHandler =>
+    async (context) => {
+      const body = render(context);
+      const res = context.res;
+      if (res.headersSent || res.writableEnded) return;
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+      res.end(body);
+    };
   const dumpPriorityLevels = serve(() => renderPriorityLevels(controller.dump()));
   const dumpQueues = serve(() => renderQueues(controller.dump()));
   const dumpRequests = serve((context) => renderRequests(controller.dump(), (context.query.get('includeRequestDetails') ?? '') !== ''));

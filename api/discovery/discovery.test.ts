@@ -24,7 +24,14 @@ test('the per-group-version list equals the document Kubernetes publishes for fl
     apiVersion: 'v1',
     groupVersion: 'flowcontrol.apiserver.k8s.io/v1',
     resources: [
-      { name: 'flowschemas', singularName: 'flowschema', namespaced: false, kind: 'FlowSchema', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], storageVersionHash: '9NnFrw7ZEmA=' },
+      {
+        name: 'flowschemas',
+        singularName: 'flowschema',
+        namespaced: false,
+        kind: 'FlowSchema',
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+        storageVersionHash: '9NnFrw7ZEmA=',
+      },
       { name: 'flowschemas/status', singularName: '', namespaced: false, kind: 'FlowSchema', verbs: ['get', 'patch', 'update'] },
       {
         name: 'prioritylevelconfigurations',
@@ -34,7 +41,13 @@ test('the per-group-version list equals the document Kubernetes publishes for fl
         verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
         storageVersionHash: '+CwSrEWTDhc=',
       },
-      { name: 'prioritylevelconfigurations/status', singularName: '', namespaced: false, kind: 'PriorityLevelConfiguration', verbs: ['get', 'patch', 'update'] },
+      {
+        name: 'prioritylevelconfigurations/status',
+        singularName: '',
+        namespaced: false,
+        kind: 'PriorityLevelConfiguration',
+        verbs: ['get', 'patch', 'update'],
+      },
     ],
   };
   assert.is(JSON.stringify(apiResourceList(model, 'flowcontrol.apiserver.k8s.io', 'v1')), JSON.stringify(published));
@@ -54,7 +67,10 @@ test('legacy /apis and /apis/<group>', () => {
     versions: [{ groupVersion: 'flowcontrol.apiserver.k8s.io/v1', version: 'v1' }],
     preferredVersion: { groupVersion: 'flowcontrol.apiserver.k8s.io/v1', version: 'v1' },
   });
-  assert.equal(list.groups.map((g) => g.name), ['flowcontrol.apiserver.k8s.io', 'authorization.k8s.io', 'authentication.k8s.io']);
+  assert.equal(
+    list.groups.map((g) => g.name),
+    ['flowcontrol.apiserver.k8s.io', 'authorization.k8s.io', 'authentication.k8s.io'],
+  );
   const group = apiGroup(model, 'flowcontrol.apiserver.k8s.io');
   assert.equal([group?.kind, group?.apiVersion, group?.name], ['APIGroup', 'v1', 'flowcontrol.apiserver.k8s.io']);
   assert.is(apiGroup(model, 'apps'), undefined);
@@ -92,12 +108,23 @@ test('aggregated /apis has every field client-go needs, responseKind non-empty',
 });
 
 test('kubectl gets the aggregated form with the exact v2 Content-Type', () => {
-  assert.equal(chooseDiscoveryRepresentation(KUBECTL_DISCOVERY_ACCEPT, model), { format: 'aggregated', mediaType: 'application/json', contentType: V2_CONTENT_TYPE });
+  assert.equal(chooseDiscoveryRepresentation(KUBECTL_DISCOVERY_ACCEPT, model), {
+    format: 'aggregated',
+    mediaType: 'application/json',
+    contentType: V2_CONTENT_TYPE,
+  });
   assert.is(aggregatedDiscoveryContentType(model), V2_CONTENT_TYPE);
 });
 
 test('plain JSON, */*, no Accept and v2beta1-only clients get the legacy form', () => {
-  for (const accept of [undefined, '', 'application/json', 'application/json, */*', '*/*', 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json']) {
+  for (const accept of [
+    undefined,
+    '',
+    'application/json',
+    'application/json, */*',
+    '*/*',
+    'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json',
+  ]) {
     assert.is(chooseDiscoveryRepresentation(accept, model).format, 'legacy', String(accept));
   }
   assert.equal(chooseDiscoveryRepresentation('application/yaml', model), { format: 'legacy', mediaType: 'application/yaml', contentType: 'application/yaml' });
@@ -117,13 +144,19 @@ test('nothing acceptable → 406', () => {
 
 test('every group name follows the apiDomain', () => {
   const other = fairwayDiscoveryModel('example.com');
-  assert.equal(apiGroupList(other).groups.map((g) => g.name), ['flowcontrol.apiserver.example.com', 'authorization.example.com', 'authentication.example.com']);
+  assert.equal(
+    apiGroupList(other).groups.map((g) => g.name),
+    ['flowcontrol.apiserver.example.com', 'authorization.example.com', 'authentication.example.com'],
+  );
   assert.is(aggregatedDiscovery(other, 'apis').apiVersion, 'apidiscovery.example.com/v2');
   assert.is(aggregatedDiscoveryContentType(other), 'application/json;g=apidiscovery.example.com;v=v2;as=APIGroupDiscoveryList');
   // kubectl's hard-wired k8s.io clause is not ours on another domain: it gets the legacy form.
   assert.is(chooseDiscoveryRepresentation(KUBECTL_DISCOVERY_ACCEPT, other).format, 'legacy');
   assert.is(chooseDiscoveryRepresentation('application/json;g=apidiscovery.example.com;v=v2;as=APIGroupDiscoveryList', other).format, 'aggregated');
-  assert.is(apiResourceList(other, 'flowcontrol.apiserver.example.com', 'v1')?.resources[0]?.storageVersionHash, storageVersionHash('flowcontrol.apiserver.example.com', 'v1beta3', 'FlowSchema'));
+  assert.is(
+    apiResourceList(other, 'flowcontrol.apiserver.example.com', 'v1')?.resources[0]?.storageVersionHash,
+    storageVersionHash('flowcontrol.apiserver.example.com', 'v1beta3', 'FlowSchema'),
+  );
   assert.is.not(storageVersionHash('flowcontrol.apiserver.example.com', 'v1beta3', 'FlowSchema'), '9NnFrw7ZEmA=');
 });
 
@@ -147,7 +180,13 @@ test('the self reviews are create-only cluster resources in authorization and au
   const aggregated = aggregatedDiscovery(model, 'apis');
   const authentication = aggregated.items.find((g) => g.metadata.name === 'authentication.k8s.io');
   assert.equal(authentication?.versions[0]?.resources, [
-    { resource: 'selfsubjectreviews', responseKind: { group: '', version: '', kind: 'SelfSubjectReview' }, scope: 'Cluster', singularResource: 'selfsubjectreview', verbs: ['create'] },
+    {
+      resource: 'selfsubjectreviews',
+      responseKind: { group: '', version: '', kind: 'SelfSubjectReview' },
+      scope: 'Cluster',
+      singularResource: 'selfsubjectreview',
+      verbs: ['create'],
+    },
   ]);
 });
 

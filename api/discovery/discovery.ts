@@ -8,12 +8,7 @@
 // there), so the model advertises none.
 import { createHash } from 'node:crypto';
 import type { Status } from '../../engine/resources/types.ts';
-import {
-  FLOW_SCHEMA_KIND,
-  FLOW_SCHEMA_RESOURCE,
-  PRIORITY_LEVEL_KIND,
-  PRIORITY_LEVEL_RESOURCE,
-} from '../../engine/resources/types.ts';
+import { FLOW_SCHEMA_KIND, FLOW_SCHEMA_RESOURCE, PRIORITY_LEVEL_KIND, PRIORITY_LEVEL_RESOURCE } from '../../engine/resources/types.ts';
 import { apiGroupsFor, FLOWCONTROL_VERSION } from '../../engine/resources/api-domain.ts';
 import { negotiateOutput, type SerializerMediaType } from '../handlers/content-negotiation.ts';
 import { flowcontrolSchemas, type Schema } from '../openapi/schemas.ts';
@@ -87,7 +82,14 @@ export function storageVersionHash(group: string, storageVersion: string, kind: 
 const FLOWCONTROL_STORAGE_VERSION = 'v1beta3';
 
 /** A create-only review kind (never stored, no subresources). */
-const review = (resource: string, kind: string): ResourceModel => ({ resource, singularResource: resource.slice(0, -1), kind, scope: 'Cluster', verbs: ['create'], subresources: [] });
+const review = (resource: string, kind: string): ResourceModel => ({
+  resource,
+  singularResource: resource.slice(0, -1),
+  kind,
+  scope: 'Cluster',
+  verbs: ['create'],
+  subresources: [],
+});
 
 /**
  * What Fairway serves: flowcontrol v1 (PLC, FS) and, unless turned off, the self reviews:

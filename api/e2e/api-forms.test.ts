@@ -30,7 +30,10 @@ test('error Statuses are pretty-printed when success bodies are: ?pretty=true, c
   const compact = await server.client.get(`${PLCS}/nosuch`);
   assert.is(compact.status, 404);
   assert.ok(compact.text.startsWith('{"kind":"Status"') && compact.text.endsWith('}\n'), compact.text);
-  for (const response of [await server.client.get(`${PLCS}/nosuch?pretty=true`), await server.client.get(`${PLCS}/nosuch`, { headers: { 'User-Agent': 'curl/8.5.0' } })]) {
+  for (const response of [
+    await server.client.get(`${PLCS}/nosuch?pretty=true`),
+    await server.client.get(`${PLCS}/nosuch`, { headers: { 'User-Agent': 'curl/8.5.0' } }),
+  ]) {
     assert.is(response.status, 404);
     // Go's json.MarshalIndent: two spaces, no newline at the end.
     assert.ok(response.text.startsWith('{\n  "kind": "Status",\n  "apiVersion": "v1",'), response.text);
@@ -69,12 +72,21 @@ test("YAML bodies: a repeated key is a strict decoding error in go-yaml's words,
 
 test('times are RFC 3339: an invalid one is a 400 in Go’s words, a valid one is stored as UTC seconds', async () => {
   const created = (await server.client.request('POST', PLCS, { body: plc('timed') })).json();
-  const withCondition = (lastTransitionTime: string) => ({ ...created, status: { conditions: [{ type: 'Checked', status: 'True', lastTransitionTime, reason: 'Test', message: 'm' }] } });
+  const withCondition = (lastTransitionTime: string) => ({
+    ...created,
+    status: { conditions: [{ type: 'Checked', status: 'True', lastTransitionTime, reason: 'Test', message: 'm' }] },
+  });
   const invalid = await server.client.request('PUT', `${PLCS}/timed/status`, { body: withCondition('2024-13-01T00:00:00Z') });
   assert.is(invalid.status, 400);
-  assert.is(invalid.json().message, 'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing time "2024-13-01T00:00:00Z": month out of range');
+  assert.is(
+    invalid.json().message,
+    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing time "2024-13-01T00:00:00Z": month out of range',
+  );
   const garbled = await server.client.request('PUT', `${PLCS}/timed/status`, { body: withCondition('next tuesday') });
-  assert.is(garbled.json().message, 'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing time "next tuesday" as "2006-01-02T15:04:05Z07:00": cannot parse "next tuesday" as "2006"');
+  assert.is(
+    garbled.json().message,
+    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing time "next tuesday" as "2006-01-02T15:04:05Z07:00": cannot parse "next tuesday" as "2006"',
+  );
   const stored = await server.client.request('PUT', `${PLCS}/timed/status`, { body: withCondition('2024-05-01T12:30:15.123456+02:00') });
   assert.is(stored.status, 200, stored.text);
   assert.is(stored.json().status.conditions[0].lastTransitionTime, '2024-05-01T10:30:15Z');
@@ -92,10 +104,16 @@ test('deletecollection with limit deletes one page and answers it with continue 
   assert.is(first.status, 200, first.text);
   const page = first.json();
   assert.is(page.kind, 'PriorityLevelConfigurationList');
-  assert.equal(page.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['page-a', 'page-b']);
+  assert.equal(
+    page.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+    ['page-a', 'page-b'],
+  );
   assert.ok(typeof page.metadata.continue === 'string' && page.metadata.continue.length > 0);
   const left = (await server.client.get(`${PLCS}?labelSelector=page%3Dyes`)).json();
-  assert.equal(left.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['page-c']);
+  assert.equal(
+    left.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+    ['page-c'],
+  );
   // Unfiltered, the page also says how many are left.
   for (const name of ['rest-a', 'rest-b']) await server.client.request('POST', PLCS, { body: plc(name) });
   const total = (await server.client.get(PLCS)).json().items.length;

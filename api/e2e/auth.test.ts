@@ -26,7 +26,11 @@ const flowSchema = (name: string, level: string, precedence: number) => ({
   apiVersion: `${GROUP}/v1`,
   kind: 'FlowSchema',
   metadata: { name },
-  spec: { priorityLevelConfiguration: { name: level }, matchingPrecedence: precedence, rules: [{ subjects: [{ kind: 'User', user: { name: 'nobody' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/nothing'] }] }] },
+  spec: {
+    priorityLevelConfiguration: { name: level },
+    matchingPrecedence: precedence,
+    rules: [{ subjects: [{ kind: 'User', user: { name: 'nobody' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/nothing'] }] }],
+  },
 });
 
 async function kubeconfigFor(name: string, user: KubeconfigUser): Promise<Kubectl> {
@@ -53,7 +57,12 @@ test.before(async () => {
   });
   const clientCa = await generateCertificateAuthority({ commonName: 'e2e-client-ca' });
   await writeFile(join(dir, 'client-ca.crt'), clientCa.certPem);
-  await writeFile(join(dir, 'tokens.csv'), Object.entries(TOKENS).map(([user, token]) => `${token},${user},uid-${user},"team"`).join('\n'));
+  await writeFile(
+    join(dir, 'tokens.csv'),
+    Object.entries(TOKENS)
+      .map(([user, token]) => `${token},${user},uid-${user},"team"`)
+      .join('\n'),
+  );
   await writeFile(
     join(dir, 'authz.yaml'),
     yamlStringify({
@@ -94,7 +103,10 @@ metadata: {name: exempt-guard.static.k8s.io}
 spec: {policyName: exempt-guard.static.k8s.io, validationActions: [Deny]}
 `,
   );
-  await writeFile(join(dir, 'limits.yaml'), 'apiVersion: eventratelimit.admission.k8s.io/v1alpha1\nkind: Configuration\nlimits:\n- type: User\n  qps: 1\n  burst: 3\n');
+  await writeFile(
+    join(dir, 'limits.yaml'),
+    'apiVersion: eventratelimit.admission.k8s.io/v1alpha1\nkind: Configuration\nlimits:\n- type: User\n  qps: 1\n  burst: 3\n',
+  );
   await writeFile(
     join(dir, 'admission.yaml'),
     `apiVersion: apiserver.config.k8s.io/v1
@@ -131,7 +143,20 @@ test.after(async () => {
 test('unauthenticated requests get 401 on every path, watches included', async () => {
   const anonymous = createTestClient(server.url, { caPem: server.caPem });
   const unauthorized = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 };
-  const paths = ['/', '/api', '/apis', '/version', '/openapi/v2', `/apis/${GROUP}/v1`, FS, `${FS}?watch=1`, `${FS}/catch-all`, '/metrics', '/debug/api_priority_and_fairness/dump_priority_levels', '/no/such/path'];
+  const paths = [
+    '/',
+    '/api',
+    '/apis',
+    '/version',
+    '/openapi/v2',
+    `/apis/${GROUP}/v1`,
+    FS,
+    `${FS}?watch=1`,
+    `${FS}/catch-all`,
+    '/metrics',
+    '/debug/api_priority_and_fairness/dump_priority_levels',
+    '/no/such/path',
+  ];
   for (const path of paths) {
     for (const token of [null, 'not-a-token']) {
       const response = await anonymous.get(path, { token });
@@ -150,10 +175,16 @@ test('kubectl works with a token and with a client certificate; the webhook deci
   assert.equal([carol.code, carol.stdout.trim()], [0, `prioritylevelconfiguration.${GROUP}/global-default`], carol.stderr);
   const dave = await kubectls.get('dave')!(['get', 'flowschemas', 'catch-all']);
   assert.is(dave.code, 1);
-  assert.match(dave.stderr, /Error from server \(Forbidden\): flowschemas\.flowcontrol\.apiserver\.k8s\.io "catch-all" is forbidden: User "dave" cannot get resource "flowschemas" in API group "flowcontrol\.apiserver\.k8s\.io" at the cluster scope/);
+  assert.match(
+    dave.stderr,
+    /Error from server \(Forbidden\): flowschemas\.flowcontrol\.apiserver\.k8s\.io "catch-all" is forbidden: User "dave" cannot get resource "flowschemas" in API group "flowcontrol\.apiserver\.k8s\.io" at the cluster scope/,
+  );
   const bob = await kubectls.get('bob')!(['delete', 'prioritylevelconfigurations', 'workload-low']);
   assert.is(bob.code, 1);
-  assert.match(bob.stderr, /is forbidden: User "bob" cannot delete resource "prioritylevelconfigurations" in API group "flowcontrol\.apiserver\.k8s\.io" at the cluster scope: bob may not delete priority levels/);
+  assert.match(
+    bob.stderr,
+    /is forbidden: User "bob" cannot delete resource "prioritylevelconfigurations" in API group "flowcontrol\.apiserver\.k8s\.io" at the cluster scope: bob may not delete priority levels/,
+  );
   const users = new Set(webhook.calls().map((call) => call.spec?.user));
   assert.ok(users.has('carol') && users.has('alice'), 'both kinds of credential reached the webhook');
 });

@@ -49,7 +49,10 @@ test('typed client: create, read, patch (json and merge), list, 404 as ApiExcept
   assert.ok(created.metadata?.creationTimestamp instanceof Date, 'RFC 3339 timestamps parse');
   const read = await api.readPriorityLevelConfiguration({ name: 'js-one' });
   assert.is(read.metadata?.uid, created.metadata?.uid);
-  const patched = await api.patchPriorityLevelConfiguration({ name: 'js-one', body: [{ op: 'replace', path: '/spec/limited/nominalConcurrencyShares', value: 8 }] });
+  const patched = await api.patchPriorityLevelConfiguration({
+    name: 'js-one',
+    body: [{ op: 'replace', path: '/spec/limited/nominalConcurrencyShares', value: 8 }],
+  });
   assert.is(patched.spec?.limited?.nominalConcurrencyShares, 8);
   const merged = await api.patchPriorityLevelConfiguration(
     { name: 'js-one', body: { metadata: { labels: { merged: 'yes' } } } },
@@ -75,7 +78,14 @@ test('generic object client: create, strategic patch, server-side apply, delete'
   await objects.create(spec);
   const patched = await objects.patch({ ...spec, metadata: { name: 'js-two', labels: { via: 'smp' } } } as k8s.KubernetesObject);
   assert.is(patched.metadata?.labels?.via, 'smp');
-  const applied = (await objects.patch(plc('js-two', 4) as k8s.KubernetesObject, undefined, undefined, 'js-ssa', true, k8s.PatchStrategy.ServerSideApply)) as k8s.V1PriorityLevelConfiguration;
+  const applied = (await objects.patch(
+    plc('js-two', 4) as k8s.KubernetesObject,
+    undefined,
+    undefined,
+    'js-ssa',
+    true,
+    k8s.PatchStrategy.ServerSideApply,
+  )) as k8s.V1PriorityLevelConfiguration;
   assert.is(applied.spec?.limited?.nominalConcurrencyShares, 4);
   assert.ok(applied.metadata?.managedFields?.some((m) => m.manager === 'js-ssa' && m.operation === 'Apply'));
   const status = await objects.delete(spec);

@@ -63,7 +63,10 @@ test('serve on LevelDB with a KMS v2 plugin: ready, a FlowSchema written through
     assert.is(proto.status, 200, proto.text);
     assert.is(proto.headers['content-type'], 'application/vnd.kubernetes.protobuf');
     assert.ok(proto.bytes.includes(Buffer.from('compiled-marker')));
-    assert.ok(plugin.calls().some((call) => call.startsWith('Encrypt')), plugin.calls().join('\n'));
+    assert.ok(
+      plugin.calls().some((call) => call.startsWith('Encrypt')),
+      plugin.calls().join('\n'),
+    );
     assert.is(await server.stop(), 0, server.stderr());
     assert.match(server.stderr(), /shutdown complete/);
   } finally {
@@ -87,7 +90,15 @@ test('a build is fresh until one of its inputs changes or its record is gone', a
   const stamp = await readFile(stampPath, 'utf8');
   const { mtimes } = JSON.parse(stamp) as { mtimes: Record<string, number> };
   // The record names the sources the bundle read, the copied files and the build's own inputs.
-  for (const input of ['api/commands/main.ts', 'api/commands/serve.ts', 'workers/worker-task.ts', 'engine/kms/proto/kms-v2.proto', 'workers/worker-entry.mjs', 'build.mjs', 'package-lock.json']) {
+  for (const input of [
+    'api/commands/main.ts',
+    'api/commands/serve.ts',
+    'workers/worker-task.ts',
+    'engine/kms/proto/kms-v2.proto',
+    'workers/worker-entry.mjs',
+    'build.mjs',
+    'package-lock.json',
+  ]) {
     assert.ok(Object.hasOwn(mtimes, input), input);
   }
   // As if api/commands/serve.ts had been edited since the build.

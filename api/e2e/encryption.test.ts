@@ -112,15 +112,39 @@ test('aescbc with automatic reload, then rotation: new first key, migrate, old k
   await createMarked(server.client, 'cbc');
 
   // An invalid edit: logged, the configuration in force kept, the server healthy and writing.
-  await writeFile(file, encryptionConfig([FLOWCONTROL, keyed('aescbc', [['key2', 'c2hvcnQ='], ['key1', keyOf(1)]])]));
-  const rejected = await eventually('the rejected reload in the log', 10_000, async () => server.stderr().match(/^E.*not reloaded, keeping sha256:\w+: (.*)$/m)?.[1]);
+  await writeFile(
+    file,
+    encryptionConfig([
+      FLOWCONTROL,
+      keyed('aescbc', [
+        ['key2', 'c2hvcnQ='],
+        ['key1', keyOf(1)],
+      ]),
+    ]),
+  );
+  const rejected = await eventually(
+    'the rejected reload in the log',
+    10_000,
+    async () => server.stderr().match(/^E.*not reloaded, keeping sha256:\w+: (.*)$/m)?.[1],
+  );
   assert.match(rejected, /aescbc\.yaml: error while parsing file: resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED"/);
   assert.is((await server.client.get('/healthz')).status, 200);
   await created(server.client, PLC_PATH, markedPlc('after-invalid-edit', MARKER));
 
   // A valid edit with a new first key: new writes use it, without a restart.
-  await writeFile(file, encryptionConfig([FLOWCONTROL, keyed('aescbc', [['key2', keyOf(2)], ['key1', keyOf(1)]])]));
-  await eventually('the reload in the log', 10_000, async () => (/^I.*encryption provider configuration reloaded from .*aescbc key "key2"/m.test(server.stderr()) ? true : undefined));
+  await writeFile(
+    file,
+    encryptionConfig([
+      FLOWCONTROL,
+      keyed('aescbc', [
+        ['key2', keyOf(2)],
+        ['key1', keyOf(1)],
+      ]),
+    ]),
+  );
+  await eventually('the reload in the log', 10_000, async () =>
+    /^I.*encryption provider configuration reloaded from .*aescbc key "key2"/m.test(server.stderr()) ? true : undefined,
+  );
   await created(server.client, PLC_PATH, markedPlc('after-reload', MARKER));
   const before = { plcs: await names(server.client, PLC_PATH), fss: await names(server.client, FS_PATH) };
   const marked = (await server.client.get(`${PLC_PATH}/cbc-plc-1`)).json();
@@ -157,10 +181,7 @@ test('KMS v2 (test plugin) and secretbox; a plugin outage: 500 naming the provid
   try {
     const dataDir = join(work, 'kms');
     const file = join(work, 'kms.yaml');
-    await writeFile(
-      file,
-      encryptionConfig([[FSS], kmsV2('vault', plugin.endpoint)], [[PLCS], keyed('secretbox', [['sb1', keyOf(3)]])]),
-    );
+    await writeFile(file, encryptionConfig([[FSS], kmsV2('vault', plugin.endpoint)], [[PLCS], keyed('secretbox', [['sb1', keyOf(3)]])]));
     const args = [`--encryption-provider-config=${file}`];
     const server = await startServerProcess({ storageBackend: 'leveldb', dataDir, args });
     await createMarked(server.client, 'kms');

@@ -62,7 +62,10 @@ async function same(path: string, accept: string): Promise<TimedResponse> {
   assert.is(a.status, 200, `${path} (${accept}) inline: ${a.status} ${a.text.slice(0, 300)}`);
   assert.is(b.status, a.status, `${path} (${accept}): status`);
   assert.is(b.headers['content-type'], a.headers['content-type'], `${path} (${accept}): content type`);
-  assert.ok(a.body.equals(b.body), `${path} (${accept}): ${a.bytes} bytes inline vs ${b.bytes} on the pool, first difference at ${a.body.findIndex((c, i) => c !== b.body[i])}`);
+  assert.ok(
+    a.body.equals(b.body),
+    `${path} (${accept}): ${a.bytes} bytes inline vs ${b.bytes} on the pool, first difference at ${a.body.findIndex((c, i) => c !== b.body[i])}`,
+  );
   return a;
 }
 
@@ -81,7 +84,12 @@ test('LISTs and GETs served through the pool are byte-identical to the inline on
   assert.ok(protobufList.body.subarray(0, 4).equals(Buffer.from('k8s\u0000', 'latin1')), 'a protobuf envelope');
   await same(FS, PROTOBUF); // now from the main thread's cached messages (the pool still renders it)
   await same(FS, PROTOBUF_PARTIAL);
-  for (const query of ['labelSelector=shard%3Ds3', 'labelSelector=shard%20in%20(s1%2Cs2)', 'fieldSelector=metadata.name%3Dbulk-00042', 'fieldSelector=metadata.name!%3Dbulk-00042']) {
+  for (const query of [
+    'labelSelector=shard%3Ds3',
+    'labelSelector=shard%20in%20(s1%2Cs2)',
+    'fieldSelector=metadata.name%3Dbulk-00042',
+    'fieldSelector=metadata.name!%3Dbulk-00042',
+  ]) {
     await same(`${FS}?${query}`, JSON_TYPE);
     await same(`${FS}?${query}`, YAML_TYPE);
     await same(`${FS}?${query}`, PROTOBUF);
@@ -110,9 +118,19 @@ test('LISTs and GETs served through the pool are byte-identical to the inline on
   // The pool really did the work on one server, and nothing ran there on the other.
   const [inlineMetrics, poolMetrics] = await Promise.all([get(inline!, '/metrics', 'text/plain'), get(pooled!, '/metrics', 'text/plain')]);
   for (const stage of ['encode-objects', 'render-json', 'render-table', 'render-yaml', 'render-protobuf']) {
-    assert.ok((sampleValue(poolMetrics.text, 'fairway_execution_stages_total', { stage, executor: 'pool', outcome: 'ok' }) ?? 0) > 0, `${stage} ran on the pool`);
-    assert.is(sampleValue(inlineMetrics.text, 'fairway_execution_stages_total', { stage, executor: 'pool', outcome: 'ok' }), undefined, `${stage}: no pool with 0 threads`);
-    assert.ok((sampleValue(inlineMetrics.text, 'fairway_execution_stages_total', { stage, executor: 'inline', outcome: 'ok' }) ?? 0) > 0, `${stage} ran inline`);
+    assert.ok(
+      (sampleValue(poolMetrics.text, 'fairway_execution_stages_total', { stage, executor: 'pool', outcome: 'ok' }) ?? 0) > 0,
+      `${stage} ran on the pool`,
+    );
+    assert.is(
+      sampleValue(inlineMetrics.text, 'fairway_execution_stages_total', { stage, executor: 'pool', outcome: 'ok' }),
+      undefined,
+      `${stage}: no pool with 0 threads`,
+    );
+    assert.ok(
+      (sampleValue(inlineMetrics.text, 'fairway_execution_stages_total', { stage, executor: 'inline', outcome: 'ok' }) ?? 0) > 0,
+      `${stage} ran inline`,
+    );
   }
   assert.match(poolMetrics.text, /^fairway_event_loop_delay_max_seconds \d/m);
 });
@@ -137,7 +155,10 @@ async function digested(server: ServerProcess, schema: string): Promise<boolean>
 async function executing(server: ServerProcess, level: string): Promise<number> {
   const dump = (await get(server, '/debug/api_priority_and_fairness/dump_priority_levels', 'text/plain')).text.split('\n');
   const header = dump[0]!.split(',').map((cell) => cell.trim());
-  const row = dump.find((line) => line.split(',')[0]!.trim() === level)?.split(',').map((cell) => cell.trim());
+  const row = dump
+    .find((line) => line.split(',')[0]!.trim() === level)
+    ?.split(',')
+    .map((cell) => cell.trim());
   return row === undefined ? Number.NaN : Number(row[header.indexOf('ExecutingRequests')]);
 }
 
@@ -147,16 +168,34 @@ test('a LIST built on the pool keeps its seat until its body is on the socket: t
   await prefillFlowSchemas(own, { count: 400, paddingBytes: 24_000 });
   const tokens = join(dir, 'seats-tokens.csv');
   await writeFile(tokens, `${SLOW_TOKEN},slow,uid-slow,"e2e"\n`);
-  const server = await startServerProcess({ dataDir: own, storageBackend: 'leveldb', args: ['--max-requests-inflight=20', '--max-mutating-requests-inflight=10', `--token-auth-file=${tokens}`] });
+  const server = await startServerProcess({
+    dataDir: own,
+    storageBackend: 'leveldb',
+    args: ['--max-requests-inflight=20', '--max-mutating-requests-inflight=10', `--token-auth-file=${tokens}`],
+  });
   try {
-    const level = { kind: 'PriorityLevelConfiguration', apiVersion: `${GROUP}/v1`, metadata: { name: 'e2e-one-seat' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } } } };
+    const level = {
+      kind: 'PriorityLevelConfiguration',
+      apiVersion: `${GROUP}/v1`,
+      metadata: { name: 'e2e-one-seat' },
+      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } } },
+    };
     const schema = {
       kind: 'FlowSchema',
       apiVersion: `${GROUP}/v1`,
       metadata: { name: 'e2e-one-seat' },
-      spec: { priorityLevelConfiguration: { name: 'e2e-one-seat' }, matchingPrecedence: 100, rules: [{ subjects: [{ kind: 'User', user: { name: 'slow' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true }] }] },
+      spec: {
+        priorityLevelConfiguration: { name: 'e2e-one-seat' },
+        matchingPrecedence: 100,
+        rules: [
+          { subjects: [{ kind: 'User', user: { name: 'slow' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true }] },
+        ],
+      },
     };
-    for (const [path, body] of [[PLC, level], [FS, schema]] as const) {
+    for (const [path, body] of [
+      [PLC, level],
+      [FS, schema],
+    ] as const) {
       const created = await timedRequest(endpoint(server), path, { method: 'POST', token: server.token, body: JSON.stringify(body) });
       assert.is(created.status, 201, created.text);
     }
@@ -167,12 +206,26 @@ test('a LIST built on the pool keeps its seat until its body is on the socket: t
     await until(() => digested(server, 'e2e-one-seat'), 'the schema is in the configuration');
 
     // A Table of every object with the objects in it: rendered on the pool, then read slowly.
-    const held = timedRequest(endpoint(server), `${FS}?includeObject=Object`, { token: SLOW_TOKEN, headers: { Accept: TABLE }, holdMs: 4_000, discardBody: true, timeoutMs: 120_000 });
-    await until(async () => (await executing(server, 'e2e-one-seat')) === 1, 'the slow LIST holds the level\'s seat');
+    const held = timedRequest(endpoint(server), `${FS}?includeObject=Object`, {
+      token: SLOW_TOKEN,
+      headers: { Accept: TABLE },
+      holdMs: 4_000,
+      discardBody: true,
+      timeoutMs: 120_000,
+    });
+    await until(async () => (await executing(server, 'e2e-one-seat')) === 1, "the slow LIST holds the level's seat");
     // The render has finished on the pool; the body sits unread; the seat is still taken.
-    await until(async () => (sampleValue((await get(server, '/metrics', 'text/plain')).text, 'fairway_execution_stages_total', { stage: 'render-table', executor: 'pool', outcome: 'ok' }) ?? 0) >= 1, 'the Table was rendered on the pool');
+    await until(
+      async () =>
+        (sampleValue((await get(server, '/metrics', 'text/plain')).text, 'fairway_execution_stages_total', {
+          stage: 'render-table',
+          executor: 'pool',
+          outcome: 'ok',
+        }) ?? 0) >= 1,
+      'the Table was rendered on the pool',
+    );
     const next = await timedRequest(endpoint(server), FS, { token: SLOW_TOKEN, discardBody: true });
-    assert.is(next.status, 429, 'the level\'s one seat is still held');
+    assert.is(next.status, 429, "the level's one seat is still held");
     assert.is(await executing(server, 'e2e-one-seat'), 1);
 
     const first = await held;

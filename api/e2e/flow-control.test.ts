@@ -51,7 +51,9 @@ test('/metrics at the default configuration (ServerCL 600) gives the reference c
   }
   // request_concurrency_limit, deprecated in 1.30, is hidden in 1.32.
   assert.is(series(text, 'apiserver_flowcontrol_request_concurrency_limit').length, 0);
-  const levels = series(text, 'apiserver_flowcontrol_nominal_limit_seats').map((s) => s.labels.priority_level).sort();
+  const levels = series(text, 'apiserver_flowcontrol_nominal_limit_seats')
+    .map((s) => s.labels.priority_level)
+    .sort();
   assert.equal(levels, Object.keys(REFERENCE_600).sort(), 'one nominal_limit_seats series per default level');
   for (const [level, expected] of Object.entries(REFERENCE_600)) {
     const labels = { priority_level: level };
@@ -81,16 +83,24 @@ test('a flood of slow LISTs on a Reject level gets 429 with Retry-After; exempt 
   assert.is(rejection.headers[PRIORITY_LEVEL_UID_HEADER.toLowerCase()], JSON.parse(level.text).metadata.uid, 'the 429 names the flooded level');
   assert.ok(rejection.headers[FLOW_SCHEMA_UID_HEADER.toLowerCase()], 'and its FlowSchema');
 
-  for (const [who, run] of [['system:masters (exempt)', exempt], ['bob (e2e-other)', other]] as const) {
+  for (const [who, run] of [
+    ['system:masters (exempt)', exempt],
+    ['bob (e2e-other)', other],
+  ] as const) {
     assert.ok(run.counts.total > 0, `${who} sent requests`);
     assert.equal(run.failures, [], `${who}: every request succeeds during the flood`);
   }
 
   const after = await scrape(overload.endpoint, overload.tokens.admin);
-  const rejected = (text: string) => sampleValue(text, 'apiserver_flowcontrol_rejected_requests_total', { priority_level: FLOOD_LEVEL, reason: 'concurrency-limit' }) ?? 0;
+  const rejected = (text: string) =>
+    sampleValue(text, 'apiserver_flowcontrol_rejected_requests_total', { priority_level: FLOOD_LEVEL, reason: 'concurrency-limit' }) ?? 0;
   assert.is(rejected(after) - rejected(before), result.counts.get(429), 'the metric counts exactly the 429s the flood saw');
   for (const levelName of ['exempt', 'e2e-other']) {
-    assert.is(series(after, 'apiserver_flowcontrol_rejected_requests_total').filter((s) => s.labels.priority_level === levelName).length, 0, `nothing rejected at ${levelName}`);
+    assert.is(
+      series(after, 'apiserver_flowcontrol_rejected_requests_total').filter((s) => s.labels.priority_level === levelName).length,
+      0,
+      `nothing rejected at ${levelName}`,
+    );
   }
 });
 

@@ -47,7 +47,10 @@ test.after(async () => {
 async function executing(level: string): Promise<number> {
   const dump = (await h2.request('GET', '/debug/api_priority_and_fairness/dump_priority_levels')).text.split('\n');
   const header = dump[0]!.split(',').map((cell) => cell.trim());
-  const row = dump.find((line) => line.split(',')[0]!.trim() === level)?.split(',').map((cell) => cell.trim());
+  const row = dump
+    .find((line) => line.split(',')[0]!.trim() === level)
+    ?.split(',')
+    .map((cell) => cell.trim());
   return row === undefined ? -1 : Number(row[header.indexOf('ExecutingRequests')]);
 }
 
@@ -59,9 +62,9 @@ async function eventually(what: string, probe: () => Promise<boolean>): Promise<
   assert.unreachable(what);
 }
 
-test('the server offers h2 with kube-apiserver\'s stream limit; the same requests answer the same on both protocols', async () => {
+test("the server offers h2 with kube-apiserver's stream limit; the same requests answer the same on both protocols", async () => {
   assert.is(h2.session.alpnProtocol, 'h2');
-  assert.is(h2.session.remoteSettings.maxConcurrentStreams, 100, 'Go\'s default when --http2-max-streams-per-connection is 0');
+  assert.is(h2.session.remoteSettings.maxConcurrentStreams, 100, "Go's default when --http2-max-streams-per-connection is 0");
   assert.is(h2.session.remoteSettings.initialWindowSize, 256 * 1024);
   const aggregated = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
   const cases: [string, string, Record<string, string>, string | null | undefined][] = [
@@ -80,7 +83,10 @@ test('the server offers h2 with kube-apiserver\'s stream limit; the same request
     const label = `${method} ${path}`;
     assert.equal([two.status, two.headers['content-type'], two.text], [one.status, one.headers['content-type'], one.text], label);
   }
-  const created = await h2.request('POST', `${PLC}?dryRun=All`, { body: JSON.stringify(validPlc('h2-dry-run')), headers: { 'content-type': 'application/json' } });
+  const created = await h2.request('POST', `${PLC}?dryRun=All`, {
+    body: JSON.stringify(validPlc('h2-dry-run')),
+    headers: { 'content-type': 'application/json' },
+  });
   assert.equal([created.status, created.json().metadata.name], [201, 'h2-dry-run']);
 });
 
@@ -89,10 +95,19 @@ test('a body over 3 MiB is 413 on its stream (with or without content-length), t
   const withLength = await h2.request('POST', PLC, { body: tooBig, headers: { 'content-type': 'application/json', 'content-length': String(tooBig.length) } });
   assert.is(withLength.status, 413);
   assert.is(withLength.json().reason, 'RequestEntityTooLarge');
-  const streamed = await h2.request('POST', PLC, { pieces: [{ pauseMs: 0, bytes: tooBig.subarray(0, 2 << 20) }, { pauseMs: 50, bytes: tooBig.subarray(2 << 20) }], headers: { 'content-type': 'application/json' } });
+  const streamed = await h2.request('POST', PLC, {
+    pieces: [
+      { pauseMs: 0, bytes: tooBig.subarray(0, 2 << 20) },
+      { pauseMs: 50, bytes: tooBig.subarray(2 << 20) },
+    ],
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(streamed.status, 413);
   assert.is(streamed.rstCode, 0, 'NO_ERROR');
-  const exact = await h2.request('POST', `${PLC}?dryRun=All`, { body: Buffer.alloc(MAX_REQUEST_BODY_BYTES, 0x20), headers: { 'content-type': 'application/json' } });
+  const exact = await h2.request('POST', `${PLC}?dryRun=All`, {
+    body: Buffer.alloc(MAX_REQUEST_BODY_BYTES, 0x20),
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(exact.status, 400, 'exactly 3 MiB is read (and is not an object)');
   assert.is((await h2.request('GET', '/version')).status, 200, 'the same connection still serves');
 });
@@ -120,7 +135,12 @@ test('timeouts: 504 for a request waiting past its deadline and for a stream sta
   assert.is(late.status, 504);
   assert.is(late.json().message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
   const body = JSON.stringify(validPlc('h2-slow-body'));
-  const stalled = h2.request('POST', `${PLC}?dryRun=All&timeout=1s`, { token: TOKENS.bob, pieces: [{ pauseMs: 0, bytes: body.slice(0, 10) }], keepOpen: true, headers: { 'content-type': 'application/json' } });
+  const stalled = h2.request('POST', `${PLC}?dryRun=All&timeout=1s`, {
+    token: TOKENS.bob,
+    pieces: [{ pauseMs: 0, bytes: body.slice(0, 10) }],
+    keepOpen: true,
+    headers: { 'content-type': 'application/json' },
+  });
   await eventually('the stalled request holds a seat', async () => (await executing('global-default')) === 1);
   const response = await stalled;
   assert.is(response.status, 504);
@@ -158,7 +178,12 @@ const schema = (name: string, levelName: string, user: string) => ({
     priorityLevelConfiguration: { name: levelName },
     matchingPrecedence: 500,
     distinguisherMethod: { type: 'ByUser' },
-    rules: [{ subjects: [{ kind: 'User', user: { name: user } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }] }],
+    rules: [
+      {
+        subjects: [{ kind: 'User', user: { name: user } }],
+        resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+      },
+    ],
   },
 });
 
@@ -197,7 +222,10 @@ test('APF over one connection: a LIST holds its seats until its body is on the w
     assert.ok(held.complete, 'the held LIST completes once read');
     await eventually('seats come back', async () => (await executing('h2-flood')) === 0);
     const metrics = (await h2.request('GET', '/metrics')).text;
-    assert.ok((sampleValue(metrics, 'apiserver_flowcontrol_rejected_requests_total', { priority_level: 'h2-flood', reason: 'concurrency-limit' }) ?? 0) >= rejected.length);
+    assert.ok(
+      (sampleValue(metrics, 'apiserver_flowcontrol_rejected_requests_total', { priority_level: 'h2-flood', reason: 'concurrency-limit' }) ?? 0) >=
+        rejected.length,
+    );
   } finally {
     await flooder.close();
   }
@@ -226,7 +254,13 @@ test('SIGTERM over HTTP/2: GOAWAY, the in-flight stream finishes, the watch ends
     const watch = client.watch(`${PLC}?watch=true`);
     await watch.until(() => watch.events.length > 0);
     const body = JSON.stringify(validPlc('h2-in-flight'));
-    const inFlight = client.request('POST', PLC, { pieces: [{ pauseMs: 0, bytes: body.slice(0, 20) }, { pauseMs: 400, bytes: body.slice(20) }], headers: { 'content-type': 'application/json' } });
+    const inFlight = client.request('POST', PLC, {
+      pieces: [
+        { pauseMs: 0, bytes: body.slice(0, 20) },
+        { pauseMs: 400, bytes: body.slice(20) },
+      ],
+      headers: { 'content-type': 'application/json' },
+    });
     await sleep(100);
     const stopped = other.stop({ keepData: true });
     await eventually('the client is told to go away', async () => client.goaways.length > 0);

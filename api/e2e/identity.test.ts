@@ -44,7 +44,12 @@ test.before(async () => {
   });
   const clientCa = await generateCertificateAuthority({ commonName: 'e2e-client-ca' });
   await writeFile(join(dir, 'client-ca.crt'), clientCa.certPem);
-  await writeFile(join(dir, 'tokens.csv'), Object.entries(TOKENS).map(([user, token]) => `${token},${user},uid-${user},"team"`).join('\n'));
+  await writeFile(
+    join(dir, 'tokens.csv'),
+    Object.entries(TOKENS)
+      .map(([user, token]) => `${token},${user},uid-${user},"team"`)
+      .join('\n'),
+  );
   await writeFile(
     join(dir, 'authz.yaml'),
     yamlStringify({
@@ -66,7 +71,13 @@ test.before(async () => {
     }),
   );
   server = await startServerProcess({
-    args: [`--token-auth-file=${join(dir, 'tokens.csv')}`, `--client-ca-file=${join(dir, 'client-ca.crt')}`, `--authorization-config=${join(dir, 'authz.yaml')}`, '--anonymous-auth=true', '--v=3'],
+    args: [
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+      `--client-ca-file=${join(dir, 'client-ca.crt')}`,
+      `--authorization-config=${join(dir, 'authz.yaml')}`,
+      '--anonymous-auth=true',
+      '--v=3',
+    ],
   });
   admin = kubectlFor(server.kubeconfigPath);
   for (const name of ['alice', 'bob'] as const) await kubectlAs(name, { name, token: TOKENS[name] });
@@ -112,7 +123,10 @@ async function fetchVersionAnonymously(): Promise<number> {
 
 test('kubectl --as / --as-group: APF classifies and authorization decides as the impersonated user', async () => {
   const exempt = { flowSchema: await uidOf('flowschemas', 'exempt'), priorityLevel: await uidOf('prioritylevelconfigurations', 'exempt') };
-  const globalDefault = { flowSchema: await uidOf('flowschemas', 'global-default'), priorityLevel: await uidOf('prioritylevelconfigurations', 'global-default') };
+  const globalDefault = {
+    flowSchema: await uidOf('flowschemas', 'global-default'),
+    priorityLevel: await uidOf('prioritylevelconfigurations', 'global-default'),
+  };
 
   const asAdmin = await admin(['get', 'flowschemas', 'catch-all', '-v=8']);
   assert.is(asAdmin.code, 0, asAdmin.stderr);
@@ -128,24 +142,32 @@ test('kubectl --as / --as-group: APF classifies and authorization decides as the
 
   const asNobody = await admin(['get', 'flowschemas', 'catch-all', '--as=nobody']);
   assert.is(asNobody.code, 1);
-  assert.match(asNobody.stderr, /Error from server \(Forbidden\): flowschemas\.flowcontrol\.apiserver\.k8s\.io "catch-all" is forbidden: User "nobody" cannot get resource "flowschemas"/);
+  assert.match(
+    asNobody.stderr,
+    /Error from server \(Forbidden\): flowschemas\.flowcontrol\.apiserver\.k8s\.io "catch-all" is forbidden: User "nobody" cannot get resource "flowschemas"/,
+  );
 
   const log = server.stderr();
-  assert.match(log, /"HTTP" verb="GET" URI="\/apis\/flowcontrol\.apiserver\.k8s\.io\/v1\/flowschemas\/catch-all" .*addedInfo="\\nadmin\[system:masters,system:authenticated\] is impersonating jane\[system:authenticated\]"/);
+  assert.match(
+    log,
+    /"HTTP" verb="GET" URI="\/apis\/flowcontrol\.apiserver\.k8s\.io\/v1\/flowschemas\/catch-all" .*addedInfo="\\nadmin\[system:masters,system:authenticated\] is impersonating jane\[system:authenticated\]"/,
+  );
   assert.match(log, /addedInfo="\\nalice\[team,system:authenticated\] is impersonating jane\[system:masters,system:authenticated\]"/);
 });
 
-test('a user the authorizers do not allow to impersonate gets Kubernetes\' 403', async () => {
+test("a user the authorizers do not allow to impersonate gets Kubernetes' 403", async () => {
   // kubectl's discovery requests fail first, and client-go prints a discovery error's JSON body as
   // "unknown" (it does so against kube-apiserver too); the Status itself is read over HTTP.
   const bob = await kubectls.get('bob')!(['get', 'flowschemas', '--as=jane']);
   assert.is(bob.code, 1);
   assert.match(bob.stderr, /Error from server \(Forbidden\)/);
-  const response = await createTestClient(server.url, { caPem: server.caPem, token: TOKENS.bob }).get(`/apis/${GROUP}/v1/flowschemas`, { headers: { 'Impersonate-User': 'jane' } });
-  assert.equal([response.status, (response.json() as { message: string }).message], [
-    403,
-    'users "jane" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope: bob may not impersonate anyone',
-  ]);
+  const response = await createTestClient(server.url, { caPem: server.caPem, token: TOKENS.bob }).get(`/apis/${GROUP}/v1/flowschemas`, {
+    headers: { 'Impersonate-User': 'jane' },
+  });
+  assert.equal(
+    [response.status, (response.json() as { message: string }).message],
+    [403, 'users "jane" is forbidden: User "bob" cannot impersonate resource "users" in API group "" at the cluster scope: bob may not impersonate anyone'],
+  );
   const attributesOf = (call: { spec?: { resourceAttributes?: unknown } }) => call.spec?.resourceAttributes as Record<string, string> | undefined;
   const asked = webhook.calls().filter((call) => call.spec?.user === 'bob' && attributesOf(call)?.verb === 'impersonate');
   assert.equal(attributesOf(asked.at(-1)!), { verb: 'impersonate', resource: 'users', name: 'jane' });
@@ -158,7 +180,10 @@ test('kubectl auth whoami shows the authenticated user, or the impersonated one'
   const jane = await admin(['auth', 'whoami', '--as=jane', '--as-group=devs', '-o', 'json']);
   assert.is(jane.code, 0, jane.stderr);
   const review = JSON.parse(jane.stdout) as Record<string, any>;
-  assert.equal([review.kind, review.apiVersion, review.status], ['SelfSubjectReview', 'authentication.k8s.io/v1', { userInfo: { username: 'jane', groups: ['devs', 'system:authenticated'] } }]);
+  assert.equal(
+    [review.kind, review.apiVersion, review.status],
+    ['SelfSubjectReview', 'authentication.k8s.io/v1', { userInfo: { username: 'jane', groups: ['devs', 'system:authenticated'] } }],
+  );
   assert.match(review.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
 });
 
@@ -178,7 +203,11 @@ test('kubectl auth can-i --list: RBAC bootstrap rules listed, the webhook makes 
 
 test('discovery and OpenAPI serve the self reviews; kubectl explain reads them', async () => {
   const resources = await admin(['api-resources', '--api-group=authorization.k8s.io', '-o', 'name']);
-  assert.equal([resources.code, resources.stdout.split('\n').filter(Boolean).sort()], [0, ['selfsubjectaccessreviews.authorization.k8s.io', 'selfsubjectrulesreviews.authorization.k8s.io']], resources.stderr);
+  assert.equal(
+    [resources.code, resources.stdout.split('\n').filter(Boolean).sort()],
+    [0, ['selfsubjectaccessreviews.authorization.k8s.io', 'selfsubjectrulesreviews.authorization.k8s.io']],
+    resources.stderr,
+  );
   const authn = await admin(['api-resources', '--api-group=authentication.k8s.io', '-o', 'name']);
   assert.equal([authn.code, authn.stdout.trim()], [0, 'selfsubjectreviews.authentication.k8s.io'], authn.stderr);
   const explain = await admin(['explain', 'selfsubjectrulesreviews.status']);

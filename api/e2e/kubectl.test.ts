@@ -23,7 +23,10 @@ const plc = (name: string, shares: number, labels: Record<string, string> = {}) 
   apiVersion: `${GROUP}/v1`,
   kind: 'PriorityLevelConfiguration',
   metadata: Object.keys(labels).length > 0 ? { name, labels } : { name },
-  spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 4, queueLengthLimit: 20 } } } },
+  spec: {
+    type: 'Limited',
+    limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 4, queueLengthLimit: 20 } } },
+  },
 });
 
 async function file(name: string, content: unknown): Promise<string> {
@@ -113,7 +116,10 @@ test('create --dry-run=server stores nothing', async () => {
 
 test('patch with merge, json and strategic types; a repeated patch changes nothing', async () => {
   assert.match(await ok(['patch', PLC, 'delta', '--type=merge', '-p', '{"metadata":{"labels":{"x":"y"}}}']), /\/delta patched$/m);
-  assert.match(await ok(['patch', PLC, 'delta', '--type=json', '-p', '[{"op":"replace","path":"/spec/limited/nominalConcurrencyShares","value":11}]']), /patched/);
+  assert.match(
+    await ok(['patch', PLC, 'delta', '--type=json', '-p', '[{"op":"replace","path":"/spec/limited/nominalConcurrencyShares","value":11}]']),
+    /patched/,
+  );
   assert.match(await ok(['patch', PLC, 'delta', '--type=strategic', '-p', '{"spec":{"limited":{"lendablePercent":10}}}']), /\/delta patched$/m);
   assert.match(await ok(['patch', PLC, 'delta', '--type=strategic', '-p', '{"spec":{"limited":{"lendablePercent":10}}}']), /\/delta patched \(no change\)/);
   const stored = JSON.parse(await ok(['get', PLC, 'delta', '-o', 'json']));
@@ -124,7 +130,7 @@ test('patch with merge, json and strategic types; a repeated patch changes nothi
 
 test('edit with EDITOR set to a script', async () => {
   const editor = join(files, 'editor.sh');
-  await writeFile(editor, "#!/bin/sh\nsed -i 's/nominalConcurrencyShares: 11/nominalConcurrencyShares: 42/' \"$1\"\n");
+  await writeFile(editor, '#!/bin/sh\nsed -i \'s/nominalConcurrencyShares: 11/nominalConcurrencyShares: 42/\' "$1"\n');
   await chmod(editor, 0o755);
   assert.match(await ok(['edit', PLC, 'delta'], { EDITOR: editor, KUBE_EDITOR: editor }), /\/delta edited/);
   assert.is(JSON.parse(await ok(['get', PLC, 'delta', '-o', 'json'])).spec.limited.nominalConcurrencyShares, 42);
@@ -173,7 +179,10 @@ test('label and field selectors, and --chunk-size', async () => {
   const all = (await ok(['get', PLC, '--no-headers'])).trim().split('\n');
   const chunked = (await ok(['get', PLC, '--chunk-size=2', '--no-headers'])).trim().split('\n');
   assert.ok(all.length > 2);
-  assert.equal(chunked.map((l) => l.split(/\s+/)[0]), all.map((l) => l.split(/\s+/)[0]));
+  assert.equal(
+    chunked.map((l) => l.split(/\s+/)[0]),
+    all.map((l) => l.split(/\s+/)[0]),
+  );
 });
 
 test('get -w prints changes as they happen', async () => {
@@ -192,10 +201,14 @@ test('delete --cascade=foreground and --cascade=orphan: marked with the finalize
     const name = `cascade-${cascade}`;
     await ok(['create', '-f', await file(`${name}.yaml`, plc(name, 3))]);
     const created = JSON.parse(await ok(['get', PLC, name, '-o', 'json']));
-    const watch = openStream(server.url, `/apis/${GROUP}/v1/${PLC}?watch=1&fieldSelector=metadata.name%3D${name}&resourceVersion=${created.metadata.resourceVersion}`, {
-      token: server.token,
-      caPem: server.caPem,
-    });
+    const watch = openStream(
+      server.url,
+      `/apis/${GROUP}/v1/${PLC}?watch=1&fieldSelector=metadata.name%3D${name}&resourceVersion=${created.metadata.resourceVersion}`,
+      {
+        token: server.token,
+        caPem: server.caPem,
+      },
+    );
     try {
       const deleted = await kubectl(['delete', PLC, name, `--cascade=${cascade}`, '-v=8']);
       assert.is(deleted.code, 0, deleted.stderr);
@@ -231,12 +244,21 @@ test('delete one, then delete --all', async () => {
 });
 
 test('every request kubectl made was served over HTTP/2', async () => {
-  const lines = server.stderr().split('\n').filter((line) => line.includes('"HTTP" verb=') && line.includes('userAgent="kubectl/'));
+  const lines = server
+    .stderr()
+    .split('\n')
+    .filter((line) => line.includes('"HTTP" verb=') && line.includes('userAgent="kubectl/'));
   assert.ok(lines.length > 50, `kubectl's requests are in the access log (${lines.length})`);
   const protocols = new Set(lines.map((line) => /protocol="([^"]+)"/.exec(line)?.[1]));
   assert.equal([...protocols], ['HTTP/2.0']);
-  assert.ok(lines.some((line) => /verb="WATCH" .*protocol="HTTP\/2\.0"/.test(line)), 'watches too');
-  assert.ok(lines.some((line) => /verb="APPLY" .*protocol="HTTP\/2\.0"/.test(line)), 'server-side apply too');
+  assert.ok(
+    lines.some((line) => /verb="WATCH" .*protocol="HTTP\/2\.0"/.test(line)),
+    'watches too',
+  );
+  assert.ok(
+    lines.some((line) => /verb="APPLY" .*protocol="HTTP\/2\.0"/.test(line)),
+    'server-side apply too',
+  );
 });
 
 test('a wrong token is refused', async () => {

@@ -27,7 +27,10 @@ const plc = (name: string, shares = 7) => ({
 });
 
 const send = (method: string, path: string, body?: Buffer, accept = PROTOBUF) =>
-  server.client.request(method, path, { ...(body !== undefined ? { body } : {}), headers: { Accept: accept, ...(body !== undefined ? { 'Content-Type': PROTOBUF } : {}) } });
+  server.client.request(method, path, {
+    ...(body !== undefined ? { body } : {}),
+    headers: { Accept: accept, ...(body !== undefined ? { 'Content-Type': PROTOBUF } : {}) },
+  });
 
 function decoded(bytes: Buffer, kind: string): Record<string, any> {
   const result = decodeBody(bytes, kind);
@@ -87,7 +90,10 @@ test.after(async () => {
 
 test("Kubernetes' own fixture bytes are decoded: the fixture's metadata reaches the create path", async () => {
   // The fixtures carry every field, resourceVersion included, which a create refuses.
-  for (const [kind, path] of [['PriorityLevelConfiguration', PLCS], ['FlowSchema', FSS]] as const) {
+  for (const [kind, path] of [
+    ['PriorityLevelConfiguration', PLCS],
+    ['FlowSchema', FSS],
+  ] as const) {
     const response = await send('POST', path, fixture(`${kind}.pb`), 'application/json');
     assert.is(response.status, 400, response.text);
     assert.is(response.json().message, 'resourceVersion should not be set on objects to be created');
@@ -133,7 +139,10 @@ test('create, get, update and list in protobuf; every answer is the JSON answer 
 
 test('every bootstrap object round-trips: decode(protobuf GET) = JSON GET, re-encoded to the same bytes', async () => {
   let count = 0;
-  for (const [kind, path] of [['PriorityLevelConfiguration', PLCS], ['FlowSchema', FSS]] as const) {
+  for (const [kind, path] of [
+    ['PriorityLevelConfiguration', PLCS],
+    ['FlowSchema', FSS],
+  ] as const) {
     for (const item of (await send('GET', path, undefined, 'application/json')).json().items) {
       if (item.metadata.annotations?.['apf.kubernetes.io/autoupdate-spec'] === undefined) continue;
       const bytes = (await send('GET', `${path}/${item.metadata.name}`)).bytes;
@@ -150,7 +159,11 @@ test('watch in protobuf: length-prefixed WatchEvent frames; a Foreground delete 
   const created = decoded((await send('POST', PLCS, encodeObject(plc('pb-watched')))).bytes, 'PriorityLevelConfiguration');
   const watch = protobufWatch(`${PLCS}?watch=true&fieldSelector=metadata.name%3Dpb-watched&resourceVersion=${created.metadata.resourceVersion}`);
   try {
-    const options = encodeEnvelope(`${GROUP}/v1`, 'DeleteOptions', encodeMessage('k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions', { propagationPolicy: 'Foreground' }));
+    const options = encodeEnvelope(
+      `${GROUP}/v1`,
+      'DeleteOptions',
+      encodeMessage('k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions', { propagationPolicy: 'Foreground' }),
+    );
     const deleted = await send('DELETE', `${PLCS}/pb-watched`, options);
     assert.is(deleted.status, 200, deleted.text);
     const marked = decoded(deleted.bytes, 'PriorityLevelConfiguration');
@@ -159,7 +172,10 @@ test('watch in protobuf: length-prefixed WatchEvent frames; a Foreground delete 
     assert.is(marked.metadata.deletionGracePeriodSeconds, 0);
     await watch.until(() => watch.events.some((e) => e.type === 'DELETED'));
     assert.is(watch.contentType, `${PROTOBUF};stream=watch`);
-    assert.equal(watch.events.map((e) => e.type), ['MODIFIED', 'DELETED']);
+    assert.equal(
+      watch.events.map((e) => e.type),
+      ['MODIFIED', 'DELETED'],
+    );
     assert.equal(watch.events[0]!.object.metadata.finalizers, ['foregroundDeletion']);
     assert.is(watch.events[0]!.object.kind, 'PriorityLevelConfiguration');
   } finally {

@@ -28,12 +28,23 @@ const goodFs = {
   spec: {
     priorityLevelConfiguration: { name: 'good' },
     matchingPrecedence: 9000,
-    rules: [{ subjects: [{ kind: 'Group', group: { name: 'nobody' } }], resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], namespaces: ['*'] }] }],
+    rules: [
+      {
+        subjects: [{ kind: 'Group', group: { name: 'nobody' } }],
+        resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], namespaces: ['*'] }],
+      },
+    ],
   },
 };
 
 async function send(method: string, path: string, body?: string | Buffer, headers?: Record<string, string>): Promise<TimedResponse> {
-  return timedRequest(endpoint, path, { method, token: server.token, ...(body !== undefined ? { body } : {}), ...(headers !== undefined ? { headers } : {}), timeoutMs: 15_000 });
+  return timedRequest(endpoint, path, {
+    method,
+    token: server.token,
+    ...(body !== undefined ? { body } : {}),
+    ...(headers !== undefined ? { headers } : {}),
+    timeoutMs: 15_000,
+  });
 }
 
 /** The store's revision: a LIST's resourceVersion is the newest revision of the whole store. */
@@ -56,7 +67,8 @@ test.after(async () => {
 });
 
 /** What V8's and Node's exceptions say, which no Kubernetes message does. */
-const JS_ERROR_TEXT = /Unexpected token|is not valid JSON|Unexpected end of JSON|SyntaxError|TypeError|RangeError|ReferenceError|Cannot read propert|is not a function|undefined|\[object Object\]|at position \d+/;
+const JS_ERROR_TEXT =
+  /Unexpected token|is not valid JSON|Unexpected end of JSON|SyntaxError|TypeError|RangeError|ReferenceError|Cannot read propert|is not a function|undefined|\[object Object\]|at position \d+/;
 
 /** A failure is a Status (JSON, or YAML when the client asked for YAML) whose code is the HTTP status and whose message says something. */
 function assertStatusBody(response: TimedResponse, what: string): any {
@@ -91,11 +103,77 @@ test('every corpus case gets its answer, with a clear Status', async () => {
 });
 
 const WEIRD_VALUES: unknown[] = [null, -1, 0, 2 ** 31, 2 ** 53 + 1, 1.5, '', 'x'.repeat(300), [], {}, true, 'Limited\u0000', '💥', { '': 1 }, [[[]]]];
-const INSERTS = ['{', '}', '[', ']', '"', ',', ':', 'null', '-1', '1e999', '"\\u0000"', '\n', '\t', '#', '&a ', '*a', '!!binary ', '---\n', "'", '\\', '\u0000', '\ud800'];
-const QUERY_KEYS = ['limit', 'resourceVersion', 'resourceVersionMatch', 'labelSelector', 'fieldSelector', 'continue', 'timeoutSeconds', 'timeout', 'sendInitialEvents', 'allowWatchBookmarks', 'pretty', 'includeObject', 'fieldValidation', 'dryRun'];
+const INSERTS = [
+  '{',
+  '}',
+  '[',
+  ']',
+  '"',
+  ',',
+  ':',
+  'null',
+  '-1',
+  '1e999',
+  '"\\u0000"',
+  '\n',
+  '\t',
+  '#',
+  '&a ',
+  '*a',
+  '!!binary ',
+  '---\n',
+  "'",
+  '\\',
+  '\u0000',
+  '\ud800',
+];
+const QUERY_KEYS = [
+  'limit',
+  'resourceVersion',
+  'resourceVersionMatch',
+  'labelSelector',
+  'fieldSelector',
+  'continue',
+  'timeoutSeconds',
+  'timeout',
+  'sendInitialEvents',
+  'allowWatchBookmarks',
+  'pretty',
+  'includeObject',
+  'fieldValidation',
+  'dryRun',
+];
 // Values a client could mean as a time or version that does not make the request wait: a future
 // resourceVersion waits 3 s then gets kube's 504, and a tiny ?timeout gets kube's 504 too.
-const QUERY_VALUES = ['', '-1', '0', '1', 'abc', '1.5', '18446744073709551616', '9'.repeat(40), 'NotOlderThan', 'Exact', 'true', 'maybe', 'a in (', '!', 'a=b,c', 'metadata.name=good', 'spec.x=1', '%', '\u00e9', 'x'.repeat(2000), '10s', '-1s', 'Object', 'Table', 'All', 'Strict', 'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJhXHUwMDAwIn0'];
+const QUERY_VALUES = [
+  '',
+  '-1',
+  '0',
+  '1',
+  'abc',
+  '1.5',
+  '18446744073709551616',
+  '9'.repeat(40),
+  'NotOlderThan',
+  'Exact',
+  'true',
+  'maybe',
+  'a in (',
+  '!',
+  'a=b,c',
+  'metadata.name=good',
+  'spec.x=1',
+  '%',
+  '\u00e9',
+  'x'.repeat(2000),
+  '10s',
+  '-1s',
+  'Object',
+  'Table',
+  'All',
+  'Strict',
+  'eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6MSwic3RhcnQiOiJhXHUwMDAwIn0',
+];
 
 const pick = <T>(prng: Prng, values: readonly T[]): T => values[prng.int(values.length)]!;
 
@@ -156,7 +234,15 @@ function generate(prng: Prng): Generated {
       // A patch of each type, mutated.
       const type = pick(prng, ['merge', 'strategic', 'json', 'apply'] as const);
       let body: string;
-      if (type === 'json') body = JSON.stringify([{ op: pick(prng, ['add', 'replace', 'remove', 'test', 'move', 'copy']), path: pick(prng, ['/spec/limited/nominalConcurrencyShares', '/metadata/labels', '/spec', '/x/y', '', '/']), value: pick(prng, WEIRD_VALUES), from: '/spec/type' }]);
+      if (type === 'json')
+        body = JSON.stringify([
+          {
+            op: pick(prng, ['add', 'replace', 'remove', 'test', 'move', 'copy']),
+            path: pick(prng, ['/spec/limited/nominalConcurrencyShares', '/metadata/labels', '/spec', '/x/y', '', '/']),
+            value: pick(prng, WEIRD_VALUES),
+            from: '/spec/type',
+          },
+        ]);
       else if (type === 'apply') {
         const object: any = validPlc('good');
         mutateValue(prng, object);
@@ -167,8 +253,18 @@ function generate(prng: Prng): Generated {
         body = JSON.stringify(patch);
       }
       if (prng.next() < 0.4) body = mutateText(prng, body);
-      const contentTypes = { merge: 'application/merge-patch+json', strategic: 'application/strategic-merge-patch+json', json: 'application/json-patch+json', apply: 'application/apply-patch+yaml' };
-      return { method: 'PATCH', path: `${PLC}/good?dryRun=All&fieldValidation=${fieldValidation}${type === 'apply' ? '&fieldManager=fuzz' : ''}`, body, headers: { 'Content-Type': contentTypes[type] } };
+      const contentTypes = {
+        merge: 'application/merge-patch+json',
+        strategic: 'application/strategic-merge-patch+json',
+        json: 'application/json-patch+json',
+        apply: 'application/apply-patch+yaml',
+      };
+      return {
+        method: 'PATCH',
+        path: `${PLC}/good?dryRun=All&fieldValidation=${fieldValidation}${type === 'apply' ? '&fieldManager=fuzz' : ''}`,
+        body,
+        headers: { 'Content-Type': contentTypes[type] },
+      };
     }
     case 2: {
       // A list with odd query values.
@@ -185,12 +281,25 @@ function generate(prng: Prng): Generated {
       const path = `${pick(prng, [PLC, FS])}/${name.replace(/[ \u00e9😀]/gu, encodeURIComponent)}`;
       const method = pick(prng, ['GET', 'DELETE', 'PUT', 'PATCH']);
       const query = method === 'GET' ? '' : '?dryRun=All';
-      return { method, path: `${path}${query}`, body: method === 'PUT' || method === 'PATCH' ? '{}' : undefined!, headers: method === 'PATCH' ? { 'Content-Type': 'application/merge-patch+json' } : {} };
+      return {
+        method,
+        path: `${path}${query}`,
+        body: method === 'PUT' || method === 'PATCH' ? '{}' : undefined!,
+        headers: method === 'PATCH' ? { 'Content-Type': 'application/merge-patch+json' } : {},
+      };
     }
     default: {
       // A create with the wrong content type or Accept.
-      const [contentTypeHeader, accept] = [pick(prng, ['text/plain', 'application/json; charset=latin1', 'application/yaml; x=y', '', 'application/vnd.kubernetes.protobuf', '*/*']), pick(prng, ['application/json', 'application/yaml', 'text/html', '*/*', 'application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json;as=Bogus'])];
-      return { method: 'POST', path: `${PLC}?dryRun=All`, body: JSON.stringify(validPlc('generated')), headers: { 'Content-Type': contentTypeHeader, Accept: accept } };
+      const [contentTypeHeader, accept] = [
+        pick(prng, ['text/plain', 'application/json; charset=latin1', 'application/yaml; x=y', '', 'application/vnd.kubernetes.protobuf', '*/*']),
+        pick(prng, ['application/json', 'application/yaml', 'text/html', '*/*', 'application/json;as=Table;v=v1;g=meta.k8s.io', 'application/json;as=Bogus']),
+      ];
+      return {
+        method: 'POST',
+        path: `${PLC}?dryRun=All`,
+        body: JSON.stringify(validPlc('generated')),
+        headers: { 'Content-Type': contentTypeHeader, Accept: accept },
+      };
     }
   }
 }
@@ -207,7 +316,12 @@ test(`${GENERATED} generated cases get a success or a 4xx Status, never a 5xx; n
     assert.ok(response.status >= 200 && response.status < 500, `${what} → ${response.status} ${response.error ?? response.text.slice(0, 400)}`);
     if (response.status >= 400) assertStatusBody(response, what);
   }
-  console.log(`\n  reliability-bad-input: ${BAD_INPUT_CORPUS.length} corpus cases, ${GENERATED} generated (seed ${SEED}): ${[...seen].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+  console.log(
+    `\n  reliability-bad-input: ${BAD_INPUT_CORPUS.length} corpus cases, ${GENERATED} generated (seed ${SEED}): ${[...seen]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(' ')}`,
+  );
   assert.is(await revision(), before, 'generated requests changed nothing in the store');
   assert.ok((seen.get(400) ?? 0) > 0 && (seen.get(200) ?? 0) + (seen.get(201) ?? 0) > 0, `a mix of answers: ${[...seen].sort().join(' ')}`);
 });

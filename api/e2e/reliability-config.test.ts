@@ -82,26 +82,49 @@ test('invalid or unreadable files at startup: exit 1 at once, naming the file (a
   await mkdir(bad);
   const file = (name: string, text: string) => writeFile(join(bad, name), text).then(() => join(bad, name));
   const cases: [string, string[], RegExp][] = [
-    ['authorization config with an invalid field', [`--authorization-config=${await file('authz.yaml', authorizationConfig('45s'))}`], /authz\.yaml: authorizers\[0\]\.timeout: Invalid value: "45s": must be > 0s and <= 30s/],
-    ['missing authorization config', [`--authorization-config=${join(bad, 'missing.yaml')}`], /failed to read authorization config file ".*missing\.yaml": ENOENT/],
+    [
+      'authorization config with an invalid field',
+      [`--authorization-config=${await file('authz.yaml', authorizationConfig('45s'))}`],
+      /authz\.yaml: authorizers\[0\]\.timeout: Invalid value: "45s": must be > 0s and <= 30s/,
+    ],
+    [
+      'missing authorization config',
+      [`--authorization-config=${join(bad, 'missing.yaml')}`],
+      /failed to read authorization config file ".*missing\.yaml": ENOENT/,
+    ],
     [
       'admission plugin configuration with invalid fields',
-      [`--admission-control-config-file=${await file('admission.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.k8s.io/v1alpha1\n    kind: Configuration\n    limits:\n    - {type: Bogus, qps: 1, burst: 1}\n')}`, '--enable-admission-plugins=EventRateLimit'],
+      [
+        `--admission-control-config-file=${await file('admission.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.k8s.io/v1alpha1\n    kind: Configuration\n    limits:\n    - {type: Bogus, qps: 1, burst: 1}\n')}`,
+        '--enable-admission-plugins=EventRateLimit',
+      ],
       /admission\.yaml: couldn't init admission plugin "EventRateLimit": .*limits\[0\]\.type: Unsupported value: "Bogus"/,
     ],
     [
       'encryption config with a key of the wrong length',
-      [`--encryption-provider-config=${await file('encryption.yaml', encryptionConfig([[`flowschemas.${GROUP}`], '      - aescbc:\n          keys:\n            - {name: k1, secret: "c2hvcnQ="}\n']))}`],
+      [
+        `--encryption-provider-config=${await file('encryption.yaml', encryptionConfig([[`flowschemas.${GROUP}`], '      - aescbc:\n          keys:\n            - {name: k1, secret: "c2hvcnQ="}\n']))}`,
+      ],
       /encryption\.yaml: error while parsing file: resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": secret is not of the expected length/,
     ],
     [
       'encryption config with a key written as a map (the key is never printed)',
-      [`--encryption-provider-config=${await file('encryption-shape.yaml', encryptionConfig([[`flowschemas.${GROUP}`], '      - aescbc:\n          keys:\n            - {name: k1, secret: {part: "TUFURVJJQUwtTkVWRVItUFJJTlRFRA=="}}\n']))}`],
+      [
+        `--encryption-provider-config=${await file('encryption-shape.yaml', encryptionConfig([[`flowschemas.${GROUP}`], '      - aescbc:\n          keys:\n            - {name: k1, secret: {part: "TUFURVJJQUwtTkVWRVItUFJJTlRFRA=="}}\n']))}`,
+      ],
       /^(?![\s\S]*TUFURVJJQUwtTkVWRVItUFJJTlRFRA)[\s\S]*encryption-shape\.yaml: error while parsing file: error decoding encryption provider configuration file ".*": resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": must be of type string, not a map/,
     ],
     ['token file that is a directory', [`--token-auth-file=${bad}`], /read .*bad: is a directory/],
-    ['client CA file without a certificate', [`--client-ca-file=${await file('ca.crt', 'not a certificate\n')}`], /unable to load client CA file ".*ca\.crt": data does not contain any valid RSA or ECDSA certificates/],
-    ['serving certificate that is not PEM', [`--tls-cert-file=${await file('tls.crt', 'junk')}`, `--tls-private-key-file=${await file('tls.key', 'junk')}`], /failed to load the serving certificate ".*tls\.crt" and key ".*tls\.key": .*no start line/],
+    [
+      'client CA file without a certificate',
+      [`--client-ca-file=${await file('ca.crt', 'not a certificate\n')}`],
+      /unable to load client CA file ".*ca\.crt": data does not contain any valid RSA or ECDSA certificates/,
+    ],
+    [
+      'serving certificate that is not PEM',
+      [`--tls-cert-file=${await file('tls.crt', 'junk')}`, `--tls-private-key-file=${await file('tls.key', 'junk')}`],
+      /failed to load the serving certificate ".*tls\.crt" and key ".*tls\.key": .*no start line/,
+    ],
   ];
   const outcomes = await Promise.all(
     cases.map(([, args]) =>
@@ -137,7 +160,12 @@ test('an authorization webhook that hangs costs only the requests it decides, ea
     for (const response of await Promise.all(decided)) {
       // kube-apiserver's WithAuthorization answers an authorizer error with Go's InternalError text.
       assert.is(response.status, 500);
-      assert.match(response.text, new RegExp(`^Internal Server Error: ".*/exempt": Post "https://127\\.0\\.0\\.1:\\d+/authorize\\?timeout=${WEBHOOK_TIMEOUT}": context deadline exceeded`));
+      assert.match(
+        response.text,
+        new RegExp(
+          `^Internal Server Error: ".*/exempt": Post "https://127\\.0\\.0\\.1:\\d+/authorize\\?timeout=${WEBHOOK_TIMEOUT}": context deadline exceeded`,
+        ),
+      );
     }
   } finally {
     webhook.control({ mode: 'allow' });
@@ -146,7 +174,8 @@ test('an authorization webhook that hangs costs only the requests it decides, ea
 });
 
 test('an invalid edit under automatic reload is refused, the last good configuration stays; a valid edit applies', async () => {
-  const reloads = async (status: string) => sampleValue(await scrape(endpoint, server.token), 'apiserver_authorization_config_controller_automatic_reloads_total', { status }) ?? 0;
+  const reloads = async (status: string) =>
+    sampleValue(await scrape(endpoint, server.token), 'apiserver_authorization_config_controller_automatic_reloads_total', { status }) ?? 0;
   const waitFor = async (what: string, check: () => Promise<boolean>) => {
     for (let i = 0; i < 400; i++) {
       if (await check()) return;

@@ -99,7 +99,13 @@ async function writer(endpoint: Endpoint, token: string, prng: Prng, cycle: Cycl
       state.maybe = op;
       response =
         op === 'update'
-          ? await timedRequest(endpoint, `${FS_PATH}/${name}`, { method: 'PATCH', token, body: versionPatch(name, state.version + 1), headers: { 'Content-Type': 'application/merge-patch+json' }, timeoutMs: 10_000 })
+          ? await timedRequest(endpoint, `${FS_PATH}/${name}`, {
+              method: 'PATCH',
+              token,
+              body: versionPatch(name, state.version + 1),
+              headers: { 'Content-Type': 'application/merge-patch+json' },
+              timeoutMs: 10_000,
+            })
           : await timedRequest(endpoint, `${FS_PATH}/${name}`, { method: 'DELETE', token, timeoutMs: 10_000 });
     }
     if (response.status === 0) return; // the server died: the answer is lost, `maybe` stays
@@ -107,7 +113,7 @@ async function writer(endpoint: Endpoint, token: string, prng: Prng, cycle: Cycl
     const expected = op === 'create' ? 201 : 200;
     assert.is(response.status, expected, `${op} ${name}: ${response.text}`);
     const body = JSON.parse(response.text);
-    const rv = Number(op === 'delete' ? body.metadata?.resourceVersion ?? body.details?.resourceVersion : body.metadata.resourceVersion);
+    const rv = Number(op === 'delete' ? (body.metadata?.resourceVersion ?? body.details?.resourceVersion) : body.metadata.resourceVersion);
     delete state.maybe;
     if (op === 'delete') state.deleted = true;
     else {
@@ -141,7 +147,10 @@ async function verify(endpoint: Endpoint, token: string, floorRv: number): Promi
         assert.is(version, state.version, `${name}: acknowledged version ${state.version}`);
         assert.is(Number(object.metadata.resourceVersion) >= state.rv, true, `${name}: rv ${object.metadata.resourceVersion} >= acknowledged ${state.rv}`);
       } else if (state.maybe === 'update') {
-        assert.ok(version === state.version || version === state.version + 1, `${name}: version ${version} is the acknowledged ${state.version} or the lost update's`);
+        assert.ok(
+          version === state.version || version === state.version + 1,
+          `${name}: version ${version} is the acknowledged ${state.version} or the lost update's`,
+        );
       }
       state.version = version;
       state.rv = Number(object.metadata.resourceVersion);

@@ -57,7 +57,10 @@ function rawExchange(request: string | Buffer, rest?: { pauseMs: number; bytes: 
 async function executing(level: string): Promise<number> {
   const dump = (await send('GET', '/debug/api_priority_and_fairness/dump_priority_levels')).text.split('\n');
   const header = dump[0]!.split(',').map((cell) => cell.trim());
-  const row = dump.find((line) => line.split(',')[0]!.trim() === level)!.split(',').map((cell) => cell.trim());
+  const row = dump
+    .find((line) => line.split(',')[0]!.trim() === level)!
+    .split(',')
+    .map((cell) => cell.trim());
   return Number(row[header.indexOf('ExecutingRequests')]);
 }
 
@@ -94,7 +97,9 @@ test('HTTP/1.1 over TLS: an endless upload answered early is closed, not read; a
   assert.ok(sent < 256 * 1024 * 1024, 'the server closed the connection');
   // The cap (256 KiB), what the body's buffer holds when it stops, TLS records and the request head.
   assert.ok(read <= 1024 * 1024, `the server read ${read} bytes while the client sent ${sent}`);
-  console.log(`  reliability-limits early 401: the client sent ${(sent / 1048576).toFixed(1)} MiB before the close; the server read ${(read / 1024).toFixed(0)} KiB`);
+  console.log(
+    `  reliability-limits early 401: the client sent ${(sent / 1048576).toFixed(1)} MiB before the close; the server read ${(read / 1024).toFixed(0)} KiB`,
+  );
 
   const brew = await rawConnect({ port: server.port, caPem: server.caPem });
   brew.socket.write(`BREW ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);
@@ -104,8 +109,9 @@ test('HTTP/1.1 over TLS: an endless upload answered early is closed, not read; a
   assert.is(JSON.parse(refused!.body).reason, 'MethodNotAllowed');
 });
 
-test('headers up to 1 MiB are read (kube-apiserver\'s limit); beyond, 431', async () => {
-  const request = (size: number) => `GET ${PLC}/exempt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nX-Padding: ${'a'.repeat(size)}\r\nConnection: close\r\n\r\n`;
+test("headers up to 1 MiB are read (kube-apiserver's limit); beyond, 431", async () => {
+  const request = (size: number) =>
+    `GET ${PLC}/exempt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nX-Padding: ${'a'.repeat(size)}\r\nConnection: close\r\n\r\n`;
   assert.match(await rawExchange(request(64 * 1024)), /^HTTP\/1\.1 200 /, '64 KiB of headers');
   assert.match(await rawExchange(request((1 << 20) + 1024)), /^HTTP\/1\.1 431 /, 'over 1 MiB of headers');
 });
@@ -176,10 +182,20 @@ test(`--request-timeout: ${STALLED_CLIENTS} client(s) stalling mid-body get 504 
 
 test(`${SLOW_WATCHERS} watch(es) whose client stops reading are cut off; a watch on the same resource sees every event`, async () => {
   const name = 'slow-reader-target';
-  const created = await send('POST', FS, JSON.stringify({
-    apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name },
-    spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 9000, rules: [{ subjects: [{ kind: 'User', user: { name: 'nobody' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/nothing'] }] }] },
-  }));
+  const created = await send(
+    'POST',
+    FS,
+    JSON.stringify({
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+      kind: 'FlowSchema',
+      metadata: { name },
+      spec: {
+        priorityLevelConfiguration: { name: 'global-default' },
+        matchingPrecedence: 9000,
+        rules: [{ subjects: [{ kind: 'User', user: { name: 'nobody' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/nothing'] }] }],
+      },
+    }),
+  );
   assert.is(created.status, 201);
   const from = JSON.parse(created.text).metadata.resourceVersion;
   const path = `${FS}?watch=true&resourceVersion=${from}&fieldSelector=metadata.name%3D${name}`;
@@ -209,7 +225,11 @@ test(`${SLOW_WATCHERS} watch(es) whose client stops reading are cut off; a watch
   await fast.until(() => fastRvs().includes(last));
   const ours = new Set(written);
   // The Dangling condition writer's own update of the new FlowSchema is in the stream too.
-  assert.equal(fastRvs().filter((rv) => ours.has(rv)), written, 'the reading watch saw every change, in order');
+  assert.equal(
+    fastRvs().filter((rv) => ours.has(rv)),
+    written,
+    'the reading watch saw every change, in order',
+  );
   assert.is((await send('GET', `${FS}/${name}`)).status, 200, 'the server serves meanwhile');
 
   for (const slow of slows) {

@@ -37,8 +37,15 @@ const describe = (phase: string, [exempt, other]: ProbeResult[]) => {
 /** The ExecutingRequests and WaitingRequests columns of a level in dump_priority_levels. */
 async function levelLoad(name: string): Promise<{ executing: number; waiting: number }> {
   const dump = await timedRequest(target.endpoint, '/debug/api_priority_and_fairness/dump_priority_levels', { token: target.tokens.admin });
-  const header = dump.text.split('\n')[0]!.split(',').map((cell) => cell.trim());
-  const row = dump.text.split('\n').find((line) => line.split(',')[0]!.trim() === name)!.split(',').map((cell) => cell.trim());
+  const header = dump.text
+    .split('\n')[0]!
+    .split(',')
+    .map((cell) => cell.trim());
+  const row = dump.text
+    .split('\n')
+    .find((line) => line.split(',')[0]!.trim() === name)!
+    .split(',')
+    .map((cell) => cell.trim());
   return { executing: Number(row[header.indexOf('ExecutingRequests')]), waiting: Number(row[header.indexOf('WaitingRequests')]) };
 }
 
@@ -49,14 +56,23 @@ test('a 10× flood of one level is shed with 429s; exempt and another level keep
   const result = await flood.stop();
   const after = await probes();
 
-  const lines = [describe('before', before), describe('during', during), describe('after', after), `flood: ${result.counts} (Retry-After seen: ${[...new Set(result.retryAfterSeconds)].sort((a, b) => a - b).join(', ')})`];
+  const lines = [
+    describe('before', before),
+    describe('during', during),
+    describe('after', after),
+    `flood: ${result.counts} (Retry-After seen: ${[...new Set(result.retryAfterSeconds)].sort((a, b) => a - b).join(', ')})`,
+  ];
   console.log(`\n  reliability-overload (${LONG ? 'long' : 'short'} form)\n  ${lines.join('\n  ')}`);
 
   assert.ok(result.counts.get(429) > result.counts.get(200), `the flood is mostly shed: ${result.counts}`);
   assert.equal(result.failures, [], 'no 5xx and no broken connection in the flood');
   assert.is(result.counts.total, result.counts.get(200) + result.counts.get(429), `the flood sees only 200 and 429: ${result.counts}`);
   assert.is(result.missingRetryAfter, 0, 'every 429 has Retry-After');
-  for (const [phase, runs] of [['before', before], ['during', during], ['after', after]] as const) {
+  for (const [phase, runs] of [
+    ['before', before],
+    ['during', during],
+    ['after', after],
+  ] as const) {
     for (const run of runs) {
       assert.ok(run.counts.total > 0, `${phase}: probes ran`);
       assert.equal(run.failures, [], `${phase}: every probe request succeeds`);

@@ -72,7 +72,10 @@ test('a full disk: reads go on, writes get a Status naming the error, and the se
     const refused = await create('refused');
     assert.is(refused.status, 503, refused.text);
     assert.is(refused.json().reason, 'ServiceUnavailable');
-    assert.match(refused.json().message, /^storage is not taking writes until it recovers from a failed write: writing to .* failed: .*no space left on device/i);
+    assert.match(
+      refused.json().message,
+      /^storage is not taking writes until it recovers from a failed write: writing to .* failed: .*no space left on device/i,
+    );
     assert.is(refused.headers['retry-after'], '1');
 
     const list = await server.client.get(FS_PATH);
@@ -96,7 +99,9 @@ test('a full disk: reads go on, writes get a Status naming the error, and the se
     }
     assert.ok(recovered, 'the server took writes again once space returned');
     assert.is((await server.client.get('/readyz')).status, 200);
-    console.log(`  reliability-storage-outage: filled ${filled} bytes; answers until the outage ${answers.join(' ')}; ${acknowledged.size} acknowledged writes`);
+    console.log(
+      `  reliability-storage-outage: filled ${filled} bytes; answers until the outage ${answers.join(' ')}; ${acknowledged.size} acknowledged writes`,
+    );
 
     const check = async () => {
       const names = new Set<string>((await server.client.get(FS_PATH)).json().items.map((o: { metadata: { name: string } }) => o.metadata.name));

@@ -52,7 +52,9 @@ test.before(async () => {
 test.after(() => rm(root, { recursive: true, force: true }));
 
 const contents = async (dir: string) =>
-  Object.fromEntries(await Promise.all((await readdir(dir)).filter((f) => f !== 'LOG' && f !== 'LOCK').map(async (f) => [f, (await readFile(join(dir, f))).toString('base64')])));
+  Object.fromEntries(
+    await Promise.all((await readdir(dir)).filter((f) => f !== 'LOG' && f !== 'LOCK').map(async (f) => [f, (await readFile(join(dir, f))).toString('base64')])),
+  );
 
 for (const fault of LEVELDB_FAULTS) {
   test(`fairway serve refuses a store with ${fault}, naming the file and the recovery`, async () => {
@@ -68,8 +70,16 @@ for (const fault of LEVELDB_FAULTS) {
       (error: Error) => error.message,
     );
     assert.match(refusal, /fairway serve exited with 1 before it was ready/);
-    assert.ok(refusal.includes(`the database at ${location} is damaged: ${join(location, file)}`) || refusal.includes(`${join(location, file)} at byte`), refusal);
-    assert.ok(refusal.includes(`run "fairway storage check --data-dir ${dataDir}" to see what is wrong, and "fairway storage repair --data-dir ${dataDir}" to repair it`), refusal);
+    assert.ok(
+      refusal.includes(`the database at ${location} is damaged: ${join(location, file)}`) || refusal.includes(`${join(location, file)} at byte`),
+      refusal,
+    );
+    assert.ok(
+      refusal.includes(
+        `run "fairway storage check --data-dir ${dataDir}" to see what is wrong, and "fairway storage repair --data-dir ${dataDir}" to repair it`,
+      ),
+      refusal,
+    );
     assert.equal(await contents(location), before, 'the refused start changed nothing in the store');
     if (fault !== 'log-truncated') return;
 
@@ -82,7 +92,10 @@ for (const fault of LEVELDB_FAULTS) {
     const repair = await runFairway(['storage', 'repair', '--data-dir', dataDir]);
     assert.is(repair.code, 0, repair.stdout + repair.stderr);
     assert.match(repair.stdout, new RegExp(`lost: the changes of revisions \\d+-${stated}`));
-    assert.ok((await readdir(dataDir)).some((f) => f.startsWith('store.backup-')), 'repair made a backup');
+    assert.ok(
+      (await readdir(dataDir)).some((f) => f.startsWith('store.backup-')),
+      'repair made a backup',
+    );
     const repaired = await startServerProcess({ storageBackend: 'leveldb', dataDir });
     try {
       const created = await repaired.client.request('POST', FS_PATH, { body: flowSchema('after-repair') });

@@ -77,7 +77,7 @@ test('bootstrap objects exist once, the same on both replicas, and stay put', as
   }
 });
 
-test('a write through A reaches a watcher on B in order; B\'s APF configuration follows it', async () => {
+test("a write through A reaches a watcher on B in order; B's APF configuration follows it", async () => {
   const start = await list(b, PLCS);
   const watch = openStream(b.url, `${PLCS}?watch=1&resourceVersion=${start.resourceVersion}`, { token: b.token, caPem: b.caPem });
   const expected: string[] = [];
@@ -91,7 +91,11 @@ test('a write through A reaches a watcher on B in order; B\'s APF configuration 
   expected.push(`MODIFIED through-a-3@${updated.json().metadata.resourceVersion}`);
   const deleted = await a.client.request('DELETE', `${PLCS}/through-a-5`);
   assert.is(deleted.status, 200, deleted.text);
-  await within(10_000, 'B\'s watcher', watch.until((events) => events.length >= expected.length + 1));
+  await within(
+    10_000,
+    "B's watcher",
+    watch.until((events) => events.length >= expected.length + 1),
+  );
   await sleep(200); // nothing more may come
   watch.close();
   const seen = watch.events.map((e) => `${e.type} ${e.object.metadata.name}@${e.object.metadata.resourceVersion}`);
@@ -99,16 +103,20 @@ test('a write through A reaches a watcher on B in order; B\'s APF configuration 
   // The DELETE answers with a Status; the event carries the deletion's own, next revision.
   assert.is(seen.at(-1), `DELETED through-a-5@${Number(updated.json().metadata.resourceVersion) + 1}`);
   // B's flow controller picked up the level created through A.
-  await within(10_000, 'B\'s APF configuration', (async () => {
-    for (;;) {
-      const dump = await b.client.get('/debug/api_priority_and_fairness/dump_priority_levels');
-      if (dump.status === 200 && dump.text.includes('through-a-0')) return;
-      await sleep(100);
-    }
-  })());
+  await within(
+    10_000,
+    "B's APF configuration",
+    (async () => {
+      for (;;) {
+        const dump = await b.client.get('/debug/api_priority_and_fairness/dump_priority_levels');
+        if (dump.status === 200 && dump.text.includes('through-a-0')) return;
+        await sleep(100);
+      }
+    })(),
+  );
 });
 
-test('killing A under write load: B\'s clients see no error and no acknowledged write is lost', async () => {
+test("killing A under write load: B's clients see no error and no acknowledged write is lost", async () => {
   const acked = new Map<string, string>(); // name → resourceVersion
   const errorsOnB: string[] = [];
   let running = true;
@@ -137,16 +145,27 @@ test('killing A under write load: B\'s clients see no error and no acknowledged 
   await Promise.all(writers);
   assert.equal(errorsOnB, [], 'B answered every request');
   assert.ok(acked.size > ackedBeforeKill, 'B went on acknowledging writes after A died');
-  assert.ok([...acked.keys()].some((k) => k.startsWith('load-a-')), 'A acknowledged writes before it died');
+  assert.ok(
+    [...acked.keys()].some((k) => k.startsWith('load-a-')),
+    'A acknowledged writes before it died',
+  );
   const after = await list(b, PLCS);
   const stored = new Map(after.items.map((i) => [i.metadata.name, i.metadata.resourceVersion]));
   const lost = [...acked].filter(([name, rv]) => stored.get(name) !== rv).map(([name]) => name);
   assert.equal(lost, [], 'every acknowledged write is in the store at its resourceVersion');
   // B's watcher saw each acknowledged create once, in resourceVersion order.
-  await within(10_000, 'B\'s watcher', watch.until((events) => events.filter((e) => acked.has(e.object.metadata.name)).length >= acked.size));
+  await within(
+    10_000,
+    "B's watcher",
+    watch.until((events) => events.filter((e) => acked.has(e.object.metadata.name)).length >= acked.size),
+  );
   watch.close();
   const added = watch.events.filter((e) => e.type === 'ADDED').map((e) => Number(e.object.metadata.resourceVersion));
-  assert.equal(added, [...added].sort((x, y) => x - y), 'in order');
+  assert.equal(
+    added,
+    [...added].sort((x, y) => x - y),
+    'in order',
+  );
   assert.is(new Set(added).size, added.length, 'no duplicates');
   const exitCode = await a.stop();
   assert.is(exitCode, null, 'A died by SIGKILL');

@@ -31,8 +31,31 @@ test.after(async () => {
 });
 
 test('sim import writes the live configuration, limits and object counts as a scenario that simulates', async () => {
-  const plc = { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'batch', labels: { team: 'data' } }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 15, limitResponse: { type: 'Queue', queuing: { queues: 8, handSize: 2, queueLengthLimit: 20 } } } } };
-  const fs = { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 'batch-jobs' }, spec: { priorityLevelConfiguration: { name: 'batch' }, matchingPrecedence: 700, distinguisherMethod: { type: 'ByUser' }, rules: [{ subjects: [{ kind: 'Group', group: { name: 'batch' } }], resourceRules: [{ verbs: ['list'], apiGroups: [''], resources: ['pods'], namespaces: ['*'] }] }] } };
+  const plc = {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'PriorityLevelConfiguration',
+    metadata: { name: 'batch', labels: { team: 'data' } },
+    spec: {
+      type: 'Limited',
+      limited: { nominalConcurrencyShares: 15, limitResponse: { type: 'Queue', queuing: { queues: 8, handSize: 2, queueLengthLimit: 20 } } },
+    },
+  };
+  const fs = {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'FlowSchema',
+    metadata: { name: 'batch-jobs' },
+    spec: {
+      priorityLevelConfiguration: { name: 'batch' },
+      matchingPrecedence: 700,
+      distinguisherMethod: { type: 'ByUser' },
+      rules: [
+        {
+          subjects: [{ kind: 'Group', group: { name: 'batch' } }],
+          resourceRules: [{ verbs: ['list'], apiGroups: [''], resources: ['pods'], namespaces: ['*'] }],
+        },
+      ],
+    },
+  };
   assert.is((await server.client.request('POST', `${FLOWCONTROL}/prioritylevelconfigurations`, { body: plc })).status, 201);
   assert.is((await server.client.request('POST', `${FLOWCONTROL}/flowschemas`, { body: fs })).status, 201);
 
@@ -41,15 +64,21 @@ test('sim import writes the live configuration, limits and object counts as a sc
   let metrics = '';
   for (let i = 0; i < 100; i++) {
     metrics = (await server.client.get('/metrics')).text;
-    if (sampleValue(metrics, 'apiserver_storage_objects', { resource: 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io' }) === stored && metrics.includes('priority_level="batch"')) break;
+    if (
+      sampleValue(metrics, 'apiserver_storage_objects', { resource: 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io' }) === stored &&
+      metrics.includes('priority_level="batch"')
+    )
+      break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   assert.is(sampleValue(metrics, 'apiserver_storage_objects', { resource: 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io' }), stored);
 
   const out = join(dir, 'live', 'imported.yaml');
-  const run = spawnSync(process.execPath, [FAIRWAY, 'sim', 'import', '--kubeconfig', server.kubeconfigPath, '--context', 'fairway', '--out', out], { encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [FAIRWAY, 'sim', 'import', '--kubeconfig', server.kubeconfigPath, '--context', 'fairway', '--out', out], {
+    encoding: 'utf8',
+  });
   assert.is(run.status, 0, run.stderr);
-  assert.ok(run.stdout.includes("server concurrency limit 300"), run.stdout + run.stderr);
+  assert.ok(run.stdout.includes('server concurrency limit 300'), run.stdout + run.stderr);
   assert.match(run.stdout + run.stderr, /wrote .*imported\.yaml: \d+ PriorityLevelConfigurations, \d+ FlowSchemas, server concurrency limit 300/);
   const scenario = parse(await readFile(out, 'utf8'));
   assert.is(scenario.kind, 'Scenario');
@@ -57,33 +86,55 @@ test('sim import writes the live configuration, limits and object counts as a sc
   assert.is(scenario.server.maxRequestsInflight + scenario.server.maxMutatingRequestsInflight, 300);
   assert.is(scenario.objectCounts['prioritylevelconfigurations.flowcontrol.apiserver.k8s.io'], stored);
   assert.ok(scenario.objectCounts['flowschemas.flowcontrol.apiserver.k8s.io'] >= 14);
-  const batch = scenario.objects.find((o: { kind: string; metadata: { name: string } }) => o.kind === 'PriorityLevelConfiguration' && o.metadata.name === 'batch');
+  const batch = scenario.objects.find(
+    (o: { kind: string; metadata: { name: string } }) => o.kind === 'PriorityLevelConfiguration' && o.metadata.name === 'batch',
+  );
   assert.equal(batch.metadata, { name: 'batch', labels: { team: 'data' } });
   assert.is(batch.spec.limited.nominalConcurrencyShares, 15);
   for (const object of scenario.objects) {
     assert.equal(Object.keys(object).sort(), ['apiVersion', 'kind', 'metadata', 'spec'], object.metadata.name);
-    assert.not.ok('managedFields' in object.metadata || 'uid' in object.metadata || 'resourceVersion' in object.metadata || 'creationTimestamp' in object.metadata, object.metadata.name);
+    assert.not.ok(
+      'managedFields' in object.metadata || 'uid' in object.metadata || 'resourceVersion' in object.metadata || 'creationTimestamp' in object.metadata,
+      object.metadata.name,
+    );
   }
 
   // It loads as written (no warnings) and simulates with a flow added.
   const text = await readFile(out, 'utf8');
-  await writeFile(out, `${text.replace('flows: []\n', '')}flows:\n  - {name: lists, user: eve, groups: [batch, system:authenticated], namespace: x, verb: list, resource: pods, objects: 50, arrival: {type: poisson, rate: 20}, service: {type: constant, value: 20ms}}\n`);
+  await writeFile(
+    out,
+    `${text.replace('flows: []\n', '')}flows:\n  - {name: lists, user: eve, groups: [batch, system:authenticated], namespace: x, verb: list, resource: pods, objects: 50, arrival: {type: poisson, rate: 20}, service: {type: constant, value: 20ms}}\n`,
+  );
   const loaded = await loadScenarioFile(out);
   assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));
   if (loaded.ok) {
     assert.equal(loaded.loaded.warnings, []);
     assert.ok(loaded.loaded.config.priorityLevels.some((p) => p.metadata?.name === 'batch'));
   }
-  const sim = spawnSync(process.execPath, [FAIRWAY, 'sim', 'run', out, '--seed', '1', '--no-plots', '--strict', '--out', join(dir, 'run')], { encoding: 'utf8' });
+  const sim = spawnSync(process.execPath, [FAIRWAY, 'sim', 'run', out, '--seed', '1', '--no-plots', '--strict', '--out', join(dir, 'run')], {
+    encoding: 'utf8',
+  });
   assert.is(sim.status, 0, sim.stderr);
   const report = JSON.parse(await readFile(join(dir, 'run', 'report.json'), 'utf8'));
   assert.is(report.flows.lists.priorityLevel, 'batch');
-  assert.is(report.levels.batch.nominalCL, Number(/priority_level="batch"\} (\d+)/.exec(metrics.split('\n').filter((l) => l.startsWith('apiserver_flowcontrol_nominal_limit_seats')).join('\n'))![1]));
+  assert.is(
+    report.levels.batch.nominalCL,
+    Number(
+      /priority_level="batch"\} (\d+)/.exec(
+        metrics
+          .split('\n')
+          .filter((l) => l.startsWith('apiserver_flowcontrol_nominal_limit_seats'))
+          .join('\n'),
+      )![1],
+    ),
+  );
 });
 
 test('sim import: an unknown context and an unreachable server are errors naming them', async () => {
   const out = join(dir, 'x.yaml');
-  const context = spawnSync(process.execPath, [FAIRWAY, 'sim', 'import', '--kubeconfig', server.kubeconfigPath, '--context', 'nope', '--out', out], { encoding: 'utf8' });
+  const context = spawnSync(process.execPath, [FAIRWAY, 'sim', 'import', '--kubeconfig', server.kubeconfigPath, '--context', 'nope', '--out', out], {
+    encoding: 'utf8',
+  });
   assert.is(context.status, 1);
   assert.match(context.stderr, /context was not found for specified context: nope/);
   const kubeconfig = join(dir, 'bad.kubeconfig');

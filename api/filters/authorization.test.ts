@@ -39,7 +39,17 @@ const denyWeird: ValidatingAdmissionPlugin = {
   name: 'test',
   validate: (a) =>
     a.object?.weird === true
-      ? { allowed: false, rejection: { kind: 'policy-denied', policy: 'p.static.k8s.io', binding: 'b.static.k8s.io', message: 'weird objects are not allowed', reason: 'Invalid' }, warnings: ['looked at it'] }
+      ? {
+          allowed: false,
+          rejection: {
+            kind: 'policy-denied',
+            policy: 'p.static.k8s.io',
+            binding: 'b.static.k8s.io',
+            message: 'weird objects are not allowed',
+            reason: 'Invalid',
+          },
+          warnings: ['looked at it'],
+        }
       : { allowed: true, warnings: [] },
 };
 
@@ -53,12 +63,19 @@ test.before(async () => {
     createEventRateLimit({ limits: [{ type: 'User', qps: 0.001, burst: 2, cacheSize: 0 }] }, { clock, appliesTo: () => true }),
     denyWeird,
   ]);
-  const ssar = { path: selfSubjectAccessReviewPath('authorization.k8s.io'), handler: createSelfSubjectAccessReviewHandler({ authorizer, group: 'authorization.k8s.io' }) };
+  const ssar = {
+    path: selfSubjectAccessReviewPath('authorization.k8s.io'),
+    handler: createSelfSubjectAccessReviewHandler({ authorizer, group: 'authorization.k8s.io' }),
+  };
   const resources = async (context: Parameters<Filter>[0]) => {
     let body = '';
     for await (const chunk of context.req) body += String(chunk);
     if (context.req.method === 'POST') {
-      admit(context, { operation: 'CREATE', kind: { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'FlowSchema' }, object: JSON.parse(body) as Record<string, unknown> });
+      admit(context, {
+        operation: 'CREATE',
+        kind: { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'FlowSchema' },
+        object: JSON.parse(body) as Record<string, unknown>,
+      });
     }
     context.res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
   };
@@ -88,7 +105,8 @@ test('403 bodies are worded as kube-apiserver words them', async () => {
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
-    message: 'flowschemas.flowcontrol.apiserver.k8s.io "beta" is forbidden: User "bob" cannot delete resource "flowschemas" in API group "flowcontrol.apiserver.k8s.io" at the cluster scope',
+    message:
+      'flowschemas.flowcontrol.apiserver.k8s.io "beta" is forbidden: User "bob" cannot delete resource "flowschemas" in API group "flowcontrol.apiserver.k8s.io" at the cluster scope',
     reason: 'Forbidden',
     details: { name: 'beta', group: 'flowcontrol.apiserver.k8s.io', kind: 'flowschemas' },
     code: 403,
@@ -119,7 +137,8 @@ test('allowed requests reach the handler; admission refuses with 429 past the bu
     apiVersion: 'v1',
     metadata: {},
     status: 'Failure',
-    message: 'flowschemas.flowcontrol.apiserver.k8s.io "odd" is forbidden: ValidatingAdmissionPolicy \'p.static.k8s.io\' with binding \'b.static.k8s.io\' denied request: weird objects are not allowed',
+    message:
+      "flowschemas.flowcontrol.apiserver.k8s.io \"odd\" is forbidden: ValidatingAdmissionPolicy 'p.static.k8s.io' with binding 'b.static.k8s.io' denied request: weird objects are not allowed",
     reason: 'Invalid',
     details: {
       name: 'odd',
@@ -133,10 +152,21 @@ test('allowed requests reach the handler; admission refuses with 429 past the bu
   // Burst 2: the refused write above took a token too (the limiter runs first), this one the last.
   assert.is((await client.request('POST', FS, { ...as('alice'), body: { metadata: { name: 'a' } } })).status, 200);
   const limited = await client.request('POST', FS, { ...as('alice'), body: { metadata: { name: 'b' } } });
-  assert.equal([limited.status, limited.json()], [
-    429,
-    { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Too many requests: Too many requests: limit reached on type User for key alice', reason: 'TooManyRequests', code: 429 },
-  ]);
+  assert.equal(
+    [limited.status, limited.json()],
+    [
+      429,
+      {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'Too many requests: Too many requests: limit reached on type User for key alice',
+        reason: 'TooManyRequests',
+        code: 429,
+      },
+    ],
+  );
 });
 
 test('kubectl auth can-i: JSON and protobuf reviews answer for the caller', async () => {

@@ -34,7 +34,9 @@ export function createAuthorizationFilter(options: AuthorizationFilterOptions): 
     const result = await options.authorizer.authorize(attributes, context);
     if (result.decision === 'allow') return next();
     if (result.error !== undefined && result.error !== '') {
-      options.logger?.error(`authorization error (user=${JSON.stringify(user.name)}, verb=${JSON.stringify(attributes.verb)}, path=${JSON.stringify(attributes.path)}): ${result.error}`);
+      options.logger?.error(
+        `authorization error (user=${JSON.stringify(user.name)}, verb=${JSON.stringify(attributes.verb)}, path=${JSON.stringify(attributes.path)}): ${result.error}`,
+      );
       writeInternalError(context, result.error);
       return;
     }
@@ -48,7 +50,13 @@ export function forbiddenStatus(attributes: AuthorizationAttributes, reason: str
     user: attributes.user.name,
     verb: attributes.verb,
     ...(attributes.isResourceRequest
-      ? { group: attributes.apiGroup, resource: attributes.resource, subresource: attributes.subresource, name: attributes.name, namespace: attributes.namespace }
+      ? {
+          group: attributes.apiGroup,
+          resource: attributes.resource,
+          subresource: attributes.subresource,
+          name: attributes.name,
+          namespace: attributes.namespace,
+        }
       : { path: attributes.path }),
     reason,
   });

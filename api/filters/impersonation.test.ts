@@ -23,7 +23,8 @@ function fakeContext(rawHeaders: string[]) {
 
 /** Bob may impersonate users and the group `devs`; nothing else. */
 const policy: Authorizer = {
-  authorize: async (a) => (a.verb === 'impersonate' && (a.resource === 'users' || (a.resource === 'groups' && a.name === 'devs')) ? allow() : noOpinion('not in the policy')),
+  authorize: async (a) =>
+    a.verb === 'impersonate' && (a.resource === 'users' || (a.resource === 'groups' && a.name === 'devs')) ? allow() : noOpinion('not in the policy'),
 };
 
 test('without impersonation headers the request goes on untouched', async () => {
@@ -69,7 +70,10 @@ test('extras and uids are checked in authentication.k8s.io; a group without a us
   const filter = createImpersonationFilter({ authorizer: policy });
   const extra = fakeContext(['Impersonate-User', 'jane', 'Impersonate-Extra-Scopes', 'view']);
   await filter(extra.context, async () => assert.unreachable('must not run'));
-  assert.is(JSON.parse(extra.written.body!).message, 'userextras.authentication.k8s.io "view" is forbidden: User "bob" cannot impersonate resource "userextras/scopes" in API group "authentication.k8s.io" at the cluster scope: not in the policy');
+  assert.is(
+    JSON.parse(extra.written.body!).message,
+    'userextras.authentication.k8s.io "view" is forbidden: User "bob" cannot impersonate resource "userextras/scopes" in API group "authentication.k8s.io" at the cluster scope: not in the policy',
+  );
   const groupOnly = fakeContext(['Impersonate-Group', 'devs']);
   await filter(groupOnly.context, async () => assert.unreachable('must not run'));
   assert.is(groupOnly.written.status, 400);

@@ -26,7 +26,18 @@ import {
 /** Enough of request-info for the test paths: /api/v1/namespaces/<ns>/pods[/<name>[/<sub>]]. */
 function requestInfoOf(method: string, url: URL): RequestInfo {
   const parts = url.pathname.split('/').filter((p) => p !== '');
-  if (parts[0] !== 'api') return { isResourceRequest: false, path: url.pathname, verb: method.toLowerCase(), apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+  if (parts[0] !== 'api')
+    return {
+      isResourceRequest: false,
+      path: url.pathname,
+      verb: method.toLowerCase(),
+      apiGroup: '',
+      apiVersion: '',
+      namespace: '',
+      resource: '',
+      subresource: '',
+      name: '',
+    };
   const [, , , namespace = '', , name = '', subresource = ''] = parts;
   const watch = url.searchParams.get('watch') === '1';
   const verb = method === 'POST' ? 'create' : watch ? 'watch' : name === '' ? 'list' : 'get';
@@ -48,11 +59,21 @@ interface Harness {
   close(): Promise<void>;
 }
 
-async function startServer(options: { enforce: boolean; handler: (context: RequestContext) => Promise<void>; observer?: PriorityAndFairnessFilterObserver }): Promise<Harness> {
+async function startServer(options: {
+  enforce: boolean;
+  handler: (context: RequestContext) => Promise<void>;
+  observer?: PriorityAndFairnessFilterObserver;
+}): Promise<Harness> {
   const clock = realClock();
   const tracker = new InterestedWatches();
   const controller = newTestController({ clock, watchTracker: tracker });
-  const filter = createPriorityAndFairnessFilter({ controller, enforce: options.enforce, clock, watchTracker: tracker, ...(options.observer ? { observer: options.observer } : {}) });
+  const filter = createPriorityAndFairnessFilter({
+    controller,
+    enforce: options.enforce,
+    clock,
+    watchTracker: tracker,
+    ...(options.observer ? { observer: options.observer } : {}),
+  });
   const run = chain([filter], options.handler);
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -65,8 +86,18 @@ async function startServer(options: { enforce: boolean; handler: (context: Reque
     const watchInitialized = requestInfo.verb === 'watch' ? new Promise<void>((resolve) => (markInitialized = resolve)) : Promise.resolve();
     const receivedMs = clock.now();
     const context: RequestContext = {
-      req, res, url, query: url.searchParams, requestInfo, user: userOf(req), receivedMs, deadlineMs: receivedMs + 60_000, signal: aborter.signal, watchInitialized,
-      markWatchInitialized: () => markInitialized(), ...UNDETACHED,
+      req,
+      res,
+      url,
+      query: url.searchParams,
+      requestInfo,
+      user: userOf(req),
+      receivedMs,
+      deadlineMs: receivedMs + 60_000,
+      signal: aborter.signal,
+      watchInitialized,
+      markWatchInitialized: () => markInitialized(),
+      ...UNDETACHED,
     };
     run(context).catch((error: unknown) => res.destroy(error as Error));
   });
@@ -74,7 +105,10 @@ async function startServer(options: { enforce: boolean; handler: (context: Reque
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
   return {
-    server, port, controller, tracker,
+    server,
+    port,
+    controller,
+    tracker,
     close: async () => {
       server.closeAllConnections();
       server.close();
@@ -353,7 +387,11 @@ test('shadow mode never holds back or rejects: the whole flood runs at once and 
 });
 
 /** A request context on a virtual clock, without a socket. */
-function fakeContext(clock: Clock, deadlineInMs = 60_000, requestInfo = podsInfo('list')): { context: RequestContext; done: () => void; run: () => Promise<void> } {
+function fakeContext(
+  clock: Clock,
+  deadlineInMs = 60_000,
+  requestInfo = podsInfo('list'),
+): { context: RequestContext; done: () => void; run: () => Promise<void> } {
   const req = new IncomingMessage(new Socket());
   const res = new ServerResponse(req);
   let done = () => {};
@@ -361,8 +399,18 @@ function fakeContext(clock: Clock, deadlineInMs = 60_000, requestInfo = podsInfo
   const url = new URL('http://localhost/api/v1/namespaces/default/pods');
   const now = clock.now();
   const context: RequestContext = {
-    req, res, url, query: url.searchParams, requestInfo, user: { name: 'mallory', groups: AUTHENTICATED }, receivedMs: now, deadlineMs: now + deadlineInMs,
-    signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED,
+    req,
+    res,
+    url,
+    query: url.searchParams,
+    requestInfo,
+    user: { name: 'mallory', groups: AUTHENTICATED },
+    receivedMs: now,
+    deadlineMs: now + deadlineInMs,
+    signal: new AbortController().signal,
+    watchInitialized: Promise.resolve(),
+    markWatchInitialized: () => {},
+    ...UNDETACHED,
   };
   return { context, done, run: () => finished };
 }
@@ -375,7 +423,9 @@ test('shadow accounting: a queued shadow starts when the queue set dispatches it
   const controller = newTestController({ clock, observer: { dispatched: (_d, waitMs) => waits.push(waitMs) } });
   const wouldBe: string[] = [];
   const filter = createPriorityAndFairnessFilter({
-    controller, enforce: false, clock,
+    controller,
+    enforce: false,
+    clock,
     observer: { unenforcedRejection: (_c, o) => wouldBe.push(o.decision.kind === 'reject' ? o.decision.reason : '') },
   });
   const level = () => tiny(controller);

@@ -84,7 +84,8 @@ export function parseBody(bytes: Buffer, contentType: string | undefined, target
   if (!negotiated.ok) throw new ApiError(negotiated.status);
   const { mediaType } = negotiated;
   if (target.options === true && bytes.length === 0) return { value: undefined, duplicates: [], yamlDuplicates: [], numberLiterals: NONE, mediaType };
-  if (mediaType === PROTOBUF_MEDIA_TYPE) return { value: parseProtobuf(bytes, target.kind), duplicates: [], yamlDuplicates: [], numberLiterals: NONE, mediaType };
+  if (mediaType === PROTOBUF_MEDIA_TYPE)
+    return { value: parseProtobuf(bytes, target.kind), duplicates: [], yamlDuplicates: [], numberLiterals: NONE, mediaType };
   const text = bytes.toString('utf8');
   checkNestingDepth(text, mediaType === 'application/json' ? 'json' : 'yaml');
   const parsed = mediaType === 'application/json' ? jsonBody(text) : yamlBody(text);
@@ -103,13 +104,23 @@ type TextBody = Omit<ParsedBody, 'mediaType'> | { error: string };
 function jsonBody(text: string): TextBody {
   const parsed = parseGoJson(text);
   if ('error' in parsed) return { error: `couldn't get version/kind; json parse error: ${parsed.error}` };
-  return { value: parsed.value, duplicates: parsed.duplicates.map((path) => `duplicate field ${goQuote(path)}`), yamlDuplicates: [], numberLiterals: parsed.numberLiterals };
+  return {
+    value: parsed.value,
+    duplicates: parsed.duplicates.map((path) => `duplicate field ${goQuote(path)}`),
+    yamlDuplicates: [],
+    numberLiterals: parsed.numberLiterals,
+  };
 }
 
 function yamlBody(text: string): TextBody {
   const parsed = parseGoYaml(text);
   if (!parsed.ok) return { error: `error converting YAML to JSON: ${parsed.error}` };
-  return { value: parsed.value, duplicates: [], yamlDuplicates: parsed.duplicateKeys.length > 0 ? [strictYamlError(parsed.duplicateKeys)] : [], numberLiterals: NONE };
+  return {
+    value: parsed.value,
+    duplicates: [],
+    yamlDuplicates: parsed.duplicateKeys.length > 0 ? [strictYamlError(parsed.duplicateKeys)] : [],
+    numberLiterals: NONE,
+  };
 }
 
 /** A protobuf body's object in its JSON form; a 400 worded as apimachinery's transformDecodeError. */

@@ -17,7 +17,7 @@ test('kind and apiVersion first, struct fields in Go order, map keys sorted', ()
   assert.equal(Object.keys(ordered), ['kind', 'apiVersion', 'metadata', 'spec', 'status']);
   assert.equal(Object.keys(ordered.metadata!), ['name', 'uid', 'labels']);
   assert.equal(Object.keys(ordered.metadata!.labels!), ['a', 'z']);
-  assert.equal(Object.keys((ordered.spec as Record<string, unknown>)), ['type', 'limited']);
+  assert.equal(Object.keys(ordered.spec as Record<string, unknown>), ['type', 'limited']);
 });
 
 test('equal content in any key order serialises to the same text', () => {

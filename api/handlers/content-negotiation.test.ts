@@ -1,6 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PATCH_MEDIA_TYPES, negotiateInput, negotiateOutput, parseAccept, parseContentType, tableConversions, SUPPORTED_MEDIA_TYPES } from './content-negotiation.ts';
+import {
+  PATCH_MEDIA_TYPES,
+  negotiateInput,
+  negotiateOutput,
+  parseAccept,
+  parseContentType,
+  tableConversions,
+  SUPPORTED_MEDIA_TYPES,
+} from './content-negotiation.ts';
 
 const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 const resourceEndpoint = { conversions: tableConversions('meta.k8s.io'), allowsWatchStream: true };
@@ -77,9 +85,17 @@ test('request bodies: parameters ignored, absent type defaults to JSON except fo
     assert.is(protobuf.status.code, 415);
     assert.is(protobuf.status.message, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml');
   }
-  assert.equal(negotiateInput('application/merge-patch+json', PATCH_MEDIA_TYPES, { requireContentType: true }), { ok: true, mediaType: 'application/merge-patch+json' });
+  assert.equal(negotiateInput('application/merge-patch+json', PATCH_MEDIA_TYPES, { requireContentType: true }), {
+    ok: true,
+    mediaType: 'application/merge-patch+json',
+  });
   const noPatchType = negotiateInput('', PATCH_MEDIA_TYPES, { requireContentType: true });
-  assert.ok(!noPatchType.ok && noPatchType.status.message!.endsWith('application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml'));
+  assert.ok(
+    !noPatchType.ok &&
+      noPatchType.status.message!.endsWith(
+        'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
+      ),
+  );
 });
 
 test.run();

@@ -127,7 +127,12 @@ function rangeMatches(range: MediaRange, mediaType: SerializerMediaType): boolea
   return (range.type === type && (range.subtype === subtype || range.subtype === '*')) || (range.type === '*' && range.subtype === '*');
 }
 
-function acceptClause(range: MediaRange, mediaType: SerializerMediaType, endpoint: EndpointRestrictions, allowsPlain: boolean): NegotiatedMediaType | undefined {
+function acceptClause(
+  range: MediaRange,
+  mediaType: SerializerMediaType,
+  endpoint: EndpointRestrictions,
+  allowsPlain: boolean,
+): NegotiatedMediaType | undefined {
   const { as: kind, g: group, v: version, stream, pretty } = range.params;
   if (stream !== undefined && stream !== '' && !(stream === 'watch' && endpoint.allowsWatchStream)) return undefined;
   const isPretty = pretty === '1';

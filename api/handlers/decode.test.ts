@@ -49,9 +49,18 @@ test("YAML's repeated keys: go-yaml's text first under Strict, on one line as a 
 });
 
 test('wrong types, kinds, versions and non-objects are 400s', () => {
-  assert.match(statusOf(() => decodeObject({ value: { spec: { type: 5 } } }, target, 'Ignore')).message!, /cannot unmarshal number into Go struct field PriorityLevelConfiguration\.spec\.type of type string/);
-  assert.is(statusOf(() => decodeObject({ value: { apiVersion: 'v1' } }, target, 'Warn')).message, 'the API version in the data (v1) does not match the expected API version (flowcontrol.apiserver.k8s.io/v1)');
-  assert.match(statusOf(() => decodeObject({ value: { kind: 'FlowSchema' } }, target, 'Warn')).message!, /^FlowSchema in version "v1" cannot be handled as a PriorityLevelConfiguration/);
+  assert.match(
+    statusOf(() => decodeObject({ value: { spec: { type: 5 } } }, target, 'Ignore')).message!,
+    /cannot unmarshal number into Go struct field PriorityLevelConfiguration\.spec\.type of type string/,
+  );
+  assert.is(
+    statusOf(() => decodeObject({ value: { apiVersion: 'v1' } }, target, 'Warn')).message,
+    'the API version in the data (v1) does not match the expected API version (flowcontrol.apiserver.k8s.io/v1)',
+  );
+  assert.match(
+    statusOf(() => decodeObject({ value: { kind: 'FlowSchema' } }, target, 'Warn')).message!,
+    /^FlowSchema in version "v1" cannot be handled as a PriorityLevelConfiguration/,
+  );
   assert.is(statusOf(() => decodeObject({ value: [] }, target, 'Warn')).code, 400);
   assert.is(statusOf(() => decodeObject({ value: undefined }, target, 'Warn')).code, 400);
 });
@@ -79,7 +88,10 @@ test('an integer field written with an exponent or a fraction is refused as Go r
   assert.is((decodeObject(fromJson(plain), target, 'Strict').object.spec as any).limited.nominalConcurrencyShares, 5000);
   // A number in a string field is a plain type error; Go does not name it.
   const inString = '{"metadata":{"name":"a"},"spec":{"type":5e3}}';
-  assert.match(statusOf(() => decodeObject(fromJson(inString), target, 'Strict')).message!, /cannot unmarshal number into Go struct field PriorityLevelConfiguration\.spec\.type of type string$/);
+  assert.match(
+    statusOf(() => decodeObject(fromJson(inString), target, 'Strict')).message!,
+    /cannot unmarshal number into Go struct field PriorityLevelConfiguration\.spec\.type of type string$/,
+  );
 });
 
 test.run();

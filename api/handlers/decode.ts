@@ -48,7 +48,11 @@ export function decodeObject(input: DecodeInput, target: DecodeTarget, fieldVali
   if (value === undefined) throw new ApiError(badRequest("couldn't get version/kind; json parse error: unexpected end of JSON input"));
   if (!isRecord(value)) {
     const type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
-    throw new ApiError(badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`));
+    throw new ApiError(
+      badRequest(
+        `couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+      ),
+    );
   }
   checkTypeMeta(value, target);
 

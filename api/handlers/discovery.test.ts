@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
 
-const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const AGGREGATED =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 let server: InProcessServer;
 
 test.before(async () => {
@@ -23,7 +24,10 @@ test('/apis: aggregated v2 with its exact Content-Type when asked, else the lega
   const body = aggregated.json();
   assert.is(body.kind, 'APIGroupDiscoveryList');
   const flowcontrol = body.items.find((g: { metadata: { name: string } }) => g.metadata.name === 'flowcontrol.apiserver.k8s.io');
-  assert.equal(flowcontrol.versions[0].resources.map((r: { resource: string }) => r.resource), ['flowschemas', 'prioritylevelconfigurations']);
+  assert.equal(
+    flowcontrol.versions[0].resources.map((r: { resource: string }) => r.resource),
+    ['flowschemas', 'prioritylevelconfigurations'],
+  );
   const legacy = await server.client.get('/apis', { headers: { Accept: 'application/json' } });
   assert.is(legacy.headers['content-type'], 'application/json');
   assert.is(legacy.json().kind, 'APIGroupList');

@@ -72,7 +72,8 @@ export function createDescriptionHandler(deps: DescriptionDeps): (context: Reque
 
   return async (context) => {
     const path = context.requestInfo.path.replace(/\/+$/, '') || '/';
-    const isDescription = path === '/version' || path === '/api' || path === '/apis' || path.startsWith('/apis/') || path.startsWith('/api/') || path.startsWith('/openapi/');
+    const isDescription =
+      path === '/version' || path === '/api' || path === '/apis' || path.startsWith('/apis/') || path.startsWith('/api/') || path.startsWith('/openapi/');
     if (!isDescription) return false;
     if (context.req.method !== 'GET' && context.req.method !== 'HEAD') throw new ApiError(routeMethodNotAllowed());
     if (path === '/version') {

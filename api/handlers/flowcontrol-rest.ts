@@ -188,7 +188,9 @@ export class FlowcontrolRest {
         if (error !== DELETE_NOW) throw error;
       }
     }
-    const deleted = options.dryRun ? current : await this.deps.store.delete(name, options.preconditions === undefined ? {} : { preconditions: options.preconditions });
+    const deleted = options.dryRun
+      ? current
+      : await this.deps.store.delete(name, options.preconditions === undefined ? {} : { preconditions: options.preconditions });
     return { type: 'deleted', status: this.deleteSuccess(name, deleted.metadata?.uid ?? ''), object: deleted };
   }
 

@@ -46,7 +46,10 @@ test('checkNestingDepth throws the registry 400 past MAX_BODY_NESTING_DEPTH only
   const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
   checkNestingDepth(nested(MAX_BODY_NESTING_DEPTH), 'json');
   checkNestingDepth(nested(MAX_BODY_NESTING_DEPTH - 2), 'yaml');
-  for (const [text, syntax] of [[nested(MAX_BODY_NESTING_DEPTH + 1), 'json'], [nested(MAX_BODY_NESTING_DEPTH - 1), 'yaml']] as const) {
+  for (const [text, syntax] of [
+    [nested(MAX_BODY_NESTING_DEPTH + 1), 'json'],
+    [nested(MAX_BODY_NESTING_DEPTH - 1), 'yaml'],
+  ] as const) {
     try {
       checkNestingDepth(text, syntax);
       assert.unreachable(`${syntax}: one level more must throw`);

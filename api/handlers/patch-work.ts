@@ -70,7 +70,8 @@ export function patchWorkSize(payload: unknown): number {
 
 function patchWork(request: PatchRequest, group: string): Work {
   const { current, ...rest } = request;
-  const forms = current === undefined ? [] : [storedFormOf(current) ?? { object: current, revision: 0, codecBytes: encodeObject(current), jsonBytes: undefined }];
+  const forms =
+    current === undefined ? [] : [storedFormOf(current) ?? { object: current, revision: 0, codecBytes: encodeObject(current), jsonBytes: undefined }];
   return { stage: patchStage(request.contentType), payload: { objects: forms, request: rest, group } satisfies PatchPayload };
 }
 

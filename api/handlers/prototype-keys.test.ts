@@ -35,7 +35,10 @@ test('merge patches with __proto__ answer as for an unknown field and leave the 
       assert.match(strict.json().message, /strict decoding error: unknown field "__proto__"/);
     }
     // A patch that fails validation (422) after reading the key.
-    const failing = await client.request('PATCH', `${FS}/probes`, { body: '{"__proto__":{"polluted":"yes"},"spec":{"matchingPrecedence":-1}}', headers: MERGE });
+    const failing = await client.request('PATCH', `${FS}/probes`, {
+      body: '{"__proto__":{"polluted":"yes"},"spec":{"matchingPrecedence":-1}}',
+      headers: MERGE,
+    });
     assert.is(failing.status, 422);
 
     assert.is(({} as Record<string, unknown>)['polluted'], undefined);

@@ -25,8 +25,14 @@ test('integers parse as Go parses them (bad values are 400 with strconv words); 
   assert.is(limit.message, 'strconv.ParseInt: parsing "1e3": invalid syntax');
   assert.is(statusOf(() => q('limit=99999999999999999999').int('limit')).message, 'strconv.ParseInt: parsing "99999999999999999999": value out of range');
   // apimachinery's Convert_Slice_string_To_bool: only 0 and false (any case) are false.
-  assert.equal(['watch=yes', 'watch=', 'watch=f', 'watch=1'].map((text) => q(text).bool('watch')), [true, true, true, true]);
-  assert.equal(['watch=0', 'watch=FALSE', 'watch=false&watch=true'].map((text) => q(text).bool('watch')), [false, false, false]);
+  assert.equal(
+    ['watch=yes', 'watch=', 'watch=f', 'watch=1'].map((text) => q(text).bool('watch')),
+    [true, true, true, true],
+  );
+  assert.equal(
+    ['watch=0', 'watch=FALSE', 'watch=false&watch=true'].map((text) => q(text).bool('watch')),
+    [false, false, false],
+  );
   assert.is(q('limit=1').bool('watch'), undefined);
   assert.is(checkResourceVersion('42'), '42');
   assert.is(statusOf(() => checkResourceVersion('-1')).code, 400);
@@ -34,12 +40,19 @@ test('integers parse as Go parses them (bad values are 400 with strconv words); 
 
 test('write options: defaults, dryRun and fieldValidation values, field manager rules', () => {
   assert.equal(parseWriteOptions(q(''), 'CreateOptions'), { dryRun: false, fieldManager: '', fieldValidation: 'Warn' });
-  assert.equal(parseWriteOptions(q('dryRun=All&fieldManager=me&fieldValidation=Strict'), 'UpdateOptions'), { dryRun: true, fieldManager: 'me', fieldValidation: 'Strict' });
+  assert.equal(parseWriteOptions(q('dryRun=All&fieldManager=me&fieldValidation=Strict'), 'UpdateOptions'), {
+    dryRun: true,
+    fieldManager: 'me',
+    fieldValidation: 'Strict',
+  });
   const dry = statusOf(() => parseWriteOptions(q('dryRun=Yes'), 'CreateOptions'));
   assert.is(dry.code, 422);
   assert.match(dry.message!, /^CreateOptions\.meta\.k8s\.io "" is invalid: dryRun: Unsupported value: \["Yes"\]: supported values: "All"$/);
   assert.match(statusOf(() => parseWriteOptions(q('fieldValidation=strict'), 'UpdateOptions')).message!, /supported values: "", "Ignore", "Strict", "Warn"$/);
-  assert.match(statusOf(() => parseWriteOptions(q(`fieldManager=${'m'.repeat(129)}`), 'CreateOptions')).message!, /fieldManager: Too long: must have at most 128 bytes/);
+  assert.match(
+    statusOf(() => parseWriteOptions(q(`fieldManager=${'m'.repeat(129)}`), 'CreateOptions')).message!,
+    /fieldManager: Too long: must have at most 128 bytes/,
+  );
   assert.match(statusOf(() => parseWriteOptions(q('fieldManager=a%01b'), 'CreateOptions')).message!, /invalid character U\+0001 \(at position 1\)/);
   assert.is(defaultFieldManager('', 'kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07'), 'kubectl');
   assert.is(defaultFieldManager('mine', 'kubectl/v1.32.4'), 'mine');
@@ -47,12 +60,19 @@ test('write options: defaults, dryRun and fieldValidation values, field manager 
 
 test('patch options: force only with apply, apply needs a field manager', () => {
   assert.equal(parsePatchOptions(q('fieldManager=x&force=true'), true), { dryRun: false, fieldManager: 'x', fieldValidation: 'Warn', force: true });
-  assert.match(statusOf(() => parsePatchOptions(q('force=false'), false)).message!, /^PatchOptions\.meta\.k8s\.io "" is invalid: force: Forbidden: may not be specified for non-apply patch$/);
+  assert.match(
+    statusOf(() => parsePatchOptions(q('force=false'), false)).message!,
+    /^PatchOptions\.meta\.k8s\.io "" is invalid: force: Forbidden: may not be specified for non-apply patch$/,
+  );
   assert.match(statusOf(() => parsePatchOptions(q(''), true)).message!, /fieldManager: Required value: is required for apply patch/);
 });
 
 test('delete options come from the body when there is one, else the query', () => {
-  assert.equal(parseDeleteOptions(q('gracePeriodSeconds=0&propagationPolicy=Foreground'), { value: undefined }), { dryRun: false, gracePeriodSeconds: 0, propagationPolicy: 'Foreground' });
+  assert.equal(parseDeleteOptions(q('gracePeriodSeconds=0&propagationPolicy=Foreground'), { value: undefined }), {
+    dryRun: false,
+    gracePeriodSeconds: 0,
+    propagationPolicy: 'Foreground',
+  });
   assert.equal(parseDeleteOptions(q('propagationPolicy=Orphan'), { value: { propagationPolicy: 'Background', preconditions: { uid: 'u' } } }), {
     dryRun: false,
     propagationPolicy: 'Background',
@@ -60,8 +80,14 @@ test('delete options come from the body when there is one, else the query', () =
   });
   assert.is(parseDeleteOptions(q(''), { value: { dryRun: ['All'] } }).dryRun, true);
   const both = statusOf(() => parseDeleteOptions(q(''), { value: { orphanDependents: true, propagationPolicy: 'Background' } }));
-  assert.match(both.message!, /^DeleteOptions\.meta\.k8s\.io "" is invalid: propagationPolicy: Invalid value: "Background": orphanDependents and deletionPropagation cannot be both set$/);
-  assert.is(statusOf(() => parseDeleteOptions(q(''), { value: { gracePeriodSeconds: 'now' } })).message, 'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64');
+  assert.match(
+    both.message!,
+    /^DeleteOptions\.meta\.k8s\.io "" is invalid: propagationPolicy: Invalid value: "Background": orphanDependents and deletionPropagation cannot be both set$/,
+  );
+  assert.is(
+    statusOf(() => parseDeleteOptions(q(''), { value: { gracePeriodSeconds: 'now' } })).message,
+    'json: cannot unmarshal string into Go struct field DeleteOptions.gracePeriodSeconds of type int64',
+  );
   assert.is(statusOf(() => parseDeleteOptions(q(''), { value: [1] })).code, 400);
 });
 

@@ -142,11 +142,15 @@ export interface DeleteOptions {
 function checkDeleteOptionsKind(raw: Record<string, unknown>, metaGroup: string): void {
   const { kind, apiVersion } = raw;
   if (kind !== undefined && kind !== null && typeof kind !== 'string') {
-    throw new ApiError(badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${typeof kind} into Go struct field .kind of type string`));
+    throw new ApiError(
+      badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${typeof kind} into Go struct field .kind of type string`),
+    );
   }
   if (kind === undefined || kind === null || kind === '' || kind === 'DeleteOptions') return;
   const version = typeof apiVersion === 'string' && apiVersion !== '' ? apiVersion : `${metaGroup}/v1`;
-  throw new ApiError(badRequest(`no kind ${goQuote(kind)} is registered for version ${goQuote(version)} in scheme "pkg/apis/meta/internalversion/scheme/register.go:27"`));
+  throw new ApiError(
+    badRequest(`no kind ${goQuote(kind)} is registered for version ${goQuote(version)} in scheme "pkg/apis/meta/internalversion/scheme/register.go:27"`),
+  );
 }
 
 /** A DELETE's decoded JSON/YAML body (undefined for none) and how its numbers were written (engine/go-json.ts). */
@@ -170,7 +174,8 @@ function isGoInt64(value: number, literal: string | undefined): boolean {
 export function parseDeleteOptions(query: QueryReader, { value: body, numberLiterals }: DeleteBody, apiDomain?: string): DeleteOptions {
   let raw: Record<string, unknown>;
   if (body !== undefined && body !== null) {
-    if (typeof body !== 'object' || Array.isArray(body)) throw new ApiError(badRequest('json: cannot unmarshal non-object into Go value of type v1.DeleteOptions'));
+    if (typeof body !== 'object' || Array.isArray(body))
+      throw new ApiError(badRequest('json: cannot unmarshal non-object into Go value of type v1.DeleteOptions'));
     raw = body as Record<string, unknown>;
     checkDeleteOptionsKind(raw, apiGroupsFor(apiDomain).meta);
   } else {
@@ -191,7 +196,8 @@ export function parseDeleteOptions(query: QueryReader, { value: body, numberLite
     return new ApiError(badRequest(`json: cannot unmarshal ${got} into Go struct field DeleteOptions.${field} of type ${type}`));
   };
   if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
-    if (typeof raw.gracePeriodSeconds !== 'number' || !isGoInt64(raw.gracePeriodSeconds, numberLiterals?.get('gracePeriodSeconds'))) throw typeError('gracePeriodSeconds', 'int64');
+    if (typeof raw.gracePeriodSeconds !== 'number' || !isGoInt64(raw.gracePeriodSeconds, numberLiterals?.get('gracePeriodSeconds')))
+      throw typeError('gracePeriodSeconds', 'int64');
     options.gracePeriodSeconds = raw.gracePeriodSeconds as number;
   }
   if (raw.orphanDependents !== undefined && raw.orphanDependents !== null) {
@@ -201,7 +207,8 @@ export function parseDeleteOptions(query: QueryReader, { value: body, numberLite
   const errors: FieldError[] = [];
   if (raw.propagationPolicy !== undefined && raw.propagationPolicy !== null) {
     if (typeof raw.propagationPolicy !== 'string') throw typeError('propagationPolicy', 'v1.DeletionPropagation');
-    if (options.orphanDependents !== undefined) errors.push(invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
+    if (options.orphanDependents !== undefined)
+      errors.push(invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
     if (!['Foreground', 'Background', 'Orphan'].includes(raw.propagationPolicy)) {
       errors.push(notSupported('propagationPolicy', raw.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
     }

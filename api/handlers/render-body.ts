@@ -68,6 +68,7 @@ function bodyValue(objects: readonly KubeObject[], spec: RenderSpec): unknown {
     if (objects.length !== 1 || object === undefined) throw new RangeError(`one object expected, got ${objects.length}`);
     return spec.conversion === undefined ? object : partial(object);
   }
-  if (spec.conversion !== undefined) return { kind: 'PartialObjectMetadataList', apiVersion: partialApiVersion, metadata: list.metadata, items: objects.map(partial) };
+  if (spec.conversion !== undefined)
+    return { kind: 'PartialObjectMetadataList', apiVersion: partialApiVersion, metadata: list.metadata, items: objects.map(partial) };
   return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: objects };
 }

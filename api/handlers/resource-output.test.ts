@@ -31,7 +31,7 @@ function gatedExecutor(options: { fail?: boolean } = {}) {
   return { executor, calls, release };
 }
 
-test('cacheJson caches each object\'s Go-escaped JSON and skips objects already cached', async () => {
+test("cacheJson caches each object's Go-escaped JSON and skips objects already cached", async () => {
   const items = forms(3);
   await cacheJson(items, createInlineExecutor());
   assert.equal(

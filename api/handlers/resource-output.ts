@@ -124,7 +124,14 @@ function renderSpec(context: RequestContext, out: OutputContext, output: Output,
     ...(single ? {} : { list: { kind: out.listKind, apiVersion: out.apiVersion, metadata: listMeta } }),
     ...(conversion !== undefined ? { conversion } : {}),
     ...(conversion === 'Table'
-      ? { table: { kind: out.kind, nowMs: out.nowMs(), includeObject: includeObject(context), ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}) } }
+      ? {
+          table: {
+            kind: out.kind,
+            nowMs: out.nowMs(),
+            includeObject: includeObject(context),
+            ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}),
+          },
+        }
       : {}),
     metaGroup: out.metaGroup,
     mediaType: output.mediaType,
@@ -137,7 +144,13 @@ function isPlainJson(output: Output): boolean {
 }
 
 /** Sends one stored object; synchronous when its JSON is cached (the common GET). */
-export function sendStoredObject(context: RequestContext, out: OutputContext, output: Output, statusCode: number, object: KubeObject): undefined | Promise<unknown> {
+export function sendStoredObject(
+  context: RequestContext,
+  out: OutputContext,
+  output: Output,
+  statusCode: number,
+  object: KubeObject,
+): undefined | Promise<unknown> {
   const form = formOf(object);
   const contentType = output.negotiated.contentType;
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, [form], renderSpec(context, out, output), statusCode, contentType);
@@ -149,7 +162,14 @@ export function sendStoredObject(context: RequestContext, out: OutputContext, ou
   });
 }
 
-async function renderAndSend(context: RequestContext, executor: Executor, forms: readonly StoredForm[], spec: RenderSpec, statusCode: number, contentType: string): Promise<unknown> {
+async function renderAndSend(
+  context: RequestContext,
+  executor: Executor,
+  forms: readonly StoredForm[],
+  spec: RenderSpec,
+  statusCode: number,
+  contentType: string,
+): Promise<unknown> {
   const body = await executor.execute<Buffer>(renderWork(forms, spec));
   return sendBody(context.res, statusCode, contentType, [body], body.byteLength);
 }
@@ -173,7 +193,10 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
   const contentType = output.negotiated.contentType;
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, forms, renderSpec(context, out, output, metadata), 200, contentType);
   await cacheJson(forms, out.executor);
-  const head = Buffer.from(`{"kind":${goJsonText(out.listKind)},"apiVersion":${goJsonText(out.apiVersion)},"metadata":${goJsonText(metadata)},"items":[`, 'utf8');
+  const head = Buffer.from(
+    `{"kind":${goJsonText(out.listKind)},"apiVersion":${goJsonText(out.apiVersion)},"metadata":${goJsonText(metadata)},"items":[`,
+    'utf8',
+  );
   const parts: Buffer[] = new Array(forms.length * 2 + 1);
   parts[0] = head;
   let byteLength = head.byteLength + LIST_END.byteLength + Math.max(0, forms.length - 1);

@@ -93,14 +93,17 @@ test('validation failures are 422 Invalid with causes; resourceVersion on create
   assert.is(withRv.json().message, 'resourceVersion should not be set on objects to be created');
   const malformed = await server.client.request('POST', P, { body: '{"metadata":' });
   assert.is(malformed.status, 400);
-  const wrongType = await server.client.request('POST', P, { body: { ...plc('t-type'), spec: { type: 'Limited', limited: { nominalConcurrencyShares: 'x' } } } });
+  const wrongType = await server.client.request('POST', P, {
+    body: { ...plc('t-type'), spec: { type: 'Limited', limited: { nominalConcurrencyShares: 'x' } } },
+  });
   assert.is(wrongType.status, 400);
   const wrongKind = await server.client.request('POST', P, { body: { ...plc('t-kind'), kind: 'FlowSchema' } });
   assert.is(wrongKind.status, 400);
 });
 
 test('bodies may be YAML; pretty=true indents the answer', async () => {
-  const yaml = 'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata:\n  name: t-yaml\nspec:\n  type: Limited\n  limited:\n    limitResponse:\n      type: Reject\n';
+  const yaml =
+    'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata:\n  name: t-yaml\nspec:\n  type: Limited\n  limited:\n    limitResponse:\n      type: Reject\n';
   const created = await server.client.request('POST', `${P}?pretty=true`, { body: yaml, headers: { 'Content-Type': 'application/yaml' } });
   assert.is(created.status, 201);
   assert.match(created.text, /^\{\n {2}"kind": "PriorityLevelConfiguration",\n/);
@@ -139,7 +142,10 @@ test('GET: JSON, YAML and Table; 404 in Kubernetes words', async () => {
   // Kubernetes has no protobuf Table: with nothing else acceptable that is a 406, its Status indented JSON.
   const notAcceptable = await server.client.get(`${P}/t-get`, { headers: { Accept: 'application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io' } });
   assert.is(notAcceptable.status, 406);
-  assert.is(notAcceptable.json().message, 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  assert.is(
+    notAcceptable.json().message,
+    'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+  );
   assert.ok(notAcceptable.text.startsWith('{\n  "kind": "Status"'));
 });
 
@@ -236,31 +242,41 @@ test('deletecollection deletes what the selector matches and answers the list of
   assert.is(response.status, 200);
   const list = response.json();
   assert.is(list.kind, 'PriorityLevelConfigurationList');
-  assert.equal(list.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['t-dc1', 't-dc2']);
+  assert.equal(
+    list.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+    ['t-dc1', 't-dc2'],
+  );
   assert.is((await server.client.get(`${P}/t-dc1`)).status, 404);
   assert.is((await server.client.get(`${P}/t-dc3`)).status, 200);
 });
 
 test('LIST: paging with continue, selectors, bad parameters are 400', async () => {
-  for (const name of ['t-l1', 't-l2', 't-l3']) await server.client.request('POST', FS, {
-    body: {
-      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-      kind: 'FlowSchema',
-      metadata: { name, labels: { page: 'yes' } },
-      spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 5000 },
-    },
-  });
+  for (const name of ['t-l1', 't-l2', 't-l3'])
+    await server.client.request('POST', FS, {
+      body: {
+        apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+        kind: 'FlowSchema',
+        metadata: { name, labels: { page: 'yes' } },
+        spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 5000 },
+      },
+    });
   const first = (await server.client.get(`${FS}?labelSelector=page&limit=2`)).json();
   assert.is(first.kind, 'FlowSchemaList');
   assert.is(first.items.length, 2);
   assert.ok(first.metadata.continue);
   assert.is(first.metadata.remainingItemCount, undefined, 'not counted for filtered lists');
   const second = (await server.client.get(`${FS}?labelSelector=page&limit=2&continue=${encodeURIComponent(first.metadata.continue)}`)).json();
-  assert.equal(second.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['t-l3']);
+  assert.equal(
+    second.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+    ['t-l3'],
+  );
   const unfiltered = (await server.client.get(`${FS}?limit=1`)).json();
   assert.ok(unfiltered.metadata.remainingItemCount > 0);
   const byName = (await server.client.get(`${FS}?fieldSelector=metadata.name%3Dt-l2`)).json();
-  assert.equal(byName.items.map((i: { metadata: { name: string } }) => i.metadata.name), ['t-l2']);
+  assert.equal(
+    byName.items.map((i: { metadata: { name: string } }) => i.metadata.name),
+    ['t-l2'],
+  );
   const badField = await server.client.get(`${FS}?fieldSelector=spec.x%3D1`);
   assert.is(badField.status, 400);
   assert.is(badField.json().message, '"spec.x" is not a known field selector: only "metadata.name", "metadata.namespace"');
@@ -268,7 +284,10 @@ test('LIST: paging with continue, selectors, bad parameters are 400', async () =
   assert.is((await server.client.get(`${FS}?resourceVersion=abc`)).status, 400);
   assert.is((await server.client.get(`${FS}?labelSelector=a%20in%20(`)).status, 400);
   const table = (await server.client.get(`${FS}?labelSelector=page`, { headers: { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })).json();
-  assert.equal(table.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'PriorityLevel', 'MatchingPrecedence', 'DistinguisherMethod', 'Age', 'MissingPL']);
+  assert.equal(
+    table.columnDefinitions.map((c: { name: string }) => c.name),
+    ['Name', 'PriorityLevel', 'MatchingPrecedence', 'DistinguisherMethod', 'Age', 'MissingPL'],
+  );
 });
 
 const patchAs = (contentType: string, path: string, body: unknown) =>
@@ -307,7 +326,10 @@ test('PATCH /status merges conditions by type and leaves the spec alone', async 
   const both = await patchAs('application/strategic-merge-patch+json', `${P}/t-pstatus/status`, { status: { conditions: [condition('B', 'False')] } });
   assert.is(both.status, 200);
   // Strategic merge puts patch items not in the stored order first (apimachinery's mergeSortedSlice).
-  assert.equal(both.json().status.conditions.map((c: { type: string }) => c.type), ['B', 'A']);
+  assert.equal(
+    both.json().status.conditions.map((c: { type: string }) => c.type),
+    ['B', 'A'],
+  );
   assert.is(both.json().spec.type, 'Limited');
 });
 
@@ -333,9 +355,46 @@ test('server-side apply creates, owns fields, reports conflicts and takes them w
 });
 
 test('malformed client input is never answered with a 5xx', async () => {
-  const bodies = ['', 'null', '[]', '"x"', '42', '{', '{"metadata":null}', '{"metadata":{"name":5}}', '{"metadata":{"name":"a/b"}}', '{"metadata":{"name":"x","resourceVersion":"abc"}}', '{"spec":[]}', '{"status":"x"}', '{"metadata":{"labels":{"a":1}}}', '{"metadata":{"managedFields":"x","name":"m"}}', '\u0000\u0001'];
-  const queries = ['', '?dryRun=x', '?fieldManager=%00', '?fieldValidation=x', '?force=x', '?pretty=x', '?limit=x', '?resourceVersion=-1', '?timeout=x', '?gracePeriodSeconds=x', '?propagationPolicy=x', '?continue=%ff'];
-  const types = ['application/json', 'application/yaml', 'application/merge-patch+json', 'application/json-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml', 'text/plain'];
+  const bodies = [
+    '',
+    'null',
+    '[]',
+    '"x"',
+    '42',
+    '{',
+    '{"metadata":null}',
+    '{"metadata":{"name":5}}',
+    '{"metadata":{"name":"a/b"}}',
+    '{"metadata":{"name":"x","resourceVersion":"abc"}}',
+    '{"spec":[]}',
+    '{"status":"x"}',
+    '{"metadata":{"labels":{"a":1}}}',
+    '{"metadata":{"managedFields":"x","name":"m"}}',
+    '\u0000\u0001',
+  ];
+  const queries = [
+    '',
+    '?dryRun=x',
+    '?fieldManager=%00',
+    '?fieldValidation=x',
+    '?force=x',
+    '?pretty=x',
+    '?limit=x',
+    '?resourceVersion=-1',
+    '?timeout=x',
+    '?gracePeriodSeconds=x',
+    '?propagationPolicy=x',
+    '?continue=%ff',
+  ];
+  const types = [
+    'application/json',
+    'application/yaml',
+    'application/merge-patch+json',
+    'application/json-patch+json',
+    'application/strategic-merge-patch+json',
+    'application/apply-patch+yaml',
+    'text/plain',
+  ];
   const seen = new Set<number>();
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
     for (const body of bodies) {
@@ -360,12 +419,18 @@ test('limits and routing: 413, 415, 405, 404, 401', async () => {
   assert.is(protobuf.json().message, 'the object provided is unrecognized (must be of type PriorityLevelConfiguration): empty body (6b387300)');
   const text = await server.client.request('POST', P, { body: 'x', headers: { 'Content-Type': 'text/plain' } });
   assert.is(text.status, 415);
-  assert.is(text.json().message, 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  assert.is(
+    text.json().message,
+    'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+  );
   assert.is((await server.client.request('POST', `${P}/x`, { body: plc('x') })).status, 405);
   assert.is((await server.client.get('/apis/flowcontrol.apiserver.k8s.io/v1/widgets')).status, 404);
   const anonymous = await server.client.get(P, { token: null });
   assert.is(anonymous.status, 401);
-  assert.is(anonymous.text, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n');
+  assert.is(
+    anonymous.text,
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n',
+  );
   assert.is((await server.client.get(P, { token: 'wrong' })).status, 401);
   assert.is((await server.client.get('/healthz', { token: null })).text, 'ok');
   assert.is((await server.client.get('/version', { token: null })).status, 401);

@@ -74,7 +74,8 @@ export interface ResourceHandlerDeps {
 export function createResourceHandler(deps: ResourceHandlerDeps): (context: RequestContext) => Promise<void> {
   // Shared by every watch of this handler: an open watch keeps no closure of its own for these.
   const releaseWatchSlot = (context: RequestContext) => deps.watchLimiter?.release(context.user?.name ?? '');
-  const onWatchTerminated = deps.onWatchTerminated === undefined ? undefined : (context: RequestContext) => deps.onWatchTerminated?.(deps.group, context.requestInfo.resource);
+  const onWatchTerminated =
+    deps.onWatchTerminated === undefined ? undefined : (context: RequestContext) => deps.onWatchTerminated?.(deps.group, context.requestInfo.resource);
   return async (context) => {
     let representation: Representation | undefined;
     try {
@@ -108,7 +109,12 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           const limiter = deps.watchLimiter;
           limiter?.acquire(context.user?.name ?? '');
           try {
-            await serveWatch(context, { store: route.rest.store, out: route.out, ...(onWatchTerminated !== undefined ? { onTerminated: onWatchTerminated } : {}) }, output, options);
+            await serveWatch(
+              context,
+              { store: route.rest.store, out: route.out, ...(onWatchTerminated !== undefined ? { onTerminated: onWatchTerminated } : {}) },
+              output,
+              options,
+            );
           } finally {
             // A detached watch frees its slot when it ends.
             if (limiter !== undefined) {
@@ -196,19 +202,38 @@ async function create(context: RequestContext, route: ResourceRoute, query: Quer
   await sendStoredObject(context, route.out, output, 201, created);
 }
 
-async function update(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, subresource: Subresource, deps: ResourceHandlerDeps): Promise<void> {
+async function update(
+  context: RequestContext,
+  route: ResourceRoute,
+  query: QueryReader,
+  output: Output,
+  subresource: Subresource,
+  deps: ResourceHandlerDeps,
+): Promise<void> {
   const options = parseWriteOptions(query, 'UpdateOptions', deps.apiDomain);
   const { object, warnings } = await readObject(context, route, options.fieldValidation);
   const name = context.requestInfo.name;
   const bodyName = object.metadata?.name ?? '';
   if (bodyName !== name) throw new ApiError(nameMismatch(bodyName, name));
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
-  const updated = await route.rest.update(name, subresource, route.rest.replaceWith(object), { dryRun: options.dryRun, manager, admit: admitFor(context, route), signal: context.signal });
+  const updated = await route.rest.update(name, subresource, route.rest.replaceWith(object), {
+    dryRun: options.dryRun,
+    manager,
+    admit: admitFor(context, route),
+    signal: context.signal,
+  });
   addWarnings(context.res, warnings);
   await sendStoredObject(context, route.out, output, 200, updated);
 }
 
-async function patch(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, subresource: Subresource, deps: ResourceHandlerDeps): Promise<void> {
+async function patch(
+  context: RequestContext,
+  route: ResourceRoute,
+  query: QueryReader,
+  output: Output,
+  subresource: Subresource,
+  deps: ResourceHandlerDeps,
+): Promise<void> {
   const negotiated = negotiateInput(context.req.headers['content-type'], PATCH_MEDIA_TYPES, { requireContentType: true });
   if (!negotiated.ok) throw new ApiError(negotiated.status);
   const contentType = negotiated.mediaType;

@@ -80,5 +80,16 @@ function attributesFor(spec: SubjectAccessReviewSpec, user: NonNullable<RequestC
     return attributes;
   }
   const nonResource = spec.nonResourceAttributes ?? {};
-  return { user, verb: nonResource.verb ?? '', isResourceRequest: false, path: nonResource.path ?? '', namespace: '', apiGroup: '', apiVersion: '', resource: '', subresource: '', name: '' };
+  return {
+    user,
+    verb: nonResource.verb ?? '',
+    isResourceRequest: false,
+    path: nonResource.path ?? '',
+    namespace: '',
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    name: '',
+  };
 }

@@ -40,7 +40,9 @@ async function readNamespace(context: RequestContext, review: ReviewKind): Promi
   const namespace = typeof spec === 'object' && !Array.isArray(spec) ? (spec as Record<string, unknown>).namespace : undefined;
   if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') {
     const jsonType = Array.isArray(namespace) ? 'array' : typeof namespace === 'boolean' ? 'bool' : typeof namespace;
-    throw new ApiError(malformedBody(review.kind, 'v1', `json: cannot unmarshal ${jsonType} into Go struct field SelfSubjectRulesReviewSpec.spec.namespace of type string`));
+    throw new ApiError(
+      malformedBody(review.kind, 'v1', `json: cannot unmarshal ${jsonType} into Go struct field SelfSubjectRulesReviewSpec.spec.namespace of type string`),
+    );
   }
   return typeof namespace === 'string' ? namespace : '';
 }

@@ -43,24 +43,43 @@ test('HumanDuration boundaries, as kubectl prints ages', () => {
 
 const limitedQueued: PriorityLevelConfiguration = {
   metadata: { name: 'workload-low', uid: 'u1', resourceVersion: '7', creationTimestamp: created(5 * HOUR) },
-  spec: { type: 'Limited', limited: { nominalConcurrencyShares: 100, lendablePercent: 90, limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } } } },
+  spec: {
+    type: 'Limited',
+    limited: {
+      nominalConcurrencyShares: 100,
+      lendablePercent: 90,
+      limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
+    },
+  },
 };
 const limitedReject: PriorityLevelConfiguration = {
   metadata: { name: 'catch-all', creationTimestamp: created(12 * DAY) },
   spec: { type: 'Limited', limited: { nominalConcurrencyShares: 5, limitResponse: { type: 'Reject' } } },
 };
-const exempt: PriorityLevelConfiguration = { metadata: { name: 'exempt', creationTimestamp: created(90 * SECOND) }, spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 0 } } };
+const exempt: PriorityLevelConfiguration = {
+  metadata: { name: 'exempt', creationTimestamp: created(90 * SECOND) },
+  spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 0 } },
+};
 
 test('PriorityLevelConfiguration columns and cells, with <none> where the printer puts it', () => {
   const table = toTable('PriorityLevelConfiguration', [limitedQueued, limitedReject, exempt], { nowMs: NOW });
-  assert.equal(table.columnDefinitions!.map((c) => c.name), ['Name', 'Type', 'NominalConcurrencyShares', 'Queues', 'HandSize', 'QueueLengthLimit', 'Age']);
+  assert.equal(
+    table.columnDefinitions!.map((c) => c.name),
+    ['Name', 'Type', 'NominalConcurrencyShares', 'Queues', 'HandSize', 'QueueLengthLimit', 'Age'],
+  );
   assert.ok(table.columnDefinitions!.every((c) => c.type === 'string' && c.priority === 0 && c.description.length > 0));
-  assert.equal(table.columnDefinitions!.map((c) => c.format), ['name', '', '', '', '', '', '']);
-  assert.equal(table.rows.map((r) => r.cells), [
-    ['workload-low', 'Limited', 100, 128, 6, 50, '5h'],
-    ['catch-all', 'Limited', 5, '<none>', '<none>', '<none>', '12d'],
-    ['exempt', 'Exempt', '<none>', '<none>', '<none>', '<none>', '90s'],
-  ]);
+  assert.equal(
+    table.columnDefinitions!.map((c) => c.format),
+    ['name', '', '', '', '', '', ''],
+  );
+  assert.equal(
+    table.rows.map((r) => r.cells),
+    [
+      ['workload-low', 'Limited', 100, 128, 6, 50, '5h'],
+      ['catch-all', 'Limited', 5, '<none>', '<none>', '<none>', '12d'],
+      ['exempt', 'Exempt', '<none>', '<none>', '<none>', '<none>', '90s'],
+    ],
+  );
 });
 
 const fs = (name: string, precedence: number, extra: Partial<FlowSchema> = {}): FlowSchema => ({
@@ -73,18 +92,35 @@ test('FlowSchema rows are sorted by precedence then name, with DistinguisherMeth
   const items = [
     fs('zeta', 1000, { spec: { distinguisherMethod: { type: 'ByUser' } } }),
     fs('alpha', 1000, { status: { conditions: [{ type: 'Dangling', status: 'False' }] } }),
-    fs('exempt', 1, { status: { conditions: [{ type: 'Other', status: 'True' }, { type: 'Dangling', status: 'True' }] } }),
+    fs('exempt', 1, {
+      status: {
+        conditions: [
+          { type: 'Other', status: 'True' },
+          { type: 'Dangling', status: 'True' },
+        ],
+      },
+    }),
     fs('Upper', 1000),
   ];
   const table = toTable('FlowSchema', items, { nowMs: NOW });
-  assert.equal(table.columnDefinitions!.map((c) => c.name), ['Name', 'PriorityLevel', 'MatchingPrecedence', 'DistinguisherMethod', 'Age', 'MissingPL']);
-  assert.equal(table.rows.map((r) => r.cells), [
-    ['exempt', 'workload-low', 1, '<none>', '3d', 'True'],
-    ['Upper', 'workload-low', 1000, '<none>', '3d', '?'],
-    ['alpha', 'workload-low', 1000, '<none>', '3d', 'False'],
-    ['zeta', 'workload-low', 1000, 'ByUser', '3d', '?'],
-  ]);
-  assert.equal(items.map((i) => i.metadata?.name), ['zeta', 'alpha', 'exempt', 'Upper'], 'input left untouched');
+  assert.equal(
+    table.columnDefinitions!.map((c) => c.name),
+    ['Name', 'PriorityLevel', 'MatchingPrecedence', 'DistinguisherMethod', 'Age', 'MissingPL'],
+  );
+  assert.equal(
+    table.rows.map((r) => r.cells),
+    [
+      ['exempt', 'workload-low', 1, '<none>', '3d', 'True'],
+      ['Upper', 'workload-low', 1000, '<none>', '3d', '?'],
+      ['alpha', 'workload-low', 1000, '<none>', '3d', 'False'],
+      ['zeta', 'workload-low', 1000, 'ByUser', '3d', '?'],
+    ],
+  );
+  assert.equal(
+    items.map((i) => i.metadata?.name),
+    ['zeta', 'alpha', 'exempt', 'Upper'],
+    'input left untouched',
+  );
 });
 
 test('row objects: PartialObjectMetadata by default, the full object, or null', () => {
@@ -94,7 +130,10 @@ test('row objects: PartialObjectMetadata by default, the full object, or null', 
   assert.equal(Object.keys(full), ['kind', 'apiVersion', 'metadata', 'spec']);
   assert.equal([full.kind, full.apiVersion, full.spec], ['PriorityLevelConfiguration', 'flowcontrol.apiserver.k8s.io/v1', limitedQueued.spec]);
   assert.is(toTable('PriorityLevelConfiguration', [limitedQueued], { nowMs: NOW, includeObject: 'None' }).rows[0]!.object, null);
-  assert.is(JSON.stringify(toTable('FlowSchema', [fs('a', 1)], { nowMs: NOW, includeObject: 'None' }).rows[0]), '{"cells":["a","workload-low",1,"<none>","3d","?"],"object":null}');
+  assert.is(
+    JSON.stringify(toTable('FlowSchema', [fs('a', 1)], { nowMs: NOW, includeObject: 'None' }).rows[0]),
+    '{"cells":["a","workload-low",1,"<none>","3d","?"],"object":null}',
+  );
 });
 
 test('list metadata carries over; headers can be left out; the meta group follows apiDomain', () => {
@@ -114,8 +153,15 @@ test('list metadata carries over; headers can be left out; the meta group follow
 });
 
 test('a missing or unparsable creationTimestamp shows <unknown>', () => {
-  const rows = toTable('PriorityLevelConfiguration', [{ metadata: { name: 'a' } }, { metadata: { name: 'b', creationTimestamp: 'garbage' }, spec: { type: 'Exempt' } }], { nowMs: NOW }).rows;
-  assert.equal(rows.map((r) => r.cells[6]), ['<unknown>', '<unknown>']);
+  const rows = toTable(
+    'PriorityLevelConfiguration',
+    [{ metadata: { name: 'a' } }, { metadata: { name: 'b', creationTimestamp: 'garbage' }, spec: { type: 'Exempt' } }],
+    { nowMs: NOW },
+  ).rows;
+  assert.equal(
+    rows.map((r) => r.cells[6]),
+    ['<unknown>', '<unknown>'],
+  );
   assert.equal(rows[0]!.cells.slice(0, 2), ['a', '']);
 });
 

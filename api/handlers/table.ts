@@ -114,7 +114,13 @@ function tableMetadata(listMeta: ListMeta): ListMeta {
   return out;
 }
 
-function rowObject(object: FlowcontrolObject, kind: string, includeObject: IncludeObject, metaApiVersion: string, objectApiVersion: string): Record<string, unknown> | null {
+function rowObject(
+  object: FlowcontrolObject,
+  kind: string,
+  includeObject: IncludeObject,
+  metaApiVersion: string,
+  objectApiVersion: string,
+): Record<string, unknown> | null {
   if (includeObject === 'None') return null;
   if (includeObject === 'Metadata') return { kind: 'PartialObjectMetadata', apiVersion: metaApiVersion, metadata: object.metadata ?? {} };
   const { kind: _kind, apiVersion: _apiVersion, ...rest } = object;

@@ -38,7 +38,14 @@ test('after its initial events a watch holds no pending filter promise; it strea
     assert.is(server.fairway.apiServer.inFlight, 1, 'yet still in flight');
 
     const before = watch.events.length;
-    const created = await server.client.request('POST', PLC, { body: { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'detached-probe' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } } } });
+    const created = await server.client.request('POST', PLC, {
+      body: {
+        apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+        kind: 'PriorityLevelConfiguration',
+        metadata: { name: 'detached-probe' },
+        spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+      },
+    });
     assert.is(created.status, 201);
     await watch.until((events) => events.length > before);
     assert.equal(watch.events.at(-1)?.object?.metadata?.name, 'detached-probe', 'the detached watch still streams');

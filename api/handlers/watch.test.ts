@@ -26,7 +26,10 @@ test('a watch from the list resourceVersion streams ADDED, MODIFIED and DELETED,
   const list = (await server.client.get(`${P}?labelSelector=w%3D1`)).json();
   const watch = stream(`${P}?watch=true&labelSelector=w%3D1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=30`);
   await server.client.request('POST', P, { body: plc('w-one', 5, { w: '1' }) });
-  await server.client.request('PATCH', `${P}/w-one`, { body: { spec: { limited: { nominalConcurrencyShares: 6 } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+  await server.client.request('PATCH', `${P}/w-one`, {
+    body: { spec: { limited: { nominalConcurrencyShares: 6 } } },
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  });
   await server.client.request('DELETE', `${P}/w-one`);
   await watch.until((events) => events.length >= 3);
   watch.close();
@@ -41,7 +44,10 @@ test('without a resourceVersion the watch starts with the current objects; an ob
   await server.client.request('POST', P, { body: plc('w-sel', 5, { sel: 'a' }) });
   const watch = stream(`${P}?watch=1&labelSelector=sel%3Da&timeoutSeconds=30`);
   await watch.until((events) => events.length >= 1);
-  await server.client.request('PATCH', `${P}/w-sel`, { body: { metadata: { labels: { sel: 'b' } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+  await server.client.request('PATCH', `${P}/w-sel`, {
+    body: { metadata: { labels: { sel: 'b' } } },
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  });
   await watch.until((events) => events.length >= 2);
   watch.close();
   assert.equal(summary(watch.events), ['ADDED w-sel', 'DELETED w-sel']);
@@ -65,7 +71,15 @@ test('timeoutSeconds=0 and timeoutSeconds past what a Node timer holds both mean
   await server.client.request('POST', P, { body: plc('w-long') });
   for (const watch of watches) await watch.until((events) => events.some((e) => e.object.metadata?.name === 'w-long'));
   await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.equal(watches.map((w) => [w.status, w.ended]), [[200, false], [200, false], [200, false]], 'all still streaming');
+  assert.equal(
+    watches.map((w) => [w.status, w.ended]),
+    [
+      [200, false],
+      [200, false],
+      [200, false],
+    ],
+    'all still streaming',
+  );
   for (const watch of watches) watch.close();
   const negative = stream(`${P}?watch=true&timeoutSeconds=-1`);
   await negative.until(() => false);
@@ -92,7 +106,10 @@ test('Table watches: the first event has column definitions, later ones null', a
     Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
   });
   await server.client.request('POST', P, { body: plc('w-table', 5, { tw: '1' }) });
-  await server.client.request('PATCH', `${P}/w-table`, { body: { spec: { limited: { nominalConcurrencyShares: 9 } } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
+  await server.client.request('PATCH', `${P}/w-table`, {
+    body: { spec: { limited: { nominalConcurrencyShares: 9 } } },
+    headers: { 'Content-Type': 'application/merge-patch+json' },
+  });
   await watch.until((events) => events.length >= 2);
   watch.close();
   const [first, second] = watch.events;
@@ -115,7 +132,10 @@ test('shutdown ends open watches cleanly', async () => {
   await own.close();
   await watch.until(() => false);
   assert.ok(watch.ended);
-  assert.ok(watch.events.every((e) => e.type === 'ADDED'), 'no ERROR on a clean shutdown');
+  assert.ok(
+    watch.events.every((e) => e.type === 'ADDED'),
+    'no ERROR on a clean shutdown',
+  );
 });
 
 test.run();

@@ -19,7 +19,15 @@ const plc = (name: string, metadata: Record<string, unknown> = {}): KubeObject =
   spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
 });
 
-const TOO_LARGE = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'etcdserver: request is too large', reason: 'RequestEntityTooLarge', code: 413 };
+const TOO_LARGE = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'etcdserver: request is too large',
+  reason: 'RequestEntityTooLarge',
+  code: 413,
+};
 const COPY_LIMIT = /^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$/;
 
 async function withServer(options: Parameters<typeof startInProcessServer>[0], body: (server: InProcessServer) => Promise<void>): Promise<void> {
@@ -69,7 +77,13 @@ test('an object over the store limit is refused on every write path with 413, an
 
     assert.is((await client.request('POST', PLC, { body: plc('small') })).status, 201);
     const before = (await client.get(`${PLC}/small`)).json();
-    const conditions = Array.from({ length: 800 }, (_, i) => ({ type: `T${i}`, status: 'True', reason: 'R', message: 'm'.repeat(80), lastTransitionTime: '2026-11-25T00:00:00Z' }));
+    const conditions = Array.from({ length: 800 }, (_, i) => ({
+      type: `T${i}`,
+      status: 'True',
+      reason: 'R',
+      message: 'm'.repeat(80),
+      lastTransitionTime: '2026-11-25T00:00:00Z',
+    }));
     const writes: [string, string, string | object, Record<string, string>?][] = [
       ['PUT', `${PLC}/small`, plc('small', { annotations: { big } })],
       ['PATCH', `${PLC}/small`, { metadata: { annotations: { big } } }, MERGE],
@@ -99,7 +113,10 @@ test('an object too large only with its managedFields is stored without them, ex
     // The stored object has no entry owning the labels any more, so this one fits with its own entry.
     assert.is(patched.status, 200, patched.text.slice(0, 300));
     assert.equal(patched.json().metadata.labels, labels);
-    assert.equal(patched.json().metadata.managedFields.map((e: { manager?: string }) => e.manager), [undefined]);
+    assert.equal(
+      patched.json().metadata.managedFields.map((e: { manager?: string }) => e.manager),
+      [undefined],
+    );
     // Apply's managedFields are what it is for: no second try without them.
     const applied = await client.request('PATCH', `${PLC}/applied?fieldManager=m`, { body: JSON.stringify(plc('applied', { labels })), headers: APPLY });
     assert.equal([applied.status, applied.json()], [413, TOO_LARGE]);

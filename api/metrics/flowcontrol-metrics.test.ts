@@ -22,19 +22,49 @@ const NS = 'apiserver_flowcontrol_';
 test('at the default configuration and ServerCL 600 the limit gauges equal the reference vectors (apf-semantics 11.2)', async () => {
   const { scrape } = setup(600);
   const samples = await scrape();
-  const nominal = { exempt: 0, 'catch-all': 13, system: 74, 'node-high': 98, 'leader-election': 25, 'workload-high': 98, 'workload-low': 245, 'global-default': 49 };
+  const nominal = {
+    exempt: 0,
+    'catch-all': 13,
+    system: 74,
+    'node-high': 98,
+    'leader-election': 25,
+    'workload-high': 98,
+    'workload-low': 245,
+    'global-default': 49,
+  };
   assert.equal(byLabel(samples, `${NS}nominal_limit_seats`, 'priority_level'), nominal);
   // Deprecated in 1.30.0, so hidden by component-base in 1.32.
   assert.not.ok(samples.some((s) => s.name === `${NS}request_concurrency_limit`));
   assert.equal(byLabel(samples, `${NS}lower_limit_seats`, 'priority_level'), {
-    exempt: 0, 'catch-all': 13, system: 50, 'node-high': 73, 'leader-election': 25, 'workload-high': 49, 'workload-low': 24, 'global-default': 24,
+    exempt: 0,
+    'catch-all': 13,
+    system: 50,
+    'node-high': 73,
+    'leader-election': 25,
+    'workload-high': 49,
+    'workload-low': 24,
+    'global-default': 24,
   });
   assert.equal(byLabel(samples, `${NS}upper_limit_seats`, 'priority_level'), {
-    exempt: 600, 'catch-all': 613, system: 674, 'node-high': 698, 'leader-election': 625, 'workload-high': 698, 'workload-low': 845, 'global-default': 649,
+    exempt: 600,
+    'catch-all': 613,
+    system: 674,
+    'node-high': 698,
+    'leader-election': 625,
+    'workload-high': 698,
+    'workload-low': 845,
+    'global-default': 649,
   });
   // Idle borrowing hands seats out in proportion to MinCL.
   assert.equal(byLabel(samples, `${NS}current_limit_seats`, 'priority_level'), {
-    exempt: 0, 'catch-all': 30, system: 117, 'node-high': 170, 'leader-election': 58, 'workload-high': 114, 'workload-low': 56, 'global-default': 56,
+    exempt: 0,
+    'catch-all': 30,
+    system: 117,
+    'node-high': 170,
+    'leader-election': 58,
+    'workload-high': 114,
+    'workload-low': 56,
+    'global-default': 56,
   });
   // With no demand each limited level aims at its MinCL.
   assert.is(sampleValue(samples, `${NS}target_seats`, { priority_level: 'global-default' }), 24);
@@ -46,12 +76,18 @@ test('dispatches, rejections, waits, execution times and queue lengths are count
   const { clock, controller, scrape } = setup(10, tinyApfConfig());
   const admit = (c: FlowController, user: string, groups: string[]) => {
     const entry = { admission: undefined as unknown as Admission, outcome: 'pending' };
-    entry.admission = c.admit({ digest: digestOf(user, groups), query: {} }, (o) => (entry.outcome = o.decision.kind === 'reject' ? o.decision.reason : 'execute'));
+    entry.admission = c.admit(
+      { digest: digestOf(user, groups), query: {} },
+      (o) => (entry.outcome = o.decision.kind === 'reject' ? o.decision.reason : 'execute'),
+    );
     return entry;
   };
   const flood = Array.from({ length: 8 }, () => admit(controller, 'mallory', AUTHENTICATED));
   const root = admit(controller, 'root', MASTERS);
-  assert.equal(flood.map((f) => f.outcome), ['execute', 'execute', 'pending', 'pending', 'queue-full', 'queue-full', 'queue-full', 'queue-full']);
+  assert.equal(
+    flood.map((f) => f.outcome),
+    ['execute', 'execute', 'pending', 'pending', 'queue-full', 'queue-full', 'queue-full', 'queue-full'],
+  );
 
   let samples = await scrape();
   const pair = { flow_schema: 'flood', priority_level: 'tiny' };
@@ -80,7 +116,10 @@ test('dispatches, rejections, waits, execution times and queue lengths are count
   assert.is(wait('false', '+Inf'), 4);
   assert.is(sampleValue(samples, `${NS}request_execution_seconds_count`, { ...pair, type: 'regular' }), 1);
   assert.is(sampleValue(samples, `${NS}request_execution_seconds_sum`, { ...pair, type: 'regular' }), 0.03);
-  assert.not.ok(samples.some((s) => s.name.startsWith(`${NS}request_wait_duration_seconds`) && s.labels.priority_level === 'exempt'), 'exempt requests never wait');
+  assert.not.ok(
+    samples.some((s) => s.name.startsWith(`${NS}request_wait_duration_seconds`) && s.labels.priority_level === 'exempt'),
+    'exempt requests never wait',
+  );
 
   flood[1]!.admission.finish(); // the last waiting request is dispatched
   samples = await scrape();
@@ -103,9 +142,13 @@ test('histogram lines carry the exact Kubernetes buckets and labels sorted by na
     .filter((s) => s.name === `${NS}request_wait_duration_seconds_bucket`)
     .map((s) => s.labels.le);
   assert.equal(les, ['0', '0.005', '0.02', '0.05', '0.1', '0.2', '0.5', '1', '2', '5', '10', '15', '30', '+Inf']);
-  assert.ok(text.includes(`${NS}request_wait_duration_seconds_bucket{execute="true",flow_schema="global-default",priority_level="global-default",le="0.005"} 1\n`));
+  assert.ok(
+    text.includes(`${NS}request_wait_duration_seconds_bucket{execute="true",flow_schema="global-default",priority_level="global-default",le="0.005"} 1\n`),
+  );
   assert.ok(text.includes(`# TYPE ${NS}dispatched_requests_total counter\n`));
-  const seatsBounds = parseExposition(text).filter((s) => s.name === `${NS}work_estimated_seats_bucket`).map((s) => s.labels.le);
+  const seatsBounds = parseExposition(text)
+    .filter((s) => s.name === `${NS}work_estimated_seats_bucket`)
+    .map((s) => s.labels.le);
   assert.equal(seatsBounds, ['1', '2', '4', '10', '+Inf']);
 });
 
@@ -131,7 +174,10 @@ test('a request that times out of its queue is observed in request_wait_duration
 // after the additional latency, while the executing-requests gauge drops at finish.
 test('current_executing_seats counts the seats a finished request still holds for its additional latency', async () => {
   const { clock, controller, scrape } = setup(10, tinyApfConfig());
-  const admission = controller.admit({ digest: digestOf('mallory', AUTHENTICATED), query: {}, workEstimate: { initialSeats: 1, finalSeats: 2, additionalLatencyMs: 50 } }, () => {});
+  const admission = controller.admit(
+    { digest: digestOf('mallory', AUTHENTICATED), query: {}, workEstimate: { initialSeats: 1, finalSeats: 2, additionalLatencyMs: 50 } },
+    () => {},
+  );
   const pair = { flow_schema: 'flood', priority_level: 'tiny' };
   let samples = await scrape();
   assert.is(sampleValue(samples, `${NS}current_executing_seats`, pair), 2);
@@ -149,7 +195,14 @@ test('current_executing_seats counts the seats a finished request still holds fo
 test('every apiserver_flowcontrol_* family kube-apiserver 1.32 shows, with its type, label names and buckets', async () => {
   const { clock, controller, metrics } = setup(10, tinyApfConfig());
   const admit = (verb: string, initialSeats = 1) =>
-    controller.admit({ digest: digestOf('mallory', AUTHENTICATED, podsInfo(verb)), query: {}, workEstimate: verb === 'create' ? undefined : { initialSeats, finalSeats: 0, additionalLatencyMs: 0 } }, () => {});
+    controller.admit(
+      {
+        digest: digestOf('mallory', AUTHENTICATED, podsInfo(verb)),
+        query: {},
+        workEstimate: verb === 'create' ? undefined : { initialSeats, finalSeats: 0, additionalLatencyMs: 0 },
+      },
+      () => {},
+    );
   const a = admit('create'); // estimated: a watch count is sampled
   admit('create');
   admit('list', 2); // two seats: waits
@@ -168,15 +221,22 @@ test('every apiserver_flowcontrol_* family kube-apiserver 1.32 shows, with its t
   const samples = parseExposition(text);
   for (const family of KUBE_FLOWCONTROL_FAMILIES) {
     assert.is(types.get(family.name), family.type, family.name);
-    const own = samples.filter((x) => x.name === family.name || (family.type === 'histogram' && [`${family.name}_bucket`, `${family.name}_sum`, `${family.name}_count`].includes(x.name)));
+    const own = samples.filter(
+      (x) =>
+        x.name === family.name || (family.type === 'histogram' && [`${family.name}_bucket`, `${family.name}_sum`, `${family.name}_count`].includes(x.name)),
+    );
     assert.ok(own.length > 0, `${family.name} has samples`);
     for (const sample of own) {
-      const names = Object.keys(sample.labels).filter((l) => l !== 'le').sort();
+      const names = Object.keys(sample.labels)
+        .filter((l) => l !== 'le')
+        .sort();
       assert.equal(names, [...family.labels].sort(), `${family.name} labels`);
     }
     if (family.buckets !== undefined) {
       const first = own.find((x) => x.name === `${family.name}_bucket`)!;
-      const les = own.filter((x) => x.name === `${family.name}_bucket` && JSON.stringify({ ...x.labels, le: '' }) === JSON.stringify({ ...first.labels, le: '' })).map((x) => x.labels.le);
+      const les = own
+        .filter((x) => x.name === `${family.name}_bucket` && JSON.stringify({ ...x.labels, le: '' }) === JSON.stringify({ ...first.labels, le: '' }))
+        .map((x) => x.labels.le);
       assert.equal(les, [...family.buckets.map(String), '+Inf'], `${family.name} buckets`);
     }
   }
@@ -188,7 +248,11 @@ test('every apiserver_flowcontrol_* family kube-apiserver 1.32 shows, with its t
 test('timing-ratio histograms weigh each ratio by how long it lasted', async () => {
   const { clock, controller, scrape } = setup(10, tinyApfConfig());
   const ms = 1e6;
-  const start = (verb: string) => controller.admit({ digest: digestOf('mallory', AUTHENTICATED, podsInfo(verb)), query: {}, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 } }, () => {});
+  const start = (verb: string) =>
+    controller.admit(
+      { digest: digestOf('mallory', AUTHENTICATED, podsInfo(verb)), query: {}, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 } },
+      () => {},
+    );
   let samples = await scrape();
   const level = { priority_level: 'tiny' };
   const seatCount = () => sampleValue(samples, `${NS}priority_level_seat_utilization_count`, { ...level, phase: 'executing' })!;
@@ -221,7 +285,9 @@ test('timing-ratio histograms weigh each ratio by how long it lasted', async () 
 test('shadow-mode would-be rejections have their own counter', async () => {
   const { controller, metrics, scrape } = setup(10, tinyApfConfig());
   for (let i = 0; i < 5; i++) {
-    controller.admit({ digest: digestOf('mallory', AUTHENTICATED), query: {} }, (outcome) => metrics.apfFilterObserver.unenforcedRejection?.(undefined as never, outcome));
+    controller.admit({ digest: digestOf('mallory', AUTHENTICATED), query: {} }, (outcome) =>
+      metrics.apfFilterObserver.unenforcedRejection?.(undefined as never, outcome),
+    );
   }
   const samples = await scrape();
   assert.is(sampleValue(samples, 'fairway_flowcontrol_unenforced_rejections_total', { flow_schema: 'flood', priority_level: 'tiny', reason: 'queue-full' }), 1);

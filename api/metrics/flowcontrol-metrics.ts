@@ -16,7 +16,15 @@
 // do, instead of vanishing when the pair goes idle.
 
 import { realClock } from '../../engine/clock.ts';
-import type { AdmitOutcome, ControllerDump, FlowControlObserver, FlowController, LevelDump, LevelGauges, RequestDescriptor } from '../../engine/flowcontrol/controller.ts';
+import type {
+  AdmitOutcome,
+  ControllerDump,
+  FlowControlObserver,
+  FlowController,
+  LevelDump,
+  LevelGauges,
+  RequestDescriptor,
+} from '../../engine/flowcontrol/controller.ts';
 import type { RejectReason } from '../../engine/flowcontrol/queue-set.ts';
 import { seatSecondsToFloat } from '../../engine/flowcontrol/seat-seconds.ts';
 import { maxSeatsOf } from '../../engine/flowcontrol/work-estimate.ts';
@@ -84,7 +92,10 @@ export class FlowControlMetrics {
   private scrape: { dump: ControllerDump; gauges?: PairGauges[] } | undefined;
 
   private readonly dispatched = new CounterVec(`${NS}dispatched_requests_total`, '[BETA] Requests that API Priority and Fairness started executing.', PAIR);
-  private readonly rejected = new CounterVec(`${NS}rejected_requests_total`, '[BETA] Requests that API Priority and Fairness rejected, by reason.', [...PAIR, 'reason']);
+  private readonly rejected = new CounterVec(`${NS}rejected_requests_total`, '[BETA] Requests that API Priority and Fairness rejected, by reason.', [
+    ...PAIR,
+    'reason',
+  ]);
   private readonly unenforced = new CounterVec(
     'fairway_flowcontrol_unenforced_rejections_total',
     'Shadow mode (--apf-enforce=false): requests whose shadow the queue set rejected but that were served anyway, by reason.',
@@ -102,15 +113,34 @@ export class FlowControlMetrics {
     [...PAIR, 'type'],
     QUEUE_WAIT_AND_EXECUTION_BUCKETS_SECONDS,
   );
-  private readonly queueLength = new HistogramVec(`${NS}request_queue_length_after_enqueue`, '[ALPHA] Length of the queue a request joined, itself included.', PAIR, QUEUE_LENGTH_BUCKETS);
-  private readonly workSeats = new HistogramVec(`${NS}work_estimated_seats`, '[ALPHA] Seats estimated for a request (the larger of initial and final).', PAIR, WORK_ESTIMATED_SEATS_BUCKETS);
+  private readonly queueLength = new HistogramVec(
+    `${NS}request_queue_length_after_enqueue`,
+    '[ALPHA] Length of the queue a request joined, itself included.',
+    PAIR,
+    QUEUE_LENGTH_BUCKETS,
+  );
+  private readonly workSeats = new HistogramVec(
+    `${NS}work_estimated_seats`,
+    '[ALPHA] Seats estimated for a request (the larger of initial and final).',
+    PAIR,
+    WORK_ESTIMATED_SEATS_BUCKETS,
+  );
   private readonly noAccommodation = new CounterVec(
     `${NS}request_dispatch_no_accommodation_total`,
     '[ALPHA] Dispatch attempts that stopped because the chosen request did not fit in the free seats.',
     PAIR,
   );
-  private readonly watchCounts = new HistogramVec(`${NS}watch_count_samples`, '[ALPHA] Interested watches the work estimator counted for a write.', PAIR, WATCH_COUNT_SAMPLES_BUCKETS);
-  private readonly epochAdvances = new CounterVec(`${NS}epoch_advance_total`, '[ALPHA] Times a level\'s virtual time R was wound back, by whether every reading stayed valid.', ['priority_level', 'success']);
+  private readonly watchCounts = new HistogramVec(
+    `${NS}watch_count_samples`,
+    '[ALPHA] Interested watches the work estimator counted for a write.',
+    PAIR,
+    WATCH_COUNT_SAMPLES_BUCKETS,
+  );
+  private readonly epochAdvances = new CounterVec(
+    `${NS}epoch_advance_total`,
+    "[ALPHA] Times a level's virtual time R was wound back, by whether every reading stayed valid.",
+    ['priority_level', 'success'],
+  );
   private readonly seatUtilization: TimingRatioHistogramVec;
   private readonly requestUtilization: TimingRatioHistogramVec;
   private readonly demandSeats: TimingRatioHistogramVec;
@@ -119,7 +149,12 @@ export class FlowControlMetrics {
   private readonly levelRatios = new Map<string, LevelRatioCells>();
   /** read_vs_write_current_requests numerators and cells: [waiting, executing] × [readOnly, mutating]. */
   private readonly readWriteCounts = { waitingReadOnly: 0, waitingMutating: 0, executingReadOnly: 0, executingMutating: 0 };
-  private readonly readWriteCells: { waitingReadOnly: TimingRatioCell; waitingMutating: TimingRatioCell; executingReadOnly: TimingRatioCell; executingMutating: TimingRatioCell };
+  private readonly readWriteCells: {
+    waitingReadOnly: TimingRatioCell;
+    waitingMutating: TimingRatioCell;
+    executingReadOnly: TimingRatioCell;
+    executingMutating: TimingRatioCell;
+  };
 
   /** Feed this to `new FlowController({observer})`. */
   readonly observer: FlowControlObserver = {
@@ -182,7 +217,7 @@ export class FlowControlMetrics {
     this.now = options.now ?? realClock().now;
     this.seatUtilization = new TimingRatioHistogramVec(
       `${NS}priority_level_seat_utilization`,
-      '[ALPHA] Time-weighted distribution of the seats in use (lingering ones included) over the level\'s concurrency limit.',
+      "[ALPHA] Time-weighted distribution of the seats in use (lingering ones included) over the level's concurrency limit.",
       ['priority_level'],
       PRIORITY_LEVEL_SEAT_UTILIZATION_BUCKETS,
       this.now,
@@ -190,7 +225,7 @@ export class FlowControlMetrics {
     );
     this.requestUtilization = new TimingRatioHistogramVec(
       `${NS}priority_level_request_utilization`,
-      '[ALPHA] Time-weighted distribution of the requests waiting (over the queues\' capacity) and executing (over the concurrency limit).',
+      "[ALPHA] Time-weighted distribution of the requests waiting (over the queues' capacity) and executing (over the concurrency limit).",
       ['phase', 'priority_level'],
       PRIORITY_LEVEL_REQUEST_UTILIZATION_BUCKETS,
       this.now,
@@ -204,7 +239,7 @@ export class FlowControlMetrics {
     );
     this.readVsWrite = new TimingRatioHistogramVec(
       `${NS}read_vs_write_current_requests`,
-      '[ALPHA] Time-weighted distribution of read-only and mutating requests waiting and executing, over all levels\' queue capacity and nominal limits.',
+      "[ALPHA] Time-weighted distribution of read-only and mutating requests waiting and executing, over all levels' queue capacity and nominal limits.",
       ['phase', 'request_kind'],
       READ_VS_WRITE_BUCKETS,
       this.now,
@@ -256,7 +291,7 @@ export class FlowControlMetrics {
       perPair('current_inqueue_seats', '[ALPHA] Seats the waiting requests will need.', (g) => g.inqueueSeats),
       perPair('current_executing_requests', '[BETA] Requests executing now.', (g) => g.executingRequests),
       perPair('current_executing_seats', '[BETA] Seats held by the requests executing now.', (g) => g.executingSeats),
-      perLevel('nominal_limit_seats', '[BETA] NominalCL: the level\'s share of the server concurrency limit.', (l) => l.limits.nominalCL),
+      perLevel('nominal_limit_seats', "[BETA] NominalCL: the level's share of the server concurrency limit.", (l) => l.limits.nominalCL),
       perLevel('lower_limit_seats', '[ALPHA] MinCL: NominalCL minus what the level may lend.', (l) => l.limits.minCL),
       perLevel('upper_limit_seats', '[ALPHA] MaxCL: NominalCL plus what the level may borrow.', (l) => l.limits.maxCL),
       perLevel('current_limit_seats', '[ALPHA] CurrentCL: the limit enforced now, after borrowing.', (l) => l.currentCL),
@@ -265,8 +300,8 @@ export class FlowControlMetrics {
       perLevel('demand_seats_average', '[ALPHA] Time-weighted mean seat demand in the last adjustment period.', (l) => l.demandStats.avg),
       perLevel('demand_seats_stdev', '[ALPHA] Standard deviation of seat demand in the last adjustment period.', (l) => l.demandStats.stdDev),
       perLevel('demand_seats_smoothed', '[ALPHA] Smoothed envelope of seat demand used for borrowing.', (l) => l.demandStats.smoothed),
-      perLevel('current_r', '[ALPHA] The level\'s virtual time R, in seat-seconds.', (l) => seatSecondsToFloat(l.queueSet.currentR)),
-      dispatched('dispatch_r', '[ALPHA] R at the level\'s last dispatch from a queue.', (r) => r.r),
+      perLevel('current_r', "[ALPHA] The level's virtual time R, in seat-seconds.", (l) => seatSecondsToFloat(l.queueSet.currentR)),
+      dispatched('dispatch_r', "[ALPHA] R at the level's last dispatch from a queue.", (r) => r.r),
       dispatched('latest_s', '[ALPHA] S (dispatch R) of the request last dispatched from a queue.', (r) => r.s),
       bounds('next_s_bounds', '[ALPHA] Least and greatest S over the queues with a waiting request, at the last dispatch.', (r) => [r.sMin, r.sMax]),
       bounds(
@@ -284,8 +319,11 @@ export class FlowControlMetrics {
       this.readVsWrite.family,
       this.demandSeats.family,
       this.unenforced.family,
-      new CollectedFamily('fairway_flowcontrol_config_digests_total', 'Times the APF configuration was digested; changes arriving together are digested together.', 'counter', () =>
-        this.controller === undefined ? [] : [{ labels: {}, value: this.controller.configDigests }],
+      new CollectedFamily(
+        'fairway_flowcontrol_config_digests_total',
+        'Times the APF configuration was digested; changes arriving together are digested together.',
+        'counter',
+        () => (this.controller === undefined ? [] : [{ labels: {}, value: this.controller.configDigests }]),
       ),
     ];
   }

@@ -59,7 +59,11 @@ export class CounterVec {
   private readonly cells = new Map<string, { values: readonly string[]; cell: CounterCell }>();
   readonly family: CollectedFamily;
 
-  constructor(name: string, help: string, readonly labelNames: readonly string[]) {
+  constructor(
+    name: string,
+    help: string,
+    readonly labelNames: readonly string[],
+  ) {
     this.family = new CollectedFamily(name, help, 'counter', () => this.samples());
   }
 
@@ -124,7 +128,8 @@ export class HistogramVec {
 
   private samples(): Sample[] {
     const out: Sample[] = [];
-    for (const { values, cell } of this.cells.values()) pushHistogram(out, this.name, sortedLabels(this.labelNames, values), this.bounds, cell.counts, cell.sum);
+    for (const { values, cell } of this.cells.values())
+      pushHistogram(out, this.name, sortedLabels(this.labelNames, values), this.bounds, cell.counts, cell.sum);
     return out;
   }
 }
@@ -137,7 +142,14 @@ export function bucketIndex(bounds: readonly number[], value: number): number {
 }
 
 /** One histogram series: cumulative `_bucket` lines (`+Inf` last), `_sum` and `_count`, from per-bucket weights. */
-export function pushHistogram(out: Sample[], name: string, labels: Record<string, string>, bounds: readonly number[], weights: ArrayLike<number>, sum: number): void {
+export function pushHistogram(
+  out: Sample[],
+  name: string,
+  labels: Record<string, string>,
+  bounds: readonly number[],
+  weights: ArrayLike<number>,
+  sum: number,
+): void {
   let cumulative = 0;
   bounds.forEach((bound, i) => {
     cumulative += weights[i]!;

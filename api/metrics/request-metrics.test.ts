@@ -17,7 +17,17 @@ import { parseRequestInfo } from '../server/request-info.ts';
 import { UNDETACHED } from '../testing/request-context.ts';
 
 const q = (query = '') => new URLSearchParams(query);
-const healthz: RequestInfo = { isResourceRequest: false, path: '/healthz', verb: 'get', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+const healthz: RequestInfo = {
+  isResourceRequest: false,
+  path: '/healthz',
+  verb: 'get',
+  apiGroup: '',
+  apiVersion: '',
+  namespace: '',
+  resource: '',
+  subresource: '',
+  name: '',
+};
 
 test('the verb label is the canonical HTTP verb, as kube-apiserver reports it', () => {
   assert.is(reportedVerb('GET', podsInfo('get', 'default', 'p'), q(), undefined), 'GET');
@@ -48,20 +58,38 @@ test('scope and dry-run labels follow CleanScope and cleanDryRun', () => {
 });
 
 const pods: ResourceModel = {
-  resource: 'pods', singularResource: 'pod', kind: 'Pod', scope: 'Namespaced', verbs: ['get', 'list', 'create'],
+  resource: 'pods',
+  singularResource: 'pod',
+  kind: 'Pod',
+  scope: 'Namespaced',
+  verbs: ['get', 'list', 'create'],
   subresources: [{ subresource: 'exec', kind: 'PodExecOptions', verbs: ['create'] }],
 };
 /** A server that serves pods (core v1) only. */
 const podsServed = (): ServedLabels =>
-  new ServedLabels({ apidiscoveryGroup: 'apidiscovery.k8s.io', core: { name: '', versions: [{ version: 'v1', resources: [pods], schemas: {} }] }, groups: [] } satisfies DiscoveryModel).addPaths(['/healthz']);
+  new ServedLabels({
+    apidiscoveryGroup: 'apidiscovery.k8s.io',
+    core: { name: '', versions: [{ version: 'v1', resources: [pods], schemas: {} }] },
+    groups: [],
+  } satisfies DiscoveryModel).addPaths(['/healthz']);
 
 function fakeContext(method: string, path: string, requestInfo: RequestInfo, receivedMs: number): RequestContext {
   const req = new IncomingMessage(new Socket());
   req.method = method;
   const res = new ServerResponse(req);
   return {
-    req, res, url: new URL(`http://localhost${path}`), query: new URL(`http://localhost${path}`).searchParams, requestInfo, user: { name: 'u', groups: [] }, receivedMs, deadlineMs: receivedMs + 60_000,
-    signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED,
+    req,
+    res,
+    url: new URL(`http://localhost${path}`),
+    query: new URL(`http://localhost${path}`).searchParams,
+    requestInfo,
+    user: { name: 'u', groups: [] },
+    receivedMs,
+    deadlineMs: receivedMs + 60_000,
+    signal: new AbortController().signal,
+    watchInitialized: Promise.resolve(),
+    markWatchInitialized: () => {},
+    ...UNDETACHED,
   };
 }
 
@@ -138,7 +166,20 @@ test('GET /metrics serves the registry in the Prometheus text format', async () 
   const metrics = createFairwayMetrics();
   const handler = metricsHandler(metrics.registry);
   const server = createServer((req, res) => {
-    void handler({ req, res, url: new URL(`http://localhost${req.url ?? '/'}`), query: new URL(`http://localhost${req.url ?? '/'}`).searchParams, requestInfo: healthz, user: undefined, receivedMs: 0, deadlineMs: 0, signal: new AbortController().signal, watchInitialized: Promise.resolve(), markWatchInitialized: () => {}, ...UNDETACHED });
+    void handler({
+      req,
+      res,
+      url: new URL(`http://localhost${req.url ?? '/'}`),
+      query: new URL(`http://localhost${req.url ?? '/'}`).searchParams,
+      requestInfo: healthz,
+      user: undefined,
+      receivedMs: 0,
+      deadlineMs: 0,
+      signal: new AbortController().signal,
+      watchInitialized: Promise.resolve(),
+      markWatchInitialized: () => {},
+      ...UNDETACHED,
+    });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -18,7 +18,20 @@ import { OTHER_LABEL, type ServedLabels } from './served-labels.ts';
 
 const COMPONENT = 'apiserver';
 const VALID_VERBS: ReadonlySet<string> = new Set([
-  'APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST',
+  'APPLY',
+  'CONNECT',
+  'CREATE',
+  'DELETE',
+  'DELETECOLLECTION',
+  'GET',
+  'LIST',
+  'PATCH',
+  'POST',
+  'PROXY',
+  'PUT',
+  'UPDATE',
+  'WATCH',
+  'WATCHLIST',
 ]);
 const CONNECT_SUBRESOURCES: ReadonlySet<string> = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
 const APPLY_PATCH_CONTENT_TYPE = 'application/apply-patch+yaml';

@@ -48,7 +48,8 @@ export class ServedLabels {
         const resources = new Map<string, Subresources>();
         for (const r of gv.resources) {
           const served = new Map<string, ResourceLabels>();
-          for (const subresource of ['', ...r.subresources.map((s) => s.subresource)]) served.set(subresource, freeze(group.name, gv.version, r.resource, subresource));
+          for (const subresource of ['', ...r.subresources.map((s) => s.subresource)])
+            served.set(subresource, freeze(group.name, gv.version, r.resource, subresource));
           resources.set(r.resource, { served, other: freeze(group.name, gv.version, r.resource, OTHER_LABEL) });
         }
         versions.set(gv.version, { labels: freeze(group.name, gv.version, OTHER_LABEL, OTHER_LABEL), resources });

@@ -19,9 +19,15 @@ export function authenticationSchemas(group: string): Record<string, Schema> {
       },
       { 'x-kubernetes-group-version-kind': [{ group, version: 'v1', kind: 'SelfSubjectReview' }] },
     ),
-    [an('SelfSubjectReviewStatus')]: object("The requesting user's information.", { userInfo: ref(an('UserInfo'), 'The authenticated (or impersonated) user.', true) }),
+    [an('SelfSubjectReviewStatus')]: object("The requesting user's information.", {
+      userInfo: ref(an('UserInfo'), 'The authenticated (or impersonated) user.', true),
+    }),
     [an('UserInfo')]: object('A user as the server knows it.', {
-      extra: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string', default: '' } }, description: 'More information the authenticator provided.' },
+      extra: {
+        type: 'object',
+        additionalProperties: { type: 'array', items: { type: 'string', default: '' } },
+        description: 'More information the authenticator provided.',
+      },
       groups: { type: 'array', items: { type: 'string', default: '' }, description: 'The groups the user is in.', ...atomic },
       uid: str('A unique value identifying the user across time.'),
       username: str('The name that uniquely identifies the user among active users.'),

@@ -44,16 +44,16 @@ export function authorizationSchemas(group: string): Record<string, Schema> {
       },
       { required: ['spec'], 'x-kubernetes-group-version-kind': [{ group, version: 'v1', kind: 'SelfSubjectAccessReview' }] },
     ),
-    [az('SelfSubjectAccessReviewSpec')]: object(
-      'The action asked about; exactly one of resourceAttributes and nonResourceAttributes is set.',
-      {
-        nonResourceAttributes: ref(az('NonResourceAttributes'), 'Set for a non-resource request.'),
-        resourceAttributes: ref(az('ResourceAttributes'), 'Set for a resource request.'),
-      },
-    ),
+    [az('SelfSubjectAccessReviewSpec')]: object('The action asked about; exactly one of resourceAttributes and nonResourceAttributes is set.', {
+      nonResourceAttributes: ref(az('NonResourceAttributes'), 'Set for a non-resource request.'),
+      resourceAttributes: ref(az('ResourceAttributes'), 'Set for a resource request.'),
+    }),
     [az('NonResourceRule')]: object(
       'What a subject may do on paths that are not resources.',
-      { nonResourceURLs: strings('Paths the rule applies to; a trailing `*` matches a prefix, `*` alone every path.'), verbs: strings('Lower-case HTTP verbs the rule allows; `*` is all.') },
+      {
+        nonResourceURLs: strings('Paths the rule applies to; a trailing `*` matches a prefix, `*` alone every path.'),
+        verbs: strings('Lower-case HTTP verbs the rule allows; `*` is all.'),
+      },
       { required: ['verbs'] },
     ),
     [az('ResourceRule')]: object(
@@ -88,12 +88,12 @@ export function authorizationSchemas(group: string): Record<string, Schema> {
       { required: ['resourceRules', 'nonResourceRules', 'incomplete'] },
     ),
     [az('SubjectAccessReviewStatus')]: object(
-      'The authorizer\'s answer.',
+      "The authorizer's answer.",
       {
         allowed: bool('Whether the action is allowed. Required.'),
         denied: bool('Whether the action is explicitly denied; when both are false, no authorizer had an opinion.'),
         evaluationError: str('An error the authorizer met while deciding; the decision may still hold.'),
-        reason: str('Why the action is allowed or denied, in the authorizer\'s words.'),
+        reason: str("Why the action is allowed or denied, in the authorizer's words."),
       },
       { required: ['allowed'] },
     ),

@@ -123,24 +123,63 @@ test('the operations of the endpoint table, each with its query parameters', () 
   const expected: [string, string, string[]][] = [
     [`${base}/{name}`, 'get', ['name', 'pretty']],
     [`${base}/{name}/status`, 'get', ['name', 'pretty']],
-    [base, 'get', ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'pretty', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch']],
+    [
+      base,
+      'get',
+      [
+        'allowWatchBookmarks',
+        'continue',
+        'fieldSelector',
+        'labelSelector',
+        'limit',
+        'pretty',
+        'resourceVersion',
+        'resourceVersionMatch',
+        'sendInitialEvents',
+        'timeoutSeconds',
+        'watch',
+      ],
+    ],
     [base, 'post', ['dryRun', 'fieldManager', 'fieldValidation', 'pretty']],
     [`${base}/{name}`, 'put', ['dryRun', 'fieldManager', 'fieldValidation', 'name', 'pretty']],
     [`${base}/{name}/status`, 'put', ['dryRun', 'fieldManager', 'fieldValidation', 'name', 'pretty']],
     [`${base}/{name}`, 'patch', ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'name', 'pretty']],
     [`${base}/{name}/status`, 'patch', ['dryRun', 'fieldManager', 'fieldValidation', 'force', 'name', 'pretty']],
     [`${base}/{name}`, 'delete', ['dryRun', 'gracePeriodSeconds', 'name', 'pretty', 'propagationPolicy']],
-    [base, 'delete', ['continue', 'dryRun', 'fieldSelector', 'gracePeriodSeconds', 'labelSelector', 'limit', 'pretty', 'propagationPolicy', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds']],
+    [
+      base,
+      'delete',
+      [
+        'continue',
+        'dryRun',
+        'fieldSelector',
+        'gracePeriodSeconds',
+        'labelSelector',
+        'limit',
+        'pretty',
+        'propagationPolicy',
+        'resourceVersion',
+        'resourceVersionMatch',
+        'sendInitialEvents',
+        'timeoutSeconds',
+      ],
+    ],
   ];
   for (const [path, method, names] of expected) assert.equal(params(path, method), names, `${method} ${path}`);
   assert.equal(Object.keys(doc.paths[base].post.responses).sort(), ['200', '201', '202', '401']);
   assert.ok(doc.paths[base].get.responses['200'].content['application/json;stream=watch']);
-  assert.is(doc.paths[`${base}/{name}`].delete.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Status');
+  assert.is(
+    doc.paths[`${base}/{name}`].delete.responses['200'].content['application/json'].schema.$ref,
+    '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Status',
+  );
 });
 
 test('serialisation is deterministic and the index points at each hashed document', () => {
   const again = openApiDocuments(fairwayDiscoveryModel());
-  assert.equal(again.map((d) => d.json), documents.map((d) => d.json));
+  assert.equal(
+    again.map((d) => d.json),
+    documents.map((d) => d.json),
+  );
   const [flowcontrol, authorization, authentication] = again;
   assert.match(flowcontrol!.hash, /^[0-9A-F]{128}$/);
   assert.equal(openApiIndex(again), {
@@ -157,7 +196,7 @@ test('serialisation is deterministic and the index points at each hashed documen
   assert.is.not(stableStringify(changed), flowcontrol!.json);
 });
 
-test('operation ids and tags are kube-apiserver\'s', () => {
+test("operation ids and tags are kube-apiserver's", () => {
   assert.is(operationStem('flowcontrol.apiserver.k8s.io', 'v1'), 'FlowcontrolApiserverV1');
   assert.is(operationStem('authorization.k8s.io', 'v1'), 'AuthorizationV1');
   assert.is(operationStem('stable.example.com', 'v1beta1'), 'StableExampleComV1beta1');
@@ -182,7 +221,20 @@ test('watch paths: the deprecated /watch/ forms, as Kubernetes publishes them', 
   const one = doc.paths[`${base}/{name}`];
   assert.is(one.get.operationId, 'watchFlowcontrolApiserverV1PriorityLevelConfiguration');
   assert.is(one.get['x-kubernetes-action'], 'watch');
-  assert.equal(one.parameters.map((p: Json) => p.name).sort(), ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'name', 'pretty', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch']);
+  assert.equal(one.parameters.map((p: Json) => p.name).sort(), [
+    'allowWatchBookmarks',
+    'continue',
+    'fieldSelector',
+    'labelSelector',
+    'limit',
+    'name',
+    'pretty',
+    'resourceVersion',
+    'resourceVersionMatch',
+    'sendInitialEvents',
+    'timeoutSeconds',
+    'watch',
+  ]);
 });
 
 test('every served kind has its document and schema: SelfSubjectAccessReview in authorization.k8s.io/v1', () => {
@@ -195,7 +247,10 @@ test('every served kind has its document and schema: SelfSubjectAccessReview in 
   assert.equal(schema['x-kubernetes-group-version-kind'], [{ group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview' }]);
   assert.ok(authorization.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
   const deleteOptions = doc.components.schemas['io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions']['x-kubernetes-group-version-kind'];
-  assert.equal(deleteOptions.map((g: Json) => `${g.group}/${g.version}`), ['/v1', 'flowcontrol.apiserver.k8s.io/v1', 'authorization.k8s.io/v1', 'authentication.k8s.io/v1']);
+  assert.equal(
+    deleteOptions.map((g: Json) => `${g.group}/${g.version}`),
+    ['/v1', 'flowcontrol.apiserver.k8s.io/v1', 'authorization.k8s.io/v1', 'authentication.k8s.io/v1'],
+  );
   for (const document of documents) {
     const parsed = JSON.parse(document.json) as Json;
     for (const group of model.groups) {

@@ -35,40 +35,81 @@ const query = (name: string, type: 'string' | 'boolean' | 'integer', description
 });
 
 const P = {
-  allowWatchBookmarks: query('allowWatchBookmarks', 'boolean', 'Ask for BOOKMARK events on a watch. Servers may send them at their discretion; clients must not assume any particular interval.'),
+  allowWatchBookmarks: query(
+    'allowWatchBookmarks',
+    'boolean',
+    'Ask for BOOKMARK events on a watch. Servers may send them at their discretion; clients must not assume any particular interval.',
+  ),
   continue: query('continue', 'string', 'The token from a previous chunked list, to fetch the next chunk from the same snapshot. An expired token gives 410.'),
   dryRun: query('dryRun', 'string', 'When `All`, the request is processed fully but nothing is persisted. Any other value is invalid.'),
-  fieldManager: query('fieldManager', 'string', 'The name of the actor making the change, recorded in managedFields. At most 128 printable characters. Required for apply patches.'),
+  fieldManager: query(
+    'fieldManager',
+    'string',
+    'The name of the actor making the change, recorded in managedFields. At most 128 printable characters. Required for apply patches.',
+  ),
   fieldSelector: query('fieldSelector', 'string', 'Restrict the returned objects by their fields, e.g. `metadata.name=x`.'),
   fieldValidation: query(
     'fieldValidation',
     'string',
     'What to do with unknown or duplicate fields in the body: `Ignore` drops them silently, `Warn` drops them and adds a warning header per field (the default), `Strict` fails the request with 400.',
   ),
-  force: query('force', 'boolean', 'For apply patches: take ownership of fields other managers own instead of failing with a conflict. Must be unset for other patch types.'),
+  force: query(
+    'force',
+    'boolean',
+    'For apply patches: take ownership of fields other managers own instead of failing with a conflict. Must be unset for other patch types.',
+  ),
   gracePeriodSeconds: query('gracePeriodSeconds', 'integer', "Seconds before the object is deleted; 0 means at once. Unset uses the kind's default."),
   labelSelector: query('labelSelector', 'string', 'Restrict the returned objects by their labels, e.g. `tier=gold,env!=dev`.'),
   limit: query('limit', 'integer', 'The most items to return in one response; when more remain, the list carries a continue token.'),
   pretty: query('pretty', 'string', 'If `true`, indent the output.'),
   propagationPolicy: query('propagationPolicy', 'string', 'How dependents are garbage collected: `Orphan`, `Background` or `Foreground`.'),
-  resourceVersion: query('resourceVersion', 'string', 'Which version of the data a list or watch starts from. Unset: the latest (consistent read); `0`: any; otherwise not older than this.'),
+  resourceVersion: query(
+    'resourceVersion',
+    'string',
+    'Which version of the data a list or watch starts from. Unset: the latest (consistent read); `0`: any; otherwise not older than this.',
+  ),
   resourceVersionMatch: query('resourceVersionMatch', 'string', 'How resourceVersion applies to a list: `NotOlderThan` or `Exact`. Requires resourceVersion.'),
-  sendInitialEvents: query('sendInitialEvents', 'boolean', 'With watch=true: start the stream with synthetic ADDED events for the current state, then a bookmark marking its end.'),
+  sendInitialEvents: query(
+    'sendInitialEvents',
+    'boolean',
+    'With watch=true: start the stream with synthetic ADDED events for the current state, then a bookmark marking its end.',
+  ),
   timeoutSeconds: query('timeoutSeconds', 'integer', 'Time limit for the list or watch call.'),
   watch: query('watch', 'boolean', 'Stream changes (ADDED, MODIFIED, DELETED) instead of returning a list.'),
 } as const;
 
-const LIST_PARAMETERS = [P.allowWatchBookmarks, P.continue, P.fieldSelector, P.labelSelector, P.limit, P.resourceVersion, P.resourceVersionMatch, P.sendInitialEvents, P.timeoutSeconds, P.watch];
-const nameParameter = (kind: string): Schema => ({ name: 'name', in: 'path', description: `name of the ${kind}`, required: true, schema: { type: 'string', uniqueItems: true } });
+const LIST_PARAMETERS = [
+  P.allowWatchBookmarks,
+  P.continue,
+  P.fieldSelector,
+  P.labelSelector,
+  P.limit,
+  P.resourceVersion,
+  P.resourceVersionMatch,
+  P.sendInitialEvents,
+  P.timeoutSeconds,
+  P.watch,
+];
+const nameParameter = (kind: string): Schema => ({
+  name: 'name',
+  in: 'path',
+  description: `name of the ${kind}`,
+  required: true,
+  schema: { type: 'string', uniqueItems: true },
+});
 
 // --- responses --------------------------------------------------------------------------------
 
-const content = (name: string, mediaTypes: readonly string[]) => Object.fromEntries(mediaTypes.map((mediaType) => [mediaType, { schema: { $ref: schemaRef(name) } }]));
+const content = (name: string, mediaTypes: readonly string[]) =>
+  Object.fromEntries(mediaTypes.map((mediaType) => [mediaType, { schema: { $ref: schemaRef(name) } }]));
 const OBJECT_MEDIA = [...OBJECT_MEDIA_TYPES];
 const STREAM_MEDIA = [...OBJECT_MEDIA_TYPES, 'application/json;stream=watch', `${PROTOBUF_MEDIA_TYPE};stream=watch`];
 const respond = (description: string, name: string, mediaTypes: readonly string[] = OBJECT_MEDIA) => ({ description, content: content(name, mediaTypes) });
 const UNAUTHORIZED = { description: 'Unauthorized' };
-const body = (name: string, mediaTypes: readonly string[], required: boolean) => ({ content: content(name, mediaTypes), ...(required ? { required: true } : {}) });
+const body = (name: string, mediaTypes: readonly string[], required: boolean) => ({
+  content: content(name, mediaTypes),
+  ...(required ? { required: true } : {}),
+});
 
 // --- names ------------------------------------------------------------------------------------
 
@@ -116,7 +157,11 @@ function resourcePaths(group: string, gv: GroupVersionModel, resource: ResourceM
   const writeParameters = [P.dryRun, P.fieldManager, P.fieldValidation];
   const written = { '200': respond('OK', model), '201': respond('Created', model), '401': UNAUTHORIZED };
   const patchOperation = (operationId: string, what: string) =>
-    op(operationId, 'patch', `partially update ${what}`, { parameters: [...writeParameters, P.force], requestBody: body(`${META_PREFIX}Patch`, PATCH_MEDIA_TYPES, true), responses: written });
+    op(operationId, 'patch', `partially update ${what}`, {
+      parameters: [...writeParameters, P.force],
+      requestBody: body(`${META_PREFIX}Patch`, PATCH_MEDIA_TYPES, true),
+      responses: written,
+    });
   const replaceOperation = (operationId: string, what: string) =>
     op(operationId, 'put', `replace ${what}`, { parameters: writeParameters, requestBody: body(model, ['*/*'], true), responses: written });
   const has = (verb: string) => resource.verbs.includes(verb);
@@ -124,7 +169,10 @@ function resourcePaths(group: string, gv: GroupVersionModel, resource: ResourceM
 
   const collection: Schema = {};
   if (hasList) {
-    collection.get = op(`list${stem}${kind}`, 'list', `list or watch objects of kind ${kind}`, { parameters: LIST_PARAMETERS, responses: { '200': respond('OK', listModel, STREAM_MEDIA), '401': UNAUTHORIZED } });
+    collection.get = op(`list${stem}${kind}`, 'list', `list or watch objects of kind ${kind}`, {
+      parameters: LIST_PARAMETERS,
+      responses: { '200': respond('OK', listModel, STREAM_MEDIA), '401': UNAUTHORIZED },
+    });
   }
   if (has('create')) {
     collection.post = op(`create${stem}${kind}`, 'post', `create a ${kind}`, {
@@ -135,7 +183,19 @@ function resourcePaths(group: string, gv: GroupVersionModel, resource: ResourceM
   }
   if (has('deletecollection')) {
     collection.delete = op(`delete${stem}Collection${kind}`, 'deletecollection', `delete collection of ${kind}`, {
-      parameters: [P.continue, P.dryRun, P.fieldSelector, P.gracePeriodSeconds, P.labelSelector, P.limit, P.propagationPolicy, P.resourceVersion, P.resourceVersionMatch, P.sendInitialEvents, P.timeoutSeconds],
+      parameters: [
+        P.continue,
+        P.dryRun,
+        P.fieldSelector,
+        P.gracePeriodSeconds,
+        P.labelSelector,
+        P.limit,
+        P.propagationPolicy,
+        P.resourceVersion,
+        P.resourceVersionMatch,
+        P.sendInitialEvents,
+        P.timeoutSeconds,
+      ],
       requestBody: body(`${META_PREFIX}DeleteOptions`, ['*/*'], false),
       responses: { '200': respond('OK', status), '401': UNAUTHORIZED },
     });
@@ -158,7 +218,10 @@ function resourcePaths(group: string, gv: GroupVersionModel, resource: ResourceM
   for (const sub of resource.subresources) {
     const Sub = sub.subresource.charAt(0).toUpperCase() + sub.subresource.slice(1);
     const operations: Schema = {};
-    if (sub.verbs.includes('get')) operations.get = op(`read${stem}${kind}${Sub}`, 'get', `read ${sub.subresource} of the specified ${kind}`, { responses: { '200': respond('OK', model), '401': UNAUTHORIZED } });
+    if (sub.verbs.includes('get'))
+      operations.get = op(`read${stem}${kind}${Sub}`, 'get', `read ${sub.subresource} of the specified ${kind}`, {
+        responses: { '200': respond('OK', model), '401': UNAUTHORIZED },
+      });
     if (sub.verbs.includes('update')) operations.put = replaceOperation(`replace${stem}${kind}${Sub}`, `${sub.subresource} of the specified ${kind}`);
     if (sub.verbs.includes('patch')) operations.patch = patchOperation(`patch${stem}${kind}${Sub}`, `${sub.subresource} of the specified ${kind}`);
     paths[`${base}/{name}/${sub.subresource}`] = { ...operations, parameters: [nameParameter(kind), P.pretty] };
@@ -168,7 +231,12 @@ function resourcePaths(group: string, gv: GroupVersionModel, resource: ResourceM
     const watchEvent = `${META_PREFIX}WatchEvent`;
     const watchResponses = { '200': respond('OK', watchEvent, STREAM_MEDIA), '401': UNAUTHORIZED };
     paths[`${prefix}/watch/${resource.resource}`] = {
-      get: op(`watch${stem}${kind}List`, 'watchlist', `watch individual changes to a list of ${kind}. deprecated: use the 'watch' parameter with a list operation instead.`, { responses: watchResponses }),
+      get: op(
+        `watch${stem}${kind}List`,
+        'watchlist',
+        `watch individual changes to a list of ${kind}. deprecated: use the 'watch' parameter with a list operation instead.`,
+        { responses: watchResponses },
+      ),
       parameters: [...LIST_PARAMETERS, P.pretty],
     };
     paths[`${prefix}/watch/${resource.resource}/{name}`] = {

@@ -84,7 +84,9 @@ function structSchema(table: StructTable, extra: Schema = {}): Schema {
   const required = table.fields.filter((f) => f.required).map((f) => f.name);
   return object(table.description, Object.fromEntries(table.fields.map((f) => [f.name, fieldSchema(f)])), {
     ...(required.length > 0 ? { required } : {}),
-    ...(table.union !== undefined ? { 'x-kubernetes-unions': [{ discriminator: table.union.discriminator, 'fields-to-discriminateBy': table.union.members }] } : {}),
+    ...(table.union !== undefined
+      ? { 'x-kubernetes-unions': [{ discriminator: table.union.discriminator, 'fields-to-discriminateBy': table.union.members }] }
+      : {}),
     ...(table.atomic === true ? { 'x-kubernetes-map-type': 'atomic' } : {}),
     ...extra,
   });
@@ -128,7 +130,12 @@ function selectorRequirement(description: string, operatorDoc: string): Schema {
     {
       key: str('The field path or label key the requirement applies to.', { default: '' }),
       operator: str(operatorDoc, { default: '' }),
-      values: { type: 'array', items: { type: 'string', default: '' }, description: 'The values; non-empty for In and NotIn, empty for Exists and DoesNotExist.', ...atomic },
+      values: {
+        type: 'array',
+        items: { type: 'string', default: '' },
+        description: 'The values; non-empty for In and NotIn, empty for Exists and DoesNotExist.',
+        ...atomic,
+      },
     },
     { required: ['key', 'operator'] },
   );
@@ -152,7 +159,7 @@ export function metaSchemas(served: readonly GroupVersion[]): Record<string, Sch
       'One resource served in a group-version.',
       {
         categories: { type: 'array', items: { type: 'string', default: '' }, description: 'Groupings this resource belongs to, such as `all`.', ...atomic },
-        group: str('The group of the resource, when it differs from the list\'s.'),
+        group: str("The group of the resource, when it differs from the list's."),
         kind: str('The kind of the resource.'),
         name: str('The plural resource name.'),
         namespaced: bool('Whether the resource is namespaced.'),
@@ -160,7 +167,7 @@ export function metaSchemas(served: readonly GroupVersion[]): Record<string, Sch
         singularName: str('The singular resource name.'),
         storageVersionHash: str('A hash of the version the resource is stored as.'),
         verbs: { type: 'array', items: { type: 'string', default: '' }, description: 'The verbs the resource supports.' },
-        version: str('The version of the resource, when it differs from the list\'s.'),
+        version: str("The version of the resource, when it differs from the list's."),
       },
       { required: ['name', 'singularName', 'namespaced', 'kind', 'verbs'] },
     ),
@@ -175,7 +182,9 @@ export function metaSchemas(served: readonly GroupVersion[]): Record<string, Sch
         ...typeMeta(),
         dryRun: { type: 'array', items: { type: 'string', default: '' }, description: 'When `All`, the deletion is checked but not persisted.', ...atomic },
         gracePeriodSeconds: int64('Seconds to wait before deletion; zero means at once.'),
-        ignoreStoreReadErrorWithClusterBreakingPotential: bool('Delete an object that cannot be read from storage (for example because it cannot be decrypted). May break the cluster; use with care.'),
+        ignoreStoreReadErrorWithClusterBreakingPotential: bool(
+          'Delete an object that cannot be read from storage (for example because it cannot be decrypted). May break the cluster; use with care.',
+        ),
         orphanDependents: bool('Deprecated: use propagationPolicy. Whether dependents are orphaned.'),
         preconditions: ref(meta('Preconditions'), 'Must hold for the deletion to proceed.'),
         propagationPolicy: str('How garbage collection treats dependents: `Orphan`, `Background` or `Foreground`.'),
@@ -184,10 +193,19 @@ export function metaSchemas(served: readonly GroupVersion[]): Record<string, Sch
         'x-kubernetes-group-version-kind': everywhere('DeleteOptions'),
       },
     ),
-    [meta('FieldSelectorRequirement')]: selectorRequirement('A field selector requirement: a field, an operator, and the values it is compared with.', '`In`, `NotIn`, `Exists` or `DoesNotExist`.'),
-    [meta('LabelSelectorRequirement')]: selectorRequirement('A label selector requirement: a label key, an operator, and the values it is compared with.', '`In`, `NotIn`, `Exists` or `DoesNotExist`.'),
+    [meta('FieldSelectorRequirement')]: selectorRequirement(
+      'A field selector requirement: a field, an operator, and the values it is compared with.',
+      '`In`, `NotIn`, `Exists` or `DoesNotExist`.',
+    ),
+    [meta('LabelSelectorRequirement')]: selectorRequirement(
+      'A label selector requirement: a label key, an operator, and the values it is compared with.',
+      '`In`, `NotIn`, `Exists` or `DoesNotExist`.',
+    ),
     [meta('Patch')]: { type: 'object', description: 'The body of a PATCH request: a JSON patch, merge patch, strategic merge patch or apply configuration.' },
-    [meta('Preconditions')]: object('Conditions that must hold before an operation.', { resourceVersion: str('The expected resourceVersion.'), uid: str('The expected UID.') }),
+    [meta('Preconditions')]: object('Conditions that must hold before an operation.', {
+      resourceVersion: str('The expected resourceVersion.'),
+      uid: str('The expected UID.'),
+    }),
     [meta('Status')]: object(
       'The result of an operation that returns no object, and the body of every error.',
       {
@@ -216,7 +234,14 @@ export function metaSchemas(served: readonly GroupVersion[]): Record<string, Sch
     }),
     [meta('WatchEvent')]: object(
       'One event of a watch stream.',
-      { object: ref(RAW_EXTENSION, 'The object: the new state for ADDED/MODIFIED, the last state for DELETED, a Status for ERROR, a resourceVersion carrier for BOOKMARK.', true), type: str('`ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK` or `ERROR`.', { default: '' }) },
+      {
+        object: ref(
+          RAW_EXTENSION,
+          'The object: the new state for ADDED/MODIFIED, the last state for DELETED, a Status for ERROR, a resourceVersion carrier for BOOKMARK.',
+          true,
+        ),
+        type: str('`ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK` or `ERROR`.', { default: '' }),
+      },
       {
         required: ['type', 'object'],
         'x-kubernetes-group-version-kind': everywhere('WatchEvent'),

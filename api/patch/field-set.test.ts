@@ -46,7 +46,10 @@ test('key elements sort their fields and path strings read as structured-merge-d
 });
 
 test('difference keeps the children of a removed member; recursiveDifference removes the subtree', () => {
-  const owned = FieldSet.of([[f('spec'), f('limited')], [f('spec'), f('limited'), f('lendablePercent')]]);
+  const owned = FieldSet.of([
+    [f('spec'), f('limited')],
+    [f('spec'), f('limited'), f('lendablePercent')],
+  ]);
   const removeLimited = FieldSet.of([[f('spec'), f('limited')]]);
   const plain = owned.difference(removeLimited);
   assert.not.ok(plain.has([f('spec'), f('limited')]));
@@ -60,10 +63,22 @@ test('paths() iterates members before children, each in order', () => {
 });
 
 test('fromFieldsV1 refuses what Kubernetes refuses', () => {
-  assert.throws(() => FieldSet.fromFieldsV1({ 'x:bad': {} }), (error: unknown) => error instanceof FieldsV1Error);
-  assert.throws(() => FieldSet.fromFieldsV1({ 'k:notjson': {} }), (error: unknown) => error instanceof FieldsV1Error);
-  assert.throws(() => FieldSet.fromFieldsV1({ 'f:a': 3 }), (error: unknown) => error instanceof FieldsV1Error);
-  assert.throws(() => FieldSet.fromFieldsV1([]), (error: unknown) => error instanceof FieldsV1Error);
+  assert.throws(
+    () => FieldSet.fromFieldsV1({ 'x:bad': {} }),
+    (error: unknown) => error instanceof FieldsV1Error,
+  );
+  assert.throws(
+    () => FieldSet.fromFieldsV1({ 'k:notjson': {} }),
+    (error: unknown) => error instanceof FieldsV1Error,
+  );
+  assert.throws(
+    () => FieldSet.fromFieldsV1({ 'f:a': 3 }),
+    (error: unknown) => error instanceof FieldsV1Error,
+  );
+  assert.throws(
+    () => FieldSet.fromFieldsV1([]),
+    (error: unknown) => error instanceof FieldsV1Error,
+  );
   assert.ok(FieldSet.fromFieldsV1({}).isEmpty());
 });
 
@@ -76,7 +91,11 @@ const element = fc.oneof(
   fc.constantFrom('p', 'q').map(valueElement),
 );
 const paths = fc.array(fc.array(element, { minLength: 1, maxLength: 3 }), { maxLength: 8 });
-const flat = (set: FieldSet): string[] => set.paths().map((path) => JSON.stringify(path)).sort();
+const flat = (set: FieldSet): string[] =>
+  set
+    .paths()
+    .map((path) => JSON.stringify(path))
+    .sort();
 const of = (list: FieldPath[]): FieldSet => FieldSet.of(list);
 
 test('property: fieldsV1 encoding round-trips any set', () => {

@@ -19,7 +19,11 @@ export function alpha(): PriorityLevelConfiguration {
     metadata: { name: 'alpha', uid: '2f7a1c8e-0000-4000-8000-000000000001', resourceVersion: '101', generation: 1, creationTimestamp: T0 },
     spec: {
       type: 'Limited',
-      limited: { nominalConcurrencyShares: 10, lendablePercent: 0, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } } },
+      limited: {
+        nominalConcurrencyShares: 10,
+        lendablePercent: 0,
+        limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } },
+      },
     },
     status: {},
   };
@@ -31,7 +35,10 @@ export function deltaConfig(shares: number): KubeObject {
     apiVersion: API_VERSION,
     kind: 'PriorityLevelConfiguration',
     metadata: { name: 'delta', labels: { a: 'b' } },
-    spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } } } },
+    spec: {
+      type: 'Limited',
+      limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } } },
+    },
   };
 }
 
@@ -41,7 +48,11 @@ export function lastAppliedOf(config: KubeObject): string {
     Array.isArray(value)
       ? value.map(sort)
       : typeof value === 'object' && value !== null
-        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sort((value as Record<string, unknown>)[key])]))
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, sort((value as Record<string, unknown>)[key])]),
+          )
         : value;
   return `${JSON.stringify(sort(config))}\n`;
 }
@@ -73,7 +84,13 @@ export function danglingFlowSchema(): FlowSchema {
     },
     status: {
       conditions: [
-        { type: 'Dangling', status: 'True', lastTransitionTime: T0, reason: 'NotFound', message: 'This FlowSchema references the PriorityLevelConfiguration object named "gone" but there is no such object' },
+        {
+          type: 'Dangling',
+          status: 'True',
+          lastTransitionTime: T0,
+          reason: 'NotFound',
+          message: 'This FlowSchema references the PriorityLevelConfiguration object named "gone" but there is no such object',
+        },
         { type: 'Other', status: 'False', lastTransitionTime: T0, reason: 'Fine', message: '' },
       ],
     },

@@ -25,7 +25,10 @@ test('with a consistent order it is a stable sort at any size', () => {
   fc.assert(
     fc.property(fc.array(fc.tuple(fc.nat(20), fc.nat()), { maxLength: 400 }), (items) => {
       const byKey = (a: [number, number], b: [number, number]) => a[0] < b[0];
-      assert.equal(goStableSort([...items], byKey), [...items].sort((a, b) => a[0] - b[0]));
+      assert.equal(
+        goStableSort([...items], byKey),
+        [...items].sort((a, b) => a[0] - b[0]),
+      );
     }),
     { seed: 7, numRuns: 200 },
   );
@@ -40,7 +43,10 @@ test("strategicpatch's lenient less (an item missing from the order is less than
   };
   const many = Array.from({ length: 1000 }, (_, i) => i % 13);
   const sorted = goStableSort([...many], less);
-  assert.equal([...sorted].sort((a, b) => a - b), [...many].sort((a, b) => a - b));
+  assert.equal(
+    [...sorted].sort((a, b) => a - b),
+    [...many].sort((a, b) => a - b),
+  );
 });
 
 test('the work grows as n log² n: 20,000 items, far fewer comparisons than an insertion sort makes', () => {
@@ -50,7 +56,10 @@ test('the work grows as n log² n: 20,000 items, far fewer comparisons than an i
     comparisons++;
     return a < b;
   });
-  assert.equal(items, Array.from({ length: 20_000 }, (_, i) => i));
+  assert.equal(
+    items,
+    Array.from({ length: 20_000 }, (_, i) => i),
+  );
   const n = 20_000;
   const log = Math.log2(n);
   assert.ok(comparisons < n * log * log, `${comparisons} comparisons`);

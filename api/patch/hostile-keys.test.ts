@@ -17,7 +17,16 @@ const BUILT_INS = prototypeNames();
 
 function patch(contentType: string, body: unknown, fieldValidation: FieldValidation = 'Warn', extra: Partial<ApplyPatchInput> = {}) {
   const patchBody = typeof body === 'string' ? body : JSON.stringify(body);
-  return applyPatch({ contentType, patchBody, current: alpha() as KubeObject, kind: 'PriorityLevelConfiguration', nowTime: T1, name: 'alpha', fieldValidation, ...extra });
+  return applyPatch({
+    contentType,
+    patchBody,
+    current: alpha() as KubeObject,
+    kind: 'PriorityLevelConfiguration',
+    nowTime: T1,
+    name: 'alpha',
+    fieldValidation,
+    ...extra,
+  });
 }
 
 /** Object.prototype has exactly its built-in members, all still functions or accessors. */
@@ -33,11 +42,18 @@ const member = (key: string, value: unknown): string => `{${JSON.stringify(key)}
 
 test('merge and strategic patches with __proto__ reach no prototype: unknown field, warned or refused', () => {
   for (const type of [MERGE, STRATEGIC]) {
-    for (const body of [member('__proto__', { polluted: 'yes' }), member('__proto__', { hasOwnProperty: null }), `{"spec":${member('__proto__', { error: 'x' })}}`]) {
+    for (const body of [
+      member('__proto__', { polluted: 'yes' }),
+      member('__proto__', { hasOwnProperty: null }),
+      `{"spec":${member('__proto__', { error: 'x' })}}`,
+    ]) {
       const warned = patch(type, body);
       assertPrototypeUntouched();
       if ('status' in warned) throw new Error(`${type} ${body}: ${warned.status.message}`);
-      assert.ok(warned.warnings.some((w) => /unknown field "(spec\.)?__proto__"/.test(w)), `${type} ${body}: ${warned.warnings.join('; ')}`);
+      assert.ok(
+        warned.warnings.some((w) => /unknown field "(spec\.)?__proto__"/.test(w)),
+        `${type} ${body}: ${warned.warnings.join('; ')}`,
+      );
       assert.not.ok(JSON.stringify(warned.object).includes('__proto__'), 'dropped like any unknown field');
       assert.type(warned.object.spec, 'object');
 
@@ -55,7 +71,10 @@ test('a patch that fails with 422 pollutes nothing either', () => {
   const result = patch(STRATEGIC, body);
   assertPrototypeUntouched();
   assert.ok('status' in result);
-  const failing = patch(JSON_PATCH, [{ op: 'add', path: '/__proto__', value: { polluted: 'yes' } }, { op: 'test', path: '/spec/type', value: 'Exempt' }]);
+  const failing = patch(JSON_PATCH, [
+    { op: 'add', path: '/__proto__', value: { polluted: 'yes' } },
+    { op: 'test', path: '/spec/type', value: 'Exempt' },
+  ]);
   assertPrototypeUntouched();
   assert.ok('status' in failing && failing.status.code === 422);
 });
@@ -105,10 +124,18 @@ test('inside labels, prototype names are keys like any other', () => {
     const entry = result.managedFields.find((e) => e.operation === 'Update');
     assert.equal((entry!.fieldsV1 as Record<string, any>)['f:metadata']['f:labels'], { '.': {}, 'f:constructor': {}, 'f:prototype': {}, 'f:toString': {} });
   }
-  const applied = patch(APPLY, { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'alpha', labels: { constructor: 'a' } } }, 'Strict', { fieldManager: 'm' });
+  const applied = patch(
+    APPLY,
+    { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'alpha', labels: { constructor: 'a' } } },
+    'Strict',
+    { fieldManager: 'm' },
+  );
   if ('status' in applied) throw new Error(applied.status.message);
   assert.equal(applied.object.metadata?.labels, { constructor: 'a' });
-  const removed = patch(JSON_PATCH, [{ op: 'add', path: '/metadata/labels', value: { hasOwnProperty: 'x' } }, { op: 'remove', path: '/metadata/labels/hasOwnProperty' }]);
+  const removed = patch(JSON_PATCH, [
+    { op: 'add', path: '/metadata/labels', value: { hasOwnProperty: 'x' } },
+    { op: 'remove', path: '/metadata/labels/hasOwnProperty' },
+  ]);
   if ('status' in removed) throw new Error(removed.status.message);
   assert.equal(removed.object.metadata?.labels, {});
 });

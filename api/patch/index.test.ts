@@ -48,49 +48,109 @@ test('PatchOptions are checked first: force only with apply, apply needs a field
   );
   const anonymous = failed(patch({ contentType: 'application/apply-patch+yaml', patchBody: '{}' }));
   assert.is(anonymous.message, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
-  assert.match(failed(patch({ contentType: 'application/merge-patch+json', patchBody: '{}', fieldManager: 'x'.repeat(129) })).message!, /^PatchOptions\.meta\.k8s\.io "" is invalid: fieldManager: Too long/);
-  assert.match(failed(patch({ contentType: 'application/merge-patch+json', patchBody: '{}', fieldManager: 'a\u0007' })).message!, /invalid character U\+0007 \(at position 1\)/);
+  assert.match(
+    failed(patch({ contentType: 'application/merge-patch+json', patchBody: '{}', fieldManager: 'x'.repeat(129) })).message!,
+    /^PatchOptions\.meta\.k8s\.io "" is invalid: fieldManager: Too long/,
+  );
+  assert.match(
+    failed(patch({ contentType: 'application/merge-patch+json', patchBody: '{}', fieldManager: 'a\u0007' })).message!,
+    /invalid character U\+0007 \(at position 1\)/,
+  );
 });
 
 test('a missing object is 404 for every type but apply; apply through /status does not create', () => {
   const missing = failed(patch({ contentType: 'application/strategic-merge-patch+json', patchBody: '{}', current: undefined, name: 'nosuch' }));
   assert.equal([missing.code, missing.message], [404, 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "nosuch" not found']);
-  const viaStatus = failed(patch({ contentType: 'application/apply-patch+yaml', patchBody: '{}', current: undefined, fieldManager: 'm', subresource: 'status' }));
+  const viaStatus = failed(
+    patch({ contentType: 'application/apply-patch+yaml', patchBody: '{}', current: undefined, fieldManager: 'm', subresource: 'status' }),
+  );
   assert.is(viaStatus.code, 404);
 });
 
 test("kubectl's session A.3–A.4 end to end: client-side apply, server-side apply, migration, conflict, force", () => {
   // kubectl apply -f plc-new.yaml: GET 404, then POST with the annotation.
   const posted = defaultPriorityLevelConfiguration(deltaCreatedByClientSideApply(5) as PriorityLevelConfiguration) as KubeObject;
-  let live = store({ ...posted, metadata: { ...posted.metadata, managedFields: updateManagedFields(undefined, posted, { manager: CSA, time: T1, apiVersion: API_VERSION }) } }, '101');
+  let live = store(
+    { ...posted, metadata: { ...posted.metadata, managedFields: updateManagedFields(undefined, posted, { manager: CSA, time: T1, apiVersion: API_VERSION }) } },
+    '101',
+  );
 
   // kubectl apply -f plc-upd.yaml: the 3-way strategic merge patch.
-  const csaPatch = JSON.stringify({ metadata: { annotations: { [LAST_APPLIED]: lastAppliedOf(deltaConfig(7)) } }, spec: { limited: { nominalConcurrencyShares: 7 } } });
-  const configured = ok(applyPatch({ contentType: 'application/strategic-merge-patch+json', patchBody: csaPatch, current: live, kind: PLC, fieldManager: CSA, nowTime: T2, name: 'delta', fieldValidation: 'Strict' }));
-  assert.equal(configured.managedFields.map((e) => [e.manager, e.operation, e.time]), [[CSA, 'Update', T2]]);
+  const csaPatch = JSON.stringify({
+    metadata: { annotations: { [LAST_APPLIED]: lastAppliedOf(deltaConfig(7)) } },
+    spec: { limited: { nominalConcurrencyShares: 7 } },
+  });
+  const configured = ok(
+    applyPatch({
+      contentType: 'application/strategic-merge-patch+json',
+      patchBody: csaPatch,
+      current: live,
+      kind: PLC,
+      fieldManager: CSA,
+      nowTime: T2,
+      name: 'delta',
+      fieldValidation: 'Strict',
+    }),
+  );
+  assert.equal(
+    configured.managedFields.map((e) => [e.manager, e.operation, e.time]),
+    [[CSA, 'Update', T2]],
+  );
   live = store(configured.object, '105');
 
   // kubectl apply --server-side -f plc-upd.yaml
   const ssa = (object: KubeObject, manager: string, body: unknown, force: boolean, nowTime: string) =>
-    applyPatch({ contentType: 'application/apply-patch+yaml', patchBody: `${JSON.stringify(body)}\n`, current: object, kind: PLC, fieldManager: manager, force, nowTime, name: 'delta', fieldValidation: 'Strict' });
+    applyPatch({
+      contentType: 'application/apply-patch+yaml',
+      patchBody: `${JSON.stringify(body)}\n`,
+      current: object,
+      kind: PLC,
+      fieldManager: manager,
+      force,
+      nowTime,
+      name: 'delta',
+      fieldValidation: 'Strict',
+    });
   const serverSide = ok(ssa(live, 'kubectl', deltaConfig(7), false, T3));
-  assert.equal(serverSide.managedFields.map((e) => [e.manager, e.operation]), [['kubectl', 'Apply'], [CSA, 'Update']]);
+  assert.equal(
+    serverSide.managedFields.map((e) => [e.manager, e.operation]),
+    [
+      ['kubectl', 'Apply'],
+      [CSA, 'Update'],
+    ],
+  );
   assert.equal(serverSide.object.spec, live.spec, 'nothing to change');
   live = store(serverSide.object, '106');
 
   // kubectl's follow-up apply of just the annotation, as kubectl-last-applied.
   const annotationOnly = { apiVersion: API_VERSION, kind: PLC, metadata: { name: 'delta', annotations: { [LAST_APPLIED]: lastAppliedOf(deltaConfig(7)) } } };
   const lastApplied = ok(ssa(live, 'kubectl-last-applied', annotationOnly, false, T3));
-  assert.equal(lastApplied.managedFields.map((e) => e.manager), ['kubectl', 'kubectl-last-applied', CSA]);
+  assert.equal(
+    lastApplied.managedFields.map((e) => e.manager),
+    ['kubectl', 'kubectl-last-applied', CSA],
+  );
   live = store(lastApplied.object, '108');
 
   // The migration JSON patch: CSA's fields folded into kubectl's Apply entry, RV as a lock.
-  const folded = lastApplied.managedFields.filter((e) => e.manager !== CSA).map((e) => (e.manager === 'kubectl' ? { ...e, fieldsV1: configured.managedFields[0]!.fieldsV1 } : e));
+  const folded = lastApplied.managedFields
+    .filter((e) => e.manager !== CSA)
+    .map((e) => (e.manager === 'kubectl' ? { ...e, fieldsV1: configured.managedFields[0]!.fieldsV1 } : e));
   const migration = JSON.stringify([
     { op: 'replace', path: '/metadata/managedFields', value: folded },
     { op: 'replace', path: '/metadata/resourceVersion', value: '108' },
   ]);
-  const migrated = ok(applyPatch({ contentType: 'application/json-patch+json', patchBody: migration, current: live, kind: PLC, fieldManager: 'kubectl', nowTime: T4, name: 'delta', fieldValidation: 'Strict' }));
+  const migrated = ok(
+    applyPatch({
+      contentType: 'application/json-patch+json',
+      patchBody: migration,
+      current: live,
+      kind: PLC,
+      fieldManager: 'kubectl',
+      nowTime: T4,
+      name: 'delta',
+      fieldValidation: 'Strict',
+    }),
+  );
   assert.equal(migrated.managedFields, folded, 'the client-written managedFields are taken as they are');
   assert.is(migrated.object.metadata?.resourceVersion, '108');
   live = store(migrated.object, '109');
@@ -107,23 +167,49 @@ test('kubectl patch (A.5): merge adds a label as kubectl-patch; a repeated strat
   const merged = ok(patch({ contentType: 'application/merge-patch+json', patchBody: '{"metadata":{"labels":{"x":"y"}}}', fieldManager: 'kubectl-patch' }));
   assert.equal(merged.object.metadata?.labels, { x: 'y' });
   assert.equal(merged.managedFields, [
-    { manager: 'kubectl-patch', operation: 'Update', apiVersion: API_VERSION, time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } } } },
+    {
+      manager: 'kubectl-patch',
+      operation: 'Update',
+      apiVersion: API_VERSION,
+      time: T1,
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:metadata': { 'f:labels': { '.': {}, 'f:x': {} } } },
+    },
   ]);
   const body = '{"spec":{"limited":{"lendablePercent":10}}}';
   const first = ok(patch({ contentType: 'application/strategic-merge-patch+json', patchBody: body, fieldManager: 'kubectl-patch' }));
-  const again = ok(applyPatch({ contentType: 'application/strategic-merge-patch+json', patchBody: body, current: first.object, kind: PLC, nowTime: T3, name: 'alpha', fieldManager: 'kubectl-patch' }));
+  const again = ok(
+    applyPatch({
+      contentType: 'application/strategic-merge-patch+json',
+      patchBody: body,
+      current: first.object,
+      kind: PLC,
+      nowTime: T3,
+      name: 'alpha',
+      fieldManager: 'kubectl-patch',
+    }),
+  );
   assert.equal(again.object, first.object, 'identical object, managedFields times included: kubectl prints "patched (no change)"');
 });
 
 test('a patch without fieldManager is recorded under the User-Agent prefix', () => {
-  const result = ok(patch({ contentType: 'application/merge-patch+json', patchBody: '{"metadata":{"labels":{"x":"y"}}}', userAgent: 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)' }));
+  const result = ok(
+    patch({
+      contentType: 'application/merge-patch+json',
+      patchBody: '{"metadata":{"labels":{"x":"y"}}}',
+      userAgent: 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)',
+    }),
+  );
   assert.is(result.managedFields[0]!.manager, 'node-fetch');
 });
 
 test('status patches: own entry, client-written managedFields ignored', () => {
   const body = JSON.stringify({ metadata: { managedFields: [{}] }, status: { conditions: [{ type: 'X', status: 'True' }] } });
   const result = ok(patch({ contentType: 'application/merge-patch+json', patchBody: body, fieldManager: 'kubectl-patch', subresource: 'status' }));
-  assert.equal(result.managedFields.map((e) => [e.manager, e.subresource]), [['kubectl-patch', 'status']]);
+  assert.equal(
+    result.managedFields.map((e) => [e.manager, e.subresource]),
+    [['kubectl-patch', 'status']],
+  );
 });
 
 test('fieldValidation: Strict refuses unknown fields with 422, Warn drops them with a warning, Ignore drops them silently', () => {
@@ -137,7 +223,9 @@ test('fieldValidation: Strict refuses unknown fields with 422, Warn drops them w
   assert.is((warn.object as any).spec.limited.lendablePercent, 5);
   const ignore = ok(patch({ contentType: 'application/merge-patch+json', patchBody: body, fieldValidation: 'Ignore' }));
   assert.equal(ignore.warnings, []);
-  const smp = failed(patch({ contentType: 'application/strategic-merge-patch+json', patchBody: '{"spec":{"type":"Limited","type":"Limited"}}', fieldValidation: 'Strict' }));
+  const smp = failed(
+    patch({ contentType: 'application/strategic-merge-patch+json', patchBody: '{"spec":{"type":"Limited","type":"Limited"}}', fieldValidation: 'Strict' }),
+  );
   assert.is(smp.message, ' "" is invalid: patch: Invalid value: "map[spec:map[type:Limited]]": strict decoding error: duplicate field "spec.type"');
 });
 
@@ -147,13 +235,22 @@ test('apply bodies: YAML works, duplicate keys follow fieldValidation, syntax er
   assert.equal(warn.object.metadata?.labels, { team: 'b' });
   assert.equal(warn.warnings, ['error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "team" already set in map']);
   const strict = failed(patch({ contentType: 'application/apply-patch+yaml', patchBody: yaml, fieldManager: 'm', fieldValidation: 'Strict' }));
-  assert.equal([strict.code, strict.message], [400, 'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "team" already set in map']);
+  assert.equal(
+    [strict.code, strict.message],
+    [400, 'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "team" already set in map'],
+  );
   const broken = failed(patch({ contentType: 'application/apply-patch+yaml', patchBody: 'metadata: [1, 2\nx: 1', fieldManager: 'm' }));
   assert.is(broken.code, 400);
   assert.match(broken.message!, /^error decoding YAML: error converting YAML to JSON: yaml: line \d+: /);
-  assert.match(failed(patch({ contentType: 'application/apply-patch+yaml', patchBody: '- a', fieldManager: 'm' })).message!, /cannot unmarshal array into Go value of type map\[string\]interface \{\}$/);
+  assert.match(
+    failed(patch({ contentType: 'application/apply-patch+yaml', patchBody: '- a', fieldManager: 'm' })).message!,
+    /cannot unmarshal array into Go value of type map\[string\]interface \{\}$/,
+  );
   assert.is(failed(patch({ contentType: 'application/apply-patch+yaml', patchBody: 'a: *nowhere', fieldManager: 'm' })).code, 400, 'an unknown alias');
-  const laughs = ['a: &a [x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 8 }, (_, i) => `${'bcdefghi'[i]}: &${'bcdefghi'[i]} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`)].join('\n');
+  const laughs = [
+    'a: &a [x, x, x, x, x, x, x, x, x]',
+    ...Array.from({ length: 8 }, (_, i) => `${'bcdefghi'[i]}: &${'bcdefghi'[i]} [${Array(9).fill(`*${'abcdefgh'[i]}`).join(', ')}]`),
+  ].join('\n');
   assert.is(failed(patch({ contentType: 'application/apply-patch+yaml', patchBody: laughs, fieldManager: 'm' })).code, 400, 'alias expansion is bounded');
 });
 
@@ -178,21 +275,69 @@ test('a patch may not rename the object; apply may not invent a uid for a new ob
   const renamed = failed(patch({ contentType: 'application/merge-patch+json', patchBody: '{"metadata":{"name":"other"}}' }));
   assert.equal([renamed.code, renamed.message], [400, 'the name of the object (other) does not match the name on the URL (alpha)']);
   const config = { ...deltaConfig(5), metadata: { name: 'delta', uid: 'made-up' } };
-  const uid = failed(applyPatch({ contentType: 'application/apply-patch+yaml', patchBody: JSON.stringify(config), current: undefined, kind: PLC, fieldManager: 'm', nowTime: T1, name: 'delta' }));
+  const uid = failed(
+    applyPatch({
+      contentType: 'application/apply-patch+yaml',
+      patchBody: JSON.stringify(config),
+      current: undefined,
+      kind: PLC,
+      fieldManager: 'm',
+      nowTime: T1,
+      name: 'delta',
+    }),
+  );
   assert.equal(
     [uid.code, uid.message],
-    [409, 'Operation cannot be fulfilled on prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "delta": uid mismatch: the provided object specified uid made-up, and no existing object was found'],
+    [
+      409,
+      'Operation cannot be fulfilled on prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "delta": uid mismatch: the provided object specified uid made-up, and no existing object was found',
+    ],
   );
-  const created = ok(applyPatch({ contentType: 'application/apply-patch+yaml', patchBody: JSON.stringify(deltaConfig(5)), current: undefined, kind: PLC, fieldManager: 'm', nowTime: T1, name: 'delta' }));
+  const created = ok(
+    applyPatch({
+      contentType: 'application/apply-patch+yaml',
+      patchBody: JSON.stringify(deltaConfig(5)),
+      current: undefined,
+      kind: PLC,
+      fieldManager: 'm',
+      nowTime: T1,
+      name: 'delta',
+    }),
+  );
   assert.ok(created.created);
 });
 
 // ---------------------------------------------------------------------------------------------
 // Property: no body, however odd, makes the patch code throw; it answers with an object or a Status.
 
-const keys = fc.constantFrom('$patch', '$retainKeys', '$setElementOrder/conditions', '$deleteFromPrimitiveList/finalizers', 'metadata', 'finalizers', 'labels', 'status', 'conditions', 'spec', 'limited', 'type', 'name', 'apiVersion', 'kind', 'op', 'path', 'value', 'from');
+const keys = fc.constantFrom(
+  '$patch',
+  '$retainKeys',
+  '$setElementOrder/conditions',
+  '$deleteFromPrimitiveList/finalizers',
+  'metadata',
+  'finalizers',
+  'labels',
+  'status',
+  'conditions',
+  'spec',
+  'limited',
+  'type',
+  'name',
+  'apiVersion',
+  'kind',
+  'op',
+  'path',
+  'value',
+  'from',
+);
 const odd: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' }, fc.constantFrom(null, 'delete', 'replace', 'merge', 'x', '/spec/type', '/metadata/labels/-', 0, -1, true), tie('list'), tie('object')),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constantFrom(null, 'delete', 'replace', 'merge', 'x', '/spec/type', '/metadata/labels/-', 0, -1, true),
+    tie('list'),
+    tie('object'),
+  ),
   list: fc.array(tie('value'), { maxLength: 3 }),
   object: fc.dictionary(keys, tie('value'), { maxKeys: 4 }),
 })).value;
@@ -200,12 +345,28 @@ const odd: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
 test('property: any body under any patch type gives an object or a Status, never an exception', () => {
   const types = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
   fc.assert(
-    fc.property(fc.constantFrom(...types), fc.oneof(odd.map((v) => JSON.stringify(v) ?? ''), fc.string({ maxLength: 20 })), fc.boolean(), (contentType, patchBody, onStatus) => {
-      const current = onStatus ? (structuredClone(alpha()) as KubeObject) : (deltaCreatedByClientSideApply(5) as KubeObject);
-      const result = applyPatch({ contentType, patchBody, current, kind: PLC, nowTime: T1, fieldManager: 'm', ...(onStatus ? { subresource: 'status' } : {}) });
-      if ('status' in result) assert.ok(typeof result.status.code === 'number' && result.status.code >= 400);
-      else assert.type(result.object, 'object');
-    }),
+    fc.property(
+      fc.constantFrom(...types),
+      fc.oneof(
+        odd.map((v) => JSON.stringify(v) ?? ''),
+        fc.string({ maxLength: 20 }),
+      ),
+      fc.boolean(),
+      (contentType, patchBody, onStatus) => {
+        const current = onStatus ? (structuredClone(alpha()) as KubeObject) : (deltaCreatedByClientSideApply(5) as KubeObject);
+        const result = applyPatch({
+          contentType,
+          patchBody,
+          current,
+          kind: PLC,
+          nowTime: T1,
+          fieldManager: 'm',
+          ...(onStatus ? { subresource: 'status' } : {}),
+        });
+        if ('status' in result) assert.ok(typeof result.status.code === 'number' && result.status.code >= 400);
+        else assert.type(result.object, 'object');
+      },
+    ),
     { numRuns: 300 },
   );
 });

@@ -146,7 +146,15 @@ export function applyPatch(input: ApplyPatchInput): ApplyPatchResult {
     shown = () => goFormatValue(JSON.parse(body) as unknown);
   }
   if (!isRecord(patched)) {
-    return { status: invalidStatus({ group: '', kind: '' }, '', [invalid('patch', JSON.stringify(patched), `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonTypeName(patched)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`)]) };
+    return {
+      status: invalidStatus({ group: '', kind: '' }, '', [
+        invalid(
+          'patch',
+          JSON.stringify(patched),
+          `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonTypeName(patched)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+        ),
+      ]),
+    };
   }
 
   const problems = [
@@ -166,7 +174,13 @@ export function applyPatch(input: ApplyPatchInput): ApplyPatchResult {
   object.metadata = { ...(object.metadata ?? {}) };
   if (managedFields.length > 0) object.metadata.managedFields = managedFields;
   else delete object.metadata.managedFields;
-  return { object, managedFields, created: false, warnings: fieldValidation === 'Warn' ? problems : [], ...(numberLiterals !== undefined && numberLiterals.size > 0 ? { numberLiterals } : {}) };
+  return {
+    object,
+    managedFields,
+    created: false,
+    warnings: fieldValidation === 'Warn' ? problems : [],
+    ...(numberLiterals !== undefined && numberLiterals.size > 0 ? { numberLiterals } : {}),
+  };
 }
 
 /** `ValidatePatchOptions`: force only with apply, a fieldManager for apply, at most 128 printable bytes. */

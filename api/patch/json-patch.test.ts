@@ -19,7 +19,7 @@ function failure(result: ReturnType<typeof apply>) {
   return result.status;
 }
 
-test("kubectl patch --type=json from A.5 sets the shares and leaves the input alone", () => {
+test('kubectl patch --type=json from A.5 sets the shares and leaves the input alone', () => {
   const stored = alpha();
   const before = structuredClone(stored);
   const out = value(apply(stored, [{ op: 'replace', path: '/spec/limited/nominalConcurrencyShares', value: 11 }]));
@@ -47,14 +47,11 @@ test('a value written 5e3 keeps that spelling through the operations (Go moves r
       '{"op":"add","path":"/spec/limited/lendablePercent","value":1.5}]',
   );
   if ('status' in result) throw new Error(result.status.message);
-  assert.equal(
-    [...result.numberLiterals].sort(),
-    [
-      ['spec.copied.n[0]', '1.0e1'],
-      ['spec.limited.nominalConcurrencyShares', '5e3'],
-      ['spec.moved[0]', '1.0e1'],
-    ],
-  );
+  assert.equal([...result.numberLiterals].sort(), [
+    ['spec.copied.n[0]', '1.0e1'],
+    ['spec.limited.nominalConcurrencyShares', '5e3'],
+    ['spec.moved[0]', '1.0e1'],
+  ]);
   const out = result.value as any;
   assert.is(out.spec.limited.nominalConcurrencyShares, 5000);
   assert.equal(out.spec.moved, [10, 7]);
@@ -86,7 +83,10 @@ test('copies are capped at 3 MiB per patch (JSONPatchMaxCopyBytes): a 2 KB doubl
 });
 
 test('copies are counted as Go encodes them: HTML characters escaped, UTF-8 bytes', () => {
-  const ops = (text: string, copies: number) => [{ op: 'add', path: '/metadata/annotations', value: { a: text } }, ...Array.from({ length: copies }, (_, i) => ({ op: 'copy', from: '/metadata/annotations/a', path: `/metadata/annotations/c${i}` }))];
+  const ops = (text: string, copies: number) => [
+    { op: 'add', path: '/metadata/annotations', value: { a: text } },
+    ...Array.from({ length: copies }, (_, i) => ({ op: 'copy', from: '/metadata/annotations/a', path: `/metadata/annotations/c${i}` })),
+  ];
   // '<' is \u003c, 6 bytes, as Go writes it: 1 MiB of them in quotes is 6 MiB + 2, over the cap at once.
   assert.match(failure(apply(alpha(), ops('<'.repeat(1 << 20), 1))).message!, /increase of copy is 6291458, exceeding/);
   // 'é' is 2 UTF-8 bytes: 1 MiB and its quotes, twice, is under the cap; the third copy is over it.
@@ -105,7 +105,9 @@ test('many copies of one large value stop at the cap', () => {
 
 test("kubectl's migration patch replaces managedFields and resourceVersion together", () => {
   const stored = alpha();
-  const entries = [{ manager: 'kubectl', operation: 'Apply', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:type': {} } } }];
+  const entries = [
+    { manager: 'kubectl', operation: 'Apply', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:type': {} } } },
+  ];
   const out = value(
     apply(stored, [
       { op: 'replace', path: '/metadata/managedFields', value: entries },
@@ -118,8 +120,14 @@ test("kubectl's migration patch replaces managedFields and resourceVersion toget
 
 test('v4 quirks: replace of a missing key in an existing object sets it; a missing parent fails', () => {
   assert.equal(value(apply({ metadata: {} }, [{ op: 'replace', path: '/metadata/labels', value: { x: 'y' } }])).metadata.labels, { x: 'y' });
-  assert.is(failure(apply({ metadata: {} }, [{ op: 'replace', path: '/metadata/labels/x', value: 'y' }])).message, 'replace operation does not apply: doc is missing path: /metadata/labels/x: missing value');
-  assert.is(failure(apply({ a: [1] }, [{ op: 'replace', path: '/a/3', value: 2 }])).message, 'replace operation does not apply: doc is missing key: /a/3: missing value');
+  assert.is(
+    failure(apply({ metadata: {} }, [{ op: 'replace', path: '/metadata/labels/x', value: 'y' }])).message,
+    'replace operation does not apply: doc is missing path: /metadata/labels/x: missing value',
+  );
+  assert.is(
+    failure(apply({ a: [1] }, [{ op: 'replace', path: '/a/3', value: 2 }])).message,
+    'replace operation does not apply: doc is missing key: /a/3: missing value',
+  );
 });
 
 test('test ops: null matches a missing member; arrays compare deeply; the root compares the document', () => {
@@ -136,12 +144,18 @@ test('array indexes: "-" appends, negatives count from the end, out of range fai
   assert.equal(value(apply(doc, [{ op: 'add', path: '/list/-', value: 'd' }])).list, ['a', 'b', 'c', 'd']);
   assert.equal(value(apply(doc, [{ op: 'add', path: '/list/0', value: 'z' }])).list, ['z', 'a', 'b', 'c']);
   assert.equal(value(apply(doc, [{ op: 'remove', path: '/list/-1' }])).list, ['a', 'b']);
-  assert.is(failure(apply(doc, [{ op: 'add', path: '/list/9', value: 'x' }])).message, "error in add for path: '/list/9': Unable to access invalid index: 9: invalid index referenced");
+  assert.is(
+    failure(apply(doc, [{ op: 'add', path: '/list/9', value: 'x' }])).message,
+    "error in add for path: '/list/9': Unable to access invalid index: 9: invalid index referenced",
+  );
   assert.is(failure(apply(doc, [{ op: 'remove', path: '/list/x' }])).message, `error in remove for path: '/list/x': strconv.Atoi: parsing "x": invalid syntax`);
 });
 
 test('remove of a missing key, move and copy, escaped tokens', () => {
-  assert.is(failure(apply({ a: {} }, [{ op: 'remove', path: '/a/b' }])).message, "error in remove for path: '/a/b': Unable to remove nonexistent key: b: missing value");
+  assert.is(
+    failure(apply({ a: {} }, [{ op: 'remove', path: '/a/b' }])).message,
+    "error in remove for path: '/a/b': Unable to remove nonexistent key: b: missing value",
+  );
   assert.is(failure(apply({}, [{ op: 'add', path: '/a/b', value: 1 }])).message, 'add operation does not apply: doc is missing path: "/a/b": missing value');
   assert.equal(value(apply({ a: { x: 1 }, b: {} }, [{ op: 'move', from: '/a/x', path: '/b/y' }])), { a: {}, b: { y: 1 } });
   assert.equal(value(apply({ a: { x: [1] } }, [{ op: 'copy', from: '/a/x', path: '/a/y' }])), { a: { x: [1], y: [1] } });
@@ -159,10 +173,16 @@ test('unknown ops and missing paths fail the way evanphx/json-patch says', () =>
 
 test('malformed patches are 400 BadRequest with Go decoder text; too many operations is 413', () => {
   const syntax = failure(apply({}, '[{"op": "add",]'));
-  assert.equal([syntax.code, syntax.reason, syntax.message], [400, 'BadRequest', `error decoding patch: invalid character ']' looking for beginning of object key string`]);
+  assert.equal(
+    [syntax.code, syntax.reason, syntax.message],
+    [400, 'BadRequest', `error decoding patch: invalid character ']' looking for beginning of object key string`],
+  );
   assert.is(failure(apply({}, '{"op":"add"}')).message, 'error decoding patch: json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp');
   assert.is(failure(apply({}, '{"op":"add"}', 'Ignore')).message, 'json: cannot unmarshal object into Go value of type jsonpatch.Patch');
-  assert.is(failure(apply({}, [{ op: 'add', path: 5 }])).message, 'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string');
+  assert.is(
+    failure(apply({}, [{ op: 'add', path: 5 }])).message,
+    'error decoding patch: json: cannot unmarshal number into Go struct field jsonPatchOp.path of type string',
+  );
   const many = Array.from({ length: 10001 }, () => ({ op: 'test', path: '/a', value: null }));
   const tooLarge = failure(apply({}, many));
   assert.equal([tooLarge.code, tooLarge.reason], [413, 'RequestEntityTooLarge']);
@@ -171,7 +191,10 @@ test('malformed patches are 400 BadRequest with Go decoder text; too many operat
 
 test('a failed operation leaves nothing applied', () => {
   const stored = { a: 1 };
-  const result = apply(stored, [{ op: 'replace', path: '/a', value: 2 }, { op: 'test', path: '/a', value: 3 }]);
+  const result = apply(stored, [
+    { op: 'replace', path: '/a', value: 2 },
+    { op: 'test', path: '/a', value: 3 },
+  ]);
   assert.ok('status' in result);
   assert.equal(stored, { a: 1 });
 });
@@ -181,7 +204,9 @@ test('a failed operation leaves nothing applied', () => {
 // the one fast-json-patch (an independent RFC implementation) computes.
 
 const leaf = fc.oneof(fc.integer({ min: -5, max: 5 }), fc.constantFrom('x', 'y', true, null));
-const doc = fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.oneof(leaf, fc.array(leaf, { maxLength: 3 }), fc.dictionary(fc.constantFrom('p', 'q'), leaf)), { minKeys: 1 });
+const doc = fc.dictionary(fc.constantFrom('a', 'b', 'c'), fc.oneof(leaf, fc.array(leaf, { maxLength: 3 }), fc.dictionary(fc.constantFrom('p', 'q'), leaf)), {
+  minKeys: 1,
+});
 
 function validOps(document: Record<string, unknown>, picks: number[]): unknown[] {
   const ops: unknown[] = [];

@@ -121,7 +121,8 @@ function cloneKeepingLiterals(value: unknown): unknown {
 }
 
 const cloneValue = (holder: Holder, value: unknown): unknown => (holder.literals ? cloneKeepingLiterals(value) : structuredClone(value));
-const unboxed = (value: unknown): unknown => (value instanceof LiteralNumber ? value.number : isContainer(value) ? unbox(cloneKeepingLiterals(value), '', new Map()) : value);
+const unboxed = (value: unknown): unknown =>
+  value instanceof LiteralNumber ? value.number : isContainer(value) ? unbox(cloneKeepingLiterals(value), '', new Map()) : value;
 
 /** The decode errors Go reports before any operation runs (`[]handlers.jsonPatchOp`, then `jsonpatch.Patch`). */
 function checkShape(operations: unknown, strict: boolean): string | undefined {

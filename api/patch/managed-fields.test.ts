@@ -4,7 +4,15 @@ import fc from 'fast-check';
 import type { KubeObject, ManagedFieldsEntry } from '../../engine/resources/types.ts';
 import { FieldSet, fieldElement } from './field-set.ts';
 import { alpha, API_VERSION, deltaCreatedByClientSideApply, T1, T2, T3 } from './fixtures.ts';
-import { capUpdateManagers, decodeManagedFields, encodeManagedFields, managerIdentifier, prefixFromUserAgent, updateManagedFields, type Managed } from './managed-fields.ts';
+import {
+  capUpdateManagers,
+  decodeManagedFields,
+  encodeManagedFields,
+  managerIdentifier,
+  prefixFromUserAgent,
+  updateManagedFields,
+  type Managed,
+} from './managed-fields.ts';
 
 const CSA = 'kubectl-client-side-apply';
 const update = (old: KubeObject | undefined, next: KubeObject, manager: string, time: string, subresource?: string) =>
@@ -38,7 +46,14 @@ test('an update that changes owned fields restamps the entry; a new manager gets
   const labelled = structuredClone(stored(next, afterApply)) as any;
   labelled.metadata.labels.x = 'y';
   const afterPatch = update(stored(next, afterApply), labelled, 'kubectl-patch', T3);
-  assert.equal(afterPatch.map((e) => [e.manager, e.time]), [[CSA, T2], ['kubectl-patch', T3]], 'ordered by time');
+  assert.equal(
+    afterPatch.map((e) => [e.manager, e.time]),
+    [
+      [CSA, T2],
+      ['kubectl-patch', T3],
+    ],
+    'ordered by time',
+  );
   assert.equal(fieldsOf(afterPatch, 'kubectl-patch'), { 'f:metadata': { 'f:labels': { 'f:x': {} } } });
 });
 
@@ -65,9 +80,18 @@ test('writes through /status get their own entry, own only status, and never tak
   const status = entries.find((e) => e.subresource === 'status')!;
   assert.equal([status.manager, status.operation, status.time], ['kubectl-patch', 'Update', T2]);
   assert.equal(status.fieldsV1, {
-    'f:status': { 'f:conditions': { '.': {}, 'k:{"type":"Dangling"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:message': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} } } },
+    'f:status': {
+      'f:conditions': {
+        '.': {},
+        'k:{"type":"Dangling"}': { '.': {}, 'f:lastTransitionTime': {}, 'f:message': {}, 'f:reason': {}, 'f:status': {}, 'f:type': {} },
+      },
+    },
   });
-  assert.equal(entries.filter((e) => e.subresource === undefined), created.metadata!.managedFields, 'main-resource entries untouched');
+  assert.equal(
+    entries.filter((e) => e.subresource === undefined),
+    created.metadata!.managedFields,
+    'main-resource entries untouched',
+  );
 
   const viaMain = structuredClone(created) as any;
   viaMain.status = next.status;
@@ -81,7 +105,9 @@ test('a no-op write leaves managedFields identical, times included', () => {
 
 test('managedFields sent by the client replace the stored ones; [{}] wipes them; [] keeps them', () => {
   const created = stored(deltaCreatedByClientSideApply(5), update(undefined, deltaCreatedByClientSideApply(5), CSA, T1));
-  const written: ManagedFieldsEntry[] = [{ manager: 'kubectl', operation: 'Apply', apiVersion: API_VERSION, time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:type': {} } } }];
+  const written: ManagedFieldsEntry[] = [
+    { manager: 'kubectl', operation: 'Apply', apiVersion: API_VERSION, time: T1, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:type': {} } } },
+  ];
   const migrated = structuredClone(created) as any;
   migrated.metadata.managedFields = written;
   migrated.metadata.resourceVersion = '108';
@@ -91,7 +117,11 @@ test('managedFields sent by the client replace the stored ones; [{}] wipes them;
   wiped.metadata.managedFields = [{}];
   assert.equal(update(created, wiped, 'x', T2), []);
   wiped.metadata.labels.fresh = 'v';
-  assert.equal(update(created, wiped, 'x', T2).map((e) => e.fieldsV1), [{ 'f:metadata': { 'f:labels': { 'f:fresh': {} } } }], 'the write itself is still recorded');
+  assert.equal(
+    update(created, wiped, 'x', T2).map((e) => e.fieldsV1),
+    [{ 'f:metadata': { 'f:labels': { 'f:fresh': {} } } }],
+    'the write itself is still recorded',
+  );
 
   const empty = structuredClone(created) as any;
   empty.metadata.managedFields = [];
@@ -112,7 +142,11 @@ test('more than ten Update entries: the oldest fold into ancient-changes, stampe
   const managed: Managed = new Map();
   for (let i = 0; i < 12; i++) {
     const info = { manager: `m${String(i).padStart(2, '0')}`, operation: 'Update' as const, apiVersion: API_VERSION, subresource: '' };
-    managed.set(managerIdentifier(info), { ...info, time: `2026-11-21T04:00:${String(i).padStart(2, '0')}Z`, set: FieldSet.of([[fieldElement('spec'), fieldElement(`f${i}`)]]) });
+    managed.set(managerIdentifier(info), {
+      ...info,
+      time: `2026-11-21T04:00:${String(i).padStart(2, '0')}Z`,
+      set: FieldSet.of([[fieldElement('spec'), fieldElement(`f${i}`)]]),
+    });
   }
   const applyInfo = { manager: 'kubectl', operation: 'Apply' as const, apiVersion: API_VERSION, subresource: '' };
   managed.set(managerIdentifier(applyInfo), { ...applyInfo, set: FieldSet.of([[fieldElement('x')]]) });
@@ -131,7 +165,11 @@ test('the default manager is the User-Agent up to its first slash, printable, at
   assert.is(prefixFromUserAgent('we\u0007ird\tone/1'), 'weirdone');
   assert.is(prefixFromUserAgent(`${'é'.repeat(70)}/x`), 'é'.repeat(64));
   const created = update(undefined, alpha() as KubeObject, '', T1);
-  assert.equal(created.map((e) => Object.hasOwn(e, 'manager')), [false], 'an empty manager is omitted, as Go omits it');
+  assert.equal(
+    created.map((e) => Object.hasOwn(e, 'manager')),
+    [false],
+    'an empty manager is omitted, as Go omits it',
+  );
   const byAgent = updateManagedFields(undefined, alpha() as KubeObject, { userAgent: 'node-fetch/1.0', time: T1, apiVersion: API_VERSION });
   assert.is(byAgent[0]!.manager, 'node-fetch');
 });
@@ -162,7 +200,8 @@ test('property: label ownership follows the last writer of each label', () => {
       const owners = new Map<string, string[]>();
       for (const entry of object.metadata?.managedFields ?? []) {
         const labels = ((entry.fieldsV1 as any)?.['f:metadata']?.['f:labels'] ?? {}) as Record<string, unknown>;
-        for (const key of Object.keys(labels).filter((k) => k.startsWith('f:'))) owners.set(key.slice(2), [...(owners.get(key.slice(2)) ?? []), entry.manager!]);
+        for (const key of Object.keys(labels).filter((k) => k.startsWith('f:')))
+          owners.set(key.slice(2), [...(owners.get(key.slice(2)) ?? []), entry.manager!]);
       }
       for (const [label, writer] of lastWriter) assert.equal(owners.get(label), [writer], `label ${label}`);
       for (const label of owners.keys()) assert.ok(lastWriter.has(label), `nobody should own ${label}`);

@@ -57,7 +57,13 @@ export function updateManagedFields(old: KubeObject | undefined, next: KubeObjec
 }
 
 /** The Update bookkeeping for any non-apply write (POST, PUT, and the three patch types). */
-export function managedFieldsAfterUpdate(node: SchemaNode, old: KubeObject | undefined, next: KubeObject, info: ManagerInfo, time: string): ManagedFieldsEntry[] {
+export function managedFieldsAfterUpdate(
+  node: SchemaNode,
+  old: KubeObject | undefined,
+  next: KubeObject,
+  info: ManagerInfo,
+  time: string,
+): ManagedFieldsEntry[] {
   let managed: Managed;
   try {
     managed = baseManaged(old, next, info.subresource);

@@ -21,7 +21,10 @@ test('kubectl patch --type=merge from A.5 adds a label and changes nothing else'
 test('null deletes, objects merge, lists are replaced whole (conditions are not merged by type)', () => {
   const fs = danglingFlowSchema();
   const out = value(
-    applyMergePatch(fs, JSON.stringify({ spec: { distinguisherMethod: null, matchingPrecedence: 500 }, status: { conditions: [{ type: 'Dangling', status: 'False' }] } })),
+    applyMergePatch(
+      fs,
+      JSON.stringify({ spec: { distinguisherMethod: null, matchingPrecedence: 500 }, status: { conditions: [{ type: 'Dangling', status: 'False' }] } }),
+    ),
   );
   assert.not.ok('distinguisherMethod' in out.spec);
   assert.is(out.spec.matchingPrecedence, 500);

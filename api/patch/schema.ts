@@ -65,7 +65,10 @@ const structs = new WeakMap<StructTable, StructNode>();
 function structNode(table: StructTable): StructNode {
   let node = structs.get(table);
   if (node === undefined) {
-    const fields = table.fields.map((f): [string, FieldSchema] => [f.name, goAlwaysEncodes(f) ? { type: typeNode(f.type), goAlways: true } : { type: typeNode(f.type) }]);
+    const fields = table.fields.map((f): [string, FieldSchema] => [
+      f.name,
+      goAlwaysEncodes(f) ? { type: typeNode(f.type), goAlways: true } : { type: typeNode(f.type) },
+    ]);
     node = { kind: 'struct', fields: Object.fromEntries(fields) };
     structs.set(table, node);
   }

@@ -20,7 +20,16 @@ function clientSideApplied(shares = 5): KubeObject {
 }
 
 function apply(current: KubeObject | undefined, config: KubeObject, manager: string, options: Partial<ServerSideApplyInput> = {}) {
-  return serverSideApply({ kind: PLC, apiVersion: API_VERSION, current, config: config as Record<string, unknown>, manager, force: false, time: T2, ...options });
+  return serverSideApply({
+    kind: PLC,
+    apiVersion: API_VERSION,
+    current,
+    config: config as Record<string, unknown>,
+    manager,
+    force: false,
+    time: T2,
+    ...options,
+  });
 }
 
 function ok(result: ReturnType<typeof apply>) {
@@ -52,7 +61,10 @@ test('create on apply: the object is the configuration, the manager owns what it
         fieldsV1: {
           'f:metadata': { 'f:labels': { 'f:a': {} } },
           'f:spec': {
-            'f:limited': { 'f:limitResponse': { 'f:queuing': { 'f:handSize': {}, 'f:queueLengthLimit': {}, 'f:queues': {} }, 'f:type': {} }, 'f:nominalConcurrencyShares': {} },
+            'f:limited': {
+              'f:limitResponse': { 'f:queuing': { 'f:handSize': {}, 'f:queueLengthLimit': {}, 'f:queues': {} }, 'f:type': {} },
+              'f:nominalConcurrencyShares': {},
+            },
             'f:type': {},
           },
         },
@@ -73,7 +85,9 @@ test('a changed field owned by another manager is a 409 worded as kube-apiserver
       status: 'Failure',
       message: `Apply failed with 1 conflict: conflict with "${CSA}" using ${API_VERSION}: .spec.limited.nominalConcurrencyShares`,
       reason: 'Conflict',
-      details: { causes: [{ reason: 'FieldManagerConflict', message: `conflict with "${CSA}" using ${API_VERSION}`, field: '.spec.limited.nominalConcurrencyShares' }] },
+      details: {
+        causes: [{ reason: 'FieldManagerConflict', message: `conflict with "${CSA}" using ${API_VERSION}`, field: '.spec.limited.nominalConcurrencyShares' }],
+      },
       code: 409,
     }),
   );
@@ -164,13 +178,45 @@ test('/status apply: its own entry, conflicts name the subresource, keyed items 
   const fs = danglingFlowSchema() as KubeObject;
   const byController = structuredClone(fs) as any;
   byController.status.conditions[0].status = 'False';
-  const storedFs = withManaged(byController, updateManagedFields(fs, byController, { manager: 'ctl', time: T1, apiVersion: API_VERSION, subresource: 'status' }));
-  const config = { apiVersion: API_VERSION, kind: 'FlowSchema', metadata: { name: 'probes' }, status: { conditions: [{ type: 'New', status: 'True' }, { type: 'Dangling', status: 'True' }] } };
-  const status = failed(serverSideApply({ kind: 'FlowSchema', apiVersion: API_VERSION, current: storedFs, config, manager: 'other', force: false, time: T2, subresource: 'status' }));
-  assert.is(status.message, `Apply failed with 1 conflict: conflict with "ctl" with subresource "status" using ${API_VERSION}: .status.conditions[type="Dangling"].status`);
+  const storedFs = withManaged(
+    byController,
+    updateManagedFields(fs, byController, { manager: 'ctl', time: T1, apiVersion: API_VERSION, subresource: 'status' }),
+  );
+  const config = {
+    apiVersion: API_VERSION,
+    kind: 'FlowSchema',
+    metadata: { name: 'probes' },
+    status: {
+      conditions: [
+        { type: 'New', status: 'True' },
+        { type: 'Dangling', status: 'True' },
+      ],
+    },
+  };
+  const status = failed(
+    serverSideApply({
+      kind: 'FlowSchema',
+      apiVersion: API_VERSION,
+      current: storedFs,
+      config,
+      manager: 'other',
+      force: false,
+      time: T2,
+      subresource: 'status',
+    }),
+  );
+  assert.is(
+    status.message,
+    `Apply failed with 1 conflict: conflict with "ctl" with subresource "status" using ${API_VERSION}: .status.conditions[type="Dangling"].status`,
+  );
 
-  const forced = ok(serverSideApply({ kind: 'FlowSchema', apiVersion: API_VERSION, current: storedFs, config, manager: 'other', force: true, time: T2, subresource: 'status' }));
-  assert.equal((forced.object as any).status.conditions.map((c: { type: string }) => c.type), ['New', 'Dangling', 'Other']);
+  const forced = ok(
+    serverSideApply({ kind: 'FlowSchema', apiVersion: API_VERSION, current: storedFs, config, manager: 'other', force: true, time: T2, subresource: 'status' }),
+  );
+  assert.equal(
+    (forced.object as any).status.conditions.map((c: { type: string }) => c.type),
+    ['New', 'Dangling', 'Other'],
+  );
   const mine = entry(forced.managedFields, 'other')!;
   assert.is(mine.subresource, 'status');
   assert.equal(Object.keys(mine.fieldsV1 ?? {}), ['f:status'], 'metadata and spec are not owned through /status');
@@ -178,7 +224,10 @@ test('/status apply: its own entry, conflicts name the subresource, keyed items 
 
 test('bad configurations are refused before any merge, with kube-apiserver messages', () => {
   const withFields = { ...deltaConfig(5), metadata: { name: 'delta', managedFields: [] } };
-  assert.equal([failed(apply(undefined, withFields, 'm')).code, failed(apply(undefined, withFields, 'm')).message], [400, 'metadata.managedFields must be nil']);
+  assert.equal(
+    [failed(apply(undefined, withFields, 'm')).code, failed(apply(undefined, withFields, 'm')).message],
+    [400, 'metadata.managedFields must be nil'],
+  );
   assert.is(failed(apply(undefined, { ...deltaConfig(5), kind: 'FlowSchema' }, 'm')).message, `invalid object type: ${API_VERSION}, Kind=FlowSchema`);
   assert.is(failed(apply(undefined, { kind: PLC }, 'm')).message, 'invalid object type: /, Kind=PriorityLevelConfiguration');
   const unknown = failed(apply(undefined, { ...deltaConfig(5), spec: { type: 'Limited', bogus: 1 } }, 'm'));
@@ -191,20 +240,31 @@ test('bad configurations are refused before any merge, with kube-apiserver messa
       kind: 'FlowSchema',
       apiVersion: API_VERSION,
       current: undefined,
-      config: { apiVersion: API_VERSION, kind: 'FlowSchema', metadata: { name: 'x' }, status: { conditions: [{ type: 'A' }, { type: 'A' }, { status: 'True' }] } },
+      config: {
+        apiVersion: API_VERSION,
+        kind: 'FlowSchema',
+        metadata: { name: 'x' },
+        status: { conditions: [{ type: 'A' }, { type: 'A' }, { status: 'True' }] },
+      },
       manager: 'm',
       force: false,
       time: T1,
     }),
   );
-  assert.match(duplicate.message!, /: errors:\n {2}\.status\.conditions: duplicate entries for key \[type="A"\]\n {2}\.status\.conditions: element 2: associative list with keys has an element that omits key field "type"/);
+  assert.match(
+    duplicate.message!,
+    /: errors:\n {2}\.status\.conditions: duplicate entries for key \[type="A"\]\n {2}\.status\.conditions: element 2: associative list with keys has an element that omits key field "type"/,
+  );
   const garbage = withManaged(clientSideApplied(), [{ manager: 'x', fieldsType: 'FieldsV1', fieldsV1: { 'z:bad': {} } } as ManagedFieldsEntry]);
   assert.match(failed(apply(garbage, deltaConfig(5), 'm')).message!, /^failed to decode managed fields: /);
 });
 
 test('printManager and gvkString', () => {
   assert.is(printManager('{"manager":"kubectl","operation":"Apply"}'), '"kubectl"');
-  assert.is(printManager(`{"manager":"m","operation":"Update","apiVersion":"${API_VERSION}","subresource":"status"}`), `"m" with subresource "status" using ${API_VERSION}`);
+  assert.is(
+    printManager(`{"manager":"m","operation":"Update","apiVersion":"${API_VERSION}","subresource":"status"}`),
+    `"m" with subresource "status" using ${API_VERSION}`,
+  );
   assert.is(gvkString('v1', 'Pod'), '/v1, Kind=Pod');
   assert.is(gvkString('a/b/c', 'K'), '/, Kind=K');
   assert.is(gvkString(5, undefined), '/, Kind=');

@@ -49,9 +49,7 @@ export interface ServerSideApplyInput {
   time: string;
 }
 
-export type ServerSideApplyResult =
-  | { object: KubeObject; managedFields: ManagedFieldsEntry[]; created: boolean; changed: boolean }
-  | { status: Status };
+export type ServerSideApplyResult = { object: KubeObject; managedFields: ManagedFieldsEntry[]; created: boolean; changed: boolean } | { status: Status };
 
 export function serverSideApply(input: ServerSideApplyInput): ServerSideApplyResult {
   const node = schemaFor(input.kind);
@@ -108,7 +106,11 @@ function attempt(node: SchemaNode, managed: Managed, input: ServerSideApplyInput
   const id = managerIdentifier(info);
   const previous = managed.get(id);
   const working: Managed = new Map(managed);
-  working.set(id, { ...info, ...(previous?.time === undefined ? {} : { time: previous.time }), set: toFieldSet(node, input.config).recursiveDifference(ignored) });
+  working.set(id, {
+    ...info,
+    ...(previous?.time === undefined ? {} : { time: previous.time }),
+    set: toFieldSet(node, input.config).recursiveDifference(ignored),
+  });
 
   const merged = mergeTyped(node, live, input.config);
   const next = (prune(node, merged, working, previous?.set) ?? {}) as JsonObject;

@@ -64,7 +64,14 @@ export function partition(merged: unknown[], by: unknown[], mergeKey: string): [
 }
 
 /** Patch items in patch order, server-only items in server order, interleaved as Go's `mergeSortedSlice` does. */
-export function normalizeOrder(patchItems: unknown[], serverOnly: unknown[], patchOrder: unknown[], serverOrder: unknown[], mergeKey: string, kind: string): unknown[] {
+export function normalizeOrder(
+  patchItems: unknown[],
+  serverOnly: unknown[],
+  patchOrder: unknown[],
+  serverOrder: unknown[],
+  mergeKey: string,
+  kind: string,
+): unknown[] {
   const serverPositions = new ListPositions(serverOrder, mergeKey);
   const left = sortByOrder(serverOnly, serverOrder, mergeKey, kind, serverPositions);
   const right = sortByOrder(patchItems, patchOrder, mergeKey, kind);

@@ -51,7 +51,10 @@ test('a new condition goes before the server-only ones, as Go orders it; $setEle
     status: { '$setElementOrder/conditions': [{ type: 'Dangling' }, { type: 'New' }, { type: 'Other' }], conditions: [{ type: 'New', status: 'True' }] },
   });
   assert.equal(types(ordered), ['Dangling', 'New', 'Other']);
-  assert.equal(types(smp(danglingFlowSchema(), { status: { '$setElementOrder/conditions': [{ type: 'Other' }, { type: 'Dangling' }] } })), ['Other', 'Dangling']);
+  assert.equal(types(smp(danglingFlowSchema(), { status: { '$setElementOrder/conditions': [{ type: 'Other' }, { type: 'Dangling' }] } })), [
+    'Other',
+    'Dangling',
+  ]);
   assert.not.ok(JSON.stringify(ordered).includes('$setElementOrder'), 'the directive never reaches the object');
 });
 
@@ -68,19 +71,39 @@ test('$patch directives in maps: replace takes the patch as the value, delete em
 });
 
 test('finalizers are a merged set: additions go first, $deleteFromPrimitiveList removes', () => {
-  assert.equal(smp(danglingFlowSchema(), { metadata: { finalizers: ['c.example/three', 'a.example/one'] } }).metadata.finalizers, ['c.example/three', 'a.example/one', 'b.example/two']);
+  assert.equal(smp(danglingFlowSchema(), { metadata: { finalizers: ['c.example/three', 'a.example/one'] } }).metadata.finalizers, [
+    'c.example/three',
+    'a.example/one',
+    'b.example/two',
+  ]);
   assert.equal(smp(danglingFlowSchema(), { metadata: { '$deleteFromPrimitiveList/finalizers': ['a.example/one'] } }).metadata.finalizers, ['b.example/two']);
-  assert.equal(smp(danglingFlowSchema(), { metadata: { '$deleteFromPrimitiveList/labels': ['x'] } }).metadata.labels, undefined, 'no list to delete from: nothing happens');
+  assert.equal(
+    smp(danglingFlowSchema(), { metadata: { '$deleteFromPrimitiveList/labels': ['x'] } }).metadata.labels,
+    undefined,
+    'no list to delete from: nothing happens',
+  );
 });
 
 test('ownerReferences merge by uid; spec.rules (atomic) is replaced whole', () => {
-  const owned = { ...danglingFlowSchema(), metadata: { ...danglingFlowSchema().metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'u-a' }] } };
-  const out = smp(owned, { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'b', uid: 'u-b' }, { uid: 'u-a', controller: true }] } });
+  const owned = {
+    ...danglingFlowSchema(),
+    metadata: { ...danglingFlowSchema().metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'u-a' }] },
+  };
+  const out = smp(owned, {
+    metadata: {
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'ConfigMap', name: 'b', uid: 'u-b' },
+        { uid: 'u-a', controller: true },
+      ],
+    },
+  });
   assert.equal(out.metadata.ownerReferences, [
     { apiVersion: 'v1', kind: 'ConfigMap', name: 'b', uid: 'u-b' },
     { apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'u-a', controller: true },
   ]);
-  const rules = [{ subjects: [{ kind: 'User', user: { name: 'bob' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true }] }];
+  const rules = [
+    { subjects: [{ kind: 'User', user: { name: 'bob' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], clusterScope: true }] },
+  ];
   assert.equal(smp(danglingFlowSchema(), { spec: { rules } }).spec.rules, rules);
 });
 
@@ -95,7 +118,11 @@ test('null deletes a field, also inside a merged list item', () => {
   const out = smp(danglingFlowSchema(), { spec: { distinguisherMethod: null }, status: { conditions: [{ type: 'Dangling', message: null }] } });
   assert.not.ok('distinguisherMethod' in out.spec);
   assert.not.ok('message' in out.status.conditions[0]);
-  assert.equal(smp({ spec: {} }, { spec: { limited: { lendablePercent: null, nominalConcurrencyShares: 1 } } }, PLC).spec.limited, { nominalConcurrencyShares: 1 }, 'unmatched nulls are dropped');
+  assert.equal(
+    smp({ spec: {} }, { spec: { limited: { lendablePercent: null, nominalConcurrencyShares: 1 } } }, PLC).spec.limited,
+    { nominalConcurrencyShares: 1 },
+    'unmatched nulls are dropped',
+  );
 });
 
 test('failures are classified: 400 or 422 (never the bare 500 kube-apiserver sends for some)', () => {
@@ -106,9 +133,15 @@ test('failures are classified: 400 or 422 (never the bare 500 kube-apiserver sen
   );
   const lists = smpStatus(alpha(), { metadata: { finalizers: [['x']] } });
   assert.equal([lists.code, lists.reason, lists.message], [422, 'Invalid', 'lists of lists are not supported']);
-  assert.is(smpStatus(danglingFlowSchema(), { metadata: { finalizers: [['x']] } }).message, 'list element types are not identical: [[a.example/one b.example/two] [[x]]]');
+  assert.is(
+    smpStatus(danglingFlowSchema(), { metadata: { finalizers: [['x']] } }).message,
+    'list element types are not identical: [[a.example/one b.example/two] [[x]]]',
+  );
   assert.is(smpStatus(danglingFlowSchema(), { metadata: { $deleteFromPrimitiveListfinalizers: ['x'] } }).message, 'invalid patch format of primitive list');
-  assert.is(smpStatus(danglingFlowSchema(), { status: { conditions: [{ status: 'True' }] } }).message, 'map: map[status:True] does not contain declared merge key: type');
+  assert.is(
+    smpStatus(danglingFlowSchema(), { status: { conditions: [{ status: 'True' }] } }).message,
+    'map: map[status:True] does not contain declared merge key: type',
+  );
   assert.is(smpStatus({}, '[1]').message, 'json: cannot unmarshal array into Go value of type map[string]interface {}');
   assert.is(smpStatus({}, '{"a" 1}').message, "invalid character '1' after object key");
 });

@@ -27,7 +27,6 @@ const RETAIN_KEYS = '$retainKeys';
 const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList';
 const SET_ELEMENT_ORDER = '$setElementOrder';
 
-
 /** Applies `patchText` to a copy of `document`; `duplicates` are the patch's repeated fields. */
 export function applyStrategicMergePatch(document: unknown, patchText: string, node: SchemaNode): StrategicMergeResult {
   const parsed = parseGoJson(patchText);
@@ -277,4 +276,3 @@ function applySpecialItems(original: unknown[], patch: unknown[], mergeKey: stri
   const server = deleted.size === 0 ? original : original.filter((candidate) => !(isRecord(candidate) && deleted.has(ownValue(candidate, mergeKey))));
   return replace ? [plain, []] : [server, plain];
 }
-

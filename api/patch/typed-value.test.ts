@@ -52,7 +52,11 @@ test("Go's zero values: non-pointer structs and non-omitempty fields appear, nul
     status: {},
   });
   assert.equal((withGoZeroValues(PLC, { spec: { limited: {} } }) as any).spec, { type: '', limited: { limitResponse: { type: '' } } });
-  assert.equal((withGoZeroValues(FS, { metadata: { labels: {}, finalizers: [], name: 'x' } }) as any).metadata, { name: 'x' }, 'omitempty drops empty maps and lists');
+  assert.equal(
+    (withGoZeroValues(FS, { metadata: { labels: {}, finalizers: [], name: 'x' } }) as any).metadata,
+    { name: 'x' },
+    'omitempty drops empty maps and lists',
+  );
 });
 
 test('merge: the applied order places new keyed items among the shared ones', () => {
@@ -60,12 +64,25 @@ test('merge: the applied order places new keyed items among the shared ones', ()
   const merged = mergeTyped(FS, live, { status: { conditions: [{ type: 'N' }, { type: 'C' }, { type: 'A', status: 'y' }] } }) as any;
   assert.equal(merged.status.conditions, [{ type: 'B' }, { type: 'N' }, { type: 'C' }, { type: 'A', status: 'y' }]);
   assert.equal(mergeTyped(FS, { spec: { rules: [1, 2] } }, { spec: { rules: [3] } }), { spec: { rules: [3] } }, 'atomic lists are replaced');
-  assert.equal(mergeTyped(PLC, { spec: { limited: { lendablePercent: 1 } } }, { spec: { limited: null } }), { spec: { limited: { lendablePercent: 1 } } }, 'null does not wipe a map');
+  assert.equal(
+    mergeTyped(PLC, { spec: { limited: { lendablePercent: 1 } } }, { spec: { limited: null } }),
+    { spec: { limited: { lendablePercent: 1 } } },
+    'null does not wipe a map',
+  );
 });
 
 test('removeItems drops a path and what is under it, and a container it empties', () => {
   const fs = danglingFlowSchema();
-  const out = removeItems(FS, fs, FieldSet.of([[f('spec'), f('distinguisherMethod')], [f('metadata'), f('finalizers')], [f('status'), f('conditions'), keyElement({ type: 'Dangling' })], [f('status'), f('conditions'), keyElement({ type: 'Other' })]])) as any;
+  const out = removeItems(
+    FS,
+    fs,
+    FieldSet.of([
+      [f('spec'), f('distinguisherMethod')],
+      [f('metadata'), f('finalizers')],
+      [f('status'), f('conditions'), keyElement({ type: 'Dangling' })],
+      [f('status'), f('conditions'), keyElement({ type: 'Other' })],
+    ]),
+  ) as any;
   assert.not.ok('distinguisherMethod' in out.spec);
   assert.not.ok('finalizers' in out.metadata);
   assert.not.ok('conditions' in (out.status ?? {}), 'all items gone: the list goes too');
@@ -87,10 +104,29 @@ test('property: compare partitions changes: added, modified and removed never ov
   fc.assert(
     fc.property(labelMaps, labelMaps, (before, after) => {
       const { added, modified, removed } = compareTyped(PLC, { ...alpha(), metadata: { labels: before } }, { ...alpha(), metadata: { labels: after } });
-      const leaf = (set: FieldSet) => set.paths().filter((p) => p.length === 3).map((p) => p[2]!.slice(2));
-      assert.equal(leaf(added).sort(), Object.keys(after).filter((k) => !(k in before)).sort());
-      assert.equal(leaf(removed).sort(), Object.keys(before).filter((k) => !(k in after)).sort());
-      assert.equal(leaf(modified).sort(), Object.keys(after).filter((k) => k in before && before[k] !== after[k]).sort());
+      const leaf = (set: FieldSet) =>
+        set
+          .paths()
+          .filter((p) => p.length === 3)
+          .map((p) => p[2]!.slice(2));
+      assert.equal(
+        leaf(added).sort(),
+        Object.keys(after)
+          .filter((k) => !(k in before))
+          .sort(),
+      );
+      assert.equal(
+        leaf(removed).sort(),
+        Object.keys(before)
+          .filter((k) => !(k in after))
+          .sort(),
+      );
+      assert.equal(
+        leaf(modified).sort(),
+        Object.keys(after)
+          .filter((k) => k in before && before[k] !== after[k])
+          .sort(),
+      );
     }),
   );
 });
@@ -98,13 +134,17 @@ test('property: compare partitions changes: added, modified and removed never ov
 test('property: merging a configuration then removing its own fields gives back no more than the live object had', () => {
   fc.assert(
     // A non-empty config: an empty `labels: {}` would own (and so remove) the labels map itself.
-    fc.property(labelMaps, labelMaps.filter((labels) => Object.keys(labels).length > 0), (live, config) => {
-      const merged = mergeTyped(FS, { metadata: { labels: live } }, { metadata: { labels: config } }) as any;
-      assert.equal(merged.metadata.labels, { ...live, ...config });
-      const stripped = removeItems(FS, merged, toFieldSet(FS, { metadata: { labels: config } })) as any;
-      const rest = Object.fromEntries(Object.entries(live).filter(([k]) => !(k in config)));
-      assert.equal(stripped?.metadata?.labels ?? {}, rest);
-    }),
+    fc.property(
+      labelMaps,
+      labelMaps.filter((labels) => Object.keys(labels).length > 0),
+      (live, config) => {
+        const merged = mergeTyped(FS, { metadata: { labels: live } }, { metadata: { labels: config } }) as any;
+        assert.equal(merged.metadata.labels, { ...live, ...config });
+        const stripped = removeItems(FS, merged, toFieldSet(FS, { metadata: { labels: config } })) as any;
+        const rest = Object.fromEntries(Object.entries(live).filter(([k]) => !(k in config)));
+        assert.equal(stripped?.metadata?.labels ?? {}, rest);
+      },
+    ),
   );
 });
 

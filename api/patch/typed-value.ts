@@ -15,10 +15,13 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   if (isRecord(a) && isRecord(b)) {
     const keysA = presentKeys(a);
     const keysB = presentKeys(b);
-    return keysA.length === keysB.length && keysA.every((key) => {
-      const other = ownValue(b, key);
-      return other !== undefined && deepEqual(a[key], other);
-    });
+    return (
+      keysA.length === keysB.length &&
+      keysA.every((key) => {
+        const other = ownValue(b, key);
+        return other !== undefined && deepEqual(a[key], other);
+      })
+    );
   }
   return false;
 }
@@ -36,7 +39,8 @@ export function listItemElement(list: ListNode, item: unknown, index: number): P
     if (!isRecord(item)) return { error: 'associative list with keys may not have non-map elements' };
     const key: JsonObject = {};
     for (const name of list.keys ?? []) {
-      if (ownValue(item, name) === undefined) return { error: `associative list with keys has an element that omits key field "${name}" (and doesn't have default value)` };
+      if (ownValue(item, name) === undefined)
+        return { error: `associative list with keys has an element that omits key field "${name}" (and doesn't have default value)` };
       setOwn(key, name, item[name]);
     }
     return keyElement(key);
@@ -140,7 +144,13 @@ function walkCompare(node: SchemaNode | undefined, lhs: unknown, rhs: unknown, p
     if (leftKeys.length === 0 && rightKeys.length === 0) return leaf();
     for (const key of new Set([...leftKeys, ...rightKeys])) {
       const element = fieldElement(key);
-      walkCompare(childSchema(node, element), left === undefined ? undefined : ownValue(left, key), right === undefined ? undefined : ownValue(right, key), [...path, element], result);
+      walkCompare(
+        childSchema(node, element),
+        left === undefined ? undefined : ownValue(left, key),
+        right === undefined ? undefined : ownValue(right, key),
+        [...path, element],
+        result,
+      );
     }
   }
   // A map or list node that exists on one side only is itself added or removed.

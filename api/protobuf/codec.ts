@@ -88,13 +88,37 @@ export function messagePlan(fullName: string): MessagePlan {
     let built: FieldPlan;
     if (field instanceof protobuf.MapField) {
       if (field.keyType !== 'string') throw new Error(`protobuf map ${where} has ${field.keyType} keys`);
-      built = { name: field.name, id: field.id, tag: (field.id << 3) | 2, wireType: 2, repeated: false, pointer: true, map: nested !== undefined ? { message: nested } : { scalar: scalarOf(field.type, where) } };
+      built = {
+        name: field.name,
+        id: field.id,
+        tag: (field.id << 3) | 2,
+        wireType: 2,
+        repeated: false,
+        pointer: true,
+        map: nested !== undefined ? { message: nested } : { scalar: scalarOf(field.type, where) },
+      };
     } else if (nested !== undefined) {
-      built = { name: field.name, id: field.id, tag: (field.id << 3) | 2, wireType: 2, repeated: field.repeated, pointer: pointers?.has(field.name) ?? false, message: nested };
+      built = {
+        name: field.name,
+        id: field.id,
+        tag: (field.id << 3) | 2,
+        wireType: 2,
+        repeated: field.repeated,
+        pointer: pointers?.has(field.name) ?? false,
+        message: nested,
+      };
     } else {
       const scalar = scalarOf(field.type, where);
       const wireType = SCALAR_WIRE[scalar];
-      built = { name: field.name, id: field.id, tag: (field.id << 3) | wireType, wireType, repeated: field.repeated, pointer: pointers?.has(field.name) ?? false, scalar };
+      built = {
+        name: field.name,
+        id: field.id,
+        tag: (field.id << 3) | wireType,
+        wireType,
+        repeated: field.repeated,
+        pointer: pointers?.has(field.name) ?? false,
+        scalar,
+      };
     }
     plan.fields.push(built);
     plan.byId.set(built.id, built);
@@ -272,7 +296,8 @@ function readMessage(reader: protobuf.Reader, plan: MessagePlan, end: number): u
   for (const field of plan.fields) {
     const value = out[field.name];
     if (value === undefined) continue;
-    if ((field.scalar !== undefined && !field.pointer && !field.repeated && isZero(value)) || (field.message?.special === 'time' && value === TIME_ABSENT)) delete out[field.name];
+    if ((field.scalar !== undefined && !field.pointer && !field.repeated && isZero(value)) || (field.message?.special === 'time' && value === TIME_ABSENT))
+      delete out[field.name];
   }
   return plan.special === 'fieldsV1' ? fieldsV1Json(out.Raw as Buffer | undefined) : out;
 }

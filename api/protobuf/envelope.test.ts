@@ -19,7 +19,10 @@ const intField = (field: number, value: number) => [...varint(field << 3), ...va
 
 function kubectlBody(resourceAttributes: number[] | undefined, nonResource?: number[]): Uint8Array {
   const metadata = [...str(1, ''), ...str(2, ''), ...str(3, ''), ...str(4, ''), ...str(5, ''), ...str(6, ''), ...intField(7, 0), ...bytesField(8, [])];
-  const spec = [...(resourceAttributes !== undefined ? bytesField(1, resourceAttributes) : []), ...(nonResource !== undefined ? bytesField(2, nonResource) : [])];
+  const spec = [
+    ...(resourceAttributes !== undefined ? bytesField(1, resourceAttributes) : []),
+    ...(nonResource !== undefined ? bytesField(2, nonResource) : []),
+  ];
   const status = [...intField(1, 0), ...str(2, ''), ...str(3, ''), ...intField(4, 0)];
   const raw = [...bytesField(1, metadata), ...bytesField(2, spec), ...bytesField(3, status)];
   const typeMeta = [...str(1, 'authorization.k8s.io/v1'), ...str(2, 'SelfSubjectAccessReview')];

@@ -30,7 +30,10 @@ export function decodeEnvelope(body: Uint8Array): { ok: true; envelope: Envelope
     const typeMeta = (unknown.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
     const encoding = (unknown.contentEncoding as string | undefined) ?? '';
     if (encoding !== '') return { ok: false, error: `unsupported content encoding ${JSON.stringify(encoding)}` };
-    return { ok: true, envelope: { apiVersion: typeMeta.apiVersion ?? '', kind: typeMeta.kind ?? '', raw: (unknown.raw as Uint8Array | undefined) ?? new Uint8Array() } };
+    return {
+      ok: true,
+      envelope: { apiVersion: typeMeta.apiVersion ?? '', kind: typeMeta.kind ?? '', raw: (unknown.raw as Uint8Array | undefined) ?? new Uint8Array() },
+    };
   } catch (error) {
     if (error instanceof ProtobufError) return { ok: false, error: error.message };
     throw error;

@@ -31,8 +31,13 @@ for (const kind of ['PriorityLevelConfiguration', 'FlowSchema']) {
 
 const hex = (text: string) => text.replace(/[^0-9a-f]/g, '');
 
-test("zero values: Go writes every non-pointer field, even empty, and no unset pointer", () => {
-  const plc = { kind: 'PriorityLevelConfiguration', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata: { name: 'a' }, spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 0 } } };
+test('zero values: Go writes every non-pointer field, even empty, and no unset pointer', () => {
+  const plc = {
+    kind: 'PriorityLevelConfiguration',
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    metadata: { name: 'a' },
+    spec: { type: 'Exempt', exempt: { nominalConcurrencyShares: 0 } },
+  };
   const objectMeta = '0a0161 1200 1a00 2200 2a00 3200 3800 4200';
   const spec = `0a06${Buffer.from('Exempt').toString('hex')}1a02 0800`;
   const raw = `0a11 ${objectMeta} 120c ${spec} 1a00`;
@@ -50,7 +55,8 @@ test('map entries are sorted by key bytes, and both key and value are written', 
   const decoded = decodeBody(encodeObject(object), 'FlowSchema');
   assert.ok(decoded.ok);
   const bytes = encodeObject(object).toString('hex');
-  const entry = (k: string, v: string) => `5a${(4 + k.length + v.length).toString(16).padStart(2, '0')}0a0${k.length}${Buffer.from(k).toString('hex')}120${v.length}${Buffer.from(v).toString('hex')}`;
+  const entry = (k: string, v: string) =>
+    `5a${(4 + k.length + v.length).toString(16).padStart(2, '0')}0a0${k.length}${Buffer.from(k).toString('hex')}120${v.length}${Buffer.from(v).toString('hex')}`;
   assert.ok(bytes.includes([entry('10', 'y'), entry('9', 'z'), entry('a', 'x'), entry('b', '')].join('')), bytes);
 });
 

@@ -111,7 +111,7 @@ export interface DecodedBody {
 export function decodeBody(
   body: Uint8Array,
   defaultKind: string,
-): { ok: true; decoded: DecodedBody } | { ok: false; error: string; /** Set once the envelope was read. */ typeMeta?: { apiVersion: string; kind: string } } {
+): { ok: true; decoded: DecodedBody } | { ok: false; error: string /** Set once the envelope was read. */; typeMeta?: { apiVersion: string; kind: string } } {
   const unwrapped = decodeEnvelope(body);
   if (!unwrapped.ok) return unwrapped;
   const { apiVersion, kind, raw } = unwrapped.envelope;

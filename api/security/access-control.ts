@@ -82,7 +82,12 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
     authorizer = built.authorizer;
   }
 
-  const admission = await buildAdmissionChain({ enablePlugins: options.enableAdmissionPlugins, configFile: options.admissionControlConfigFile, clock, apiDomain });
+  const admission = await buildAdmissionChain({
+    enablePlugins: options.enableAdmissionPlugins,
+    configFile: options.admissionControlConfigFile,
+    clock,
+    apiDomain,
+  });
   if (!admission.ok) {
     controller?.stop();
     authorizer.close?.();
@@ -96,13 +101,20 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
   const value: AccessControl = {
     authorizer,
     registry,
-    authorizationFilter: createAuthorizationFilter({ authorizer, logger, ...(input.skipAuthorization !== undefined ? { skipPath: input.skipAuthorization } : {}) }),
+    authorizationFilter: createAuthorizationFilter({
+      authorizer,
+      logger,
+      ...(input.skipAuthorization !== undefined ? { skipPath: input.skipAuthorization } : {}),
+    }),
     admission: admission.chain,
     admissionFilter: createAdmissionFilter(admission.chain),
     reviews: [
       { path: selfSubjectAccessReviewPath(group), handler: createSelfSubjectAccessReviewHandler({ authorizer, group }) },
       { path: selfSubjectRulesReviewPath(group), handler: createSelfSubjectRulesReviewHandler({ authorizer, group }) },
-      { path: selfSubjectReviewPath(groups.authentication), handler: createSelfSubjectReviewHandler({ group: groups.authentication, nowTime: () => formatRfc3339(clock.now()) }) },
+      {
+        path: selfSubjectReviewPath(groups.authentication),
+        handler: createSelfSubjectReviewHandler({ group: groups.authentication, nowTime: () => formatRfc3339(clock.now()) }),
+      },
     ],
     stop: () => {
       if (controller !== undefined) controller.stop();

@@ -70,7 +70,10 @@ test('automatic reload: a valid edit takes over new writes, an invalid one is lo
   const started = await startEncryptionAtRest(options);
   assert.ok(started.ok);
   const at_ = started.value;
-  assert.match(lines.join(''), /encryption at rest from .*reload\.yaml \(sha256:[0-9a-f]{64}\): prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io: aescbc key "k1"/);
+  assert.match(
+    lines.join(''),
+    /encryption at rest from .*reload\.yaml \(sha256:[0-9a-f]{64}\): prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io: aescbc key "k1"/,
+  );
   const before = await at_.holder.current.transformToStorage(utf8.encode('x'), at);
   assert.is(prefix(before), 'k8s:enc:aescbc:v1:k1');
 
@@ -90,7 +93,10 @@ test('automatic reload: a valid edit takes over new writes, an invalid one is lo
   assert.is((await at_.watcher!.poll()).kind, 'unchanged');
   const errors = lines.filter((l) => l.startsWith('E'));
   assert.is(errors.length, 1, 'one log line per bad content');
-  assert.match(errors[0]!, new RegExp(`not reloaded, keeping ${good}: .*reload\\.yaml: error while parsing file: resources\\[0\\]\\.providers\\[0\\]\\.aesgcm\\.keys\\[0\\]\\.secret`));
+  assert.match(
+    errors[0]!,
+    new RegExp(`not reloaded, keeping ${good}: .*reload\\.yaml: error while parsing file: resources\\[0\\]\\.providers\\[0\\]\\.aesgcm\\.keys\\[0\\]\\.secret`),
+  );
   assert.is(at_.holder.generation, 1);
   assert.is(prefix(await at_.holder.current.transformToStorage(utf8.encode('x'), at)), 'k8s:enc:aesgcm:v1:k2');
   at_.stop();
@@ -133,7 +139,10 @@ test('KMS: health checks under kube-apiserver names; a reload closes the replace
   const fixed = setup(file, { automaticReload: false, transformerDeps });
   const withoutReload = await startEncryptionAtRest(fixed.options);
   assert.ok(withoutReload.ok);
-  assert.equal(withoutReload.value.healthChecks.map((c) => c.name), ['kms-provider-0']);
+  assert.equal(
+    withoutReload.value.healthChecks.map((c) => c.name),
+    ['kms-provider-0'],
+  );
   assert.is(withoutReload.value.healthChecks[0]!.check(), undefined);
   await new Promise((resolve) => setImmediate(resolve));
   fakes.get('vault')!.healthz = 'degraded';
@@ -147,7 +156,10 @@ test('KMS: health checks under kube-apiserver names; a reload closes the replace
   const { clock, options } = setup(file, { transformerDeps, closeGraceMs: 30_000 });
   const started = await startEncryptionAtRest(options);
   assert.ok(started.ok);
-  assert.equal(started.value.healthChecks.map((c) => c.name), ['kms-providers']);
+  assert.equal(
+    started.value.healthChecks.map((c) => c.name),
+    ['kms-providers'],
+  );
   const first = fakes.get('vault')!;
   await writeFile(file, config(kms('vault2') + kms('vault')));
   await started.value.watcher!.poll();

@@ -11,7 +11,12 @@ import type { GroupResource, LoadedEncryptionConfig, ProviderConfiguration } fro
 import { formatEncryptionConfigError, formatGroupResource, loadEncryptionConfig } from '../../engine/config/encryption-config.ts';
 import { createEncryptionConfigWatcher, type EncryptionConfigWatcher } from '../../engine/config/encryption-reload.ts';
 import { parseGoDuration, goDurationToMs } from '../../engine/config/go-duration.ts';
-import { createResourceTransformers, routeByStorageKey, type ResourceTransformers, type ResourceTransformersDeps } from '../../engine/store/transformers/resource-transformers.ts';
+import {
+  createResourceTransformers,
+  routeByStorageKey,
+  type ResourceTransformers,
+  type ResourceTransformersDeps,
+} from '../../engine/store/transformers/resource-transformers.ts';
 import { createTransformerHolder, type TransformerHolder } from '../../engine/store/transformer-holder.ts';
 import { FLOWCONTROL_KINDS, storeResourceInfo } from '../../engine/resources/kinds.ts';
 import type { HealthCheck } from '../handlers/health.ts';
@@ -101,7 +106,9 @@ export async function startEncryptionAtRest(options: EncryptionAtRestOptions): P
       },
       onOutcome(outcome) {
         if (outcome.kind === 'rejected') {
-          logger.error(`encryption provider configuration not reloaded, keeping ${watcher?.current().contentHash ?? loaded.value.contentHash}: ${formatEncryptionConfigError(outcome.error)}`);
+          logger.error(
+            `encryption provider configuration not reloaded, keeping ${watcher?.current().contentHash ?? loaded.value.contentHash}: ${formatEncryptionConfigError(outcome.error)}`,
+          );
           return;
         }
         if (prepared === undefined || prepared.hash !== outcome.config.contentHash) return;
@@ -116,7 +123,9 @@ export async function startEncryptionAtRest(options: EncryptionAtRestOptions): P
         };
         const cancelTimer = clock.after(options.closeGraceMs ?? CLOSE_GRACE_MS, closeNow);
         retired.add(closeNow);
-        logger.info(`encryption provider configuration reloaded from ${options.file} (${outcome.config.contentHash}): ${describeWriters(outcome.config, options.resources)}`);
+        logger.info(
+          `encryption provider configuration reloaded from ${options.file} (${outcome.config.contentHash}): ${describeWriters(outcome.config, options.resources)}`,
+        );
         void health.refresh();
       },
     });

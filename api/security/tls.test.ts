@@ -8,7 +8,16 @@ import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { CERT_FILES, checkClientCaBundle, checkServingPair, ensureServingCertificates, generateCertificateAuthority, issueClientCertificate, issueServingCertificate, servingHosts } from './tls.ts';
+import {
+  CERT_FILES,
+  checkClientCaBundle,
+  checkServingPair,
+  ensureServingCertificates,
+  generateCertificateAuthority,
+  issueClientCertificate,
+  issueServingCertificate,
+  servingHosts,
+} from './tls.ts';
 
 const NOW = Date.parse('2026-03-01T00:00:00Z');
 const DAY = 24 * 60 * 60 * 1000;
@@ -34,7 +43,10 @@ async function serve(options: ServerOptions, use: (port: number) => Promise<void
   }
 }
 
-function get(port: number, options: { ca?: string; cert?: string; key?: string; servername?: string }): Promise<{ ok: true; body: any } | { ok: false; code: string }> {
+function get(
+  port: number,
+  options: { ca?: string; cert?: string; key?: string; servername?: string },
+): Promise<{ ok: true; body: any } | { ok: false; code: string }> {
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/', method: 'GET', agent: false, ...options }, (res) => {
       let body = '';
@@ -138,7 +150,10 @@ test('a client CA bundle must hold a certificate', async () => {
   const ca = await generateCertificateAuthority();
   checkClientCaBundle(`# comment\n${ca.certPem}`, 'ca.crt');
   for (const junk of ['', 'not a certificate', '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n', ca.keyPem]) {
-    assert.throws(() => checkClientCaBundle(junk, 'ca.crt'), /^unable to load client CA file "ca\.crt": data does not contain any valid RSA or ECDSA certificates$/);
+    assert.throws(
+      () => checkClientCaBundle(junk, 'ca.crt'),
+      /^unable to load client CA file "ca\.crt": data does not contain any valid RSA or ECDSA certificates$/,
+    );
   }
 });
 

@@ -213,14 +213,20 @@ async function issue(
 }
 
 /** A serving certificate for `hosts` (DNS names and IP addresses), signed by `ca`. */
-export async function issueServingCertificate(ca: KeyPairPem, options: { hosts: readonly string[]; nowMs?: number; validityDays?: number }): Promise<KeyPairPem> {
+export async function issueServingCertificate(
+  ca: KeyPairPem,
+  options: { hosts: readonly string[]; nowMs?: number; validityDays?: number },
+): Promise<KeyPairPem> {
   const names = options.hosts.map((host) => ({ type: isIP(host) === 0 ? ('dns' as const) : ('ip' as const), value: host }));
   const san = (x509: typeof X509) => [new x509.SubjectAlternativeNameExtension(names)];
   return issue(ca, [{ CN: ['fairway-apiserver'] }], 'server', san, options.nowMs ?? Date.now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
 }
 
 /** A client certificate authenticating as `user` in `groups` (CommonName and Organizations). */
-export async function issueClientCertificate(ca: KeyPairPem, options: { user: string; groups?: readonly string[]; nowMs?: number; validityDays?: number }): Promise<KeyPairPem> {
+export async function issueClientCertificate(
+  ca: KeyPairPem,
+  options: { user: string; groups?: readonly string[]; nowMs?: number; validityDays?: number },
+): Promise<KeyPairPem> {
   const subject: X509.JsonName = [{ CN: [options.user] }, ...(options.groups ?? []).map((group) => ({ O: [group] }))];
   return issue(ca, subject, 'client', () => [], options.nowMs ?? Date.now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
 }

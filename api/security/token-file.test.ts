@@ -47,9 +47,12 @@ test('too few columns is an error naming the file and the line', () => {
 });
 
 test('CSV syntax errors are worded as Go encoding/csv words them, with file and line', () => {
-  assert.is(failure(parseTokenFile('t,u,1\nab"c,u,1\n', 'f.csv')), 'token file \'f.csv\': parse error on line 2, column 3: bare " in non-quoted-field');
-  assert.is(failure(parseTokenFile('"t"x,u,1\n', 'f.csv')), 'token file \'f.csv\': parse error on line 1, column 4: extraneous or missing " in quoted-field');
-  assert.match(failure(parseTokenFile('t,u,1\n"never closed,u,1\nmore\n', 'f.csv')), /^token file 'f\.csv': record on line 2; parse error on line 3, column \d+: extraneous or missing " in quoted-field$/);
+  assert.is(failure(parseTokenFile('t,u,1\nab"c,u,1\n', 'f.csv')), "token file 'f.csv': parse error on line 2, column 3: bare \" in non-quoted-field");
+  assert.is(failure(parseTokenFile('"t"x,u,1\n', 'f.csv')), "token file 'f.csv': parse error on line 1, column 4: extraneous or missing \" in quoted-field");
+  assert.match(
+    failure(parseTokenFile('t,u,1\n"never closed,u,1\nmore\n', 'f.csv')),
+    /^token file 'f\.csv': record on line 2; parse error on line 3, column \d+: extraneous or missing " in quoted-field$/,
+  );
 });
 
 test('empty tokens are skipped and repeated tokens keep the last, both with warnings', () => {

@@ -46,7 +46,13 @@ export async function readTokenFile(path: string): Promise<TokenFile> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
-      code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : (error as Error).message;
+      code === 'ENOENT'
+        ? 'no such file or directory'
+        : code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'is a directory'
+            : (error as Error).message;
     return { ok: false, error: `${code === 'EISDIR' ? 'read' : 'open'} ${path}: ${why}` };
   }
   return parseTokenFile(text, path);
@@ -76,7 +82,10 @@ function parseCsv(text: string): CsvParse {
   const records: CsvRecord[] = [];
   const failAt = (startLine: number, line: number, column: number, why: string): CsvParse => ({
     ok: false,
-    error: startLine === line ? `parse error on line ${line}, column ${column}: ${why}` : `record on line ${startLine}; parse error on line ${line}, column ${column}: ${why}`,
+    error:
+      startLine === line
+        ? `parse error on line ${line}, column ${column}: ${why}`
+        : `record on line ${startLine}; parse error on line ${line}, column ${column}: ${why}`,
   });
 
   let index = 0;

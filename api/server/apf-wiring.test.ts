@@ -17,7 +17,10 @@ async function serverWithLevels(count: number, workEstimator?: WorkEstimatorConf
   await store.open();
   const levels = store.for(storeResourceInfo(PRIORITY_LEVEL));
   for (let i = 0; i < count; i++) {
-    await levels.create({ metadata: { name: `team-${i}` }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 0, limitResponse: { type: 'Reject' } } } } as KubeObject);
+    await levels.create({
+      metadata: { name: `team-${i}` },
+      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 0, limitResponse: { type: 'Reject' } } },
+    } as KubeObject);
   }
   const fairway = createFairwayServer({
     store,
@@ -38,7 +41,17 @@ async function serverWithLevels(count: number, workEstimator?: WorkEstimatorConf
       {
         digest: {
           user: { name: 'alice', groups: ['system:authenticated'] },
-          requestInfo: { isResourceRequest: true, path: '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations', verb: 'list', apiGroup: 'flowcontrol.apiserver.k8s.io', apiVersion: 'v1', namespace: '', resource: 'prioritylevelconfigurations', subresource: '', name: '' },
+          requestInfo: {
+            isResourceRequest: true,
+            path: '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations',
+            verb: 'list',
+            apiGroup: 'flowcontrol.apiserver.k8s.io',
+            apiVersion: 'v1',
+            namespace: '',
+            resource: 'prioritylevelconfigurations',
+            subresource: '',
+            name: '',
+          },
         },
         query,
       },

@@ -103,10 +103,12 @@ export interface FairwayServer {
  * count it last had goes stale after 3 minutes.
  */
 function pollObjectCounts(store: Store, clock: Clock, tracker: ObjectCountTracker, apiDomain: string | undefined): () => void {
-  const byKey = new Map(FLOWCONTROL_KINDS.map((kind) => {
-    const info = storeResourceInfo(kind, apiDomain);
-    return [groupResourceKey(info.group, info.resource), resourcePrefix(info)] as const;
-  }));
+  const byKey = new Map(
+    FLOWCONTROL_KINDS.map((kind) => {
+      const info = storeResourceInfo(kind, apiDomain);
+      return [groupResourceKey(info.group, info.resource), resourcePrefix(info)] as const;
+    }),
+  );
   const stopPolling = startObjectCountPolling({
     clock,
     tracker,
@@ -187,7 +189,8 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
       startDanglingStatusWriter(controller.digested$, {
         flowSchemas: fsStore,
         clock,
-        onError: (name, error) => logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
+        onError: (name, error) =>
+          logger.warning(`writing the Dangling condition of FlowSchema ${name} failed: ${error instanceof Error ? error.message : String(error)}`),
       }),
     );
   }
@@ -195,7 +198,8 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     startGarbageCollector(config$, {
       priorityLevels: plcStore,
       flowSchemas: fsStore,
-      onError: (object, error) => logger.warning(`removing the garbage collector's finalizer of ${object} failed: ${error instanceof Error ? error.message : String(error)}`),
+      onError: (object, error) =>
+        logger.warning(`removing the garbage collector's finalizer of ${object} failed: ${error instanceof Error ? error.message : String(error)}`),
     }),
   );
 
@@ -206,17 +210,21 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   let bootstrapped = false;
   let shuttingDown = false;
   subscriptions.push(
-    startBootstrapEnsurer({ priorityLevels: plcStore, flowSchemas: fsStore, clock, newUid: randomUUID, apiDomain, finishWrite: producerWrite }, toRxScheduler(clock), ({ report, error }) => {
-      if (error !== undefined) {
-        logger.warning(`ensuring the APF bootstrap configuration failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
-        return;
-      }
-      if (!bootstrapped) logger.info('APF bootstrap configuration ensured');
-      bootstrapped = true;
-      for (const name of report?.created ?? []) logger.info(`created APF bootstrap object ${name}`);
-      for (const name of report?.updated ?? []) logger.info(`updated APF bootstrap object ${name}`);
-      for (const name of report?.deleted ?? []) logger.info(`deleted APF bootstrap object ${name}`);
-    }),
+    startBootstrapEnsurer(
+      { priorityLevels: plcStore, flowSchemas: fsStore, clock, newUid: randomUUID, apiDomain, finishWrite: producerWrite },
+      toRxScheduler(clock),
+      ({ report, error }) => {
+        if (error !== undefined) {
+          logger.warning(`ensuring the APF bootstrap configuration failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
+          return;
+        }
+        if (!bootstrapped) logger.info('APF bootstrap configuration ensured');
+        bootstrapped = true;
+        for (const name of report?.created ?? []) logger.info(`created APF bootstrap object ${name}`);
+        for (const name of report?.updated ?? []) logger.info(`updated APF bootstrap object ${name}`);
+        for (const name of report?.deleted ?? []) logger.info(`deleted APF bootstrap object ${name}`);
+      },
+    ),
   );
 
   const nowMs = () => clock.now();
@@ -240,7 +248,15 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     routes.set(kind.resource, {
       rest,
       kind,
-      out: { kind: kind.kind as FlowcontrolKind, listKind: kind.listKind, apiVersion, metaGroup: groups.meta, nowMs, executor, ...(apiDomain !== undefined ? { apiDomain } : {}) },
+      out: {
+        kind: kind.kind as FlowcontrolKind,
+        listKind: kind.listKind,
+        apiVersion,
+        metaGroup: groups.meta,
+        nowMs,
+        executor,
+        ...(apiDomain !== undefined ? { apiDomain } : {}),
+      },
     });
   }
   const resources = createResourceHandler({
@@ -261,14 +277,19 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   // Not in /livez: after a failed write the store takes writes again by itself once the disk does.
   const storage: HealthCheck = {
     name: 'etcd',
-    check: () => (store.state !== 'open' ? `storage is ${store.state}` : store.writeOutage !== undefined ? `storage refuses writes: ${store.writeOutage.message}` : undefined),
+    check: () =>
+      store.state !== 'open'
+        ? `storage is ${store.state}`
+        : store.writeOutage !== undefined
+          ? `storage refuses writes: ${store.writeOutage.message}`
+          : undefined,
   };
   const bootstrap: HealthCheck = {
     name: 'poststarthook/priority-and-fairness-config-producer',
     check: () => (bootstrapped ? undefined : 'the APF bootstrap configuration is not ensured yet'),
   };
   const shutdown: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'the server is shutting down' : undefined) };
-  const executionPlane: HealthCheck = { name: 'execution-plane', check: () => (executorStarted ? undefined : 'the execution plane\'s threads are starting') };
+  const executionPlane: HealthCheck = { name: 'execution-plane', check: () => (executorStarted ? undefined : "the execution plane's threads are starting") };
 
   const authentication = buildAuthenticator({
     tokens: options.tokens,
@@ -282,7 +303,9 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     createImpersonationFilter({ authorizer: access?.authorizer ?? alwaysAllowAuthorizer, ...(apiDomain !== undefined ? { apiDomain } : {}) }),
   ];
   if (options.enablePriorityAndFairness) {
-    filters.push(createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }));
+    filters.push(
+      createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }),
+    );
   }
   filters.push(
     createRequestMetricsFilter(metrics.requests, clock),

@@ -20,7 +20,14 @@ test('one record per connection: the HTTP/2 session socket keys it, later reads 
 });
 
 test('a session gone before its first request is read gives an empty record, not an exception', () => {
-  const gone = new Proxy({}, { get: () => { throw new Error('unbound'); } });
+  const gone = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('unbound');
+      },
+    },
+  );
   const req = { headers: {}, socket: gone } as unknown as IncomingMessage;
   assert.equal(connectionOf(req), { srcIP: '', peerCertificates: [] });
 });

@@ -31,11 +31,11 @@ export interface ExecutionPlane {
 }
 
 export function startExecutionPlane(threads: number, logger?: Logger): ExecutionPlane {
-  const runs = new CounterVec('fairway_execution_stages_total', 'Stages of admitted requests run by the execution plane, by executor (inline on the main thread, or pool) and outcome.', [
-    'stage',
-    'executor',
-    'outcome',
-  ]);
+  const runs = new CounterVec(
+    'fairway_execution_stages_total',
+    'Stages of admitted requests run by the execution plane, by executor (inline on the main thread, or pool) and outcome.',
+    ['stage', 'executor', 'outcome'],
+  );
   const durations = new HistogramVec(
     'fairway_execution_stage_duration_seconds',
     'Time from handing a stage to the execution plane to its result, by executor; on the pool it includes the thread hop.',

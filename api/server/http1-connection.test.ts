@@ -93,12 +93,17 @@ test('Expect: 100-continue is answered only when the body is read: a refused req
 
   const accepted = await connect();
   const body = JSON.stringify({ metadata: { name: 'continued' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } });
-  accepted.client.socket.write(`POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`);
+  accepted.client.socket.write(
+    `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+  );
   await accepted.client.until((text) => text.includes('\r\n\r\n'));
   assert.match(accepted.client.received(), /^HTTP\/1\.1 100 Continue\r\n\r\n$/);
   accepted.client.socket.write(body);
   await accepted.client.until((text) => parseResponses(text).length === 2);
-  assert.equal(parseResponses(accepted.client.received()).map((r) => r.status), [100, 201]);
+  assert.equal(
+    parseResponses(accepted.client.received()).map((r) => r.status),
+    [100, 201],
+  );
   accepted.client.socket.destroy();
 });
 
@@ -111,7 +116,10 @@ test('an unknown method gets 405 with a Status, then the connection closes', asy
   assert.is(response?.headers.get('content-type'), 'application/json');
   assert.is(response?.headers.get('connection'), 'close');
   const status = JSON.parse(response!.body);
-  assert.equal([status.kind, status.reason, status.code, status.message], ['Status', 'MethodNotAllowed', 405, 'the server does not allow this method on the requested resource']);
+  assert.equal(
+    [status.kind, status.reason, status.code, status.message],
+    ['Status', 'MethodNotAllowed', 405, 'the server does not allow this method on the requested resource'],
+  );
   assert.is(rest.length, 0);
 });
 
@@ -122,7 +130,11 @@ test('a parse error never overtakes the response to an earlier request on the sa
   client.socket.write(`${watch}BREW / HTTP/1.1\r\nHost: x\r\n\r\n`);
   await client.closed;
   const responses = parseResponses(client.received());
-  assert.equal(responses.map((r) => r.status), [200, 405], client.received().slice(0, 300));
+  assert.equal(
+    responses.map((r) => r.status),
+    [200, 405],
+    client.received().slice(0, 300),
+  );
   assert.ok(responses[0]!.body.includes('"type":"ADDED"'), 'the watch streamed its events to the end');
 
   const second = await connect();
@@ -136,7 +148,10 @@ test('nothing after a parse error is read as a request', async () => {
   const { client } = await connect();
   client.socket.write(`BREW / HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
   await client.closed;
-  assert.equal(parseResponses(client.received()).map((r) => r.status), [405]);
+  assert.equal(
+    parseResponses(client.received()).map((r) => r.status),
+    [405],
+  );
 });
 
 test('broken chunk framing fails that request with 400, in order, and closes the connection', async () => {

@@ -86,7 +86,17 @@ test('core group and namespaced paths', () => {
 });
 
 test('everything else is a non-resource request with the lower-cased method as verb', () => {
-  for (const path of ['/healthz', '/version', '/api', '/api/v1', '/apis', '/apis/flowcontrol.apiserver.k8s.io', '/apis/flowcontrol.apiserver.k8s.io/v1', '/openapi/v3', '/']) {
+  for (const path of [
+    '/healthz',
+    '/version',
+    '/api',
+    '/api/v1',
+    '/apis',
+    '/apis/flowcontrol.apiserver.k8s.io',
+    '/apis/flowcontrol.apiserver.k8s.io/v1',
+    '/openapi/v3',
+    '/',
+  ]) {
     const parsed = info('GET', path);
     assert.is(parsed.isResourceRequest, false, path);
     assert.is(parsed.verb, 'get', path);

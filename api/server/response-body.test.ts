@@ -53,14 +53,22 @@ test('a small body goes out in one call with its length; a large one in chunks o
   assert.equal(small.writes, [], 'res.end only');
 
   // Many small parts and a few larger than a chunk, as a LIST of cached objects can be.
-  const parts = [...Array.from({ length: 500 }, (_, i) => pattern(700 + (i % 50), i)), pattern(3 * CHUNK_BYTES + 17, 1), pattern(5, 2), pattern(CHUNK_BYTES, 3)];
+  const parts = [
+    ...Array.from({ length: 500 }, (_, i) => pattern(700 + (i % 50), i)),
+    pattern(3 * CHUNK_BYTES + 17, 1),
+    pattern(5, 2),
+    pattern(CHUNK_BYTES, 3),
+  ];
   const total = parts.reduce((sum, p) => sum + p.byteLength, 0);
   const large = await exchange((res) => sendBody(res, 200, 'application/json', parts, total), { readDelayMs: 50 });
   assert.is(large.status, 200);
   assert.is(large.headers['content-length'], String(total));
   assert.ok(large.bytes.equals(Buffer.concat(parts)), 'every byte arrives, in order');
   assert.ok(large.writes.length >= Math.floor(total / CHUNK_BYTES) - 1, `written in chunks (${large.writes.length} writes)`);
-  assert.ok(large.writes.every((n) => n <= CHUNK_BYTES), 'no write is larger than a chunk');
+  assert.ok(
+    large.writes.every((n) => n <= CHUNK_BYTES),
+    'no write is larger than a chunk',
+  );
 });
 
 test('between two chunks the event loop runs other work', async () => {

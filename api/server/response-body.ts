@@ -174,7 +174,13 @@ export class ChunkedBody {
  * Sends a complete response whose body is `parts` (`byteLength` in all): in one write when it
  * fits in a chunk, else streamed. Synchronous for small bodies, so the common GET pays no promise.
  */
-export function sendBody(res: ServerResponse, statusCode: number, contentType: string, parts: readonly Uint8Array[], byteLength: number): undefined | Promise<unknown> {
+export function sendBody(
+  res: ServerResponse,
+  statusCode: number,
+  contentType: string,
+  parts: readonly Uint8Array[],
+  byteLength: number,
+): undefined | Promise<unknown> {
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
     return;

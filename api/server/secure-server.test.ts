@@ -56,7 +56,7 @@ test.after(async () => {
   await store.close();
 });
 
-test('the stream limit is the flag, or 100 (Go\'s client default) for 0', () => {
+test("the stream limit is the flag, or 100 (Go's client default) for 0", () => {
   assert.is(maxConcurrentStreams(0), 100);
   assert.is(maxConcurrentStreams(-5), 100);
   assert.is(maxConcurrentStreams(1000), 1000);
@@ -79,7 +79,7 @@ test('one handler for both protocols: h2 through ALPN, and HTTP/1.1 for clients 
   assert.is(viaH2.text, viaH1.text);
 });
 
-test('request headers beyond Node\'s default 64 KiB list limit are read on HTTP/2 (kube-apiserver reads up to 1 MiB)', async () => {
+test("request headers beyond Node's default 64 KiB list limit are read on HTTP/2 (kube-apiserver reads up to 1 MiB)", async () => {
   const h2 = await connectH2(url, { token: TOKEN, caPem: ca.certPem, maxSendHeaderBlockLength: 1 << 20 });
   try {
     // nghttp2 takes one field up to 64 KiB and a bounded number of CONTINUATION frames, and Node's
@@ -99,7 +99,8 @@ test('a watch whose client stops reading is cut off (only its stream); the conne
     const slow = reader.watch(`${PLC}?watch=true&resourceVersion=0`);
     await slow.until(() => slow.status !== 0);
     slow.pause();
-    const terminated = async () => sampleValue((await writer.request('GET', '/metrics')).text, 'apiserver_terminated_watchers_total', { resource: 'prioritylevelconfigurations' }) ?? 0;
+    const terminated = async () =>
+      sampleValue((await writer.request('GET', '/metrics')).text, 'apiserver_terminated_watchers_total', { resource: 'prioritylevelconfigurations' }) ?? 0;
     const padded = (i: number) => ({ ...validPlc(`slow-${i}`), metadata: { name: `slow-${i}`, annotations: { padding: 'p'.repeat(4_000) } } });
     let written = 0;
     for (let i = 0; i < 200 && (await terminated()) === 0; i++, written++) {

@@ -54,7 +54,13 @@ test('a write failure (EACCES): 500 then 503 with Retry-After, reads and /livez 
     assert.is(refused.headers['retry-after'], '1');
     assert.is(refused.json().details.retryAfterSeconds, 1);
     assert.match(refused.json().message, /EACCES: permission denied/);
-    assert.equal((await server.client.get(`${FS_PATH}?labelSelector=`)).json().items.map((o: { metadata: { name: string } }) => o.metadata.name).filter((n: string) => acknowledged.includes(n)), acknowledged);
+    assert.equal(
+      (await server.client.get(`${FS_PATH}?labelSelector=`))
+        .json()
+        .items.map((o: { metadata: { name: string } }) => o.metadata.name)
+        .filter((n: string) => acknowledged.includes(n)),
+      acknowledged,
+    );
     assert.is((await server.client.get(`${FS_PATH}/a`)).status, 200);
     assert.is((await server.client.get(`${FS_PATH}/d`)).status, 404, 'the failed create left nothing');
     assert.is((await server.client.get('/livez')).status, 200);

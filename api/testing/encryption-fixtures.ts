@@ -24,7 +24,9 @@ export const kmsV2 = (name: string, endpoint: string) => `      - kms: {apiVersi
 
 /** One rule per entry: `[resources, providers YAML]`. */
 export function encryptionConfig(...rules: [string[], string][]): string {
-  const body = rules.map(([resources, providers]) => `  - resources: [${resources.map((r) => JSON.stringify(r)).join(', ')}]\n    providers:\n${providers}`).join('');
+  const body = rules
+    .map(([resources, providers]) => `  - resources: [${resources.map((r) => JSON.stringify(r)).join(', ')}]\n    providers:\n${providers}`)
+    .join('');
   return `apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n${body}`;
 }
 

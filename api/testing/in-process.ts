@@ -65,7 +65,13 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
   let accessControl: AccessControl | undefined;
   if (options.authorizationMode !== undefined) {
     const built = await createAccessControl({
-      options: { authorizationConfig: '', authorizationMode: options.authorizationMode, admissionControlConfigFile: '', enableAdmissionPlugins: [], apiDomain: 'k8s.io' },
+      options: {
+        authorizationConfig: '',
+        authorizationMode: options.authorizationMode,
+        admissionControlConfigFile: '',
+        enableAdmissionPlugins: [],
+        apiDomain: 'k8s.io',
+      },
       clock: realClock(),
       logger: silentLogger,
       skipAuthorization: isHealthPath,

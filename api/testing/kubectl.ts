@@ -63,7 +63,10 @@ export function kubectlFor(kubeconfigPath: string): Kubectl {
       child.stdin.end(options.input ?? '');
     });
   const start = (args: readonly string[]): RunningKubectl => {
-    const child = spawn('kubectl', [...args], { env: { PATH: process.env.PATH ?? '', HOME: home, KUBECONFIG: kubeconfigPath }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('kubectl', [...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, KUBECONFIG: kubeconfigPath },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     let listeners: (() => void)[] = [];
@@ -75,10 +78,12 @@ export function kubectlFor(kubeconfigPath: string): Kubectl {
       notify();
     });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => {
-      resolve(code);
-      notify();
-    }));
+    const closed = new Promise<number | null>((resolve) =>
+      child.on('close', (code) => {
+        resolve(code);
+        notify();
+      }),
+    );
     let exitCode: number | null | undefined;
     void closed.then((code) => (exitCode = code));
     return {

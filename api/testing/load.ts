@@ -131,7 +131,10 @@ export class StatusCounts {
   }
 
   toString(): string {
-    return [...this.byStatus].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+    return [...this.byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, count]) => `${status}×${count}`)
+      .join(' ');
   }
 }
 
@@ -162,14 +165,18 @@ export function openWatch(endpoint: Endpoint, path: string, token: string): Watc
   const watch = new WatchCollector();
   let response: import('node:http').IncomingMessage | undefined;
   const end = () => watch.end();
-  const req = request(new URL(path, endpoint.url), { method: 'GET', headers: { Authorization: `Bearer ${token}` }, ca: endpoint.caPem, agent: false }, (res) => {
-    response = res;
-    res.on('data', (chunk: Buffer) => watch.take(chunk));
-    res.on('end', () => watch.end(res.complete));
-    res.on('error', end);
-    res.on('close', end);
-    watch.started(res.statusCode ?? 0);
-  });
+  const req = request(
+    new URL(path, endpoint.url),
+    { method: 'GET', headers: { Authorization: `Bearer ${token}` }, ca: endpoint.caPem, agent: false },
+    (res) => {
+      response = res;
+      res.on('data', (chunk: Buffer) => watch.take(chunk));
+      res.on('end', () => watch.end(res.complete));
+      res.on('error', end);
+      res.on('close', end);
+      watch.started(res.statusCode ?? 0);
+    },
+  );
   req.on('error', end);
   req.end();
   return {

@@ -164,9 +164,13 @@ const FLOOD_PROCESS = fileURLToPath(new URL('./flood-process.ts', import.meta.ur
  * process spends receiving 10 MB LISTs and hundreds of 429s.
  */
 export async function startFlood(target: OverloadServer, options: FloodOptions): Promise<{ stop(): Promise<FloodResult> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', FLOOD_PROCESS, JSON.stringify({ endpoint: target.endpoint, token: target.tokens.flooder, options })], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', FLOOD_PROCESS, JSON.stringify({ endpoint: target.endpoint, token: target.tokens.flooder, options })],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   let flooding: () => void = () => undefined;

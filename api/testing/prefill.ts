@@ -66,7 +66,10 @@ export async function prefillFlowSchemas(dataDir: string, options: PrefillOption
     let uid = 0;
     await ensureBootstrapObjects({ priorityLevels, flowSchemas, clock, newUid: () => `0b0075a9-0000-4000-8000-${String(++uid).padStart(12, '0')}` });
     for (const fs of (await flowSchemas.list()).items) {
-      await flowSchemas.guaranteedUpdate(fs.metadata!.name!, (current) => ({ ...current, status: { conditions: [danglingCondition(current as FlowSchema, true, PREFILL_CREATED_MS)] } }));
+      await flowSchemas.guaranteedUpdate(fs.metadata!.name!, (current) => ({
+        ...current,
+        status: { conditions: [danglingCondition(current as FlowSchema, true, PREFILL_CREATED_MS)] },
+      }));
     }
     await Promise.all(Array.from({ length: options.count }, (_, i) => flowSchemas.create(bulkFlowSchema(i, options.paddingBytes) as KubeObject)));
     for (const object of options.extra ?? []) await flowSchemas.create(object);

@@ -60,7 +60,15 @@ export interface StartOptions {
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'fairway-e2e-')));
   const port = await freePort();
-  const args = [...(options.nodeArgs ?? []), options.launcher ?? LAUNCHER, 'serve', `--data-dir=${dataDir}`, `--secure-port=${port}`, `--storage-backend=${options.storageBackend ?? 'memory'}`, ...(options.args ?? [])];
+  const args = [
+    ...(options.nodeArgs ?? []),
+    options.launcher ?? LAUNCHER,
+    'serve',
+    `--data-dir=${dataDir}`,
+    `--secure-port=${port}`,
+    `--storage-backend=${options.storageBackend ?? 'memory'}`,
+    ...(options.args ?? []),
+  ];
   const previousUmask = options.umask !== undefined ? process.umask(options.umask) : undefined;
   let child: ChildProcess;
   try {

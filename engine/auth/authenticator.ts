@@ -20,9 +20,9 @@ export interface AuthenticationRequest {
 }
 
 export type AuthenticationResult =
-  | { kind: 'authenticated'; user: UserInfo; /** Which authenticator: `token`, `x509`, `anonymous`. */ method: string }
+  | { kind: 'authenticated'; user: UserInfo /** Which authenticator: `token`, `x509`, `anonymous`. */; method: string }
   | { kind: 'none' }
-  | { kind: 'failed'; /** For the server log only; the client is told just `Unauthorized`. */ error: string };
+  | { kind: 'failed' /** For the server log only; the client is told just `Unauthorized`. */; error: string };
 
 export interface Authenticator {
   authenticate(request: AuthenticationRequest): AuthenticationResult;

@@ -59,7 +59,14 @@ test('a valid edit swaps the chain in; an invalid edit keeps the last good one',
   const file = join(dir, 'authz.yaml');
   writeFileSync(file, header + denyAll);
   const registry = new Registry();
-  const started = await startAuthorizationConfigController({ file, clock: realClock(), prng: createPrng(1), metrics: createPromAuthorizationMetrics(registry), watchFile: false, intervalMs: 3_600_000 });
+  const started = await startAuthorizationConfigController({
+    file,
+    clock: realClock(),
+    prng: createPrng(1),
+    metrics: createPromAuthorizationMetrics(registry),
+    watchFile: false,
+    intervalMs: 3_600_000,
+  });
   assert.ok(started.ok);
   if (!started.ok) return;
   const controller: AuthorizationConfigController = started.controller;

@@ -38,7 +38,9 @@ export interface ControllerOptions extends AuthorizerDeps {
 }
 
 /** Loads and builds the initial chain (an error value if either fails) and starts watching. */
-export async function startAuthorizationConfigController(options: ControllerOptions): Promise<{ ok: true; controller: AuthorizationConfigController } | { ok: false; error: string }> {
+export async function startAuthorizationConfigController(
+  options: ControllerOptions,
+): Promise<{ ok: true; controller: AuthorizationConfigController } | { ok: false; error: string }> {
   const { file, clock } = options;
   const metrics = options.metrics ?? noopAuthorizationMetrics;
   let lastBytes: Buffer;

@@ -84,7 +84,14 @@ test('RBAC stand-in: bootstrap discovery and self-review rules only', async () =
     decision: 'allow',
     reason: 'RBAC: allowed by ClusterRoleBinding "system:basic-user" of ClusterRole "system:basic-user" to Group "system:authenticated"',
   });
-  const discovery = attrs('bob', ['system:authenticated'], { isResourceRequest: false, verb: 'get', path: '/apis/flowcontrol.apiserver.k8s.io/v1', apiGroup: '', resource: '', name: '' });
+  const discovery = attrs('bob', ['system:authenticated'], {
+    isResourceRequest: false,
+    verb: 'get',
+    path: '/apis/flowcontrol.apiserver.k8s.io/v1',
+    apiGroup: '',
+    resource: '',
+    name: '',
+  });
   assert.is((await rbac.authorize(discovery)).decision, 'allow');
   assert.is((await rbac.authorize({ ...discovery, user: { name: 'system:anonymous', groups: ['system:unauthenticated'] } })).decision, 'noOpinion');
   assert.equal(await rbac.authorize(attrs('bob')), { decision: 'noOpinion', reason: '' });
@@ -117,11 +124,18 @@ test('rules: AlwaysAllow lists `*`, AlwaysDeny nothing, the privileged group tak
   });
   const denyAll = buildAuthorizerFromModes(['AlwaysDeny'], deps);
   if (!denyAll.ok) return assert.unreachable(denyAll.error);
-  assert.equal(await denyAll.authorizer.rulesFor!({ name: 'root', groups: ['system:masters'] }, 'default'), { resourceRules: [], nonResourceRules: [], incomplete: false });
+  assert.equal(await denyAll.authorizer.rulesFor!({ name: 'root', groups: ['system:masters'] }, 'default'), {
+    resourceRules: [],
+    nonResourceRules: [],
+    incomplete: false,
+  });
 });
 
 test('rules: RBAC lists the bootstrap bindings that apply; a webhook makes the list incomplete, errors aggregated', async () => {
-  const webhook = (name: string): Authorizer => ({ authorize: async () => ({ decision: 'noOpinion', reason: '' }), rulesFor: async () => ({ resourceRules: [], nonResourceRules: [], incomplete: true, error: `${name} cannot list` }) });
+  const webhook = (name: string): Authorizer => ({
+    authorize: async () => ({ decision: 'noOpinion', reason: '' }),
+    rulesFor: async () => ({ resourceRules: [], nonResourceRules: [], incomplete: true, error: `${name} cannot list` }),
+  });
   const chain = createAuthorizerChain([
     { type: 'RBAC', name: 'rbac', authorizer: bootstrapRbacAuthorizer() },
     { type: 'Webhook', name: 'a', authorizer: webhook('a') },
@@ -132,14 +146,17 @@ test('rules: RBAC lists the bootstrap bindings that apply; a webhook makes the l
     { verbs: ['create'], apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], resourceNames: [] },
     { verbs: ['create'], apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], resourceNames: [] },
   ]);
-  assert.equal(rules.nonResourceRules.map((r) => r.nonResourceURLs.length), [11, 5]);
+  assert.equal(
+    rules.nonResourceRules.map((r) => r.nonResourceURLs.length),
+    [11, 5],
+  );
   assert.equal([rules.incomplete, rules.error], [true, '[a cannot list, b cannot list]']);
   const masters = await chain.rulesFor!({ name: 'root', groups: ['system:masters', 'system:authenticated'] }, 'default');
   assert.equal(masters.resourceRules[0], { verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [] });
   assert.equal(masters.nonResourceRules[0], { verbs: ['*'], nonResourceURLs: ['*'] });
 });
 
-test('rules: the node stand-in cannot list a node identity\'s rules; a swapped chain lists the new chain\'s', async () => {
+test("rules: the node stand-in cannot list a node identity's rules; a swapped chain lists the new chain's", async () => {
   const nodes = buildAuthorizerFromModes(['Node'], deps);
   if (!nodes.ok) return assert.unreachable(nodes.error);
   assert.equal(await nodes.authorizer.rulesFor!({ name: 'system:node:n1', groups: ['system:nodes'] }, ''), {

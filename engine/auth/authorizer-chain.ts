@@ -39,7 +39,12 @@ export function createAuthorizerChain(members: readonly ChainMember[], metrics: 
       if (errors.length > 0) result.error = aggregate(errors);
       return result;
     },
-    rulesFor: (user, namespace) => unionRules(members.map((m) => m.authorizer), user, namespace),
+    rulesFor: (user, namespace) =>
+      unionRules(
+        members.map((m) => m.authorizer),
+        user,
+        namespace,
+      ),
     close: () => {
       for (const member of members) member.authorizer.close?.();
     },

@@ -33,7 +33,14 @@ interface Binding {
 const HEALTH = ['/healthz', '/livez', '/readyz', '/version', '/version/'];
 
 const BOOTSTRAP_BINDINGS: readonly Binding[] = [
-  { name: 'cluster-admin', groups: ['system:masters'], rules: [{ verbs: ['*'], groups: ['*'], resources: ['*'] }, { verbs: ['*'], nonResourceUrls: ['*'] }] },
+  {
+    name: 'cluster-admin',
+    groups: ['system:masters'],
+    rules: [
+      { verbs: ['*'], groups: ['*'], resources: ['*'] },
+      { verbs: ['*'], nonResourceUrls: ['*'] },
+    ],
+  },
   {
     name: 'system:basic-user',
     groups: ['system:authenticated'],
@@ -45,7 +52,12 @@ const BOOTSTRAP_BINDINGS: readonly Binding[] = [
   {
     name: 'system:discovery',
     groups: ['system:authenticated'],
-    rules: [{ verbs: ['get'], nonResourceUrls: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'] }],
+    rules: [
+      {
+        verbs: ['get'],
+        nonResourceUrls: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/openapi', '/openapi/*', '/readyz', '/version', '/version/'],
+      },
+    ],
   },
   { name: 'system:public-info-viewer', groups: ['system:authenticated', 'system:unauthenticated'], rules: [{ verbs: ['get'], nonResourceUrls: HEALTH }] },
   {
@@ -73,7 +85,8 @@ export function bootstrapRbacAuthorizer(apiDomain = 'k8s.io'): Authorizer {
       for (const binding of bindingsOf(user)) {
         for (const rule of binding.rules) {
           if (rule.resources !== undefined) result.resourceRules.push(resourceRule(rule, apiDomain));
-          if (rule.nonResourceUrls !== undefined) result.nonResourceRules.push({ verbs: [...rule.verbs], nonResourceURLs: [...rule.nonResourceUrls] } satisfies NonResourceRule);
+          if (rule.nonResourceUrls !== undefined)
+            result.nonResourceRules.push({ verbs: [...rule.verbs], nonResourceURLs: [...rule.nonResourceUrls] } satisfies NonResourceRule);
         }
       }
       return result;
@@ -85,13 +98,20 @@ export function bootstrapRbacAuthorizer(apiDomain = 'k8s.io'): Authorizer {
 export const nodeAuthorizerStandIn: Authorizer = {
   authorize: async () => noOpinion(),
   rulesFor: async (user) =>
-    user.name.startsWith('system:node:') && user.groups.includes('system:nodes') ? cannotListRules('node authorizer does not support user rule resolution') : noRules(),
+    user.name.startsWith('system:node:') && user.groups.includes('system:nodes')
+      ? cannotListRules('node authorizer does not support user rule resolution')
+      : noRules(),
 };
 
 const resolveGroup = (group: string, apiDomain: string) => (group === '*' ? '*' : `${group}.${apiDomain}`);
 
 function resourceRule(rule: Rule, apiDomain: string): ResourceRule {
-  return { verbs: [...rule.verbs], apiGroups: (rule.groups ?? []).map((g) => resolveGroup(g, apiDomain)), resources: [...(rule.resources ?? [])], resourceNames: [] };
+  return {
+    verbs: [...rule.verbs],
+    apiGroups: (rule.groups ?? []).map((g) => resolveGroup(g, apiDomain)),
+    resources: [...(rule.resources ?? [])],
+    resourceNames: [],
+  };
 }
 
 const matches = (values: readonly string[], value: string) => values.includes('*') || values.includes(value);
@@ -99,7 +119,9 @@ const matches = (values: readonly string[], value: string) => values.includes('*
 function ruleAllows(rule: Rule, attributes: AuthorizationAttributes, apiDomain: string): boolean {
   if (!matches(rule.verbs, attributes.verb)) return false;
   if (!attributes.isResourceRequest) {
-    return (rule.nonResourceUrls ?? []).some((url) => url === '*' || (url.endsWith('*') ? attributes.path.startsWith(url.slice(0, -1)) : attributes.path === url));
+    return (rule.nonResourceUrls ?? []).some(
+      (url) => url === '*' || (url.endsWith('*') ? attributes.path.startsWith(url.slice(0, -1)) : attributes.path === url),
+    );
   }
   if (rule.resources === undefined) return false;
   if (!(rule.groups ?? []).some((g) => resolveGroup(g, apiDomain) === '*' || resolveGroup(g, apiDomain) === attributes.apiGroup)) return false;

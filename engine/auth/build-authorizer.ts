@@ -42,7 +42,9 @@ export async function buildAuthorizerFromConfig(loaded: LoadedAuthorizationConfi
       continue;
     }
     if (webhook.connectionInfo.type !== 'KubeConfigFile' || webhook.connectionInfo.kubeConfigFile === undefined) {
-      return fail(`authorizer ${JSON.stringify(entry.name)}: connectionInfo.type ${webhook.connectionInfo.type} is not supported by Fairway, which has no in-cluster API server to call; use KubeConfigFile`);
+      return fail(
+        `authorizer ${JSON.stringify(entry.name)}: connectionInfo.type ${webhook.connectionInfo.type} is not supported by Fairway, which has no in-cluster API server to call; use KubeConfigFile`,
+      );
     }
     const kubeconfig = await loadWebhookKubeconfig(webhook.connectionInfo.kubeConfigFile);
     if (!kubeconfig.ok) return fail(kubeconfig.error);

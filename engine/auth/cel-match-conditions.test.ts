@@ -29,15 +29,22 @@ test('the first false wins over an earlier error; errors alone give an aggregate
   const outcome = onlyErrors.evaluate(nonResourceSpec);
   assert.ok('error' in outcome);
   if ('error' in outcome) {
-    assert.ok(outcome.error.startsWith("[cel evaluation error: expression 'request.resourceAttributes.verb == 'get'' resulted in error: no such key: resourceAttributes, "));
+    assert.ok(
+      outcome.error.startsWith(
+        "[cel evaluation error: expression 'request.resourceAttributes.verb == 'get'' resulted in error: no such key: resourceAttributes, ",
+      ),
+    );
   }
 });
 
 test('compile problems are worded as kube-apiserver words them', () => {
   const { problems } = compileMatchConditions(['test', 'request.usr == "a"', 'request.user', "request.user.matches('(?=a)')", 'request.groups ==']);
-  assert.equal(problems.map((p) => p.index), [0, 1, 2, 3, 4]);
+  assert.equal(
+    problems.map((p) => p.index),
+    [0, 1, 2, 3, 4],
+  );
   assert.is(problems[0]!.detail, "compilation failed: ERROR: <input>:1:1: undeclared reference to 'test' (in container '')\n | test\n | ^");
-  assert.is(problems[1]!.detail, "compilation failed: ERROR: <input>:1:9: undefined field 'usr'\n | request.usr == \"a\"\n | ........^");
+  assert.is(problems[1]!.detail, 'compilation failed: ERROR: <input>:1:9: undefined field \'usr\'\n | request.usr == "a"\n | ........^');
   assert.is(problems[2]!.detail, 'must evaluate to bool but got string');
   assert.match(problems[3]!.detail, /^compilation failed: ERROR: <input>:1:22: error parsing regexp: invalid or unsupported Perl syntax: `\(\?=`/);
   assert.match(problems[4]!.detail, /^compilation failed: ERROR: <input>:1:/);
@@ -57,7 +64,10 @@ test('matches runs on RE2: linear on a catastrophic pattern, RE2 dialect', () =>
 });
 
 test('selectors are only filled in when an expression reads them', () => {
-  const spec = { ...resourceSpec, resourceAttributes: { ...resourceSpec.resourceAttributes, labelSelector: { requirements: [{ key: 'app', operator: 'In' as const, values: ['web'] }] } } };
+  const spec = {
+    ...resourceSpec,
+    resourceAttributes: { ...resourceSpec.resourceAttributes, labelSelector: { requirements: [{ key: 'app', operator: 'In' as const, values: ['web'] }] } },
+  };
   const reading = compileMatchConditions(["request.resourceAttributes.labelSelector.requirements.exists(r, r.key == 'app')"]).conditions;
   assert.ok(reading.usesSelectors);
   assert.equal(reading.evaluate(spec), { matches: true });

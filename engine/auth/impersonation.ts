@@ -40,7 +40,10 @@ export type HeaderLine = readonly [name: string, value: string];
  * list when they ask nothing. Groups, extras or a uid without a user are refused with Kubernetes'
  * message.
  */
-export function impersonationTargets(headers: readonly HeaderLine[], apiDomain = 'k8s.io'): { ok: true; targets: ImpersonationTarget[] } | { ok: false; error: string } {
+export function impersonationTargets(
+  headers: readonly HeaderLine[],
+  apiDomain = 'k8s.io',
+): { ok: true; targets: ImpersonationTarget[] } | { ok: false; error: string } {
   const targets: ImpersonationTarget[] = [];
   const first = (name: string) => headers.find(([n]) => n === name)?.[1] ?? '';
   const user = first(IMPERSONATE_USER_HEADER);
@@ -50,7 +53,8 @@ export function impersonationTargets(headers: readonly HeaderLine[], apiDomain =
   }
   for (const [name, value] of headers) if (name === IMPERSONATE_GROUP_HEADER) targets.push({ kind: 'Group', name: value });
   for (const [name, value] of headers) {
-    if (name.startsWith(IMPERSONATE_EXTRA_HEADER_PREFIX)) targets.push({ kind: 'UserExtra', key: unescapeExtraKey(name.slice(IMPERSONATE_EXTRA_HEADER_PREFIX.length)), value });
+    if (name.startsWith(IMPERSONATE_EXTRA_HEADER_PREFIX))
+      targets.push({ kind: 'UserExtra', key: unescapeExtraKey(name.slice(IMPERSONATE_EXTRA_HEADER_PREFIX.length)), value });
   }
   const uid = first(IMPERSONATE_UID_HEADER);
   if (uid !== '') targets.push({ kind: 'UID', uid });
@@ -172,7 +176,8 @@ function unescapeExtraKey(encoded: string): string {
 /** A target as Go's `%v` prints the v1.ObjectReference Kubernetes builds for it. */
 function goObjectReference(target: ImpersonationTarget, apiDomain: string): string {
   const authentication = `authentication.${apiDomain}/v1`;
-  const fields = (kind: string, namespace: string, name: string, apiVersion: string, fieldPath: string) => `{${[kind, namespace, name, '', apiVersion, '', fieldPath].join(' ')}}`;
+  const fields = (kind: string, namespace: string, name: string, apiVersion: string, fieldPath: string) =>
+    `{${[kind, namespace, name, '', apiVersion, '', fieldPath].join(' ')}}`;
   switch (target.kind) {
     case 'User':
       return fields('User', '', target.name, '', '');

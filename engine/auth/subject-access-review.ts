@@ -102,7 +102,11 @@ export function wireSpec(spec: SubjectAccessReviewSpec, version: SubjectAccessRe
   if (spec.user) out.user = spec.user;
   if (spec.groups !== undefined && spec.groups.length > 0) out[version === 'v1' ? 'groups' : 'group'] = spec.groups;
   if (spec.extra !== undefined && Object.keys(spec.extra).length > 0) {
-    out.extra = Object.fromEntries(Object.keys(spec.extra).sort().map((key) => [key, spec.extra![key]]));
+    out.extra = Object.fromEntries(
+      Object.keys(spec.extra)
+        .sort()
+        .map((key) => [key, spec.extra![key]]),
+    );
   }
   if (spec.uid) out.uid = spec.uid;
   return out;
@@ -142,9 +146,17 @@ export function parseReviewResponse(body: string, version: SubjectAccessReviewVe
   }
   const status = value.status ?? {};
   if (!isRecord(status)) return { ok: false, error: 'json: cannot unmarshal status into Go struct field SubjectAccessReview.status' };
-  for (const [field, type] of [['allowed', 'boolean'], ['denied', 'boolean'], ['reason', 'string'], ['evaluationError', 'string']] as const) {
+  for (const [field, type] of [
+    ['allowed', 'boolean'],
+    ['denied', 'boolean'],
+    ['reason', 'string'],
+    ['evaluationError', 'string'],
+  ] as const) {
     if (status[field] !== undefined && status[field] !== null && typeof status[field] !== type) {
-      return { ok: false, error: `json: cannot unmarshal ${typeof status[field]} into Go struct field SubjectAccessReviewStatus.status.${field} of type ${type === 'boolean' ? 'bool' : 'string'}` };
+      return {
+        ok: false,
+        error: `json: cannot unmarshal ${typeof status[field]} into Go struct field SubjectAccessReviewStatus.status.${field} of type ${type === 'boolean' ? 'bool' : 'string'}`,
+      };
     }
   }
   const parsed: SubjectAccessReviewStatus = { allowed: status.allowed === true };

@@ -91,7 +91,14 @@ test('the review is a v1 SubjectAccessReview with token, client certificate and 
   assert.is(call.clientCommonName, 'fairway-apiserver');
   assert.is(call.apiVersion, 'authorization.k8s.io/v1');
   assert.equal(call.spec, {
-    resourceAttributes: { namespace: 'team-a', verb: 'get', group: 'flowcontrol.apiserver.k8s.io', version: 'v1', resource: 'prioritylevelconfigurations', name: 'x' },
+    resourceAttributes: {
+      namespace: 'team-a',
+      verb: 'get',
+      group: 'flowcontrol.apiserver.k8s.io',
+      version: 'v1',
+      resource: 'prioritylevelconfigurations',
+      name: 'x',
+    },
     user: 'alice',
     groups: ['dev', 'system:authenticated'],
     extra: { scopes: ['a', 'b'] },
@@ -119,7 +126,10 @@ test('v1beta1 sends `group`, expects a v1beta1 answer, and maps it back', async 
 
 test('a hanging webhook times out and the failure policy decides, with the error', async () => {
   webhook.control({ mode: 'hang' });
-  for (const [failurePolicy, decision] of [['NoOpinion', 'noOpinion'], ['Deny', 'deny']] as const) {
+  for (const [failurePolicy, decision] of [
+    ['NoOpinion', 'noOpinion'],
+    ['Deny', 'deny'],
+  ] as const) {
     const registry = new Registry();
     const authz = await authorizer({ failurePolicy, timeoutMs: 200, metrics: createPromAuthorizationMetrics(registry) });
     const before = callsSoFar();
@@ -184,7 +194,10 @@ test('match conditions: false skips the webhook, all true calls it, an error app
   const strict = await authorizer({ matchConditions: erroring, failurePolicy: 'Deny' });
   const result = await strict.authorize(nonResource);
   assert.is(result.decision, 'deny');
-  assert.is(result.error, "cel evaluation error: expression 'request.resourceAttributes.namespace == 'kube-system'' resulted in error: no such key: resourceAttributes");
+  assert.is(
+    result.error,
+    "cel evaluation error: expression 'request.resourceAttributes.namespace == 'kube-system'' resulted in error: no such key: resourceAttributes",
+  );
   assert.is(callsSoFar(), before, 'no call for excluded or erroring requests');
   const text = await registry.metrics();
   assert.match(text, /apiserver_authorization_match_condition_exclusions_total\{type="Webhook",name="test-webhook"\} 2/);

@@ -51,11 +51,17 @@ export function createWebhookClient(connection: WebhookConnection, options: { ti
     'User-Agent': options.userAgent ?? 'fairway-apiserver',
   };
   if (connection.token !== undefined) headers.Authorization = `Bearer ${connection.token}`;
-  else if (connection.username !== undefined) headers.Authorization = `Basic ${Buffer.from(`${connection.username}:${connection.password ?? ''}`).toString('base64')}`;
+  else if (connection.username !== undefined)
+    headers.Authorization = `Basic ${Buffer.from(`${connection.username}:${connection.password ?? ''}`).toString('base64')}`;
 
   const post = (body: string, signal?: AbortSignal): Promise<CallOutcome> =>
     new Promise((resolve) => {
-      const failure = (kind: CallFailureKind, detail: string, retryable = false): CallOutcome => ({ ok: false, kind, error: `Post ${JSON.stringify(target)}: ${detail}`, retryable });
+      const failure = (kind: CallFailureKind, detail: string, retryable = false): CallOutcome => ({
+        ok: false,
+        kind,
+        error: `Post ${JSON.stringify(target)}: ${detail}`,
+        retryable,
+      });
       if (signal?.aborted) return resolve(failure('canceled', 'context canceled'));
       let settled = false;
       const settle = (outcome: CallOutcome) => {
@@ -78,7 +84,9 @@ export function createWebhookClient(connection: WebhookConnection, options: { ti
         req.destroy();
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('error', (error: NodeJS.ErrnoException) => settle(failure('error', transportErrorText(error, url), error.code === 'ECONNRESET' || error.code === 'EPIPE')));
+      req.on('error', (error: NodeJS.ErrnoException) =>
+        settle(failure('error', transportErrorText(error, url), error.code === 'ECONNRESET' || error.code === 'EPIPE')),
+      );
       req.on('response', (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let total = 0;
@@ -97,7 +105,12 @@ export function createWebhookClient(connection: WebhookConnection, options: { ti
           const statusCode = res.statusCode ?? 0;
           if (statusCode >= 200 && statusCode <= 206) return settle({ ok: true, statusCode, body: text });
           const retryAfter = res.headers['retry-after'] !== undefined;
-          settle({ ok: false, kind: 'error', error: serverErrorText(statusCode, text), retryable: retryAfter || statusCode === 500 || statusCode === 504 || statusCode === 429 });
+          settle({
+            ok: false,
+            kind: 'error',
+            error: serverErrorText(statusCode, text),
+            retryable: retryAfter || statusCode === 500 || statusCode === 504 || statusCode === 429,
+          });
         });
       });
       req.end(body);

@@ -61,7 +61,8 @@ export function createX509Authenticator(options: X509AuthenticatorOptions): { ok
       const subject = leaf.toLegacyObject().subject as Record<string, string | string[] | undefined>;
       const commonNames = asList(subject.CN);
       const name = commonNames[commonNames.length - 1] ?? '';
-      const result: AuthenticationResult = name === '' ? { kind: 'none' } : { kind: 'authenticated', method: 'x509', user: { name, groups: asList(subject.O) } };
+      const result: AuthenticationResult =
+        name === '' ? { kind: 'none' } : { kind: 'authenticated', method: 'x509', user: { name, groups: asList(subject.O) } };
       verified.set(peerCertificates[0]!, { result, window: outcome.window });
       return result;
     },

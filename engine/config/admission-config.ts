@@ -80,14 +80,18 @@ export function decodeAdmissionObject(
   if (!isAdmissionConfigKind(object.apiVersion, object.kind, apiDomain)) {
     // The pre-versioned format: a bare ImagePolicyWebhook / PodNodeSelector file. Fairway has
     // neither plugin, so such a file configures nothing.
-    if (object.kind === undefined && (object.imagePolicy !== undefined || object.podNodeSelectorPluginConfig !== undefined)) return { ok: true, config: { file, plugins: [] } };
+    if (object.kind === undefined && (object.imagePolicy !== undefined || object.podNodeSelectorPluginConfig !== undefined))
+      return { ok: true, config: { file, plugins: [] } };
     if (typeof object.kind !== 'string' || object.kind === '') return fail("Object 'Kind' is missing");
     return fail(`no kind ${JSON.stringify(object.kind)} is registered for version ${JSON.stringify(String(object.apiVersion ?? ''))}`);
   }
   const { value, errors } = decodeShape(object, CONFIG_SHAPE);
   if (errors.length > 0) {
     const unknown = errors.filter((e) => e.type === 'FieldValueForbidden');
-    const why = unknown.length === errors.length ? `strict decoding error: ${unknown.map((e) => `unknown field ${JSON.stringify(e.field)}`).join(', ')}` : `${errors[0]!.field}: ${errors[0]!.detail}`;
+    const why =
+      unknown.length === errors.length
+        ? `strict decoding error: ${unknown.map((e) => `unknown field ${JSON.stringify(e.field)}`).join(', ')}`
+        : `${errors[0]!.field}: ${errors[0]!.detail}`;
     return fail(why, errors);
   }
   const base = dirname(file) === '' || dirname(file) === '.' ? process.cwd() : dirname(file);
@@ -105,7 +109,10 @@ export function decodeAdmissionObject(
  * The configuration for one enabled plugin: inline if present, else the file at `path` (read and
  * parsed; unreadable is an error naming it), else none.
  */
-export async function pluginConfig(config: AdmissionConfiguration | undefined, pluginName: string): Promise<{ ok: true; value: PluginConfig } | { ok: false; error: string }> {
+export async function pluginConfig(
+  config: AdmissionConfiguration | undefined,
+  pluginName: string,
+): Promise<{ ok: true; value: PluginConfig } | { ok: false; error: string }> {
   const entry = config?.plugins.find((p) => p.name === pluginName);
   if (entry === undefined) return { ok: true, value: { source: 'none' } };
   if (entry.configuration !== undefined) return { ok: true, value: { source: 'inline', object: entry.configuration, file: config!.file } };
@@ -128,7 +135,12 @@ export async function pluginConfig(config: AdmissionConfiguration | undefined, p
 /** Go's `open <path>: <reason>` for the usual errno values. */
 function goOpenError(error: unknown, path: string): string {
   const code = (error as NodeJS.ErrnoException).code;
-  const reasons: Record<string, string> = { ENOENT: 'no such file or directory', EACCES: 'permission denied', EISDIR: 'is a directory', ENOTDIR: 'not a directory' };
+  const reasons: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    EACCES: 'permission denied',
+    EISDIR: 'is a directory',
+    ENOTDIR: 'not a directory',
+  };
   const reason = code === undefined ? undefined : reasons[code];
   if (reason === undefined) return (error as Error).message;
   return code === 'EISDIR' ? `read ${path}: ${reason}` : `open ${path}: ${reason}`;

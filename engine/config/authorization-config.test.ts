@@ -70,7 +70,10 @@ test('webhook defaults: TTLs 5m and 30s, both caches on', async () => {
 
 test('validation messages are kube-apiserver’s', async () => {
   const cases: [string, string][] = [
-    ['apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n', 'authorizers: Required value: at least one authorization mode must be defined'],
+    [
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n',
+      'authorizers: Required value: at least one authorization mode must be defined',
+    ],
     [webhook({ timeout: '45s' }), 'authorizers[0].timeout: Invalid value: "45s": must be > 0s and <= 30s'],
     [webhook({ timeout: '' }), 'authorizers[0].timeout: Required value'],
     [webhook({ authorizedTTL: '-1s' }), 'authorizers[0].authorizedTTL: Invalid value: "-1s": must be > 0s'],
@@ -82,7 +85,10 @@ test('validation messages are kube-apiserver’s', async () => {
       'authorizers[0].matchConditionSubjectAccessReviewVersion: Required value: required if match conditions are specified',
     ],
     [
-      webhook({ matchConditionSubjectAccessReviewVersion: 'v1' }, "    matchConditions:\n    - expression: request.user == 'admin'\n    - expression: request.user == 'admin'\n"),
+      webhook(
+        { matchConditionSubjectAccessReviewVersion: 'v1' },
+        "    matchConditions:\n    - expression: request.user == 'admin'\n    - expression: request.user == 'admin'\n",
+      ),
       'authorizers[0].matchConditions[1].expression: Duplicate value: "request.user == \'admin\'"',
     ],
     [
@@ -91,7 +97,7 @@ test('validation messages are kube-apiserver’s', async () => {
     ],
     [
       webhook({ matchConditionSubjectAccessReviewVersion: 'v1' }, '    matchConditions:\n    - expression: test\n'),
-      'authorizers[0].matchConditions[0].expression: Invalid value: "test": compilation failed: ERROR: <input>:1:1: undeclared reference to \'test\' (in container \'\')\n | test\n | ^',
+      "authorizers[0].matchConditions[0].expression: Invalid value: \"test\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'test' (in container '')\n | test\n | ^",
     ],
     [
       'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Foo\n  name: foo\n',
@@ -101,7 +107,10 @@ test('validation messages are kube-apiserver’s', async () => {
       'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: AlwaysAllow\n  name: alwaysallow\n- type: AlwaysAllow\n  name: again\n',
       'authorizers[1].type: Duplicate value: "AlwaysAllow"',
     ],
-    ['apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Webhook\n  name: Bad_Name\n', '[authorizers[0].name: Invalid value: "Bad_Name": authorizer name is invalid: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\'), authorizers[0].webhook: Required value: required when type=Webhook]'],
+    [
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Webhook\n  name: Bad_Name\n',
+      "[authorizers[0].name: Invalid value: \"Bad_Name\": authorizer name is invalid: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), authorizers[0].webhook: Required value: required when type=Webhook]",
+    ],
     [
       'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: AlwaysDeny\n  name: nope\n  webhook: {}\n',
       'authorizers[0].webhook: Invalid value: "non-null": may only be specified when type=Webhook',
@@ -114,8 +123,14 @@ test('validation messages are kube-apiserver’s', async () => {
       webhook({}).replace(`kubeConfigFile: ${kubeconfig}`, 'kubeConfigFile: relative.yaml'),
       'authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "relative.yaml": must be an absolute path',
     ],
-    [webhook({}).replace(`kubeConfigFile: ${kubeconfig}`, `kubeConfigFile: ${dir}`), `authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${dir}": must be a regular file`],
-    [webhook({}).replace('type: KubeConfigFile', 'type: InClusterConfig'), `authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${kubeconfig}": can only be set when type=KubeConfigFile`],
+    [
+      webhook({}).replace(`kubeConfigFile: ${kubeconfig}`, `kubeConfigFile: ${dir}`),
+      `authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${dir}": must be a regular file`,
+    ],
+    [
+      webhook({}).replace('type: KubeConfigFile', 'type: InClusterConfig'),
+      `authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${kubeconfig}": can only be set when type=KubeConfigFile`,
+    ],
     [
       webhook({}).replace('type: KubeConfigFile', 'type: Magic'),
       `authorizers[0].connectionInfo.type: Unsupported value: {"Type":"Magic","KubeConfigFile":"${kubeconfig}"}: supported values: "InClusterConfig", "KubeConfigFile"`,
@@ -126,7 +141,10 @@ test('validation messages are kube-apiserver’s', async () => {
 
 test('more than 64 match conditions stop before compiling', async () => {
   const conditions = Array.from({ length: 65 }, (_, i) => `    - expression: request.user == 'u${i}'`).join('\n');
-  assert.is(await messageOf(webhook({ matchConditionSubjectAccessReviewVersion: 'v1' }, `    matchConditions:\n${conditions}\n`)), 'authorizers[0].matchConditions: Too many: 65: must have at most 64 items');
+  assert.is(
+    await messageOf(webhook({ matchConditionSubjectAccessReviewVersion: 'v1' }, `    matchConditions:\n${conditions}\n`)),
+    'authorizers[0].matchConditions: Too many: 65: must have at most 64 items',
+  );
 });
 
 test('decoding is strict and durations are Go durations', async () => {
@@ -134,14 +152,23 @@ test('decoding is strict and durations are Go durations', async () => {
     await messageOf(webhook({ timout: '3s' })),
     'failed to load AuthorizationConfiguration from file: strict decoding error: unknown field "authorizers[0].webhook.timout"',
   );
-  assert.is(await messageOf(webhook({ timeout: '3 seconds' })), 'failed to load AuthorizationConfiguration from file: time: unknown unit " seconds" in duration "3 seconds"');
-  assert.is(await messageOf('apiVersion: apiserver.config.k8s.io/v2\nkind: AuthorizationConfiguration\n'), 'failed to load AuthorizationConfiguration from file: no kind "AuthorizationConfiguration" is registered for version "apiserver.config.k8s.io/v2"');
+  assert.is(
+    await messageOf(webhook({ timeout: '3 seconds' })),
+    'failed to load AuthorizationConfiguration from file: time: unknown unit " seconds" in duration "3 seconds"',
+  );
+  assert.is(
+    await messageOf('apiVersion: apiserver.config.k8s.io/v2\nkind: AuthorizationConfiguration\n'),
+    'failed to load AuthorizationConfiguration from file: no kind "AuthorizationConfiguration" is registered for version "apiserver.config.k8s.io/v2"',
+  );
   assert.is(await messageOf(webhook({}).replace('apiserver.config.k8s.io/v1', 'apiserver.config.k8s.io/v1beta1')), 'ok');
 });
 
 test('on reload every startup type must remain', async () => {
   const text = webhook({});
-  assert.is(await messageOf(text, { requiredNonWebhookTypes: ['RBAC', 'AlwaysDeny'] }), 'authorizers: Invalid value: ["AlwaysDeny","RBAC"]: missing required types: [AlwaysDeny RBAC]');
+  assert.is(
+    await messageOf(text, { requiredNonWebhookTypes: ['RBAC', 'AlwaysDeny'] }),
+    'authorizers: Invalid value: ["AlwaysDeny","RBAC"]: missing required types: [AlwaysDeny RBAC]',
+  );
 });
 
 test.run();

@@ -115,7 +115,8 @@ export function decodeAuthorizationObject(object: Record<string, unknown>, apiDo
   const durationErrors: FieldError[] = [];
   const authorizers = (raw.authorizers ?? []).map((entry, i): AuthorizerConfiguration => {
     const authorizer: AuthorizerConfiguration = { type: entry.type ?? '', name: entry.name ?? '' };
-    if (entry.webhook !== undefined) authorizer.webhook = defaultWebhook(entry.webhook, FieldPath.root('authorizers').index(i).child('webhook'), durationErrors);
+    if (entry.webhook !== undefined)
+      authorizer.webhook = defaultWebhook(entry.webhook, FieldPath.root('authorizers').index(i).child('webhook'), durationErrors);
     return authorizer;
   });
   if (durationErrors.length > 0) return { error: durationErrors[0]!.detail, fieldErrors: durationErrors };

@@ -76,7 +76,11 @@ export function validateAuthorizationConfiguration(config: AuthorizationConfigur
   return { errors: kubeApiserverChecks(config, options), matchConditions };
 }
 
-function validateWebhook(webhook: WebhookConfiguration, path: FieldPath, options: AuthorizationValidationOptions): { errors: FieldError[]; conditions?: MatchConditions } {
+function validateWebhook(
+  webhook: WebhookConfiguration,
+  path: FieldPath,
+  options: AuthorizationValidationOptions,
+): { errors: FieldError[]; conditions?: MatchConditions } {
   const errors: FieldError[] = [];
   const timeout = webhook.timeoutNanoseconds;
   if (timeout === 0n) errors.push(required(path.child('timeout')));
@@ -93,7 +97,8 @@ function validateWebhook(webhook: WebhookConfiguration, path: FieldPath, options
   else if (version !== 'v1' && version !== 'v1beta1') errors.push(notSupported(path.child('subjectAccessReviewVersion'), version, ['v1', 'v1beta1']));
   const conditionVersion = webhook.matchConditionSubjectAccessReviewVersion;
   if (conditionVersion === '') {
-    if (webhook.matchConditions.length > 0) errors.push(required(path.child('matchConditionSubjectAccessReviewVersion'), 'required if match conditions are specified'));
+    if (webhook.matchConditions.length > 0)
+      errors.push(required(path.child('matchConditionSubjectAccessReviewVersion'), 'required if match conditions are specified'));
   } else if (conditionVersion !== 'v1') errors.push(notSupported(path.child('matchConditionSubjectAccessReviewVersion'), conditionVersion, ['v1']));
   const policy = webhook.failurePolicy;
   if (policy === '') errors.push(required(path.child('failurePolicy')));
@@ -161,7 +166,8 @@ function kubeApiserverChecks(config: AuthorizationConfiguration, options: Author
     if (type === 'Webhook') continue;
     seen.add(type);
     const expected = type.toLowerCase();
-    if (name !== expected) errors.push(invalid(FieldPath.root('authorizers').index(i).child('name'), name, `expected name ${expected} for authorizer ${type} instead of ${name}`));
+    if (name !== expected)
+      errors.push(invalid(FieldPath.root('authorizers').index(i).child('name'), name, `expected name ${expected} for authorizer ${type} instead of ${name}`));
   }
   const missing = (options.requiredNonWebhookTypes ?? []).filter((t) => !seen.has(t)).sort();
   if (missing.length > 0) errors.push(invalid(FieldPath.root('authorizers'), missing, `missing required types: [${missing.join(' ')}]`));
@@ -170,6 +176,13 @@ function kubeApiserverChecks(config: AuthorizationConfiguration, options: Author
 
 function statErrorText(error: unknown, path: string): string {
   const code = (error as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : code === 'ENOTDIR' ? 'not a directory' : (error as Error).message;
+  const why =
+    code === 'ENOENT'
+      ? 'no such file or directory'
+      : code === 'EACCES'
+        ? 'permission denied'
+        : code === 'ENOTDIR'
+          ? 'not a directory'
+          : (error as Error).message;
   return `stat ${path}: ${why}`;
 }

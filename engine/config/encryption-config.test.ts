@@ -78,10 +78,14 @@ test('*.* catches every resource no earlier rule names, and *. only the core gro
 
 test('the apiVersion follows the API domain; the legacy v1 EncryptionConfig spelling still loads', () => {
   const body = `resources:\n  - resources: [secrets]\n    providers: [{identity: {}}]\n`;
-  assert.ok(parseEncryptionConfig(bytes(`apiVersion: apiserver.config.example.org/v1\nkind: EncryptionConfiguration\n${body}`), 'f', { apiDomain: 'example.org' }).ok);
+  assert.ok(
+    parseEncryptionConfig(bytes(`apiVersion: apiserver.config.example.org/v1\nkind: EncryptionConfiguration\n${body}`), 'f', { apiDomain: 'example.org' }).ok,
+  );
   assert.ok(parseEncryptionConfig(bytes(`apiVersion: v1\nkind: EncryptionConfig\n${body}`), 'f').ok);
   assert.is(
-    errorLine(parseEncryptionConfig(bytes(`apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n${body}`), 'f', { apiDomain: 'example.org' })),
+    errorLine(
+      parseEncryptionConfig(bytes(`apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n${body}`), 'f', { apiDomain: 'example.org' }),
+    ),
     'f: error while parsing file: error decoding encryption provider configuration file "f": no kind "EncryptionConfiguration" is registered for version "apiserver.config.k8s.io/v1"',
   );
 });
@@ -97,31 +101,47 @@ resources:
 `;
   const loaded = ok(parseEncryptionConfig(bytes(text), 'f', { kmsV1Enabled: true }));
   const [legacy, current] = loaded.config.resources[0]!.providers.map((p) => p.kms!);
-  assert.equal({ ...legacy!, timeoutNanoseconds: String(legacy!.timeoutNanoseconds) }, {
-    apiVersion: 'v1',
-    name: 'legacy',
-    endpoint: 'unix:///tmp/a.sock',
-    cachesize: 1000,
-    timeoutNanoseconds: '3000000000',
-    timeoutMs: 3000,
-  });
+  assert.equal(
+    { ...legacy!, timeoutNanoseconds: String(legacy!.timeoutNanoseconds) },
+    {
+      apiVersion: 'v1',
+      name: 'legacy',
+      endpoint: 'unix:///tmp/a.sock',
+      cachesize: 1000,
+      timeoutNanoseconds: '3000000000',
+      timeoutMs: 3000,
+    },
+  );
   assert.is(current!.cachesize, undefined);
   assert.is(current!.timeoutMs, 90_000);
 });
 
 test('load errors name the file and keep kube-apiserver wording', async () => {
-  assert.is(errorLine(await loadEncryptionConfig(write('empty.yaml', ''))), `${join(dir, 'empty.yaml')}: error while parsing file: encryption provider configuration file "${join(dir, 'empty.yaml')}" is empty`);
-  assert.match(errorLine(await loadEncryptionConfig(join(dir, 'missing.yaml'))), /missing\.yaml: error while parsing file: error opening encryption provider configuration file ".*missing\.yaml": ENOENT/);
+  assert.is(
+    errorLine(await loadEncryptionConfig(write('empty.yaml', ''))),
+    `${join(dir, 'empty.yaml')}: error while parsing file: encryption provider configuration file "${join(dir, 'empty.yaml')}" is empty`,
+  );
+  assert.match(
+    errorLine(await loadEncryptionConfig(join(dir, 'missing.yaml'))),
+    /missing\.yaml: error while parsing file: error opening encryption provider configuration file ".*missing\.yaml": ENOENT/,
+  );
   assert.is(
     errorLine(parseEncryptionConfig(bytes('resources: []\n'), 'f.yaml')),
     `f.yaml: error while parsing file: error decoding encryption provider configuration file "f.yaml": Object 'Kind' is missing`,
   );
-  assert.match(errorLine(parseEncryptionConfig(bytes('kind: [\n'), 'bad.yaml')), /^bad\.yaml: error while parsing file: error decoding encryption provider configuration file "bad\.yaml": invalid YAML: /);
+  assert.match(
+    errorLine(parseEncryptionConfig(bytes('kind: [\n'), 'bad.yaml')),
+    /^bad\.yaml: error while parsing file: error decoding encryption provider configuration file "bad\.yaml": invalid YAML: /,
+  );
 });
 
 test('decoding is strict: unknown fields, wrong types and bad durations never reach validation', () => {
   const head = 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n';
-  const refuse = (body: string) => errorLine(parseEncryptionConfig(bytes(head + body), 'f')).replace('f: error while parsing file: error decoding encryption provider configuration file "f": ', '');
+  const refuse = (body: string) =>
+    errorLine(parseEncryptionConfig(bytes(head + body), 'f')).replace(
+      'f: error while parsing file: error decoding encryption provider configuration file "f": ',
+      '',
+    );
   assert.is(
     refuse('resources:\n  - resources: [secrets]\n    providers: [{aescbc: {keys: [], rotate: true}, identity: {}}]\n    extra: 1\n'),
     'strict decoding error: unknown field "resources[0].providers[0].aescbc.rotate", unknown field "resources[0].extra"',
@@ -131,20 +151,35 @@ test('decoding is strict: unknown fields, wrong types and bad durations never re
     refuse('resources:\n  - resources: [secrets]\n    providers: [{kms: {apiVersion: v2, name: a, endpoint: "unix:///x", timeout: 3}}]\n'),
     'resources[0].providers[0].kms.timeout: Invalid value: 3: must be of type string',
   );
-  assert.is(refuse('resources:\n  - resources: [secrets]\n    providers: [{kms: {apiVersion: v2, name: a, endpoint: "unix:///x", timeout: soon}}]\n'), 'time: invalid duration "soon"');
+  assert.is(
+    refuse('resources:\n  - resources: [secrets]\n    providers: [{kms: {apiVersion: v2, name: a, endpoint: "unix:///x", timeout: soon}}]\n'),
+    'time: invalid duration "soon"',
+  );
 });
 
 test('no error ever prints key material, whatever shape it was written in', () => {
   const head = 'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n';
   const provider = (keys: string) => `resources:\n  - resources: [secrets]\n    providers:\n      - aescbc:\n          keys: ${keys}\n`;
   const cases: [string, string][] = [
-    [provider(`[{name: k, secret: {part: ${K32}}}]`), 'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a map'],
-    [provider(`[{name: k, secret: [${K32}]}]`), 'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a list'],
-    [provider(`[{name: k, secret: 12345678}]`), 'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a number'],
+    [
+      provider(`[{name: k, secret: {part: ${K32}}}]`),
+      'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a map',
+    ],
+    [
+      provider(`[{name: k, secret: [${K32}]}]`),
+      'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a list',
+    ],
+    [
+      provider(`[{name: k, secret: 12345678}]`),
+      'resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a number',
+    ],
     [provider(`"${K32}"`), 'resources[0].providers[0].aescbc.keys: Invalid value: "REDACTED": must be of type array, not a string'],
     [provider(`[${K32}]`), 'resources[0].providers[0].aescbc.keys[0]: Invalid value: "REDACTED": must be of type object, not a string'],
     [`resources: {providers: [{aescbc: {keys: [{name: k, secret: ${K32}}]}}]}\n`, 'resources: Invalid value: "REDACTED": must be of type array, not a map'],
-    [`resources:\n  - resources: [secrets]\n    providers: [{secretbox: ${K32}}]\n`, 'resources[0].providers[0].secretbox: Invalid value: "REDACTED": must be of type object, not a string'],
+    [
+      `resources:\n  - resources: [secrets]\n    providers: [{secretbox: ${K32}}]\n`,
+      'resources[0].providers[0].secretbox: Invalid value: "REDACTED": must be of type object, not a string',
+    ],
   ];
   for (const [body, expected] of cases) {
     const line = errorLine(parseEncryptionConfig(bytes(head + body), 'f'));
@@ -168,7 +203,10 @@ resources:
     'c.yaml: error while parsing file: [resources[1].providers[0].secretbox.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 16, expected one of [32], resources[1].providers[1]: Invalid value: {}: provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity]',
   );
   assert.is(invalid.ok ? undefined : invalid.error.stage, 'validate');
-  assert.equal(invalid.ok ? [] : invalid.error.fieldErrors.map((e) => e.field), ['resources[1].providers[0].secretbox.keys[0].secret', 'resources[1].providers[1]']);
+  assert.equal(invalid.ok ? [] : invalid.error.fieldErrors.map((e) => e.field), [
+    'resources[1].providers[0].secretbox.keys[0].secret',
+    'resources[1].providers[1]',
+  ]);
 
   const masked = parseEncryptionConfig(bytes(text.replace(`${K16}}]}}, {}]`, `${K32}}]}}]`)), 'c.yaml');
   assert.is(errorLine(masked), 'c.yaml: error while building transformers: resource "secrets" is masked by earlier rule "*."');

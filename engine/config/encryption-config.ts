@@ -82,7 +82,12 @@ export function parseEncryptionConfig(bytes: Uint8Array, file: string, options: 
   if (bytes.length === 0) return failure(file, 'empty', `${parsing}encryption provider configuration file ${JSON.stringify(file)} is empty`);
   const decoded = decodeEncryptionConfig(new TextDecoder().decode(bytes), file, options);
   if ('error' in decoded) {
-    return failure(file, 'decode', `${parsing}error decoding encryption provider configuration file ${JSON.stringify(file)}: ${decoded.error}`, decoded.fieldErrors);
+    return failure(
+      file,
+      'decode',
+      `${parsing}error decoding encryption provider configuration file ${JSON.stringify(file)}: ${decoded.error}`,
+      decoded.fieldErrors,
+    );
   }
   const fieldErrors = validateEncryptionConfiguration(decoded.config, options);
   if (fieldErrors.length > 0) return failure(file, 'validate', `${parsing}${formatFieldErrors(fieldErrors)}`, fieldErrors);
@@ -239,7 +244,10 @@ export function buildEncryptionRules(config: EncryptionConfiguration, options: E
     }
     for (const [k, text] of entry.resources.entries()) {
       const gr = parseGroupResource(text);
-      for (const masking of [{ group: gr.group, resource: '*' }, { group: '*', resource: '*' }]) {
+      for (const masking of [
+        { group: gr.group, resource: '*' },
+        { group: '*', resource: '*' },
+      ]) {
         if (byKey.has(keyOf(masking))) {
           const detail = `resource ${JSON.stringify(formatGroupResource(gr))} is masked by earlier rule ${JSON.stringify(formatGroupResource(masking))}`;
           return { error: invalid(entryPath.child('resources').index(k), text, detail) };

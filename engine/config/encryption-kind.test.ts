@@ -15,7 +15,13 @@ async function configCheck(name: string, text: string): Promise<{ code: number; 
   writeFileSync(file, text);
   let out = '';
   const code = await runConfigCheck([file], { stdout: (t) => (out += t), stderr: (t) => (out += t) });
-  return { code, lines: out.split('\n').filter((l) => l !== '').map((l) => l.replace(`${dir}/`, '')) };
+  return {
+    code,
+    lines: out
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.replace(`${dir}/`, '')),
+  };
 }
 
 test('fairway config check accepts a valid EncryptionConfiguration', async () => {
@@ -35,7 +41,7 @@ test('fairway config check reports each finding with its field path, exit status
     code: 1,
     lines: [
       'bad.yaml: EncryptionConfiguration/(document 1): resources[0].resources[0]: Invalid value: "Secrets": resource name should not contain capital letters',
-      "bad.yaml: EncryptionConfiguration/(document 1): resources[0].providers[0].kms.name: Invalid value: \"a:b\": invalid KMS provider name a:b, must not contain ':'",
+      'bad.yaml: EncryptionConfiguration/(document 1): resources[0].providers[0].kms.name: Invalid value: "a:b": invalid KMS provider name a:b, must not contain \':\'',
       'bad.yaml: EncryptionConfiguration/(document 1): resources[0].providers[0].kms.endpoint: Invalid value: "tcp://x": unsupported scheme "tcp" for KMS provider, only unix is supported',
     ],
   });
@@ -43,10 +49,16 @@ test('fairway config check reports each finding with its field path, exit status
 
 test('the legacy v1 EncryptionConfig kind is registered; unknown fields are reported as the flowcontrol kinds report them', () => {
   const registry = createManifestRegistry(encryptionManifestKinds());
-  const manifest = parseManifests('apiVersion: v1\nkind: EncryptionConfig\nresources:\n  - resources: [secrets]\n    providers: [{identity: {}}]\n    extra: true\n', 'f.yaml');
+  const manifest = parseManifests(
+    'apiVersion: v1\nkind: EncryptionConfig\nresources:\n  - resources: [secrets]\n    providers: [{identity: {}}]\n    extra: true\n',
+    'f.yaml',
+  );
   const { checked, errors } = checkManifests(manifest, registry);
   assert.equal(errors, []);
-  assert.equal(checked[0]!.errors.map((e) => `${e.field}: ${e.detail}`), ['resources[0].extra: unknown field']);
+  assert.equal(
+    checked[0]!.errors.map((e) => `${e.field}: ${e.detail}`),
+    ['resources[0].extra: unknown field'],
+  );
 });
 
 test.after(() => rmSync(dir, { recursive: true, force: true }));

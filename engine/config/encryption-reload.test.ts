@@ -69,7 +69,10 @@ test('an invalid edit keeps the last good config and is reported once, as a valu
   const outcome = await h.watcher.poll();
   assert.is(outcome.kind, 'rejected');
   assert.is(firstKeyName(h.watcher.current()), 'k1');
-  assert.equal(h.watcher.lastRejection()?.error.fieldErrors.map((e) => e.field), ['resources[0].providers[0].aescbc.keys[0].name']);
+  assert.equal(
+    h.watcher.lastRejection()?.error.fieldErrors.map((e) => e.field),
+    ['resources[0].providers[0].aescbc.keys[0].name'],
+  );
   assert.equal(await h.watcher.poll(), { kind: 'unchanged' });
   assert.is(h.outcomes.length, 1);
   // Fixing the file clears the rejection.
@@ -94,7 +97,10 @@ test('reload rules apply: KMS v1 names must be unique', async () => {
   const kms = (n: number) => `      - kms: {name: same, endpoint: "unix:///tmp/k${n}.sock"}\n`;
   h.setText(config('k1') + kms(1) + kms(2));
   const outcome = await h.watcher.poll();
-  assert.match(outcome.kind === 'rejected' ? outcome.error.message : '', /resources\[0\]\.providers\[2\]\.kms\.name: Invalid value: "same": duplicate KMS provider name same/);
+  assert.match(
+    outcome.kind === 'rejected' ? outcome.error.message : '',
+    /resources\[0\]\.providers\[2\]\.kms\.name: Invalid value: "same": duplicate KMS provider name same/,
+  );
 });
 
 test('a failed prepare keeps the old config and is retried on the next poll', async () => {

@@ -89,7 +89,12 @@ export function createEncryptionConfigWatcher(options: EncryptionConfigWatcherOp
     const prepared = options.prepare === undefined ? { ok: true as const } : await options.prepare(loaded.value);
     // A failed prepare (say, a KMS plugin not healthy yet) is retried on every poll; it is reported
     // again only when its message changes.
-    if (!prepared.ok) return reject({ file: options.file, stage: 'build', message: prepared.message, fieldErrors: [] }, contentHash, `prepare:${contentHash}:${prepared.message}`);
+    if (!prepared.ok)
+      return reject(
+        { file: options.file, stage: 'build', message: prepared.message, fieldErrors: [] },
+        contentHash,
+        `prepare:${contentHash}:${prepared.message}`,
+      );
     const previousHash = current.contentHash;
     current = loaded.value;
     rejection = undefined;

@@ -72,4 +72,3 @@ export interface EncryptionRules {
   /** Every rule key in configuration order, e.g. `["secrets", "*.", "*.*"]`. */
   readonly ruleKeys: readonly string[];
 }
-

@@ -73,7 +73,7 @@ rule(
   () => check(['secrets', '*.apps'], [{ identity: {} }]),
   () => check(['secrets', '*.'], [{ identity: {} }]),
   [
-    "resources[0].resources: Invalid value: [\"secrets\",\"*.\"]: using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked",
+    'resources[0].resources: Invalid value: ["secrets","*."]: using overlapping resources such as \'secrets\' and \'*.\' in the same resource list is not allowed as they will be masked',
   ],
 );
 
@@ -82,7 +82,7 @@ rule(
   () => check(['*.*'], [{ identity: {} }]),
   () => check(['*.*', 'deployments.apps'], [{ identity: {} }]),
   [
-    "resources[0].resources: Invalid value: [\"*.*\",\"deployments.apps\"]: using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked",
+    'resources[0].resources: Invalid value: ["*.*","deployments.apps"]: using overlapping resources such as \'secrets\' and \'*.\' in the same resource list is not allowed as they will be masked',
   ],
 );
 
@@ -97,7 +97,7 @@ rule(
   'a bare * is refused in favour of *. or *.*',
   () => check(['*.'], [{ identity: {} }]),
   () => check(['*'], [{ identity: {} }]),
-  ["resources[0].resources[0]: Invalid value: \"*\": use '*.' to encrypt all the resources from core API group or *.* to encrypt all resources"],
+  ['resources[0].resources[0]: Invalid value: "*": use \'*.\' to encrypt all the resources from core API group or *.* to encrypt all resources'],
 );
 
 rule(
@@ -120,7 +120,7 @@ rule(
   'the extensions group is gone',
   () => check(['ingresses.networking.k8s.io'], [{ identity: {} }]),
   () => check(['ingresses.extensions'], [{ identity: {} }]),
-  ["resources[0].resources[0]: Invalid value: \"ingresses.extensions\": 'extensions' group has been removed and cannot be used for encryption"],
+  ['resources[0].resources[0]: Invalid value: "ingresses.extensions": \'extensions\' group has been removed and cannot be used for encryption'],
 );
 
 rule(
@@ -221,13 +221,25 @@ rule(
   'a KMS v2 name has no colon (it is part of the stored prefix)',
   () => check(['secrets'], [kms({ name: 'a:b', apiVersion: 'v1' })], { kmsV1Enabled: true }),
   () => check(['secrets'], [kms({ name: 'a:b' })]),
-  ["resources[0].providers[0].kms.name: Invalid value: \"a:b\": invalid KMS provider name a:b, must not contain ':'"],
+  ['resources[0].providers[0].kms.name: Invalid value: "a:b": invalid KMS provider name a:b, must not contain \':\''],
 );
 
 rule(
   'KMS v2 names are unique across the file',
-  () => checkEncryptionDocument(doc([{ resources: ['secrets'], providers: [kms({ name: 'a' })] }, { resources: ['configmaps'], providers: [kms({ name: 'b' })] }])).map(formatFieldError),
-  () => checkEncryptionDocument(doc([{ resources: ['secrets'], providers: [kms({ name: 'a' })] }, { resources: ['configmaps'], providers: [kms({ name: 'a' })] }])).map(formatFieldError),
+  () =>
+    checkEncryptionDocument(
+      doc([
+        { resources: ['secrets'], providers: [kms({ name: 'a' })] },
+        { resources: ['configmaps'], providers: [kms({ name: 'b' })] },
+      ]),
+    ).map(formatFieldError),
+  () =>
+    checkEncryptionDocument(
+      doc([
+        { resources: ['secrets'], providers: [kms({ name: 'a' })] },
+        { resources: ['configmaps'], providers: [kms({ name: 'a' })] },
+      ]),
+    ).map(formatFieldError),
   ['resources[1].providers[0].kms.name: Invalid value: "a": duplicate KMS provider name a, names must be unique'],
 );
 
@@ -246,7 +258,9 @@ rule(
 );
 
 test('a negative timeout is shown in Go duration form', () => {
-  assert.equal(check(['secrets'], [kms({ timeout: '-1500ms' })]), ['resources[0].providers[0].kms.timeout: Invalid value: "-1.5s": timeout should be a positive value']);
+  assert.equal(check(['secrets'], [kms({ timeout: '-1500ms' })]), [
+    'resources[0].providers[0].kms.timeout: Invalid value: "-1.5s": timeout should be a positive value',
+  ]);
 });
 
 rule(
@@ -260,7 +274,9 @@ rule(
   'a KMS endpoint parses as a URL',
   () => check(['secrets'], [kms({ endpoint: 'unix:///@abstract-kms' })]),
   () => check(['secrets'], [kms({ endpoint: 'unix:///tmp/%zz' })]),
-  ['resources[0].providers[0].kms.endpoint: Invalid value: "unix:///tmp/%zz": invalid endpoint for kms provider, error: parse "unix:///tmp/%zz": invalid URL escape "%zz"'],
+  [
+    'resources[0].providers[0].kms.endpoint: Invalid value: "unix:///tmp/%zz": invalid endpoint for kms provider, error: parse "unix:///tmp/%zz": invalid URL escape "%zz"',
+  ],
 );
 
 rule(
@@ -311,23 +327,47 @@ rule(
 
 rule(
   'a rule after a wildcard of its group is masked',
-  () => checkEncryptionDocument(doc([{ resources: ['secrets'], providers: [aescbc()] }, { resources: ['*.'], providers: [{ identity: {} }] }])).map(formatFieldError),
-  () => checkEncryptionDocument(doc([{ resources: ['*.'], providers: [aescbc()] }, { resources: ['secrets'], providers: [{ identity: {} }] }])).map(formatFieldError),
+  () =>
+    checkEncryptionDocument(
+      doc([
+        { resources: ['secrets'], providers: [aescbc()] },
+        { resources: ['*.'], providers: [{ identity: {} }] },
+      ]),
+    ).map(formatFieldError),
+  () =>
+    checkEncryptionDocument(
+      doc([
+        { resources: ['*.'], providers: [aescbc()] },
+        { resources: ['secrets'], providers: [{ identity: {} }] },
+      ]),
+    ).map(formatFieldError),
   ['resources[1].resources[0]: Invalid value: "secrets": resource "secrets" is masked by earlier rule "*."'],
 );
 
 rule(
   'any rule after *.* is masked',
-  () => checkEncryptionDocument(doc([{ resources: ['*.apps'], providers: [aescbc()] }, { resources: ['*.*'], providers: [{ identity: {} }] }])).map(formatFieldError),
-  () => checkEncryptionDocument(doc([{ resources: ['*.*'], providers: [aescbc()] }, { resources: ['*.apps'], providers: [{ identity: {} }] }])).map(formatFieldError),
+  () =>
+    checkEncryptionDocument(
+      doc([
+        { resources: ['*.apps'], providers: [aescbc()] },
+        { resources: ['*.*'], providers: [{ identity: {} }] },
+      ]),
+    ).map(formatFieldError),
+  () =>
+    checkEncryptionDocument(
+      doc([
+        { resources: ['*.*'], providers: [aescbc()] },
+        { resources: ['*.apps'], providers: [{ identity: {} }] },
+      ]),
+    ).map(formatFieldError),
   ['resources[1].resources[0]: Invalid value: "*.apps": resource "*.apps" is masked by earlier rule "*.*"'],
 );
 
 test('several findings are all reported, in upstream order (a bare * also overlaps a core resource)', () => {
   assert.equal(check(['Secrets', '*'], [{}, aescbc(K9, '')]), [
-    "resources[0].resources: Invalid value: [\"Secrets\",\"*\"]: using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked",
+    'resources[0].resources: Invalid value: ["Secrets","*"]: using overlapping resources such as \'secrets\' and \'*.\' in the same resource list is not allowed as they will be masked',
     'resources[0].resources[0]: Invalid value: "Secrets": resource name should not contain capital letters',
-    "resources[0].resources[1]: Invalid value: \"*\": use '*.' to encrypt all the resources from core API group or *.* to encrypt all resources",
+    'resources[0].resources[1]: Invalid value: "*": use \'*.\' to encrypt all the resources from core API group or *.* to encrypt all resources',
     'resources[0].providers[0]: Invalid value: {}: provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity',
     'resources[0].providers[1].aescbc.keys[0].name: Required value: name is a mandatory field for a key',
     'resources[0].providers[1].aescbc.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 9, expected one of [16 24 32]',

@@ -84,7 +84,10 @@ function validateResourceOverlap(resources: readonly string[], path: FieldPath):
   });
   const errors: FieldError[] = [];
   if (duplicate) errors.push(invalid(path, [...resources], 'the same resource cannot be specified multiple times'));
-  if (overlap) errors.push(invalid(path, [...resources], "using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked"));
+  if (overlap)
+    errors.push(
+      invalid(path, [...resources], "using overlapping resources such as 'secrets' and '*.' in the same resource list is not allowed as they will be masked"),
+    );
   return errors;
 }
 
@@ -108,8 +111,10 @@ function validateResourceNames(resources: readonly string[], path: FieldPath): F
 
 function validateSingleProvider(provider: ProviderConfiguration, path: FieldPath): FieldError[] {
   const found = PROVIDER_KINDS.filter((kind) => provider[kind] !== undefined).length;
-  if (found === 0) return [invalid(path, redactProvider(provider), 'provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity')];
-  if (found > 1) return [invalid(path, redactProvider(provider), 'more than one provider specified in a single element, should split into different list elements')];
+  if (found === 0)
+    return [invalid(path, redactProvider(provider), 'provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity')];
+  if (found > 1)
+    return [invalid(path, redactProvider(provider), 'more than one provider specified in a single element, should split into different list elements')];
   return [];
 }
 
@@ -139,7 +144,8 @@ function validateKms(kms: KmsConfiguration, path: FieldPath, seenNames: Readonly
   const errors: FieldError[] = [];
   const namePath = path.child('name');
   if (kms.name === '') errors.push(required(namePath, 'name is a mandatory field for a provider'));
-  if (kms.apiVersion !== 'v1' && kms.name.includes(':')) errors.push(invalid(namePath, kms.name, `invalid KMS provider name ${kms.name}, must not contain ':'`));
+  if (kms.apiVersion !== 'v1' && kms.name.includes(':'))
+    errors.push(invalid(namePath, kms.name, `invalid KMS provider name ${kms.name}, must not contain ':'`));
   if ((reload || kms.apiVersion !== 'v1') && seenNames.has(kms.name)) {
     errors.push(invalid(namePath, kms.name, `duplicate KMS provider name ${kms.name}, names must be unique`));
   }
@@ -159,7 +165,8 @@ function validateKmsEndpoint(endpoint: string, path: FieldPath): FieldError[] {
   if (endpoint === '') return [invalid(path, '', 'endpoint is a mandatory field for a kms')];
   const parsed = parseEndpointUrl(endpoint);
   if ('error' in parsed) return [invalid(path, endpoint, `invalid endpoint for kms provider, error: ${parsed.error}`)];
-  if (parsed.scheme !== 'unix') return [invalid(path, endpoint, `unsupported scheme ${JSON.stringify(parsed.scheme)} for KMS provider, only unix is supported`)];
+  if (parsed.scheme !== 'unix')
+    return [invalid(path, endpoint, `unsupported scheme ${JSON.stringify(parsed.scheme)} for KMS provider, only unix is supported`)];
   return [];
 }
 
@@ -189,7 +196,10 @@ export function parseEndpointUrl(text: string): { scheme: string; host: string; 
   // Go checks every escape first (reporting up to three characters of a bad one), then decodes bytes.
   const badEscape = /%(?![0-9A-Fa-f]{2})/.exec(rest);
   if (badEscape !== null) return fail(`invalid URL escape ${JSON.stringify(rest.slice(badEscape.index, badEscape.index + 3))}`);
-  const path = Buffer.from(rest.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+  const path = Buffer.from(
+    rest.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+    'latin1',
+  ).toString('utf8');
   return { scheme, host, path };
 }
 

@@ -66,7 +66,10 @@ test('bad YAML: a mapping value where none is allowed points at the line and col
 
 test('JSON: one object, or several in a stream; errors carry line and column when V8 gives a position', () => {
   const one = parseManifests('  {"apiVersion": "v1", "kind": "X"}\n', 'a.json');
-  assert.equal(one.documents.map((d) => d.object), [{ apiVersion: 'v1', kind: 'X' }]);
+  assert.equal(
+    one.documents.map((d) => d.object),
+    [{ apiVersion: 'v1', kind: 'X' }],
+  );
   const stream = parseManifests('{"kind": "A"}\n{"kind": "B"}\n', 'b.json');
   assert.equal(
     stream.documents.map((d) => [d.index, d.line, d.object.kind]),
@@ -111,7 +114,10 @@ items:
       [1, 0, 13, FC, 'PriorityLevelConfiguration'],
     ],
   );
-  assert.equal(errors.map((e) => [e.problem, e.index, e.item, e.line]), [['not-an-object', 1, 1, 14]]);
+  assert.equal(
+    errors.map((e) => [e.problem, e.index, e.item, e.line]),
+    [['not-an-object', 1, 1, 14]],
+  );
   assert.is(formatManifestError(errors[0]!), 'l.yaml:14: document 2, item 2: expected an object, got a number');
   const notAList = parseManifests('kind: List\nitems: {a: 1}\n', 'm.yaml').errors[0]!;
   assert.is(notAList.problem, 'invalid-list');
@@ -140,9 +146,15 @@ test('readManifestFile: unreadable paths are error values naming the reason', as
   const dir = mkdtempSync(join(tmpdir(), 'fairway-manifests-'));
   try {
     const missing = await readManifestFile(join(dir, 'nope.yaml'));
-    assert.equal(missing.errors.map((e) => formatManifestError(e)), [`${join(dir, 'nope.yaml')}: cannot read: no such file or directory`]);
+    assert.equal(
+      missing.errors.map((e) => formatManifestError(e)),
+      [`${join(dir, 'nope.yaml')}: cannot read: no such file or directory`],
+    );
     const directory = await readManifestFile(dir);
-    assert.equal(directory.errors.map((e) => formatManifestError(e)), [`${dir}: cannot read: is a directory`]);
+    assert.equal(
+      directory.errors.map((e) => formatManifestError(e)),
+      [`${dir}: cannot read: is a directory`],
+    );
     writeFileSync(join(dir, 'ok.yaml'), plcYaml('a'));
     assert.is((await readManifestFile(join(dir, 'ok.yaml'))).documents.length, 1);
   } finally {
@@ -163,10 +175,16 @@ test('registry: documents go to their kind; unknown kinds name apiVersion, kind 
       return [];
     }),
   ]);
-  const file = parseManifests('apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\napiVersion: example.com/v2\nkind: Widget\n---\nkind: Gadget\n', 'w.yaml');
+  const file = parseManifests(
+    'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\napiVersion: example.com/v2\nkind: Widget\n---\nkind: Gadget\n',
+    'w.yaml',
+  );
   const { checked, errors } = checkManifests(file, registry);
   assert.equal(seen, ['w.yaml:w']);
-  assert.equal(checked.map((c) => [c.name, c.kind.kind, c.errors]), [['w', 'Widget', []]]);
+  assert.equal(
+    checked.map((c) => [c.name, c.kind.kind, c.errors]),
+    [['w', 'Widget', []]],
+  );
   assert.equal(
     errors.map((e) => formatManifestError(e)),
     [
@@ -197,7 +215,12 @@ test('registry: a kind registered twice is a programming error; a throwing check
 function checkText(text: string, apiDomain?: string): string[] {
   const registry = createManifestRegistry(flowcontrolManifestKinds(apiDomain));
   const { checked, errors } = checkManifests(parseManifests(text, 'f.yaml'), registry);
-  return [...errors.map(formatManifestError), ...checked.flatMap((c) => (c.errors.length === 0 ? [`${c.kind.kind}/${c.name}: valid`] : c.errors.map((e) => `${c.kind.kind}/${c.name}: ${formatFieldError(e)}`)))];
+  return [
+    ...errors.map(formatManifestError),
+    ...checked.flatMap((c) =>
+      c.errors.length === 0 ? [`${c.kind.kind}/${c.name}: valid`] : c.errors.map((e) => `${c.kind.kind}/${c.name}: ${formatFieldError(e)}`),
+    ),
+  ];
 }
 
 test('flowcontrol kinds: every bootstrap object, written out as YAML, checks valid', () => {
@@ -230,7 +253,9 @@ test('flowcontrol kinds: wrong types and unknown fields are decoding errors, rep
   // null is Go's zero value: absent, so the default applies.
   assert.equal(checkText(plcYaml('p', '\n    lendablePercent: null\n    borrowingLimitPercent: ~')), ['PriorityLevelConfiguration/p: valid']);
   // ObjectMeta is a Go struct like the others: a field it does not declare is unknown, whatever its name.
-  assert.equal(checkText(plcYaml('p').replace('  name: p', '  name: p\n  somethingNew: 1')), ['PriorityLevelConfiguration/p: metadata.somethingNew: Forbidden: unknown field']);
+  assert.equal(checkText(plcYaml('p').replace('  name: p', '  name: p\n  somethingNew: 1')), [
+    'PriorityLevelConfiguration/p: metadata.somethingNew: Forbidden: unknown field',
+  ]);
   assert.equal(checkText(plcYaml('p').replace('  name: p', '  name: p\n  __proto__: {polluted: yes}\n  constructor: 1')), [
     'PriorityLevelConfiguration/p: metadata.__proto__: Forbidden: unknown field',
     'PriorityLevelConfiguration/p: metadata.constructor: Forbidden: unknown field',

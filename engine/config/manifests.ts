@@ -27,15 +27,7 @@ export interface ManifestDocument {
   object: Record<string, unknown>;
 }
 
-export type ManifestProblem =
-  | 'unreadable'
-  | 'empty'
-  | 'invalid-yaml'
-  | 'invalid-json'
-  | 'not-an-object'
-  | 'invalid-list'
-  | 'unknown-kind'
-  | 'check-failed';
+export type ManifestProblem = 'unreadable' | 'empty' | 'invalid-yaml' | 'invalid-json' | 'not-an-object' | 'invalid-list' | 'unknown-kind' | 'check-failed';
 
 export interface ManifestError {
   file: string;
@@ -267,7 +259,8 @@ function addDocument(value: unknown, index: number, line: number | undefined, it
       result.errors.push({ file, problem: 'not-an-object', message: `expected an object, got ${describeType(item)}`, line: itemLine, index, item: position });
       return;
     }
-    const object = itemKind !== undefined && item.kind === undefined && item.apiVersion === undefined ? { apiVersion: value.apiVersion, kind: itemKind, ...item } : item;
+    const object =
+      itemKind !== undefined && item.kind === undefined && item.apiVersion === undefined ? { apiVersion: value.apiVersion, kind: itemKind, ...item } : item;
     result.documents.push({ file, index, item: position, line: itemLine, object });
   });
 }

@@ -84,7 +84,9 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
       return undefined;
     }
     case 'int32':
-      return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX && writtenAsInteger(path, literals) ? value : mismatch('int32');
+      return Number.isInteger(value) && (value as number) >= INT32_MIN && (value as number) <= INT32_MAX && writtenAsInteger(path, literals)
+        ? value
+        : mismatch('int32');
     case 'int64':
       return Number.isSafeInteger(value) && writtenAsInteger(path, literals) ? value : mismatch('int64');
     case 'array': {
@@ -116,4 +118,3 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
     }
   }
 }
-

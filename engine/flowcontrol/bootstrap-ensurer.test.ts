@@ -42,8 +42,14 @@ test('a deleted mandatory object comes back; a changed one is restored; an unwan
   const changed = structuredClone(catchAll) as PriorityLevelConfiguration;
   changed.spec!.limited!.nominalConcurrencyShares = 50;
   await plcs.update(changed as KubeObject);
-  await plcs.create({ metadata: { name: 'leftover', annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true' } }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, limitResponse: { type: 'Reject' } } } } as KubeObject);
-  await plcs.create({ metadata: { name: 'mine' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, limitResponse: { type: 'Reject' } } } } as KubeObject);
+  await plcs.create({
+    metadata: { name: 'leftover', annotations: { 'apf.kubernetes.io/autoupdate-spec': 'true' } },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, limitResponse: { type: 'Reject' } } },
+  } as KubeObject);
+  await plcs.create({
+    metadata: { name: 'mine' },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, limitResponse: { type: 'Reject' } } },
+  } as KubeObject);
   const report = await ensureBootstrapObjects(deps);
   assert.equal(report.created, ['FlowSchema/catch-all']);
   assert.equal(report.updated, ['PriorityLevelConfiguration/catch-all']);

@@ -7,7 +7,14 @@
 import { type SchedulerLike, type Subscription, timer } from 'rxjs';
 import type { Clock } from '../clock.ts';
 import { planBootstrapUpdate, shouldRemoveUnwanted } from '../resources/auto-update.ts';
-import { MANDATORY_NAMES, SUGGESTED_NAMES, mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../resources/bootstrap.ts';
+import {
+  MANDATORY_NAMES,
+  SUGGESTED_NAMES,
+  mandatoryFlowSchemas,
+  mandatoryPriorityLevels,
+  suggestedFlowSchemas,
+  suggestedPriorityLevels,
+} from '../resources/bootstrap.ts';
 import { FLOW_SCHEMA, PRIORITY_LEVEL, type KindInfo } from '../resources/kinds.ts';
 import { prepareForCreate, prepareForUpdate } from '../resources/strategy.ts';
 import type { FlowSchema, KubeObject, PriorityLevelConfiguration } from '../resources/types.ts';
@@ -120,7 +127,12 @@ async function ensureAll<T extends PriorityLevelConfiguration | FlowSchema>(
       report.updated.push(`${kind.kind}/${name}`);
     } catch (error) {
       // Someone changed it meanwhile (another server, a user): the next round looks again.
-      if (!isStoreErrorCode(error, 'FW_ERR_STORE_CONFLICT') && !isStoreErrorCode(error, 'FW_ERR_STORE_PRECONDITION_FAILED') && !isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND')) throw error;
+      if (
+        !isStoreErrorCode(error, 'FW_ERR_STORE_CONFLICT') &&
+        !isStoreErrorCode(error, 'FW_ERR_STORE_PRECONDITION_FAILED') &&
+        !isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND')
+      )
+        throw error;
     }
   }
 }

@@ -64,7 +64,12 @@ const digest = (u: UserInfo, requestInfo: RequestInfo): RequestDigest => ({ user
 
 /** The oracle for 5.4, written from the fact sheet rather than by calling the code under test. */
 function expectedHash(fsName: string, distinguisher: string): bigint {
-  return createHash('sha256').update(Buffer.from(fsName)).update(Buffer.from([0])).update(Buffer.from(distinguisher)).digest().readBigUInt64LE(0);
+  return createHash('sha256')
+    .update(Buffer.from(fsName))
+    .update(Buffer.from([0]))
+    .update(Buffer.from(distinguisher))
+    .digest()
+    .readBigUInt64LE(0);
 }
 
 function defaultObjects(): { flowSchemas: FlowSchema[]; priorityLevels: PriorityLevelConfiguration[] } {
@@ -100,7 +105,10 @@ const EVERYONE: PolicyRulesWithSubjects = {
 function queuingLevel(name: string, queues: number, handSize = 1): PriorityLevelConfiguration {
   return {
     metadata: { name },
-    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 10, lendablePercent: 0, limitResponse: { type: 'Queue', queuing: { queues, handSize, queueLengthLimit: 50 } } } },
+    spec: {
+      type: 'Limited',
+      limited: { nominalConcurrencyShares: 10, lendablePercent: 0, limitResponse: { type: 'Queue', queuing: { queues, handSize, queueLengthLimit: 50 } } },
+    },
   };
 }
 
@@ -121,14 +129,32 @@ interface Row {
 }
 
 const ROWS: Row[] = [
-  { what: 'system:masters member, resource', digest: digest(user('root', 'system:masters', AUTHENTICATED), resourceRequest('delete', { resource: 'pods', namespace: 'x', name: 'p' })), flowSchema: 'exempt', priorityLevel: 'exempt' },
-  { what: 'system:masters member, non-resource', digest: digest(user('root', 'system:masters'), nonResourceRequest('post', '/anything')), flowSchema: 'exempt', priorityLevel: 'exempt' },
+  {
+    what: 'system:masters member, resource',
+    digest: digest(user('root', 'system:masters', AUTHENTICATED), resourceRequest('delete', { resource: 'pods', namespace: 'x', name: 'p' })),
+    flowSchema: 'exempt',
+    priorityLevel: 'exempt',
+  },
+  {
+    what: 'system:masters member, non-resource',
+    digest: digest(user('root', 'system:masters'), nonResourceRequest('post', '/anything')),
+    flowSchema: 'exempt',
+    priorityLevel: 'exempt',
+  },
   { what: 'anonymous GET /healthz', digest: digest(anonymous, nonResourceRequest('get', '/healthz')), flowSchema: 'probes', priorityLevel: 'exempt' },
   { what: 'anonymous GET /readyz/etcd', digest: digest(anonymous, nonResourceRequest('get', '/readyz/etcd')), flowSchema: 'probes', priorityLevel: 'exempt' },
-  { what: 'authenticated GET /livez', digest: digest(user('alice', AUTHENTICATED), nonResourceRequest('get', '/livez')), flowSchema: 'probes', priorityLevel: 'exempt' },
+  {
+    what: 'authenticated GET /livez',
+    digest: digest(user('alice', AUTHENTICATED), nonResourceRequest('get', '/livez')),
+    flowSchema: 'probes',
+    priorityLevel: 'exempt',
+  },
   {
     what: 'kube-scheduler gets its lease',
-    digest: digest(user('system:kube-scheduler', AUTHENTICATED), resourceRequest('get', { group: 'coordination.k8s.io', resource: 'leases', namespace: 'kube-system', name: 'kube-scheduler' })),
+    digest: digest(
+      user('system:kube-scheduler', AUTHENTICATED),
+      resourceRequest('get', { group: 'coordination.k8s.io', resource: 'leases', namespace: 'kube-system', name: 'kube-scheduler' }),
+    ),
     flowSchema: 'system-leader-election',
     priorityLevel: 'leader-election',
     distinguisher: 'system:kube-scheduler',
@@ -161,7 +187,13 @@ const ROWS: Row[] = [
     priorityLevel: 'node-high',
     distinguisher: 'system:node:n1',
   },
-  { what: 'kubelet gets a pod', digest: digest(kubelet, resourceRequest('get', { resource: 'pods', namespace: 'default', name: 'p' })), flowSchema: 'system-nodes', priorityLevel: 'system', distinguisher: 'system:node:n1' },
+  {
+    what: 'kubelet gets a pod',
+    digest: digest(kubelet, resourceRequest('get', { resource: 'pods', namespace: 'default', name: 'p' })),
+    flowSchema: 'system-nodes',
+    priorityLevel: 'system',
+    distinguisher: 'system:node:n1',
+  },
   {
     what: 'kube-controller-manager lists pods in all namespaces',
     digest: digest(user('system:kube-controller-manager', AUTHENTICATED), resourceRequest('list', { resource: 'pods' })),
@@ -183,7 +215,13 @@ const ROWS: Row[] = [
     priorityLevel: 'workload-low',
     distinguisher: 'system:serviceaccount:default:default',
   },
-  { what: 'alice lists pods', digest: digest(user('alice', AUTHENTICATED), resourceRequest('list', { resource: 'pods', namespace: 'default' })), flowSchema: 'global-default', priorityLevel: 'global-default', distinguisher: 'alice' },
+  {
+    what: 'alice lists pods',
+    digest: digest(user('alice', AUTHENTICATED), resourceRequest('list', { resource: 'pods', namespace: 'default' })),
+    flowSchema: 'global-default',
+    priorityLevel: 'global-default',
+    distinguisher: 'alice',
+  },
 ];
 
 for (const row of ROWS) {
@@ -313,7 +351,9 @@ test('subjects: ServiceAccount by exact username, or `*` for a whole namespace',
 });
 
 test('a rule needs a matching subject and then a rule of the request’s own sort', () => {
-  const nonResourceOnly = flowSchema('n', 500, 'pl', [{ subjects: [{ kind: 'User', user: { name: '*' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/version'] }] }]);
+  const nonResourceOnly = flowSchema('n', 500, 'pl', [
+    { subjects: [{ kind: 'User', user: { name: '*' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/version'] }] },
+  ]);
   assert.ok(matchesFlowSchema(digest(user('a'), nonResourceRequest('get', '/version')), nonResourceOnly));
   assert.not.ok(matchesFlowSchema(digest(user('a'), { ...resourceRequest('get', { resource: 'pods' }), path: '/version' }), nonResourceOnly));
   const bob = flowSchema('b', 500, 'pl', [{ ...EVERYONE, subjects: [{ kind: 'User', user: { name: 'bob' } }] }]);
@@ -327,10 +367,18 @@ test('a rule needs a matching subject and then a rule of the request’s own sor
 test('equal precedence: the name decides, compared as UTF-8 bytes', () => {
   const levels = [queuingLevel('pl', 8)];
   const names = (fss: FlowSchema[]) => buildClassifier(fss, levels).flowSchemas.map((fs) => fs.metadata?.name);
-  assert.equal(names([flowSchema('b', 500, 'pl', [EVERYONE]), flowSchema('a', 500, 'pl', [EVERYONE]), flowSchema('c', 400, 'pl', [EVERYONE])]), ['exempt', 'c', 'a', 'b', 'catch-all']);
+  assert.equal(names([flowSchema('b', 500, 'pl', [EVERYONE]), flowSchema('a', 500, 'pl', [EVERYONE]), flowSchema('c', 400, 'pl', [EVERYONE])]), [
+    'exempt',
+    'c',
+    'a',
+    'b',
+    'catch-all',
+  ]);
   // UTF-16 code units would put the astral character first; bytes (code points) do not.
   assert.equal(names([flowSchema('\u{1F600}', 500, 'pl', [EVERYONE]), flowSchema('\uFF21', 500, 'pl', [EVERYONE])]).slice(1, 3), ['\uFF21', '\u{1F600}']);
-  const result = buildClassifier([flowSchema('b', 500, 'pl', [EVERYONE]), flowSchema('a', 500, 'pl', [EVERYONE])], levels).classify(digest(user('x'), nonResourceRequest('get', '/')));
+  const result = buildClassifier([flowSchema('b', 500, 'pl', [EVERYONE]), flowSchema('a', 500, 'pl', [EVERYONE])], levels).classify(
+    digest(user('x'), nonResourceRequest('get', '/')),
+  );
   assert.is(result.flowSchema.metadata?.name, 'a');
 });
 
@@ -346,8 +394,14 @@ test('a FlowSchema whose level is missing or broken is skipped and reported dang
 });
 
 test('missing exempt and catch-all objects are supplied: schemas at the ends, levels imagined', () => {
-  const classifier = buildClassifier([flowSchema('mine', 500, 'pl', [{ ...EVERYONE, subjects: [{ kind: 'User', user: { name: 'me' } }] }])], [queuingLevel('pl', 8)]);
-  assert.equal(classifier.flowSchemas.map((fs) => fs.metadata?.name), ['exempt', 'mine', 'catch-all']);
+  const classifier = buildClassifier(
+    [flowSchema('mine', 500, 'pl', [{ ...EVERYONE, subjects: [{ kind: 'User', user: { name: 'me' } }] }])],
+    [queuingLevel('pl', 8)],
+  );
+  assert.equal(
+    classifier.flowSchemas.map((fs) => fs.metadata?.name),
+    ['exempt', 'mine', 'catch-all'],
+  );
   assert.ok(classifier.priorityLevels.has('exempt'));
   assert.ok(classifier.priorityLevels.has('catch-all'));
   const master = classifier.classify(digest(user('root', 'system:masters'), resourceRequest('get', { resource: 'pods', namespace: 'a' })));
@@ -362,7 +416,10 @@ test('a schema naming the exempt level is dangling when that level is missing, e
   const probes = flowSchema('probes', 2, 'exempt', [EVERYONE]);
   const classifier = buildClassifier([probes], [queuingLevel('pl', 8)]);
   assert.ok(classifier.danglingFlowSchemas.has('probes'));
-  assert.equal(classifier.flowSchemas.map((fs) => fs.metadata?.name), ['exempt', 'catch-all']);
+  assert.equal(
+    classifier.flowSchemas.map((fs) => fs.metadata?.name),
+    ['exempt', 'catch-all'],
+  );
 });
 
 test('usable exempt and catch-all schemas from the input are used, not duplicated', () => {
@@ -388,7 +445,9 @@ test('the distinguisher is computed only for a queuing level with more than one 
   assert.equal(pick(classify(queuingLevel('q', 2))), ['', expectedHash('fs', '')], 'no method: "" but still hashed');
   assert.equal(pick(classify(queuingLevel('q', 1), 'ByUser')), ['', 0n]);
   assert.equal(pick(classify(rejectLevel('r'), 'ByUser')), ['', 0n]);
-  const nonResource = buildClassifier([flowSchema('fs', 500, 'q', [EVERYONE], 'ByNamespace')], [queuingLevel('q', 8)]).classify(digest(user('a'), nonResourceRequest('get', '/x')));
+  const nonResource = buildClassifier([flowSchema('fs', 500, 'q', [EVERYONE], 'ByNamespace')], [queuingLevel('q', 8)]).classify(
+    digest(user('a'), nonResourceRequest('get', '/x')),
+  );
   assert.equal(pick(nonResource), ['', expectedHash('fs', '')]);
 });
 
@@ -400,7 +459,10 @@ function pick(c: { flowDistinguisher: string; hashValue: bigint }): [string, big
 // Broken levels
 
 test('broken levels: union and discriminator disagree, exempt name mismatch, limit response mismatch, bad dealer', () => {
-  const limited = (limitResponse: object, name = 'l'): PriorityLevelConfiguration => ({ metadata: { name }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse } } });
+  const limited = (limitResponse: object, name = 'l'): PriorityLevelConfiguration => ({
+    metadata: { name },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse } },
+  });
   const cases: [string, PriorityLevelConfiguration, boolean][] = [
     ['queuing level', queuingLevel('q', 64, 8), false],
     ['reject level', rejectLevel('r'), false],
@@ -446,7 +508,12 @@ test('the Dangling condition needs writing only when status, reason or message c
   const fs = flowSchema('fs', 500, 'gone', []);
   const desired = danglingCondition(fs, false, 1000);
   assert.ok(danglingConditionDiffers(fs, desired), 'no condition yet');
-  fs.status = { conditions: [{ type: 'Other', status: 'True' }, { ...desired, lastTransitionTime: '2000-01-01T00:00:00Z' }] };
+  fs.status = {
+    conditions: [
+      { type: 'Other', status: 'True' },
+      { ...desired, lastTransitionTime: '2000-01-01T00:00:00Z' },
+    ],
+  };
   assert.not.ok(danglingConditionDiffers(fs, desired), 'only the time differs');
   assert.ok(danglingConditionDiffers(fs, danglingCondition(fs, true, 1000)));
 });

@@ -1,30 +1,68 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPrng, type Prng } from '../random.ts';
-import {
-  allocateCurrentLimits,
-  computeConcurrencyAllocation,
-  MIN_TARGET,
-  type AllocationClass,
-  type BorrowingLevelInput,
-} from './concurrency-allocation.ts';
+import { allocateCurrentLimits, computeConcurrencyAllocation, MIN_TARGET, type AllocationClass, type BorrowingLevelInput } from './concurrency-allocation.ts';
 import { computeLevelLimits, type LevelLimitsInput } from './concurrency-limits.ts';
 
 const close = (a: number, b: number, tol = 1e-9) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(a), Math.abs(b));
 
 function solve(required: number, classes: [number, number, number][]) {
-  const r = computeConcurrencyAllocation(required, classes.map(([target, lowerBound, upperBound]) => ({ target, lowerBound, upperBound })));
+  const r = computeConcurrencyAllocation(
+    required,
+    classes.map(([target, lowerBound, upperBound]) => ({ target, lowerBound, upperBound })),
+  );
   if ('error' in r) throw new Error(r.error);
   return r;
 }
 
 test('11.5: derived computeConcurrencyAllocation rows', () => {
   const rows: [number, [number, number, number][], number[], number][] = [
-    [10, [[5, 1, 10], [5, 1, 10]], [5, 5], 1.0],
-    [10, [[1, 1, 10], [9, 0, 3]], [7, 3], 7.0],
-    [100, [[30, 10, 40], [30, 10, 40], [60, 5, 200]], [25, 25, 50], 100 / 120],
-    [6, [[0, 0, 5], [0, 0, 5]], [3, 3], 3000],
-    [10, [[2, 2, 4], [8, 0, 100]], [2, 8], 1.0],
+    [
+      10,
+      [
+        [5, 1, 10],
+        [5, 1, 10],
+      ],
+      [5, 5],
+      1.0,
+    ],
+    [
+      10,
+      [
+        [1, 1, 10],
+        [9, 0, 3],
+      ],
+      [7, 3],
+      7.0,
+    ],
+    [
+      100,
+      [
+        [30, 10, 40],
+        [30, 10, 40],
+        [60, 5, 200],
+      ],
+      [25, 25, 50],
+      100 / 120,
+    ],
+    [
+      6,
+      [
+        [0, 0, 5],
+        [0, 0, 5],
+      ],
+      [3, 3],
+      3000,
+    ],
+    [
+      10,
+      [
+        [2, 2, 4],
+        [8, 0, 100],
+      ],
+      [2, 8],
+      1.0,
+    ],
   ];
   for (const [required, classes, allocs, fairProp] of rows) {
     const r = solve(required, classes);
@@ -35,11 +73,29 @@ test('11.5: derived computeConcurrencyAllocation rows', () => {
 });
 
 test('bound-only and degenerate cases', () => {
-  assert.equal(solve(0, [[1, 0, 5], [2, 0, 5]]), { allocs: [0, 0], fairProp: 0 });
+  assert.equal(
+    solve(0, [
+      [1, 0, 5],
+      [2, 0, 5],
+    ]),
+    { allocs: [0, 0], fairProp: 0 },
+  );
   // Lower bounds already sum to the requirement: fairProp is the smallest relative lower bound.
-  assert.equal(solve(6, [[4, 2, 9], [8, 4, 9]]), { allocs: [2, 4], fairProp: 0.5 });
+  assert.equal(
+    solve(6, [
+      [4, 2, 9],
+      [8, 4, 9],
+    ]),
+    { allocs: [2, 4], fairProp: 0.5 },
+  );
   // Upper bounds pinned: fairProp is the largest relative upper bound.
-  assert.equal(solve(10, [[4, 1, 4], [2, 1, 6]]), { allocs: [4, 6], fairProp: 3 });
+  assert.equal(
+    solve(10, [
+      [4, 1, 4],
+      [2, 1, 6],
+    ]),
+    { allocs: [4, 6], fairProp: 3 },
+  );
   assert.equal(computeConcurrencyAllocation(5, []), { error: 'upper bounds sum to 0, which is lower than the required sum of 5' });
 });
 
@@ -198,9 +254,15 @@ test('11.2: idle borrowing update at ServerCL 600 hands out seats in proportion 
 test('11.2: idle borrowing update at ServerCL 100 and 3000', () => {
   const order = ['catch-all', 'system', 'node-high', 'leader-election', 'workload-high', 'workload-low', 'global-default'];
   const r100 = currentCLs(allocateCurrentLimits(borrowingInput(100, DEFAULT_LEVELS)));
-  assert.equal(order.map((n) => r100[n]), [7, 21, 30, 11, 18, 9, 9]);
+  assert.equal(
+    order.map((n) => r100[n]),
+    [7, 21, 30, 11, 18, 9, 9],
+  );
   const r3000 = currentCLs(allocateCurrentLimits(borrowingInput(3000, DEFAULT_LEVELS)));
-  assert.equal(order.map((n) => r3000[n]), [145, 576, 856, 287, 571, 284, 284]);
+  assert.equal(
+    order.map((n) => r3000[n]),
+    [145, 576, 856, 287, 571, 284, 284],
+  );
 });
 
 const EXEMPT_BORROWING_LEVELS: LevelLimitsInput[] = [

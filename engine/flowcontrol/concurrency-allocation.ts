@@ -21,10 +21,7 @@ export type AllocationResult = { allocs: number[]; fairProp: number } | { error:
  * Finds `fairProp` and `allocs[j] = clamp(fairProp * target[j], lower[j], upper[j])` with
  * `Σ allocs = requiredSum`. The answer is unique because the sum is non-decreasing in fairProp.
  */
-export function computeConcurrencyAllocation(
-  requiredSum: number,
-  classes: readonly AllocationClass[],
-): AllocationResult {
+export function computeConcurrencyAllocation(requiredSum: number, classes: readonly AllocationClass[]): AllocationResult {
   if (!Number.isFinite(requiredSum)) return { error: `required sum ${String(requiredSum)} is not a finite number` };
   if (requiredSum < 0) return { error: 'negative sums are not supported' };
   let lowSum = 0;
@@ -167,10 +164,7 @@ export interface BorrowingResult {
  * is left of Σ NominalCL decides between three cases. In the solver case the *whole* nominalCLSum is
  * handed to the solver, as the v1.32 code does (the KEP text says the remainder).
  */
-export function allocateCurrentLimits(input: {
-  nominalCLSum: number;
-  levels: readonly BorrowingLevelInput[];
-}): BorrowingResult {
+export function allocateCurrentLimits(input: { nominalCLSum: number; levels: readonly BorrowingLevelInput[] }): BorrowingResult {
   let remaining = input.nominalCLSum;
   let minCLSum = 0;
   let minCurrentCLSum = 0;

@@ -1,13 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import {
-  borrowingCL,
-  computeLevelLimits,
-  initialCurrentCL,
-  lendableCL,
-  nominalCL,
-  type LevelLimitsInput,
-} from './concurrency-limits.ts';
+import { borrowingCL, computeLevelLimits, initialCurrentCL, lendableCL, nominalCL, type LevelLimitsInput } from './concurrency-limits.ts';
 
 // apf-semantics 4.1: the bootstrap priority levels.
 const DEFAULT_LEVELS: LevelLimitsInput[] = [
@@ -43,22 +36,27 @@ test('11.2: the default configuration at ServerCL 600, every column', () => {
   };
   for (const [name, [nominal, lendable, min, borrowing, max, initial]] of Object.entries(expected)) {
     const l = r.get(name);
-    assert.equal(
-      [l.nominalCL, l.lendableCL, l.minCL, l.borrowingCL, l.maxCL, l.initialCurrentCL],
-      [nominal, lendable, min, borrowing, max, initial],
-      name,
-    );
+    assert.equal([l.nominalCL, l.lendableCL, l.minCL, l.borrowingCL, l.maxCL, l.initialCurrentCL], [nominal, lendable, min, borrowing, max, initial], name);
   }
 });
 
 test('11.2: ServerCL 100 and 3000 nominal and minimum limits', () => {
   const names = ['catch-all', 'system', 'node-high', 'leader-election', 'workload-high', 'workload-low', 'global-default'];
   const r100 = byName(100);
-  assert.equal(names.map((n) => r100.get(n).nominalCL), [3, 13, 17, 5, 17, 41, 9]);
+  assert.equal(
+    names.map((n) => r100.get(n).nominalCL),
+    [3, 13, 17, 5, 17, 41, 9],
+  );
   assert.is(r100.nominalCLSum, 105);
-  assert.equal(names.map((n) => r100.get(n).minCL), [3, 9, 13, 5, 8, 4, 4]);
+  assert.equal(
+    names.map((n) => r100.get(n).minCL),
+    [3, 9, 13, 5, 8, 4, 4],
+  );
   const r3000 = byName(3000);
-  assert.equal(names.map((n) => r3000.get(n).nominalCL), [62, 368, 490, 123, 490, 1225, 245]);
+  assert.equal(
+    names.map((n) => r3000.get(n).nominalCL),
+    [62, 368, 490, 123, 490, 1225, 245],
+  );
   assert.is(r3000.nominalCLSum, 3003);
 });
 

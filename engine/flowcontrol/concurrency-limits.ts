@@ -50,12 +50,7 @@ export function lendableCL(nominal: number, lendablePercent: number | null | und
 }
 
 /** `round(NominalCL * borrowingLimitPercent / 100)`, or ServerCL when nil or when the level is exempt. */
-export function borrowingCL(
-  serverCL: number,
-  nominal: number,
-  borrowingLimitPercent: number | null | undefined,
-  exempt = false,
-): number {
+export function borrowingCL(serverCL: number, nominal: number, borrowingLimitPercent: number | null | undefined, exempt = false): number {
   if (exempt || borrowingLimitPercent == null) return serverCL;
   return goRound((nominal * borrowingLimitPercent) / 100);
 }

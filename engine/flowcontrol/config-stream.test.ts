@@ -14,7 +14,11 @@ const settle = async (until: () => boolean) => {
 };
 
 const level = (name: string, shares: number, labels: Record<string, string> = {}): KubeObject =>
-  ({ kind: 'PriorityLevelConfiguration', metadata: { name, labels }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Reject' } } } }) as KubeObject;
+  ({
+    kind: 'PriorityLevelConfiguration',
+    metadata: { name, labels },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Reject' } } },
+  }) as KubeObject;
 
 // apf_controller.go's informer handlers add the config key for a PriorityLevelConfiguration only
 // when its spec changed (a FlowSchema: spec or status), and for every addition or deletion.
@@ -28,7 +32,12 @@ test('every change is emitted with its object; one APF does not read (metadata o
   const config$ = watchFlowcontrolConfig(plcs, fss);
   const seen: FlowcontrolConfig[] = [];
   const subscription: Subscription = config$.subscribe((c) => seen.push(c));
-  const controller = new FlowController({ clock, serverConcurrencyLimit: 600, defaultWaitLimitMs: 15_000, estimator: { objectCount: () => 'not-found', watchCount: () => 0 } });
+  const controller = new FlowController({
+    clock,
+    serverConcurrencyLimit: 600,
+    defaultWaitLimitMs: 15_000,
+    estimator: { objectCount: () => 'not-found', watchCount: () => 0 },
+  });
   controller.start(config$);
   await settle(() => seen.length > 0);
   assert.is(seen[0]!.change, undefined, 'the first emission follows a list');

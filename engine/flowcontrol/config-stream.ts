@@ -90,7 +90,12 @@ export function watchFlowcontrolConfig(priorityLevels: ResourceStore, flowSchema
             }
             const before = objects.get(name);
             objects.set(name, object);
-            emit({ type: event.type, of: kind === 'plcs' ? 'priorityLevels' : 'flowSchemas', object: object as FlowSchema, apfRelevant: before === undefined || relevant(before, object) });
+            emit({
+              type: event.type,
+              of: kind === 'plcs' ? 'priorityLevels' : 'flowSchemas',
+              object: object as FlowSchema,
+              apfRelevant: before === undefined || relevant(before, object),
+            });
           }
         } finally {
           watchers.delete(watcher);

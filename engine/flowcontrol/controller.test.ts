@@ -29,7 +29,17 @@ function newController(serverConcurrencyLimit = 600, clock = new SimClock()) {
 
 const listPods = (user: string, groups = ['system:authenticated'], namespace = 'default'): RequestDigest => ({
   user: { name: user, groups },
-  requestInfo: { isResourceRequest: true, path: `/api/v1/namespaces/${namespace}/pods`, verb: 'list', apiGroup: '', apiVersion: 'v1', namespace, resource: 'pods', subresource: '', name: '' },
+  requestInfo: {
+    isResourceRequest: true,
+    path: `/api/v1/namespaces/${namespace}/pods`,
+    verb: 'list',
+    apiGroup: '',
+    apiVersion: 'v1',
+    namespace,
+    resource: 'pods',
+    subresource: '',
+    name: '',
+  },
 });
 
 function admit(controller: FlowController, digest: RequestDigest) {
@@ -43,9 +53,27 @@ test('the default configuration at ServerCL 600 gives the reference limits, and 
   controller.configure(defaultConfig());
   const levels = Object.fromEntries(controller.dump().levels.map((l) => [l.name, l]));
   const nominal = Object.fromEntries(Object.entries(levels).map(([n, l]) => [n, l.limits.nominalCL]));
-  assert.equal(nominal, { 'catch-all': 13, exempt: 0, 'global-default': 49, 'leader-election': 25, 'node-high': 98, system: 74, 'workload-high': 98, 'workload-low': 245 });
+  assert.equal(nominal, {
+    'catch-all': 13,
+    exempt: 0,
+    'global-default': 49,
+    'leader-election': 25,
+    'node-high': 98,
+    system: 74,
+    'workload-high': 98,
+    'workload-low': 245,
+  });
   const current = Object.fromEntries(Object.entries(levels).map(([n, l]) => [n, l.currentCL]));
-  assert.equal(current, { 'catch-all': 30, exempt: 0, 'global-default': 56, 'leader-election': 58, 'node-high': 170, system: 117, 'workload-high': 114, 'workload-low': 56 });
+  assert.equal(current, {
+    'catch-all': 30,
+    exempt: 0,
+    'global-default': 56,
+    'leader-election': 58,
+    'node-high': 170,
+    system: 117,
+    'workload-high': 114,
+    'workload-low': 56,
+  });
   assert.is(levels['workload-low']!.maxSeats, 37);
   assert.is(levels['exempt']!.maxSeats, 0);
 });
@@ -79,7 +107,10 @@ test('a flood of one flow fills its queue and is rejected with queue-full and a 
   clock.advance(15_000);
   const timedOut = flood.filter((f) => f.outcomes[0]?.decision.kind === 'reject' && (f.outcomes[0].decision as { reason: string }).reason === 'time-out');
   assert.ok(timedOut.length > 0, 'queued requests timed out');
-  assert.ok(flood.every((f) => f.outcomes.length === 1), 'every request got exactly one outcome');
+  assert.ok(
+    flood.every((f) => f.outcomes.length === 1),
+    'every request got exactly one outcome',
+  );
 });
 
 test('a deleted level quiesces until its last request finishes, then is removed', () => {
@@ -113,11 +144,20 @@ test('reaping a deleted level re-digests: the others get its share back (global-
   const config = defaultConfig();
   const extra = defaultPriorityLevelConfiguration({
     metadata: { name: 'extra', uid: 'uid-extra' },
-    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 245, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 10 } } } },
+    spec: {
+      type: 'Limited',
+      limited: { nominalConcurrencyShares: 245, limitResponse: { type: 'Queue', queuing: { queues: 1, handSize: 1, queueLengthLimit: 10 } } },
+    },
   });
   const toExtra = defaultFlowSchema({
     metadata: { name: 'to-extra' },
-    spec: { priorityLevelConfiguration: { name: 'extra' }, matchingPrecedence: 50, rules: [{ subjects: [{ kind: 'User', user: { name: 'bob' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }] },
+    spec: {
+      priorityLevelConfiguration: { name: 'extra' },
+      matchingPrecedence: 50,
+      rules: [
+        { subjects: [{ kind: 'User', user: { name: 'bob' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] },
+      ],
+    },
   });
   controller.configure({ priorityLevels: [...config.priorityLevels, extra], flowSchemas: [...config.flowSchemas, toExtra] });
   const nominal = (name: string) => controller.dump().levels.find((l) => l.name === name)?.limits.nominalCL;
@@ -141,11 +181,16 @@ test('a level switched from Queue to Reject keeps its queuing-derived maxSeats',
   const maxSeats = () => controller.dump().levels.find((l) => l.name === 'global-default')!.maxSeats;
   assert.is(maxSeats(), 8);
   const rejecting = config.priorityLevels.map((p) =>
-    p.metadata?.name === 'global-default' ? { ...p, spec: { type: 'Limited' as const, limited: { ...p.spec!.limited!, limitResponse: { type: 'Reject' as const } } } } : p,
+    p.metadata?.name === 'global-default'
+      ? { ...p, spec: { type: 'Limited' as const, limited: { ...p.spec!.limited!, limitResponse: { type: 'Reject' as const } } } }
+      : p,
   );
   controller.configure({ ...config, priorityLevels: rejecting });
   assert.is(maxSeats(), 8, 'not reset to 0 (which the estimator reads as 10)');
-  const newReject = defaultPriorityLevelConfiguration({ metadata: { name: 'fresh' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 20, limitResponse: { type: 'Reject' } } } });
+  const newReject = defaultPriorityLevelConfiguration({
+    metadata: { name: 'fresh' },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 20, limitResponse: { type: 'Reject' } } },
+  });
   controller.configure({ ...config, priorityLevels: [...rejecting, newReject] });
   assert.is(controller.dump().levels.find((l) => l.name === 'fresh')!.maxSeats, 0, 'a level that never queued has none');
 });
@@ -155,10 +200,19 @@ test('a level switched from Queue to Reject keeps its queuing-derived maxSeats',
 test('Retry-After history survives a level being removed and created again', () => {
   const { controller, clock } = newController();
   const config = defaultConfig();
-  const jail = defaultPriorityLevelConfiguration({ metadata: { name: 'jail' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } } });
+  const jail = defaultPriorityLevelConfiguration({
+    metadata: { name: 'jail' },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+  });
   const toJail = defaultFlowSchema({
     metadata: { name: 'to-jail' },
-    spec: { priorityLevelConfiguration: { name: 'jail' }, matchingPrecedence: 50, rules: [{ subjects: [{ kind: 'User', user: { name: 'bob' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }] },
+    spec: {
+      priorityLevelConfiguration: { name: 'jail' },
+      matchingPrecedence: 50,
+      rules: [
+        { subjects: [{ kind: 'User', user: { name: 'bob' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] },
+      ],
+    },
   });
   const withJail = { priorityLevels: [...config.priorityLevels, jail], flowSchemas: [...config.flowSchemas, toJail] };
   controller.configure(withJail);
@@ -174,7 +228,10 @@ test('Retry-After history survives a level being removed and created again', () 
   for (const h of held) if (h.outcomes[0]?.decision.kind === 'execute') h.admission.finish();
   held.length = 0;
   controller.configure(config);
-  assert.not.ok(controller.dump().levels.some((l) => l.name === 'jail'), 'the idle level was dropped');
+  assert.not.ok(
+    controller.dump().levels.some((l) => l.name === 'jail'),
+    'the idle level was dropped',
+  );
   controller.configure(withJail);
   flood();
   assert.is(retryAfter(), 2, 'the history was kept, not restarted at 1');
@@ -197,18 +254,35 @@ test('a burst of configuration changes is digested a few times a second and ends
   for (let i = 0; i < 1500; i++) {
     const name = `team-${i}`;
     if (i % 2 === 0) {
-      levels.set(name, defaultPriorityLevelConfiguration({
-        metadata: { name, uid: `uid-${name}` },
-        spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1 + (i % 40), lendablePercent: i % 100, limitResponse: i % 6 === 0 ? { type: 'Reject' } : { type: 'Queue', queuing: { queues: 1 + (i % 16), handSize: 1, queueLengthLimit: 10 } } } },
-      }));
+      levels.set(
+        name,
+        defaultPriorityLevelConfiguration({
+          metadata: { name, uid: `uid-${name}` },
+          spec: {
+            type: 'Limited',
+            limited: {
+              nominalConcurrencyShares: 1 + (i % 40),
+              lendablePercent: i % 100,
+              limitResponse: i % 6 === 0 ? { type: 'Reject' } : { type: 'Queue', queuing: { queues: 1 + (i % 16), handSize: 1, queueLengthLimit: 10 } },
+            },
+          },
+        }),
+      );
     } else {
-      schemas.set(name, defaultFlowSchema({
-        metadata: { name, uid: `uid-fs-${name}` },
-        spec: { priorityLevelConfiguration: { name: `team-${i - 1 - (i % 4 === 1 ? 0 : 2)}` }, matchingPrecedence: 100 + (i % 900), rules: [] },
-      }));
+      schemas.set(
+        name,
+        defaultFlowSchema({
+          metadata: { name, uid: `uid-fs-${name}` },
+          spec: { priorityLevelConfiguration: { name: `team-${i - 1 - (i % 4 === 1 ? 0 : 2)}` }, matchingPrecedence: 100 + (i % 900), rules: [] },
+        }),
+      );
     }
     if (i % 97 === 0 && i > 0) levels.delete(`team-${i - 10}`); // some levels go again
-    if (i % 89 === 0) levels.set('global-default', { ...levels.get('global-default')!, spec: { ...levels.get('global-default')!.spec, limited: { ...levels.get('global-default')!.spec!.limited!, nominalConcurrencyShares: 20 + (i % 7) } } });
+    if (i % 89 === 0)
+      levels.set('global-default', {
+        ...levels.get('global-default')!,
+        spec: { ...levels.get('global-default')!.spec, limited: { ...levels.get('global-default')!.spec!.limited!, nominalConcurrencyShares: 20 + (i % 7) } },
+      });
     emit();
     clock.advance(burstMs / 1500);
   }
@@ -223,7 +297,16 @@ test('a burst of configuration changes is digested a few times a second and ends
     return {
       flowSchemas: d.flowSchemas,
       dangling: d.danglingFlowSchemas,
-      levels: d.levels.map((l) => ({ name: l.name, uid: l.uid, state: l.state, limits: l.limits, currentCL: l.currentCL, maxSeats: l.maxSeats, queues: l.queueSet.queues.length, limit: l.queueSet.concurrencyLimit })),
+      levels: d.levels.map((l) => ({
+        name: l.name,
+        uid: l.uid,
+        state: l.state,
+        limits: l.limits,
+        currentCL: l.currentCL,
+        maxSeats: l.maxSeats,
+        queues: l.queueSet.queues.length,
+        limit: l.queueSet.concurrencyLimit,
+      })),
     };
   };
   assert.equal(state(controller), state(fresh));
@@ -236,7 +319,14 @@ test('a busy level borrows seats an idle level lends, over a few adjustment peri
   const limited = (name: string, lendablePercent: number): PriorityLevelConfiguration =>
     defaultPriorityLevelConfiguration({
       metadata: { name, uid: `uid-${name}` },
-      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 50, lendablePercent, limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 4, queueLengthLimit: 1000 } } } },
+      spec: {
+        type: 'Limited',
+        limited: {
+          nominalConcurrencyShares: 50,
+          lendablePercent,
+          limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 4, queueLengthLimit: 1000 } },
+        },
+      },
     });
   const routeUser = (user: string, level: string, precedence: number): FlowSchema =>
     defaultFlowSchema({
@@ -245,7 +335,9 @@ test('a busy level borrows seats an idle level lends, over a few adjustment peri
         priorityLevelConfiguration: { name: level },
         matchingPrecedence: precedence,
         distinguisherMethod: { type: 'ByUser' },
-        rules: [{ subjects: [{ kind: 'User', user: { name: user } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] }],
+        rules: [
+          { subjects: [{ kind: 'User', user: { name: user } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] },
+        ],
       },
     });
   controller.configure({ priorityLevels: [limited('busy', 0), limited('idle', 90)], flowSchemas: [routeUser('bob', 'busy', 100)] });

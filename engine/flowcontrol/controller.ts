@@ -264,7 +264,10 @@ export class FlowController {
     for (const plc of wanted.values()) inputs.push(this.levelConfigOf(plc));
     // Quiescing levels keep the share their last configuration gave them.
     for (const [name, actor] of this.levels) if (!wanted.has(name)) inputs.push(actor.getSnapshot().context.config);
-    const computed = computeLevelLimits(this.options.serverConcurrencyLimit, inputs.map((c) => c.limitsInput));
+    const computed = computeLevelLimits(
+      this.options.serverConcurrencyLimit,
+      inputs.map((c) => c.limitsInput),
+    );
     this.nominalCLSum = computed.nominalCLSum;
 
     inputs.forEach((config, i) => {
@@ -327,7 +330,8 @@ export class FlowController {
     const level = this.levels.get(levelName)!;
     const context = level.getSnapshot().context;
     this.sampledWatchCount = -1;
-    const workEstimate = request.workEstimate ?? estimateWork({ requestInfo: request.digest.requestInfo, query: request.query }, this.estimator, context.books.maxSeats);
+    const workEstimate =
+      request.workEstimate ?? estimateWork({ requestInfo: request.digest.requestInfo, query: request.query }, this.estimator, context.books.maxSeats);
     const record = new AdmissionRecord(
       this.nextRequestId++,
       request,
@@ -448,10 +452,13 @@ export class FlowController {
     let demand: SeatDemandTracker | undefined;
     // The level's state is looked up once it exists (not per request); during the queue set's
     // construction it does not yet.
-    const gaugesChanged = observer.levelChanged === undefined ? undefined : () => {
-      const gauges = this.gaugesOf(levelName);
-      if (gauges !== undefined) observer.levelChanged!(gauges);
-    };
+    const gaugesChanged =
+      observer.levelChanged === undefined
+        ? undefined
+        : () => {
+            const gauges = this.gaugesOf(levelName);
+            if (gauges !== undefined) observer.levelChanged!(gauges);
+          };
     // apf_controller.go maybeReap: a quiescing level that went idle asks for a digest, which drops
     // it and gives its share back to the others.
     const afterLeaving = () => {
@@ -598,4 +605,3 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
 
 /** Placeholder until the queue set decides; never handed to a caller. */
 const UNDECIDED: Decision = Object.freeze({ kind: 'reject', reason: 'time-out' });
-

@@ -22,7 +22,12 @@ const settle = async (clock: SimClock, until: () => Promise<boolean>) => {
 };
 
 function follow(clock: SimClock, plcs: ResourceStore, fss: ResourceStore) {
-  const controller = new FlowController({ clock, serverConcurrencyLimit: 600, defaultWaitLimitMs: 15_000, estimator: { objectCount: () => 'not-found', watchCount: () => 0 } });
+  const controller = new FlowController({
+    clock,
+    serverConcurrencyLimit: 600,
+    defaultWaitLimitMs: 15_000,
+    estimator: { objectCount: () => 'not-found', watchCount: () => 0 },
+  });
   controller.start(watchFlowcontrolConfig(plcs, fss));
   const writer = startDanglingStatusWriter(controller.digested$, { flowSchemas: fss, clock });
   return { controller, stop: () => (writer.unsubscribe(), controller.stop()) };
@@ -46,7 +51,10 @@ test('every FlowSchema gets Dangling=False/Found; one pointing at a missing leve
   await settle(clock, async () => (await fss.list()).items.every((f) => dangling(f) !== undefined));
 
   const exempt = dangling(await fss.get('exempt'))!;
-  assert.equal([exempt.status, exempt.reason, exempt.message], ['False', 'Found', 'This FlowSchema references the PriorityLevelConfiguration object named "exempt" and it exists']);
+  assert.equal(
+    [exempt.status, exempt.reason, exempt.message],
+    ['False', 'Found', 'This FlowSchema references the PriorityLevelConfiguration object named "exempt" and it exists'],
+  );
   assert.match(exempt.lastTransitionTime ?? '', /^2026-11-21T00:00:0\d/);
   const orphan = dangling(await fss.get('orphan'))!;
   assert.equal([orphan.status, orphan.reason], ['True', 'NotFound']);
@@ -63,11 +71,33 @@ test('danglingUpdates lists only the schemas whose condition must change', () =>
   const fs = (name: string, level: string, status?: 'True' | 'False'): FlowSchema => ({
     metadata: { name },
     spec: { priorityLevelConfiguration: { name: level }, matchingPrecedence: 100 },
-    ...(status ? { status: { conditions: [{ type: 'Dangling', status, reason: status === 'True' ? 'NotFound' : 'Found', message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" ${status === 'True' ? 'but there is no such object' : 'and it exists'}` }] } } : {}),
+    ...(status
+      ? {
+          status: {
+            conditions: [
+              {
+                type: 'Dangling',
+                status,
+                reason: status === 'True' ? 'NotFound' : 'Found',
+                message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" ${status === 'True' ? 'but there is no such object' : 'and it exists'}`,
+              },
+            ],
+          },
+        }
+      : {}),
   });
-  const plc = { metadata: { name: 'a' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, limitResponse: { type: 'Reject' } } } };
+  const plc = {
+    metadata: { name: 'a' },
+    spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, lendablePercent: 0, limitResponse: { type: 'Reject' } } },
+  };
   const updates = danglingUpdates({ priorityLevels: [plc], flowSchemas: [fs('ok', 'a', 'False'), fs('new', 'a'), fs('lost', 'b', 'False')] }, 0);
-  assert.equal(updates.map((u) => [u.name, u.condition.status]), [['new', 'False'], ['lost', 'True']]);
+  assert.equal(
+    updates.map((u) => [u.name, u.condition.status]),
+    [
+      ['new', 'False'],
+      ['lost', 'True'],
+    ],
+  );
 });
 
 test.run();

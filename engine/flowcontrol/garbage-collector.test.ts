@@ -16,7 +16,10 @@ const settle = async (until: () => Promise<boolean>) => {
 };
 
 const flowSchema = (name: string, metadata: Record<string, unknown>): KubeObject =>
-  ({ metadata: { name, uid: `uid-${name}`, ...metadata }, spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 500, rules: [] } }) as KubeObject;
+  ({
+    metadata: { name, uid: `uid-${name}`, ...metadata },
+    spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 500, rules: [] },
+  }) as KubeObject;
 
 test("objects being deleted lose the collector's finalizers: gone when none is left, kept with the others", async () => {
   const store = createStore({ backend: createMemoryBackend(), clock: new SimClock() });
@@ -34,7 +37,10 @@ test("objects being deleted lose the collector's finalizers: gone when none is l
   collector.unsubscribe();
 
   const left = (await fss.list()).items.map((o) => [o.metadata?.name, o.metadata?.finalizers]);
-  assert.equal(left, [['custom', ['example.com/keep']], ['not-deleting', ['foregroundDeletion']]]);
+  assert.equal(left, [
+    ['custom', ['example.com/keep']],
+    ['not-deleting', ['foregroundDeletion']],
+  ]);
   const events: string[] = [];
   for (let i = 0; i < 3; i++) {
     const next = await watcher.next();

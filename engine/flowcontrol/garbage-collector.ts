@@ -45,7 +45,12 @@ export async function collect(store: ResourceStore, object: KubeObject): Promise
       { preconditions },
     );
   } catch (error) {
-    if (isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND') || isStoreErrorCode(error, 'FW_ERR_STORE_PRECONDITION_FAILED') || isStoreErrorCode(error, 'FW_ERR_STORE_CONFLICT')) return;
+    if (
+      isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND') ||
+      isStoreErrorCode(error, 'FW_ERR_STORE_PRECONDITION_FAILED') ||
+      isStoreErrorCode(error, 'FW_ERR_STORE_CONFLICT')
+    )
+      return;
     throw error;
   }
 }

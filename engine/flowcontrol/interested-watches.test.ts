@@ -81,10 +81,7 @@ test('with the estimator: 29 interested watches give 3 final seats for 5 ms', ()
   const w = new InterestedWatches();
   for (let i = 0; i < 29; i++) w.register(t('watch', 'configmaps', 'a'));
   const target = { ...t('update', 'configmaps', 'a', 'cm'), isResourceRequest: true, subresource: '', path: '' };
-  const estimate = estimateWork(
-    { requestInfo: target, query: {} },
-    { objectCount: () => 'error', watchCount: (i) => w.countInterested(i) },
-  );
+  const estimate = estimateWork({ requestInfo: target, query: {} }, { objectCount: () => 'error', watchCount: (i) => w.countInterested(i) });
   assert.equal(estimate, { initialSeats: 1, finalSeats: 3, additionalLatencyMs: 5 });
 });
 

@@ -35,7 +35,14 @@ test('the LIST estimate follows the tracker: polled counts price the list, a cou
   const stopPruning = tracker.startPruning();
   const deps: WorkEstimatorDeps = { objectCount: (key) => tracker.get(key), watchCount: () => 0 };
   const seats = () =>
-    estimateListWork({ requestInfo: { isResourceRequest: true, verb: 'list', apiGroup: '', resource: 'pods', subresource: '', namespace: '', name: '', path: '/api/v1/pods' }, query: { resourceVersion: '0' } }, deps, 8).initialSeats;
+    estimateListWork(
+      {
+        requestInfo: { isResourceRequest: true, verb: 'list', apiGroup: '', resource: 'pods', subresource: '', namespace: '', name: '', path: '/api/v1/pods' },
+        query: { resourceVersion: '0' },
+      },
+      deps,
+      8,
+    ).initialSeats;
   assert.is(seats(), 5, '499 objects from the cache');
   failing = true;
   clock.advance(OBJECT_COUNT_POLL_MS * 3);

@@ -10,7 +10,10 @@ import type { PriorityLevelConfiguration } from '../resources/types.ts';
 
 const plc = (queues: number): PriorityLevelConfiguration => ({
   metadata: { name: 'team' },
-  spec: { type: 'Limited', limited: { nominalConcurrencyShares: 10, lendablePercent: 0, limitResponse: { type: 'Queue', queuing: { queues, handSize: 1, queueLengthLimit: 10 } } } },
+  spec: {
+    type: 'Limited',
+    limited: { nominalConcurrencyShares: 10, lendablePercent: 0, limitResponse: { type: 'Queue', queuing: { queues, handSize: 1, queueLengthLimit: 10 } } },
+  },
 });
 
 function start(queues: number) {
@@ -32,7 +35,10 @@ test('a queue actor per queue while the level has surplus queues; they retire, t
   assert.equal(queueStates(actor), [], 'a level in its steady state needs no queue actors');
   const { queueSet } = actor.getSnapshot().context;
   const decisions: string[] = [];
-  const running = queueSet.startRequest({ flowHash: 0n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1000, descriptor: 'r' }, (d) => decisions.push(d.kind));
+  const running = queueSet.startRequest(
+    { flowHash: 0n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1000, descriptor: 'r' },
+    (d) => decisions.push(d.kind),
+  );
   actor.send({ type: 'CONFIGURE', plc: plc(2), config: levelConfigOf(plc(2)), limits, maxSeats: 1 });
   // Shrinking removes nothing at once: all four queues retire, and each goes when a request in it ends.
   assert.equal(queueStates(actor), ['retiring', 'retiring', 'retiring', 'retiring']);
@@ -49,7 +55,10 @@ test('a queue actor per queue while the level has surplus queues; they retire, t
 test('a deleted level quiesces while busy and ends when idle', () => {
   const { actor } = start(1);
   const { queueSet } = actor.getSnapshot().context;
-  const running = queueSet.startRequest({ flowHash: 0n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1000, descriptor: 'r' }, () => {});
+  const running = queueSet.startRequest(
+    { flowHash: 0n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1000, descriptor: 'r' },
+    () => {},
+  );
   actor.send({ type: 'DELETED' });
   assert.is(actor.getSnapshot().value, 'quiescing');
   actor.send({ type: 'IDLE_CHECK' });

@@ -69,7 +69,10 @@ test('an arrival that meets empty queues is queued and dispatched at once, with 
   // R was 0 (nothing active); the queue's next dispatch R moved by G = 3 ms at one seat (1e-8 seat·s units).
   assert.is(queue.nextDispatchR, 300_000n);
   assert.equal([dump.waitingRequests, dump.executingRequests, dump.seatsInUse, dump.seatsWaiting, dump.dispatched], [0, 1, 1, 0, 1]);
-  assert.equal(dump.requests.map((r) => [r.descriptor, r.indexInQueue, r.startMs]), [['a', -1, 5]]);
+  assert.equal(
+    dump.requests.map((r) => [r.descriptor, r.indexInQueue, r.startMs]),
+    [['a', -1, 5]],
+  );
   // With one request executing and none waiting, the next arrival passes straight through too.
   calls.length = 0;
   qs.startRequest({ flowHash: 7n, workEstimate: ONE_SEAT, waitLimitMs: 1000, descriptor: 'b' }, (d) => calls.push(`decide ${d.kind}`));
@@ -183,7 +186,10 @@ test('lowering the limit never preempts; raising it dispatches at once', () => {
 test('two backlogged flows in different queues share the seats equally', () => {
   const { clock, start } = harness(QUEUING, 2);
   // With a hand of one, flow hashes 0 and 1 deal queues 0 and 1.
-  const pending = [...Array.from({ length: 40 }, () => start('heavy', 0n, ONE_SEAT, 60_000)), ...Array.from({ length: 20 }, () => start('light', 1n, ONE_SEAT, 60_000))];
+  const pending = [
+    ...Array.from({ length: 40 }, () => start('heavy', 0n, ONE_SEAT, 60_000)),
+    ...Array.from({ length: 20 }, () => start('light', 1n, ONE_SEAT, 60_000)),
+  ];
   const served = { heavy: 0, light: 0 };
   const done = new Set<Tracked>();
   // Every 10 ms, everything executing finishes; count who got the seats.
@@ -239,7 +245,11 @@ test('the upstream epoch advance happens at highR: R and readings in use go back
   const epochs: boolean[] = [];
   const clock = new SimClock();
   const qs = new QueueSet<string>(clock, { desiredNumQueues: 2, queueLengthLimit: 10, handSize: 1 }, { epochAdvanced: (ok) => epochs.push(ok) }, 2000);
-  const wide = () => qs.startRequest({ flowHash: 0n, workEstimate: { initialSeats: 2000, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1e12, descriptor: 'w' }, () => {});
+  const wide = () =>
+    qs.startRequest(
+      { flowHash: 0n, workEstimate: { initialSeats: 2000, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1e12, descriptor: 'w' },
+      () => {},
+    );
   // One request 2000 seats wide on one active queue advances R by 2000 seat·s per second:
   // highR (1.38e11 seat·s) comes after about 2.2 virtual years.
   const first = wide();
@@ -269,7 +279,12 @@ test('the upstream epoch advance happens at highR: R and readings in use go back
 test('a decide callback that throws inside dispatch does not escape into the unrelated caller, and the books stay right', () => {
   const clock = new SimClock();
   const failures: string[] = [];
-  const qs = new QueueSet<string>(clock, { desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 }, { decideFailed: (id, error) => failures.push(`${id}: ${(error as Error).message}`) }, 1);
+  const qs = new QueueSet<string>(
+    clock,
+    { desiredNumQueues: 1, queueLengthLimit: 10, handSize: 1 },
+    { decideFailed: (id, error) => failures.push(`${id}: ${(error as Error).message}`) },
+    1,
+  );
   const a = qs.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 15_000, descriptor: 'a' }, () => {});
   const b = qs.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 15_000, descriptor: 'b' }, () => {
     throw new Error('b broke');
@@ -282,7 +297,11 @@ test('a decide callback that throws inside dispatch does not escape into the unr
   assert.equal(failures, []);
   clock.advance(0);
   assert.equal(failures, ['b: b broke'], 'reported to the observer');
-  assert.equal(cDecisions.map((d) => d.kind), ['execute'], 'b was finished for its owner, so c runs');
+  assert.equal(
+    cDecisions.map((d) => d.kind),
+    ['execute'],
+    'b was finished for its owner, so c runs',
+  );
   b.finish(); // the owner's late finish is harmless
   const dump = qs.dump();
   assert.is(dump.executingRequests, 1);
@@ -317,7 +336,10 @@ test('without an observer hook the error is rethrown on a clock task of its own'
 });
 
 test('checkQueuingConfig reports a dealer that cannot be built', () => {
-  assert.is(checkQueuingConfig({ desiredNumQueues: 512, queueLengthLimit: 50, handSize: 8 }), 'required entropy bits of deckSize 512 and handSize 8 is greater than 60');
+  assert.is(
+    checkQueuingConfig({ desiredNumQueues: 512, queueLengthLimit: 50, handSize: 8 }),
+    'required entropy bits of deckSize 512 and handSize 8 is greater than 60',
+  );
   assert.is(checkQueuingConfig({ desiredNumQueues: 64, queueLengthLimit: 50, handSize: 8 }), undefined);
   assert.is(checkQueuingConfig({ desiredNumQueues: 0, queueLengthLimit: 0, handSize: 0 }), undefined);
 });

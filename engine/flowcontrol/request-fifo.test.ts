@@ -24,7 +24,10 @@ test('removal from the middle is O(1), idempotent, and keeps the sums right', ()
   fifo.enqueue(item(3));
   assert.ok(removeTwo());
   assert.not.ok(removeTwo());
-  assert.equal([...fifo].map((i) => i.id), [1, 3]);
+  assert.equal(
+    [...fifo].map((i) => i.id),
+    [1, 3],
+  );
   assert.is(fifo.maxSeatsSum, 4);
   assert.is(fifo.totalWorkSum, 600000);
   fifo.dequeue();

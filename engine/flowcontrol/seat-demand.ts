@@ -140,10 +140,7 @@ export function updateSeatDemandStats(previous: SeatDemandStats, obs: Integrator
 }
 
 /** The two numbers borrowing needs: `{highWatermark, smoothed}` after one period. */
-export function smoothDemand(
-  previousSmoothed: number,
-  obs: IntegratorResults,
-): { highWatermark: number; smoothed: number } {
+export function smoothDemand(previousSmoothed: number, obs: IntegratorResults): { highWatermark: number; smoothed: number } {
   const next = updateSeatDemandStats({ ...ZERO_SEAT_DEMAND_STATS, smoothed: previousSmoothed }, obs);
   return { highWatermark: next.highWatermark, smoothed: next.smoothed };
 }

@@ -83,7 +83,6 @@ export function totalWork(estimate: { initialSeats: number; finalSeats: number; 
 /** `totalWork` as a whole number of units in a double (see seatsTimesDurationUnits). */
 export function totalWorkUnits(estimate: { initialSeats: number; finalSeats: number; additionalLatencyMs: number }): number {
   return (
-    seatsTimesDurationUnits(estimate.initialSeats, ESTIMATED_SERVICE_DURATION_NS) +
-    seatsTimesDurationMsUnits(estimate.finalSeats, estimate.additionalLatencyMs)
+    seatsTimesDurationUnits(estimate.initialSeats, ESTIMATED_SERVICE_DURATION_NS) + seatsTimesDurationMsUnits(estimate.finalSeats, estimate.additionalLatencyMs)
   );
 }

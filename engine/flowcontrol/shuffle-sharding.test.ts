@@ -91,7 +91,15 @@ test('11.1: hashFlowID values and the hands they deal', () => {
 
 test('every hand holds distinct cards inside the deck (seeded random hashes)', () => {
   const rng = createPrng('shuffle-sharding');
-  const configs: [number, number][] = [[64, 6], [128, 6], [16, 4], [64, 8], [16, 15], [1, 1], [10_000_000, 2]];
+  const configs: [number, number][] = [
+    [64, 6],
+    [128, 6],
+    [16, 4],
+    [64, 8],
+    [16, 15],
+    [1, 1],
+    [10_000_000, 2],
+  ];
   for (const [deck, hand] of configs) {
     const d = dealer(deck, hand);
     for (let i = 0; i < 200; i++) {

@@ -123,7 +123,10 @@ test('11.7: mutating rows', () => {
 });
 
 test('mutating estimator: disabled, and without RequestInfo', () => {
-  const off = estimateMutatingWork({ requestInfo: info('create'), query: {} }, deps(undefined, 500, { config: { ...DEFAULT_WORK_ESTIMATOR_CONFIG, mutatingEnabled: false } }).d);
+  const off = estimateMutatingWork(
+    { requestInfo: info('create'), query: {} },
+    deps(undefined, 500, { config: { ...DEFAULT_WORK_ESTIMATOR_CONFIG, mutatingEnabled: false } }).d,
+  );
   assert.equal(off, est(1));
   assert.equal(estimateMutatingWork({ query: {} }, deps(undefined).d, 4), est(1, 4, 5));
   assert.is(maxSeatsOf(est(1, 10, 50)), 10);
@@ -164,7 +167,12 @@ test('the estimator follows its WorkEstimatorConfig: seat limits, objects per se
   const list = (count: number, config = DEFAULT_WORK_ESTIMATOR_CONFIG, levelMaxSeats?: number) =>
     estimateListWork({ requestInfo: info('list'), query: { resourceVersion: '0' } }, { ...deps({ count }).d, config }, levelMaxSeats).initialSeats;
   assert.is(list(699), 7, 'defaults: 100 objects per seat');
-  const { config, errors } = decodeWorkEstimatorConfig({ minimumSeats: 2, maximumSeatsLimit: 20, listWorkEstimatorConfig: { objectsPerSeat: 50 }, mutatingWorkEstimatorConfig: { watchesPerSeat: 5, eventAdditionalDurationMs: '10ms' } });
+  const { config, errors } = decodeWorkEstimatorConfig({
+    minimumSeats: 2,
+    maximumSeatsLimit: 20,
+    listWorkEstimatorConfig: { objectsPerSeat: 50 },
+    mutatingWorkEstimatorConfig: { watchesPerSeat: 5, eventAdditionalDurationMs: '10ms' },
+  });
   assert.equal(errors, []);
   assert.is(list(699, config), 14, '50 objects per seat');
   assert.is(list(5000, config), 20, 'capped by maximumSeatsLimit, not 10');
@@ -181,7 +189,13 @@ test('a WorkEstimatorConfig with bad values is refused field by field; left-out 
   assert.equal(decodeWorkEstimatorConfig({}).config, DEFAULT_WORK_ESTIMATOR_CONFIG);
   assert.equal(decodeWorkEstimatorConfig({ listWorkEstimatorConfig: { objectsPerSeat: 25 } }).config, { ...DEFAULT_WORK_ESTIMATOR_CONFIG, objectsPerSeat: 25 });
   const { errors } = decodeWorkEstimatorConfig(
-    { minimumSeats: 0, maximumSeatsLimit: 1.5, listWorkEstimatorConfig: { objectsPerSeat: -1 }, mutatingWorkEstimatorConfig: { enable: 'yes', eventAdditionalDurationMs: 5, watchesPerSeat: 0 }, extra: 1 },
+    {
+      minimumSeats: 0,
+      maximumSeatsLimit: 1.5,
+      listWorkEstimatorConfig: { objectsPerSeat: -1 },
+      mutatingWorkEstimatorConfig: { enable: 'yes', eventAdditionalDurationMs: 5, watchesPerSeat: 0 },
+      extra: 1,
+    },
     'workEstimator',
   );
   assert.equal(
@@ -196,8 +210,14 @@ test('a WorkEstimatorConfig with bad values is refused field by field; left-out 
       'workEstimator.mutatingWorkEstimatorConfig.watchesPerSeat FieldValueInvalid',
     ],
   );
-  assert.equal(decodeWorkEstimatorConfig({ minimumSeats: 4, maximumSeatsLimit: 3 }).errors.map((e) => e.detail), ['must not be less than minimumSeats (4)']);
-  assert.equal(decodeWorkEstimatorConfig([]).errors.map((e) => e.type), ['FieldValueTypeInvalid']);
+  assert.equal(
+    decodeWorkEstimatorConfig({ minimumSeats: 4, maximumSeatsLimit: 3 }).errors.map((e) => e.detail),
+    ['must not be less than minimumSeats (4)'],
+  );
+  assert.equal(
+    decodeWorkEstimatorConfig([]).errors.map((e) => e.type),
+    ['FieldValueTypeInvalid'],
+  );
 });
 
 test.run();

@@ -21,10 +21,7 @@ export function maxSeatsOf(estimate: WorkEstimate): number {
 }
 
 /** The RequestInfo fields the estimators read (request-digest.ts `RequestInfo` satisfies it). */
-export type EstimatorRequestInfo = Pick<
-  RequestInfo,
-  'isResourceRequest' | 'verb' | 'apiGroup' | 'resource' | 'subresource' | 'namespace' | 'name' | 'path'
->;
+export type EstimatorRequestInfo = Pick<RequestInfo, 'isResourceRequest' | 'verb' | 'apiGroup' | 'resource' | 'subresource' | 'namespace' | 'name' | 'path'>;
 
 /**
  * A request as the estimator sees it: the parsed RequestInfo (absent when the request could not be
@@ -108,11 +105,7 @@ export function estimateListWork(request: WorkEstimateRequest, deps: WorkEstimat
   return seats(Math.min(maxSeats, Math.max(minSeats, wanted)));
 }
 
-export function estimateMutatingWork(
-  request: WorkEstimateRequest,
-  deps: WorkEstimatorDeps,
-  levelMaxSeats?: number,
-): WorkEstimate {
+export function estimateMutatingWork(request: WorkEstimateRequest, deps: WorkEstimatorDeps, levelMaxSeats?: number): WorkEstimate {
   const config = deps.config ?? DEFAULT_WORK_ESTIMATOR_CONFIG;
   const minSeats = config.minimumSeats;
   const maxSeats = effectiveMaxSeats(levelMaxSeats, config.maximumSeatsLimit);

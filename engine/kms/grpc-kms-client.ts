@@ -74,10 +74,15 @@ export function createGrpcKmsV1Client(options: GrpcKmsClientOptions): KmsV1Servi
     try {
       response = await call('Version', { version: KMS_V1_API_VERSION });
     } catch (error) {
-      throw new KmsCallError(error instanceof KmsCallError ? error.code : 'Unknown', `failed get version from remote KMS provider: ${describe(error)}`, { cause: error });
+      throw new KmsCallError(error instanceof KmsCallError ? error.code : 'Unknown', `failed get version from remote KMS provider: ${describe(error)}`, {
+        cause: error,
+      });
     }
     if (response.version !== KMS_V1_API_VERSION) {
-      throw new KmsCallError('FailedPrecondition', `KMS provider api version ${String(response.version)} is not supported, only ${KMS_V1_API_VERSION} is supported now`);
+      throw new KmsCallError(
+        'FailedPrecondition',
+        `KMS provider api version ${String(response.version)} is not supported, only ${KMS_V1_API_VERSION} is supported now`,
+      );
     }
     versionChecked = true;
   };
@@ -115,7 +120,11 @@ function connect(Service: grpc.ServiceClientConstructor, options: GrpcKmsClientO
       let timedOut = false;
       const metadata = new grpc.Metadata();
       metadata.setOptions({ waitForReady: true });
-      const method_ = client[method] as (req: unknown, md: grpc.Metadata, cb: (error: grpc.ServiceError | null, response?: Record<string, unknown>) => void) => grpc.ClientUnaryCall;
+      const method_ = client[method] as (
+        req: unknown,
+        md: grpc.Metadata,
+        cb: (error: grpc.ServiceError | null, response?: Record<string, unknown>) => void,
+      ) => grpc.ClientUnaryCall;
       const pending = method_.call(client, request, metadata, (error, response) => {
         cancelTimer();
         if (error !== null) reject(callError(error, timedOut));

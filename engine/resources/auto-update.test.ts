@@ -70,7 +70,7 @@ test('suggested with annotation "true" (any Go spelling) gets its spec back; the
   assert.is(plan.object.metadata!.annotations![KEY], '1');
 });
 
-test('suggested without the annotation at generation 1 is still the server\'s: spec and annotation updated', () => {
+test("suggested without the annotation at generation 1 is still the server's: spec and annotation updated", () => {
   const bootstrap = byName(suggestedFlowSchemas(), 'service-accounts');
   const current = defaultFlowSchema(bootstrap);
   current.metadata = { name: 'service-accounts', generation: 1 };
@@ -159,7 +159,7 @@ test('shouldRemoveUnwanted: only server-owned objects whose name is no longer wa
   assert.ok(shouldRemoveUnwanted({ ...shapeOnly, metadata: { name: 'old-probes', annotations: { [KEY]: 'true' } } }));
 });
 
-test('parseGoBool accepts exactly strconv.ParseBool\'s spellings', () => {
+test("parseGoBool accepts exactly strconv.ParseBool's spellings", () => {
   for (const t of ['1', 't', 'T', 'TRUE', 'true', 'True']) assert.is(parseGoBool(t), true, t);
   for (const f of ['0', 'f', 'F', 'FALSE', 'false', 'False']) assert.is(parseGoBool(f), false, f);
   for (const bad of [undefined, '', 'yes', 'tRUE', ' true', 'no', true]) assert.is(parseGoBool(bad), undefined, String(bad));

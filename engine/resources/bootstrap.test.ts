@@ -18,7 +18,7 @@ const names = (objects: { metadata?: { name?: string } }[]): string[] => objects
 const allLevels = (): PriorityLevelConfiguration[] => [...mandatoryPriorityLevels(), ...suggestedPriorityLevels()];
 const allSchemas = (): FlowSchema[] => [...mandatoryFlowSchemas(), ...suggestedFlowSchemas()];
 
-test('the lists come in Kubernetes\' code order', () => {
+test("the lists come in Kubernetes' code order", () => {
   assert.equal(names(mandatoryPriorityLevels()), ['catch-all', 'exempt']);
   assert.equal(names(suggestedPriorityLevels()), ['system', 'node-high', 'leader-election', 'workload-high', 'workload-low', 'global-default']);
   assert.equal(names(mandatoryFlowSchemas()), ['exempt', 'catch-all']);
@@ -123,11 +123,19 @@ test('flow schemas match the fact sheet table (4.2)', () => {
     const rule = spec.rules![0]!;
     const rules = [
       ...(rule.resourceRules ?? []).map(
-        (r) => `res ${r.verbs!.join(',')} | ${r.apiGroups!.join(',')} | ${r.resources!.join(',')} | ${r.clusterScope === true ? 'CS' : '-'} | ${r.namespaces!.join(',')}`,
+        (r) =>
+          `res ${r.verbs!.join(',')} | ${r.apiGroups!.join(',')} | ${r.resources!.join(',')} | ${r.clusterScope === true ? 'CS' : '-'} | ${r.namespaces!.join(',')}`,
       ),
       ...(rule.nonResourceRules ?? []).map((r) => `nonres ${r.verbs!.join(',')} | ${r.nonResourceURLs!.join(',')}`),
     ];
-    return [fs.metadata!.name!, spec.matchingPrecedence!, spec.priorityLevelConfiguration!.name!, spec.distinguisherMethod?.type ?? 'nil', rule.subjects!.map(subjectText), rules];
+    return [
+      fs.metadata!.name!,
+      spec.matchingPrecedence!,
+      spec.priorityLevelConfiguration!.name!,
+      spec.distinguisherMethod?.type ?? 'nil',
+      rule.subjects!.map(subjectText),
+      rules,
+    ];
   });
   assert.equal(rows, table);
 });
@@ -179,7 +187,14 @@ test('each call returns fresh objects', () => {
 test('name sets per kind', () => {
   assert.equal([...MANDATORY_NAMES.PriorityLevelConfiguration].sort(), ['catch-all', 'exempt']);
   assert.equal([...MANDATORY_NAMES.FlowSchema].sort(), ['catch-all', 'exempt']);
-  assert.equal([...SUGGESTED_NAMES.PriorityLevelConfiguration].sort(), ['global-default', 'leader-election', 'node-high', 'system', 'workload-high', 'workload-low']);
+  assert.equal([...SUGGESTED_NAMES.PriorityLevelConfiguration].sort(), [
+    'global-default',
+    'leader-election',
+    'node-high',
+    'system',
+    'workload-high',
+    'workload-low',
+  ]);
   assert.is(SUGGESTED_NAMES.FlowSchema.size, 11);
   assert.ok(SUGGESTED_NAMES.FlowSchema.has('probes'));
   assert.not.ok(SUGGESTED_NAMES.FlowSchema.has('system'), 'a level name is not a schema name');

@@ -67,10 +67,7 @@ export function suggestedFlowSchemas(apiDomain?: string): FlowSchema[] {
     flowSchema(apiDomain, 'system-nodes', 'system', 500, 'ByUser', everything(groups(GROUP_NODES))),
     flowSchema(apiDomain, 'system-node-high', 'node-high', 400, 'ByUser', {
       subjects: groups(GROUP_NODES),
-      resourceRules: [
-        resourceRule(['*'], [''], ['nodes', 'nodes/status'], true),
-        resourceRule(['*'], ['coordination.k8s.io'], ['leases'], false),
-      ],
+      resourceRules: [resourceRule(['*'], [''], ['nodes', 'nodes/status'], true), resourceRule(['*'], ['coordination.k8s.io'], ['leases'], false)],
     }),
     flowSchema(apiDomain, 'probes', 'exempt', 2, undefined, {
       subjects: groups(GROUP_UNAUTHENTICATED, GROUP_AUTHENTICATED),

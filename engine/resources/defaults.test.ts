@@ -22,16 +22,27 @@ test('FlowSchema: nothing else is defaulted (no distinguisher method is invented
 
 test('limited nominalConcurrencyShares: nil becomes 30, an explicit 0 is kept', () => {
   assert.is(defaultPriorityLevelConfiguration(limitedLevel({ limitResponse: { type: 'Reject' } })).spec?.limited?.nominalConcurrencyShares, 30);
-  assert.is(defaultPriorityLevelConfiguration(limitedLevel({ nominalConcurrencyShares: null, limitResponse: { type: 'Reject' } })).spec?.limited?.nominalConcurrencyShares, 30);
-  assert.is(defaultPriorityLevelConfiguration(limitedLevel({ nominalConcurrencyShares: 0, limitResponse: { type: 'Reject' } })).spec?.limited?.nominalConcurrencyShares, 0);
-  assert.is(defaultPriorityLevelConfiguration(limitedLevel({ nominalConcurrencyShares: 7, limitResponse: { type: 'Reject' } })).spec?.limited?.nominalConcurrencyShares, 7);
+  assert.is(
+    defaultPriorityLevelConfiguration(limitedLevel({ nominalConcurrencyShares: null, limitResponse: { type: 'Reject' } })).spec?.limited
+      ?.nominalConcurrencyShares,
+    30,
+  );
+  assert.is(
+    defaultPriorityLevelConfiguration(limitedLevel({ nominalConcurrencyShares: 0, limitResponse: { type: 'Reject' } })).spec?.limited?.nominalConcurrencyShares,
+    0,
+  );
+  assert.is(
+    defaultPriorityLevelConfiguration(limitedLevel({ nominalConcurrencyShares: 7, limitResponse: { type: 'Reject' } })).spec?.limited?.nominalConcurrencyShares,
+    7,
+  );
 });
 
 test('limited lendablePercent: nil becomes 0; borrowingLimitPercent stays nil', () => {
   const out = defaultPriorityLevelConfiguration(limitedLevel({ limitResponse: { type: 'Reject' } })).spec?.limited;
   assert.is(out?.lendablePercent, 0);
   assert.is(out?.borrowingLimitPercent, undefined);
-  const kept = defaultPriorityLevelConfiguration(limitedLevel({ lendablePercent: 40, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } })).spec?.limited;
+  const kept = defaultPriorityLevelConfiguration(limitedLevel({ lendablePercent: 40, borrowingLimitPercent: 0, limitResponse: { type: 'Reject' } })).spec
+    ?.limited;
   assert.is(kept?.lendablePercent, 40);
   assert.is(kept?.borrowingLimitPercent, 0);
 });
@@ -39,7 +50,9 @@ test('limited lendablePercent: nil becomes 0; borrowingLimitPercent stays nil', 
 test('queuing zeros become 64 queues, hand size 8, queue length limit 50 — only when queuing is set', () => {
   const zeros = defaultPriorityLevelConfiguration(limitedLevel({ limitResponse: { type: 'Queue', queuing: { queues: 0 } } }));
   assert.equal(zeros.spec?.limited?.limitResponse?.queuing, { queues: 64, handSize: 8, queueLengthLimit: 50 });
-  const partial = defaultPriorityLevelConfiguration(limitedLevel({ limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 0, queueLengthLimit: 5 } } }));
+  const partial = defaultPriorityLevelConfiguration(
+    limitedLevel({ limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 0, queueLengthLimit: 5 } } }),
+  );
   assert.equal(partial.spec?.limited?.limitResponse?.queuing, { queues: 16, handSize: 8, queueLengthLimit: 5 });
   const none = defaultPriorityLevelConfiguration(limitedLevel({ limitResponse: { type: 'Queue' } }));
   assert.is(none.spec?.limited?.limitResponse?.queuing, undefined);

@@ -12,9 +12,15 @@ test('messages read as apimachinery prints them', () => {
     formatFieldError(required('spec.priorityLevelConfiguration.name', 'must reference a priority level')),
     'spec.priorityLevelConfiguration.name: Required value: must reference a priority level',
   );
-  assert.is(formatFieldError(notSupported('spec.type', 'Foo', ['Exempt', 'Limited'])), 'spec.type: Unsupported value: "Foo": supported values: "Exempt", "Limited"');
+  assert.is(
+    formatFieldError(notSupported('spec.type', 'Foo', ['Exempt', 'Limited'])),
+    'spec.type: Unsupported value: "Foo": supported values: "Exempt", "Limited"',
+  );
   assert.is(formatFieldError(forbidden('spec.exempt', 'must be nil if the type is Limited')), 'spec.exempt: Forbidden: must be nil if the type is Limited');
-  assert.is(formatFieldError(duplicate(FieldPath.root('status').child('conditions').index(1).child('type'), 'A')), 'status.conditions[1].type: Duplicate value: "A"');
+  assert.is(
+    formatFieldError(duplicate(FieldPath.root('status').child('conditions').index(1).child('type'), 'A')),
+    'status.conditions[1].type: Duplicate value: "A"',
+  );
 });
 
 test('an aggregate of several errors is bracketed; one is bare', () => {

@@ -76,7 +76,9 @@ test('F5–F6: the priority level name is required and a DNS subdomain, one erro
   assert.equal(check(schema((s) => (s.priorityLevelConfiguration = { name: '' }))), [
     'spec.priorityLevelConfiguration.name: Required value: must reference a priority level',
   ]);
-  assert.equal(check(schema((s) => delete s.priorityLevelConfiguration)), ['spec.priorityLevelConfiguration.name: Required value: must reference a priority level']);
+  assert.equal(check(schema((s) => delete s.priorityLevelConfiguration)), [
+    'spec.priorityLevelConfiguration.name: Required value: must reference a priority level',
+  ]);
   assert.equal(check(schema((s) => (s.priorityLevelConfiguration = { name: 'system_bar' }))), [
     `spec.priorityLevelConfiguration.name: Invalid value: "system_bar": ${SUBDOMAIN_MESSAGE}`,
   ]);
@@ -89,10 +91,9 @@ test('F5–F6: the priority level name is required and a DNS subdomain, one erro
 
 test('F7–F8: a rule needs subjects and at least one kind of rule', () => {
   assert.equal(check(schema((s) => (rule0(s).subjects = []))), [`${RULE}.subjects: Required value: subjects must contain at least one value`]);
-  assert.equal(
-    check(schema((s) => (s.rules = [{ subjects: [{ kind: 'Group', group: { name: 'g' } }], resourceRules: [], nonResourceRules: [] }]))),
-    [`${RULE}: Required value: at least one of resourceRules and nonResourceRules has to be non-empty`],
-  );
+  assert.equal(check(schema((s) => (s.rules = [{ subjects: [{ kind: 'Group', group: { name: 'g' } }], resourceRules: [], nonResourceRules: [] }]))), [
+    `${RULE}: Required value: at least one of resourceRules and nonResourceRules has to be non-empty`,
+  ]);
   assert.equal(check(schema((s) => (s.rules = []))), [], 'a schema with no rules is valid (it matches nothing)');
 });
 
@@ -102,7 +103,9 @@ test('S1–S5: service account subjects', () => {
   assert.equal(check(withSubject({ kind: 'ServiceAccount' })), [
     `${SUBJECT}.serviceAccount: Required value: serviceAccount is required when subject kind is 'ServiceAccount'`,
   ]);
-  assert.equal(check(withSubject({ kind: 'ServiceAccount', serviceAccount: { namespace: 'ns', name: '' } })), [`${SUBJECT}.serviceAccount.name: Required value`]);
+  assert.equal(check(withSubject({ kind: 'ServiceAccount', serviceAccount: { namespace: 'ns', name: '' } })), [
+    `${SUBJECT}.serviceAccount.name: Required value`,
+  ]);
   assert.equal(check(withSubject({ kind: 'ServiceAccount', serviceAccount: { namespace: 'ns', name: 'Bad' } })), [
     `${SUBJECT}.serviceAccount.name: Invalid value: "Bad": ${SUBDOMAIN_MESSAGE}`,
   ]);
@@ -189,7 +192,9 @@ test('R8–R10: namespaces', () => {
 });
 
 test('N1: non-resource verbs follow the resource verb rules', () => {
-  assert.equal(check(withNonResourceRule({ verbs: [], nonResourceURLs: ['/x'] })), [`${NON_RESOURCE_RULE}.verbs: Required value: verbs must contain at least one value`]);
+  assert.equal(check(withNonResourceRule({ verbs: [], nonResourceURLs: ['/x'] })), [
+    `${NON_RESOURCE_RULE}.verbs: Required value: verbs must contain at least one value`,
+  ]);
   assert.equal(triples(validateFlowSchema(withNonResourceRule({ verbs: ['*', 'get'], nonResourceURLs: ['/x'] }))), [
     [`${NON_RESOURCE_RULE}.verbs`, 'FieldValueInvalid', "if '*' is present, must not specify other verbs"],
   ]);
@@ -239,7 +244,15 @@ test('M1: the mandatory schemas must keep their fixed spec; other names may chan
 
 test('ST1–ST2: status conditions need a type, and types do not repeat', () => {
   const withConditions = (conditions: object[]): FlowSchema => ({ ...schema(), status: { conditions } });
-  assert.equal(check(withConditions([{ type: 'Dangling', status: 'False' }, { type: 'Other', status: 'True' }])), []);
+  assert.equal(
+    check(
+      withConditions([
+        { type: 'Dangling', status: 'False' },
+        { type: 'Other', status: 'True' },
+      ]),
+    ),
+    [],
+  );
   assert.equal(check(withConditions([{ status: 'True' }])), ['status.conditions[0].type: Required value: must not be empty']);
   assert.equal(check(withConditions([{ type: 'Dangling' }, { type: 'Dangling' }])), ['status.conditions[1].type: Duplicate value: "Dangling"']);
 });

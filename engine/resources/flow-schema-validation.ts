@@ -126,7 +126,8 @@ function validateServiceAccount(sa: ServiceAccountSubject | null | undefined, pa
   if (sa === undefined || sa === null) return [required(path, "serviceAccount is required when subject kind is 'ServiceAccount'")]; // S1
   const errors: FieldError[] = [];
   const name = text(sa.name);
-  if (name.length === 0) errors.push(required(path.child('name'))); // S2
+  if (name.length === 0)
+    errors.push(required(path.child('name'))); // S2
   else if (name !== WILDCARD) for (const message of nameIsDnsSubdomain(name, false)) errors.push(invalid(path.child('name'), name, message)); // S3
   const namespace = text(sa.namespace);
   if (namespace.length > 0) {
@@ -152,12 +153,14 @@ function validateVerbs(verbs: string[], path: FieldPath): FieldError[] {
 function validateResourceRule(rule: ResourcePolicyRule, path: FieldPath): FieldError[] {
   const errors = validateVerbs(strings(rule.verbs), path.child('verbs'));
   const apiGroups = strings(rule.apiGroups);
-  if (apiGroups.length === 0) errors.push(required(path.child('apiGroups'), 'resource rules must supply at least one api group')); // R4
+  if (apiGroups.length === 0)
+    errors.push(required(path.child('apiGroups'), 'resource rules must supply at least one api group')); // R4
   else if (apiGroups.length > 1 && apiGroups.includes(WILDCARD)) {
     errors.push(invalid(path.child('apiGroups'), apiGroups, "if '*' is present, must not specify other api groups")); // R5
   }
   const resources = strings(rule.resources);
-  if (resources.length === 0) errors.push(required(path.child('resources'), 'resource rules must supply at least one resource')); // R6
+  if (resources.length === 0)
+    errors.push(required(path.child('resources'), 'resource rules must supply at least one resource')); // R6
   else if (resources.length > 1 && resources.includes(WILDCARD)) {
     errors.push(invalid(path.child('resources'), resources, "if '*' is present, must not specify other resources")); // R7
   }
@@ -180,7 +183,8 @@ function validateNonResourceRule(rule: NonResourcePolicyRule, path: FieldPath): 
   const errors = validateVerbs(strings(rule.verbs), path.child('verbs')); // N1
   const urls = strings(rule.nonResourceURLs);
   const urlsPath = path.child('nonResourceURLs');
-  if (urls.length === 0) errors.push(required(urlsPath, 'nonResourceURLs must contain at least one value')); // N2
+  if (urls.length === 0)
+    errors.push(required(urlsPath, 'nonResourceURLs must contain at least one value')); // N2
   else if (urls.includes(WILDCARD)) {
     if (urls.length > 1) errors.push(invalid(urlsPath, urls, "if '*' is present, must not specify other non-resource URLs")); // N3
   } else {

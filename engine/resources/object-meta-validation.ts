@@ -76,11 +76,7 @@ export function validateObjectMeta(
   return errors;
 }
 
-export function validateObjectMetaUpdate(
-  meta: ObjectMeta | undefined,
-  oldMeta: ObjectMeta | undefined,
-  path: FieldPath | string = 'metadata',
-): FieldError[] {
+export function validateObjectMetaUpdate(meta: ObjectMeta | undefined, oldMeta: ObjectMeta | undefined, path: FieldPath | string = 'metadata'): FieldError[] {
   const at = toPath(path);
   const m = meta ?? {};
   const old = oldMeta ?? {};

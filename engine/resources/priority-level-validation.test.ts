@@ -42,15 +42,13 @@ test('a well-formed limited level passes, also after defaulting', () => {
 test('P0: the v1beta3 preserve-zero annotation is forbidden', () => {
   const plc = limited();
   plc.metadata!.annotations = { 'flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares': '' };
-  assert.equal(check(plc), [
-    "metadata.annotations: Forbidden: annotation 'flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares' is forbidden",
-  ]);
+  assert.equal(check(plc), ["metadata.annotations: Forbidden: annotation 'flowcontrol.k8s.io/v1beta3-preserve-zero-concurrency-shares' is forbidden"]);
   plc.metadata!.annotations = { 'apf.kubernetes.io/autoupdate-spec': 'false' };
   assert.equal(check(plc), []);
 });
 
 test('P1: type Exempt if and only if the name is exempt', () => {
-  assert.equal(check(level({ type: 'Exempt' }, 'not-exempt')), ['spec.type: Invalid value: "Exempt": type must be \'Exempt\' if and only if name is \'exempt\'']);
+  assert.equal(check(level({ type: 'Exempt' }, 'not-exempt')), ["spec.type: Invalid value: \"Exempt\": type must be 'Exempt' if and only if name is 'exempt'"]);
   const badSpec = { type: 'Limited', limited: { nominalConcurrencyShares: 42, limitResponse: { type: 'Reject' } } };
   assert.equal(triples(validatePriorityLevelConfiguration(level(badSpec, 'exempt'))), [
     ['spec.type', 'FieldValueInvalid', "type must be 'Exempt' if and only if name is 'exempt'"],
@@ -105,10 +103,12 @@ test('L2: limited lendablePercent within [0, 100]', () => {
 
 test('L3: borrowingLimitPercent is any non-negative value, 0 and above 100 included', () => {
   for (const ok of [0, 100, 500, null]) assert.equal(check(limited({ borrowingLimitPercent: ok })), [], String(ok));
-  assert.equal(check(limited({ borrowingLimitPercent: -1 })), ['spec.limited.borrowingLimitPercent: Invalid value: -1: if specified, must be a non-negative integer']);
+  assert.equal(check(limited({ borrowingLimitPercent: -1 })), [
+    'spec.limited.borrowingLimitPercent: Invalid value: -1: if specified, must be a non-negative integer',
+  ]);
 });
 
-test('LR1–LR3: the limit response union, with Kubernetes\' own wording', () => {
+test("LR1–LR3: the limit response union, with Kubernetes' own wording", () => {
   assert.equal(check(limited({ limitResponse: { type: 'Reject', queuing: { queues: 512, handSize: 4, queueLengthLimit: 100 } } })), [
     `${Q}: Forbidden: must be nil if limited.limitResponse.type is not Limited`,
   ]);
@@ -204,10 +204,7 @@ test('M3: the catch-all level must keep its fixed spec', () => {
 
 test('ST: status conditions need distinct, non-empty types', () => {
   const plc = { ...limited(), status: { conditions: [{ type: 'A' }, { type: '' }, { type: 'A' }] } };
-  assert.equal(check(plc), [
-    'status.conditions[1].type: Required value: must not be empty',
-    'status.conditions[2].type: Duplicate value: "A"',
-  ]);
+  assert.equal(check(plc), ['status.conditions[1].type: Required value: must not be empty', 'status.conditions[2].type: Duplicate value: "A"']);
 });
 
 test('metadata is validated first: name, cluster scope', () => {

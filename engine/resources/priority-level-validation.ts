@@ -126,10 +126,13 @@ function validateQueuing(queuing: QueuingConfiguration, path: FieldPath): FieldE
   const handSize = queuing.handSize ?? 0;
   if (queueLengthLimit <= 0) errors.push(invalid(path.child('queueLengthLimit'), queueLengthLimit, 'must be positive')); // Q1
   // The queue count and the hand size are judged separately: one spec may break both.
-  if (queues <= 0) errors.push(invalid(path.child('queues'), queues, 'must be positive')); // Q2
+  if (queues <= 0)
+    errors.push(invalid(path.child('queues'), queues, 'must be positive')); // Q2
   else if (queues > QUEUES_MAX) errors.push(invalid(path.child('queues'), queues, `must not be greater than ${QUEUES_MAX}`)); // Q3
-  if (handSize <= 0) errors.push(invalid(path.child('handSize'), handSize, 'must be positive')); // Q4
-  else if (handSize > queues) errors.push(invalid(path.child('handSize'), handSize, `should not be greater than queues (${queues})`)); // Q5
+  if (handSize <= 0)
+    errors.push(invalid(path.child('handSize'), handSize, 'must be positive')); // Q4
+  else if (handSize > queues)
+    errors.push(invalid(path.child('handSize'), handSize, `should not be greater than queues (${queues})`)); // Q5
   else if (requiredEntropyBits(queues, handSize) > MAX_HASH_BITS) {
     errors.push(
       invalid(
@@ -162,4 +165,3 @@ function validateMandatory(name: string, spec: PriorityLevelConfigurationSpec, p
 function isSet<T>(value: T | null | undefined): value is T {
   return value !== undefined && value !== null;
 }
-

@@ -5,7 +5,10 @@ import { deepEqual, flowSchemaSpecsEqual, priorityLevelSpecsEqual } from './spec
 test('missing scalars are their zero value; missing or null lists equal empty ones', () => {
   assert.ok(flowSchemaSpecsEqual({}, { matchingPrecedence: 0, priorityLevelConfiguration: { name: '' }, rules: [] }));
   assert.ok(flowSchemaSpecsEqual(undefined, { rules: null as unknown as [] }));
-  const rule = { subjects: [{ kind: 'Group', group: { name: 'g' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] };
+  const rule = {
+    subjects: [{ kind: 'Group', group: { name: 'g' } }],
+    resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }],
+  };
   const explicit = { ...rule, resourceRules: [{ ...rule.resourceRules[0]!, clusterScope: false }], nonResourceRules: [] };
   assert.ok(flowSchemaSpecsEqual({ rules: [rule] }, { rules: [explicit] }));
   assert.not.ok(flowSchemaSpecsEqual({ rules: [rule] }, { rules: [{ ...rule, resourceRules: [{ ...rule.resourceRules[0]!, clusterScope: true }] }] }));
@@ -23,7 +26,12 @@ test('pointers: null equals missing, but a pointer to zero does not', () => {
 
 test('unknown fields and key order do not matter; list order does', () => {
   assert.ok(priorityLevelSpecsEqual({ type: 'Exempt', extra: 1 } as object, { type: 'Exempt' }));
-  assert.ok(flowSchemaSpecsEqual({ matchingPrecedence: 3, priorityLevelConfiguration: { name: 'p' } }, { priorityLevelConfiguration: { name: 'p' }, matchingPrecedence: 3 }));
+  assert.ok(
+    flowSchemaSpecsEqual(
+      { matchingPrecedence: 3, priorityLevelConfiguration: { name: 'p' } },
+      { priorityLevelConfiguration: { name: 'p' }, matchingPrecedence: 3 },
+    ),
+  );
   const verbs = (v: string[]) => ({ rules: [{ nonResourceRules: [{ verbs: v, nonResourceURLs: ['/'] }] }] });
   assert.not.ok(flowSchemaSpecsEqual(verbs(['get', 'list']), verbs(['list', 'get'])));
 });

@@ -4,14 +4,7 @@
 // list equals an empty one, and unknown fields do not exist. Each spec is first brought to that
 // canonical shape, then compared structurally.
 
-import type {
-  FlowSchemaSpec,
-  NonResourcePolicyRule,
-  PolicyRulesWithSubjects,
-  PriorityLevelConfigurationSpec,
-  ResourcePolicyRule,
-  Subject,
-} from './types.ts';
+import type { FlowSchemaSpec, NonResourcePolicyRule, PolicyRulesWithSubjects, PriorityLevelConfigurationSpec, ResourcePolicyRule, Subject } from './types.ts';
 
 export function flowSchemaSpecsEqual(a: FlowSchemaSpec | undefined, b: FlowSchemaSpec | undefined): boolean {
   return deepEqual(canonicalFlowSchemaSpec(a), canonicalFlowSchemaSpec(b));

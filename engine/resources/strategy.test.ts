@@ -42,7 +42,11 @@ test('a FlowSchema spec change is detected semantically (absent and default-equa
 
 test('status update takes only the status (and managedFields) from the request', () => {
   const stored = prepareForCreate(plc(5), { uid: 'u-1', nowMs: 0 });
-  const request: PriorityLevelConfiguration = { ...plc(99), metadata: { name: 'team', labels: { x: 'y' }, managedFields: [{ manager: 'm' }] }, status: { conditions: [{ type: 'New', status: 'False' }] } };
+  const request: PriorityLevelConfiguration = {
+    ...plc(99),
+    metadata: { name: 'team', labels: { x: 'y' }, managedFields: [{ manager: 'm' }] },
+    status: { conditions: [{ type: 'New', status: 'False' }] },
+  };
   const next = prepareForStatusUpdate(request, stored);
   assert.is(next.spec?.limited?.nominalConcurrencyShares, 5);
   assert.equal(next.metadata?.labels, { a: 'b' });

@@ -1,10 +1,23 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../resources/types.ts';
-import { adoptWrittenObject, cachedAtRevision, makeCachedObject, objectFromCodec, objectJsonBytes, storedFormOf, withResourceVersion } from './cached-object.ts';
+import {
+  adoptWrittenObject,
+  cachedAtRevision,
+  makeCachedObject,
+  objectFromCodec,
+  objectJsonBytes,
+  storedFormOf,
+  withResourceVersion,
+} from './cached-object.ts';
 import { decodeFrozenObject, encodeObject } from './codec.ts';
 
-const plc = (metadata: Record<string, unknown>): KubeObject => ({ kind: 'PriorityLevelConfiguration', apiVersion: 'flowcontrol.apiserver.k8s.io/v1', metadata, spec: { type: 'Exempt' } });
+const plc = (metadata: Record<string, unknown>): KubeObject => ({
+  kind: 'PriorityLevelConfiguration',
+  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+  metadata,
+  spec: { type: 'Exempt' },
+});
 
 test('withResourceVersion places the field by Go order whatever metadata holds', () => {
   const keys = (meta: Record<string, unknown>): string[] => Object.keys(withResourceVersion({ metadata: meta } as KubeObject, '5').metadata ?? {});
@@ -21,7 +34,10 @@ test('withResourceVersion places the field by Go order whatever metadata holds',
 
 test('a written object, the same object decoded from storage and one rebuilt in a worker encode to the same JSON', () => {
   // An update that carried its resourceVersion somewhere else, and a create without one.
-  for (const metadata of [{ name: 'a', generation: 1, resourceVersion: '3', uid: 'u' }, { name: 'b', uid: 'u', labels: { x: '<&>' } }]) {
+  for (const metadata of [
+    { name: 'a', generation: 1, resourceVersion: '3', uid: 'u' },
+    { name: 'b', uid: 'u', labels: { x: '<&>' } },
+  ]) {
     const written = plc({ ...metadata });
     const codec = encodeObject(written);
     const adopted = adoptWrittenObject('/r/x', 'x', written, 12, codec);
@@ -33,7 +49,14 @@ test('a written object, the same object decoded from storage and one rebuilt in 
     assert.ok(Object.isFrozen(adopted.object.metadata), 'adopted metadata is frozen');
     if (adopted.object.metadata?.labels !== undefined) assert.ok(Object.isFrozen(adopted.object.metadata.labels), 'all the way down');
   }
-  const withHtml = makeCachedObject('/r/y', 'y', decodeFrozenObject(encodeObject(plc({ name: 'y', annotations: { a: '<b>' } }))), 2, encodeObject(plc({ name: 'y' })), false);
+  const withHtml = makeCachedObject(
+    '/r/y',
+    'y',
+    decodeFrozenObject(encodeObject(plc({ name: 'y', annotations: { a: '<b>' } }))),
+    2,
+    encodeObject(plc({ name: 'y' })),
+    false,
+  );
   assert.match(objectJsonBytes(withHtml).toString(), /"a":"\\u003cb\\u003e"/);
 });
 

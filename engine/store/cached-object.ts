@@ -53,14 +53,7 @@ function remember(cached: CachedObject): CachedObject {
 }
 
 /** Wraps a frozen decoded object (without resourceVersion) as the version written at `modRevision`. */
-export function makeCachedObject(
-  key: string,
-  name: string,
-  decoded: KubeObject,
-  modRevision: number,
-  codecBytes: Uint8Array,
-  stale: boolean,
-): CachedObject {
+export function makeCachedObject(key: string, name: string, decoded: KubeObject, modRevision: number, codecBytes: Uint8Array, stale: boolean): CachedObject {
   const object = deepFreeze(withResourceVersion(decoded, String(modRevision)));
   const labels = object.metadata?.labels;
   return remember({ key, name, modRevision, revision: modRevision, object, labels: labels ?? undefined, codecBytes, stale, jsonBytes: undefined });

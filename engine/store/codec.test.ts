@@ -7,7 +7,14 @@ const sample = {
   apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
   kind: 'PriorityLevelConfiguration',
   metadata: { name: 'global-default', uid: 'u1', resourceVersion: '77', generation: 1, creationTimestamp: '2026-11-21T05:00:00Z' },
-  spec: { type: 'Limited', limited: { nominalConcurrencyShares: 20, limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } }, lendablePercent: 50 } },
+  spec: {
+    type: 'Limited',
+    limited: {
+      nominalConcurrencyShares: 20,
+      limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } },
+      lendablePercent: 50,
+    },
+  },
   status: { conditions: [] },
 };
 
@@ -45,8 +52,18 @@ test('frozen decoding freezes everything', () => {
 });
 
 test('garbage is a CodecError, never a crash', () => {
-  for (const bad of [new Uint8Array([]), new Uint8Array([2, 0x80]), new Uint8Array([1, 0x42]), new Uint8Array([1, 0x92, 1]), new Uint8Array([1, 0xc1, 0xff]), new Uint8Array([1, 5])]) {
-    assert.throws(() => decodeObject(bad), (e: unknown) => e instanceof CodecError);
+  for (const bad of [
+    new Uint8Array([]),
+    new Uint8Array([2, 0x80]),
+    new Uint8Array([1, 0x42]),
+    new Uint8Array([1, 0x92, 1]),
+    new Uint8Array([1, 0xc1, 0xff]),
+    new Uint8Array([1, 5]),
+  ]) {
+    assert.throws(
+      () => decodeObject(bad),
+      (e: unknown) => e instanceof CodecError,
+    );
   }
 });
 

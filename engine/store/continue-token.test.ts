@@ -25,7 +25,10 @@ test('tokens are unpadded base64url of kube-apiserver JSON and round-trip', () =
 test('malformed tokens are refused with the storage texts', () => {
   assert.is(message('a*b'), 'invalid continue token: continue key is not valid: illegal base64 data at input byte 1');
   // Go's encoding/json words, never the JavaScript parser's.
-  assert.is(message(Buffer.from('not json').toString('base64url')), "invalid continue token: continue key is not valid: invalid character 'o' in literal null (expecting 'u')");
+  assert.is(
+    message(Buffer.from('not json').toString('base64url')),
+    "invalid continue token: continue key is not valid: invalid character 'o' in literal null (expecting 'u')",
+  );
   assert.is(message(Buffer.from('{"v":').toString('base64url')), 'invalid continue token: continue key is not valid: unexpected end of JSON input');
   assert.is(
     message(Buffer.from('{"v":"meta.k8s.io/v2","rv":1,"start":"a"}').toString('base64url')),

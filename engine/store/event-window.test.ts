@@ -9,8 +9,14 @@ test('the count bound drops the oldest events and raises the start revision to t
   for (let r = 11; r <= 15; r++) window.append(event(r, 0), 0);
   assert.is(window.size, 3);
   assert.is(window.startRevision, 12);
-  assert.equal(window.since(12).map((e) => e.revision), [13, 14, 15]);
-  assert.equal(window.since(14).map((e) => e.revision), [15]);
+  assert.equal(
+    window.since(12).map((e) => e.revision),
+    [13, 14, 15],
+  );
+  assert.equal(
+    window.since(14).map((e) => e.revision),
+    [15],
+  );
   assert.equal(window.since(15), []);
 });
 
@@ -31,7 +37,10 @@ test('revisions never go back; one revision may hold several changes (a transact
   const window = new EventWindow(10, 1_000, 0);
   window.append(event(5, 0), 0);
   window.append(event(5, 0), 0);
-  assert.equal(window.since(4).map((e) => e.revision), [5, 5]);
+  assert.equal(
+    window.since(4).map((e) => e.revision),
+    [5, 5],
+  );
   assert.equal(window.since(5), []);
   assert.throws(() => window.append(event(4, 0), 0), /revision 4 after 5/);
 });
@@ -39,7 +48,10 @@ test('revisions never go back; one revision may hold several changes (a transact
 test('compaction of the backing array keeps every event', () => {
   const window = new EventWindow(10, 1e9, 0);
   for (let r = 1; r <= 5000; r++) window.append(event(r, 0), 0);
-  assert.equal(window.since(4990).map((e) => e.revision), [4991, 4992, 4993, 4994, 4995, 4996, 4997, 4998, 4999, 5000]);
+  assert.equal(
+    window.since(4990).map((e) => e.revision),
+    [4991, 4992, 4993, 4994, 4995, 4996, 4997, 4998, 4999, 5000],
+  );
   assert.is(window.startRevision, 4990);
 });
 

@@ -308,8 +308,7 @@ export class ResourceStoreImpl implements ResourceStore {
   private keyFor(name: string): string {
     if (name.length === 0) throw badRequestError('FW_ERR_STORE_BAD_NAME', 'Name parameter required.');
     if (!/[/%]/.test(name) && name !== '.' && name !== '..') return this.prefix + name;
-    const problems =
-      name === '.' || name === '..' ? [`may not be '${name}'`] : ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+    const problems = name === '.' || name === '..' ? [`may not be '${name}'`] : ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
     if (problems.length > 0) throw badRequestError('FW_ERR_STORE_BAD_NAME', `Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
     return this.prefix + name;
   }

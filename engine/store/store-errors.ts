@@ -55,11 +55,7 @@ export class StoreError extends Error {
   /** For an expired continue token: a fresh token that continues at the latest resource version. */
   readonly continueToken: string | undefined;
 
-  constructor(
-    code: StoreErrorCode,
-    message: string,
-    extra: { details?: StatusDetails; continueToken?: string; cause?: unknown } = {},
-  ) {
+  constructor(code: StoreErrorCode, message: string, extra: { details?: StatusDetails; continueToken?: string; cause?: unknown } = {}) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'StoreError';
     this.code = code;
@@ -126,14 +122,7 @@ export function conflictError(r: ResourceNaming, name: string): StoreError {
 }
 
 /** A failed uid / resourceVersion precondition, worded as the storage layer's InvalidObj error. */
-export function preconditionError(
-  r: ResourceNaming,
-  name: string,
-  key: string,
-  field: 'UID' | 'ResourceVersion',
-  wanted: string,
-  actual: string,
-): StoreError {
+export function preconditionError(r: ResourceNaming, name: string, key: string, field: 'UID' | 'ResourceVersion', wanted: string, actual: string): StoreError {
   const inner = `Precondition failed: ${field} in precondition: ${wanted}, ${field} in object meta: ${actual}`;
   return new StoreError(
     'FW_ERR_STORE_PRECONDITION_FAILED',
@@ -163,11 +152,9 @@ export function continueExpiredError(freshToken: string | undefined): StoreError
 }
 
 export function tooLargeResourceVersionError(requested: number, current: number): StoreError {
-  return new StoreError(
-    'FW_ERR_STORE_TOO_LARGE_RESOURCE_VERSION',
-    `Timeout: Too large resource version: ${requested}, current: ${current}`,
-    { details: { retryAfterSeconds: 1 } },
-  );
+  return new StoreError('FW_ERR_STORE_TOO_LARGE_RESOURCE_VERSION', `Timeout: Too large resource version: ${requested}, current: ${current}`, {
+    details: { retryAfterSeconds: 1 },
+  });
 }
 
 /** `ListOptions.meta.k8s.io "" is invalid: …`, as the handler's list-option validation reports it. */

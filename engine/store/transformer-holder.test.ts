@@ -146,7 +146,11 @@ test('a KMS outage at open defers that resource: the others serve, it fails nami
   await rejectsWith(flowschemas.list(), 'FW_ERR_STORE_TRANSFORM_FAILED', named);
   await rejectsWith(flowschemas.watch({}), 'FW_ERR_STORE_TRANSFORM_FAILED', named);
   // Nothing is written while the resource cannot be read: no partial write, nothing lost.
-  await rejectsWith(flowschemas.create({ apiVersion: FS.apiVersion, kind: FS.kind, metadata: { name: 'f3' }, spec: {} }), 'FW_ERR_STORE_TRANSFORM_FAILED', named);
+  await rejectsWith(
+    flowschemas.create({ apiVersion: FS.apiVersion, kind: FS.kind, metadata: { name: 'f3' }, spec: {} }),
+    'FW_ERR_STORE_TRANSFORM_FAILED',
+    named,
+  );
   await rejectsWith(flowschemas.delete('f2'), 'FW_ERR_STORE_TRANSFORM_FAILED', named);
   assert.ok(!volume.data.has(`/registry/${FS.group}/${FS.resource}/f3`));
 
@@ -154,7 +158,10 @@ test('a KMS outage at open defers that resource: the others serve, it fails nami
   const back = await flowschemas.get('f1');
   assert.equal(back.spec, { marker: 'x' });
   assert.is(back.metadata?.resourceVersion, fs1.metadata?.resourceVersion);
-  assert.equal((await flowschemas.list()).items.map((i) => i.metadata?.name), ['f1', 'f2']);
+  assert.equal(
+    (await flowschemas.list()).items.map((i) => i.metadata?.name),
+    ['f1', 'f2'],
+  );
   // Its earlier history is not in the window: a watch from before the restart must list again.
   const watcher = await flowschemas.watch({ resourceVersion: fs1.metadata!.resourceVersion! });
   const first_ = await watcher.next();

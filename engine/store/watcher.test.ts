@@ -6,7 +6,8 @@ import type { CacheEvent } from './event-window.ts';
 import { CacheWatcher } from './watcher.ts';
 import { bookmarkEvent } from './watch-event.ts';
 
-const obj = (name: string, revision: number) => makeCachedObject(`/r/${name}`, name, { metadata: { name } }, revision, encodeObject({ metadata: { name } }), false);
+const obj = (name: string, revision: number) =>
+  makeCachedObject(`/r/${name}`, name, { metadata: { name } }, revision, encodeObject({ metadata: { name } }), false);
 const added = (revision: number): CacheEvent => ({ revision, name: 'a', current: obj('a', revision), previous: undefined, atMs: 0, views: {} });
 const info = { group: 'g', resource: 'rs', kind: 'R', apiVersion: 'g/v1' };
 

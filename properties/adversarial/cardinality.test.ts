@@ -24,7 +24,23 @@ const SERVED_GROUPS = new Set(['', 'other', 'flowcontrol.apiserver.k8s.io', 'aut
 const SERVED_VERSIONS = new Set(['', 'other', 'v1']);
 const SERVED_RESOURCES = new Set(['', 'other', 'prioritylevelconfigurations', 'flowschemas', 'selfsubjectaccessreviews']);
 const SERVED_SUBRESOURCES = new Set(['', 'other', 'status']);
-const VERBS = new Set(['APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST', 'other']);
+const VERBS = new Set([
+  'APPLY',
+  'CONNECT',
+  'CREATE',
+  'DELETE',
+  'DELETECOLLECTION',
+  'GET',
+  'LIST',
+  'PATCH',
+  'POST',
+  'PROXY',
+  'PUT',
+  'UPDATE',
+  'WATCH',
+  'WATCHLIST',
+  'other',
+]);
 const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
 
 const token = fc.stringMatching(/^[a-z0-9.-]{0,6}$/).map((s) => `${MARK}${s}`);
@@ -59,14 +75,26 @@ function toRequest(g: Generated): Request & { authorized: boolean } {
   const headers: Record<string, string> =
     g.who === 'denied' ? { Authorization: `Bearer ${DENIED_USER.token}` } : g.who === 'bad-token' ? { Authorization: `Bearer ${MARK}-bad` } : {};
   // Bodies of writes are empty: nothing is created, so no stored name can become a label.
-  return { method: g.method, path: g.path, query, headers, authorized: g.who === 'admin', body: g.method === 'POST' || g.method === 'PUT' || g.method === 'PATCH' ? '' : undefined };
+  return {
+    method: g.method,
+    path: g.path,
+    query,
+    headers,
+    authorized: g.who === 'admin',
+    body: g.method === 'POST' || g.method === 'PUT' || g.method === 'PATCH' ? '' : undefined,
+  };
 }
 
 /** The same request with each made-up token replaced by another (the request's shape unchanged). */
 function retoken(g: Generated, round: number): Generated {
   let n = 0;
   const swap = (text: string) => text.replace(new RegExp(`${MARK}[a-z0-9.-]*`, 'g'), () => `${MARK}r${round}n${n++}`);
-  return { ...g, path: swap(g.path), ...(g.dryRun !== undefined ? { dryRun: swap(g.dryRun) } : {}), ...(g.watch !== undefined ? { watch: swap(g.watch) } : {}) };
+  return {
+    ...g,
+    path: swap(g.path),
+    ...(g.dryRun !== undefined ? { dryRun: swap(g.dryRun) } : {}),
+    ...(g.watch !== undefined ? { watch: swap(g.watch) } : {}),
+  };
 }
 
 interface Series {

@@ -89,7 +89,8 @@ export async function startAdversary(options: AdversaryOptions = {}): Promise<Ad
   const adversary: Adversary = {
     server,
     send: (r) => send(server.baseUrl, server.token, full(r)),
-    sendAsOrdinaryUser: (r) => send(server.baseUrl, '', { ...full(r), authorized: false, headers: { ...r.headers, Authorization: `Bearer ${ORDINARY_USER.token}` } }),
+    sendAsOrdinaryUser: (r) =>
+      send(server.baseUrl, '', { ...full(r), authorized: false, headers: { ...r.headers, Authorization: `Bearer ${ORDINARY_USER.token}` } }),
     async assertAnswered(response, request) {
       await assertNoCrash();
       assertWellFormed(response, full(request));

@@ -26,7 +26,18 @@ export const HOSTILE_KEYS = [...Object.getOwnPropertyNames(Object.prototype), 'p
 /** The same key made ordinary: one more letter keeps its sort position, its validity as a label key and its message shape. */
 const controlKey = (key: string): string => `${key}x`;
 
-const HOSTILE_VALUES: unknown[] = [{ polluted: 'yes' }, { hasOwnProperty: null }, { error: 'x' }, { toString: 1 }, { prototype: { polluted: 'yes' } }, null, 'x', 1, [], [{ polluted: 'yes' }]];
+const HOSTILE_VALUES: unknown[] = [
+  { polluted: 'yes' },
+  { hasOwnProperty: null },
+  { error: 'x' },
+  { toString: 1 },
+  { prototype: { polluted: 'yes' } },
+  null,
+  'x',
+  1,
+  [],
+  [{ polluted: 'yes' }],
+];
 
 type Path = readonly (string | number)[];
 
@@ -86,7 +97,11 @@ const attackArb: fc.Arbitrary<Attack> = fc
       subresource: fc.constantFrom<'' | 'status'>('', '', 'status'),
       failing: fc.boolean(),
       // The three the issue names most often; every other member name too.
-      key: fc.oneof({ arbitrary: fc.constant('__proto__'), weight: 4 }, { arbitrary: fc.constantFrom('constructor', 'prototype'), weight: 3 }, { arbitrary: fc.constantFrom(...HOSTILE_KEYS), weight: 3 }),
+      key: fc.oneof(
+        { arbitrary: fc.constant('__proto__'), weight: 4 },
+        { arbitrary: fc.constantFrom('constructor', 'prototype'), weight: 3 },
+        { arbitrary: fc.constantFrom(...HOSTILE_KEYS), weight: 3 },
+      ),
       value: fc.constantFrom(...HOSTILE_VALUES),
       where: fc.nat(),
       op: fc.constantFrom<Attack['op']>('add', 'add', 'replace', 'test', 'copy', 'move', 'remove', 'through', 'nested'),
@@ -149,7 +164,13 @@ function requestFor(attack: Attack, name: string, key: string, dryRun: boolean):
   const query: [string, string][] = dryRun ? [['dryRun', 'All']] : [];
   const objectPath = `${collectionPath(attack.kind)}/${name}${attack.subresource === '' ? '' : `/${attack.subresource}`}`;
   if (attack.form === 'json-patch') {
-    return { method: 'PATCH', path: objectPath, query, headers: { 'Content-Type': PATCH_TYPE['json-patch']! }, body: JSON.stringify(jsonPatchFor(attack, document, key)) };
+    return {
+      method: 'PATCH',
+      path: objectPath,
+      query,
+      headers: { 'Content-Type': PATCH_TYPE['json-patch']! },
+      body: JSON.stringify(jsonPatchFor(attack, document, key)),
+    };
   }
   const nodes = objectPaths(document);
   const body = inject(document, nodes[attack.where % nodes.length]!, key, attack.value);
@@ -163,14 +184,25 @@ function requestFor(attack: Attack, name: string, key: string, dryRun: boolean):
 /** What must be equal between the hostile and the control answer, the control key swapped back. */
 function comparable(response: FuzzResponse, hostile: string, control: string): unknown {
   // managedFields times are "now", which may differ by a second between the two requests.
-  const swap = (text: string): string => text.split(control).join(hostile).replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, '<time>');
+  const swap = (text: string): string =>
+    text
+      .split(control)
+      .join(hostile)
+      .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g, '<time>');
   const warnings = swap(String(response.headers['warning'] ?? ''));
   if (response.status >= 300 || !String(response.headers['content-type']).startsWith('application/json')) {
     return { status: response.status, warnings, body: swap(response.text) };
   }
   // A success: what the write keeps (times and uids of a dry-run create are fresh each time).
   const object = JSON.parse(swap(response.text)) as KubeObject;
-  return { status: response.status, warnings, labels: object.metadata?.labels, annotations: object.metadata?.annotations, spec: object.spec, status_: object.status };
+  return {
+    status: response.status,
+    warnings,
+    labels: object.metadata?.labels,
+    annotations: object.metadata?.annotations,
+    spec: object.spec,
+    status_: object.status,
+  };
 }
 
 /** Where two texts part, with some context on each side. */
@@ -214,7 +246,12 @@ test('hostile keys at every depth of every body: answered as the same ordinary k
       const objectPath = `${collectionPath(attack.kind)}/${target}`;
       try {
         if (attack.form !== 'create') {
-          const created = await adversary.send({ method: 'POST', path: collectionPath(attack.kind), headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(documentFor({ ...attack, subresource: '', failing: false }, name)) });
+          const created = await adversary.send({
+            method: 'POST',
+            path: collectionPath(attack.kind),
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(documentFor({ ...attack, subresource: '', failing: false }, name)),
+          });
           assert.is(created.status, 201, created.text);
         }
         const control = controlKey(attack.key);
@@ -233,7 +270,10 @@ test('hostile keys at every depth of every body: answered as the same ordinary k
           const after = await adversary.send({ method: 'GET', path: objectPath });
           if (before.text === after.text || attempt === 5) break;
         }
-        const [hostileView, controlView] = [JSON.stringify(comparable(hostileAnswer, attack.key, control)), JSON.stringify(comparable(controlAnswer, attack.key, control))];
+        const [hostileView, controlView] = [
+          JSON.stringify(comparable(hostileAnswer, attack.key, control)),
+          JSON.stringify(comparable(controlAnswer, attack.key, control)),
+        ];
         assert.ok(hostileView === controlView, `the hostile key is answered as the same ordinary key is: ${firstDifference(hostileView, controlView)}`);
 
         const real = requestFor(attack, target, attack.key, false);
@@ -274,7 +314,11 @@ test('selectors and query parameters naming prototype members are answered', asy
       fc.constantFrom('labelSelector', 'fieldSelector', 'unknown'),
       async (key, operator, parameter) => {
         const name = parameter === 'labelSelector' ? key : parameter === 'fieldSelector' ? `metadata.${key}` : key;
-        const request: Request = { method: 'GET', path: kindPath, query: [[parameter === 'unknown' ? encodeURIComponent(key) : parameter, encodeURIComponent(`${name}${operator}`)]] };
+        const request: Request = {
+          method: 'GET',
+          path: kindPath,
+          query: [[parameter === 'unknown' ? encodeURIComponent(key) : parameter, encodeURIComponent(`${name}${operator}`)]],
+        };
         const answer = await adversary.sendAsOrdinaryUser(request);
         await adversary.assertAnswered(answer, request);
         if (answer.status === 200 && parameter === 'labelSelector' && (operator === '' || operator === '=a')) {
@@ -287,7 +331,10 @@ test('selectors and query parameters naming prototype members are answered', asy
     { runs: 40 },
   );
   const selected = await adversary.send({ method: 'GET', path: kindPath, query: [['labelSelector', 'constructor%3Da']] });
-  assert.equal((JSON.parse(selected.text).items as KubeObject[]).map((item) => item.metadata?.name), ['adv-labelled']);
+  assert.equal(
+    (JSON.parse(selected.text).items as KubeObject[]).map((item) => item.metadata?.name),
+    ['adv-labelled'],
+  );
   await adversary.assertHealthy();
 });
 

@@ -48,7 +48,8 @@ async function patch(name: string, contentType: string, body: string, subresourc
   return { status: response.status, json: response.text === '' ? undefined : JSON.parse(response.text), text: response.text };
 }
 
-const copyLimitMessage = (accumulated: number) => `Unable to complete the copy, the accumulated size increase of copy is ${accumulated}, exceeding the limit ${COPY_LIMIT_BYTES}`;
+const copyLimitMessage = (accumulated: number) =>
+  `Unable to complete the copy, the accumulated size increase of copy is ${accumulated}, exceeding the limit ${COPY_LIMIT_BYTES}`;
 
 /**
  * The bytes each copy of `/x` into `/x/<i>` adds, as Go counts them: `/x` starts as `{"a":"<s>"}`
@@ -130,7 +131,12 @@ test('strategic merge patches over long merged lists, and JSON patches inserting
         const field = list === 'insert-at-head' ? 'finalizers' : list;
         const holder = field === 'conditions' ? 'status' : 'metadata';
         const subresource = field === 'conditions' ? '/status' : '';
-        const seed = await patch(name, 'application/merge-patch+json', JSON.stringify({ [holder]: { [field]: Array.from({ length: stored }, (_, i) => item(i, 's')) } }), subresource);
+        const seed = await patch(
+          name,
+          'application/merge-patch+json',
+          JSON.stringify({ [holder]: { [field]: Array.from({ length: stored }, (_, i) => item(i, 's')) } }),
+          subresource,
+        );
         assert.ok([200, 413].includes(seed.status), seed.text.slice(0, 300));
         let answer: { status: number; text: string };
         if (list === 'insert-at-head') {
@@ -140,11 +146,16 @@ test('strategic merge patches over long merged lists, and JSON patches inserting
           const items: unknown[] = Array.from({ length: patched }, (_, i) => item(i, 'p'));
           if (deletes) {
             const key = field === 'conditions' ? 'type' : 'uid';
-            for (let i = 0; i < stored; i += 2) items.push(field === 'finalizers' ? undefined : { $patch: 'delete', [key]: field === 'conditions' ? `s${i}` : `s-${i}` });
+            for (let i = 0; i < stored; i += 2)
+              items.push(field === 'finalizers' ? undefined : { $patch: 'delete', [key]: field === 'conditions' ? `s${i}` : `s-${i}` });
           }
           const body: Record<string, unknown> = { [field]: items.filter((x) => x !== undefined) };
-          if (deletes && field === 'finalizers') body['$deleteFromPrimitiveList/finalizers'] = Array.from({ length: stored }, (_, i) => item(i, 's')).filter((_, i) => i % 2 === 0);
-          if (ordered && field !== 'finalizers') body[`$setElementOrder/${field}`] = [...items.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null && !('$patch' in x))].reverse().map((x) => (field === 'conditions' ? { type: x['type'] } : { uid: x['uid'] }));
+          if (deletes && field === 'finalizers')
+            body['$deleteFromPrimitiveList/finalizers'] = Array.from({ length: stored }, (_, i) => item(i, 's')).filter((_, i) => i % 2 === 0);
+          if (ordered && field !== 'finalizers')
+            body[`$setElementOrder/${field}`] = [...items.filter((x): x is Record<string, unknown> => typeof x === 'object' && x !== null && !('$patch' in x))]
+              .reverse()
+              .map((x) => (field === 'conditions' ? { type: x['type'] } : { uid: x['uid'] }));
           answer = await patch(name, 'application/strategic-merge-patch+json', JSON.stringify({ [holder]: body }), subresource);
         }
         assert.ok(answer.status < 500, answer.text.slice(0, 300));
@@ -174,9 +185,17 @@ test('merge patches growing one object: 413 at the limit, never a stored object 
       assert.is(created.status, 201, created.text);
       let rules: unknown[] = [];
       for (const [step, count] of ruleCounts.entries()) {
-        const more = Array.from({ length: count }, (_, i) => ({ subjects: [{ kind: 'User', user: { name: `u-${step}-${i}-${'n'.repeat(60)}` } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }] }));
+        const more = Array.from({ length: count }, (_, i) => ({
+          subjects: [{ kind: 'User', user: { name: `u-${step}-${i}-${'n'.repeat(60)}` } }],
+          nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }],
+        }));
         const before = await adversary.send({ method: 'GET', path: `${fsPath}/${name}` });
-        const request: Request = { method: 'PATCH', path: `${fsPath}/${name}`, headers: { 'Content-Type': 'application/merge-patch+json' }, body: JSON.stringify({ spec: { rules: [...rules, ...more] } }) };
+        const request: Request = {
+          method: 'PATCH',
+          path: `${fsPath}/${name}`,
+          headers: { 'Content-Type': 'application/merge-patch+json' },
+          body: JSON.stringify({ spec: { rules: [...rules, ...more] } }),
+        };
         const answer = await adversary.send(request);
         await adversary.assertAnswered(answer, request);
         assert.ok([200, 413].includes(answer.status), answer.text.slice(0, 300));

@@ -40,7 +40,13 @@ const MALFORMED_YAML = [
   '\tkind: FlowSchema',
   'metadata: *undefined_alias',
   'a: &x [*x]',
-  `a: &a [x,x,x,x,x,x,x,x,x,x]\n${Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`).join('\n')}`,
+  `a: &a [x,x,x,x,x,x,x,x,x,x]\n${Array.from(
+    { length: 8 },
+    (_, i) =>
+      `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(10)
+        .fill(`*${String.fromCharCode(97 + i)}`)
+        .join(',')}]`,
+  ).join('\n')}`,
   '---\nkind: FlowSchema\n---\nkind: PriorityLevelConfiguration\n',
   '%YAML 9.9\n---\na: 1',
   'metadata:\n  name: fz-a\n  name: fz-b\n',
@@ -49,18 +55,25 @@ const MALFORMED_YAML = [
   'kind: PriorityLevelConfiguration\nmetadata: {name: fz-a}\nspec: {type: Limited, limited: {nominalConcurrencyShares: .inf}}',
 ];
 
-const deep = fc.constantFrom(100, 2_000, 20_000).chain((depth) =>
-  fc.constantFrom(
-    `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","metadata":{"name":"fz-deep"},"spec":${nest(depth, '{"a":', '}')}}`,
-    `{"metadata":{"name":"fz-deep","annotations":${nest(depth, '[', ']')}}}`,
-    `{"metadata":{"name":"fz-deep"},"spec":{"limited":${nest(depth, '[', ']')}}}`,
-    nest(depth, '[', ']'),
-    `metadata: {name: fz-deep}\nspec: ${nest(depth, '[', ']')}`,
-    `[{"op":"add","path":"/metadata/annotations","value":${nest(depth, '{"a":', '}')}}]`,
-  ),
-);
+const deep = fc
+  .constantFrom(100, 2_000, 20_000)
+  .chain((depth) =>
+    fc.constantFrom(
+      `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","metadata":{"name":"fz-deep"},"spec":${nest(depth, '{"a":', '}')}}`,
+      `{"metadata":{"name":"fz-deep","annotations":${nest(depth, '[', ']')}}}`,
+      `{"metadata":{"name":"fz-deep"},"spec":{"limited":${nest(depth, '[', ']')}}}`,
+      nest(depth, '[', ']'),
+      `metadata: {name: fz-deep}\nspec: ${nest(depth, '[', ']')}`,
+      `[{"op":"add","path":"/metadata/annotations","value":${nest(depth, '{"a":', '}')}}]`,
+    ),
+  );
 
-export const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
+export const PATCH_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+];
 
 const JSON_PATCHES: unknown[] = [
   [{ op: 'add', path: '/metadata/labels/x', value: 'y' }],
@@ -131,9 +144,15 @@ export function patchBody(kind: FlowcontrolKindName, name: string): fc.Arbitrary
     fc.constantFrom(...STRATEGIC_PATCHES).map((p) => ({ contentType: PATCH_TYPES[2]!, body: JSON.stringify(p) })),
     applyBody(kind, name).map((body) => ({ contentType: PATCH_TYPES[3]!, body })),
     // A patch of one type sent as another, or a broken one.
-    fc.tuple(fc.constantFrom(...PATCH_TYPES), fc.oneof(fc.constantFrom(...MALFORMED, ...MALFORMED_YAML), fc.constantFrom(...JSON_PATCHES, ...MERGE_PATCHES).map((p) => JSON.stringify(p)))).map(
-      ([contentType, body]) => ({ contentType, body }),
-    ),
+    fc
+      .tuple(
+        fc.constantFrom(...PATCH_TYPES),
+        fc.oneof(
+          fc.constantFrom(...MALFORMED, ...MALFORMED_YAML),
+          fc.constantFrom(...JSON_PATCHES, ...MERGE_PATCHES).map((p) => JSON.stringify(p)),
+        ),
+      )
+      .map(([contentType, body]) => ({ contentType, body })),
   );
 }
 
@@ -147,15 +166,17 @@ export function objectBody(kind: FlowcontrolKindName, name: string): fc.Arbitrar
     { weight: 1, arbitrary: deep.map((body) => ({ contentType: body.startsWith('metadata') ? 'application/yaml' : 'application/json', body })) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom(
-        '{"propagationPolicy":5}',
-        '{"preconditions":"x"}',
-        '{"preconditions":{"uid":"nope"}}',
-        '{"gracePeriodSeconds":1.5}',
-        '{"dryRun":"All"}',
-        '{"dryRun":["All"],"propagationPolicy":"Orphan","orphanDependents":true}',
-        '[]',
-      ).map((body) => ({ contentType: 'application/json', body })),
+      arbitrary: fc
+        .constantFrom(
+          '{"propagationPolicy":5}',
+          '{"preconditions":"x"}',
+          '{"preconditions":{"uid":"nope"}}',
+          '{"gracePeriodSeconds":1.5}',
+          '{"dryRun":"All"}',
+          '{"dryRun":["All"],"propagationPolicy":"Orphan","orphanDependents":true}',
+          '[]',
+        )
+        .map((body) => ({ contentType: 'application/json', body })),
     },
   );
 }

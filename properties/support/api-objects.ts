@@ -23,7 +23,9 @@ export const FUZZ_LABEL = { key: 'fairway-fuzz', value: 'yes' } as const;
 
 const dnsLabel = fc.stringMatching(/^[a-z0-9]([-a-z0-9]{0,10}[a-z0-9])?$/);
 const dnsSubdomain = fc.tuple(dnsLabel, fc.option(dnsLabel, { nil: undefined })).map(([a, b]) => (b === undefined ? a : `${a}.${b}`));
-const labelKey = fc.tuple(fc.option(fc.constantFrom('example.com/', 'fairway.dev/'), { nil: '' }), fc.stringMatching(/^[a-zA-Z0-9]([-a-zA-Z0-9_.]{0,10}[a-zA-Z0-9])?$/)).map(([p, n]) => p + n);
+const labelKey = fc
+  .tuple(fc.option(fc.constantFrom('example.com/', 'fairway.dev/'), { nil: '' }), fc.stringMatching(/^[a-zA-Z0-9]([-a-zA-Z0-9_.]{0,10}[a-zA-Z0-9])?$/))
+  .map(([p, n]) => p + n);
 const labelValue = fc.oneof(fc.constant(''), fc.stringMatching(/^[a-zA-Z0-9]([-a-zA-Z0-9_.]{0,10}[a-zA-Z0-9])?$/));
 
 // fc.dictionary makes null-prototype objects; JSON does not care, deep equality does.
@@ -42,7 +44,13 @@ const limitResponse: fc.Arbitrary<LimitResponse> = fc.oneof(
   fc.constant({ type: 'Reject' }),
   fc
     .integer({ min: 1, max: 64 })
-    .chain((queues) => fc.record({ queues: fc.constant(queues), handSize: fc.integer({ min: 1, max: Math.min(queues, 8) }), queueLengthLimit: fc.integer({ min: 1, max: 200 }) }))
+    .chain((queues) =>
+      fc.record({
+        queues: fc.constant(queues),
+        handSize: fc.integer({ min: 1, max: Math.min(queues, 8) }),
+        queueLengthLimit: fc.integer({ min: 1, max: 200 }),
+      }),
+    )
     .map((queuing) => ({ type: 'Queue', queuing })),
 );
 
@@ -66,7 +74,11 @@ const subject: fc.Arbitrary<Subject> = fc.oneof(
 );
 
 const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'proxy', 'update', 'watch'];
-const orWildcard = (values: string[]): fc.Arbitrary<string[]> => fc.oneof(fc.constant(['*']).map((w) => [...w]), fc.subarray(values, { minLength: 1 }));
+const orWildcard = (values: string[]): fc.Arbitrary<string[]> =>
+  fc.oneof(
+    fc.constant(['*']).map((w) => [...w]),
+    fc.subarray(values, { minLength: 1 }),
+  );
 
 const resourceRule: fc.Arbitrary<ResourcePolicyRule> = fc.boolean().chain((clusterScope) =>
   fc.record({
@@ -74,10 +86,18 @@ const resourceRule: fc.Arbitrary<ResourcePolicyRule> = fc.boolean().chain((clust
     apiGroups: orWildcard(['', 'apps', 'batch']),
     resources: orWildcard(['pods', 'deployments', 'jobs']),
     clusterScope: fc.constant(clusterScope),
-    namespaces: clusterScope ? fc.oneof(fc.constant<string[]>([]).map(() => []), orWildcard(['default', 'team-a'])) : orWildcard(['default', 'team-a', 'kube-system']),
+    namespaces: clusterScope
+      ? fc.oneof(
+          fc.constant<string[]>([]).map(() => []),
+          orWildcard(['default', 'team-a']),
+        )
+      : orWildcard(['default', 'team-a', 'kube-system']),
   }),
 );
-const nonResourceRule: fc.Arbitrary<NonResourcePolicyRule> = fc.record({ verbs: orWildcard(VERBS), nonResourceURLs: orWildcard(['/', '/healthz', '/metrics', '/api/*']) });
+const nonResourceRule: fc.Arbitrary<NonResourcePolicyRule> = fc.record({
+  verbs: orWildcard(VERBS),
+  nonResourceURLs: orWildcard(['/', '/healthz', '/metrics', '/api/*']),
+});
 
 const rule: fc.Arbitrary<PolicyRulesWithSubjects> = fc
   .record({
@@ -179,15 +199,33 @@ const FS_MUTATIONS: Mutation[] = [
   m('rule without subjects', 422, (o) => (o.spec.rules = [{ subjects: [], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/'] }] }])),
   m('rule without rules', 422, (o) => (o.spec.rules = [{ subjects: [{ kind: 'User', user: { name: 'a' } }] }])),
   m('unknown subject kind', 422, (o) => (o.spec.rules = [{ subjects: [{ kind: 'Robot' }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/'] }] }])),
-  m('unknown verb', 422, (o) => (o.spec.rules = [{ subjects: [{ kind: 'Group', group: { name: 'g' } }], nonResourceRules: [{ verbs: ['fly'], nonResourceURLs: ['/'] }] }])),
-  m('URL without a slash', 422, (o) => (o.spec.rules = [{ subjects: [{ kind: 'Group', group: { name: 'g' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['healthz'] }] }])),
-  m('namespaced rule without namespaces', 422, (o) =>
-    (o.spec.rules = [{ subjects: [{ kind: 'Group', group: { name: 'g' } }], resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], namespaces: [] }] }]),
+  m(
+    'unknown verb',
+    422,
+    (o) => (o.spec.rules = [{ subjects: [{ kind: 'Group', group: { name: 'g' } }], nonResourceRules: [{ verbs: ['fly'], nonResourceURLs: ['/'] }] }]),
+  ),
+  m(
+    'URL without a slash',
+    422,
+    (o) => (o.spec.rules = [{ subjects: [{ kind: 'Group', group: { name: 'g' } }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['healthz'] }] }]),
+  ),
+  m(
+    'namespaced rule without namespaces',
+    422,
+    (o) =>
+      (o.spec.rules = [
+        { subjects: [{ kind: 'Group', group: { name: 'g' } }], resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], namespaces: [] }] },
+      ]),
   ),
   m('matchingPrecedence a string', 400, (o) => (o.spec.matchingPrecedence = 'first')),
   m('rules an object', 400, (o) => (o.spec.rules = { subjects: [] })),
-  m('clusterScope a string', 400, (o) =>
-    (o.spec.rules = [{ subjects: [{ kind: 'Group', group: { name: 'g' } }], resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], clusterScope: 'yes' }] }]),
+  m(
+    'clusterScope a string',
+    400,
+    (o) =>
+      (o.spec.rules = [
+        { subjects: [{ kind: 'Group', group: { name: 'g' } }], resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], clusterScope: 'yes' }] },
+      ]),
   ),
 ];
 

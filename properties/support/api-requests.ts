@@ -82,7 +82,11 @@ const target: fc.Arbitrary<Target> = fc.oneof(
   {
     weight: 5,
     arbitrary: fc
-      .tuple(kindArb, fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...FUZZ_NAMES) }, fc.constantFrom(...ODD_NAMES), fc.constantFrom(...BOOTSTRAP_NAMES)), fc.constantFrom('', '', '', '/status', '/scale', '/status/x'))
+      .tuple(
+        kindArb,
+        fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...FUZZ_NAMES) }, fc.constantFrom(...ODD_NAMES), fc.constantFrom(...BOOTSTRAP_NAMES)),
+        fc.constantFrom('', '', '', '/status', '/scale', '/status/x'),
+      )
       .map(([kind, name, sub]) => ({ kind, path: `${collectionPath(kind)}/${name}${sub}`, keep: BOOTSTRAP_NAMES.includes(name), collection: false })),
   },
   { weight: 2, arbitrary: fc.constantFrom(...OTHER_PATHS).map((path) => ({ kind: undefined, path, keep: true, collection: false })) },
@@ -97,9 +101,31 @@ const PARAMS: Record<string, string[]> = {
   watch: ['maybe', 'false', '0', 'FALSE', 'yes'],
   resourceVersion: ['', '0', '1', 'abc', '-1', '18446744073709551616', ' 1', '0x1'],
   resourceVersionMatch: ['Exact', 'NotOlderThan', 'Foo', ''],
-  labelSelector: ['a=b', `${FUZZ_LABEL.key}=${FUZZ_LABEL.value}`, 'a in (', '!!x', '=x', 'x==', 'a,,b', 'a b c', '%25', 'x in ()', `a=${'v'.repeat(70)}`, 'a notin (b),!c', 'x>1'],
+  labelSelector: [
+    'a=b',
+    `${FUZZ_LABEL.key}=${FUZZ_LABEL.value}`,
+    'a in (',
+    '!!x',
+    '=x',
+    'x==',
+    'a,,b',
+    'a b c',
+    '%25',
+    'x in ()',
+    `a=${'v'.repeat(70)}`,
+    'a notin (b),!c',
+    'x>1',
+  ],
   fieldSelector: ['metadata.name=fz-a', 'metadata.name!=fz-a', 'spec.type=x', 'metadata.name', 'metadata.name~x', 'a=b=c', 'metadata.namespace=x', ''],
-  continue: ['garbage', b64('{"v":"meta.k8s.io/v1","rv":-1,"start":"fz-a\\u0000"}'), b64('{"v":"other/v1","rv":1,"start":"x"}'), b64('not json'), b64('{"v":"meta.k8s.io/v1","rv":1,"start":"../x"}'), b64('{"v":"meta.k8s.io/v1","rv":1}'), '%%%'],
+  continue: [
+    'garbage',
+    b64('{"v":"meta.k8s.io/v1","rv":-1,"start":"fz-a\\u0000"}'),
+    b64('{"v":"other/v1","rv":1,"start":"x"}'),
+    b64('not json'),
+    b64('{"v":"meta.k8s.io/v1","rv":1,"start":"../x"}'),
+    b64('{"v":"meta.k8s.io/v1","rv":1}'),
+    '%%%',
+  ],
   timeoutSeconds: ['-5', 'abc', '1', '99999999999999999999'],
   timeout: ['abc', '-1s', '0s', '30s', '1h', '1x'],
   pretty: ['maybe', 'true', '1', ''],
@@ -159,10 +185,19 @@ const oneIn = <T>(n: number, arbitrary: fc.Arbitrary<T>) => fc.oneof({ weight: n
 const extraHeaders: fc.Arbitrary<Record<string, string>> = fc
   .record({
     Accept: oneIn(3, fc.constantFrom(...ACCEPTS)),
-    'User-Agent': oneIn(4, fc.oneof(fc.constantFrom('kubectl/v1.32.0 (linux/amd64)', '', 'curl/8.0'), fc.integer({ min: 100, max: 4_000 }).map((n) => 'u'.repeat(n)))),
+    'User-Agent': oneIn(
+      4,
+      fc.oneof(
+        fc.constantFrom('kubectl/v1.32.0 (linux/amd64)', '', 'curl/8.0'),
+        fc.integer({ min: 100, max: 4_000 }).map((n) => 'u'.repeat(n)),
+      ),
+    ),
     // Rare: most requests should get past authentication.
     Authorization: oneIn(20, fc.constantFrom('Bearer wrong', 'Basic YWRtaW46YWRtaW4=', 'Bearer ', 'Bearer a b')),
-    'X-Fuzz': oneIn(6, fc.integer({ min: 1, max: 6_000 }).map((n) => 'y'.repeat(n))),
+    'X-Fuzz': oneIn(
+      6,
+      fc.integer({ min: 1, max: 6_000 }).map((n) => 'y'.repeat(n)),
+    ),
     'Impersonate-User': oneIn(20, fc.constantFrom('bob', 'system:admin')),
     'Impersonate-Group': oneIn(20, fc.constantFrom('system:masters', 'team-a')),
   })
@@ -188,13 +223,17 @@ export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
   .chain((r) => {
     const kind = r.target.kind ?? r.bodyKind;
     const name = /\/([^/]+)(\/[^/]*)?$/.exec(r.target.path)?.[1] ?? r.bodyName;
-    const body = r.method === 'PATCH' ? patchBody(kind, FUZZ_NAMES.includes(name) ? name : r.bodyName) : objectBody(kind, FUZZ_NAMES.includes(name) ? name : r.bodyName);
+    const body =
+      r.method === 'PATCH' ? patchBody(kind, FUZZ_NAMES.includes(name) ? name : r.bodyName) : objectBody(kind, FUZZ_NAMES.includes(name) ? name : r.bodyName);
     return body.map((b): FuzzRequest => {
       const method = r.target.keep && r.method === 'DELETE' ? 'GET' : r.method;
       let query = r.query.map(encodePair);
       // A DELETE of a collection (deletecollection) may only reach the fuzz's own objects.
       if (method === 'DELETE' && r.target.collection) {
-        query = [['labelSelector', encodeURIComponent(`${FUZZ_LABEL.key}=${FUZZ_LABEL.value}`)], ...query.filter(([k]) => k !== 'labelSelector' && k !== 'fieldSelector')];
+        query = [
+          ['labelSelector', encodeURIComponent(`${FUZZ_LABEL.key}=${FUZZ_LABEL.value}`)],
+          ...query.filter(([k]) => k !== 'labelSelector' && k !== 'fieldSelector'),
+        ];
       }
       if (method === 'PATCH' && r.withFieldManager) query = [['fieldManager', 'fuzz'], ...query];
       const sendBody = method === 'GET' || method === 'HEAD' || method === 'OPTIONS' ? r.withBody === 0 : r.withBody !== 0;
@@ -212,7 +251,13 @@ export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
 /** A PATCH of `kind`/`name`: any of the four types, good or malformed, with random query and headers. */
 export function patchRequest(kind: FlowcontrolKindName, name: string): fc.Arbitrary<FuzzRequest> {
   return fc
-    .record({ patch: patchBody(kind, name), query: fc.array(queryPair, { maxLength: 3 }), headers: extraHeaders, withFieldManager: fc.boolean(), subresource: fc.constantFrom('', '', '', '/status') })
+    .record({
+      patch: patchBody(kind, name),
+      query: fc.array(queryPair, { maxLength: 3 }),
+      headers: extraHeaders,
+      withFieldManager: fc.boolean(),
+      subresource: fc.constantFrom('', '', '', '/status'),
+    })
     .map(({ patch, query, headers, withFieldManager, subresource }) => {
       const pairs = query.map(encodePair).filter(([k]) => k !== 'dryRun');
       const request: FuzzRequest = {

@@ -199,8 +199,16 @@ export class QueueSetHarness {
   /** Checks that hold whenever no event is being processed. */
   checkQuiescent(): void {
     const dump = this.qs.dump();
-    this.expect('seat-accounting', dump.seatsInUse === this.shadowSeatsInUse, `dump says ${dump.seatsInUse} seats in use, the harness counted ${this.shadowSeatsInUse}`);
-    this.expect('seat-accounting', dump.executingRequests === this.shadowExecuting, `dump says ${dump.executingRequests} executing, the harness counted ${this.shadowExecuting}`);
+    this.expect(
+      'seat-accounting',
+      dump.seatsInUse === this.shadowSeatsInUse,
+      `dump says ${dump.seatsInUse} seats in use, the harness counted ${this.shadowSeatsInUse}`,
+    );
+    this.expect(
+      'seat-accounting',
+      dump.executingRequests === this.shadowExecuting,
+      `dump says ${dump.executingRequests} executing, the harness counted ${this.shadowExecuting}`,
+    );
     let waiting = 0;
     for (const ids of this.waitingByQueueId.values()) waiting += ids.length;
     this.expect('seat-accounting', dump.waitingRequests === waiting, `dump says ${dump.waitingRequests} waiting, the harness counted ${waiting}`);
@@ -223,15 +231,31 @@ export class QueueSetHarness {
       const executed = entry.decisions[0]?.kind === 'execute';
       this.expect('ends-once', entry.finishCalls === (executed ? 1 : 0), `request #${entry.id} finished ${entry.finishCalls} times`);
     }
-    this.expect('ends-once', dump.isIdle && dump.seatsInUse === 0 && this.shadowSeatsInUse === 0, `not idle at the end: ${dump.seatsInUse} seats, ${dump.waitingRequests} waiting, ${dump.executingRequests} executing`);
+    this.expect(
+      'ends-once',
+      dump.isIdle && dump.seatsInUse === 0 && this.shadowSeatsInUse === 0,
+      `not idle at the end: ${dump.seatsInUse} seats, ${dump.waitingRequests} waiting, ${dump.executingRequests} executing`,
+    );
     const { executed, rejected, cancelled } = this.totals;
     const rejectedAll = rejected['queue-full'] + rejected['concurrency-limit'] + rejected['time-out'];
-    this.expect('ends-once', executed + rejectedAll === this.tracked.length, `${executed} executed + ${rejectedAll} rejected != ${this.tracked.length} arrivals`);
+    this.expect(
+      'ends-once',
+      executed + rejectedAll === this.tracked.length,
+      `${executed} executed + ${rejectedAll} rejected != ${this.tracked.length} arrivals`,
+    );
     this.expect('ends-once', dump.dispatched === executed, `dump.dispatched=${dump.dispatched}, executed=${executed}`);
     this.expect('ends-once', dump.rejected === rejectedAll, `dump.rejected=${dump.rejected}, rejected=${rejectedAll}`);
-    this.expect('ends-once', dump.cancelled === cancelled && dump.timedOut === rejected['time-out'] - cancelled, `dump timedOut/cancelled ${dump.timedOut}/${dump.cancelled}, harness ${rejected['time-out'] - cancelled}/${cancelled}`);
+    this.expect(
+      'ends-once',
+      dump.cancelled === cancelled && dump.timedOut === rejected['time-out'] - cancelled,
+      `dump timedOut/cancelled ${dump.timedOut}/${dump.cancelled}, harness ${rejected['time-out'] - cancelled}/${cancelled}`,
+    );
     const hooks = this.hookCounts;
-    this.expect('ends-once', hooks.dispatched === executed && hooks.finished === executed && hooks.rejected === rejectedAll, `observer saw ${JSON.stringify(hooks)}`);
+    this.expect(
+      'ends-once',
+      hooks.dispatched === executed && hooks.finished === executed && hooks.rejected === rejectedAll,
+      `observer saw ${JSON.stringify(hooks)}`,
+    );
   }
 
   // --- predictions ------------------------------------------------------------------------------
@@ -260,13 +284,21 @@ export class QueueSetHarness {
     const kinds = entry.decisions.map(kindOf);
     switch (entry.expectation) {
       case 'execute-now':
-        this.expect(this.config.desiredNumQueues < 0 ? 'exempt-never-waits' : 'arrival-decision', sameList(kinds, ['execute']), `#${entry.id} should execute on arrival, got [${kinds.join(',')}]`);
+        this.expect(
+          this.config.desiredNumQueues < 0 ? 'exempt-never-waits' : 'arrival-decision',
+          sameList(kinds, ['execute']),
+          `#${entry.id} should execute on arrival, got [${kinds.join(',')}]`,
+        );
         break;
       case 'reject-queue-full':
         this.expect('arrival-decision', sameList(kinds, ['reject:queue-full']), `#${entry.id} should be rejected queue-full, got [${kinds.join(',')}]`);
         break;
       case 'reject-concurrency-limit':
-        this.expect('arrival-decision', sameList(kinds, ['reject:concurrency-limit']), `#${entry.id} should be rejected concurrency-limit, got [${kinds.join(',')}]`);
+        this.expect(
+          'arrival-decision',
+          sameList(kinds, ['reject:concurrency-limit']),
+          `#${entry.id} should be rejected concurrency-limit, got [${kinds.join(',')}]`,
+        );
         break;
       case 'queue':
         this.expect('arrival-decision', entry.queueId !== undefined, `#${entry.id} should have been queued, got [${kinds.join(',')}]`);
@@ -303,7 +335,11 @@ export class QueueSetHarness {
       this.expect('queue-choice', false, `#${id} is queued but not in the dump`);
       return;
     }
-    this.expect('queue-choice', where.queueIndex === entry.expectedQueueIndex, `#${id} joined queue index ${where.queueIndex}, the reference chooses ${entry.expectedQueueIndex}`);
+    this.expect(
+      'queue-choice',
+      where.queueIndex === entry.expectedQueueIndex,
+      `#${id} joined queue index ${where.queueIndex}, the reference chooses ${entry.expectedQueueIndex}`,
+    );
     const ids = this.waitingByQueueId.get(queue.id) ?? [];
     ids.push(id);
     this.waitingByQueueId.set(queue.id, ids);
@@ -337,7 +373,11 @@ export class QueueSetHarness {
       this.expect('fifo', ids[0] === entry.id, `#${entry.id} dispatched from queue ${entry.queueId} ahead of [${ids.join(',')}]`);
       ids.shift();
       const waitedMs = nowMs - entry.arrivalMs;
-      this.expect('wait-limit', waitedMs <= entry.request.waitLimitMs, `#${entry.id} dispatched after waiting ${waitedMs} ms > limit ${entry.request.waitLimitMs}`);
+      this.expect(
+        'wait-limit',
+        waitedMs <= entry.request.waitLimitMs,
+        `#${entry.id} dispatched after waiting ${waitedMs} ms > limit ${entry.request.waitLimitMs}`,
+      );
     }
     if (this.config.desiredNumQueues >= 0) {
       const lone = seats > this.concurrencyLimit && this.shadowExecuting === 0;
@@ -370,7 +410,11 @@ export class QueueSetHarness {
       this.expect('wait-limit', entry.cancelledAtMs === nowMs, `#${entry.id} cancelled at ${entry.cancelledAtMs} but left at ${nowMs}`);
     } else {
       const waitedMs = nowMs - entry.arrivalMs;
-      this.expect('wait-limit', Math.abs(waitedMs - entry.request.waitLimitMs) < 1e-6, `#${entry.id} timed out after ${waitedMs} ms, limit ${entry.request.waitLimitMs}`);
+      this.expect(
+        'wait-limit',
+        Math.abs(waitedMs - entry.request.waitLimitMs) < 1e-6,
+        `#${entry.id} timed out after ${waitedMs} ms, limit ${entry.request.waitLimitMs}`,
+      );
     }
   }
 

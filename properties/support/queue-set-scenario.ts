@@ -60,8 +60,16 @@ export function queuingConfigArbitrary(): fc.Arbitrary<QueuingConfig> {
 }
 
 function requestArbitrary(withFinalSeats: boolean, oneSeat: boolean): fc.Arbitrary<Omit<ScenarioRequest, 'flowHash'>> {
-  const seats = oneSeat ? fc.constant(1) : fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 1, arbitrary: fc.integer({ min: 4, max: 12 }) });
-  const finalSeats = !withFinalSeats ? fc.constant(0) : fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 1, arbitrary: fc.integer({ min: 4, max: 12 }) });
+  const seats = oneSeat
+    ? fc.constant(1)
+    : fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 3 }) }, { weight: 1, arbitrary: fc.integer({ min: 4, max: 12 }) });
+  const finalSeats = !withFinalSeats
+    ? fc.constant(0)
+    : fc.oneof(
+        { weight: 4, arbitrary: fc.constant(0) },
+        { weight: 2, arbitrary: fc.integer({ min: 1, max: 3 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 4, max: 12 }) },
+      );
   return fc.record({
     workEstimate: fc.record({
       initialSeats: seats,
@@ -96,7 +104,11 @@ export function queueSetScenarioArbitrary(shape: ScenarioShape = {}): fc.Arbitra
       concurrencyLimit: limit,
       flows: fc.array(uint64, { minLength: 1, maxLength: 5 }),
       arrivals: fc.array(
-        fc.record({ atMs: fc.integer({ min: 0, max: 1500 }), flowPick: fc.nat(), request: requestArbitrary(shape.noFinalSeats !== true && shape.oneSeat !== true, shape.oneSeat === true) }),
+        fc.record({
+          atMs: fc.integer({ min: 0, max: 1500 }),
+          flowPick: fc.nat(),
+          request: requestArbitrary(shape.noFinalSeats !== true && shape.oneSeat !== true, shape.oneSeat === true),
+        }),
         { minLength: 1, maxLength: shape.maxArrivals ?? 60, size: 'medium' },
       ),
       changes,
@@ -130,9 +142,7 @@ export function runQueueSetScenario(scenario: QueueSetScenario, options: RunOpti
   }
   for (const change of scenario.changes) {
     clock.after(change.atMs, () =>
-      change.config === undefined
-        ? harness.changeConcurrencyLimit(change.concurrencyLimit)
-        : harness.changeConfig(change.config, change.concurrencyLimit),
+      change.config === undefined ? harness.changeConcurrencyLimit(change.concurrencyLimit) : harness.changeConfig(change.config, change.concurrencyLimit),
     );
   }
   // A level left at limit 0 never dispatches from its queues; those requests end by time-out.

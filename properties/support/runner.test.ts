@@ -26,7 +26,11 @@ test('settings come from the environment, with clear errors for bad values', () 
 
 test('a failing property throws with its name, seed, path, shrunk counterexample and replay command', () => {
   try {
-    checkProperty('demo: small numbers', fc.property(fc.nat(), (n) => n < 50), { runs: 200, settings });
+    checkProperty(
+      'demo: small numbers',
+      fc.property(fc.nat(), (n) => n < 50),
+      { runs: 200, settings },
+    );
   } catch (error) {
     const message = String((error as Error).message);
     assert.match(message, /property "demo: small numbers" failed: seed=-?\d+ path="[\d:]+"/);
@@ -38,9 +42,17 @@ test('a failing property throws with its name, seed, path, shrunk counterexample
 });
 
 test('async properties are checked the same way', async () => {
-  await checkAsyncProperty('demo: async pass', fc.asyncProperty(fc.nat(), async (n) => n >= 0), { runs: 20, settings });
+  await checkAsyncProperty(
+    'demo: async pass',
+    fc.asyncProperty(fc.nat(), async (n) => n >= 0),
+    { runs: 20, settings },
+  );
   try {
-    await checkAsyncProperty('demo: async fail', fc.asyncProperty(fc.nat(), async (n) => n < 10), { runs: 200, settings });
+    await checkAsyncProperty(
+      'demo: async fail',
+      fc.asyncProperty(fc.nat(), async (n) => n < 10),
+      { runs: 200, settings },
+    );
   } catch (error) {
     assert.match(String((error as Error).message), /property "demo: async fail" failed: seed=/);
     return;
@@ -49,19 +61,39 @@ test('async properties are checked the same way', async () => {
 });
 
 test('a control that passes is itself a failure', () => {
-  assert.throws(() => expectPropertyToFail('demo: control', fc.property(fc.nat(), () => true), { runs: 10, settings }), /must reject the faulty subject/);
-  const details = expectPropertyToFail('demo: control', fc.property(fc.nat(), (n) => n < 5), { runs: 100, settings });
+  assert.throws(
+    () =>
+      expectPropertyToFail(
+        'demo: control',
+        fc.property(fc.nat(), () => true),
+        { runs: 10, settings },
+      ),
+    /must reject the faulty subject/,
+  );
+  const details = expectPropertyToFail(
+    'demo: control',
+    fc.property(fc.nat(), (n) => n < 5),
+    { runs: 100, settings },
+  );
   assert.ok(details.failed);
 });
 
 test('an async control that passes is itself a failure', async () => {
   try {
-    await expectAsyncPropertyToFail('demo: async control', fc.asyncProperty(fc.nat(), async () => true), { runs: 10, settings });
+    await expectAsyncPropertyToFail(
+      'demo: async control',
+      fc.asyncProperty(fc.nat(), async () => true),
+      { runs: 10, settings },
+    );
     assert.unreachable('a passing control must throw');
   } catch (error) {
     assert.match(String((error as Error).message), /must reject the faulty subject/);
   }
-  const details = await expectAsyncPropertyToFail('demo: async control', fc.asyncProperty(fc.nat(), async (n) => n < 5), { runs: 100, settings });
+  const details = await expectAsyncPropertyToFail(
+    'demo: async control',
+    fc.asyncProperty(fc.nat(), async (n) => n < 5),
+    { runs: 100, settings },
+  );
   assert.ok(details.failed);
 });
 

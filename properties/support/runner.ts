@@ -119,9 +119,7 @@ export function expectPropertyToFail<Ts>(name: string, property: fc.IProperty<Ts
   // No shrinking: a control only needs to fail, not to explain why.
   const details = fc.check(property, { seed: settings.seed, numRuns: settings.runsOverride ?? options.runs, endOnFailure: true });
   if (!details.failed) {
-    throw new Error(
-      `control "${name}" passed ${details.numRuns} runs (seed=${settings.seed}), but its property must reject the faulty subject`,
-    );
+    throw new Error(`control "${name}" passed ${details.numRuns} runs (seed=${settings.seed}), but its property must reject the faulty subject`);
   }
   return details;
 }
@@ -131,9 +129,7 @@ export async function expectAsyncPropertyToFail<Ts>(name: string, property: fc.I
   const settings = options.settings ?? readPropertySettings();
   const details = await fc.check(property, { seed: settings.seed, numRuns: settings.runsOverride ?? options.runs, endOnFailure: true });
   if (!details.failed) {
-    throw new Error(
-      `control "${name}" passed ${details.numRuns} runs (seed=${settings.seed}), but its property must reject the faulty subject`,
-    );
+    throw new Error(`control "${name}" passed ${details.numRuns} runs (seed=${settings.seed}), but its property must reject the faulty subject`);
   }
   return details;
 }

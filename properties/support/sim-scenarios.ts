@@ -13,13 +13,17 @@ export interface ScenarioCase {
 const arrival = fc.oneof(
   fc.integer({ min: 1, max: 150 }).map((rate) => ({ type: 'constant', rate })),
   fc.integer({ min: 1, max: 150 }).map((rate) => ({ type: 'poisson', rate })),
-  fc.tuple(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 100, max: 1500 }), fc.integer({ min: 0, max: 1500 })).map(([rate, on, off]) => ({ type: 'burst', rate, on: `${on}ms`, off: `${off}ms` })),
+  fc
+    .tuple(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 100, max: 1500 }), fc.integer({ min: 0, max: 1500 }))
+    .map(([rate, on, off]) => ({ type: 'burst', rate, on: `${on}ms`, off: `${off}ms` })),
 );
 
 const service = fc.oneof(
   fc.integer({ min: 0, max: 200 }).map((ms) => ({ type: 'constant', value: `${ms}ms` })),
   fc.integer({ min: 1, max: 200 }).map((ms) => ({ type: 'exponential', mean: `${ms}ms` })),
-  fc.tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 2, max: 10 })).map(([median, factor]) => ({ type: 'lognormal', median: `${median}ms`, p99: `${median * factor}ms` })),
+  fc
+    .tuple(fc.integer({ min: 1, max: 100 }), fc.integer({ min: 2, max: 10 }))
+    .map(([median, factor]) => ({ type: 'lognormal', median: `${median}ms`, p99: `${median * factor}ms` })),
 );
 
 const flowShape = fc.oneof(
@@ -39,13 +43,25 @@ const flow = fc.record({
 });
 
 const ownLevel = fc
-  .record({ shares: fc.integer({ min: 1, max: 50 }), queues: fc.integer({ min: 1, max: 16 }), queueLengthLimit: fc.integer({ min: 1, max: 20 }), lendablePercent: fc.integer({ min: 0, max: 100 }) })
+  .record({
+    shares: fc.integer({ min: 1, max: 50 }),
+    queues: fc.integer({ min: 1, max: 16 }),
+    queueLengthLimit: fc.integer({ min: 1, max: 20 }),
+    lendablePercent: fc.integer({ min: 0, max: 100 }),
+  })
   .map(({ shares, queues, queueLengthLimit, lendablePercent }) => [
     {
       apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
       kind: 'PriorityLevelConfiguration',
       metadata: { name: 'prop-level' },
-      spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, lendablePercent, limitResponse: { type: 'Queue', queuing: { queues, handSize: Math.min(queues, 2), queueLengthLimit } } } },
+      spec: {
+        type: 'Limited',
+        limited: {
+          nominalConcurrencyShares: shares,
+          lendablePercent,
+          limitResponse: { type: 'Queue', queuing: { queues, handSize: Math.min(queues, 2), queueLengthLimit } },
+        },
+      },
     },
     {
       apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
@@ -55,7 +71,12 @@ const ownLevel = fc
         priorityLevelConfiguration: { name: 'prop-level' },
         matchingPrecedence: 500,
         distinguisherMethod: { type: 'ByNamespace' },
-        rules: [{ subjects: [{ kind: 'User', user: { name: 'alice' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }] }],
+        rules: [
+          {
+            subjects: [{ kind: 'User', user: { name: 'alice' } }],
+            resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }],
+          },
+        ],
       },
     },
   ]);

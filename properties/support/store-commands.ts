@@ -32,7 +32,9 @@ export function storeCommands(maxCommands: number): fc.Arbitrary<Iterable<Comman
     .tuple(kind, target, labels, value, fc.constantFrom<RvMode>('unset', 'current', 'current', 'stale', 'garbage'), fc.boolean())
     .map(([k, n, l, v, rv, u]) => new Update(k, n, l, v, rv, u));
   const guaranteedUpdate = fc.tuple(kind, target, labels, value, precondition).map(([k, n, l, v, p]) => new GuaranteedUpdate(k, n, l, v, p));
-  const remove = fc.tuple(kind, fc.oneof({ arbitrary: target, weight: 10 }, { arbitrary: fc.constantFrom<NameRef>(...BAD_NAMES), weight: 1 }), precondition).map(([k, n, p]) => new Delete(k, n, p));
+  const remove = fc
+    .tuple(kind, fc.oneof({ arbitrary: target, weight: 10 }, { arbitrary: fc.constantFrom<NameRef>(...BAD_NAMES), weight: 1 }), precondition)
+    .map(([k, n, p]) => new Delete(k, n, p));
   const writes = [create, create, create, update, update, guaranteedUpdate, guaranteedUpdate, remove];
   const reads = [
     fc.tuple(kind, name, fc.constantFrom<'' | '0' | 'N'>('', '0', 'N'), fraction).map(([k, n, rv, at]) => new Get(k, n, rv, at)),

@@ -117,7 +117,10 @@ export const SELECTORS: readonly SelectorCase[] = [
 
 export function selectorOptions(index: number): { labelSelector?: string; fieldSelector?: string } {
   const s = SELECTORS[index]!;
-  return { ...(s.labelSelector !== undefined ? { labelSelector: s.labelSelector } : {}), ...(s.fieldSelector !== undefined ? { fieldSelector: s.fieldSelector } : {}) };
+  return {
+    ...(s.labelSelector !== undefined ? { labelSelector: s.labelSelector } : {}),
+    ...(s.fieldSelector !== undefined ? { fieldSelector: s.fieldSelector } : {}),
+  };
 }
 
 export function describeSelector(index: number): string {

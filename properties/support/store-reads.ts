@@ -26,7 +26,12 @@ import { Informer, type InformerMode, type RealStore } from './store-real.ts';
 
 export class Get implements Command {
   /** `at`: a fraction of the current revision, for "at least as new as N". */
-  constructor(readonly kind: Kind, readonly name: string, readonly rvMode: '' | '0' | 'N', readonly at: number) {}
+  constructor(
+    readonly kind: Kind,
+    readonly name: string,
+    readonly rvMode: '' | '0' | 'N',
+    readonly at: number,
+  ) {}
   check = () => true;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const rv = this.rvMode === 'N' && m.revision > 0 ? String(Math.max(1, Math.ceil(this.at * m.revision))) : this.rvMode === 'N' ? '' : this.rvMode;
@@ -47,13 +52,20 @@ function checkPage(page: ListResult, want: ModelObject[], after: string, limit: 
   assert.is(page.resourceVersion, String(revision), `${what}: resourceVersion`);
   const more = rest.length > expectedItems.length;
   assert.is(page.continue !== undefined, more, `${what}: continue token present`);
-  const remaining = more && SELECTORS[selector]!.labelSelector === undefined && SELECTORS[selector]!.fieldSelector === undefined ? rest.length - expectedItems.length : undefined;
+  const remaining =
+    more && SELECTORS[selector]!.labelSelector === undefined && SELECTORS[selector]!.fieldSelector === undefined
+      ? rest.length - expectedItems.length
+      : undefined;
   assert.is(page.remainingItemCount, remaining, `${what}: remainingItemCount`);
   return expectedItems[expectedItems.length - 1]?.name ?? after;
 }
 
 export class ListAll implements Command {
-  constructor(readonly kind: Kind, readonly selector: number, readonly limit: number) {}
+  constructor(
+    readonly kind: Kind,
+    readonly selector: number,
+    readonly limit: number,
+  ) {}
   check = () => true;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const want = listed(m.objects[this.kind], this.selector);
@@ -61,7 +73,11 @@ export class ListAll implements Command {
     let token: string | undefined;
     let pages = 0;
     do {
-      const page = await r.resources[this.kind].list({ ...selectorOptions(this.selector), limit: this.limit, ...(token !== undefined ? { continue: token } : {}) });
+      const page = await r.resources[this.kind].list({
+        ...selectorOptions(this.selector),
+        limit: this.limit,
+        ...(token !== undefined ? { continue: token } : {}),
+      });
       after = checkPage(page, want, after, this.limit, m.revision, this.selector, `${this} page ${++pages}`);
       token = page.continue;
       assert.ok(pages <= want.length + 1, `${this}: more pages than items`);
@@ -71,7 +87,11 @@ export class ListAll implements Command {
 }
 
 export class StartPaging implements Command {
-  constructor(readonly kind: Kind, readonly selector: number, readonly limit: number) {}
+  constructor(
+    readonly kind: Kind,
+    readonly selector: number,
+    readonly limit: number,
+  ) {}
   check = (m: Readonly<StoreModel>) => m.paging === undefined || m.paging.done;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const page = await r.resources[this.kind].list({ ...selectorOptions(this.selector), limit: this.limit });
@@ -110,11 +130,17 @@ export class ContinuePaging implements Command {
 }
 
 export class ListExact implements Command {
-  constructor(readonly kind: Kind, readonly selector: number, readonly at: number) {}
+  constructor(
+    readonly kind: Kind,
+    readonly selector: number,
+    readonly at: number,
+  ) {}
   check = (m: Readonly<StoreModel>) => m.revision > 0;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const revision = Math.max(1, Math.ceil(this.at * m.revision));
-    const outcome = await attempt(() => r.resources[this.kind].list({ ...selectorOptions(this.selector), resourceVersion: String(revision), resourceVersionMatch: 'Exact' }));
+    const outcome = await attempt(() =>
+      r.resources[this.kind].list({ ...selectorOptions(this.selector), resourceVersion: String(revision), resourceVersionMatch: 'Exact' }),
+    );
     const what = `${this} (N=${revision})`;
     if (revision < windowStart(m, this.kind)) return expectFailure(outcome, 'FW_ERR_STORE_EXPIRED', what);
     assert.ok(outcome.ok, `${what}: failed with ${outcome.ok ? '' : outcome.code}`);
@@ -125,7 +151,11 @@ export class ListExact implements Command {
 
 /** A watch from N replays exactly the committed changes after N, in order, then waits. */
 export class WatchFrom implements Command {
-  constructor(readonly kind: Kind, readonly selector: number, readonly at: number) {}
+  constructor(
+    readonly kind: Kind,
+    readonly selector: number,
+    readonly at: number,
+  ) {}
   check = () => true;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const revision = Math.min(m.revision, Math.floor(this.at * (m.revision + 1)));
@@ -136,13 +166,19 @@ export class WatchFrom implements Command {
       const got: WatchEvent[] = [];
       for (let event = await probe.next(); event !== undefined && event !== 'done'; event = await probe.next()) got.push(event);
       if (revision > 0 && revision < windowStart(m, this.kind)) {
-        assert.equal(got.map((e) => [e.type, (e.object as { code?: number }).code]), [['ERROR', 410]], `${what}: too old`);
+        assert.equal(
+          got.map((e) => [e.type, (e.object as { code?: number }).code]),
+          [['ERROR', 410]],
+          `${what}: too old`,
+        );
         return;
       }
       // N = 0 is "the current state as ADDED events, then changes".
       const want =
         revision === 0
-          ? sorted(m.objects[this.kind].values()).filter((o) => SELECTORS[this.selector]!.matches(o)).map((object) => ({ type: 'ADDED', object }))
+          ? sorted(m.objects[this.kind].values())
+              .filter((o) => SELECTORS[this.selector]!.matches(o))
+              .map((object) => ({ type: 'ADDED', object }))
           : eventsAfter(m, this.kind, revision, this.selector);
       assert.equal(
         got.map((e) => ({ type: e.type, object: observed(e.object as KubeObject) })),
@@ -159,7 +195,11 @@ export class WatchFrom implements Command {
 const MAX_INFORMERS = 3;
 
 export class StartInformer implements Command {
-  constructor(readonly kind: Kind, readonly selector: number, readonly mode: InformerMode) {}
+  constructor(
+    readonly kind: Kind,
+    readonly selector: number,
+    readonly mode: InformerMode,
+  ) {}
   check = (m: Readonly<StoreModel>) => m.informers < MAX_INFORMERS;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     r.informers.push(await Informer.start(r.resources[this.kind], this.kind, this.selector, this.mode));

@@ -36,7 +36,12 @@ function modelUpdate(m: StoreModel, kind: Kind, current: ModelObject, next: Omit
 }
 
 export class Create implements Command {
-  constructor(readonly kind: Kind, readonly name: string, readonly labels: Labels | undefined, readonly value: number) {}
+  constructor(
+    readonly kind: Kind,
+    readonly name: string,
+    readonly labels: Labels | undefined,
+    readonly value: number,
+  ) {}
   check = () => true;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const uid = `u${m.uids + 1}`;
@@ -53,7 +58,14 @@ export class Create implements Command {
 export type RvMode = 'unset' | 'current' | 'stale' | 'garbage';
 
 export class Update implements Command {
-  constructor(readonly kind: Kind, readonly ref: NameRef, readonly labels: Labels | undefined, readonly value: number, readonly rvMode: RvMode, readonly newUid: boolean) {}
+  constructor(
+    readonly kind: Kind,
+    readonly ref: NameRef,
+    readonly labels: Labels | undefined,
+    readonly value: number,
+    readonly rvMode: RvMode,
+    readonly newUid: boolean,
+  ) {}
   check = () => true;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const name = resolve(m, this.kind, this.ref);
@@ -70,11 +82,18 @@ export class Update implements Command {
     if (this.rvMode === 'stale') return expectFailure(outcome, 'FW_ERR_STORE_CONFLICT', String(this));
     expectObject(outcome, modelUpdate(m, this.kind, current, { name, uid, labels: this.labels, value: this.value }), String(this));
   }
-  toString = () => `update ${this.kind}/${showRef(this.ref)} ${JSON.stringify(this.labels ?? {})} v${this.value} rv=${this.rvMode}${this.newUid ? ' new-uid' : ''}`;
+  toString = () =>
+    `update ${this.kind}/${showRef(this.ref)} ${JSON.stringify(this.labels ?? {})} v${this.value} rv=${this.rvMode}${this.newUid ? ' new-uid' : ''}`;
 }
 
 export class GuaranteedUpdate implements Command {
-  constructor(readonly kind: Kind, readonly ref: NameRef, readonly labels: Labels | undefined, readonly value: number, readonly precondition: PreconditionMode) {}
+  constructor(
+    readonly kind: Kind,
+    readonly ref: NameRef,
+    readonly labels: Labels | undefined,
+    readonly value: number,
+    readonly precondition: PreconditionMode,
+  ) {}
   check = () => true;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const name = resolve(m, this.kind, this.ref);
@@ -99,7 +118,11 @@ export class GuaranteedUpdate implements Command {
 }
 
 export class Delete implements Command {
-  constructor(readonly kind: Kind, readonly ref: NameRef, readonly precondition: PreconditionMode) {}
+  constructor(
+    readonly kind: Kind,
+    readonly ref: NameRef,
+    readonly precondition: PreconditionMode,
+  ) {}
   check = () => true;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const name = resolve(m, this.kind, this.ref);

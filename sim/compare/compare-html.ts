@@ -31,8 +31,12 @@ const nb = (text: string) => text.replace(/ /g, '\u00a0');
 
 function metricCell(m: MetricComparison | undefined): string {
   if (m === undefined) return '—';
-  const range = (s: MetricComparison['baseline']) => (s.min === null ? '—' : s.min === s.max ? nb(fmt(m.unit, s.min)) : nb(`${fmt(m.unit, s.min)}–${fmt(m.unit, s.max)}`));
-  const spreads = m.baseline.min !== m.baseline.max || m.variant.min !== m.variant.max ? `<br><span class="dim">seeds: ${range(m.baseline)} → ${range(m.variant)}</span>` : '';
+  const range = (s: MetricComparison['baseline']) =>
+    s.min === null ? '—' : s.min === s.max ? nb(fmt(m.unit, s.min)) : nb(`${fmt(m.unit, s.min)}–${fmt(m.unit, s.max)}`);
+  const spreads =
+    m.baseline.min !== m.baseline.max || m.variant.min !== m.variant.max
+      ? `<br><span class="dim">seeds: ${range(m.baseline)} → ${range(m.variant)}</span>`
+      : '';
   const arrow = m.verdict === null || m.verdict === 'noise' ? '' : `\u00a0<span class="${m.verdict}">${m.verdict === 'better' ? '▼' : '▲'}</span>`;
   const delta = m.delta === null || m.delta === 0 ? '' : `<br><span class="${m.verdict ?? 'noise'}">${nb(signed(m.unit, m.delta))}</span>${arrow}`;
   return `${nb(fmt(m.unit, m.baseline.median))} → ${nb(fmt(m.unit, m.variant.median))}${spreads}${delta}`;
@@ -43,11 +47,28 @@ function verdictCell(row: RowComparison): string {
 }
 
 function flowTable(v: VariantComparison): string {
-  const head = ['flow', 'verdict', 'level', 'rejected (share of arrived)', 'queue-full', 'time-out', 'concurrency-limit', 'wait p50', 'wait p99', 'latency p50', 'latency p99', 'seats per request'];
+  const head = [
+    'flow',
+    'verdict',
+    'level',
+    'rejected (share of arrived)',
+    'queue-full',
+    'time-out',
+    'concurrency-limit',
+    'wait p50',
+    'wait p99',
+    'latency p50',
+    'latency p99',
+    'seats per request',
+  ];
   const rows = v.flows.map((row) => [
     nameCell(row.name),
     verdictCell(row),
-    row.level === undefined ? '' : row.level.baseline === row.level.variant ? nameCell(row.level.baseline) : `${nameCell(row.level.baseline)} → ${nameCell(row.level.variant)}`,
+    row.level === undefined
+      ? ''
+      : row.level.baseline === row.level.variant
+        ? nameCell(row.level.baseline)
+        : `${nameCell(row.level.baseline)} → ${nameCell(row.level.variant)}`,
     metricCell(row.metrics.rejectedFraction),
     metricCell(row.metrics['rejected.queue-full']),
     metricCell(row.metrics['rejected.time-out']),
@@ -62,7 +83,19 @@ function flowTable(v: VariantComparison): string {
 }
 
 function levelTable(v: VariantComparison): string {
-  const head = ['level', 'verdict', 'rejected', 'queue-full', 'time-out', 'concurrency-limit', 'waiting (mean)', 'NominalCL', 'CurrentCL (mean)', 'borrowing (mean)', 'seats in use (mean)'];
+  const head = [
+    'level',
+    'verdict',
+    'rejected',
+    'queue-full',
+    'time-out',
+    'concurrency-limit',
+    'waiting (mean)',
+    'NominalCL',
+    'CurrentCL (mean)',
+    'borrowing (mean)',
+    'seats in use (mean)',
+  ];
   const rows = v.levels.map((row) => [
     nameCell(row.name),
     verdictCell(row),
@@ -88,7 +121,8 @@ export function compareHtml(comparison: Comparison, options: { title?: string; i
       'Verdicts use the rejected fraction and the p99 wait and latency (flows), rejections and requests waiting (levels); a row better on one and worse on another counts as worse. Winners and losers come first.</p>',
   );
   for (const v of comparison.variants) {
-    const counts = (rows: RowComparison[]) => (['better', 'worse', 'noise'] as const).map((k) => `${rows.filter((r) => r.verdict === k).length} ${VERDICT_TEXT[k]}`).join(', ');
+    const counts = (rows: RowComparison[]) =>
+      (['better', 'worse', 'noise'] as const).map((k) => `${rows.filter((r) => r.verdict === k).length} ${VERDICT_TEXT[k]}`).join(', ');
     parts.push(`<h2>baseline vs ${esc(v.name)}${v.files.length > 0 ? ` <span class="dim">(${v.files.map(esc).join(', ')})</span>` : ''}</h2>`);
     parts.push(`<p>Flows: ${counts(v.flows)}. Levels: ${counts(v.levels)}.</p>`);
     parts.push('<h3>Flows</h3>', flowTable(v), '<h3>Priority levels</h3>', levelTable(v));
@@ -98,7 +132,9 @@ export function compareHtml(comparison: Comparison, options: { title?: string; i
   for (const run of comparison.runs) byVariant.set(run.variant, [...(byVariant.get(run.variant) ?? []), run]);
   const rows = [...byVariant].map(([variant, runs]) => [
     nameCell(variant),
-    runs.map((r) => (r.ok && r.html !== undefined ? `<a href="${esc(r.html)}">seed ${esc(r.seed)}</a>` : `seed ${esc(r.seed)}${r.ok ? '' : ' (failed)'}`)).join(' · '),
+    runs
+      .map((r) => (r.ok && r.html !== undefined ? `<a href="${esc(r.html)}">seed ${esc(r.seed)}</a>` : `seed ${esc(r.seed)}${r.ok ? '' : ' (failed)'}`))
+      .join(' · '),
   ]);
   parts.push(table(['configuration', "each run's report"], rows, [0, 1]));
   return page(options.title ?? `Comparison: ${comparison.scenario}`, parts);

@@ -73,7 +73,13 @@ const fraction = (n: number, of: number) => (of > 0 ? n / of : null);
 
 export const FLOW_METRICS: readonly MetricSpec<FlowDigest>[] = [
   { name: 'rejectedFraction', unit: 'fraction', lowerIsBetter: true, judged: true, pick: (f) => fraction(f.rejectedTotal, f.arrived) },
-  ...REJECT_REASONS.map((reason) => ({ name: `rejected.${reason}`, unit: 'count' as const, lowerIsBetter: true, judged: false, pick: (f: FlowDigest) => f.rejected[reason] })),
+  ...REJECT_REASONS.map((reason) => ({
+    name: `rejected.${reason}`,
+    unit: 'count' as const,
+    lowerIsBetter: true,
+    judged: false,
+    pick: (f: FlowDigest) => f.rejected[reason],
+  })),
   { name: 'waitP50Seconds', unit: 'seconds', lowerIsBetter: true, judged: false, pick: (f) => f.waitP50Seconds },
   { name: 'waitP99Seconds', unit: 'seconds', lowerIsBetter: true, judged: true, pick: (f) => f.waitP99Seconds },
   { name: 'latencyP50Seconds', unit: 'seconds', lowerIsBetter: true, judged: false, pick: (f) => f.latencyP50Seconds },
@@ -83,7 +89,13 @@ export const FLOW_METRICS: readonly MetricSpec<FlowDigest>[] = [
 
 export const LEVEL_METRICS: readonly MetricSpec<LevelDigest>[] = [
   { name: 'rejectedTotal', unit: 'count', lowerIsBetter: true, judged: true, pick: (l) => l.rejectedTotal },
-  ...REJECT_REASONS.map((reason) => ({ name: `rejected.${reason}`, unit: 'count' as const, lowerIsBetter: true, judged: false, pick: (l: LevelDigest) => l.rejected[reason] })),
+  ...REJECT_REASONS.map((reason) => ({
+    name: `rejected.${reason}`,
+    unit: 'count' as const,
+    lowerIsBetter: true,
+    judged: false,
+    pick: (l: LevelDigest) => l.rejected[reason],
+  })),
   { name: 'waitingMean', unit: 'count', lowerIsBetter: true, judged: true, pick: (l) => l.waitingMean },
   { name: 'seatsInUseMean', unit: 'seats', lowerIsBetter: null, judged: false, pick: (l) => l.seatsInUseMean },
   { name: 'nominalCL', unit: 'seats', lowerIsBetter: null, judged: false, pick: (l) => l.nominalCL },
@@ -123,10 +135,22 @@ export function compareMetric<T>(spec: MetricSpec<T>, baseline: readonly (T | un
       else if (diffs.every((d) => !improving(d) && d !== 0)) verdict = 'worse';
     }
   }
-  return { unit: spec.unit, lowerIsBetter: spec.lowerIsBetter, baseline: baselineSpread, variant: spread(v), delta: delta === null ? null : round(delta), verdict };
+  return {
+    unit: spec.unit,
+    lowerIsBetter: spec.lowerIsBetter,
+    baseline: baselineSpread,
+    variant: spread(v),
+    delta: delta === null ? null : round(delta),
+    verdict,
+  };
 }
 
-function compareRow<T>(name: string, specs: readonly MetricSpec<T>[], baseline: readonly (T | undefined)[], variant: readonly (T | undefined)[]): RowComparison {
+function compareRow<T>(
+  name: string,
+  specs: readonly MetricSpec<T>[],
+  baseline: readonly (T | undefined)[],
+  variant: readonly (T | undefined)[],
+): RowComparison {
   const metrics: Record<string, MetricComparison> = {};
   let better = false;
   let worse = false;
@@ -154,10 +178,22 @@ export function orderRows(rows: RowComparison[]): RowComparison[] {
 export function compareVariant(name: string, files: string[], baseline: readonly RunDigest[], variant: readonly RunDigest[]): VariantComparison {
   const names = <K extends 'flows' | 'levels'>(key: K) => [...new Set([...baseline, ...variant].flatMap((d) => Object.keys(d[key])))];
   const flows = names('flows').map((flow) => {
-    const row = compareRow(flow, FLOW_METRICS, baseline.map((d) => d.flows[flow]), variant.map((d) => d.flows[flow]));
+    const row = compareRow(
+      flow,
+      FLOW_METRICS,
+      baseline.map((d) => d.flows[flow]),
+      variant.map((d) => d.flows[flow]),
+    );
     const levelOf = (runs: readonly RunDigest[]) => runs.find((d) => d.flows[flow] !== undefined)?.flows[flow]?.priorityLevel ?? '';
     return { ...row, level: { baseline: levelOf(baseline), variant: levelOf(variant) } };
   });
-  const levels = names('levels').map((level) => compareRow(level, LEVEL_METRICS, baseline.map((d) => d.levels[level]), variant.map((d) => d.levels[level])));
+  const levels = names('levels').map((level) =>
+    compareRow(
+      level,
+      LEVEL_METRICS,
+      baseline.map((d) => d.levels[level]),
+      variant.map((d) => d.levels[level]),
+    ),
+  );
   return { name, files, flows: orderRows(flows), levels: orderRows(levels) };
 }

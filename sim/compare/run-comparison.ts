@@ -38,7 +38,11 @@ export async function runComparison(request: ComparisonRequest): Promise<Compari
       variantFiles: variant.files,
       ...(auditLogFile === undefined ? {} : { auditLogFile }),
       ...(auditGrouping === undefined ? {} : { auditGrouping }),
-      write: { dir: join(outDir, variant.name, `seed-${seed}`), reproduce: reproduceCommand({ scenarioFile, seed, variantFiles: variant.files, auditLogFile, auditGrouping }), plots: request.plots },
+      write: {
+        dir: join(outDir, variant.name, `seed-${seed}`),
+        reproduce: reproduceCommand({ scenarioFile, seed, variantFiles: variant.files, auditLogFile, auditGrouping }),
+        plots: request.plots,
+      },
       suggestions: request.suggestions,
       digestOnly: true,
     })),
@@ -49,7 +53,9 @@ export async function runComparison(request: ComparisonRequest): Promise<Compari
       : await request.pool.run(tasks, request.onTaskDone);
   const runs: CompareRun[] = results.map((r) => {
     const dir = join(r.variant, `seed-${r.seed}`);
-    return r.ok ? { variant: r.variant, seed: r.seed, ok: true, digest: r.digest, report: join(dir, 'report.json'), html: join(dir, 'report.html') } : { variant: r.variant, seed: r.seed, ok: false, errors: r.errors };
+    return r.ok
+      ? { variant: r.variant, seed: r.seed, ok: true, digest: r.digest, report: join(dir, 'report.json'), html: join(dir, 'report.html') }
+      : { variant: r.variant, seed: r.seed, ok: false, errors: r.errors };
   });
   const [baseline, ...others] = request.variants;
   // Only seeds where both runs succeeded are paired.
@@ -58,7 +64,19 @@ export async function runComparison(request: ComparisonRequest): Promise<Compari
   const variants = others.map((v) => {
     const mine = digests(v.name);
     const paired = seeds.filter((s) => base.has(s) && mine.has(s));
-    return compareVariant(v.name, v.files, paired.map((s) => base.get(s)!), paired.map((s) => mine.get(s)!));
+    return compareVariant(
+      v.name,
+      v.files,
+      paired.map((s) => base.get(s)!),
+      paired.map((s) => mine.get(s)!),
+    );
   });
-  return { kind: 'SimulationComparison', version: 1, scenario: request.scenarioName, seeds: [...seeds], variants, runs: runs.map(({ digest: _digest, ...rest }) => rest) };
+  return {
+    kind: 'SimulationComparison',
+    version: 1,
+    scenario: request.scenarioName,
+    seeds: [...seeds],
+    variants,
+    runs: runs.map(({ digest: _digest, ...rest }) => rest),
+  };
 }

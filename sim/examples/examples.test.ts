@@ -14,7 +14,10 @@ const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 async function run(file: string, options: { variant?: string; durationSeconds?: number; edit?: (text: string) => string } = {}): Promise<SimulationReport> {
   const path = here(file);
   const extraFiles = options.variant === undefined ? [] : [here(options.variant)];
-  const loaded = options.edit === undefined ? await loadScenarioFile(path, { extraFiles }) : await loadScenarioText(options.edit(await readFile(path, 'utf8')), path, { extraFiles });
+  const loaded =
+    options.edit === undefined
+      ? await loadScenarioFile(path, { extraFiles })
+      : await loadScenarioText(options.edit(await readFile(path, 'utf8')), path, { extraFiles });
   if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
   if (options.durationSeconds !== undefined) loaded.loaded.scenario.durationMs = options.durationSeconds * 1000;
   return buildReport(runSimulation({ loaded: loaded.loaded, seed: '1' }));

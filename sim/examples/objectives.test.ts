@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { runSimTune } from '../cli-tune.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const examples = readdirSync(here).filter((f) => f.endsWith('.objectives.yaml')).sort();
+const examples = readdirSync(here)
+  .filter((f) => f.endsWith('.objectives.yaml'))
+  .sort();
 
 test('at least three examples come with objectives', () => {
   assert.ok(examples.length >= 3, examples.join(', '));
@@ -23,14 +25,20 @@ for (const objectives of examples) {
     const dir = await mkdtemp(join(tmpdir(), 'fairway-objectives-'));
     try {
       let out = '';
-      const code = await runSimTune([join(here, scenario), '--objectives', join(here, objectives), '--seeds', '1..2', '--workers', '2', '--no-plots', '--no-suggestions', '--out', dir], {
-        stdout: (t) => void (out += t),
-        stderr: (t) => void (out += t),
-      });
+      const code = await runSimTune(
+        [join(here, scenario), '--objectives', join(here, objectives), '--seeds', '1..2', '--workers', '2', '--no-plots', '--no-suggestions', '--out', dir],
+        {
+          stdout: (t) => void (out += t),
+          stderr: (t) => void (out += t),
+        },
+      );
       assert.is(code, 0, out);
       const tune = JSON.parse(await readFile(join(dir, 'tune.json'), 'utf8'));
       assert.is(tune.met, true);
-      assert.ok(tune.baseline.some((o: { met: boolean }) => !o.met), 'the objectives fail as configured');
+      assert.ok(
+        tune.baseline.some((o: { met: boolean }) => !o.met),
+        'the objectives fail as configured',
+      );
       assert.ok(tune.objectives.every((o: { met: boolean }) => o.met));
       assert.ok(tune.recommendation.changes.length > 0);
     } finally {

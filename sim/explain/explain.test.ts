@@ -30,7 +30,11 @@ test('a LIST storm: why argo-gets waits, in operator words, and simulated remedi
   assert.equal(Object.keys(own!.effect).sort(), Object.keys(report.flows).sort());
   assert.is(own!.effect['argo-gets']!.change, 'better');
   assert.ok(own!.effect['argo-gets']!.after.waitP99Seconds! < own!.effect['argo-gets']!.before.waitP99Seconds!);
-  for (const s of suggestions) assert.ok(s.for.every((f) => s.effect[f]!.change === 'better'), s.title);
+  for (const s of suggestions)
+    assert.ok(
+      s.for.every((f) => s.effect[f]!.change === 'better'),
+      s.title,
+    );
 
   const html = renderHtml(report, [], 'fairway sim run x');
   assert.match(html, /<b>Why argo-gets suffered:<\/b> acme-operator-lists&#39;s LISTs|<b>Why argo-gets suffered:<\/b> acme-operator-lists's LISTs/);
@@ -46,8 +50,16 @@ test('the cold start is explained as such, with no remedy; idle levels lending i
   // workload-low's flows suffered only until borrowing caught up (the examples test asserts it).
   const cold = report.explanations!.filter((e) => e.level === 'workload-low');
   assert.ok(cold.length > 0);
-  for (const e of cold) assert.match(e.text, /all in the first 20 s: workload-low started at CurrentCL \d+ \(NominalCL 245\) before the 10 s borrowing adjustments had seen any demand/);
-  for (const s of report.suggestions!) assert.not.ok(s.for.some((f) => cold.some((e) => e.flow === f)), s.title);
+  for (const e of cold)
+    assert.match(
+      e.text,
+      /all in the first 20 s: workload-low started at CurrentCL \d+ \(NominalCL 245\) before the 10 s borrowing adjustments had seen any demand/,
+    );
+  for (const s of report.suggestions!)
+    assert.not.ok(
+      s.for.some((f) => cold.some((e) => e.flow === f)),
+      s.title,
+    );
   const html = renderHtml(report, [], 'x');
   assert.not.match(html, /Levels without traffic/);
   assert.not.match(html, /lent up to/);

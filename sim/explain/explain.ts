@@ -30,7 +30,6 @@ export function isSuffering(f: FlowReport): boolean {
   return (f.arrived > 0 && f.rejectedTotal >= SUFFERING_REJECTED_FRACTION * f.arrived) || (f.waitSeconds.p99 ?? 0) >= SUFFERING_WAIT_P99_SECONDS;
 }
 
-
 export function explain(report: SimulationReport, scenario: Scenario, config: FlowcontrolConfig): Explanation[] {
   const out: Explanation[] = [];
   const specs = new Map(scenario.flows.map((f) => [f.name, f]));
@@ -39,7 +38,11 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
   const times = report.series.timesSeconds;
   const suffering = Object.entries(report.flows)
     .filter(([, f]) => isSuffering(f) && !f.priorityLevel.includes(','))
-    .sort((a, b) => b[1].rejectedTotal / Math.max(1, b[1].arrived) - a[1].rejectedTotal / Math.max(1, a[1].arrived) || (b[1].waitSeconds.p99 ?? 0) - (a[1].waitSeconds.p99 ?? 0));
+    .sort(
+      (a, b) =>
+        b[1].rejectedTotal / Math.max(1, b[1].arrived) - a[1].rejectedTotal / Math.max(1, a[1].arrived) ||
+        (b[1].waitSeconds.p99 ?? 0) - (a[1].waitSeconds.p99 ?? 0),
+    );
 
   for (const [name, f] of suffering) {
     const levelName = f.priorityLevel;
@@ -48,14 +51,23 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
     const rejectedSeries = report.series.flows[name]?.rejected ?? [];
     const lateRejections = rejectedSeries.reduce((sum, n, i) => sum + (times[i]! * 1000 > COLD_START_MS ? n : 0), 0);
     const slow = (f.waitSeconds.p99 ?? 0) >= SUFFERING_WAIT_P99_SECONDS;
-    const symptom = f.rejectedTotal > 0 ? `lost ${fmtInt(f.rejectedTotal)} of ${fmtInt(f.arrived)} requests${slow ? ` and waited ${fmtSeconds(f.waitSeconds.p99!)} at p99` : ''}` : `waited ${fmtSeconds(f.waitSeconds.p99!)} at p99`;
+    const symptom =
+      f.rejectedTotal > 0
+        ? `lost ${fmtInt(f.rejectedTotal)} of ${fmtInt(f.arrived)} requests${slow ? ` and waited ${fmtSeconds(f.waitSeconds.p99!)} at p99` : ''}`
+        : `waited ${fmtSeconds(f.waitSeconds.p99!)} at p99`;
 
     // Trouble only while the levels still had their start-up limits is not a configuration problem:
     // no rejection after the cold start, and the level's queues (almost) empty from then on.
     const waitingLater = (report.series.levels[levelName]?.waitingMean ?? []).reduce((m, w, i) => (times[i]! * 1000 > COLD_START_MS ? Math.max(m, w) : m), 0);
     if (lateRejections === 0 && waitingLater < 1 && durationMs(report) > COLD_START_MS) {
       const cl = report.series.levels[levelName]?.currentCL ?? [];
-      const at = (s: number) => cl[Math.max(0, times.findIndex((t) => t >= s))] ?? level.currentCL.final;
+      const at = (s: number) =>
+        cl[
+          Math.max(
+            0,
+            times.findIndex((t) => t >= s),
+          )
+        ] ?? level.currentCL.final;
       out.push({
         flow: name,
         level: levelName,
@@ -67,9 +79,10 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
 
     const neighbours = Object.entries(report.flows).filter(([n, g]) => n !== name && g.priorityLevel === levelName);
     // Wide requests: a LIST wider than one seat at the head of a queue holds the level until it fits.
-    const wide = [...(f.seatsPerRequest !== null && f.seatsPerRequest >= 2 ? [[name, f] as [string, FlowReport]] : []), ...neighbours.filter(([, g]) => (g.seatsPerRequest ?? 1) >= 2)].sort(
-      (a, b) => seatShare(report, levelName, b[0]) - seatShare(report, levelName, a[0]) || (a[0] < b[0] ? -1 : 1),
-    );
+    const wide = [
+      ...(f.seatsPerRequest !== null && f.seatsPerRequest >= 2 ? [[name, f] as [string, FlowReport]] : []),
+      ...neighbours.filter(([, g]) => (g.seatsPerRequest ?? 1) >= 2),
+    ].sort((a, b) => seatShare(report, levelName, b[0]) - seatShare(report, levelName, a[0]) || (a[0] < b[0] ? -1 : 1));
     if (wide.length > 0 && (level.noAccommodation > 0 || wide[0]![0] === name)) {
       const [offender, o] = wide[0]!;
       const spec = specs.get(offender);
@@ -79,7 +92,8 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
       const cost = `${offender}'s ${spec?.verb === 'watch' ? 'WATCHes' : 'LISTs'} cost ${fmtNumber(seats)} seats each${objects === undefined ? '' : ` (${fmtInt(objects)} objects${paged ? `, limit ${spec!.query.limit}` : ', no limit'})`}`;
       const fill = Math.max(1, Math.ceil(level.currentCL.mean / seats));
       const remedies: Remedy[] = [{ kind: 'dedicated-level', flow: offender }];
-      if (spec !== undefined && spec.verb === 'list' && !paged && objects !== undefined && objects > PAGE_LIMIT) remedies.push({ kind: 'paginate', flow: offender, limit: PAGE_LIMIT });
+      if (spec !== undefined && spec.verb === 'list' && !paged && objects !== undefined && objects > PAGE_LIMIT)
+        remedies.push({ kind: 'paginate', flow: offender, limit: PAGE_LIMIT });
       remedies.push({ kind: 'more-shares', level: levelName });
       out.push({
         flow: name,
@@ -108,7 +122,10 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
           flow: name,
           level: levelName,
           text: `${name} and ${heavy} are one APF flow: FlowSchema ${f.flowSchema} tells flows apart ${method === 'ByUser' ? `by user, and both are ${spec.user}` : `by namespace, and both send to namespace "${spec.namespace}"`}. They share one hand of ${levelName}'s queues, so ${heavy}'s ${fmtInt(h.arrived)} requests fill the queues ${name}'s requests wait in: ${name} ${symptom}.`,
-          remedies: [{ kind: 'dedicated-level', flow: heavy }, { kind: 'more-shares', level: levelName }],
+          remedies: [
+            { kind: 'dedicated-level', flow: heavy },
+            { kind: 'more-shares', level: levelName },
+          ],
         });
         continue;
       }
@@ -118,14 +135,17 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
     const demand = Object.values(report.fairness[levelName]?.maxMinFair ?? {}).reduce((s, m) => s + m.demandSeats, 0);
     const queueLimit = plcs.get(levelName)?.spec?.limited?.limitResponse?.queuing?.queueLengthLimit;
     const remedies: Remedy[] = [{ kind: 'more-shares', level: levelName }];
-    if (f.rejected['queue-full'] > 0 && queueLimit !== undefined && level.longestQueue >= queueLimit) remedies.push({ kind: 'longer-queues', level: levelName });
+    if (f.rejected['queue-full'] > 0 && queueLimit !== undefined && level.longestQueue >= queueLimit)
+      remedies.push({ kind: 'longer-queues', level: levelName });
     const top = [...neighbours].sort((a, b) => seatShare(report, levelName, b[0]) - seatShare(report, levelName, a[0]))[0];
     out.push({
       flow: name,
       level: levelName,
       text:
         `${levelName}'s flows asked for ${fmtNumber(demand)} seats on average and it had ${fmtNumber(level.currentCL.mean)} (NominalCL ${level.nominalCL})` +
-        (top !== undefined && seatShare(report, levelName, top[0]) >= 0.5 ? `, ${Math.round(100 * seatShare(report, levelName, top[0]))}% of them held by ${top[0]}` : '') +
+        (top !== undefined && seatShare(report, levelName, top[0]) >= 0.5
+          ? `, ${Math.round(100 * seatShare(report, levelName, top[0]))}% of them held by ${top[0]}`
+          : '') +
         `; ${name} ${symptom}` +
         (f.rejected['queue-full'] > 0 && queueLimit !== undefined ? ` (queue-full: its queues hold at most ${queueLimit} requests)` : '') +
         '.',

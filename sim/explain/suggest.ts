@@ -50,7 +50,14 @@ export async function suggest(input: SuggestionInput): Promise<Suggestion[]> {
     const built = await build(remedy, input);
     if (built === undefined) continue;
     tried++;
-    const after = buildReport(runSimulation({ loaded: built.loaded, seed: input.seed, ...(input.auditLog === undefined ? {} : { auditLog: input.auditLog }), ...(input.auditGrouping === undefined ? {} : { auditGrouping: input.auditGrouping }) }));
+    const after = buildReport(
+      runSimulation({
+        loaded: built.loaded,
+        seed: input.seed,
+        ...(input.auditLog === undefined ? {} : { auditLog: input.auditLog }),
+        ...(input.auditGrouping === undefined ? {} : { auditGrouping: input.auditGrouping }),
+      }),
+    );
     const effect = effectOf(input.report, after);
     // Shown only when the run says it helps a flow it is meant for.
     const helped = flows.filter((f) => effect[f]?.change === 'better');
@@ -60,19 +67,30 @@ export async function suggest(input: SuggestionInput): Promise<Suggestion[]> {
   return out;
 }
 
-async function build(remedy: Remedy, input: SuggestionInput): Promise<{ title: string; changes: string[]; manifest: string; loaded: LoadedScenario } | undefined> {
+async function build(
+  remedy: Remedy,
+  input: SuggestionInput,
+): Promise<{ title: string; changes: string[]; manifest: string; loaded: LoadedScenario } | undefined> {
   if (remedy.kind === 'paginate') {
     const spec = input.loaded.scenario.flows.find((f) => f.name === remedy.flow);
     if (spec === undefined) return undefined;
     const objects = spec.objects ?? input.loaded.scenario.objectCounts[spec.apiGroup === '' ? spec.resource : `${spec.resource}.${spec.apiGroup}`] ?? 0;
     const pages = Math.max(1, Math.ceil(objects / remedy.limit));
     const paged = paginated(spec, remedy.limit, pages);
-    const loaded = { ...input.loaded, scenario: { ...input.loaded.scenario, flows: input.loaded.scenario.flows.map((f) => (f.name === spec.name ? paged : f)) } };
+    const loaded = {
+      ...input.loaded,
+      scenario: { ...input.loaded.scenario, flows: input.loaded.scenario.flows.map((f) => (f.name === spec.name ? paged : f)) },
+    };
     const manifest =
       `# Client change, not a manifest: ${spec.name} lists ${objects} objects in pages of ${remedy.limit} (?limit=${remedy.limit} and the continue token;\n` +
       `# client-go: a pager, or ListOptions{Limit: ${remedy.limit}}). Simulated as ${pages} requests per LIST, each ${pages}× shorter:\n` +
       stringify({ flows: [{ name: spec.name, query: { ...spec.query, limit: String(remedy.limit) } }] }, { lineWidth: 0 });
-    return { title: `Paginate ${spec.name}'s LISTs (limit ${remedy.limit})`, changes: [`${spec.name}: ?limit=${remedy.limit}, ${pages} pages per LIST`], manifest, loaded };
+    return {
+      title: `Paginate ${spec.name}'s LISTs (limit ${remedy.limit})`,
+      changes: [`${spec.name}: ?limit=${remedy.limit}, ${pages} pages per LIST`],
+      manifest,
+      loaded,
+    };
   }
   const changes = remedy.kind === 'dedicated-level' ? { createFor: [remedy.flow] } : { modify: [remedy.level] };
   const built = buildSpace(input.loaded, { file: 'suggestion', objectives: [], changes }, [{ seed: input.seed, digest: digestOf(input.report) }]);
@@ -92,7 +110,9 @@ async function build(remedy: Remedy, input: SuggestionInput): Promise<{ title: s
   }
   const load = await loadScenarioFile(input.scenarioFile, { extraFiles: input.variantFiles, extraObjects: candidateObjects(candidate, space, 'suggestion') });
   if (!load.ok) return undefined;
-  const manifest = candidateManifests(candidate, space).map((m) => `---\n${stringify(m, { lineWidth: 0 })}`).join('');
+  const manifest = candidateManifests(candidate, space)
+    .map((m) => `---\n${stringify(m, { lineWidth: 0 })}`)
+    .join('');
   const title =
     remedy.kind === 'dedicated-level'
       ? `Give ${remedy.flow} a priority level of its own`
@@ -107,7 +127,11 @@ function paginated(spec: FlowSpec, limit: number, pages: number): FlowSpec {
   const arrival = { ...spec.arrival, ratePerSecond: spec.arrival.ratePerSecond * pages };
   const s = spec.service;
   const service =
-    s.type === 'constant' ? { ...s, valueMs: s.valueMs / pages } : s.type === 'exponential' ? { ...s, meanMs: s.meanMs / pages } : { ...s, medianMs: s.medianMs / pages, p99Ms: s.p99Ms / pages };
+    s.type === 'constant'
+      ? { ...s, valueMs: s.valueMs / pages }
+      : s.type === 'exponential'
+        ? { ...s, meanMs: s.meanMs / pages }
+        : { ...s, medianMs: s.medianMs / pages, p99Ms: s.p99Ms / pages };
   return { ...spec, query: { ...spec.query, limit: String(limit) }, arrival, service };
 }
 
@@ -116,7 +140,10 @@ function effectOf(before: SimulationReport, after: SimulationReport): Suggestion
   for (const [name, b] of Object.entries(before.flows)) {
     const a = after.flows[name];
     if (a === undefined) continue;
-    const of = (f: typeof b): FlowEffect => ({ rejectedFraction: f.arrived === 0 ? null : Number((f.rejectedTotal / f.arrived).toFixed(6)), waitP99Seconds: f.waitSeconds.p99 });
+    const of = (f: typeof b): FlowEffect => ({
+      rejectedFraction: f.arrived === 0 ? null : Number((f.rejectedTotal / f.arrived).toFixed(6)),
+      waitP99Seconds: f.waitSeconds.p99,
+    });
     const x = of(b);
     const y = of(a);
     effect[name] = { before: x, after: y, change: changeOf(x, y) };

@@ -17,7 +17,8 @@ export function apiGet(connection: WebhookConnection, path: string, accept = 'ap
   const url = new URL(path, connection.url);
   const headers: Record<string, string> = { Accept: accept, 'User-Agent': 'fairway-sim-import' };
   if (connection.token !== undefined) headers.Authorization = `Bearer ${connection.token}`;
-  else if (connection.username !== undefined) headers.Authorization = `Basic ${Buffer.from(`${connection.username}:${connection.password ?? ''}`).toString('base64')}`;
+  else if (connection.username !== undefined)
+    headers.Authorization = `Basic ${Buffer.from(`${connection.username}:${connection.password ?? ''}`).toString('base64')}`;
   return new Promise((resolve, reject) => {
     const req = request(
       url,

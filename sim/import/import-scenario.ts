@@ -50,13 +50,24 @@ export function manifestOf(object: Record<string, unknown>, kind: string): Recor
  * least ServerCL and at most ServerCL + levels, and the smallest ServerCL in that range that gives
  * every reported NominalCL is taken.
  */
-export function inferServerCL(priorityLevels: readonly PriorityLevelConfiguration[], nominal: ReadonlyMap<string, number>, upper: ReadonlyMap<string, number>): number | undefined {
+export function inferServerCL(
+  priorityLevels: readonly PriorityLevelConfiguration[],
+  nominal: ReadonlyMap<string, number>,
+  upper: ReadonlyMap<string, number>,
+): number | undefined {
   const inputs = priorityLevels.map((p) => levelConfigOf(defaultPriorityLevelConfiguration(p)).limitsInput);
-  const fits = (serverCL: number) => serverCL > 0 && computeLevelLimits(serverCL, inputs).levels.every((l) => !nominal.has(l.name) || nominal.get(l.name) === l.nominalCL);
+  const fits = (serverCL: number) =>
+    serverCL > 0 && computeLevelLimits(serverCL, inputs).levels.every((l) => !nominal.has(l.name) || nominal.get(l.name) === l.nominalCL);
   for (const input of inputs) {
     const n = nominal.get(input.name);
     const u = upper.get(input.name);
-    if ((input.exempt || input.borrowingLimitPercent === undefined || input.borrowingLimitPercent === null) && n !== undefined && u !== undefined && fits(u - n)) return u - n;
+    if (
+      (input.exempt || input.borrowingLimitPercent === undefined || input.borrowingLimitPercent === null) &&
+      n !== undefined &&
+      u !== undefined &&
+      fits(u - n)
+    )
+      return u - n;
   }
   const sum = [...nominal.values()].reduce((s, n) => s + n, 0);
   for (let serverCL = Math.max(1, sum - inputs.length); serverCL <= sum; serverCL++) if (fits(serverCL)) return serverCL;
@@ -84,17 +95,21 @@ export function importScenario(input: ImportInput): ImportResult {
     // -1: the server could not count them.
     if (resource !== undefined && Number.isSafeInteger(value) && value >= 0) objectCounts[resource] = value;
   }
-  if (Object.keys(objectCounts).length === 0) warnings.push('/metrics has no apiserver_storage_objects samples: the scenario has no objectCounts, so LISTs are priced at 1 seat until you add them');
+  if (Object.keys(objectCounts).length === 0)
+    warnings.push('/metrics has no apiserver_storage_objects samples: the scenario has no objectCounts, so LISTs are priced at 1 seat until you add them');
 
   const plcs = input.priorityLevels.map((o) => manifestOf(o, 'PriorityLevelConfiguration'));
   const schemas = input.flowSchemas.map((o) => manifestOf(o, 'FlowSchema'));
   let serverCL: number | undefined;
-  if (nominal.size === 0) warnings.push('/metrics has no apiserver_flowcontrol_nominal_limit_seats samples (is APF enabled?): using the default server concurrency limit, 600');
+  if (nominal.size === 0)
+    warnings.push('/metrics has no apiserver_flowcontrol_nominal_limit_seats samples (is APF enabled?): using the default server concurrency limit, 600');
   else {
     serverCL = inferServerCL(plcs as unknown as PriorityLevelConfiguration[], nominal, upper);
     if (serverCL === undefined) {
       serverCL = [...nominal.values()].reduce((s, n) => s + n, 0);
-      warnings.push(`no server concurrency limit gives exactly the NominalCLs /metrics reports (did the configuration change while importing?); using their sum, ${serverCL}`);
+      warnings.push(
+        `no server concurrency limit gives exactly the NominalCLs /metrics reports (did the configuration change while importing?); using their sum, ${serverCL}`,
+      );
     }
   }
   const total = serverCL ?? 600;

@@ -5,7 +5,14 @@ declare module 'parse-prometheus-text-format' {
     name: string;
     help: string;
     type: string;
-    metrics: { value?: string; labels?: Record<string, string>; buckets?: Record<string, string>; quantiles?: Record<string, string>; count?: string; sum?: string }[];
+    metrics: {
+      value?: string;
+      labels?: Record<string, string>;
+      buckets?: Record<string, string>;
+      quantiles?: Record<string, string>;
+      count?: string;
+      sum?: string;
+    }[];
   }
   export default function parsePrometheusTextFormat(text: string): ParsedFamily[];
 }

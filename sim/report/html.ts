@@ -21,7 +21,11 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
   parts.push(
     `<p class="meta">Seed <code>${esc(s.seed)}</code> · ${fmtNumber(s.durationSeconds)} s simulated · server concurrency limit ${s.server.serverConcurrencyLimit} seats (` +
       `${s.server.maxRequestsInflight} + ${s.server.maxMutatingRequestsInflight}) · bootstrap: ${esc(s.bootstrap)} · request timeout ${fmtNumber(s.server.requestTimeoutSeconds)} s` +
-      (s.server.executorThreads === null ? '' : s.server.executorThreads === 0 ? ' · execution plane inline (0 threads)' : ` · ${s.server.executorThreads} executor thread${s.server.executorThreads === 1 ? '' : 's'}`) +
+      (s.server.executorThreads === null
+        ? ''
+        : s.server.executorThreads === 0
+          ? ' · execution plane inline (0 threads)'
+          : ` · ${s.server.executorThreads} executor thread${s.server.executorThreads === 1 ? '' : 's'}`) +
       `</p>`,
   );
   parts.push(`<p class="meta">Reproduce: <code>${esc(reproduce)}</code></p>`);
@@ -33,9 +37,13 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
   parts.push('</ul>');
   if (report.suggestions !== undefined) parts.push(suggestionsSection(report));
 
-  parts.push('<h2>Flows</h2><p class="note">One row per workload flow. Wait is the time queued before dispatch (dispatched requests only); latency adds the service time (completed requests only).</p>');
+  parts.push(
+    '<h2>Flows</h2><p class="note">One row per workload flow. Wait is the time queued before dispatch (dispatched requests only); latency adds the service time (completed requests only).</p>',
+  );
   parts.push(flowTable(report));
-  parts.push('<h2>Priority levels</h2><p class="note">Limits in seats. Borrowing is CurrentCL − NominalCL: positive when the level borrowed idle seats of others, negative when it lent its own.</p>');
+  parts.push(
+    '<h2>Priority levels</h2><p class="note">Limits in seats. Borrowing is CurrentCL − NominalCL: positive when the level borrowed idle seats of others, negative when it lent its own.</p>',
+  );
   parts.push(levelTable(report));
   parts.push(fairnessSection(report));
 
@@ -69,14 +77,28 @@ function findings(report: SimulationReport): string[] {
   );
   // With many flows (an audit-log replay) only the worst few are spelled out.
   const flows = Object.entries(report.flows);
-  const lossy = flows.filter(([, f]) => f.rejectedTotal > 0 && f.rejectedTotal >= 0.01 * f.arrived).sort((a, b) => b[1].rejectedTotal / b[1].arrived - a[1].rejectedTotal / a[1].arrived);
-  for (const [name, f] of lossy.slice(0, MAX_FLOW_FINDINGS)) out.push(`Flow <b>${esc(name)}</b> (level ${esc(f.priorityLevel)}) lost ${pct(f.rejectedTotal, f.arrived)} of its requests: ${reasons(f.rejected)}.`);
+  const lossy = flows
+    .filter(([, f]) => f.rejectedTotal > 0 && f.rejectedTotal >= 0.01 * f.arrived)
+    .sort((a, b) => b[1].rejectedTotal / b[1].arrived - a[1].rejectedTotal / a[1].arrived);
+  for (const [name, f] of lossy.slice(0, MAX_FLOW_FINDINGS))
+    out.push(`Flow <b>${esc(name)}</b> (level ${esc(f.priorityLevel)}) lost ${pct(f.rejectedTotal, f.arrived)} of its requests: ${reasons(f.rejected)}.`);
   if (lossy.length > MAX_FLOW_FINDINGS) out.push(`${lossy.length - MAX_FLOW_FINDINGS} more flows lost at least 1% of their requests (see the Flows table).`);
   const slow = flows.filter(([, f]) => f.waitSeconds.p99 !== null && f.waitSeconds.p99 >= 0.1).sort((a, b) => b[1].waitSeconds.p99! - a[1].waitSeconds.p99!);
-  for (const [name, f] of slow.slice(0, MAX_FLOW_FINDINGS)) out.push(`Flow <b>${esc(name)}</b> had a p99 queue wait of ${fmtSeconds(f.waitSeconds.p99)} (median ${fmtSeconds(f.waitSeconds.p50)}).`);
+  for (const [name, f] of slow.slice(0, MAX_FLOW_FINDINGS))
+    out.push(`Flow <b>${esc(name)}</b> had a p99 queue wait of ${fmtSeconds(f.waitSeconds.p99)} (median ${fmtSeconds(f.waitSeconds.p50)}).`);
   if (slow.length > MAX_FLOW_FINDINGS) out.push(`${slow.length - MAX_FLOW_FINDINGS} more flows had a p99 queue wait of 100 ms or more.`);
   const quiet = Object.entries(report.flows).filter(([, f]) => f.rejectedTotal === 0 && (f.waitSeconds.p99 ?? 0) < 0.1 && f.arrived > 0);
-  if (quiet.length > 0) out.push(`${quiet.length === Object.keys(report.flows).length ? 'Every flow' : `${quiet.length} flow${quiet.length === 1 ? '' : 's'} (${quiet.slice(0, 8).map(([n]) => esc(n)).join(', ')}${quiet.length > 8 ? ', …' : ''})`} had no rejections and a p99 wait under 100 ms.`);
+  if (quiet.length > 0)
+    out.push(
+      `${
+        quiet.length === Object.keys(report.flows).length
+          ? 'Every flow'
+          : `${quiet.length} flow${quiet.length === 1 ? '' : 's'} (${quiet
+              .slice(0, 8)
+              .map(([n]) => esc(n))
+              .join(', ')}${quiet.length > 8 ? ', …' : ''})`
+      } had no rejections and a p99 wait under 100 ms.`,
+    );
   // Idle levels lend, and every level starts from a CurrentCL without demand history: that is
   // how APF works, not a finding. Borrowing is reported for busy levels after the cold start.
   const times = report.series.timesSeconds;
@@ -84,13 +106,28 @@ function findings(report: SimulationReport): string[] {
     if (l.dispatched + l.rejectedTotal === 0) continue;
     const warm = (report.series.levels[name]?.currentCL ?? []).filter((_, i) => times[i]! * 1000 > COLD_START_MS);
     const warmMin = warm.length > 0 ? Math.min(...warm) : l.currentCL.min;
-    if (l.borrowing.maxSeats > 0) out.push(`Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–${l.currentCL.max}).`);
-    else if (warmMin < l.nominalCL && l.waiting.max > 0) out.push(`Level <b>${esc(name)}</b> lent up to ${l.nominalCL - warmMin} of its ${l.nominalCL} nominal seats to other levels while its own requests queued.`);
-    if (l.noAccommodation > 0) out.push(`Level <b>${esc(name)}</b> had a wide request at the head of a queue that did not fit ${fmtInt(l.noAccommodation)} times (it blocks the level until enough seats are free).`);
+    if (l.borrowing.maxSeats > 0)
+      out.push(
+        `Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–${l.currentCL.max}).`,
+      );
+    else if (warmMin < l.nominalCL && l.waiting.max > 0)
+      out.push(
+        `Level <b>${esc(name)}</b> lent up to ${l.nominalCL - warmMin} of its ${l.nominalCL} nominal seats to other levels while its own requests queued.`,
+      );
+    if (l.noAccommodation > 0)
+      out.push(
+        `Level <b>${esc(name)}</b> had a wide request at the head of a queue that did not fit ${fmtInt(l.noAccommodation)} times (it blocks the level until enough seats are free).`,
+      );
   }
   for (const [name, f] of Object.entries(report.fairness)) {
-    if (f.jain !== null && f.backloggedFlows.length > 1) out.push(`Among the ${f.backloggedFlows.length} backlogged flows of <b>${esc(name)}</b>, Jain’s fairness index of the seats they held was ${f.jain.toFixed(3)} (1 = perfectly even).`);
-    if (f.jainVsMaxMinFair !== null && Object.keys(f.maxMinFair).length > 1) out.push(`In <b>${esc(name)}</b>, measured against each flow’s max-min fair share of the level’s seats, Jain’s index was ${f.jainVsMaxMinFair.toFixed(3)} (1 = every flow got its fair share).`);
+    if (f.jain !== null && f.backloggedFlows.length > 1)
+      out.push(
+        `Among the ${f.backloggedFlows.length} backlogged flows of <b>${esc(name)}</b>, Jain’s fairness index of the seats they held was ${f.jain.toFixed(3)} (1 = perfectly even).`,
+      );
+    if (f.jainVsMaxMinFair !== null && Object.keys(f.maxMinFair).length > 1)
+      out.push(
+        `In <b>${esc(name)}</b>, measured against each flow’s max-min fair share of the level’s seats, Jain’s index was ${f.jainVsMaxMinFair.toFixed(3)} (1 = every flow got its fair share).`,
+      );
   }
   return out;
 }
@@ -99,12 +136,18 @@ function suggestionsSection(report: SimulationReport): string {
   const suggestions = report.suggestions ?? [];
   const parts = ['<h2>Suggestions</h2>'];
   if (suggestions.length === 0) {
-    parts.push(`<p class="note">${(report.explanations ?? []).length === 0 ? 'No flow suffered, so there is nothing to suggest.' : 'No remedy this report knows of helped in simulation (each was tried with the same seed), so none is suggested.'}</p>`);
+    parts.push(
+      `<p class="note">${(report.explanations ?? []).length === 0 ? 'No flow suffered, so there is nothing to suggest.' : 'No remedy this report knows of helped in simulation (each was tried with the same seed), so none is suggested.'}</p>`,
+    );
     return parts.join('\n');
   }
-  parts.push('<p class="note">Each suggestion was simulated with this run’s seed; the table shows what it did to every flow. Apply the manifests with <code>kubectl apply -f</code>.</p>');
+  parts.push(
+    '<p class="note">Each suggestion was simulated with this run’s seed; the table shows what it did to every flow. Apply the manifests with <code>kubectl apply -f</code>.</p>',
+  );
   for (const s of suggestions) {
-    parts.push(`<h3>${esc(s.title)}</h3><p>${s.changes.map(esc).join('<br>')}</p><p>Helps ${s.for.map((f) => `<b>${esc(f)}</b>`).join(', ')}.</p><details><summary>Manifest</summary><pre>${esc(s.manifest)}</pre></details>`);
+    parts.push(
+      `<h3>${esc(s.title)}</h3><p>${s.changes.map(esc).join('<br>')}</p><p>Helps ${s.for.map((f) => `<b>${esc(f)}</b>`).join(', ')}.</p><details><summary>Manifest</summary><pre>${esc(s.manifest)}</pre></details>`,
+    );
     const rows = Object.entries(s.effect).map(([flow, e]) => [
       nameCell(flow),
       `${fmtPercent(e.before.rejectedFraction ?? 0)} → ${fmtPercent(e.after.rejectedFraction ?? 0)}`,
@@ -117,7 +160,19 @@ function suggestionsSection(report: SimulationReport): string {
 }
 
 function flowTable(report: SimulationReport): string {
-  const head = ['flow', 'level (FlowSchema)', 'arrived', 'dispatched', 'rejected: queue-full / time-out / concurrency-limit', 'wait p50', 'wait p90', 'wait p99', 'latency p99', 'seats per request', 'past timeout'];
+  const head = [
+    'flow',
+    'level (FlowSchema)',
+    'arrived',
+    'dispatched',
+    'rejected: queue-full / time-out / concurrency-limit',
+    'wait p50',
+    'wait p90',
+    'wait p99',
+    'latency p99',
+    'seats per request',
+    'past timeout',
+  ];
   const rows = Object.entries(report.flows).map(([name, f]: [string, FlowReport]) => [
     nameCell(name),
     `${nameCell(f.priorityLevel)} <span class="dim">(${nameCell(f.flowSchema)})</span>`,
@@ -135,7 +190,17 @@ function flowTable(report: SimulationReport): string {
 }
 
 function levelTable(report: SimulationReport): string {
-  const head = ['level', 'NominalCL', 'CurrentCL min–max (mean)', 'borrowing mean (range)', 'seats in use mean / max', 'waiting mean / max (longest queue)', 'queues', 'dispatched', 'rejected'];
+  const head = [
+    'level',
+    'NominalCL',
+    'CurrentCL min–max (mean)',
+    'borrowing mean (range)',
+    'seats in use mean / max',
+    'waiting mean / max (longest queue)',
+    'queues',
+    'dispatched',
+    'rejected',
+  ];
   const rows = Object.entries(report.levels).map(([name, l]: [string, LevelReport]) => [
     `${nameCell(name)}${l.exempt ? ' <span class="dim">(exempt)</span>' : ''}`,
     String(l.nominalCL),
@@ -158,13 +223,20 @@ function fairnessSection(report: SimulationReport): string {
     f.jainVsMaxMinFair === null ? '—' : f.jainVsMaxMinFair.toFixed(4),
     Object.entries(f.maxMinFair)
       .slice(0, 12)
-      .map(([n, m]) => `${nameCell(n)}: ${fmtNumber(m.receivedSeats)} of ${fmtNumber(m.fairShareSeats)} <span class="dim">(asked ${fmtNumber(m.demandSeats)})</span>`)
+      .map(
+        ([n, m]) =>
+          `${nameCell(n)}: ${fmtNumber(m.receivedSeats)} of ${fmtNumber(m.fairShareSeats)} <span class="dim">(asked ${fmtNumber(m.demandSeats)})</span>`,
+      )
       .join('<br>'),
   ]);
   return (
     '<h2>Fairness</h2><p class="note">Two views per level. <b>Backlogged flows</b>: Jain’s index over the mean seats each flow held while it had requests waiting (flows backlogged at least 10% of the run); fair queuing aims to give competing flows equal seats, so 1 is an even split and 1/n means one flow took everything. ' +
     'A flow held up behind wide requests can look backlogged while getting all it asks for, so the second view helps: <b>vs max-min fair share</b>: each flow’s mean seats received divided by its max-min fair share of the level’s mean CurrentCL (given what every flow asked for), Jain’s index over those ratios; 1 means every flow got its fair share.</p>' +
-    table(['level', 'Jain (backlogged flows)', 'backlogged flows: mean seats held', 'Jain (vs max-min fair)', 'seats received of fair share'], rows, [0, 1, 2, 4])
+    table(
+      ['level', 'Jain (backlogged flows)', 'backlogged flows: mean seats held', 'Jain (vs max-min fair)', 'seats received of fair share'],
+      rows,
+      [0, 1, 2, 4],
+    )
   );
 }
 

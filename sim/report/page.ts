@@ -29,7 +29,12 @@ export function page(title: string, body: readonly string[]): string {
  * A table; cells are HTML. `nameColumns` are the indexes of columns that hold names (they wrap
  * and align left).
  */
-export function table(head: readonly string[], rows: readonly (readonly string[])[], nameColumns: readonly number[] = [0], options: { wrap?: boolean } = {}): string {
+export function table(
+  head: readonly string[],
+  rows: readonly (readonly string[])[],
+  nameColumns: readonly number[] = [0],
+  options: { wrap?: boolean } = {},
+): string {
   const names = new Set(nameColumns);
   const other = options.wrap === true ? '<td class="wrap num">' : '<td>';
   const cell = (c: string, i: number) => (names.has(i) ? `<td class="name">${c}</td>` : `${other}${c}</td>`);

@@ -74,7 +74,10 @@ function assertLaidOut(check: PageCheck, name: string, minFigures: number): void
   for (const f of check.figures) assert.ok(f.width > 100 && f.height > 40, `${name}: plot "${f.caption}" is not drawn (${f.width}×${f.height})`);
   assert.ok(check.tables.length > 0, `${name}: no tables`);
   for (const t of check.tables) {
-    assert.ok(t.scrollWidth <= t.clientWidth + 1 && t.right <= VIEWPORT.width, `${name}: table ${t.index} is ${t.scrollWidth} px wide in ${t.clientWidth} px, right edge ${t.right}`);
+    assert.ok(
+      t.scrollWidth <= t.clientWidth + 1 && t.right <= VIEWPORT.width,
+      `${name}: table ${t.index} is ${t.scrollWidth} px wide in ${t.clientWidth} px, right edge ${t.right}`,
+    );
   }
   assert.ok(check.documentWidth <= VIEWPORT.width, `${name}: the page scrolls sideways (${check.documentWidth} px)`);
 }
@@ -90,7 +93,10 @@ test('report, comparison and sweep summary render in Chromium without errors, wi
     await writeFile(variant, VARIANT);
     const sink = { stdout: () => {}, stderr: (t: string) => void process.stderr.write(t) };
     assert.is(await runSimRun([scenario, '--seed', '1', '--out', join(dir, 'run')], sink), 0);
-    assert.is(await runSimCompare([scenario, '--variant', variant, '--seeds', '1..2', '--workers', '2', '--no-suggestions', '--out', join(dir, 'compare')], sink), 0);
+    assert.is(
+      await runSimCompare([scenario, '--variant', variant, '--seeds', '1..2', '--workers', '2', '--no-suggestions', '--out', join(dir, 'compare')], sink),
+      0,
+    );
     assert.is(await runSimSweep([scenario, '--seeds', '1..2', '--workers', '2', '--no-plots', '--no-suggestions', '--out', join(dir, 'sweep')], sink), 0);
 
     assertLaidOut(await inspect(browser, join(dir, 'run', 'report.html')), 'report.html', 5);

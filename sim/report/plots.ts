@@ -36,13 +36,27 @@ const base = (title: string) => ({
  */
 export const LEVEL_PALETTE = ['#0072b2', '#e69f00', '#009e73', '#d55e00', '#cc79a7', '#56b4e9', '#000000', '#f0e442', '#8c564b', '#7f7f7f'];
 /** Beyond ten levels, dashes tell apart the levels that share a colour. */
-const LEVEL_DASHES = [[1, 0], [6, 3], [2, 2]];
+const LEVEL_DASHES = [
+  [1, 0],
+  [6, 3],
+  [2, 2],
+];
 
 function levelEncoding(levels: readonly string[]): Record<string, unknown> {
   const domain = [...levels];
   return {
-    color: { field: 'level', type: 'nominal', title: 'priority level', scale: { domain, range: domain.map((_, i) => LEVEL_PALETTE[i % LEVEL_PALETTE.length]) } },
-    strokeDash: { field: 'level', type: 'nominal', title: 'priority level', scale: { domain, range: domain.map((_, i) => LEVEL_DASHES[Math.floor(i / LEVEL_PALETTE.length) % LEVEL_DASHES.length]) } },
+    color: {
+      field: 'level',
+      type: 'nominal',
+      title: 'priority level',
+      scale: { domain, range: domain.map((_, i) => LEVEL_PALETTE[i % LEVEL_PALETTE.length]) },
+    },
+    strokeDash: {
+      field: 'level',
+      type: 'nominal',
+      title: 'priority level',
+      scale: { domain, range: domain.map((_, i) => LEVEL_DASHES[Math.floor(i / LEVEL_PALETTE.length) % LEVEL_DASHES.length]) },
+    },
   };
 }
 
@@ -114,7 +128,15 @@ export function buildPlots(report: SimulationReport): Plot[] {
             field: 'series',
             type: 'nominal',
             title: 'series',
-            scale: { domain: ['seats in use (mean)', 'seats in use (max)', 'CurrentCL', 'NominalCL'], range: [[1, 0], [4, 2], [1, 0], [6, 4]] },
+            scale: {
+              domain: ['seats in use (mean)', 'seats in use (max)', 'CurrentCL', 'NominalCL'],
+              range: [
+                [1, 0],
+                [4, 2],
+                [1, 0],
+                [6, 4],
+              ],
+            },
           },
         },
       },
@@ -124,7 +146,8 @@ export function buildPlots(report: SimulationReport): Plot[] {
   plots.push({
     file: 'queues.svg',
     title: 'Requests waiting in queues, per priority level',
-    caption: 'Time-averaged number of requests waiting in each level’s queues. Sustained waiting means demand above CurrentCL; waiting that reaches the queue-length limit turns into queue-full rejections.',
+    caption:
+      'Time-averaged number of requests waiting in each level’s queues. Sustained waiting means demand above CurrentCL; waiting that reaches the queue-length limit turns into queue-full rejections.',
     spec: {
       ...base('Requests waiting (mean per interval)'),
       data: { values: levels.flatMap((name) => times.map((t, i) => ({ t, level: name, waiting: report.series.levels[name]!.waitingMean[i] }))) },
@@ -142,7 +165,8 @@ export function buildPlots(report: SimulationReport): Plot[] {
   plots.push({
     file: 'wait-cdf.svg',
     title: 'Queue wait distribution, per flow',
-    caption: 'For each flow, the fraction of dispatched requests (y) that waited at most x milliseconds before executing. A curve far to the right is a flow that waits long; a curve that starts high at the left edge mostly did not wait at all.',
+    caption:
+      'For each flow, the fraction of dispatched requests (y) that waited at most x milliseconds before executing. A curve far to the right is a flow that waits long; a curve that starts high at the left edge mostly did not wait at all.',
     spec:
       cdfRows.length === 0
         ? undefined
@@ -167,7 +191,8 @@ export function buildPlots(report: SimulationReport): Plot[] {
   plots.push({
     file: 'rejections.svg',
     title: 'Rejections by flow and reason',
-    caption: 'queue-full: the chosen queue was at its length limit while the level was saturated; time-out: the request waited its whole wait limit; concurrency-limit: a level that does not queue (Reject) was full.',
+    caption:
+      'queue-full: the chosen queue was at its length limit while the level was saturated; time-out: the request waited its whole wait limit; concurrency-limit: a level that does not queue (Reject) was full.',
     spec:
       rejectRows.length === 0
         ? undefined
@@ -179,7 +204,12 @@ export function buildPlots(report: SimulationReport): Plot[] {
             encoding: {
               y: { field: 'flow', type: 'nominal', title: 'flow', sort: null },
               x: { field: 'n', type: 'quantitative', title: 'rejected requests', stack: 'zero' },
-              color: { field: 'reason', type: 'nominal', title: 'reason', scale: { domain: ['queue-full', 'time-out', 'concurrency-limit'], range: ['#f58518', '#e45756', '#b279a2'] } },
+              color: {
+                field: 'reason',
+                type: 'nominal',
+                title: 'reason',
+                scale: { domain: ['queue-full', 'time-out', 'concurrency-limit'], range: ['#f58518', '#e45756', '#b279a2'] },
+              },
             },
           },
     emptyText: 'No request was rejected.',
@@ -189,7 +219,8 @@ export function buildPlots(report: SimulationReport): Plot[] {
   plots.push({
     file: 'rejections-over-time.svg',
     title: 'Rejections over time, per flow',
-    caption: 'Rejected requests per interval. Rejections that follow a burst and then stop show queues absorbing and shedding it; steady rejections show a flow persistently above its share.',
+    caption:
+      'Rejected requests per interval. Rejections that follow a burst and then stop show queues absorbing and shedding it; steady rejections show a flow persistently above its share.',
     spec:
       rejectedFlows.length === 0
         ? undefined

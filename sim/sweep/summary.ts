@@ -60,12 +60,14 @@ export function summarizeVariant(results: readonly SweepTaskResult[]): VariantSu
     levels[name] = { currentCLMean: pick((x) => x.currentCLMean), rejectedTotal: pick((x) => x.rejectedTotal), seatsInUseMean: pick((x) => x.seatsInUseMean) };
   }
   const fairness: VariantSummary['fairness'] = {};
-  for (const name of names('fairness')) fairness[name] = { jain: spread(ok.map((d) => d.fairness[name]?.jain)), jainVsMaxMinFair: spread(ok.map((d) => d.fairness[name]?.jainVsMaxMinFair)) };
+  for (const name of names('fairness'))
+    fairness[name] = { jain: spread(ok.map((d) => d.fairness[name]?.jain)), jainVsMaxMinFair: spread(ok.map((d) => d.fairness[name]?.jainVsMaxMinFair)) };
   return { runs: results.length, failedRuns: results.length - ok.length, flows, levels, fairness };
 }
 
 export function summaryHtml(summary: SweepSummary, plotSvg: string | undefined): string {
-  const range = (sp: Spread, fmt: (n: number) => string) => (sp.median === null ? '—' : `${fmt(sp.median)} <span class="dim">[${fmt(sp.min!)} – ${fmt(sp.max!)}]</span>`);
+  const range = (sp: Spread, fmt: (n: number) => string) =>
+    sp.median === null ? '—' : `${fmt(sp.median)} <span class="dim">[${fmt(sp.min!)} – ${fmt(sp.max!)}]</span>`;
   const count = (sp: Spread) => range(sp, (n) => fmtNumber(n));
   const time = (sp: Spread) => range(sp, (n) => fmtSeconds(n));
   const index = (sp: Spread) => range(sp, (n) => n.toFixed(3));
@@ -76,22 +78,46 @@ export function summaryHtml(summary: SweepSummary, plotSvg: string | undefined):
   for (const [name, v] of Object.entries(summary.variants)) {
     parts.push(`<h2>Variant ${esc(name)}${v.files.length > 0 ? ` <span class="dim">(${v.files.map(esc).join(', ')})</span>` : ''}</h2>`);
     if (v.failedRuns > 0) parts.push(`<p><strong>${v.failedRuns} of ${v.runs} runs failed</strong>; see summary.json.</p>`);
-    const rows = Object.entries(v.flows).map(([flow, f]) => [nameCell(flow), count(f.arrived), count(f.dispatched), count(f.rejectedTotal), time(f.waitP99Seconds), time(f.latencyP99Seconds)]);
+    const rows = Object.entries(v.flows).map(([flow, f]) => [
+      nameCell(flow),
+      count(f.arrived),
+      count(f.dispatched),
+      count(f.rejectedTotal),
+      time(f.waitP99Seconds),
+      time(f.latencyP99Seconds),
+    ]);
     parts.push(table(['flow', 'arrived', 'dispatched', 'rejected', 'wait p99', 'latency p99'], rows));
     const levels = Object.entries(v.levels).map(([level, l]) => [nameCell(level), count(l.currentCLMean), count(l.seatsInUseMean), count(l.rejectedTotal)]);
     if (levels.length > 0) parts.push(table(['level', 'CurrentCL mean (seats)', 'seats in use mean', 'rejected'], levels));
     const fairness = Object.entries(v.fairness);
-    if (fairness.length > 0) parts.push(table(['level', 'Jain (backlogged flows)', 'Jain (vs max-min fair)'], fairness.map(([l, f]) => [nameCell(l), index(f.jain), index(f.jainVsMaxMinFair)])));
+    if (fairness.length > 0)
+      parts.push(
+        table(
+          ['level', 'Jain (backlogged flows)', 'Jain (vs max-min fair)'],
+          fairness.map(([l, f]) => [nameCell(l), index(f.jain), index(f.jainVsMaxMinFair)]),
+        ),
+      );
     const runs = summary.runs.filter((r) => r.variant === name);
-    parts.push(`<p>Runs: ${runs.map((r) => (r.ok && r.html !== undefined ? `<a href="${esc(r.html)}">seed ${esc(r.seed)}</a>` : `seed ${esc(r.seed)} (failed)`)).join(' · ')}</p>`);
+    parts.push(
+      `<p>Runs: ${runs.map((r) => (r.ok && r.html !== undefined ? `<a href="${esc(r.html)}">seed ${esc(r.seed)}</a>` : `seed ${esc(r.seed)} (failed)`)).join(' · ')}</p>`,
+    );
   }
-  if (plotSvg !== undefined) parts.push(`<h2>p99 wait per seed</h2><p>One dot per run: each flow's p99 queue wait, by variant. A spread-out row means the outcome depends on luck; separated colours mean the variants really differ.</p><figure>${stripXmlHeader(plotSvg)}</figure>`);
+  if (plotSvg !== undefined)
+    parts.push(
+      `<h2>p99 wait per seed</h2><p>One dot per run: each flow's p99 queue wait, by variant. A spread-out row means the outcome depends on luck; separated colours mean the variants really differ.</p><figure>${stripXmlHeader(plotSvg)}</figure>`,
+    );
   return page(`Sweep: ${summary.scenario}`, parts);
 }
 
 /** A vega-lite strip plot: p99 wait of each flow in each run, coloured by variant. */
 export function waitStripSpec(results: readonly SweepTaskResult[]): Record<string, unknown> | undefined {
-  const rows = results.flatMap((r) => (r.ok ? Object.entries(r.digest.flows).filter(([, f]) => f.waitP99Seconds !== null).map(([flow, f]) => ({ flow, variant: r.variant, seed: r.seed, ms: f.waitP99Seconds! * 1000 })) : []));
+  const rows = results.flatMap((r) =>
+    r.ok
+      ? Object.entries(r.digest.flows)
+          .filter(([, f]) => f.waitP99Seconds !== null)
+          .map(([flow, f]) => ({ flow, variant: r.variant, seed: r.seed, ms: f.waitP99Seconds! * 1000 }))
+      : [],
+  );
   if (rows.length === 0) return undefined;
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',

@@ -58,7 +58,10 @@ test('a seed’s report.json is byte-identical alone and in a sweep at 1 or 2 wo
     // Two workers, through the CLI, with a variant: the files it writes.
     const out = join(dir, 'out');
     const lines: string[] = [];
-    const code = await runSimSweep([scenarioFile, '--seeds', '3..4', '--workers', '2', '--variant', variantFile, '--out', out], { stdout: (t) => lines.push(t), stderr: (t) => lines.push(t) });
+    const code = await runSimSweep([scenarioFile, '--seeds', '3..4', '--workers', '2', '--variant', variantFile, '--out', out], {
+      stdout: (t) => lines.push(t),
+      stderr: (t) => lines.push(t),
+    });
     assert.is(code, 0, lines.join(''));
     assert.ok(lines[0]!.startsWith('SEEDS=3..4'));
     for (const [key, json] of expected) {
@@ -67,7 +70,10 @@ test('a seed’s report.json is byte-identical alone and in a sweep at 1 or 2 wo
     }
     const summary = JSON.parse(await readFile(join(out, 'summary.json'), 'utf8'));
     assert.equal(Object.keys(summary.variants), ['baseline', 'small-queues']);
-    assert.equal(summary.runs.map((r: { variant: string; seed: string }) => `${r.variant}/${r.seed}`), ['baseline/3', 'baseline/4', 'small-queues/3', 'small-queues/4']);
+    assert.equal(
+      summary.runs.map((r: { variant: string; seed: string }) => `${r.variant}/${r.seed}`),
+      ['baseline/3', 'baseline/4', 'small-queues/3', 'small-queues/4'],
+    );
     const heavyBaseline = JSON.parse(expected.get('baseline/3')!).flows.heavy.rejectedTotal;
     const heavyOther = JSON.parse(expected.get('baseline/4')!).flows.heavy.rejectedTotal;
     assert.is(summary.variants.baseline.flows.heavy.rejectedTotal.min, Math.min(heavyBaseline, heavyOther));

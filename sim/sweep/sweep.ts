@@ -21,7 +21,12 @@ export interface SweepPool {
 
 export function createSweepPool(workers: number): SweepPool {
   const threads = Math.max(1, workers);
-  const pool = new Piscina<SweepTask, SweepTaskResult>({ filename: WORKER_ENTRY, minThreads: threads, maxThreads: threads, idleTimeout: Number.POSITIVE_INFINITY });
+  const pool = new Piscina<SweepTask, SweepTaskResult>({
+    filename: WORKER_ENTRY,
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: Number.POSITIVE_INFINITY,
+  });
   let failure: unknown;
   pool.on('error', (error: unknown) => {
     failure ??= error;
@@ -35,7 +40,12 @@ export function createSweepPool(workers: number): SweepPool {
             return await pool.run(task);
           } catch (error) {
             // A crash inside a simulation is a bug; report it against its seed rather than losing the sweep.
-            return { ok: false as const, variant: task.variant, seed: task.seed, errors: [`simulation crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`] };
+            return {
+              ok: false as const,
+              variant: task.variant,
+              seed: task.seed,
+              errors: [`simulation crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`],
+            };
           } finally {
             done++;
             onTaskDone?.(done, tasks.length);

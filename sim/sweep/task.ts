@@ -45,4 +45,3 @@ export async function runSweepTask(task: SweepTask): Promise<SweepTaskResult> {
   const base = { ok: true as const, variant: task.variant, seed: task.seed, digest: digestOf(outcome.report), warnings: outcome.loaded.warnings };
   return task.digestOnly === true ? base : { ...base, reportJson: reportJson(outcome.report) };
 }
-

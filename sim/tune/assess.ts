@@ -35,14 +35,20 @@ const REJECTED_WEIGHT = 20;
 /** A flow that dispatched nothing has no wait; it counts as this many times over the limit. */
 const NO_DISPATCH_RATIO = 1000;
 
-export function assess(objectives: readonly Objective[], matched: ReadonlyMap<number, readonly string[]>, runs: readonly { seed: string; digest: RunDigest }[]): Assessment {
+export function assess(
+  objectives: readonly Objective[],
+  matched: ReadonlyMap<number, readonly string[]>,
+  runs: readonly { seed: string; digest: RunDigest }[],
+): Assessment {
   let distance = 0;
   const outcomes = objectives.map((objective): ObjectiveOutcome => {
     const flows = matched.get(objective.index) ?? [];
     const outcome: ObjectiveOutcome = { index: objective.index, flows: objective.flows, matched: [...flows], met: true };
     if (objective.waitP99Seconds !== undefined) {
       const limit = objective.waitP99Seconds;
-      const worst = worstOf(flows, runs, (f) => (f.arrived === 0 ? undefined : f.waitP99Seconds === null ? (f.dispatched === 0 ? limit * NO_DISPATCH_RATIO : 0) : f.waitP99Seconds));
+      const worst = worstOf(flows, runs, (f) =>
+        f.arrived === 0 ? undefined : f.waitP99Seconds === null ? (f.dispatched === 0 ? limit * NO_DISPATCH_RATIO : 0) : f.waitP99Seconds,
+      );
       const met = worst.value === null || worst.value <= limit;
       if (!met) distance += Math.log(Math.min(worst.value! / limit, NO_DISPATCH_RATIO));
       outcome.waitP99Seconds = { limit, worst: worst.value === null ? null : round(worst.value), flow: worst.flow, seed: worst.seed, met };
@@ -61,7 +67,11 @@ export function assess(objectives: readonly Objective[], matched: ReadonlyMap<nu
   return { met: outcomes.every((o) => o.met), distance: round(distance), objectives: outcomes };
 }
 
-function worstOf(flows: readonly string[], runs: readonly { seed: string; digest: RunDigest }[], pick: (f: RunDigest['flows'][string]) => number | undefined): { value: number | null; flow: string | null; seed: string | null } {
+function worstOf(
+  flows: readonly string[],
+  runs: readonly { seed: string; digest: RunDigest }[],
+  pick: (f: RunDigest['flows'][string]) => number | undefined,
+): { value: number | null; flow: string | null; seed: string | null } {
   let best: { value: number | null; flow: string | null; seed: string | null } = { value: null, flow: null, seed: null };
   for (const run of runs) {
     for (const flow of flows) {
@@ -79,9 +89,11 @@ export function failures(assessment: Assessment, fmtSeconds: (s: number) => stri
   const lines: string[] = [];
   for (const o of assessment.objectives) {
     const w = o.waitP99Seconds;
-    if (w !== undefined && !w.met) lines.push(`objectives[${o.index}]: ${w.flow} wait p99 ${fmtSeconds(w.worst!)} in seed ${w.seed} (limit ${fmtSeconds(w.limit)})`);
+    if (w !== undefined && !w.met)
+      lines.push(`objectives[${o.index}]: ${w.flow} wait p99 ${fmtSeconds(w.worst!)} in seed ${w.seed} (limit ${fmtSeconds(w.limit)})`);
     const r = o.rejectedFraction;
-    if (r !== undefined && !r.met) lines.push(`objectives[${o.index}]: ${r.flow} rejected ${(r.worst! * 100).toPrecision(3)}% in seed ${r.seed} (limit ${r.limit * 100}%)`);
+    if (r !== undefined && !r.met)
+      lines.push(`objectives[${o.index}]: ${r.flow} rejected ${(r.worst! * 100).toPrecision(3)}% in seed ${r.seed} (limit ${r.limit * 100}%)`);
   }
   return lines;
 }

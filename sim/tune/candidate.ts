@@ -81,9 +81,11 @@ export function candidateSize(c: Candidate, space: TuneSpace): CandidateSize {
   for (const [name, edit] of Object.entries(c.levels)) {
     const base = space.levels.get(name)!.base;
     objects++;
-    relative += ln(edit.shares, base.shares) + ln(edit.queues, base.queues) + ln(edit.handSize, base.handSize) + ln(edit.queueLengthLimit, base.queueLengthLimit);
+    relative +=
+      ln(edit.shares, base.shares) + ln(edit.queues, base.queues) + ln(edit.handSize, base.handSize) + ln(edit.queueLengthLimit, base.queueLengthLimit);
     if (edit.lendablePercent !== undefined) relative += Math.abs(edit.lendablePercent - base.lendablePercent) / 100;
-    if (edit.borrowingLimitPercent !== undefined && base.borrowingLimitPercent !== undefined) relative += Math.abs(edit.borrowingLimitPercent - base.borrowingLimitPercent) / 100;
+    if (edit.borrowingLimitPercent !== undefined && base.borrowingLimitPercent !== undefined)
+      relative += Math.abs(edit.borrowingLimitPercent - base.borrowingLimitPercent) / 100;
   }
   for (const d of Object.values(c.dedicated)) {
     objects += 2;
@@ -186,12 +188,16 @@ export function describeCandidate(c: Candidate, space: TuneSpace): string[] {
   };
   for (const [name, edit] of sortedEntries(c.levels)) {
     const base = space.levels.get(name)!.base;
-    const parts = (Object.keys(names) as (keyof LevelParams)[]).filter((k) => edit[k] !== undefined).map((k) => `${names[k]} ${base[k] ?? 'unset'} → ${edit[k]}`);
+    const parts = (Object.keys(names) as (keyof LevelParams)[])
+      .filter((k) => edit[k] !== undefined)
+      .map((k) => `${names[k]} ${base[k] ?? 'unset'} → ${edit[k]}`);
     lines.push(`PriorityLevelConfiguration ${name}: ${parts.join(', ')}`);
   }
   for (const [flow, d] of sortedEntries(c.dedicated)) {
     const target = space.dedicatable.get(flow)!;
-    lines.push(`new PriorityLevelConfiguration ${target.name} (nominalConcurrencyShares ${d.shares}, queueLengthLimit ${d.queueLengthLimit}) and FlowSchema ${target.name} (matchingPrecedence ${target.precedence}) for flow ${flow}`);
+    lines.push(
+      `new PriorityLevelConfiguration ${target.name} (nominalConcurrencyShares ${d.shares}, queueLengthLimit ${d.queueLengthLimit}) and FlowSchema ${target.name} (matchingPrecedence ${target.precedence}) for flow ${flow}`,
+    );
   }
   return lines;
 }
@@ -243,7 +249,8 @@ export function movesFrom(c: Candidate, space: TuneSpace, focus: { levels: Reado
       withLevel(name, { lendablePercent: 0 }, tier);
       if (p.lendablePercent >= 20) withLevel(name, { lendablePercent: Math.round(p.lendablePercent / 2) }, tier);
     }
-    if (tier === 0 && p.borrowingLimitPercent !== undefined) withLevel(name, { borrowingLimitPercent: Math.min(1000, Math.max(10, p.borrowingLimitPercent * 2)) }, tier);
+    if (tier === 0 && p.borrowingLimitPercent !== undefined)
+      withLevel(name, { borrowingLimitPercent: Math.min(1000, Math.max(10, p.borrowingLimitPercent * 2)) }, tier);
     if (p.queues !== undefined && p.handSize !== undefined && p.queueLengthLimit !== undefined) {
       if (p.queueLengthLimit * 2 <= QUEUE_LENGTH_MAX) withLevel(name, { queueLengthLimit: p.queueLengthLimit * 2 }, tier);
       if (p.queueLengthLimit * 4 <= QUEUE_LENGTH_MAX) withLevel(name, { queueLengthLimit: p.queueLengthLimit * 4 }, tier);
@@ -254,7 +261,8 @@ export function movesFrom(c: Candidate, space: TuneSpace, focus: { levels: Reado
   for (const [flow, target] of space.dedicatable) {
     const tier = focus.flows.has(flow) ? 0 : 1;
     const existing = c.dedicated[flow];
-    const dedicate = (d: DedicatedParams) => moves.push({ candidate: { levels: c.levels, dedicated: { ...c.dedicated, [flow]: d } }, tier, target: `new:${flow}` });
+    const dedicate = (d: DedicatedParams) =>
+      moves.push({ candidate: { levels: c.levels, dedicated: { ...c.dedicated, [flow]: d } }, tier, target: `new:${flow}` });
     if (existing === undefined) {
       const sized = new Set([sharesForSeats(Math.ceil(2 * target.demandSeats), space), sharesForSeats(Math.ceil(space.serverCL / 20), space)]);
       for (const shares of sized) dedicate({ shares, queueLengthLimit: DEDICATED_QUEUE_LENGTH_LIMIT });

@@ -50,7 +50,8 @@ export function parseObjectives(text: string, file: string): { ok: true; objecti
   const { source } = parsed;
   const r = new FieldReader();
   const top = r.mapping(source.value, [], ['apiVersion', 'kind', 'objectives', 'changes']) ?? {};
-  if (top.kind !== OBJECTIVES_KIND) r.fail(['kind'], top.kind === undefined ? `required: must be ${OBJECTIVES_KIND}` : `must be ${OBJECTIVES_KIND}, got ${JSON.stringify(top.kind)}`);
+  if (top.kind !== OBJECTIVES_KIND)
+    r.fail(['kind'], top.kind === undefined ? `required: must be ${OBJECTIVES_KIND}` : `must be ${OBJECTIVES_KIND}, got ${JSON.stringify(top.kind)}`);
   const objectives: Objective[] = [];
   const list = r.list(top.objectives, ['objectives']) ?? [];
   if (top.objectives === undefined) r.fail(['objectives'], 'required: at least one objective, e.g. {flows: my-flow, waitP99: 100ms}');
@@ -59,7 +60,8 @@ export function parseObjectives(text: string, file: string): { ok: true; objecti
     const map = r.mapping(raw, path, ['flows', 'waitP99', 'rejected']);
     if (map === undefined) return;
     const flows = typeof map.flows === 'string' ? [map.flows] : r.stringList(map, 'flows', path, []);
-    if (map.flows === undefined || flows.length === 0 || flows.some((f) => f === '')) r.fail([...path, 'flows'], 'required: a flow name or glob, or a list of them');
+    if (map.flows === undefined || flows.length === 0 || flows.some((f) => f === ''))
+      r.fail([...path, 'flows'], 'required: a flow name or glob, or a list of them');
     const objective: Objective = { index, flows };
     if (map.waitP99 !== undefined) objective.waitP99Seconds = r.duration(map, 'waitP99', path, { fallbackMs: 0, positive: true }) / 1000;
     if (map.rejected !== undefined) {
@@ -76,7 +78,9 @@ export function parseObjectives(text: string, file: string): { ok: true; objecti
   });
   const changes: TuneObjectives['changes'] = {};
   if (top.changes !== undefined && top.changes !== null) {
-    const map = isPlain(top.changes) ? r.mapping(top.changes, ['changes'], ['modify', 'createFor']) : (r.fail(['changes'], 'must be a mapping with modify and createFor'), undefined);
+    const map = isPlain(top.changes)
+      ? r.mapping(top.changes, ['changes'], ['modify', 'createFor'])
+      : (r.fail(['changes'], 'must be a mapping with modify and createFor'), undefined);
     if (map !== undefined) {
       if (map.modify !== undefined) changes.modify = r.stringList(map, 'modify', ['changes'], []);
       if (map.createFor !== undefined) changes.createFor = r.stringList(map, 'createFor', ['changes'], []);
@@ -94,7 +98,12 @@ export function parseObjectives(text: string, file: string): { ok: true; objecti
 
 /** `*` any run of characters, `?` one character; everything else literal. */
 export function globMatches(pattern: string, name: string): boolean {
-  const regex = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+  const regex = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
   return regex.test(name);
 }
 

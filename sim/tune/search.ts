@@ -83,7 +83,16 @@ export async function searchConfigurations(input: SearchInput): Promise<SearchRe
     const batch = candidates.map((candidate, i): Evaluation => {
       const { runs, errors } = results[i]!;
       const key = candidateKey(candidate);
-      return { index: evaluations.length + i, round, key, candidate, size: candidateSize(candidate, space), assessment: errors.length === 0 ? input.assess(runs) : undefined, runs, errors };
+      return {
+        index: evaluations.length + i,
+        round,
+        key,
+        candidate,
+        size: candidateSize(candidate, space),
+        assessment: errors.length === 0 ? input.assess(runs) : undefined,
+        runs,
+        errors,
+      };
     });
     evaluations.push(...batch);
     input.onRound?.(round, evaluations.length);
@@ -93,12 +102,16 @@ export async function searchConfigurations(input: SearchInput): Promise<SearchRe
 
   seen.add(candidateKey(EMPTY_CANDIDATE));
   const [baseline] = await run([EMPTY_CANDIDATE]);
-  if (baseline!.assessment?.met === true || baseline!.assessment === undefined) return { met: baseline!.assessment?.met === true, best: baseline!, baseline: baseline!, evaluations };
+  if (baseline!.assessment?.met === true || baseline!.assessment === undefined)
+    return { met: baseline!.assessment?.met === true, best: baseline!, baseline: baseline!, evaluations };
 
   const expanded = new Set<string>();
   while (evaluations.length < input.budget) {
     // The beam: the closest candidates whose moves have not all been tried.
-    const frontier = evaluations.filter((e) => e.assessment !== undefined && !expanded.has(e.key)).sort(closer).slice(0, BEAM_WIDTH);
+    const frontier = evaluations
+      .filter((e) => e.assessment !== undefined && !expanded.has(e.key))
+      .sort(closer)
+      .slice(0, BEAM_WIDTH);
     if (frontier.length === 0) break;
     const fresh = new Map<string, { candidate: Candidate; tier: number; target: string; size: CandidateSize }>();
     for (const parent of frontier) {
@@ -106,7 +119,8 @@ export async function searchConfigurations(input: SearchInput): Promise<SearchRe
         const key = candidateKey(move.candidate);
         if (seen.has(key)) continue;
         const known = fresh.get(key);
-        if (known === undefined || move.tier < known.tier) fresh.set(key, { candidate: move.candidate, tier: move.tier, target: move.target, size: candidateSize(move.candidate, space) });
+        if (known === undefined || move.tier < known.tier)
+          fresh.set(key, { candidate: move.candidate, tier: move.tier, target: move.target, size: candidateSize(move.candidate, space) });
       }
     }
     const ordered = breadthFirst([...fresh.entries()].sort((a, b) => a[1].tier - b[1].tier || compareSize(a[1].size, b[1].size) || (a[0] < b[0] ? -1 : 1)));

@@ -36,25 +36,37 @@ export function buildSpace(
   const matched = new Map<number, string[]>();
   for (const o of objectives.objectives) {
     const names = matchFlows(o.flows, flowNames);
-    if (names.length === 0) errors.push(`${file}: objectives[${o.index}].flows: ${o.flows.map((f) => JSON.stringify(f)).join(', ')} matches no flow of the scenario (flows: ${flowNames.join(', ') || 'none'})`);
+    if (names.length === 0)
+      errors.push(
+        `${file}: objectives[${o.index}].flows: ${o.flows.map((f) => JSON.stringify(f)).join(', ')} matches no flow of the scenario (flows: ${flowNames.join(', ') || 'none'})`,
+      );
     matched.set(o.index, names);
   }
 
   const plcs = new Map(loaded.config.priorityLevels.map((p) => [p.metadata?.name ?? '', p]));
   const schemas = new Map(loaded.config.flowSchemas.map((f) => [f.metadata?.name ?? '', f]));
-  const busy = new Set(baseline.flatMap((r) => Object.entries(r.digest.levels).filter(([, l]) => l.rejectedTotal > 0 || l.seatsInUseMean > 0 || l.waitingMean > 0).map(([n]) => n)));
+  const busy = new Set(
+    baseline.flatMap((r) =>
+      Object.entries(r.digest.levels)
+        .filter(([, l]) => l.rejectedTotal > 0 || l.seatsInUseMean > 0 || l.waitingMean > 0)
+        .map(([n]) => n),
+    ),
+  );
   const levels: TuneSpace['levels'] = new Map();
   const modify = objectives.changes.modify ?? [...plcs.keys()].filter((n) => busy.has(n)).sort();
   for (const name of modify) {
     const plc = plcs.get(name);
     const params = plc === undefined ? undefined : levelParamsOf(plc);
     if (MANDATORY_NAMES[PRIORITY_LEVEL_KIND].has(name)) {
-      if (objectives.changes.modify !== undefined) errors.push(`${file}: changes.modify: "${name}" is a mandatory PriorityLevelConfiguration; kube-apiserver always restores its spec`);
+      if (objectives.changes.modify !== undefined)
+        errors.push(`${file}: changes.modify: "${name}" is a mandatory PriorityLevelConfiguration; kube-apiserver always restores its spec`);
       continue;
     }
-    if (plc === undefined) errors.push(`${file}: changes.modify: no PriorityLevelConfiguration "${name}" in the scenario's configuration (levels: ${[...plcs.keys()].join(', ')})`);
+    if (plc === undefined)
+      errors.push(`${file}: changes.modify: no PriorityLevelConfiguration "${name}" in the scenario's configuration (levels: ${[...plcs.keys()].join(', ')})`);
     else if (params === undefined) {
-      if (objectives.changes.modify !== undefined) errors.push(`${file}: changes.modify: "${name}" is not a Limited level; only Limited levels have shares and queues to tune`);
+      if (objectives.changes.modify !== undefined)
+        errors.push(`${file}: changes.modify: "${name}" is not a Limited level; only Limited levels have shares and queues to tune`);
     } else levels.set(name, { base: params, suggested: SUGGESTED_NAMES[PRIORITY_LEVEL_KIND].has(name) });
   }
 
@@ -79,7 +91,8 @@ export function buildSpace(
 
   const server = loaded.scenario.server;
   let totalShares = 0;
-  for (const plc of plcs.values()) totalShares += plc.spec?.type === 'Limited' ? (plc.spec.limited?.nominalConcurrencyShares ?? 30) : (plc.spec?.exempt?.nominalConcurrencyShares ?? 0);
+  for (const plc of plcs.values())
+    totalShares += plc.spec?.type === 'Limited' ? (plc.spec.limited?.nominalConcurrencyShares ?? 30) : (plc.spec?.exempt?.nominalConcurrencyShares ?? 0);
   return { ok: true, space: { serverCL: server.maxRequestsInflight + server.maxMutatingRequestsInflight, totalShares, levels, dedicatable }, matched };
 }
 
@@ -118,7 +131,8 @@ function dedicatedTarget(
   } else {
     // A replayed flow grouped by user: the schema's own rules, for that user only.
     const user = /^audit:([^/]+)(?:\/.*)?$/.exec(flow)?.[1];
-    if (user === undefined || schema === undefined) return 'only scenario flows and audit flows grouped by user or user+flowschema can get a level of their own';
+    if (user === undefined || schema === undefined)
+      return 'only scenario flows and audit flows grouped by user or user+flowschema can get a level of their own';
     rules = (schema.spec?.rules ?? []).map((rule) => ({ ...rule, subjects: [subjectFor(user)] }));
   }
   let name = dedicatedName(flow);

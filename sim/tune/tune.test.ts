@@ -56,7 +56,8 @@ test('sim tune: the recommendation meets the objective in every seed, the same a
     assert.match(first.stdout, /MET by candidate \d+/);
     const second = run([scenario, '--objectives', objectives, '--seeds', '1..2', '--workers', '2', '--no-plots', '--out', outs[1]!]);
     assert.is(second.status, 0, second.stderr);
-    for (const file of ['tune.json', 'recommended.yaml']) assert.is(await readFile(join(outs[1]!, file), 'utf8'), await readFile(join(outs[0]!, file), 'utf8'), `${file} at 1 and 2 workers`);
+    for (const file of ['tune.json', 'recommended.yaml'])
+      assert.is(await readFile(join(outs[1]!, file), 'utf8'), await readFile(join(outs[0]!, file), 'utf8'), `${file} at 1 and 2 workers`);
 
     const tune = JSON.parse(await readFile(join(outs[0]!, 'tune.json'), 'utf8'));
     assert.is(tune.met, true);
@@ -69,7 +70,10 @@ test('sim tune: the recommendation meets the objective in every seed, the same a
 
     // The manifests are what kubectl would apply; a changed suggested level opts out of the ensurer.
     const text = await readFile(join(outs[0]!, 'recommended.yaml'), 'utf8');
-    const documents = text.split(/^---$/m).slice(1).map((d) => parse(d));
+    const documents = text
+      .split(/^---$/m)
+      .slice(1)
+      .map((d) => parse(d));
     assert.ok(documents.length >= 1);
     for (const d of documents) {
       assert.is(d.apiVersion, 'flowcontrol.apiserver.k8s.io/v1');
@@ -126,7 +130,10 @@ test('sim tune: a budget too small exits 1 with the closest candidate and what s
 });
 
 test('objectives: percentages, durations and globs', () => {
-  const parsed = parseObjectives('kind: TuneObjectives\nobjectives:\n  - {flows: [a, "b-*"], waitP99: 1m30s, rejected: 0.5%}\n  - {flows: c, rejected: 0}\n', 'o.yaml');
+  const parsed = parseObjectives(
+    'kind: TuneObjectives\nobjectives:\n  - {flows: [a, "b-*"], waitP99: 1m30s, rejected: 0.5%}\n  - {flows: c, rejected: 0}\n',
+    'o.yaml',
+  );
   assert.ok(parsed.ok);
   if (!parsed.ok) return;
   assert.equal(parsed.objectives.objectives[0], { index: 0, flows: ['a', 'b-*'], waitP99Seconds: 90, rejectedFraction: 0.005 });

@@ -27,7 +27,7 @@ export interface AdmissionAttributes {
 export type PolicyReason = 'Invalid' | 'Forbidden' | 'Unauthorized' | 'RequestEntityTooLarge';
 
 export type AdmissionRejection =
-  | { kind: 'rate-limited'; /** `Too many requests: ...` detail, before the outer prefix. */ message: string }
+  | { kind: 'rate-limited' /** `Too many requests: ...` detail, before the outer prefix. */; message: string }
   | {
       kind: 'policy-denied';
       policy: string;

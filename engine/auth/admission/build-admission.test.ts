@@ -24,8 +24,17 @@ const write = (user: string): AdmissionAttributes => ({
 });
 
 test("the documentation's AdmissionConfiguration examples load unchanged", async () => {
-  for (const example of ['admission-eventratelimit-example.yaml', 'admission-imagepolicy-inline-example.yaml', 'admission-webhook-example.yaml', 'admission-webhook-v1alpha1-example.yaml']) {
-    const built = await buildAdmissionChain({ enablePlugins: ['EventRateLimit'].filter(() => example.includes('eventratelimit')), configFile: testdata(example), clock });
+  for (const example of [
+    'admission-eventratelimit-example.yaml',
+    'admission-imagepolicy-inline-example.yaml',
+    'admission-webhook-example.yaml',
+    'admission-webhook-v1alpha1-example.yaml',
+  ]) {
+    const built = await buildAdmissionChain({
+      enablePlugins: ['EventRateLimit'].filter(() => example.includes('eventratelimit')),
+      configFile: testdata(example),
+      clock,
+    });
     assert.ok(built.ok, `${example}: ${built.ok ? '' : built.error}`);
   }
   // EventRateLimit reads eventconfig.yaml beside the file (a relative path): User limit burst 50.
@@ -33,7 +42,10 @@ test("the documentation's AdmissionConfiguration examples load unchanged", async
   if (!built.ok) return;
   for (let i = 0; i < 50; i++) assert.ok(built.chain.validate(write('alice')).allowed);
   const refused = built.chain.validate(write('alice'));
-  assert.equal(refused.allowed ? undefined : refused.rejection, { kind: 'rate-limited', message: 'Too many requests: limit reached on type User for key alice' });
+  assert.equal(refused.allowed ? undefined : refused.rejection, {
+    kind: 'rate-limited',
+    message: 'Too many requests: limit reached on type User for key alice',
+  });
 });
 
 test('inline configuration wins over path; the first entry of a name wins; unknown names are ignored', async () => {
@@ -80,19 +92,32 @@ test('startup errors: an unreadable path names it, bad plugin config names the p
   });
   const invalid = await buildAdmissionChain({
     enablePlugins: ['EventRateLimit'],
-    configFile: config('- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.k8s.io/v1alpha1\n    kind: Configuration\n    limits: []\n'),
+    configFile: config(
+      '- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.k8s.io/v1alpha1\n    kind: Configuration\n    limits: []\n',
+    ),
     clock,
   });
   assert.equal(invalid, { ok: false, error: 'couldn\'t init admission plugin "EventRateLimit": limits: Invalid value: []: must not be empty' });
-  assert.equal(await buildAdmissionChain({ enablePlugins: ['AlwaysPullImages'], configFile: '', clock }), { ok: false, error: 'enable-admission-plugins plugin "AlwaysPullImages" is unknown' });
+  assert.equal(await buildAdmissionChain({ enablePlugins: ['AlwaysPullImages'], configFile: '', clock }), {
+    ok: false,
+    error: 'enable-admission-plugins plugin "AlwaysPullImages" is unknown',
+  });
   const relativeDir = await buildAdmissionChain({
     enablePlugins: [],
-    configFile: config('- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: policies\n'),
+    configFile: config(
+      '- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: policies\n',
+    ),
     clock,
   });
-  assert.equal(relativeDir, { ok: false, error: 'couldn\'t init admission plugin "ValidatingAdmissionPolicy": staticManifestsDir: Invalid value: "policies": must be an absolute file path' });
+  assert.equal(relativeDir, {
+    ok: false,
+    error: 'couldn\'t init admission plugin "ValidatingAdmissionPolicy": staticManifestsDir: Invalid value: "policies": must be an absolute file path',
+  });
   const unreadable = await buildAdmissionChain({ enablePlugins: [], configFile: join(dir, 'nope.yaml'), clock });
-  assert.match(unreadable.ok ? '' : unreadable.error, /^failed to read plugin config: unable to read admission control configuration from ".*nope\.yaml" \[open .*nope\.yaml: no such file or directory\]$/);
+  assert.match(
+    unreadable.ok ? '' : unreadable.error,
+    /^failed to read plugin config: unable to read admission control configuration from ".*nope\.yaml" \[open .*nope\.yaml: no such file or directory\]$/,
+  );
 });
 
 test('ValidatingAdmissionPolicy is on by default and reads its static manifests directory', async () => {
@@ -121,7 +146,10 @@ spec: {policyName: frozen.static.k8s.io, validationActions: [Deny]}
   const built = await buildAdmissionChain({ enablePlugins: [], configFile: join(dir, 'admission.yaml'), clock });
   assert.ok(built.ok, built.ok ? '' : built.error);
   if (!built.ok) return;
-  assert.equal(built.chain.plugins.map((p) => p.name), ['ValidatingAdmissionPolicy']);
+  assert.equal(
+    built.chain.plugins.map((p) => p.name),
+    ['ValidatingAdmissionPolicy'],
+  );
   assert.ok(built.chain.validate(write('admin')).allowed);
   const denied = built.chain.validate(write('mallory'));
   assert.is(denied.allowed ? '' : denied.rejection.kind === 'policy-denied' && denied.rejection.message, 'only admin changes priority levels');

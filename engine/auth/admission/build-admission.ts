@@ -34,7 +34,8 @@ export type AdmissionBuild = { ok: true; chain: AdmissionChain } | { ok: false; 
 
 export async function buildAdmissionChain(options: AdmissionOptions): Promise<AdmissionBuild> {
   for (const name of options.enablePlugins) {
-    if (!(ADMISSION_PLUGINS as readonly string[]).includes(name)) return { ok: false, error: `enable-admission-plugins plugin ${JSON.stringify(name)} is unknown` };
+    if (!(ADMISSION_PLUGINS as readonly string[]).includes(name))
+      return { ok: false, error: `enable-admission-plugins plugin ${JSON.stringify(name)} is unknown` };
   }
   const enabled = new Set([...DEFAULT_ADMISSION_PLUGINS, ...options.enablePlugins]);
   let config: AdmissionConfiguration | undefined;
@@ -72,12 +73,24 @@ async function initPlugin(name: string, object: Record<string, unknown> | undefi
   return createValidatingAdmissionPolicy(manifests.policies, manifests.bindings);
 }
 
-const EVENT_RATE_LIMIT_SHAPE = struct({ apiVersion: string, kind: string, limits: arrayOf(struct({ type: string, qps: int32, burst: int32, cacheSize: int32 })) });
+const EVENT_RATE_LIMIT_SHAPE = struct({
+  apiVersion: string,
+  kind: string,
+  limits: arrayOf(struct({ type: string, qps: int32, burst: int32, cacheSize: int32 })),
+});
 
 /** The EventRateLimit Configuration: strict decode, then Kubernetes' validation. */
 export function decodeEventRateLimit(object: Record<string, unknown>): { config: { limits: Limit[] } } | { errors: FieldError[] } {
   if (object.apiVersion !== EVENT_RATE_LIMIT_CONFIG.apiVersion || object.kind !== EVENT_RATE_LIMIT_CONFIG.kind) {
-    return { errors: [invalid(FieldPath.root('kind'), `${String(object.apiVersion)}/${String(object.kind)}`, `expected ${EVENT_RATE_LIMIT_CONFIG.apiVersion} ${EVENT_RATE_LIMIT_CONFIG.kind}`)] };
+    return {
+      errors: [
+        invalid(
+          FieldPath.root('kind'),
+          `${String(object.apiVersion)}/${String(object.kind)}`,
+          `expected ${EVENT_RATE_LIMIT_CONFIG.apiVersion} ${EVENT_RATE_LIMIT_CONFIG.kind}`,
+        ),
+      ],
+    };
   }
   const { value, errors } = decodeShape(object, EVENT_RATE_LIMIT_SHAPE);
   if (errors.length > 0) return { errors };

@@ -24,7 +24,8 @@ const write = (user: string, overrides: Partial<AdmissionAttributes> = {}): Admi
   ...overrides,
 });
 
-const plugin = (limits: Limit[], clock: Clock) => createEventRateLimit({ limits }, { clock, appliesTo: (a) => a.resource.group === 'flowcontrol.apiserver.k8s.io' });
+const plugin = (limits: Limit[], clock: Clock) =>
+  createEventRateLimit({ limits }, { clock, appliesTo: (a) => a.resource.group === 'flowcontrol.apiserver.k8s.io' });
 const rejection = (result: ReturnType<ReturnType<typeof plugin>['validate']>) => (result.allowed ? undefined : result.rejection);
 
 test('a burst is admitted, the next write is refused, and tokens come back at qps', () => {
@@ -68,7 +69,8 @@ test('reads, dry runs and other groups pass untouched', () => {
 test('an LRU of cacheSize buckets: an evicted key comes back full', () => {
   const clock = manualClock();
   const limiter = plugin([{ type: 'SourceAndObject', qps: 1, burst: 1, cacheSize: 2 }], clock);
-  const on = (name: string) => write('u', { name, object: { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name, uid: `uid-${name}` } } });
+  const on = (name: string) =>
+    write('u', { name, object: { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name, uid: `uid-${name}` } } });
   assert.ok(limiter.validate(on('a')).allowed);
   assert.equal(rejection(limiter.validate(on('a'))), {
     kind: 'rate-limited',
@@ -85,7 +87,11 @@ test('configuration validation uses Kubernetes texts', () => {
     formatFieldErrors(validateEventRateLimitConfiguration({ limits: [{ type: 'Cluster', qps: 0, burst: -1, cacheSize: -5 }] })),
     '[limits[0].type: Unsupported value: "Cluster": supported values: "Namespace", "Server", "SourceAndObject", "User", limits[0].qps: Invalid value: 0: must be positive, limits[0].burst: Invalid value: -1: must be positive, limits[0].cacheSize: Invalid value: -5: must not be negative]',
   );
-  const decoded = decodeEventRateLimit({ apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1', kind: 'Configuration', limits: [{ type: 'User', qps: '10', burst: 5 }] });
+  const decoded = decodeEventRateLimit({
+    apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1',
+    kind: 'Configuration',
+    limits: [{ type: 'User', qps: '10', burst: 5 }],
+  });
   assert.ok('errors' in decoded && decoded.errors[0]!.field === 'limits[0].qps');
 });
 

@@ -127,7 +127,10 @@ function bucketKey(type: LimitType, attributes: AdmissionAttributes): string {
 const HANDLED = new Set(['CREATE', 'UPDATE', 'DELETE']);
 
 /** The plugin for a validated configuration; `appliesTo` picks the resources (flowcontrol group). */
-export function createEventRateLimit(config: EventRateLimitConfiguration, options: { clock: Clock; appliesTo: (attributes: AdmissionAttributes) => boolean }): ValidatingAdmissionPlugin {
+export function createEventRateLimit(
+  config: EventRateLimitConfiguration,
+  options: { clock: Clock; appliesTo: (attributes: AdmissionAttributes) => boolean },
+): ValidatingAdmissionPlugin {
   const enforcers = config.limits.map(createEnforcer);
   return {
     name: EVENT_RATE_LIMIT_PLUGIN,

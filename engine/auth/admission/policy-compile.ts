@@ -72,7 +72,10 @@ export function compilePolicy(policy: ValidatingAdmissionPolicy): { compiled?: C
     }
     return result.compiled;
   };
-  const matchConditions = policy.matchConditions.map((c, i) => ({ name: c.name, expression: compile(c.expression, spec.child('matchConditions').index(i).child('expression'), 'bool') }));
+  const matchConditions = policy.matchConditions.map((c, i) => ({
+    name: c.name,
+    expression: compile(c.expression, spec.child('matchConditions').index(i).child('expression'), 'bool'),
+  }));
   const variables = policy.variables.map((v, i) => ({ name: v.name, expression: compile(v.expression, spec.child('variables').index(i).child('expression')) }));
   const validations = policy.validations.map((v, i) => {
     const path = spec.child('validations').index(i);

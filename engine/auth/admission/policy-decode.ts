@@ -8,7 +8,10 @@ import { anything, arrayOf, decodeShape, mapOf, string, struct } from '../../con
 import type { LabelSelector, MatchResources, RuleWithOperations, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from './policy-types.ts';
 
 const strings = arrayOf(string);
-const OBJECT_META = struct({ name: string, generateName: string, namespace: string, uid: string, resourceVersion: string, labels: mapOf(string), annotations: mapOf(string) }, true);
+const OBJECT_META = struct(
+  { name: string, generateName: string, namespace: string, uid: string, resourceVersion: string, labels: mapOf(string), annotations: mapOf(string) },
+  true,
+);
 const LABEL_SELECTOR = struct({ matchLabels: mapOf(string), matchExpressions: arrayOf(struct({ key: string, operator: string, values: strings })) });
 const RULE = struct({ apiGroups: strings, apiVersions: strings, operations: strings, resources: strings, resourceNames: strings, scope: string });
 const MATCH_RESOURCES = struct({
@@ -96,7 +99,15 @@ export function decodePolicy(document: Raw, file: string): { policy?: Validating
   const variables = named(spec.variables, 'variables');
   if (problems.length > 0) return { errors: problems };
   return {
-    policy: { name: raw.metadata?.name ?? '', file, failurePolicy: failurePolicy as 'Fail' | 'Ignore', matchConstraints, validations, matchConditions, variables },
+    policy: {
+      name: raw.metadata?.name ?? '',
+      file,
+      failurePolicy: failurePolicy as 'Fail' | 'Ignore',
+      matchConstraints,
+      validations,
+      matchConditions,
+      variables,
+    },
     errors: [],
   };
 }

@@ -46,7 +46,9 @@ export function loadPolicyManifests(dir: string, apiDomain = 'k8s.io'): PolicyMa
   const result: PolicyManifests = { policies: [], bindings: [], errors: [] };
   let names: string[];
   try {
-    names = readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && POLICY_FILE_EXTENSIONS.some((x) => e.name.endsWith(x))).map((e) => e.name);
+    names = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && POLICY_FILE_EXTENSIONS.some((x) => e.name.endsWith(x)))
+      .map((e) => e.name);
   } catch (error) {
     result.errors.push(`${dir}: cannot read static manifests directory: ${(error as Error).message}`);
     return result;
@@ -69,7 +71,9 @@ export function loadPolicyManifests(dir: string, apiDomain = 'k8s.io'): PolicyMa
       }
       const previous = seen.get(`${kind.kind}/${objectName}`);
       if (previous !== undefined) {
-        result.errors.push(`duplicate name ${JSON.stringify(objectName)} found in file ${JSON.stringify(file)} (previously seen in ${JSON.stringify(previous)})`);
+        result.errors.push(
+          `duplicate name ${JSON.stringify(objectName)} found in file ${JSON.stringify(file)} (previously seen in ${JSON.stringify(previous)})`,
+        );
         continue;
       }
       seen.set(`${kind.kind}/${objectName}`, file);

@@ -80,11 +80,22 @@ test('a policy denies a FlowSchema routed to exempt below the chosen precedence,
   assert.ok(plugin.validate(create(flowSchema('fine', 'exempt', 1000))).allowed);
   assert.ok(plugin.validate(create(flowSchema('elsewhere', 'workload-low', 10))).allowed);
   const long = plugin.validate(create(flowSchema('x'.repeat(41), 'global-default', 9000)));
-  assert.equal(long.allowed ? undefined : [long.rejection.kind === 'policy-denied' && long.rejection.message, long.rejection.kind === 'policy-denied' && long.rejection.reason], ['names stay short', 'Forbidden']);
+  assert.equal(
+    long.allowed
+      ? undefined
+      : [long.rejection.kind === 'policy-denied' && long.rejection.message, long.rejection.kind === 'policy-denied' && long.rejection.reason],
+    ['names stay short', 'Forbidden'],
+  );
   // Not matched: deletes, other resources, subresources.
   assert.ok(plugin.validate(create(flowSchema('sneaky', 'exempt', 1), { operation: 'DELETE' })).allowed);
   assert.ok(plugin.validate(create(flowSchema('sneaky', 'exempt', 1), { subresource: 'status' })).allowed);
-  assert.ok(plugin.validate(create(flowSchema('sneaky', 'exempt', 1), { resource: { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', resource: 'prioritylevelconfigurations' } })).allowed);
+  assert.ok(
+    plugin.validate(
+      create(flowSchema('sneaky', 'exempt', 1), {
+        resource: { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', resource: 'prioritylevelconfigurations' },
+      }),
+    ).allowed,
+  );
   rmSync(dir, { recursive: true });
 });
 
@@ -102,7 +113,10 @@ test('Warn warns instead of denying; an erroring expression follows the failure 
   const failClosed = await loadPolicyManifests(manifestsDir({ 'guard.yaml': POLICY }));
   const denied = createValidatingAdmissionPolicy(failClosed.policies, failClosed.bindings).validate(create(noSpec));
   assert.not.ok(denied.allowed);
-  assert.match(denied.allowed ? '' : denied.rejection.kind === 'policy-denied' ? denied.rejection.message : '', /^expression '!variables\.exempt \|\| object\.spec\.matchingPrecedence >= 1000' resulted in error: /);
+  assert.match(
+    denied.allowed ? '' : denied.rejection.kind === 'policy-denied' ? denied.rejection.message : '',
+    /^expression '!variables\.exempt \|\| object\.spec\.matchingPrecedence >= 1000' resulted in error: /,
+  );
   const failOpen = await loadPolicyManifests(manifestsDir({ 'guard.yaml': POLICY.replace('failurePolicy: Fail', 'failurePolicy: Ignore') }));
   assert.ok(createValidatingAdmissionPolicy(failOpen.policies, failOpen.bindings).validate(create(noSpec)).allowed);
 });
@@ -110,9 +124,11 @@ test('Warn warns instead of denying; an erroring expression follows the failure 
 test('manifest problems name the file and the field', async () => {
   const dir = manifestsDir({
     'a.yaml': POLICY.replace('name: exempt-guard.static.k8s.io\n', 'name: exempt-guard\n'),
-    'b.yaml': POLICY.replace("object.metadata.name.size() <= 40", 'object.metadata.name.size()'),
-    'c.json': '{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"exempt-guard-binding.static.k8s.io"},"spec":{"policyName":"p","validationActions":["Deny"]}}',
-    'd.yaml': 'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: other.static.k8s.io\nspec:\n  policyName: p\n  validationActions: [Block]\n',
+    'b.yaml': POLICY.replace('object.metadata.name.size() <= 40', 'object.metadata.name.size()'),
+    'c.json':
+      '{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"exempt-guard-binding.static.k8s.io"},"spec":{"policyName":"p","validationActions":["Deny"]}}',
+    'd.yaml':
+      'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: other.static.k8s.io\nspec:\n  policyName: p\n  validationActions: [Block]\n',
   });
   const loaded = await loadPolicyManifests(dir);
   assert.equal(loaded.errors, [
@@ -127,10 +143,13 @@ test('manifest problems name the file and the field', async () => {
 
 test('CEL and selectors see label keys named after prototype members as ordinary keys', async () => {
   const policy = POLICY.replace('name: exempt-guard.static.k8s.io\n', 'name: proto-guard.static.k8s.io\n')
-    .replace(/ {2}variables:[\s\S]*?(?=---)/, `  validations:
+    .replace(
+      / {2}variables:[\s\S]*?(?=---)/,
+      `  validations:
   - expression: "!('constructor' in object.metadata.labels) && !has(object.metadata.labels.__proto__)"
     message: no constructor label
-`)
+`,
+    )
     .replace('policyName: exempt-guard.static.k8s.io', 'policyName: proto-guard.static.k8s.io')
     .replace('  validationActions: [Deny]', '  validationActions: [Deny]\n  matchResources:\n    objectSelector:\n      matchLabels: {toString: "yes"}');
   const loaded = await loadPolicyManifests(manifestsDir({ 'proto.yaml': policy }));

@@ -21,7 +21,10 @@ interface Violation {
   reason: PolicyReason;
 }
 
-export function createValidatingAdmissionPolicy(policies: readonly CompiledPolicy[], bindings: readonly ValidatingAdmissionPolicyBinding[]): ValidatingAdmissionPlugin {
+export function createValidatingAdmissionPolicy(
+  policies: readonly CompiledPolicy[],
+  bindings: readonly ValidatingAdmissionPolicyBinding[],
+): ValidatingAdmissionPlugin {
   const byName = new Map(policies.map((p) => [p.policy.name, p]));
   const ordered = [...bindings].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return {
@@ -36,11 +39,16 @@ export function createValidatingAdmissionPolicy(policies: readonly CompiledPolic
         const violations = evaluatePolicy(compiled, attributes);
         if (violations.length === 0) continue;
         if (binding.validationActions.includes('Warn')) {
-          for (const v of violations) warnings.push(`Validation failed for ValidatingAdmissionPolicy '${compiled.policy.name}' with binding '${binding.name}': ${v.message}`);
+          for (const v of violations)
+            warnings.push(`Validation failed for ValidatingAdmissionPolicy '${compiled.policy.name}' with binding '${binding.name}': ${v.message}`);
         }
         if (binding.validationActions.includes('Deny')) {
           const first = violations[0]!;
-          return { allowed: false, rejection: { kind: 'policy-denied', policy: compiled.policy.name, binding: binding.name, message: first.message, reason: first.reason }, warnings };
+          return {
+            allowed: false,
+            rejection: { kind: 'policy-denied', policy: compiled.policy.name, binding: binding.name, message: first.message, reason: first.reason },
+            warnings,
+          };
         }
       }
       return admitted(warnings);
@@ -70,8 +78,7 @@ function evaluatePolicy(compiled: CompiledPolicy, attributes: AdmissionAttribute
     // A variable that fails is left out: a validation that reads it then errors on the missing key.
     try {
       variables[variable.name] = variable.expression.evaluate(activation);
-    } catch {
-    }
+    } catch {}
   }
   const violations: Violation[] = [];
   for (const validation of compiled.validations) {
@@ -79,7 +86,8 @@ function evaluatePolicy(compiled: CompiledPolicy, attributes: AdmissionAttribute
     try {
       passed = validation.expression.evaluate(activation);
     } catch (error) {
-      if (failClosed) violations.push({ message: `expression '${validation.expression.expression}' resulted in error: ${celErrorText(error)}`, reason: 'Invalid' });
+      if (failClosed)
+        violations.push({ message: `expression '${validation.expression.expression}' resulted in error: ${celErrorText(error)}`, reason: 'Invalid' });
       continue;
     }
     if (passed !== true) violations.push({ message: violationMessage(validation, activation), reason: validation.reason as PolicyReason });
@@ -132,8 +140,9 @@ export function matchesResources(match: MatchResources, attributes: AdmissionAtt
   if (match.resourceRules.length > 0 && !match.resourceRules.some((rule) => ruleMatches(rule, attributes))) return false;
   if (match.excludeResourceRules.some((rule) => ruleMatches(rule, attributes))) return false;
   if (match.objectSelector !== undefined) {
-    const labelsOf = (object?: Record<string, unknown>) => ((object?.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {});
-    if (!selectorMatches(match.objectSelector, labelsOf(attributes.object)) && !selectorMatches(match.objectSelector, labelsOf(attributes.oldObject))) return false;
+    const labelsOf = (object?: Record<string, unknown>) => (object?.metadata as { labels?: Record<string, string> } | undefined)?.labels ?? {};
+    if (!selectorMatches(match.objectSelector, labelsOf(attributes.object)) && !selectorMatches(match.objectSelector, labelsOf(attributes.oldObject)))
+      return false;
   }
   // namespaceSelector never excludes a cluster-scoped object, and every flowcontrol object is one.
   return true;

@@ -13,7 +13,15 @@ import { generateCertificateAuthority, issueClientCertificate, issueServingCerti
 export interface WebhookControl {
   mode?: 'allow' | 'deny' | 'noOpinion' | 'both' | 'hang' | 'garbage' | 'status500' | 'rules';
   reason?: string;
-  rules?: { user?: string; verb?: string; resource?: string; path?: string; nonResource?: boolean; decision: 'allow' | 'deny' | 'noOpinion'; reason?: string }[];
+  rules?: {
+    user?: string;
+    verb?: string;
+    resource?: string;
+    path?: string;
+    nonResource?: boolean;
+    decision: 'allow' | 'deny' | 'noOpinion';
+    reason?: string;
+  }[];
   failFirst?: number;
   apiVersion?: string;
 }

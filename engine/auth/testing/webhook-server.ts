@@ -71,7 +71,8 @@ const server = createServer(
         logPath,
         `${JSON.stringify({ call: calls, url: req.url, authorization: req.headers.authorization ?? '', clientCommonName: peer?.subject?.CN ?? '', apiVersion: review.apiVersion, spec: review.spec, body: text })}\n`,
       );
-      if (token !== undefined && req.headers.authorization !== `Bearer ${token}`) return send(401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', code: 401 });
+      if (token !== undefined && req.headers.authorization !== `Bearer ${token}`)
+        return send(401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', code: 401 });
       if (calls <= (control.failFirst ?? 0)) return send(500, 'webhook failing on purpose');
       const apiVersion = control.apiVersion ?? review.apiVersion ?? 'authorization.k8s.io/v1';
       const status = (allowed: boolean, denied: boolean, reason?: string) => {

@@ -57,7 +57,9 @@ function kek(keyId: string): Buffer {
 
 /** The key ID and annotations are bound as AAD: a changed one in storage fails to unwrap. */
 function aad(keyId: string, annotations: Record<string, Buffer>): Buffer {
-  const entries = Object.entries(annotations).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, Buffer.from(v).toString('hex')]);
+  const entries = Object.entries(annotations)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, v]) => [k, Buffer.from(v).toString('hex')]);
   return Buffer.from(JSON.stringify([keyId, entries]));
 }
 

@@ -76,7 +76,12 @@ export async function startKmsPlugin(initial: PluginControl = {}): Promise<KmsPl
     socketPath,
     endpoint: `unix://${socketPath}`,
     control: (settings) => writeFileSync(controlPath, JSON.stringify(settings)),
-    calls: () => (existsSync(logPath) ? readFileSync(logPath, 'utf8').split('\n').filter((line) => line !== '') : []),
+    calls: () =>
+      existsSync(logPath)
+        ? readFileSync(logPath, 'utf8')
+            .split('\n')
+            .filter((line) => line !== '')
+        : [],
     kill,
     restart: async () => {
       await kill();

@@ -112,7 +112,14 @@ export const atomicList = (items: FieldType): ListField => ({ kind: 'list', item
 export const setList = (items: FieldType, patchStrategy?: 'merge'): ListField =>
   patchStrategy === undefined ? { kind: 'list', items, listType: 'set' } : { kind: 'list', items, listType: 'set', patchStrategy };
 /** `listType=map` keyed by `key`, merged by the same key in a strategic merge patch. */
-export const keyedList = (items: FieldType, key: string): ListField => ({ kind: 'list', items, listType: 'map', mapKeys: [key], patchStrategy: 'merge', patchMergeKey: key });
+export const keyedList = (items: FieldType, key: string): ListField => ({
+  kind: 'list',
+  items,
+  listType: 'map',
+  mapKeys: [key],
+  patchStrategy: 'merge',
+  patchMergeKey: key,
+});
 
 export function field<const N extends string>(name: N, type: FieldType, description: string, options: FieldOptions = {}): Field<N> {
   return {
@@ -127,7 +134,12 @@ export function field<const N extends string>(name: N, type: FieldType, descript
   };
 }
 
-export function struct<const F extends readonly Field[]>(name: string, description: string, fields: F, extra: { union?: Union; atomic?: boolean } = {}): StructTable<F> {
+export function struct<const F extends readonly Field[]>(
+  name: string,
+  description: string,
+  fields: F,
+  extra: { union?: Union; atomic?: boolean } = {},
+): StructTable<F> {
   return { name, description, fields, ...extra };
 }
 

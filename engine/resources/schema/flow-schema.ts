@@ -8,7 +8,9 @@ import { topLevelStruct } from './meta-v1.ts';
 const name = (type: string) => `${FLOWCONTROL_PREFIX}${type}`;
 const always = { omitempty: false, required: true } as const;
 
-export const USER_SUBJECT = struct(name('UserSubject'), 'A user as a subject.', [field('name', string, 'The user name; `*` matches every user. Required.', always)] as const);
+export const USER_SUBJECT = struct(name('UserSubject'), 'A user as a subject.', [
+  field('name', string, 'The user name; `*` matches every user. Required.', always),
+] as const);
 
 export const GROUP_SUBJECT = struct(name('GroupSubject'), 'A user group as a subject.', [
   field('name', string, 'The group name, e.g. `system:authenticated`; `*` matches every group. Required.', always),
@@ -31,25 +33,47 @@ export const SUBJECT = struct(
   { union: { discriminator: 'kind', members: { group: 'Group', serviceAccount: 'ServiceAccount', user: 'User' } } },
 );
 
-export const RESOURCE_POLICY_RULE = struct(name('ResourcePolicyRule'), 'Matches a resource request when the verb, API group and resource all match, and the namespace rule is met.', [
-  field('verbs', setList(string), 'Verbs to match (`get`, `list`, `create`...); `*` matches all. Required, non-empty.', always),
-  field('apiGroups', setList(string), 'API groups to match; `""` is the core group, `*` matches all. Required, non-empty.', always),
-  field('resources', setList(string), 'Resources to match, as `res` or `res/subres`; `*` matches all. Required, non-empty.', always),
-  field('clusterScope', boolean, 'Whether requests for cluster-scoped objects (no namespace) match.'),
-  field('namespaces', setList(string), 'Namespaces to match; `*` matches any namespace but not cluster-scoped requests. May be empty only when clusterScope is true.', { omitempty: false }),
-] as const);
+export const RESOURCE_POLICY_RULE = struct(
+  name('ResourcePolicyRule'),
+  'Matches a resource request when the verb, API group and resource all match, and the namespace rule is met.',
+  [
+    field('verbs', setList(string), 'Verbs to match (`get`, `list`, `create`...); `*` matches all. Required, non-empty.', always),
+    field('apiGroups', setList(string), 'API groups to match; `""` is the core group, `*` matches all. Required, non-empty.', always),
+    field('resources', setList(string), 'Resources to match, as `res` or `res/subres`; `*` matches all. Required, non-empty.', always),
+    field('clusterScope', boolean, 'Whether requests for cluster-scoped objects (no namespace) match.'),
+    field(
+      'namespaces',
+      setList(string),
+      'Namespaces to match; `*` matches any namespace but not cluster-scoped requests. May be empty only when clusterScope is true.',
+      { omitempty: false },
+    ),
+  ] as const,
+);
 
-export const NON_RESOURCE_POLICY_RULE = struct(name('NonResourcePolicyRule'), 'Matches a request for a non-resource URL (such as `/healthz`) when both the verb and the URL match.', [
-  field('verbs', setList(string), 'Lower-case HTTP verbs to match; `*` matches all. Required, non-empty.', always),
-  field('nonResourceURLs', setList(string), 'URL paths to match, e.g. `/healthz`; a trailing `/*` matches a prefix, `*` matches all. Required, non-empty.', always),
-] as const);
+export const NON_RESOURCE_POLICY_RULE = struct(
+  name('NonResourcePolicyRule'),
+  'Matches a request for a non-resource URL (such as `/healthz`) when both the verb and the URL match.',
+  [
+    field('verbs', setList(string), 'Lower-case HTTP verbs to match; `*` matches all. Required, non-empty.', always),
+    field(
+      'nonResourceURLs',
+      setList(string),
+      'URL paths to match, e.g. `/healthz`; a trailing `/*` matches a prefix, `*` matches all. Required, non-empty.',
+      always,
+    ),
+  ] as const,
+);
 
 export const POLICY_RULES_WITH_SUBJECTS = struct(
   name('PolicyRulesWithSubjects'),
   'A test on a request: it matches when a subject matches the requester and at least one resource or non-resource rule matches the request.',
   [
     field('subjects', atomicList(structOf(SUBJECT)), 'Who the rule applies to. Required, non-empty.', always),
-    field('resourceRules', atomicList(structOf(RESOURCE_POLICY_RULE)), 'Rules for resource requests. At least one of resourceRules and nonResourceRules must be non-empty.'),
+    field(
+      'resourceRules',
+      atomicList(structOf(RESOURCE_POLICY_RULE)),
+      'Rules for resource requests. At least one of resourceRules and nonResourceRules must be non-empty.',
+    ),
     field('nonResourceRules', atomicList(structOf(NON_RESOURCE_POLICY_RULE)), 'Rules for non-resource URLs.'),
   ] as const,
 );
@@ -75,10 +99,19 @@ export const FLOW_SCHEMA_SPEC = struct(name('FlowSchemaSpec'), 'What a FlowSchem
     'Orders FlowSchemas: among the schemas that match a request, the one with the numerically lowest matchingPrecedence is chosen. Must be in [1,10000]; defaults to 1000 when unset.',
     { omitempty: false, default: 1000 },
   ),
-  field('distinguisherMethod', structOf(FLOW_DISTINGUISHER_METHOD), 'How to compute the flow distinguisher for requests that match this schema. Nil means the distinguisher is always the empty string.', {
-    pointer: true,
-  }),
-  field('rules', atomicList(structOf(POLICY_RULES_WITH_SUBJECTS)), 'The rules; a request matches the schema when at least one rule matches it. An empty list matches nothing.'),
+  field(
+    'distinguisherMethod',
+    structOf(FLOW_DISTINGUISHER_METHOD),
+    'How to compute the flow distinguisher for requests that match this schema. Nil means the distinguisher is always the empty string.',
+    {
+      pointer: true,
+    },
+  ),
+  field(
+    'rules',
+    atomicList(structOf(POLICY_RULES_WITH_SUBJECTS)),
+    'The rules; a request matches the schema when at least one rule matches it. An empty list matches nothing.',
+  ),
 ] as const);
 
 export const FLOW_SCHEMA_STATUS = statusStruct(

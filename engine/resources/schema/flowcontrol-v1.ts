@@ -13,5 +13,7 @@ export function statusStruct(kind: string, description: string, conditionDescrip
     field('reason', string, 'A single CamelCase word giving the reason for the last transition.'),
     field('message', string, 'Human-readable details of the last transition.'),
   ] as const);
-  return struct(`${FLOWCONTROL_PREFIX}${kind}Status`, description, [field('conditions', keyedList(structOf(condition), 'type'), conditionsDescription)] as const);
+  return struct(`${FLOWCONTROL_PREFIX}${kind}Status`, description, [
+    field('conditions', keyedList(structOf(condition), 'type'), conditionsDescription),
+  ] as const);
 }

@@ -38,14 +38,22 @@ export const MANAGED_FIELDS_ENTRY = struct(`${META_PREFIX}ManagedFieldsEntry`, '
 // Go's ObjectMeta, in its field order: a field it does not declare is an unknown field like any
 // other (kept nowhere, reported by fieldValidation).
 export const OBJECT_META = struct(`${META_PREFIX}ObjectMeta`, 'Metadata every stored object carries.', [
-  field('name', string, 'A name unique among objects of this kind (within a namespace, for namespaced kinds). Required on create unless generateName is used; cannot be updated.'),
+  field(
+    'name',
+    string,
+    'A name unique among objects of this kind (within a namespace, for namespaced kinds). Required on create unless generateName is used; cannot be updated.',
+  ),
   field('generateName', string, 'A prefix from which the server makes a unique name when name is empty.'),
   field('namespace', string, 'The namespace; empty for cluster-scoped objects.'),
   field('selfLink', string, 'Deprecated; not set.'),
   field('uid', string, 'A unique identifier of this object over time; set by the server on create.'),
   field('resourceVersion', string, 'An opaque version of this object, for optimistic concurrency and watches. Set by the server.'),
   field('generation', int64, 'A sequence number for changes to the desired state (spec); set by the server.'),
-  field('creationTimestamp', time, 'When the server created this object, in UTC, RFC 3339. Set by the system; clients cannot set it. Empty for objects not yet stored.'),
+  field(
+    'creationTimestamp',
+    time,
+    'When the server created this object, in UTC, RFC 3339. Set by the system; clients cannot set it. Empty for objects not yet stored.',
+  ),
   field('deletionTimestamp', time, 'When the object will be deleted; set by the server when deletion is requested; read-only.', { pointer: true }),
   field('deletionGracePeriodSeconds', int64, 'Seconds the object is allowed to terminate gracefully before it is removed; read-only.', { pointer: true }),
   field('labels', mapOf(string), 'Key/value pairs for selecting and organising objects.'),
@@ -64,8 +72,16 @@ export const LIST_META = struct(`${META_PREFIX}ListMeta`, 'Metadata of a list.',
 
 /** TypeMeta's two fields, inlined at the top of every kind and list. */
 export const TYPE_META = [
-  field('apiVersion', string, 'The versioned schema of this representation of an object. The server converts recognized schemas to the latest internal value and may reject unrecognized values.'),
-  field('kind', string, 'The REST resource this object represents, in CamelCase. The server infers it from the endpoint the client posts to; it cannot be updated.'),
+  field(
+    'apiVersion',
+    string,
+    'The versioned schema of this representation of an object. The server converts recognized schemas to the latest internal value and may reject unrecognized values.',
+  ),
+  field(
+    'kind',
+    string,
+    'The REST resource this object represents, in CamelCase. The server infers it from the endpoint the client posts to; it cannot be updated.',
+  ),
 ] as const;
 
 /** A kind's top-level struct: TypeMeta, ObjectMeta, then its spec and status (non-pointer structs, as in Go). */
@@ -86,5 +102,9 @@ export function topLevelStruct<const S extends StructTable, const T extends Stru
 /** The List kind of `kind`: TypeMeta, ListMeta and the items, as every Kubernetes list is. */
 export function listStruct(kind: KindTable, namePrefix: string): StructTable {
   const items: Field = field('items', { kind: 'list', items: structOf(kind.struct) }, `The ${kind.kind} objects.`, { omitempty: false, required: true });
-  return struct(`${namePrefix}${kind.listKind}`, kind.listDescription, [...TYPE_META, field('metadata', structOf(LIST_META), 'Standard list metadata.'), items]);
+  return struct(`${namePrefix}${kind.listKind}`, kind.listDescription, [
+    ...TYPE_META,
+    field('metadata', structOf(LIST_META), 'Standard list metadata.'),
+    items,
+  ]);
 }

@@ -8,27 +8,40 @@ import { topLevelStruct } from './meta-v1.ts';
 const name = (type: string) => `${FLOWCONTROL_PREFIX}${type}`;
 
 export const QUEUING_CONFIGURATION = struct(name('QueuingConfiguration'), 'Queue parameters of a priority level.', [
-  field('queues', int32, 'The number of queues at this priority level; each API server has its own. Must be positive; 1 turns off shuffle sharding. Defaults to 64.', {
-    omitempty: false,
-    default: 64,
-  }),
+  field(
+    'queues',
+    int32,
+    'The number of queues at this priority level; each API server has its own. Must be positive; 1 turns off shuffle sharding. Defaults to 64.',
+    {
+      omitempty: false,
+      default: 64,
+    },
+  ),
   field(
     'handSize',
     int32,
     "How many queues a request's flow is dealt: the flow identifier is hashed to deal this many queues and the request joins the shortest. Must not exceed queues. Defaults to 8.",
     { omitempty: false, default: 8 },
   ),
-  field('queueLengthLimit', int32, 'The most requests that may wait in one queue of this level; further requests are rejected. Must be positive. Defaults to 50.', {
-    omitempty: false,
-    default: 50,
-  }),
+  field(
+    'queueLengthLimit',
+    int32,
+    'The most requests that may wait in one queue of this level; further requests are rejected. Must be positive. Defaults to 50.',
+    {
+      omitempty: false,
+      default: 50,
+    },
+  ),
 ] as const);
 
 export const LIMIT_RESPONSE = struct(
   name('LimitResponse'),
   'What to do with a request that cannot run as soon as it arrives.',
   [
-    field('type', enumOf('Queue', 'Reject'), '`Queue` (wait in a queue, up to the limits) or `Reject` (fail at once). Required.', { omitempty: false, required: true }),
+    field('type', enumOf('Queue', 'Reject'), '`Queue` (wait in a queue, up to the limits) or `Reject` (fail at once). Required.', {
+      omitempty: false,
+      required: true,
+    }),
     field('queuing', structOf(QUEUING_CONFIGURATION), 'Queue parameters; may be set only when type is `Queue`.', { pointer: true }),
   ] as const,
   { union: { discriminator: 'type', members: { queuing: 'Queuing' } } },
@@ -45,7 +58,10 @@ export const LIMITED_PRIORITY_LEVEL_CONFIGURATION = struct(
       { pointer: true, omitempty: false, default: 30 },
     ),
     field('limitResponse', structOf(LIMIT_RESPONSE), 'How requests that cannot run immediately are handled.'),
-    field('lendablePercent', int32, "The share, 0 to 100, of this level's NominalCL that other levels may borrow. Defaults to 0.", { pointer: true, default: 0 }),
+    field('lendablePercent', int32, "The share, 0 to 100, of this level's NominalCL that other levels may borrow. Defaults to 0.", {
+      pointer: true,
+      default: 0,
+    }),
     field(
       'borrowingLimitPercent',
       int32,
@@ -65,10 +81,15 @@ export const EXEMPT_PRIORITY_LEVEL_CONFIGURATION = struct(
       'Seats nominally reserved for this level (NCS). They do not limit exempt requests; they only change the NominalCL of the other levels. Defaults to 0.',
       { pointer: true, default: 0 },
     ),
-    field('lendablePercent', int32, "The share, 0 to 100, of this level's NominalCL that other levels may borrow. LendableCL = round(NominalCL * lendablePercent / 100). Defaults to 0.", {
-      pointer: true,
-      default: 0,
-    }),
+    field(
+      'lendablePercent',
+      int32,
+      "The share, 0 to 100, of this level's NominalCL that other levels may borrow. LendableCL = round(NominalCL * lendablePercent / 100). Defaults to 0.",
+      {
+        pointer: true,
+        default: 0,
+      },
+    ),
   ] as const,
 );
 
@@ -82,8 +103,15 @@ export const PRIORITY_LEVEL_CONFIGURATION_SPEC = struct(
       'Whether requests at this level are subject to concurrency limits: `Exempt` (never limited, never queued) or `Limited` (limited and possibly queued). Required.',
       { omitempty: false, required: true },
     ),
-    field('limited', structOf(LIMITED_PRIORITY_LEVEL_CONFIGURATION), 'Settings for a `Limited` level; must be set exactly when type is `Limited`.', { pointer: true }),
-    field('exempt', structOf(EXEMPT_PRIORITY_LEVEL_CONFIGURATION), 'Settings for an `Exempt` level; must be unset when type is `Limited`. Defaults apply when unset.', { pointer: true }),
+    field('limited', structOf(LIMITED_PRIORITY_LEVEL_CONFIGURATION), 'Settings for a `Limited` level; must be set exactly when type is `Limited`.', {
+      pointer: true,
+    }),
+    field(
+      'exempt',
+      structOf(EXEMPT_PRIORITY_LEVEL_CONFIGURATION),
+      'Settings for an `Exempt` level; must be unset when type is `Limited`. Defaults apply when unset.',
+      { pointer: true },
+    ),
   ] as const,
   { union: { discriminator: 'type', members: { exempt: 'Exempt', limited: 'Limited' } } },
 );

@@ -19,7 +19,7 @@ import { EtcdCluster, etcdAvailable } from './testing/etcd-process.ts';
 import { PLC, plc, rejects, rvOf } from '../testing/suite-kit.ts';
 import type { WatchEvent } from '../watch-event.ts';
 
-if (!etcdAvailable()) throw new Error('etcd is not on PATH: install Debian\'s etcd-server (apt-get install etcd-server); .ci/run does');
+if (!etcdAvailable()) throw new Error("etcd is not on PATH: install Debian's etcd-server (apt-get install etcd-server); .ci/run does");
 
 const clock = realClock();
 const single = await EtcdCluster.start();
@@ -105,7 +105,11 @@ class Reader {
 }
 
 const show = (e: WatchEvent | undefined): string =>
-  e === undefined ? "the end" : e.type === "ERROR" ? `ERROR ${JSON.stringify(e.object)}` : `${e.type} ${(e.object as KubeObject).metadata?.name ?? ""}@${e.resourceVersion ?? ""}`;
+  e === undefined
+    ? 'the end'
+    : e.type === 'ERROR'
+      ? `ERROR ${JSON.stringify(e.object)}`
+      : `${e.type} ${(e.object as KubeObject).metadata?.name ?? ''}@${e.resourceVersion ?? ''}`;
 
 faults('compaction: versions below it are 410 Expired; the compactor compacts one round behind', async () => {
   const writer = await openStore({ endpoints: single.endpoints, namespace: '/compaction' });
@@ -158,7 +162,10 @@ faults('opening reads every key a page at a time at one revision; keys beside th
   const { store } = await openStore({ endpoints: single.endpoints, namespace: '/paging' });
   assert.is(store.revision(), headerRevision(last));
   const listed = await store.for(PLC).list();
-  assert.equal(listed.items.map((item) => item.metadata?.name), names);
+  assert.equal(
+    listed.items.map((item) => item.metadata?.name),
+    names,
+  );
 });
 
 faults('the watch resumes after etcd restarts: no change made meanwhile is missed or repeated', async () => {
@@ -177,7 +184,10 @@ faults('the watch resumes after etcd restarts: no change made meanwhile is misse
     await other.put({ key: bytes('/faults/registry/flowcontrol.apiserver.k8s.io/prioritylevelconfigurations/b'), value: encodedPlc('b') }, soon());
     const c = await plcs.create(plc('c'));
     const events = await w.take(3);
-    assert.equal(events.map((e) => `${e.type} ${(e.object as KubeObject).metadata?.name}`), ['ADDED a', 'ADDED b', 'ADDED c']);
+    assert.equal(
+      events.map((e) => `${e.type} ${(e.object as KubeObject).metadata?.name}`),
+      ['ADDED a', 'ADDED b', 'ADDED c'],
+    );
     const rvs = events.map((e) => Number(e.resourceVersion));
     assert.equal(rvs, [rvOf(a), rvOf(a) + 1, rvOf(c)], 'one revision after another, none skipped');
     await w.quiet();
@@ -218,7 +228,10 @@ faults('3 members: one stopped and restarted under writes; writes continue, watc
   writing = false;
   await Promise.all(writers);
   acked.sort((x, y) => x - y);
-  for (const [name, reader] of [['A', watchA], ['B', watchB]] as const) {
+  for (const [name, reader] of [
+    ['A', watchA],
+    ['B', watchB],
+  ] as const) {
     const rvs = (await reader.take(acked.length)).map((e) => Number(e.resourceVersion));
     assert.equal(rvs, acked, `watcher on ${name} saw every acknowledged write once, in order`);
     await reader.quiet(100);

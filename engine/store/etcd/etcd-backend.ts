@@ -191,7 +191,9 @@ export class EtcdBackend implements StorageBackend {
   async _currentRevision(): Promise<number> {
     if (this.state !== 'open') throw notOpenError(this.state);
     const client = this.client!;
-    const response = await withRetries(this.connection, (options) => client.range({ key: this.keyspace.keyPrefix, keysOnly: true, limit: 1 }, options.deadline));
+    const response = await withRetries(this.connection, (options) =>
+      client.range({ key: this.keyspace.keyPrefix, keysOnly: true, limit: 1 }, options.deadline),
+    );
     return headerRevision(response);
   }
 
@@ -236,7 +238,9 @@ export class EtcdBackend implements StorageBackend {
     let from: Buffer = this.keyspace.keyPrefix;
     for (;;) {
       const at = revision;
-      const response = await withRetries(this.connection, (options) => client.range({ key: from, rangeEnd: end, limit: ETCD_DEFAULTS.pageSize, revision: at }, options.deadline));
+      const response = await withRetries(this.connection, (options) =>
+        client.range({ key: from, rangeEnd: end, limit: ETCD_DEFAULTS.pageSize, revision: at }, options.deadline),
+      );
       if (revision === 0) revision = headerRevision(response);
       for (const kv of response.kvs) records.push({ key: storeKeyOf(this.keyspace, kv.key), value: copyOf(kv.value), modRevision: int64(kv.modRevision) });
       const last = response.kvs[response.kvs.length - 1];

@@ -28,15 +28,27 @@ const failed = (revision: number, found: EtcdKeyValue | undefined): EtcdTxnRespo
   succeeded: false,
   responses: [{ responseRange: { kvs: found === undefined ? [] : [found] } }],
 });
-const put = (value: string, expectedModRevision: number, origin?: unknown): CommitOp => ({ type: 'put', key: KEY, value: bytes(value), expectedModRevision, origin });
+const put = (value: string, expectedModRevision: number, origin?: unknown): CommitOp => ({
+  type: 'put',
+  key: KEY,
+  value: bytes(value),
+  expectedModRevision,
+  origin,
+});
 
 test('the transaction compares every mod revision, writes, and otherwise reads the keys back', () => {
   const request = commitRequest([put('v', 0), { type: 'delete', key: '/registry/g/r/b', expectedModRevision: 7 }], keyspace, false);
-  assert.equal(request.compare.map((c) => [c.key.toString(), c.target, 'modRevision' in c ? c.modRevision : undefined]), [
-    ['/ns/registry/g/r/a', COMPARE_MOD, 0],
-    ['/ns/registry/g/r/b', COMPARE_MOD, 7],
-  ]);
-  assert.equal(request.success.map((op) => Object.keys(op)[0]), ['requestPut', 'requestDeleteRange']);
+  assert.equal(
+    request.compare.map((c) => [c.key.toString(), c.target, 'modRevision' in c ? c.modRevision : undefined]),
+    [
+      ['/ns/registry/g/r/a', COMPARE_MOD, 0],
+      ['/ns/registry/g/r/b', COMPARE_MOD, 7],
+    ],
+  );
+  assert.equal(
+    request.success.map((op) => Object.keys(op)[0]),
+    ['requestPut', 'requestDeleteRange'],
+  );
   const keysOnly = (ops: typeof request.failure) => ops.map((op) => ('requestRange' in op ? op.requestRange.keysOnly : undefined));
   assert.equal(keysOnly(request.failure), [true, true]);
   assert.equal(keysOnly(commitRequest([put('v', 0)], keyspace, true).failure), [false], 'a retry reads values');
@@ -92,7 +104,11 @@ test('watch events: keys outside the prefix are skipped, the namespace stripped,
     origins.push(`${key}=${Buffer.from(value).toString()}`);
     return Buffer.from(value).toString() === 'mine' ? 'hint' : undefined;
   };
-  const event = (type: 'put' | 'delete', current: EtcdKeyValue, prev?: EtcdKeyValue): EtcdEvent => ({ type: type === 'delete' ? EVENT_DELETE : 0, kv: current, prevKv: prev ?? null });
+  const event = (type: 'put' | 'delete', current: EtcdKeyValue, prev?: EtcdKeyValue): EtcdEvent => ({
+    type: type === 'delete' ? EVENT_DELETE : 0,
+    kv: current,
+    prevKv: prev ?? null,
+  });
   assert.is(eventChange(event('put', kv('/other/registry/g/r/a', 'x', 9)), keyspace, known, takeOrigin), undefined);
   assert.is(eventChange(event('put', kv('/ns/fairway', 'x', 9)), keyspace, known, takeOrigin), undefined);
   const mine = eventChange(event('put', kv('/ns/registry/g/r/a', 'mine', 9), kv('/ns/registry/g/r/a', 'old', 3)), keyspace, known, takeOrigin)!;

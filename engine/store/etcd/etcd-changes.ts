@@ -4,7 +4,18 @@
 
 import type { BackendEvent, BackendRecord, CommitOp, CommitResult } from '../backend.ts';
 import { bytesEqual } from '../codec.ts';
-import { bytesOf, COMPARE_EQUAL, COMPARE_MOD, EVENT_DELETE, headerRevision, int64, type EtcdEvent, type EtcdKeyValue, type EtcdTxnRequest, type EtcdTxnResponse } from './etcd-proto.ts';
+import {
+  bytesOf,
+  COMPARE_EQUAL,
+  COMPARE_MOD,
+  EVENT_DELETE,
+  headerRevision,
+  int64,
+  type EtcdEvent,
+  type EtcdKeyValue,
+  type EtcdTxnRequest,
+  type EtcdTxnResponse,
+} from './etcd-proto.ts';
 
 /** How store keys map to etcd keys: an optional namespace in front. */
 export interface EtcdKeyspace {

@@ -113,10 +113,7 @@ export function sleepOn(clock: Clock, ms: number): Promise<void> {
  * budget is spent. `call` learns whether an earlier attempt failed, which for a write leaves its
  * outcome unknown: it may have been applied.
  */
-export async function withRetries<T>(
-  connection: EtcdConnectionOptions,
-  call: (options: EtcdCallOptions, retried: boolean) => Promise<T>,
-): Promise<T> {
+export async function withRetries<T>(connection: EtcdConnectionOptions, call: (options: EtcdCallOptions, retried: boolean) => Promise<T>): Promise<T> {
   const { clock, requestTimeoutMs } = connection;
   const startedMs = clock.now();
   let delayMs = 10;

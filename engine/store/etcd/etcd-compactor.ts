@@ -80,12 +80,14 @@ export class EtcdCompactor {
   private schedule(): void {
     this.cancelTimer = this.clock.after(this.intervalMs, () => {
       this.cancelTimer = undefined;
-      void this.round().then(
-        () => (this.lastError = undefined),
-        (error: unknown) => (this.lastError = errorText(error)),
-      ).finally(() => {
-        if (this.running) this.schedule();
-      });
+      void this.round()
+        .then(
+          () => (this.lastError = undefined),
+          (error: unknown) => (this.lastError = errorText(error)),
+        )
+        .finally(() => {
+          if (this.running) this.schedule();
+        });
     });
   }
 

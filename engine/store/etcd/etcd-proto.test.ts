@@ -60,7 +60,13 @@ test('a commit transaction decodes to the compares and ops we meant', () => {
   assert.equal(decoded.success[0].request_put.key.toString(), '/registry/a');
   assert.ok(Buffer.from(decoded.success[0].request_put.value).equals(Buffer.from(value)));
   assert.equal(decoded.success[1].request_delete_range.key.toString(), '/registry/b');
-  assert.equal(decoded.failure.map((op: any) => [op.request_range.key.toString(), op.request_range.keys_only]), [['/registry/a', true], ['/registry/b', true]]);
+  assert.equal(
+    decoded.failure.map((op: any) => [op.request_range.key.toString(), op.request_range.keys_only]),
+    [
+      ['/registry/a', true],
+      ['/registry/b', true],
+    ],
+  );
   const retry = txn.requestDeserialize(encodeTxnRequest(commitRequest(ops.slice(0, 1), keyspace, true)));
   assert.is(retry.failure[0].request_range.keys_only, false, 'a retry reads values back');
 });
@@ -74,9 +80,15 @@ test("the compactor's transaction: a version compare (0 included), a put, a read
       failure: [{ requestRange: { key } }],
     }),
   );
-  assert.equal(decoded.compare.map((c: any) => [c.key.toString(), c.target, c.result, c.target_union, c[c.target_union]]), [['compact_rev_key', 'Version', 'Equal', 'version', '0']]);
+  assert.equal(
+    decoded.compare.map((c: any) => [c.key.toString(), c.target, c.result, c.target_union, c[c.target_union]]),
+    [['compact_rev_key', 'Version', 'Equal', 'version', '0']],
+  );
   assert.is(decoded.success[0].request_put.value.toString(), '4294967297');
-  assert.equal([decoded.failure[0].request_range.key.toString(), decoded.failure[0].request_range.keys_only, decoded.failure[0].request_range.limit], ['compact_rev_key', false, '0']);
+  assert.equal(
+    [decoded.failure[0].request_range.key.toString(), decoded.failure[0].request_range.keys_only, decoded.failure[0].request_range.limit],
+    ['compact_rev_key', false, '0'],
+  );
 });
 
 test('range requests: a page of a prefix at a revision, or the newest with keys only; responses give kvs, more and count', () => {
@@ -90,7 +102,9 @@ test('range requests: a page of a prefix at a revision, or the newest with keys 
   assert.equal([newest.range_end.length, newest.revision, newest.keys_only, newest.limit], [0, '0', true, '1']);
   const header = { cluster_id: '9', member_id: '8', revision: '4294967299', raft_term: '3' };
   const kv = (key: string, mod: string) => ({ key: b(key), create_revision: '2', mod_revision: mod, version: '1', value: b(`v${key}`), lease: '0' });
-  const response = decodeRangeResponse(range.responseSerialize({ header, kvs: [kv('/registry/a', '4294967298'), kv('/registry/b', '7')], more: true, count: '1200' }));
+  const response = decodeRangeResponse(
+    range.responseSerialize({ header, kvs: [kv('/registry/a', '4294967298'), kv('/registry/b', '7')], more: true, count: '1200' }),
+  );
   assert.equal([headerRevision(response), response.more, int64(response.count)], [4_294_967_299, true, 1200]);
   assert.equal(
     response.kvs.map((k) => [k.key.toString(), int64(k.modRevision), Buffer.from(k.value).toString()]),
@@ -137,14 +151,23 @@ test('transaction responses decode to revision, outcome and the kvs read', () =>
   );
   assert.is(failed.succeeded, false);
   assert.equal(
-    failed.responses.map((r) => r.responseRange?.kvs.map((k) => [k.key.toString(), int64(k.createRevision), int64(k.modRevision), int64(k.version), Buffer.from(k.value).toString()])),
+    failed.responses.map((r) =>
+      r.responseRange?.kvs.map((k) => [k.key.toString(), int64(k.createRevision), int64(k.modRevision), int64(k.version), Buffer.from(k.value).toString()]),
+    ),
     [[['/a', 5, 6, 2, 'v']], []],
   );
 });
 
 test('watch responses decode events, previous values, progress, creation and cancellation', () => {
   const header = { cluster_id: '1', member_id: '1', revision: '12', raft_term: '1' };
-  const kv = (key: string, value: string, mod: number, version: number) => ({ key: b(key), create_revision: '3', mod_revision: String(mod), version: String(version), value: b(value), lease: '0' });
+  const kv = (key: string, value: string, mod: number, version: number) => ({
+    key: b(key),
+    create_revision: '3',
+    mod_revision: String(mod),
+    version: String(version),
+    value: b(value),
+    lease: '0',
+  });
   const response = decodeWatchResponse(
     watch.responseSerialize({
       header,
@@ -172,7 +195,9 @@ test('watch responses decode events, previous values, progress, creation and can
   assert.equal(decodeWatchResponse(watch.responseSerialize({ header, watch_id: '0', created: true })).created, true);
   const progress = decodeWatchResponse(watch.responseSerialize({ header, watch_id: '0' }));
   assert.equal([headerRevision(progress), progress.events.length, progress.canceled], [12, 0, false]);
-  const canceled = decodeWatchResponse(watch.responseSerialize({ header, canceled: true, compact_revision: '40', cancel_reason: 'mvcc: required revision has been compacted' }));
+  const canceled = decodeWatchResponse(
+    watch.responseSerialize({ header, canceled: true, compact_revision: '40', cancel_reason: 'mvcc: required revision has been compacted' }),
+  );
   assert.equal([canceled.canceled, int64(canceled.compactRevision), canceled.cancelReason], [true, 40, 'mvcc: required revision has been compacted']);
 });
 

@@ -33,7 +33,10 @@ const method = (path: string, streaming: boolean) => ({
 });
 
 const echo: Unary = (request, respond) => respond(null, request);
-const status = (code: number, details: string): Unary => (_request, respond) => respond({ code, details });
+const status =
+  (code: number, details: string): Unary =>
+  (_request, respond) =>
+    respond({ code, details });
 const silent: Unary = () => undefined;
 
 async function fakeMember(unary: Unary, stream: Stream = () => undefined): Promise<FakeMember> {
@@ -118,7 +121,12 @@ test('a member failing at the transport level 3 times in a row is skipped; etcd 
   try {
     const results: string[] = [];
     for (let i = 0; i < 12; i++) {
-      results.push(await transport.unary(TXN_PATH, Buffer.from('ok'), farDeadline(), raw).then((r) => r.toString(), () => 'failed'));
+      results.push(
+        await transport.unary(TXN_PATH, Buffer.from('ok'), farDeadline(), raw).then(
+          (r) => r.toString(),
+          () => 'failed',
+        ),
+      );
     }
     assert.is(bad!.calls, 3, 'the bad member got calls until its third consecutive failure');
     assert.is(results.filter((r) => r === 'ok').length, 9);

@@ -115,7 +115,8 @@ export class EtcdTransport {
           this.calls.delete(call);
           if (this.closed) return reject(new EtcdClientClosedError('the etcd client was closed'));
           if (status.code !== Status.OK) return reject(this.failed(member, statusError(status)));
-          if (response === undefined) return reject(this.failed(member, statusError({ ...status, code: Status.UNIMPLEMENTED, details: 'No message received' })));
+          if (response === undefined)
+            return reject(this.failed(member, statusError({ ...status, code: Status.UNIMPLEMENTED, details: 'No message received' })));
           this.succeeded(member);
           let decoded: T;
           try {
@@ -200,7 +201,9 @@ export class EtcdTransport {
   }
 
   private unavailable(): Error {
-    return this.closed ? new EtcdClientClosedError('the etcd client was closed') : new NoMemberAvailableError('every etcd member failed recently; retrying later');
+    return this.closed
+      ? new EtcdClientClosedError('the etcd client was closed')
+      : new NoMemberAvailableError('every etcd member failed recently; retrying later');
   }
 
   /** The next member whose breaker lets calls through; a member a second past opening gets one trial. */

@@ -152,7 +152,8 @@ export class LevelDbBackend implements StorageBackend {
       this.state = 'failed';
       await db.close().catch(() => undefined);
       if (error instanceof StoreError) throw error;
-      if (error instanceof LayoutError) throw internalError('FW_ERR_STORE_CORRUPT', `the database at ${this.location} is corrupt: ${error.message}; ${this.recoveryHint}`, error);
+      if (error instanceof LayoutError)
+        throw internalError('FW_ERR_STORE_CORRUPT', `the database at ${this.location} is corrupt: ${error.message}; ${this.recoveryHint}`, error);
       throw internalError('FW_ERR_STORE_OPEN_FAILED', `reading the database at ${this.location} failed: ${(error as Error).message}`, error);
     }
   }
@@ -162,7 +163,8 @@ export class LevelDbBackend implements StorageBackend {
   }
 
   _commit(ops: readonly CommitOp[]): Promise<CommitResult> {
-    if (this.state !== 'open') return Promise.reject(this.state === 'outage' ? writesUnavailableError(this.failure!) : (this.failure ?? notOpenError(this.state)));
+    if (this.state !== 'open')
+      return Promise.reject(this.state === 'outage' ? writesUnavailableError(this.failure!) : (this.failure ?? notOpenError(this.state)));
     try {
       assertCommitOps(ops, this.prefix);
     } catch (error) {
@@ -325,7 +327,9 @@ export class LevelDbBackend implements StorageBackend {
       if (landed.length > 0) this.listener?.onEvents(landed);
     } catch (error) {
       if (this.db !== db) await db.close().catch(() => undefined);
-      throw error instanceof StoreError ? error : internalError('FW_ERR_STORE_WRITE_FAILED', `writing to ${this.location} failed: ${(error as Error).message}`, error);
+      throw error instanceof StoreError
+        ? error
+        : internalError('FW_ERR_STORE_WRITE_FAILED', `writing to ${this.location} failed: ${(error as Error).message}`, error);
     }
   }
 
@@ -349,10 +353,14 @@ export class LevelDbBackend implements StorageBackend {
     const format = await db.get(FORMAT_KEY);
     if (format === undefined) {
       const anyKey = await db.keys({ limit: 1 }).all();
-      if (anyKey.length > 0) throw internalError('FW_ERR_STORE_OPEN_FAILED', `${this.location} holds a LevelDB database that is not Fairway's (no ${FORMAT_KEY})`);
+      if (anyKey.length > 0)
+        throw internalError('FW_ERR_STORE_OPEN_FAILED', `${this.location} holds a LevelDB database that is not Fairway's (no ${FORMAT_KEY})`);
       await db.batch().put(FORMAT_KEY, utf8.encode(FORMAT_VALUE)).put(ACKNOWLEDGED_MARKER_KEY, utf8.encode('1')).write({ sync: true });
     } else if (fromUtf8.decode(format) !== FORMAT_VALUE) {
-      throw internalError('FW_ERR_STORE_OPEN_FAILED', `${this.location} has storage format ${JSON.stringify(fromUtf8.decode(format))}; this Fairway reads ${FORMAT_VALUE}`);
+      throw internalError(
+        'FW_ERR_STORE_OPEN_FAILED',
+        `${this.location} has storage format ${JSON.stringify(fromUtf8.decode(format))}; this Fairway reads ${FORMAT_VALUE}`,
+      );
     }
     const state = await readDatabase(db, prefix, this.logCapacity);
     const revision = state.revision;
@@ -374,7 +382,11 @@ export class LevelDbBackend implements StorageBackend {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
     const detail = cause?.message ?? (error as Error).message;
     if (cause?.code === 'LEVEL_LOCKED') {
-      return new StoreError('FW_ERR_STORE_LOCKED', `Internal error occurred: the data directory ${this.location} is locked: another process (or store) has it open (${detail})`, { cause: error });
+      return new StoreError(
+        'FW_ERR_STORE_LOCKED',
+        `Internal error occurred: the data directory ${this.location} is locked: another process (or store) has it open (${detail})`,
+        { cause: error },
+      );
     }
     if (cause?.code === 'LEVEL_CORRUPTION') {
       return internalError('FW_ERR_STORE_CORRUPT', `the database at ${this.location} is corrupt: ${detail}; ${this.recoveryHint}`, error);
@@ -400,7 +412,8 @@ interface DatabaseState {
 async function readDatabase(db: ClassicLevel<string, Uint8Array>, prefix: string, logCapacity: number): Promise<DatabaseState> {
   const counterBytes = await db.get(REVISION_KEY);
   let revision = counterBytes === undefined ? 0 : Number(fromUtf8.decode(counterBytes));
-  if (!Number.isSafeInteger(revision) || revision < 0) throw new LayoutError(`revision counter ${JSON.stringify(fromUtf8.decode(counterBytes!))} is not a number`);
+  if (!Number.isSafeInteger(revision) || revision < 0)
+    throw new LayoutError(`revision counter ${JSON.stringify(fromUtf8.decode(counterBytes!))} is not a number`);
 
   const records: BackendRecord[] = [];
   const current = new Map<string, { modRevision: number; value: Uint8Array }>();

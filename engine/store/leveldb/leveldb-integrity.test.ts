@@ -29,13 +29,18 @@ async function openStore(dir: string, extra: Partial<LevelDbBackendOptions> = {}
 async function writeObjects(dir: string, count = 60): Promise<number> {
   const store = await openStore(dir);
   let last = 0;
-  for (let i = 0; i < count; i++) last = rvOf(await store.for(PLC).create(plc(`p${String(i).padStart(3, '0')}`, { note: 'x'.repeat(50) }, { type: 'Limited', pad: 'y'.repeat(500) })));
+  for (let i = 0; i < count; i++)
+    last = rvOf(await store.for(PLC).create(plc(`p${String(i).padStart(3, '0')}`, { note: 'x'.repeat(50) }, { type: 'Limited', pad: 'y'.repeat(500) })));
   await store.close();
   return last;
 }
 
 const snapshot = (dir: string): Record<string, string> =>
-  Object.fromEntries(readdirSync(dir).filter((f) => f !== 'LOG' && f !== 'LOCK').map((f) => [f, readFileSync(join(dir, f)).toString('base64')]));
+  Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f !== 'LOG' && f !== 'LOCK')
+      .map((f) => [f, readFileSync(join(dir, f)).toString('base64')]),
+  );
 
 async function refused(dir: string): Promise<StoreError> {
   const store = createStore({ backend: createLevelDbBackend({ location: dir }), clock: new SimClock() });
@@ -62,7 +67,11 @@ for (const fault of LEVELDB_FAULTS) {
     const error = await refused(dir);
     assert.ok(error.message.includes(join(dir, file)) || (fault === 'log-truncated' && error.message.includes(ACKNOWLEDGED_FILE)), error.message);
     assert.equal(snapshot(dir), before, 'the refused open changed nothing');
-    if (fault === 'current-removed') assert.ok(readdirSync(dir).some((f) => f.endsWith('.ldb')), 'the table files are still there');
+    if (fault === 'current-removed')
+      assert.ok(
+        readdirSync(dir).some((f) => f.endsWith('.ldb')),
+        'the table files are still there',
+      );
     // And again: a second attempt is refused the same way (nothing was "repaired" by the first).
     await refused(dir);
   });
@@ -72,7 +81,10 @@ test('a cut log names the log, the last intact revision and the acknowledged one
   const { dir, acknowledged } = await prepare('log-truncated');
   const file = injectLevelDbFault(dir, 'log-truncated');
   const error = await refused(dir);
-  assert.match(error.message, new RegExp(`${file} at byte \\d+: the file ends inside a record: its last intact write is revision \\d+, but revision ${acknowledged} was acknowledged`));
+  assert.match(
+    error.message,
+    new RegExp(`${file} at byte \\d+: the file ends inside a record: its last intact write is revision \\d+, but revision ${acknowledged} was acknowledged`),
+  );
 });
 
 test('an older copy of the directory is refused: the revision is behind the acknowledged one', async () => {
@@ -123,7 +135,10 @@ test('a crash-cut tail that was never acknowledged still opens', async () => {
   const dir = newDir();
   const acknowledged = await writeObjects(dir, 5);
   // A write cut short by a crash: a record header promising more bytes than the log holds.
-  const log = readdirSync(dir).filter((f) => f.endsWith('.log')).sort().at(-1)!;
+  const log = readdirSync(dir)
+    .filter((f) => f.endsWith('.log'))
+    .sort()
+    .at(-1)!;
   const bytes = readFileSync(join(dir, log));
   writeFileSync(join(dir, log), Buffer.concat([bytes, Buffer.from([1, 2, 3, 4, 0xff, 0x7f, 1, 9, 9])]));
   const store = await openStore(dir);
@@ -154,13 +169,20 @@ test('after a failed write, reads go on, writes are refused with 503, and the st
     assert.ok(isStoreErrorCode((outcome as PromiseRejectedResult).reason, 'FW_ERR_STORE_WRITE_FAILED'));
     assert.match(((outcome as PromiseRejectedResult).reason as Error).message, /writing to .* failed: ENOSPC/);
   }
-  const refusedWrite = await rejects(plcs.update({ ...acknowledged[0]!, spec: { type: 'Exempt' } }), 'FW_ERR_STORE_WRITES_UNAVAILABLE', /storage is not taking writes until it recovers from a failed write: writing to .* failed: ENOSPC/);
+  const refusedWrite = await rejects(
+    plcs.update({ ...acknowledged[0]!, spec: { type: 'Exempt' } }),
+    'FW_ERR_STORE_WRITES_UNAVAILABLE',
+    /storage is not taking writes until it recovers from a failed write: writing to .* failed: ENOSPC/,
+  );
   assert.is(refusedWrite.httpCode, 503);
   assert.is(refusedWrite.details?.retryAfterSeconds, 1);
   assert.ok(store.writeOutage !== undefined);
   assert.is(store.state, 'open');
   // Reads are served, consistent ones included; the failed creates left nothing behind.
-  assert.equal((await plcs.list()).items.map((o) => o.metadata!.name), ['a', 'b']);
+  assert.equal(
+    (await plcs.list()).items.map((o) => o.metadata!.name),
+    ['a', 'b'],
+  );
   assert.equal(await plcs.get('a'), acknowledged[0]);
   await rejects(plcs.get('c'), 'FW_ERR_STORE_NOT_FOUND');
   await watch.quiet();
@@ -180,7 +202,10 @@ test('after a failed write, reads go on, writes are refused with 503, and the st
   watch.watcher.stop();
   await store.close();
   const reopened = await openStore(dir);
-  assert.equal((await reopened.for(PLC).list()).items.map((o) => o.metadata!.name), ['a', 'b', 'c']);
+  assert.equal(
+    (await reopened.for(PLC).list()).items.map((o) => o.metadata!.name),
+    ['a', 'b', 'c'],
+  );
   await reopened.close();
 });
 

@@ -19,7 +19,8 @@ import { describeDamage, inspectLevelDbFiles, type LevelDbFiles } from './leveld
 import { REVISION_KEY } from './leveldb-layout.ts';
 import { internalError, type StoreError } from '../store-errors.ts';
 
-export const DEFAULT_RECOVERY_HINT = 'run "fairway storage check" to see what is wrong, and "fairway storage repair" to repair it (it copies the directory first)';
+export const DEFAULT_RECOVERY_HINT =
+  'run "fairway storage check" to see what is wrong, and "fairway storage repair" to repair it (it copies the directory first)';
 
 export type DirectoryState = { kind: 'new' } | { kind: 'database' };
 

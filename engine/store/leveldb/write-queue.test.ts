@@ -55,7 +55,10 @@ test('a failed flush rejects its writers and every later one', async () => {
   await tick();
   r.release();
   const outcomes = await Promise.allSettled([first, second]);
-  assert.equal(outcomes.map((o) => o.status), ['rejected', 'rejected']);
+  assert.equal(
+    outcomes.map((o) => o.status),
+    ['rejected', 'rejected'],
+  );
   const after = await Promise.allSettled([queue.submit({ ops: ['c'] })]);
   assert.is(after[0]!.status, 'rejected');
   assert.match(String((after[0] as PromiseRejectedResult).reason), /disk full at b/);

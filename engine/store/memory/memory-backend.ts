@@ -70,9 +70,7 @@ class MemoryBackend implements StorageBackend {
   _open(prefix: string, listener: BackendListener): Promise<BackendSnapshot> {
     if (this.state !== 'new') return Promise.reject(notOpenError(this.state));
     if (this.volume.holder !== undefined) {
-      return Promise.reject(
-        new StoreError('FW_ERR_STORE_LOCKED', `Internal error occurred: storage location ${this.location} is locked: it is already open`),
-      );
+      return Promise.reject(new StoreError('FW_ERR_STORE_LOCKED', `Internal error occurred: storage location ${this.location} is locked: it is already open`));
     }
     this.volume.holder = this;
     this.state = 'open';

@@ -7,10 +7,11 @@ import type { KubeObject } from '../../resources/types.ts';
 import { storeErrorStatus } from '../store-errors.ts';
 import { plc, rejects, rvOf, settle, withStore, type SuiteHarness } from './suite-kit.ts';
 
-const failureOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(
-  () => assert.unreachable('expected a rejection'),
-  (error: unknown) => error,
-);
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => assert.unreachable('expected a rejection'),
+    (error: unknown) => error,
+  );
 
 const QR = 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io';
 
@@ -131,7 +132,10 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
         'FW_ERR_STORE_PRECONDITION_FAILED',
         /Precondition failed: ResourceVersion in precondition: 1234, ResourceVersion in object meta: \d+$/,
       );
-      const ok = await plcs.update({ ...v1, spec: { type: 'Exempt' } }, { preconditions: { uid: 'uid-alpha', resourceVersion: v1.metadata!.resourceVersion! } });
+      const ok = await plcs.update(
+        { ...v1, spec: { type: 'Exempt' } },
+        { preconditions: { uid: 'uid-alpha', resourceVersion: v1.metadata!.resourceVersion! } },
+      );
       assert.is(rvOf(ok), rvOf(v1) + 1);
     }));
 
@@ -148,7 +152,10 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
       assert.equal((await plcs.get('counter')).spec, { count: 12 });
       // Racing optimistically, the 12 would compute 78 updates (12 + 11 + ... + 1) between them.
       assert.is(computed, 12);
-      await rejects(plcs.guaranteedUpdate('nosuch', (c) => c), 'FW_ERR_STORE_NOT_FOUND');
+      await rejects(
+        plcs.guaranteedUpdate('nosuch', (c) => c),
+        'FW_ERR_STORE_NOT_FOUND',
+      );
       await rejects(
         plcs.guaranteedUpdate('counter', (c) => ({ ...c, metadata: { ...c.metadata, name: 'other' } })),
         'FW_ERR_STORE_BAD_NAME',
@@ -163,7 +170,10 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
       await rejects(plcs.get('large'), 'FW_ERR_STORE_NOT_FOUND');
       const small = await plcs.create(plc('small'));
       const revision = store.revision();
-      await rejects(plcs.guaranteedUpdate('small', (current) => ({ ...current, metadata: { ...current.metadata, labels: { big } } })), 'FW_ERR_STORE_REQUEST_TOO_LARGE');
+      await rejects(
+        plcs.guaranteedUpdate('small', (current) => ({ ...current, metadata: { ...current.metadata, labels: { big } } })),
+        'FW_ERR_STORE_REQUEST_TOO_LARGE',
+      );
       assert.equal(await plcs.get('small'), small);
       assert.is(store.revision(), revision);
     }));

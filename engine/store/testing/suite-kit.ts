@@ -111,7 +111,12 @@ export class Probe {
   /** The next event, 'done' at the end, or undefined when nothing is ready after I/O settles. */
   async next(): Promise<WatchEvent | 'done' | undefined> {
     this.pull ??= this.watcher.next();
-    const result = await Promise.race([this.pull, settle().then(settle).then(() => NOTHING)]);
+    const result = await Promise.race([
+      this.pull,
+      settle()
+        .then(settle)
+        .then(() => NOTHING),
+    ]);
     if (result === NOTHING) return undefined;
     this.pull = undefined;
     const r = result as IteratorResult<WatchEvent>;

@@ -18,8 +18,14 @@ export function listTests(test: Test, harness: SuiteHarness): void {
       assert.is(list.resourceVersion, String(store.revision()));
       assert.is(list.continue, undefined);
       assert.is(list.remainingItemCount, undefined);
-      assert.equal(list.forms.map((f) => f.object), list.items);
-      assert.equal(list.forms.map((f) => objectJsonBytes(f).toString()), list.items.map((o) => JSON.stringify(o)));
+      assert.equal(
+        list.forms.map((f) => f.object),
+        list.items,
+      );
+      assert.equal(
+        list.forms.map((f) => objectJsonBytes(f).toString()),
+        list.items.map((o) => JSON.stringify(o)),
+      );
       assert.equal(namesOf((await plcs.list({ resourceVersion: '0' })).items), ['alpha', 'bravo', 'charlie', 'delta']);
     }));
 
@@ -75,14 +81,26 @@ export function listTests(test: Test, harness: SuiteHarness): void {
 
   test('malformed continue tokens and continue with a resourceVersion are BadRequest', () =>
     withStore(harness, {}, async ({ plcs }) => {
-      await rejects(plcs.list({ continue: '!!!' }), 'FW_ERR_STORE_BAD_CONTINUE', /^invalid continue token: continue key is not valid: illegal base64 data at input byte 0$/);
+      await rejects(
+        plcs.list({ continue: '!!!' }),
+        'FW_ERR_STORE_BAD_CONTINUE',
+        /^invalid continue token: continue key is not valid: illegal base64 data at input byte 0$/,
+      );
       await rejects(
         plcs.list({ continue: encodeContinueToken('a\u0000', 0) }),
         'FW_ERR_STORE_BAD_CONTINUE',
         'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
       );
-      await rejects(plcs.list({ continue: encodeContinueToken('../x', 5) }), 'FW_ERR_STORE_BAD_CONTINUE', 'invalid continue token: continue key is not valid: ../x');
-      await rejects(plcs.list({ continue: encodeContinueToken('a', 5), resourceVersion: '5' }), 'FW_ERR_STORE_BAD_CONTINUE', 'specifying resource version is not allowed when using continue');
+      await rejects(
+        plcs.list({ continue: encodeContinueToken('../x', 5) }),
+        'FW_ERR_STORE_BAD_CONTINUE',
+        'invalid continue token: continue key is not valid: ../x',
+      );
+      await rejects(
+        plcs.list({ continue: encodeContinueToken('a', 5), resourceVersion: '5' }),
+        'FW_ERR_STORE_BAD_CONTINUE',
+        'specifying resource version is not allowed when using continue',
+      );
     }));
 
   test('resourceVersion N waits until the store reaches N, and times out as Too large resource version', () =>
@@ -99,7 +117,11 @@ export function listTests(test: Test, harness: SuiteHarness): void {
       const tooLarge = plcs.get('a', { resourceVersion: String(target + 10) });
       await settle();
       clock.advance(3_000);
-      const error = await rejects(tooLarge, 'FW_ERR_STORE_TOO_LARGE_RESOURCE_VERSION', `Timeout: Too large resource version: ${target + 10}, current: ${target}`);
+      const error = await rejects(
+        tooLarge,
+        'FW_ERR_STORE_TOO_LARGE_RESOURCE_VERSION',
+        `Timeout: Too large resource version: ${target + 10}, current: ${target}`,
+      );
       assert.equal(storeErrorStatus(error).details, { retryAfterSeconds: 1 });
       assert.is(storeErrorStatus(error).code, 504);
     }));
@@ -133,7 +155,11 @@ export function listTests(test: Test, harness: SuiteHarness): void {
       const status = storeErrorStatus(invalid);
       assert.is(status.code, 422);
       assert.equal(status.details?.causes, [
-        { reason: 'FieldValueForbidden', message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided', field: 'resourceVersionMatch' },
+        {
+          reason: 'FieldValueForbidden',
+          message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+          field: 'resourceVersionMatch',
+        },
       ]);
       await rejects(
         plcs.list({ resourceVersion: '0', resourceVersionMatch: 'Exact' }),

@@ -104,7 +104,10 @@ export function watchTests(test: Test, harness: SuiteHarness): void {
       await without.quiet();
       await plcs.create(plc('b'));
       clock.advance(60_000);
-      assert.equal((await withMarks.take(2)).map((e) => `${e.type}@${e.resourceVersion}`), [`ADDED@${store.revision()}`, `BOOKMARK@${store.revision()}`]);
+      assert.equal(
+        (await withMarks.take(2)).map((e) => `${e.type}@${e.resourceVersion}`),
+        [`ADDED@${store.revision()}`, `BOOKMARK@${store.revision()}`],
+      );
       withMarks.watcher.stop();
       without.watcher.stop();
     }));

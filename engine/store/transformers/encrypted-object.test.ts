@@ -23,7 +23,12 @@ test('proto3: source type 0 (AES_GCM_KEY) is not written; map entries are key=1,
 });
 
 test('round trip, with unknown fields skipped as protobuf requires', () => {
-  const o = sample({ annotations: new Map([['kms.example.com', Uint8Array.of(1, 2)], ['b.example.com', new Uint8Array(0)]]) });
+  const o = sample({
+    annotations: new Map([
+      ['kms.example.com', Uint8Array.of(1, 2)],
+      ['b.example.com', new Uint8Array(0)],
+    ]),
+  });
   const withUnknown = Uint8Array.from([...encodeEncryptedObject(o), 0x30, 0x05, 0x3a, 0x01, 0x00]);
   const back = decodeEncryptedObject(withUnknown);
   const sorted = (m: ReadonlyMap<string, Uint8Array>) => [...m].sort(([a], [b]) => a.localeCompare(b));
@@ -41,15 +46,28 @@ test('decode refuses what kube-apiserver refuses, with its words', () => {
   };
   assert.is(refuse({ encryptedDekSourceType: 7 }), 'unknown encryptedDEKSourceType: 7');
   assert.is(refuse({ encryptedData: new Uint8Array(0) }), 'encrypted data is empty');
-  assert.is(refuse({ encryptedDekSource: new Uint8Array(1025) }), 'failed to validate encrypted DEK source: encrypted DEK source is 1025 bytes, which exceeds the max size of 1024');
+  assert.is(
+    refuse({ encryptedDekSource: new Uint8Array(1025) }),
+    'failed to validate encrypted DEK source: encrypted DEK source is 1025 bytes, which exceeds the max size of 1024',
+  );
   assert.is(refuse({ keyId: '' }), 'failed to validate key id: keyID is empty');
   assert.is(refuse({ keyId: 'x'.repeat(1025) }), 'failed to validate key id: keyID is 1025 bytes, which exceeds the max size of 1024');
   assert.match(refuse({ annotations: new Map([['nodots', Uint8Array.of(1)]]) }), /^failed to validate annotations: annotations: Invalid value: "nodots"/);
-  assert.is(refuse({ annotations: new Map([['a.io', new Uint8Array(32 * 1024)]]) }), 'failed to validate annotations: total size of annotations is 32772, which exceeds the max size of 32768');
+  assert.is(
+    refuse({ annotations: new Map([['a.io', new Uint8Array(32 * 1024)]]) }),
+    'failed to validate annotations: total size of annotations is 32772, which exceeds the max size of 32768',
+  );
 });
 
 test('malformed bytes are errors, never a crash', () => {
-  const bad = [Uint8Array.of(0x0a, 0x05, 1), Uint8Array.of(0x0a), Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), Uint8Array.of(0x0f), Uint8Array.of(0x00, 0x00), Uint8Array.of(0x12, 0x01, 0xff)];
+  const bad = [
+    Uint8Array.of(0x0a, 0x05, 1),
+    Uint8Array.of(0x0a),
+    Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff),
+    Uint8Array.of(0x0f),
+    Uint8Array.of(0x00, 0x00),
+    Uint8Array.of(0x12, 0x01, 0xff),
+  ];
   for (const bytes of bad) assert.throws(() => decodeEncryptedObject(bytes));
 });
 

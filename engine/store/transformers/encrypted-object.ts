@@ -49,7 +49,8 @@ function validateAnnotations(annotations: ReadonlyMap<string, Uint8Array>): stri
   const problems: string[] = [];
   let total = 0;
   for (const [key, value] of annotations) {
-    if (!isFullyQualifiedDomainName(key)) problems.push(`annotations: Invalid value: ${JSON.stringify(key)}: should be a domain with at least two segments separated by dots`);
+    if (!isFullyQualifiedDomainName(key))
+      problems.push(`annotations: Invalid value: ${JSON.stringify(key)}: should be a domain with at least two segments separated by dots`);
     total += utf8Length(key) + value.length;
   }
   if (total > ANNOTATIONS_MAX_BYTES) problems.push(`total size of annotations is ${total}, which exceeds the max size of ${ANNOTATIONS_MAX_BYTES}`);
@@ -90,13 +91,14 @@ export function encodeEncryptedObject(o: EncryptedObject): Uint8Array {
 
 /** Parses and validates; throws an Error whose message says what is wrong. */
 export function decodeEncryptedObject(bytes: Uint8Array): EncryptedObject {
-  const o: { encryptedData: Uint8Array; keyId: string; encryptedDekSource: Uint8Array; annotations: Map<string, Uint8Array>; encryptedDekSourceType: number } = {
-    encryptedData: new Uint8Array(0),
-    keyId: '',
-    encryptedDekSource: new Uint8Array(0),
-    annotations: new Map(),
-    encryptedDekSourceType: 0,
-  };
+  const o: { encryptedData: Uint8Array; keyId: string; encryptedDekSource: Uint8Array; annotations: Map<string, Uint8Array>; encryptedDekSourceType: number } =
+    {
+      encryptedData: new Uint8Array(0),
+      keyId: '',
+      encryptedDekSource: new Uint8Array(0),
+      annotations: new Map(),
+      encryptedDekSourceType: 0,
+    };
   const reader = new ProtoReader(bytes);
   while (!reader.done()) {
     const tag = reader.varint();

@@ -29,7 +29,10 @@ export function keyedProviderEntry(kind: KeyedProviderKind, keys: readonly Encry
     if (secret === undefined) throw new Error(`${kind} key ${JSON.stringify(key.name)}: secret is not base64 (configuration not validated?)`);
     return prefixEntry(`${key.name}:`, labelErrors(create(secret, random), `${kind} key ${JSON.stringify(key.name)}`));
   });
-  return prefixEntry(prefix, createPrefixTransformer(entries, () => new TransformError('no-matching-prefix', noMatch, { provider: kind })));
+  return prefixEntry(
+    prefix,
+    createPrefixTransformer(entries, () => new TransformError('no-matching-prefix', noMatch, { provider: kind })),
+  );
 }
 
 /** Every failure of `transformer` carries `label` (the provider and key) in its message. */

@@ -86,7 +86,10 @@ test('errors name the provider: unreachable plugin, malformed value, failed auth
   const stored = await provider(kms).transformToStorage(utf8('x'), at);
   kms.down = true;
   const down = await failure(provider(kms).transformFromStorage(stored, at));
-  assert.equal([down.reason, down.message], ['kms-unavailable', 'kms provider "old-kms": failed to decrypt DEK: rpc error: code = Unavailable desc = connection refused']);
+  assert.equal(
+    [down.reason, down.message],
+    ['kms-unavailable', 'kms provider "old-kms": failed to decrypt DEK: rpc error: code = Unavailable desc = connection refused'],
+  );
   assert.is((await failure(provider(kms).transformToStorage(utf8('x'), at))).reason, 'kms-unavailable');
   kms.down = false;
   const short = await failure(provider(kms).transformFromStorage(concatBytes(textBytes(PREFIX), Uint8Array.of(0, 40, 1)), at));

@@ -46,10 +46,14 @@ export function createKmsV1Transformer({ name, service, cacheSize, random }: Kms
   const cache = cacheSize > 0 ? new LruCache<string, Transformer>(cacheSize) : undefined;
   const dekTransformer = (dek: Uint8Array): Transformer => unionTransformer([createAesGcmTransformer(dek, random), createAesCbcTransformer(dek, random)]);
   const callFailed = (what: string, error: unknown): TransformError =>
-    new TransformError(isKmsCallError(error) && error.unavailable ? 'kms-unavailable' : 'kms-failed', `${what}: ${error instanceof Error ? error.message : String(error)}`, {
-      provider: label,
-      cause: error,
-    });
+    new TransformError(
+      isKmsCallError(error) && error.unavailable ? 'kms-unavailable' : 'kms-failed',
+      `${what}: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        provider: label,
+        cause: error,
+      },
+    );
 
   return {
     async transformToStorage(data, context) {
@@ -71,7 +75,9 @@ export function createKmsV1Transformer({ name, service, cacheSize, random }: Kms
     async transformFromStorage(data, context) {
       const length = data.length >= 2 ? (data[0]! << 8) | data[1]! : -1;
       if (length < 0 || data.length < 2 + length) {
-        throw new TransformError('malformed', 'invalid data encountered by envelope transformer: failed to read uint16 length prefixed data', { provider: label });
+        throw new TransformError('malformed', 'invalid data encountered by envelope transformer: failed to read uint16 length prefixed data', {
+          provider: label,
+        });
       }
       const encryptedDek = data.subarray(2, 2 + length);
       const cacheKey = Buffer.from(encryptedDek).toString('base64');
@@ -83,7 +89,8 @@ export function createKmsV1Transformer({ name, service, cacheSize, random }: Kms
         } catch (error) {
           throw callFailed('failed to decrypt DEK', error);
         }
-        if (dek.length !== 16 && dek.length !== 24 && dek.length !== 32) throw new TransformError('kms-failed', `crypto/aes: invalid key size ${dek.length}`, { provider: label });
+        if (dek.length !== 16 && dek.length !== 24 && dek.length !== 32)
+          throw new TransformError('kms-failed', `crypto/aes: invalid key size ${dek.length}`, { provider: label });
         transformer = dekTransformer(dek);
         cache?.set(cacheKey, transformer);
       }

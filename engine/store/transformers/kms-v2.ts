@@ -80,7 +80,9 @@ export function createKmsV2Transformer(options: KmsV2ProviderOptions, keyState: 
     const state = keyState.current();
     if (state === undefined) {
       const why = keyState.lastError();
-      throw new TransformError('kms-not-ready', `got unexpected nil transformer: no DEK seed from the plugin yet${why === undefined ? '' : ` (${why})`}`, { provider: label });
+      throw new TransformError('kms-not-ready', `got unexpected nil transformer: no DEK seed from the plugin yet${why === undefined ? '' : ` (${why})`}`, {
+        provider: label,
+      });
     }
     return state;
   };
@@ -102,13 +104,22 @@ export function createKmsV2Transformer(options: KmsV2ProviderOptions, keyState: 
   const decryptSeed = async (key: string, envelope: EncryptedObject): Promise<Transformer> => {
     let plaintext: Uint8Array;
     try {
-      plaintext = await service.decrypt(randomUuid(random), { ciphertext: envelope.encryptedDekSource, keyId: envelope.keyId, annotations: envelope.annotations });
+      plaintext = await service.decrypt(randomUuid(random), {
+        ciphertext: envelope.encryptedDekSource,
+        keyId: envelope.keyId,
+        annotations: envelope.annotations,
+      });
     } catch (error) {
       const reason = isKmsCallError(error) && error.unavailable ? 'kms-unavailable' : 'kms-failed';
-      throw new TransformError(reason, `failed to decrypt DEK, error: ${error instanceof Error ? error.message : String(error)}`, { provider: label, cause: error });
+      throw new TransformError(reason, `failed to decrypt DEK, error: ${error instanceof Error ? error.message : String(error)}`, {
+        provider: label,
+        cause: error,
+      });
     }
     const reader =
-      envelope.encryptedDekSourceType === DEK_SOURCE_HKDF_SHA256_XNONCE_AES_GCM_SEED ? createXnonceGcmTransformer(plaintext, random) : createAesGcmKeyReader(plaintext);
+      envelope.encryptedDekSourceType === DEK_SOURCE_HKDF_SHA256_XNONCE_AES_GCM_SEED
+        ? createXnonceGcmTransformer(plaintext, random)
+        : createAesGcmKeyReader(plaintext);
     remember(key, reader);
     return reader;
   };

@@ -32,7 +32,10 @@ test('writes with the first provider and its first key, in kube-apiserver format
   const t = chain(keyedProviderEntry('aescbc', [key('new', 1), key('old', 2)], random), prefixEntry('', identityTransformer));
   const stored = await t.transformToStorage(utf8('{"kind":"FlowSchema"}'), at);
   assert.is(toText(stored.subarray(0, 'k8s:enc:aescbc:v1:new:'.length)), 'k8s:enc:aescbc:v1:new:');
-  assert.equal(await t.transformFromStorage(stored, at).then((r) => ({ text: toText(r.data), stale: r.stale })), { text: '{"kind":"FlowSchema"}', stale: false });
+  assert.equal(await t.transformFromStorage(stored, at).then((r) => ({ text: toText(r.data), stale: r.stale })), {
+    text: '{"kind":"FlowSchema"}',
+    stale: false,
+  });
 });
 
 test('key rotation: a value under the second key still reads, and is stale', async () => {

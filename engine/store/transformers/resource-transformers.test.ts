@@ -77,9 +77,15 @@ test('one store-wide transformer routes each storage key to its resource rule', 
 });
 
 test('a value no provider can read says which prefix it carries', async () => {
-  const old = await createResourceTransformers(load(`resources:\n  - resources: ["*.*"]\n    providers: [{aescbc: {keys: [{name: retired, secret: ${K32}}]}}]\n`), deps());
+  const old = await createResourceTransformers(
+    load(`resources:\n  - resources: ["*.*"]\n    providers: [{aescbc: {keys: [{name: retired, secret: ${K32}}]}}]\n`),
+    deps(),
+  );
   const value = await old.transformerFor(FS).transformToStorage(utf8('{}'), at);
-  const now = await createResourceTransformers(load(`resources:\n  - resources: ["*.*"]\n    providers: [{secretbox: {keys: [{name: k, secret: ${K32B}}]}}, {identity: {}}]\n`), deps());
+  const now = await createResourceTransformers(
+    load(`resources:\n  - resources: ["*.*"]\n    providers: [{secretbox: {keys: [{name: k, secret: ${K32B}}]}}, {identity: {}}]\n`),
+    deps(),
+  );
   try {
     await now.transformerFor(FS).transformFromStorage(value, at);
     assert.unreachable('read should fail');
@@ -101,14 +107,23 @@ test('the rotation procedure: add the new key second, then first, then drop the 
   assert.is(read.stale, true);
   const v1 = await flipped.transformerFor(FS).transformToStorage(read.data, at);
   const onlyNew = await step(newKey);
-  assert.equal(await onlyNew.transformerFor(FS).transformFromStorage(v1, at).then((r) => [toText(r.data), r.stale]), ['x', false]);
+  assert.equal(
+    await onlyNew
+      .transformerFor(FS)
+      .transformFromStorage(v1, at)
+      .then((r) => [toText(r.data), r.stale]),
+    ['x', false],
+  );
   // Dropped too early: the error names the provider and the key the value needs.
   try {
     await onlyNew.transformerFor(FS).transformFromStorage(v0, at);
     assert.unreachable('a value under a removed key must not read');
   } catch (error) {
     assert.ok(isTransformError(error) && error.reason === 'no-matching-prefix' && error.provider === 'aescbc');
-    assert.is((error as Error).message, 'aescbc: no matching key was found for the provided AES transformer (the stored value starts with "k8s:enc:aescbc:v1:old:")');
+    assert.is(
+      (error as Error).message,
+      'aescbc: no matching key was found for the provided AES transformer (the stored value starts with "k8s:enc:aescbc:v1:old:")',
+    );
   }
 });
 
@@ -133,10 +148,13 @@ test('KMS providers are connected through the injected connector, one per config
   );
   assert.equal(connected, ['a unix:///tmp/a.sock 3000', 'b unix:///tmp/b.sock 500']);
   assert.is(prefixOf(await transformers.transformerFor(PLC).transformToStorage(utf8('{}'), at)), 'k8s:enc:kms:v2:b');
-  assert.equal((await transformers.health()).map((h) => [h.name, h.path, h.health.healthy]), [
-    ['a', 'resources[0].providers[0]', true],
-    ['b', 'resources[1].providers[0]', true],
-  ]);
+  assert.equal(
+    (await transformers.health()).map((h) => [h.name, h.path, h.health.healthy]),
+    [
+      ['a', 'resources[0].providers[0]', true],
+      ['b', 'resources[1].providers[0]', true],
+    ],
+  );
   transformers.close();
 });
 

@@ -75,12 +75,14 @@ export async function createResourceTransformers(loaded: { rules: EncryptionRule
     if (kind === 'kms') {
       const kms = provider.kms!;
       if (kms.apiVersion === 'v1') {
-        const service = deps.connectKmsV1?.(kms) ?? (await grpcClients()).createGrpcKmsV1Client({ endpoint: kms.endpoint, timeoutMs: kms.timeoutMs, clock: deps.clock });
+        const service =
+          deps.connectKmsV1?.(kms) ?? (await grpcClients()).createGrpcKmsV1Client({ endpoint: kms.endpoint, timeoutMs: kms.timeoutMs, clock: deps.clock });
         const v1 = createKmsV1Provider({ name: kms.name, service, cacheSize: kms.cachesize ?? 1000, random: random_ });
         closers.push(v1.close);
         return v1.entry;
       }
-      const service = deps.connectKmsV2?.(kms) ?? (await grpcClients()).createGrpcKmsV2Client({ endpoint: kms.endpoint, timeoutMs: kms.timeoutMs, clock: deps.clock });
+      const service =
+        deps.connectKmsV2?.(kms) ?? (await grpcClients()).createGrpcKmsV2Client({ endpoint: kms.endpoint, timeoutMs: kms.timeoutMs, clock: deps.clock });
       const v2 = await startKmsV2Provider({ name: kms.name, service, clock: deps.clock, random: random_ });
       closers.push(v2.close);
       kmsV2.push({ path, provider: v2 });
