@@ -123,6 +123,8 @@ function cloneKeepingLiterals(value: unknown): unknown {
 const cloneValue = (holder: Holder, value: unknown): unknown => (holder.literals ? cloneKeepingLiterals(value) : structuredClone(value));
 const unboxed = (value: unknown): unknown =>
   value instanceof LiteralNumber ? value.number : isContainer(value) ? unbox(cloneKeepingLiterals(value), '', new Map()) : value;
+/** A value as Go would compare or measure it: with its boxed numbers as numbers. */
+const plain = (holder: Holder, value: unknown): unknown => (holder.literals ? unboxed(value) : value);
 
 /** The decode errors Go reports before any operation runs (`[]handlers.jsonPatchOp`, then `jsonpatch.Patch`). */
 function checkShape(operations: unknown, strict: boolean): string | undefined {
@@ -255,15 +257,15 @@ function move(holder: Holder, op: Operation): string | undefined {
 function testOperation(holder: Holder, op: Operation): string | undefined {
   const path = member(op, 'path');
   if ('error' in path) return wrap('test operation failed to decode path', path.error);
-  const expected = op['value'] === undefined ? null : holder.literals ? unboxed(op['value']) : op['value'];
+  const expected = op['value'] === undefined ? null : plain(holder, op['value']);
   const failed = wrap(`testing value ${path.value} failed`, TEST_FAILED);
-  if (path.value === '') return deepEqual(holder.literals ? unboxed(holder.doc) : holder.doc, expected) ? undefined : failed;
+  if (path.value === '') return deepEqual(plain(holder, holder.doc), expected) ? undefined : failed;
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`test operation does not apply: is missing path: ${path.value}`, MISSING);
   const got = containerGet(target.container, target.key);
   if ('error' in got) return wrap(`error in test for path: '${path.value}'`, got.error);
   if (got.value === undefined || got.value === null) return expected === null ? undefined : failed;
-  return deepEqual(holder.literals ? unboxed(got.value) : got.value, expected) ? undefined : failed;
+  return deepEqual(plain(holder, got.value), expected) ? undefined : failed;
 }
 
 function copy(holder: Holder, op: Operation): string | undefined {
@@ -278,7 +280,7 @@ function copy(holder: Holder, op: Operation): string | undefined {
   const target = findObject(holder.doc, path.value);
   if (target === undefined) return wrap(`copy operation does not apply: doc is missing destination path: ${path.value}`, MISSING);
   const value = got.value ?? null;
-  holder.copiedBytes += Buffer.byteLength(goJsonText(holder.literals ? unboxed(value) : value), 'utf8');
+  holder.copiedBytes += Buffer.byteLength(goJsonText(plain(holder, value)), 'utf8');
   if (holder.copiedBytes > JSON_PATCH_MAX_COPY_BYTES) {
     return `Unable to complete the copy, the accumulated size increase of copy is ${holder.copiedBytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`;
   }
