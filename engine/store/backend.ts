@@ -129,3 +129,42 @@ export function assertCommitOps(ops: readonly CommitOp[], prefix: string): void 
     }
   }
 }
+
+/** A key's latest version, as the in-process backends (memory, LevelDB) keep the keyspace. */
+export interface KeyVersion {
+  modRevision: number;
+  value: Uint8Array;
+}
+
+/** The first op whose expected mod revision the keyspace contradicts, as the conflict result; undefined when none. */
+export function commitConflict(current: ReadonlyMap<string, KeyVersion>, ops: readonly CommitOp[], revision: number): CommitResult | undefined {
+  for (const op of ops) {
+    const actual = current.get(op.key)?.modRevision ?? 0;
+    if (actual !== op.expectedModRevision) return { ok: false, key: op.key, actualModRevision: actual, revision };
+  }
+  return undefined;
+}
+
+/** Applies checked ops to the keyspace at `revision`; the events they make, in op order. */
+export function applyCommit(current: Map<string, KeyVersion>, ops: readonly CommitOp[], revision: number): BackendEvent[] {
+  const events: BackendEvent[] = [];
+  for (const op of ops) {
+    const prev = current.get(op.key);
+    if (op.type === 'put') {
+      current.set(op.key, { modRevision: revision, value: op.value });
+      events.push({
+        type: 'put',
+        key: op.key,
+        modRevision: revision,
+        value: op.value,
+        prevModRevision: prev === undefined ? 0 : prev.modRevision,
+        prevValue: prev?.value,
+        origin: op.origin,
+      });
+    } else {
+      current.delete(op.key);
+      events.push({ type: 'delete', key: op.key, modRevision: revision, prevModRevision: prev!.modRevision, prevValue: prev!.value });
+    }
+  }
+  return events;
+}

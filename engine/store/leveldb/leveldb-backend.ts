@@ -15,7 +15,9 @@
 
 import { ClassicLevel } from 'classic-level';
 import {
+  applyCommit,
   assertCommitOps,
+  commitConflict,
   type BackendEvent,
   type BackendListener,
   type BackendManifest,
@@ -23,6 +25,7 @@ import {
   type BackendSnapshot,
   type CommitOp,
   type CommitResult,
+  type KeyVersion,
   type StorageBackend,
 } from '../backend.ts';
 import {
@@ -97,7 +100,7 @@ export class LevelDbBackend implements StorageBackend {
   private listener: BackendListener | undefined;
   private prefix = '';
   /** Every key's newest revision and value, including commits not yet on disk. */
-  private readonly current = new Map<string, { modRevision: number; value: Uint8Array }>();
+  private readonly current = new Map<string, KeyVersion>();
   /** Newest revision handed out (may not be on disk yet). */
   private assigned = 0;
   /** Newest revision on disk and delivered. */
@@ -170,30 +173,10 @@ export class LevelDbBackend implements StorageBackend {
     } catch (error) {
       return Promise.reject(internalError('FW_ERR_STORE_WRITE_FAILED', (error as Error).message, error));
     }
-    for (const op of ops) {
-      const actual = this.current.get(op.key)?.modRevision ?? 0;
-      if (actual !== op.expectedModRevision) return Promise.resolve({ ok: false, key: op.key, actualModRevision: actual, revision: this.assigned });
-    }
+    const conflict = commitConflict(this.current, ops, this.assigned);
+    if (conflict !== undefined) return Promise.resolve(conflict);
     const revision = ++this.assigned;
-    const events: BackendEvent[] = [];
-    for (const op of ops) {
-      const prev = this.current.get(op.key);
-      if (op.type === 'put') {
-        this.current.set(op.key, { modRevision: revision, value: op.value });
-        events.push({
-          type: 'put',
-          key: op.key,
-          modRevision: revision,
-          value: op.value,
-          prevModRevision: prev === undefined ? 0 : prev.modRevision,
-          prevValue: prev?.value,
-          origin: op.origin,
-        });
-      } else {
-        this.current.delete(op.key);
-        events.push({ type: 'delete', key: op.key, modRevision: revision, prevModRevision: prev!.modRevision, prevValue: prev!.value });
-      }
-    }
+    const events = applyCommit(this.current, ops, revision);
     const result: CommitResult = { ok: true, revision };
     const commit: PendingCommit = { ops: events, revision };
     this.unacknowledged.push(commit);
@@ -398,7 +381,7 @@ export class LevelDbBackend implements StorageBackend {
 interface DatabaseState {
   readonly revision: number;
   readonly records: BackendRecord[];
-  readonly current: Map<string, { modRevision: number; value: Uint8Array }>;
+  readonly current: Map<string, KeyVersion>;
   /** The log entries that form one contiguous run ending at `revision`, oldest first. */
   readonly entries: { first: number; events: BackendEvent[] }[];
   /** Older entries, cut off by a gap: to be cleared below this revision. */
@@ -416,7 +399,7 @@ async function readDatabase(db: ClassicLevel<string, Uint8Array>, prefix: string
     throw new LayoutError(`revision counter ${JSON.stringify(fromUtf8.decode(counterBytes!))} is not a number`);
 
   const records: BackendRecord[] = [];
-  const current = new Map<string, { modRevision: number; value: Uint8Array }>();
+  const current = new Map<string, KeyVersion>();
   for await (const [key, stored] of db.iterator({ gte: prefix, lt: prefixEnd(prefix) })) {
     const { value, modRevision } = splitTrailer(key, stored);
     records.push({ key, value, modRevision });

@@ -20,7 +20,7 @@
 // `/fairway/` sorts before `/registry/`, so the two never interleave in a scan.
 
 import { Packr } from 'msgpackr';
-import type { BackendEvent } from '../backend.ts';
+import type { BackendEvent, KeyVersion } from '../backend.ts';
 
 export const FORMAT_KEY = '/fairway/format';
 export const FORMAT_VALUE = 'fairway-leveldb-1';
@@ -112,7 +112,7 @@ export function decodeLogEntry(firstRevision: number, bytes: Uint8Array): Backen
  * Gives every logged put its value: the current data when it is still the key's version, else the
  * previous value recorded by the change that replaced it (always later, so always in the log tail).
  */
-export function fillLogValues(log: readonly BackendEvent[], current: ReadonlyMap<string, { modRevision: number; value: Uint8Array }>): BackendEvent[] {
+export function fillLogValues(log: readonly BackendEvent[], current: ReadonlyMap<string, KeyVersion>): BackendEvent[] {
   const versions = new Map<string, Uint8Array>();
   for (const e of log) if (e.prevValue !== undefined) versions.set(`${e.prevModRevision}@${e.key}`, e.prevValue);
   return log.map((e) => {

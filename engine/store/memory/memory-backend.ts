@@ -5,20 +5,23 @@
 // (their promise is already settled), which keeps simulator runs deterministic.
 
 import {
+  applyCommit,
   assertCommitOps,
+  commitConflict,
   type BackendEvent,
   type BackendListener,
   type BackendManifest,
   type BackendSnapshot,
   type CommitOp,
   type CommitResult,
+  type KeyVersion,
   type StorageBackend,
 } from '../backend.ts';
 import { StoreError, internalError, notOpenError } from '../store-errors.ts';
 
 export interface MemoryVolume {
   readonly name: string;
-  readonly data: Map<string, { value: Uint8Array; modRevision: number }>;
+  readonly data: Map<string, KeyVersion>;
   revision: number;
   log: BackendEvent[];
   logStartRevision: number;
@@ -96,32 +99,10 @@ class MemoryBackend implements StorageBackend {
       return Promise.reject(internalError('FW_ERR_STORE_WRITE_FAILED', (error as Error).message, error));
     }
     const data = this.volume.data;
-    for (const op of ops) {
-      const actual = data.get(op.key)?.modRevision ?? 0;
-      if (actual !== op.expectedModRevision) {
-        return Promise.resolve({ ok: false, key: op.key, actualModRevision: actual, revision: this.volume.revision });
-      }
-    }
+    const conflict = commitConflict(data, ops, this.volume.revision);
+    if (conflict !== undefined) return Promise.resolve(conflict);
     const revision = ++this.volume.revision;
-    const events: BackendEvent[] = [];
-    for (const op of ops) {
-      const prev = data.get(op.key);
-      if (op.type === 'put') {
-        data.set(op.key, { value: op.value, modRevision: revision });
-        events.push({
-          type: 'put',
-          key: op.key,
-          modRevision: revision,
-          value: op.value,
-          prevModRevision: prev === undefined ? 0 : prev.modRevision,
-          prevValue: prev?.value,
-          origin: op.origin,
-        });
-      } else {
-        data.delete(op.key);
-        events.push({ type: 'delete', key: op.key, modRevision: revision, prevModRevision: prev!.modRevision, prevValue: prev!.value });
-      }
-    }
+    const events = applyCommit(data, ops, revision);
     // The log keeps what a restart would know: not the origin (that is this process's memory).
     this.appendLog(events.map((e) => (e.origin === undefined ? e : { ...e, origin: undefined })));
     this.listener!.onEvents(events);
