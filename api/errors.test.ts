@@ -26,6 +26,10 @@ import {
   unsupportedMediaType,
   type ApiErrorCode,
 } from './errors.ts';
+import { errorStatus, EXECUTOR_ERROR_SENT_AS, REGISTRY_ERROR_SENT_AS, STORE_ERROR_STATUS, storeErrorStatus } from './engine-errors.ts';
+import { REGISTRY_ERROR_CODES } from '../engine/registry/registry-errors.ts';
+import { STORE_ERROR_CODES, StoreError } from '../engine/store/store-errors.ts';
+import { EXECUTOR_ERROR_CODES, ExecutorError } from '../workers/executor-errors.ts';
 
 const PLC = { group: 'flowcontrol.apiserver.k8s.io', resource: 'prioritylevelconfigurations' };
 const wire = (value: unknown): string => JSON.stringify(value);
@@ -43,16 +47,60 @@ test('every registry code is documented in docs/errors.md, with its reason and H
   }
 });
 
-test('every code in docs/errors.md exists in the registry or is retired', () => {
+const docRow = (code: string): string[] | undefined =>
+  docText
+    .split('\n')
+    .find((line) => line.startsWith(`| \`${code}\` |`))
+    ?.split('|')
+    .map((cell) => cell.trim());
+
+test('every store code is documented with the reason and HTTP status the API edge sends it with', () => {
+  for (const code of STORE_ERROR_CODES) {
+    const cells = docRow(code);
+    assert.ok(cells, `${code} has no row in docs/errors.md`);
+    const { reason, httpCode } = STORE_ERROR_STATUS[code];
+    assert.is(cells[2], reason === '' ? '(none)' : reason, `${code} reason in docs`);
+    assert.is(cells[3], String(httpCode), `${code} HTTP code in docs`);
+    // The table and what storeErrorStatus really builds agree.
+    const status = storeErrorStatus(new StoreError(code, 'x'));
+    assert.equal([status.reason ?? '', status.code], [reason, httpCode], code);
+  }
+});
+
+test('every registry code is documented with the API codes it is sent as', () => {
+  for (const code of REGISTRY_ERROR_CODES) {
+    const cells = docRow(code);
+    assert.ok(cells, `${code} has no row in docs/errors.md`);
+    const sentAs = REGISTRY_ERROR_SENT_AS[code];
+    for (const api of sentAs) assert.ok(cells[4]?.includes(`\`${api}\``), `${code} is sent as ${api}: its row says so`);
+    if (sentAs.length === 1) {
+      assert.is(cells[2], API_ERRORS[sentAs[0]!].reason, `${code} reason in docs`);
+      assert.is(cells[3], String(API_ERRORS[sentAs[0]!].httpCode), `${code} HTTP code in docs`);
+    }
+  }
+});
+
+test('every execution-plane code is documented as the internal error it is sent as', () => {
+  for (const code of EXECUTOR_ERROR_CODES) {
+    const cells = docRow(code);
+    assert.ok(cells, `${code} has no row in docs/errors.md`);
+    const api = API_ERRORS[EXECUTOR_ERROR_SENT_AS[code]];
+    assert.equal([cells[2], cells[3]], [api.reason, String(api.httpCode)], code);
+    assert.is(errorStatus(new ExecutorError(code, 's', 'boom')).code, api.httpCode, `${code} goes out as documented`);
+  }
+});
+
+test('every code in docs/errors.md exists in a registry or is retired', () => {
   const documented = new Set(docText.match(/FW_ERR_[A-Z0-9_]+/g) ?? []);
-  assert.ok(documented.size >= codes.length);
+  const known = new Set<string>([...codes, ...STORE_ERROR_CODES, ...REGISTRY_ERROR_CODES, ...EXECUTOR_ERROR_CODES]);
+  assert.ok(documented.size >= known.size);
   for (const code of documented) {
-    assert.ok(Object.hasOwn(API_ERRORS, code) || RETIRED_ERROR_CODES.includes(code), `${code} is documented but not in api/errors.ts`);
+    assert.ok(known.has(code) || RETIRED_ERROR_CODES.includes(code), `${code} is documented but in no error registry`);
   }
 });
 
 test('codes follow FW_ERR_<AREA>_<WHAT> and no retired code is back in use', () => {
-  for (const code of codes) assert.match(code, /^FW_ERR_[A-Z0-9]+_[A-Z0-9_]+$/);
+  for (const code of [...codes, ...STORE_ERROR_CODES, ...REGISTRY_ERROR_CODES, ...EXECUTOR_ERROR_CODES]) assert.match(code, /^FW_ERR_[A-Z0-9]+_[A-Z0-9_]+$/);
   for (const code of RETIRED_ERROR_CODES) assert.not.ok(Object.hasOwn(API_ERRORS, code), `${code} was retired`);
 });
 

@@ -15,7 +15,7 @@ import { LIST_META, listStruct, MANAGED_FIELDS_ENTRY, OBJECT_META, OWNER_REFEREN
 import * as plc from '../engine/resources/schema/priority-level-configuration.ts';
 import type * as types from '../engine/resources/types.ts';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../engine/resources/defaults.ts';
-import { canonicalOrder } from './handlers/canonical-order.ts';
+import { canonicalOrder } from '../engine/resources/canonical-order.ts';
 import { fairwayDiscoveryModel } from './discovery/discovery.ts';
 import { openApiDocuments } from './openapi/openapi.ts';
 import { schemaFor, type FlowcontrolKind, type SchemaNode } from './patch/schema.ts';

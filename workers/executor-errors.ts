@@ -1,22 +1,21 @@
 // The execution plane's error registry. Every rejection an Executor produces is an ExecutorError
 // with a stable code (`FW_ERR_EXECUTOR_*`), so callers match on `code` (undici's rule: a brand via
-// Symbol.for survives two copies of the module, `instanceof` does not). The API layer maps them to
-// `Status` objects: a timeout is kube-apiserver's 504, everything else an internal error.
+// Symbol.for survives two copies of the module, `instanceof` does not). What a client is sent for
+// one is the API edge's decision (api/engine-errors.ts): the execution plane knows nothing of HTTP.
 //
-// Codes are never reused or renamed: docs/execution-plane.md lists them. Add new codes at the end.
+// Codes are never reused or renamed: docs/errors.md and docs/execution-plane.md list them. Add new
+// codes at the end.
 
-const CODES = {
-  FW_ERR_EXECUTOR_UNKNOWN_STAGE: { httpCode: 500 },
-  FW_ERR_EXECUTOR_BAD_WORK: { httpCode: 500 },
-  FW_ERR_EXECUTOR_STAGE_FAILED: { httpCode: 500 },
-  FW_ERR_EXECUTOR_WORKER_FAILED: { httpCode: 500 },
-  FW_ERR_EXECUTOR_CLOSED: { httpCode: 503 },
-  FW_ERR_EXECUTOR_TIMEOUT: { httpCode: 504 },
-} as const;
+export const EXECUTOR_ERROR_CODES = [
+  'FW_ERR_EXECUTOR_UNKNOWN_STAGE',
+  'FW_ERR_EXECUTOR_BAD_WORK',
+  'FW_ERR_EXECUTOR_STAGE_FAILED',
+  'FW_ERR_EXECUTOR_WORKER_FAILED',
+  'FW_ERR_EXECUTOR_CLOSED',
+  'FW_ERR_EXECUTOR_TIMEOUT',
+] as const;
 
-export type ExecutorErrorCode = keyof typeof CODES;
-
-export const EXECUTOR_ERROR_CODES: readonly ExecutorErrorCode[] = Object.keys(CODES) as ExecutorErrorCode[];
+export type ExecutorErrorCode = (typeof EXECUTOR_ERROR_CODES)[number];
 
 const BRAND = Symbol.for('fairway.ExecutorError');
 
@@ -25,7 +24,6 @@ export class ExecutorError extends Error {
   readonly code: ExecutorErrorCode;
   /** The stage the failed work named ('' when the work had no usable stage name). */
   readonly stage: string;
-  readonly httpCode: number;
   /**
    * Only on FW_ERR_EXECUTOR_TIMEOUT: resolves (never rejects) when the abandoned work has really
    * finished and its thread is free — the moment to release seats held for it.
@@ -37,7 +35,6 @@ export class ExecutorError extends Error {
     this.name = 'ExecutorError';
     this.code = code;
     this.stage = stage;
-    this.httpCode = CODES[code].httpCode;
     this.workSettled = extra.workSettled;
   }
 }

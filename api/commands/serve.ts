@@ -147,7 +147,13 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   const admin = await adminToken(options.dataDir);
   const users = await tokens(options, admin, logger);
 
-  const access = await createAccessControl({ options, clock: realClock(), logger, skipAuthorization: isHealthPath });
+  const access = await createAccessControl({
+    authentication: { tokens: users, anonymousAuth: options.anonymousAuth, ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}) },
+    options,
+    clock: realClock(),
+    logger,
+    isPublicPath: isHealthPath,
+  });
   if (!access.ok) throw new Error(access.error);
 
   let encryption: EncryptionAtRest | undefined;
@@ -201,9 +207,6 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     enablePriorityAndFairness: options.enablePriorityAndFairness,
     apfEnforce: options.apfEnforce,
     ...(workEstimator !== undefined ? { workEstimator } : {}),
-    tokens: users,
-    anonymousAuth: options.anonymousAuth,
-    ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}),
     accessControl: access.value,
     verbosity: options.verbosity,
     serverAddress: () => (url === '' ? '' : new URL(url).host),

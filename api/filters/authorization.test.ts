@@ -1,5 +1,6 @@
-// The authorization and admission filters and the SelfSubjectAccessReview route, in a real HTTP
-// server (server.ts) with a stand-in authentication filter (header X-Test-User: name,group,...).
+// The authorization filter, admission as the registries run it, and the SelfSubjectAccessReview
+// route, in a real HTTP server (server.ts) with a stand-in authentication filter (header
+// X-Test-User: name,group,...).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
@@ -15,7 +16,8 @@ import { createApiServer } from '../server/request-path.ts';
 import { silentLogger } from '../log.ts';
 import { createTestClient, type TestClient } from '../testing/http-client.ts';
 import { createAuthorizationFilter } from './authorization.ts';
-import { admit, createAdmissionFilter } from './admission.ts';
+import { admitWrite } from '../../engine/registry/requester.ts';
+import { requesterOf } from '../handlers/resource.ts';
 import { createSelfSubjectAccessReviewHandler, selfSubjectAccessReviewPath } from '../handlers/self-subject-access-review.ts';
 import { withReviewRoutes } from '../handlers/review.ts';
 
@@ -71,11 +73,8 @@ test.before(async () => {
     let body = '';
     for await (const chunk of context.req) body += String(chunk);
     if (context.req.method === 'POST') {
-      admit(context, {
-        operation: 'CREATE',
-        kind: { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'FlowSchema' },
-        object: JSON.parse(body) as Record<string, unknown>,
-      });
+      const kind = { group: 'flowcontrol.apiserver.k8s.io', version: 'v1', kind: 'FlowSchema' };
+      admitWrite(admission, requesterOf(context), 'CREATE', kind, JSON.parse(body) as Record<string, unknown>, undefined);
     }
     context.res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
   };
@@ -83,7 +82,7 @@ test.before(async () => {
     clock,
     logger: silentLogger,
     requestTimeoutMs: 10_000,
-    filters: [fakeAuthentication, createAuthorizationFilter({ authorizer }), createAdmissionFilter(admission)],
+    filters: [fakeAuthentication, createAuthorizationFilter({ authorizer })],
     health: { healthz: [], livez: [], readyz: [] },
     resources: withReviewRoutes(resources, [ssar]),
     describe: async () => false,

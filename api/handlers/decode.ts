@@ -12,7 +12,10 @@ import type { KubeObject } from '../../engine/resources/types.ts';
 import { FLOWCONTROL_VERSION } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, malformedBody, strictDecoding } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
-import type { FieldValidation } from './query.ts';
+import { goJsonTypeName } from '../patch/go-json.ts';
+
+/** `fieldValidation`: what decoding does with unknown and duplicate fields. */
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
 export interface DecodeTarget {
   kind: string;
@@ -86,7 +89,7 @@ export function firstTypeError(kind: string, errors: readonly FieldError[], numb
   // A value of the right JSON type that its Go type's decoder refused (a time that does not parse): its own words.
   if (first.type === 'FieldValueInvalid') return first.detail;
   const goType = first.detail.replace(/^must be of type /, '');
-  let got = Array.isArray(first.value) ? 'array' : first.value === null ? 'null' : typeof first.value === 'object' ? 'object' : typeof first.value;
+  let got = goJsonTypeName(first.value);
   if (typeof first.value === 'number' && /^u?int/.test(goType)) got = `number ${numberLiterals?.get(first.field) ?? String(first.value)}`;
   return `json: cannot unmarshal ${got} into Go struct field ${kind}.${first.field} of type ${goType}`;
 }

@@ -1,8 +1,9 @@
 // The seam between the REST handlers and api/patch: PATCH bodies applied to the stored object
 // (json, merge, strategic merge, server-side apply), and managedFields bookkeeping for every other
-// write. api/patch decodes, defaults and checks the name; the handlers then run the strategy,
-// validation and the store's optimistic concurrency.
-import type { KindInfo } from '../../engine/resources/kinds.ts';
+// write. api/patch decodes, defaults and checks the name; the kind's registry (engine/registry)
+// then runs the strategy, validation, admission and the store's optimistic concurrency.
+import { flowcontrolKind } from '../../engine/resources/kinds.ts';
+import { defaulted } from '../../engine/resources/defaults.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import { conflictError } from '../../engine/store/store-errors.ts';
 import { decodeShape } from '../../engine/config/object-shape.ts';
@@ -10,7 +11,7 @@ import { invalid as invalidField } from '../../engine/resources/field-errors.ts'
 import { ApiError, invalid } from '../errors.ts';
 import { firstTypeError, shapeOf } from './decode.ts';
 import { applyPatch, updateManagedFields, type FlowcontrolKind } from '../patch/index.ts';
-import type { ManagedFieldsRecorder, Subresource } from './flowcontrol-rest.ts';
+import type { ManagedFieldsRecorder, Subresource } from '../../engine/registry/kind-registry.ts';
 import type { PatchApplier, PatchRequest } from './resource.ts';
 
 /** managedFields for POST and PUT (and their /status forms): an Update entry for the manager. */
@@ -27,9 +28,9 @@ export function managedFieldsRecorder(apiVersion: string, nowTime: () => string)
 }
 
 /** PATCH through api/patch; failures become the Status api/patch words. */
-export function patchApplier(kinds: ReadonlyMap<string, KindInfo<never>>, group: string): PatchApplier {
+export function patchApplier(group: string): PatchApplier {
   return (request: PatchRequest) => {
-    const kind = kinds.get(request.kind);
+    const kind = flowcontrolKind(request.kind);
     const name = request.current?.metadata?.name ?? request.name;
     const result = applyPatch({
       contentType: request.contentType,
@@ -44,7 +45,7 @@ export function patchApplier(kinds: ReadonlyMap<string, KindInfo<never>>, group:
       apiVersion: request.apiVersion,
       name,
       fieldValidation: request.fieldValidation,
-      ...(kind !== undefined ? { defaulter: (object: KubeObject) => kind.applyDefaults(object as never) as KubeObject } : {}),
+      ...(kind !== undefined ? { defaulter: (object: KubeObject) => defaulted(kind.table.struct, object) } : {}),
     });
     if ('status' in result) throw new ApiError(result.status);
     // A patch can put any JSON anywhere; like kube-apiserver decoding the patched document into its

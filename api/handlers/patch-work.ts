@@ -4,7 +4,6 @@
 // patched object comes back as JSON text, parsed here. Small patches run on the main thread through
 // the very same function, and come back the same way, so both paths hand the write the same object.
 // A refusal crosses as data (the Status, or the store error's fields) and is thrown again here.
-import { FLOWCONTROL_KINDS, type KindInfo } from '../../engine/resources/kinds.ts';
 import type { KubeObject, Status } from '../../engine/resources/types.ts';
 import { storedFormOf } from '../../engine/store/cached-object.ts';
 import { encodeObject } from '../../engine/store/codec.ts';
@@ -27,8 +26,6 @@ function patchStage(contentType: PatchRequest['contentType']): string {
   return contentType === 'application/apply-patch+yaml' || contentType === 'application/strategic-merge-patch+json' ? APPLY_PATCH_STAGE : MERGE_PATCH_STAGE;
 }
 
-const KINDS: ReadonlyMap<string, KindInfo<never>> = new Map(FLOWCONTROL_KINDS.map((kind) => [kind.kind, kind as unknown as KindInfo<never>]));
-
 export interface PatchPayload {
   /** The stored object (none when server-side apply creates), as stage payloads carry objects. */
   readonly objects: readonly unknown[] | object;
@@ -48,7 +45,7 @@ export function runPatchStage(payload: unknown): PatchStageResult {
   const current = objectsOf(payload)[0];
   let result: PatchResult | Promise<PatchResult>;
   try {
-    result = patchApplier(KINDS, group)({ ...request, current });
+    result = patchApplier(group)({ ...request, current });
   } catch (error) {
     if (isApiError(error)) return { status: error.status };
     if (isStoreError(error)) return { storeError: { code: error.code, message: error.message, details: error.details } };

@@ -107,4 +107,22 @@ test('delete options: gracePeriodSeconds takes what Go decodes into an int64, re
   assert.is(parseDeleteOptions(q(''), body('{"gracePeriodSeconds":30}')).gracePeriodSeconds, 30);
 });
 
+test('delete options go through the DeleteOptions shape: Go type names, nested fields, unknown fields dropped', () => {
+  const message = (value: unknown) => statusOf(() => parseDeleteOptions(q(''), { value })).message;
+  assert.is(message({ orphanDependents: 'yes' }), 'json: cannot unmarshal string into Go struct field DeleteOptions.orphanDependents of type bool');
+  assert.is(
+    message({ propagationPolicy: 1 }),
+    'json: cannot unmarshal number into Go struct field DeleteOptions.propagationPolicy of type v1.DeletionPropagation',
+  );
+  assert.is(message({ dryRun: 'All' }), 'json: cannot unmarshal string into Go struct field DeleteOptions.dryRun of type []string');
+  assert.is(message({ gracePeriodSeconds: true }), 'json: cannot unmarshal bool into Go struct field DeleteOptions.gracePeriodSeconds of type int64');
+  // A precondition of the wrong type was silently ignored before; Go's decoder refuses it, as for any body.
+  assert.is(message({ preconditions: { uid: 7 } }), 'json: cannot unmarshal number into Go struct field DeleteOptions.preconditions.uid of type string');
+  assert.is(message({ preconditions: 'u' }), 'json: cannot unmarshal string into Go struct field DeleteOptions.preconditions of type v1.Preconditions');
+  assert.equal(parseDeleteOptions(q(''), { value: { bogus: 1, preconditions: { resourceVersion: '5', extra: true }, gracePeriodSeconds: null } }), {
+    dryRun: false,
+    preconditions: { resourceVersion: '5' },
+  });
+});
+
 test.run();

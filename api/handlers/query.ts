@@ -2,15 +2,16 @@
 // repeated parameter counts, integers parse as Go's strconv does (a value that does not parse is a
 // 400 BadRequest carrying strconv's words), and booleans are lenient: only "0" and "false" are false. Then the options structs are validated
 // as apimachinery validates CreateOptions, UpdateOptions, PatchOptions and DeleteOptions: 422
-// Invalid naming the field.
+// Invalid naming the field. DeleteOptions bodies go through their decoding shape, as objects do.
 import { forbidden, invalid, notSupported, required, tooLong, type FieldError } from '../../engine/resources/field-errors.ts';
 import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, invalid as invalidStatus } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
-import { goJsonTypeName } from '../patch/go-json.ts';
 import { queryBool } from '../server/request-info.ts';
-
-export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+import { DELETE_OPTIONS_SHAPE, type DeleteOptions, type PropagationPolicy } from '../../engine/registry/delete-options.ts';
+import { decodeShape } from '../../engine/config/object-shape.ts';
+import { isRecord } from '../../engine/own-property.ts';
+import { firstTypeError, type FieldValidation } from './decode.ts';
 
 /** Go's strconv.ParseInt(s, 10, 64) with its error text. */
 export function parseGoInt64(text: string): number {
@@ -124,16 +125,6 @@ export function parsePatchOptions(query: QueryReader, isApply: boolean, apiDomai
   return { dryRun: dryRun.length > 0, fieldManager, fieldValidation: (fieldValidation || 'Warn') as FieldValidation, force: force ?? false };
 }
 
-export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
-
-export interface DeleteOptions {
-  dryRun: boolean;
-  gracePeriodSeconds?: number;
-  propagationPolicy?: PropagationPolicy;
-  orphanDependents?: boolean;
-  preconditions?: { uid?: string; resourceVersion?: string };
-}
-
 /**
  * A delete body must be a DeleteOptions. Kubernetes registers DeleteOptions in every version of the
  * scheme it decodes the body with, so any apiVersion goes, but another kind does not; Kubernetes
@@ -159,24 +150,16 @@ export interface DeleteBody {
   numberLiterals?: ReadonlyMap<string, string>;
 }
 
-/** Go's int64 decoder takes a plain integer literal within int64's range, and nothing else (`5e3`, `5.0`). */
-function isGoInt64(value: number, literal: string | undefined): boolean {
-  if (literal === undefined) return Number.isSafeInteger(value);
-  if (!/^-?\d+$/.test(literal)) return false;
-  const big = BigInt(literal);
-  return big >= -(2n ** 63n) && big < 2n ** 63n;
-}
-
 /**
- * DeleteOptions from the body (when it has one) or else the query, as kube-apiserver reads them,
- * then validated.
+ * DeleteOptions from the body (when it has one) or else the query, as kube-apiserver reads them:
+ * decoded through DeleteOptions' shape (Go's types; a field of the wrong type is the decoder's 400,
+ * unknown fields are dropped), then validated (422 naming the field).
  */
 export function parseDeleteOptions(query: QueryReader, { value: body, numberLiterals }: DeleteBody, apiDomain?: string): DeleteOptions {
   let raw: Record<string, unknown>;
   if (body !== undefined && body !== null) {
-    if (typeof body !== 'object' || Array.isArray(body))
-      throw new ApiError(badRequest('json: cannot unmarshal non-object into Go value of type v1.DeleteOptions'));
-    raw = body as Record<string, unknown>;
+    if (!isRecord(body)) throw new ApiError(badRequest('json: cannot unmarshal non-object into Go value of type v1.DeleteOptions'));
+    raw = body;
     checkDeleteOptionsKind(raw, apiGroupsFor(apiDomain).meta);
   } else {
     raw = {};
@@ -189,43 +172,30 @@ export function parseDeleteOptions(query: QueryReader, { value: body, numberLite
     const dryRun = query.strings('dryRun');
     if (dryRun.length > 0) raw.dryRun = dryRun;
   }
+  const { value, errors: decodeErrors } = decodeShape(raw, DELETE_OPTIONS_SHAPE, '', numberLiterals);
+  const typeError = firstTypeError('DeleteOptions', decodeErrors, numberLiterals);
+  if (typeError !== undefined) throw new ApiError(badRequest(typeError));
+  // The shape has checked every field's type.
+  const decoded = value as Omit<DeleteOptions, 'dryRun' | 'propagationPolicy'> & { dryRun?: string[]; propagationPolicy?: string };
   const options: DeleteOptions = { dryRun: false };
-  const typeError = (field: string, type: string) => {
-    const value = raw[field];
-    const got = typeof value === 'number' ? `number ${numberLiterals?.get(field) ?? String(value)}` : goJsonTypeName(value);
-    return new ApiError(badRequest(`json: cannot unmarshal ${got} into Go struct field DeleteOptions.${field} of type ${type}`));
-  };
-  if (raw.gracePeriodSeconds !== undefined && raw.gracePeriodSeconds !== null) {
-    if (typeof raw.gracePeriodSeconds !== 'number' || !isGoInt64(raw.gracePeriodSeconds, numberLiterals?.get('gracePeriodSeconds')))
-      throw typeError('gracePeriodSeconds', 'int64');
-    options.gracePeriodSeconds = raw.gracePeriodSeconds as number;
-  }
-  if (raw.orphanDependents !== undefined && raw.orphanDependents !== null) {
-    if (typeof raw.orphanDependents !== 'boolean') throw typeError('orphanDependents', 'bool');
-    options.orphanDependents = raw.orphanDependents;
-  }
+  if (decoded.gracePeriodSeconds !== undefined) options.gracePeriodSeconds = decoded.gracePeriodSeconds;
+  if (decoded.orphanDependents !== undefined) options.orphanDependents = decoded.orphanDependents;
   const errors: FieldError[] = [];
-  if (raw.propagationPolicy !== undefined && raw.propagationPolicy !== null) {
-    if (typeof raw.propagationPolicy !== 'string') throw typeError('propagationPolicy', 'v1.DeletionPropagation');
+  const policy = decoded.propagationPolicy;
+  if (policy !== undefined) {
     if (options.orphanDependents !== undefined)
-      errors.push(invalid('propagationPolicy', raw.propagationPolicy, 'orphanDependents and deletionPropagation cannot be both set'));
-    if (!['Foreground', 'Background', 'Orphan'].includes(raw.propagationPolicy)) {
-      errors.push(notSupported('propagationPolicy', raw.propagationPolicy, ['Foreground', 'Background', 'Orphan', 'nil']));
-    }
-    options.propagationPolicy = raw.propagationPolicy as PropagationPolicy;
+      errors.push(invalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
+    if (isPropagationPolicy(policy)) options.propagationPolicy = policy;
+    else errors.push(notSupported('propagationPolicy', policy, [...PROPAGATION_POLICIES, 'nil']));
   }
-  if (raw.dryRun !== undefined && raw.dryRun !== null) {
-    if (!Array.isArray(raw.dryRun) || !raw.dryRun.every((v) => typeof v === 'string')) throw typeError('dryRun', '[]string');
-    errors.push(...validateDryRun(raw.dryRun as string[]));
-    options.dryRun = raw.dryRun.length > 0;
+  if (decoded.dryRun !== undefined) {
+    errors.push(...validateDryRun(decoded.dryRun));
+    options.dryRun = decoded.dryRun.length > 0;
   }
-  if (raw.preconditions !== undefined && raw.preconditions !== null) {
-    const p = raw.preconditions as Record<string, unknown>;
-    if (typeof p !== 'object' || Array.isArray(p)) throw typeError('preconditions', 'v1.Preconditions');
-    options.preconditions = {};
-    if (typeof p.uid === 'string') options.preconditions.uid = p.uid;
-    if (typeof p.resourceVersion === 'string') options.preconditions.resourceVersion = p.resourceVersion;
-  }
+  if (decoded.preconditions !== undefined) options.preconditions = decoded.preconditions;
   if (errors.length > 0) throw optionsInvalid('DeleteOptions', errors, apiDomain);
   return options;
 }
+
+const PROPAGATION_POLICIES: readonly PropagationPolicy[] = ['Foreground', 'Background', 'Orphan'];
+const isPropagationPolicy = (value: string): value is PropagationPolicy => (PROPAGATION_POLICIES as readonly string[]).includes(value);

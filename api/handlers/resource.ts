@@ -1,11 +1,9 @@
 // The REST handler of the flowcontrol resources: dispatches on the RequestInfo verb and
-// subresource, parses query and body, calls the kind's FlowcontrolRest, and writes the response.
+// subresource, parses query and body, calls the kind's registry (engine/registry), and writes the response.
 // Requests for anything else under the group (other resources, subresources, versions) get the
 // same 404/405 kube-apiserver's router gives.
-import type { KindInfo } from '../../engine/resources/kinds.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import type { ListOptions } from '../../engine/store/store-types.ts';
-import { admissionHook } from '../filters/admission.ts';
 import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { ApiError, nameMismatch, routeMethodNotAllowed, routeNotFound } from '../errors.ts';
@@ -14,7 +12,8 @@ import type { Logger } from '../log.ts';
 import { parseBody, readBody } from './body.ts';
 import { decodeObject } from './decode.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
-import type { FlowcontrolRest, Subresource } from './flowcontrol-rest.ts';
+import type { ObjectRegistry, Subresource } from '../../engine/registry/kind-registry.ts';
+import type { Requester } from '../../engine/registry/requester.ts';
 import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader, type DeleteBody } from './query.ts';
 import { addWarnings, sendError, sendObject, type Representation } from './respond.ts';
 import { negotiate, sendList, sendStoredObject, type Output, type OutputContext } from './resource-output.ts';
@@ -49,8 +48,7 @@ export interface PatchRequest {
 export type PatchApplier = (request: PatchRequest) => PatchResult | Promise<PatchResult>;
 
 export interface ResourceRoute {
-  rest: FlowcontrolRest;
-  kind: KindInfo<never>;
+  registry: ObjectRegistry;
   out: OutputContext;
 }
 
@@ -88,7 +86,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
         case 'get': {
           const output = negotiate(context, deps.metaGroup, { conversions: true });
           representation = output;
-          const object = await route.rest.store.get(info.name, { resourceVersion: checkResourceVersion(query.string('resourceVersion')) ?? '' });
+          const object = await route.registry.store.get(info.name, { resourceVersion: checkResourceVersion(query.string('resourceVersion')) ?? '' });
           await sendStoredObject(context, route.out, output, 200, object);
           return;
         }
@@ -97,7 +95,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           const output = negotiate(context, deps.metaGroup, { conversions: true });
           representation = output;
           query.int('timeoutSeconds'); // validated, then not needed: lists never take that long
-          const list = await route.rest.store.list(listOptions(query));
+          const list = await route.registry.store.list(listOptions(query));
           await sendList(context, route.out, output, list);
           return;
         }
@@ -111,7 +109,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           try {
             await serveWatch(
               context,
-              { store: route.rest.store, out: route.out, ...(onWatchTerminated !== undefined ? { onTerminated: onWatchTerminated } : {}) },
+              { store: route.registry.store, out: route.out, ...(onWatchTerminated !== undefined ? { onTerminated: onWatchTerminated } : {}) },
               output,
               options,
             );
@@ -178,17 +176,25 @@ function listOptions(query: QueryReader): ListOptions {
   return options;
 }
 
-/** Validating admission for writes through `route` (a no-op when no admission filter ran). */
-function admitFor(context: RequestContext, route: ResourceRoute) {
-  const [group = '', version = ''] = route.out.apiVersion.split('/');
-  return admissionHook(context, { group, version, kind: route.kind.kind });
+/** The writer of this request as the registry's admission step sees it; admission's warnings become `Warning` headers. */
+export function requesterOf(context: RequestContext): Requester {
+  const info = context.requestInfo;
+  return {
+    user: context.user ?? { name: '', groups: [] },
+    resource: { group: info.apiGroup, version: info.apiVersion, resource: info.resource },
+    subresource: info.subresource,
+    namespace: info.namespace,
+    name: info.name,
+    dryRun: context.query.getAll('dryRun').length > 0,
+    warn: (warnings) => addWarnings(context.res, warnings),
+  };
 }
 
 async function readObject(context: RequestContext, route: ResourceRoute, fieldValidation: 'Ignore' | 'Warn' | 'Strict') {
-  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: route.kind.kind });
+  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: route.registry.kind });
   return decodeObject(
     { value: parsed.value, duplicates: parsed.duplicates, yamlDuplicates: parsed.yamlDuplicates, numberLiterals: parsed.numberLiterals },
-    { kind: route.kind.kind, apiVersion: route.out.apiVersion },
+    { kind: route.registry.kind, apiVersion: route.out.apiVersion },
     fieldValidation,
   );
 }
@@ -197,7 +203,7 @@ async function create(context: RequestContext, route: ResourceRoute, query: Quer
   const options = parseWriteOptions(query, 'CreateOptions', deps.apiDomain);
   const { object, warnings } = await readObject(context, route, options.fieldValidation);
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
-  const created = await route.rest.create(object, { dryRun: options.dryRun, manager, admit: admitFor(context, route) });
+  const created = await route.registry.create(object, { dryRun: options.dryRun, manager, requester: requesterOf(context) });
   addWarnings(context.res, warnings);
   await sendStoredObject(context, route.out, output, 201, created);
 }
@@ -216,10 +222,10 @@ async function update(
   const bodyName = object.metadata?.name ?? '';
   if (bodyName !== name) throw new ApiError(nameMismatch(bodyName, name));
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
-  const updated = await route.rest.update(name, subresource, route.rest.replaceWith(object), {
+  const updated = await route.registry.update(name, subresource, route.registry.replaceWith(object), {
     dryRun: options.dryRun,
     manager,
-    admit: admitFor(context, route),
+    requester: requesterOf(context),
     signal: context.signal,
   });
   addWarnings(context.res, warnings);
@@ -249,7 +255,7 @@ async function patch(
     contentType,
     body,
     current,
-    kind: route.kind.kind,
+    kind: route.registry.kind,
     apiVersion: route.out.apiVersion,
     name,
     fieldManager: manager,
@@ -265,10 +271,10 @@ async function patch(
     return result.object;
   };
   try {
-    const patched = await route.rest.update(name, subresource, produce, {
+    const patched = await route.registry.update(name, subresource, produce, {
       dryRun: options.dryRun,
       manager,
-      admit: admitFor(context, route),
+      requester: requesterOf(context),
       serverSideApply: isApply,
       signal: context.signal,
       // Read after `produce` ran: only then is it known whether the patch set managedFields.
@@ -282,12 +288,12 @@ async function patch(
     // Server-side apply creates what does not exist yet (not through /status).
     if (!(isApply && subresource === '' && isNotFound(error))) throw error;
     const result = await deps.applyPatch(request(undefined));
-    const created = await route.rest.create(result.object, {
+    const created = await route.registry.create(result.object, {
       dryRun: options.dryRun,
       manager,
       recordManagedFields: !result.managedFieldsSet,
       serverSideApply: true,
-      admit: admitFor(context, route),
+      requester: requesterOf(context),
     });
     addWarnings(context.res, result.warnings);
     await sendStoredObject(context, route.out, output, 201, created);
@@ -305,7 +311,7 @@ async function readDeleteBody(context: RequestContext): Promise<DeleteBody> {
 
 async function remove(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
   const options = parseDeleteOptions(query, await readDeleteBody(context), deps.apiDomain);
-  const outcome = await route.rest.delete(context.requestInfo.name, options, admitFor(context, route));
+  const outcome = await route.registry.delete(context.requestInfo.name, options, requesterOf(context));
   if (outcome.type === 'deleted') {
     // A success Status has no code; the response is 200.
     sendObject(context.res, 200, outcome.status, output, output.negotiated.contentType);
@@ -317,6 +323,6 @@ async function remove(context: RequestContext, route: ResourceRoute, query: Quer
 async function removeCollection(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
   const options = parseDeleteOptions(query, await readDeleteBody(context), deps.apiDomain);
   query.int('timeoutSeconds');
-  const result = await route.rest.deleteCollection(listOptions(query), options, admitFor(context, route));
+  const result = await route.registry.deleteCollection(listOptions(query), options, requesterOf(context));
   await sendList(context, route.out, output, result);
 }

@@ -6,9 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { stringify as yamlStringify } from 'yaml';
 import type { Status } from '../../engine/resources/types.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
-import { isStoreError, storeErrorStatus } from '../../engine/store/store-errors.ts';
 import type { RequestContext } from '../server/http-context.ts';
-import { badRequest, internalError, isApiError } from '../errors.ts';
+import { errorStatus } from '../engine-errors.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from './content-negotiation.ts';
 import { encodeObject } from '../protobuf/objects.ts';
 import type { Logger } from '../log.ts';
@@ -102,25 +101,6 @@ export function sendStatus(res: ServerResponse, status: Status, representation: 
   const retryAfterSeconds = status.details?.retryAfterSeconds ?? 0;
   if (retryAfterSeconds > 0 && !res.headersSent) res.setHeader('Retry-After', String(retryAfterSeconds));
   sendObject(res, status.code ?? 500, status, representation);
-}
-
-/**
- * The Status for anything a handler threw. Store errors keep kube-apiserver's wording; the two the
- * store words as 500s but that come from the request itself (an unparseable resourceVersion, a
- * resourceVersion on create) are client errors here, so the client is told it was its input.
- */
-export function errorStatus(error: unknown, logger?: Logger): Status {
-  if (isApiError(error)) return error.status;
-  if (isStoreError(error)) {
-    if (error.code === 'FW_ERR_STORE_INVALID_RESOURCE_VERSION' || error.code === 'FW_ERR_STORE_RESOURCE_VERSION_ON_CREATE') {
-      return badRequest(error.message.replace(/^Internal error occurred: /, ''));
-    }
-    const status = storeErrorStatus(error);
-    if ((status.code ?? 500) >= 500) logger?.error(`storage error: ${error.message}`);
-    return status;
-  }
-  logger?.error(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  return internalError(error);
 }
 
 /** A Status for `context`, in the representation its Accept header asks for (kube's ErrorNegotiated). */

@@ -9,7 +9,9 @@ import { randomInt } from 'node:crypto';
 import type { FlowcontrolObject, KubeObject } from '../../engine/resources/types.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
 import type { ResourceStore, StoredForm, WatchOptions, Watcher } from '../../engine/store/store-types.ts';
-import type { WatchEvent } from '../../engine/store/watch-event.ts';
+import { WatchEvent } from '../../engine/store/watch-event.ts';
+import type { StoreError } from '../../engine/store/store-errors.ts';
+import { storeErrorStatus } from '../engine-errors.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { toTable, parseIncludeObject, type IncludeObject } from './table.ts';
 import { ApiError, badRequest } from '../errors.ts';
@@ -51,6 +53,11 @@ export function parseWatchOptions(query: QueryReader, name: string, minRequestTi
   options.timeoutMs = timeoutSeconds !== 0 ? Math.max(0, timeoutSeconds) * 1000 : minRequestTimeoutMs + randomInt(minRequestTimeoutMs);
   if (query.string('continue')) throw new ApiError(badRequest('continue is not supported for watch'));
   return options;
+}
+
+/** The store's ERROR event as the client gets it: the Status the API edge makes of the store's error. */
+function statusEvent(error: StoreError): WatchEvent {
+  return new WatchEvent('ERROR', storeErrorStatus(error));
 }
 
 /** An event's line (JSON) or frame (protobuf) as byte ranges, computed once per event and encoder. */
@@ -206,7 +213,8 @@ class WatchStream {
         }
         if (this.encode === jsonLine) await cacheJson(formsWithoutJson(events), deps.out.executor);
         let ended = false;
-        for (const event of events) {
+        for (const taken of events) {
+          const event = taken.error === undefined ? taken : statusEvent(taken.error);
           for (const part of event.encode(this.encode)) body.append(part);
           this.encode = this.rest;
           if (event.type === 'ERROR') {

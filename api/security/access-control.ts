@@ -1,8 +1,13 @@
-// Access control for the request path, built from `fairway serve` options in one call, so the
-// server wires it with a few lines: the authorizer (from --authorization-config, reloading on
-// change, or from --authorization-mode, default AlwaysAllow), its filter, the admission chain and
-// its filter, and the self-review routes (SelfSubjectAccessReview and SelfSubjectRulesReview,
-// answered by the same authorizer, and SelfSubjectReview).
+// Access control for the request path — authentication, authorization and admission — built from
+// `fairway serve` options in one call, so the server assembly wires it with a few lines: the
+// authenticator (client certificates, bearer tokens, anonymous) and its filter, impersonation, the
+// authorizer (from --authorization-config, reloading on change, or from --authorization-mode,
+// default AlwaysAllow) and its filter, the admission chain the kinds' registries run, and the
+// self-review routes (SelfSubjectAccessReview and SelfSubjectRulesReview, answered by the same
+// authorizer, and SelfSubjectReview).
+//
+// Without authorization options (in-process test servers) everyone who authenticates is allowed,
+// no admission runs and no self-review route is served.
 import { Registry } from 'prom-client';
 import type { Clock } from '../../engine/clock.ts';
 import { createPrng, type Prng } from '../../engine/random.ts';
@@ -19,17 +24,28 @@ import type { Filter } from '../server/http-context.ts';
 import type { ServeOptions } from '../commands/serve-flags.ts';
 import type { Logger } from '../log.ts';
 import { createAuthorizationFilter } from '../filters/authorization.ts';
-import { createAdmissionFilter } from '../filters/admission.ts';
+import { alwaysAllowAuthorizer } from '../../engine/auth/always.ts';
+import type { Authenticator } from '../../engine/auth/authenticator.ts';
+import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
+import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import { createAuthenticationFilter } from '../filters/authentication.ts';
+import { createImpersonationFilter } from '../filters/impersonation.ts';
 import { createSelfSubjectAccessReviewHandler, selfSubjectAccessReviewPath } from '../handlers/self-subject-access-review.ts';
 import { createSelfSubjectRulesReviewHandler, selfSubjectRulesReviewPath } from '../handlers/self-subject-rules-review.ts';
 import { createSelfSubjectReviewHandler, selfSubjectReviewPath } from '../handlers/self-subject-review.ts';
 import type { ReviewRoute } from '../handlers/review.ts';
 
 export interface AccessControl {
+  authenticator: Authenticator;
+  /** The chain's first filter: the request's user, or 401. */
+  authenticationFilter: Filter;
+  /** Right after authentication: `Impersonate-*` headers, checked with the authorizer. */
+  impersonationFilter: Filter;
   authorizer: Authorizer;
-  authorizationFilter: Filter;
-  admission: AdmissionChain;
-  admissionFilter: Filter;
+  /** Absent without authorization options: every authenticated request is allowed. */
+  authorizationFilter?: Filter;
+  /** Validating admission, an explicit dependency of each kind's registry; absent: writes are not checked. */
+  admission?: AdmissionChain;
   /** POST routes of selfsubjectaccessreviews, selfsubjectrulesreviews (authorization) and selfsubjectreviews (authentication). */
   reviews: readonly ReviewRoute[];
   /** The authorization metrics (the given registry, or a new one to merge into /metrics). */
@@ -40,14 +56,25 @@ export interface AccessControl {
   stop(): void;
 }
 
+export interface AuthenticationOptions {
+  /** Bearer token → user (--token-auth-file and the admin token). */
+  tokens: ReadonlyMap<string, UserInfo>;
+  anonymousAuth?: boolean;
+  /** The --client-ca-file bundle: client certificates it verifies authenticate (CN user, O groups). */
+  clientCaPem?: string;
+}
+
 export interface AccessControlOptions {
-  options: Pick<ServeOptions, 'authorizationConfig' | 'authorizationMode' | 'admissionControlConfigFile' | 'enableAdmissionPlugins' | 'apiDomain'>;
+  authentication: AuthenticationOptions;
+  /** Authorization and admission settings; absent: AlwaysAllow without its filter, no admission, no self reviews. */
+  options?: Pick<ServeOptions, 'authorizationConfig' | 'authorizationMode' | 'admissionControlConfigFile' | 'enableAdmissionPlugins' | 'apiDomain'>;
+  apiDomain?: string;
   clock: Clock;
   logger: Logger;
   /** Where the authorization metrics are registered; a new Registry when absent. */
   registry?: Registry;
-  /** Paths the authorization filter lets through unasked (the health checks). */
-  skipAuthorization?: (path: string) => boolean;
+  /** Paths served without credentials and without asking the authorizer (the health checks). */
+  isPublicPath?: (path: string) => boolean;
   /** Tests shorten the reload poll and the webhook backoff. */
   reloadIntervalMs?: number;
   webhookBackoff?: RetryBackoff;
@@ -56,8 +83,37 @@ export interface AccessControlOptions {
 
 export async function createAccessControl(input: AccessControlOptions): Promise<{ ok: true; value: AccessControl } | { ok: false; error: string }> {
   const { options, clock, logger } = input;
-  const apiDomain = options.apiDomain;
+  const apiDomain = options?.apiDomain ?? input.apiDomain;
   const registry = input.registry ?? new Registry();
+  const { tokens, anonymousAuth, clientCaPem } = input.authentication;
+  const authentication = buildAuthenticator({
+    tokens,
+    anonymous: anonymousAuth ?? false,
+    ...(clientCaPem !== undefined ? { clientCaPems: [clientCaPem] } : {}),
+    wallClockMs: () => clock.now(),
+  });
+  if (!authentication.ok) return { ok: false, error: authentication.error };
+  const { authenticator } = authentication;
+  const authenticationFilter = createAuthenticationFilter({
+    authenticator,
+    ...(input.isPublicPath !== undefined ? { isPublicPath: input.isPublicPath } : {}),
+    logger,
+  });
+  const impersonation = (authorizer: Authorizer) => createImpersonationFilter({ authorizer, ...(apiDomain !== undefined ? { apiDomain } : {}) });
+  if (options === undefined) {
+    return {
+      ok: true,
+      value: {
+        authenticator,
+        authenticationFilter,
+        impersonationFilter: impersonation(alwaysAllowAuthorizer),
+        authorizer: alwaysAllowAuthorizer,
+        reviews: [],
+        registry,
+        stop: () => {},
+      },
+    };
+  }
   const metrics = createPromAuthorizationMetrics(registry);
   // Jitter only spreads webhook retries; nothing depends on replaying it.
   const prng = input.prng ?? createPrng(`${process.pid}:${clock.now()}`);
@@ -99,15 +155,17 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
   const groups = apiGroupsFor(apiDomain);
   const group = groups.authorization;
   const value: AccessControl = {
+    authenticator,
+    authenticationFilter,
+    impersonationFilter: impersonation(authorizer),
     authorizer,
     registry,
     authorizationFilter: createAuthorizationFilter({
       authorizer,
       logger,
-      ...(input.skipAuthorization !== undefined ? { skipPath: input.skipAuthorization } : {}),
+      ...(input.isPublicPath !== undefined ? { skipPath: input.isPublicPath } : {}),
     }),
     admission: admission.chain,
-    admissionFilter: createAdmissionFilter(admission.chain),
     reviews: [
       { path: selfSubjectAccessReviewPath(group), handler: createSelfSubjectAccessReviewHandler({ authorizer, group }) },
       { path: selfSubjectRulesReviewPath(group), handler: createSelfSubjectRulesReviewHandler({ authorizer, group }) },

@@ -11,6 +11,7 @@ import { createMemoryBackend } from '../../engine/store/memory/memory-backend.ts
 import { createStore } from '../../engine/store/store.ts';
 import { createFairwayServer } from './assembled-server.ts';
 import { silentLogger } from '../log.ts';
+import { testAccessControl } from '../testing/access-control.ts';
 
 async function serverWithLevels(count: number, workEstimator?: WorkEstimatorConfig) {
   const store = createStore({ backend: createMemoryBackend(), clock: realClock() });
@@ -29,7 +30,7 @@ async function serverWithLevels(count: number, workEstimator?: WorkEstimatorConf
     serverConcurrencyLimit: 600,
     enablePriorityAndFairness: true,
     apfEnforce: true,
-    tokens: new Map(),
+    accessControl: await testAccessControl(new Map()),
     serverAddress: () => '',
     ...(workEstimator !== undefined ? { workEstimator } : {}),
   });

@@ -2,7 +2,7 @@
 // the stored PLCs and FlowSchemas), the bootstrap ensurer, metrics, and builds the request path
 // (filters and handlers). `fairway serve` puts it behind HTTPS; tests may put it behind plain
 // HTTP in-process. `stop()` undoes everything but the store, which the caller owns.
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { retry, shareReplay, timer, type Subscription } from 'rxjs';
 import { realClock, formatRfc3339, type Clock } from '../../engine/clock.ts';
 import { toRxScheduler } from '../../engine/clock-adapters.ts';
@@ -15,9 +15,8 @@ import { InterestedWatches } from '../../engine/flowcontrol/interested-watches.t
 import { ObjectCountTracker, startObjectCountPolling } from '../../engine/flowcontrol/object-count-tracker.ts';
 import { groupResourceKey } from '../../engine/flowcontrol/work-estimate.ts';
 import type { WorkEstimatorConfig } from '../../engine/flowcontrol/work-estimator-config.ts';
-import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { apiGroupsFor, flowcontrolApiVersion, FLOWCONTROL_VERSION } from '../../engine/resources/api-domain.ts';
-import { FLOWCONTROL_KINDS, storeResourceInfo, type KindInfo } from '../../engine/resources/kinds.ts';
+import { FLOW_SCHEMA, FLOWCONTROL_KINDS, PRIORITY_LEVEL, storeResourceInfo } from '../../engine/resources/kinds.ts';
 import type { Store } from '../../engine/store/store-types.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import { resourcePrefix } from '../../engine/store/store.ts';
@@ -25,11 +24,7 @@ import { fairwayDiscoveryModel } from '../discovery/discovery.ts';
 import type { Filter } from './http-context.ts';
 import type { Logger } from '../log.ts';
 import { createApiServer, type ApiServer, type RouteHandler } from './request-path.ts';
-import { createAuthenticationFilter } from '../filters/authentication.ts';
-import { createImpersonationFilter } from '../filters/impersonation.ts';
 import { createAccessLog } from './access-log.ts';
-import { alwaysAllowAuthorizer } from '../../engine/auth/always.ts';
-import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
 import { createPriorityAndFairnessFilter } from '../filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from '../metrics/fairway-metrics.ts';
 import { metricsHandler } from '../metrics/metrics-handler.ts';
@@ -38,14 +33,14 @@ import { createApfDebugHandlers } from '../debug/apf-dump.ts';
 import { createRequestMetricsFilter } from '../metrics/request-metrics.ts';
 import { createDescriptionHandler, describedPaths } from '../handlers/discovery.ts';
 import { ServedLabels } from '../metrics/served-labels.ts';
-import { FlowcontrolRest } from '../handlers/flowcontrol-rest.ts';
-import { isHealthPath, type HealthCheck } from '../handlers/health.ts';
+import { KindRegistry, type ObjectRegistry } from '../../engine/registry/kind-registry.ts';
+import type { HealthCheck } from '../handlers/health.ts';
 import { createResourceHandler, type ResourceRoute } from '../handlers/resource.ts';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from '../handlers/watch-limit.ts';
 import type { FlowcontrolKind } from '../handlers/table.ts';
 import { managedFieldsRecorder } from '../handlers/patch-adapter.ts';
 import { executorPatchApplier } from '../handlers/patch-work.ts';
-import { canonicalOrder } from '../handlers/canonical-order.ts';
+import { canonicalOrder } from '../../engine/resources/canonical-order.ts';
 import { shapeOf } from '../handlers/decode.ts';
 import type { AccessControl } from '../security/access-control.ts';
 import { withReviewRoutes } from '../handlers/review.ts';
@@ -64,11 +59,6 @@ export interface FairwayServerOptions {
   apfEnforce: boolean;
   /** The work estimator's tunables (--apf-work-estimator-config-file); Kubernetes' defaults when absent. */
   workEstimator?: WorkEstimatorConfig;
-  /** Bearer token → user. */
-  tokens: ReadonlyMap<string, UserInfo>;
-  anonymousAuth?: boolean;
-  /** The --client-ca-file bundle: client certificates it verifies authenticate (CN user, O groups). */
-  clientCaPem?: string;
   /** `host:port` for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
   clock?: Clock;
@@ -76,11 +66,11 @@ export interface FairwayServerOptions {
   minRequestTimeoutMs?: number;
   /** --max-watches-per-user (0: no limit); absent: the default (handlers/watch-limit.ts). */
   maxWatchesPerUser?: number;
-  /** Authorization, admission and the self-review routes (api/security/access-control.ts). */
-  accessControl?: Pick<AccessControl, 'authorizer' | 'authorizationFilter' | 'admissionFilter' | 'reviews' | 'registry'>;
+  /** Authentication, authorization, admission and the self-review routes, built in one place (api/security/access-control.ts). */
+  accessControl: Pick<AccessControl, 'authenticationFilter' | 'impersonationFilter' | 'authorizationFilter' | 'admission' | 'reviews' | 'registry'>;
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
   extraHealthChecks?: readonly HealthCheck[];
-  /** Filters after admission, before the handler (tests that look at how the chain runs a request). */
+  /** Filters after authorization, before the handler (tests that look at how the chain runs a request). */
   extraFilters?: readonly Filter[];
   /** Where CPU-heavy stages of admitted requests run (api/server/execution-plane.ts); default: inline on the main thread. The caller closes it. */
   executionPlane?: ExecutionPlane;
@@ -136,7 +126,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const fsStore = store.for(storeResourceInfo(FLOWCONTROL_KINDS[1], apiDomain));
 
   const access = options.accessControl;
-  const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfReviews: access !== undefined });
+  const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfReviews: access.reviews.length > 0 });
   const servedLabels = new ServedLabels(discoveryModel);
   const metrics = createFairwayMetrics(servedLabels, { now: () => clock.now() });
   storageObjectsFamily(store).registerIn(metrics.registry);
@@ -233,32 +223,29 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const executor = plane.executor;
   let executorStarted = false;
   void plane.ready.then(() => (executorStarted = true));
-  const routes = new Map<string, ResourceRoute>();
-  for (const kind of FLOWCONTROL_KINDS as unknown as readonly KindInfo<never>[]) {
-    const resourceStore = kind.kind === FLOWCONTROL_KINDS[0].kind ? plcStore : fsStore;
-    const rest = new FlowcontrolRest({
-      store: resourceStore,
-      kind,
-      apiVersion,
-      group: groups.flowcontrol,
-      newUid: randomUUID,
-      nowMs,
-      managedFields: recorder,
-    });
-    routes.set(kind.resource, {
-      rest,
-      kind,
-      out: {
-        kind: kind.kind as FlowcontrolKind,
-        listKind: kind.listKind,
-        apiVersion,
-        metaGroup: groups.meta,
-        nowMs,
-        executor,
-        ...(apiDomain !== undefined ? { apiDomain } : {}),
-      },
-    });
-  }
+  const out = (kind: FlowcontrolKind, listKind: string) => ({
+    kind,
+    listKind,
+    apiVersion,
+    metaGroup: groups.meta,
+    nowMs,
+    executor,
+    ...(apiDomain !== undefined ? { apiDomain } : {}),
+  });
+  const registryDeps = {
+    apiVersion,
+    group: groups.flowcontrol,
+    newUid: randomUUID,
+    randomInt,
+    nowMs,
+    managedFields: recorder,
+    ...(access.admission !== undefined ? { admission: access.admission } : {}),
+  };
+  const registries: readonly ObjectRegistry[] = [
+    new KindRegistry({ ...registryDeps, store: plcStore, kind: PRIORITY_LEVEL }),
+    new KindRegistry({ ...registryDeps, store: fsStore, kind: FLOW_SCHEMA }),
+  ];
+  const routes = new Map<string, ResourceRoute>(registries.map((registry) => [registry.resource, { registry, out: out(registry.kind, registry.listKind) }]));
   const resources = createResourceHandler({
     routes,
     group: groups.flowcontrol,
@@ -291,17 +278,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const shutdown: HealthCheck = { name: 'shutdown', check: () => (shuttingDown ? 'the server is shutting down' : undefined) };
   const executionPlane: HealthCheck = { name: 'execution-plane', check: () => (executorStarted ? undefined : "the execution plane's threads are starting") };
 
-  const authentication = buildAuthenticator({
-    tokens: options.tokens,
-    anonymous: options.anonymousAuth ?? false,
-    ...(options.clientCaPem !== undefined ? { clientCaPems: [options.clientCaPem] } : {}),
-    wallClockMs: () => clock.now(),
-  });
-  if (!authentication.ok) throw new Error(authentication.error);
-  const filters: Filter[] = [
-    createAuthenticationFilter({ authenticator: authentication.authenticator, isPublicPath: isHealthPath, logger }),
-    createImpersonationFilter({ authorizer: access?.authorizer ?? alwaysAllowAuthorizer, ...(apiDomain !== undefined ? { apiDomain } : {}) }),
-  ];
+  const filters: Filter[] = [access.authenticationFilter, access.impersonationFilter];
   if (options.enablePriorityAndFairness) {
     filters.push(
       createPriorityAndFairnessFilter({ controller, enforce: options.apfEnforce, clock, watchTracker: watches, observer: metrics.apfFilterObserver }),
@@ -309,11 +286,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   }
   filters.push(
     createRequestMetricsFilter(metrics.requests, clock),
-    ...(access !== undefined ? [access.authorizationFilter, access.admissionFilter] : []),
+    ...(access.authorizationFilter !== undefined ? [access.authorizationFilter] : []),
     ...(options.extraFilters ?? []),
   );
 
-  const registry = access !== undefined ? Registry.merge([metrics.registry, access.registry]) : metrics.registry;
+  const registry = Registry.merge([metrics.registry, access.registry]);
   const extraRoutes = new Map<string, RouteHandler>([['/metrics', metricsHandler(registry)]]);
   if (options.enablePriorityAndFairness) for (const [path, handler] of createApfDebugHandlers(controller).byPath) extraRoutes.set(path, handler);
   const health = {
@@ -332,7 +309,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     requestTimeoutMs: options.requestTimeoutMs,
     filters,
     health,
-    resources: access !== undefined ? withReviewRoutes(resources, access.reviews) : resources,
+    resources: access.reviews.length > 0 ? withReviewRoutes(resources, access.reviews) : resources,
     describe: createDescriptionHandler({
       model: discoveryModel,
       ...(apiDomain !== undefined ? { apiDomain } : {}),

@@ -15,7 +15,8 @@ import { connectionOf, type Connection } from './connection.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { parseRequestInfo } from './request-info.ts';
-import { errorStatus, sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from '../handlers/respond.ts';
+import { sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from '../handlers/respond.ts';
+import { errorStatus } from '../engine-errors.ts';
 import { serveHealth, type HealthChecks } from '../handlers/health.ts';
 import { responseFlushed } from './response-flushed.ts';
 

@@ -13,6 +13,7 @@ import { createSecureApiServer, maxConcurrentStreams, type SecureServer } from '
 import { connectH2 } from '../testing/h2-client.ts';
 import { sampleValue } from '../testing/metrics.ts';
 import { validPlc } from '../testing/bad-input-corpus.ts';
+import { testAccessControl } from '../testing/access-control.ts';
 
 const PLC = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 const TOKEN = 'secure-server-test-token';
@@ -35,7 +36,7 @@ test.before(async () => {
     serverConcurrencyLimit: 600,
     enablePriorityAndFairness: true,
     apfEnforce: true,
-    tokens: new Map([[TOKEN, { name: 'admin', groups: ['system:masters'] }]]),
+    accessControl: await testAccessControl(new Map([[TOKEN, { name: 'admin', groups: ['system:masters'] }]])),
     serverAddress: () => '127.0.0.1',
   });
   secure = createSecureApiServer({ certPem: serving.certPem, keyPem: serving.keyPem, http2MaxStreamsPerConnection: 0, handler: fairway.apiServer.handle });

@@ -62,23 +62,25 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
   const tokens = new Map<string, UserInfo>(options.users ?? []);
   tokens.set(token, { name: 'admin', groups: ['system:masters'] });
   let address = '127.0.0.1:0';
-  let accessControl: AccessControl | undefined;
-  if (options.authorizationMode !== undefined) {
-    const built = await createAccessControl({
-      options: {
-        authorizationConfig: '',
-        authorizationMode: options.authorizationMode,
-        admissionControlConfigFile: '',
-        enableAdmissionPlugins: [],
-        apiDomain: 'k8s.io',
-      },
-      clock: realClock(),
-      logger: silentLogger,
-      skipAuthorization: isHealthPath,
-    });
-    if (!built.ok) throw new Error(built.error);
-    accessControl = built.value;
-  }
+  const built = await createAccessControl({
+    authentication: { tokens },
+    ...(options.authorizationMode !== undefined
+      ? {
+          options: {
+            authorizationConfig: '',
+            authorizationMode: options.authorizationMode,
+            admissionControlConfigFile: '',
+            enableAdmissionPlugins: [],
+            apiDomain: 'k8s.io',
+          },
+        }
+      : {}),
+    clock: realClock(),
+    logger: silentLogger,
+    isPublicPath: isHealthPath,
+  });
+  if (!built.ok) throw new Error(built.error);
+  const accessControl: AccessControl = built.value;
   const fairway = createFairwayServer({
     store,
     logger: silentLogger,
@@ -86,9 +88,8 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     serverConcurrencyLimit: 600,
     enablePriorityAndFairness: options.enablePriorityAndFairness ?? true,
     apfEnforce: true,
-    tokens,
     serverAddress: () => address,
-    ...(accessControl !== undefined ? { accessControl } : {}),
+    accessControl,
     ...(options.extraFilters !== undefined ? { extraFilters: options.extraFilters } : {}),
   });
   const server = createServer(HTTP1_SERVER_OPTIONS, fairway.apiServer.handle);
@@ -114,7 +115,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
       server.closeAllConnections();
       await closed;
       fairway.stop();
-      accessControl?.stop();
+      accessControl.stop();
       await store.close();
     },
   };

@@ -13,7 +13,7 @@ import { FieldPath, forbidden, invalid, typeInvalid } from '../resources/field-e
 import { normalizeRfc3339 } from '../resources/rfc3339.ts';
 import { isRecord, ownValue, setOwn } from '../own-property.ts';
 
-export type Shape =
+export type Shape = (
   | { readonly type: 'string' }
   | { readonly type: 'int32' }
   | { readonly type: 'int64' }
@@ -22,7 +22,14 @@ export type Shape =
   | { readonly type: 'any' }
   | { readonly type: 'array'; readonly items: Shape }
   | { readonly type: 'map'; readonly values: Shape }
-  | { readonly type: 'object'; readonly fields: Readonly<Record<string, Shape>>; readonly open: boolean };
+  | { readonly type: 'object'; readonly fields: Readonly<Record<string, Shape>>; readonly open: boolean }
+) & {
+  /** The Go type a type error names, where it is not the JSON type's (`v1.DeletionPropagation`, `[]string`). */
+  readonly goType?: string;
+};
+
+/** `shape`, with type errors naming `goType` as Go's decoder would. */
+export const named = (shape: Shape, goType: string): Shape => ({ ...shape, goType });
 
 export const string: Shape = { type: 'string' };
 export const int32: Shape = { type: 'int32' };
@@ -61,12 +68,24 @@ function writtenAsInteger(path: FieldPath, literals: ReadonlyMap<string, string>
   return literal === undefined || !/[.eE]/.test(literal);
 }
 
+/**
+ * What Go decodes into an int64: a plain integer literal within int64's range (`5e3` and `5.0` are
+ * not, and a literal past 2^53 is, though JavaScript holds it rounded).
+ */
+function isGoInt64(value: unknown, literal: string | undefined): boolean {
+  if (typeof value !== 'number') return false;
+  if (literal === undefined) return Number.isSafeInteger(value);
+  if (!/^-?\d+$/.test(literal)) return false;
+  const big = BigInt(literal);
+  return big >= -(2n ** 63n) && big < 2n ** 63n;
+}
+
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
 function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldError[], literals: ReadonlyMap<string, string> | undefined): unknown {
   const mismatch = (expected: string): undefined => {
-    errors.push(typeInvalid(path, value, `must be of type ${expected}`));
+    errors.push(typeInvalid(path, value, `must be of type ${shape.goType ?? expected}`));
     return undefined;
   };
   switch (shape.type) {
@@ -88,7 +107,7 @@ function decode(value: unknown, shape: Shape, path: FieldPath, errors: FieldErro
         ? value
         : mismatch('int32');
     case 'int64':
-      return Number.isSafeInteger(value) && writtenAsInteger(path, literals) ? value : mismatch('int64');
+      return isGoInt64(value, literals?.get(path.toString())) ? value : mismatch('int64');
     case 'array': {
       if (!Array.isArray(value)) return mismatch('array');
       return value.map((item, i) => decode(item, shape.items, path.index(i), errors, literals));

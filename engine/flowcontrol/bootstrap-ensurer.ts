@@ -15,7 +15,7 @@ import {
   suggestedFlowSchemas,
   suggestedPriorityLevels,
 } from '../resources/bootstrap.ts';
-import { FLOW_SCHEMA, PRIORITY_LEVEL, type KindInfo } from '../resources/kinds.ts';
+import { asKind, FLOW_SCHEMA, PRIORITY_LEVEL, type KindInfo } from '../resources/kinds.ts';
 import { prepareForCreate, prepareForUpdate } from '../resources/strategy.ts';
 import type { FlowSchema, KubeObject, PriorityLevelConfiguration } from '../resources/types.ts';
 import { isStoreErrorCode } from '../store/store-errors.ts';
@@ -106,9 +106,9 @@ async function ensureAll<T extends PriorityLevelConfiguration | FlowSchema>(
 ): Promise<void> {
   for (const wanted of bootstrap) {
     const name = wanted.metadata?.name ?? '';
-    const current = await getOrUndefined(store, name);
-    if (current === undefined) {
-      const prepared = prepareForCreate(kind.applyDefaults(wanted), { uid: deps.newUid(), nowMs: deps.clock.now() }) as unknown as KubeObject;
+    const stored = await getOrUndefined(store, name);
+    if (stored === undefined) {
+      const prepared = kind.untyped(prepareForCreate(kind.applyDefaults(wanted), { uid: deps.newUid(), nowMs: deps.clock.now() }));
       const object = deps.finishWrite?.(undefined, prepared) ?? prepared;
       try {
         await store.create(object);
@@ -118,10 +118,11 @@ async function ensureAll<T extends PriorityLevelConfiguration | FlowSchema>(
       }
       continue;
     }
-    const plan = planBootstrapUpdate(kind.kind as never, current as never, wanted as never, { mandatory });
+    const current = asKind(kind, stored);
+    const plan = planBootstrapUpdate(kind.kind, current, wanted, { mandatory });
     if (plan.action === 'none') continue;
-    const prepared = prepareForUpdate(kind, plan.object as T, current as unknown as T) as unknown as KubeObject;
-    const object = deps.finishWrite?.(current, prepared) ?? prepared;
+    const prepared = kind.untyped(prepareForUpdate(kind, plan.object, current));
+    const object = deps.finishWrite?.(stored, prepared) ?? prepared;
     try {
       await store.update(object, { preconditions: { uid: current.metadata?.uid, resourceVersion: current.metadata?.resourceVersion } });
       report.updated.push(`${kind.kind}/${name}`);
@@ -138,13 +139,13 @@ async function ensureAll<T extends PriorityLevelConfiguration | FlowSchema>(
 }
 
 async function removeUnwanted<T extends PriorityLevelConfiguration | FlowSchema>(kind: KindInfo<T>, store: ResourceStore, report: EnsureReport): Promise<void> {
-  const names = MANDATORY_NAMES[kind.kind as keyof typeof MANDATORY_NAMES];
-  const suggested = SUGGESTED_NAMES[kind.kind as keyof typeof SUGGESTED_NAMES];
+  const names = MANDATORY_NAMES[kind.kind];
+  const suggested = SUGGESTED_NAMES[kind.kind];
   const { items } = await store.list();
   for (const item of items) {
     const name = item.metadata?.name ?? '';
     if (names.has(name) || suggested.has(name)) continue;
-    if (!shouldRemoveUnwanted(item as never, kind.kind as never)) continue;
+    if (!shouldRemoveUnwanted(asKind(kind, item), kind.kind)) continue;
     try {
       await store.delete(name, { preconditions: { uid: item.metadata?.uid } });
       report.deleted.push(`${kind.kind}/${name}`);

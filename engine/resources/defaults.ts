@@ -22,7 +22,8 @@ export function defaultPriorityLevelConfiguration(obj: PriorityLevelConfiguratio
   return defaulted(PRIORITY_LEVEL_CONFIGURATION, obj);
 }
 
-function defaulted<T>(table: StructTable, obj: T): T {
+/** The defaults of `table` on a deep copy of any object (an untyped patched document included). */
+export function defaulted<T>(table: StructTable, obj: T): T {
   const copy = structuredClone(obj);
   // Not an object at all (or a spec that is not one): validation reports it.
   if (isRecord(copy)) applyTableDefaults(table, copy);

@@ -17,10 +17,20 @@ import { flowSchemaSpecsEqual, priorityLevelSpecsEqual } from './spec-equality.t
 import type { KindTable } from './schema/field-table.ts';
 import { FLOW_SCHEMA_TABLE } from './schema/flow-schema.ts';
 import { PRIORITY_LEVEL_TABLE } from './schema/priority-level-configuration.ts';
-import { FLOW_SCHEMA_RESOURCE, PRIORITY_LEVEL_RESOURCE, type FlowSchema, type PriorityLevelConfiguration } from './types.ts';
+import {
+  FLOW_SCHEMA_KIND,
+  FLOW_SCHEMA_RESOURCE,
+  PRIORITY_LEVEL_KIND,
+  PRIORITY_LEVEL_RESOURCE,
+  type FlowSchema,
+  type KubeObject,
+  type PriorityLevelConfiguration,
+} from './types.ts';
+import type { FlowcontrolKind } from './bootstrap.ts';
+import { isRecord } from '../own-property.ts';
 
 export interface KindInfo<T> {
-  readonly kind: string;
+  readonly kind: FlowcontrolKind;
   readonly listKind: string;
   /** Every field of the kind, nested structs included. */
   readonly table: KindTable;
@@ -32,10 +42,19 @@ export interface KindInfo<T> {
   validateUpdate(object: T, old: T): FieldError[];
   validateStatusUpdate(object: T, old: T): FieldError[];
   specsEqual(a: T, b: T): boolean;
+  /** True when `object` says it is of this kind: the one place an untyped object becomes a `T`. */
+  isKind(object: unknown): object is T;
+  /** The object as the store and the API handle every kind (a shallow copy). */
+  untyped(object: T): KubeObject;
+}
+
+/** The guard of `KindInfo.isKind`: objects of a kind carry its name in `kind`. */
+function kindGuard<T>(kind: FlowcontrolKind): (object: unknown) => object is T {
+  return (object: unknown): object is T => isRecord(object) && object.kind === kind;
 }
 
 export const PRIORITY_LEVEL: KindInfo<PriorityLevelConfiguration> = {
-  kind: PRIORITY_LEVEL_TABLE.kind,
+  kind: PRIORITY_LEVEL_KIND,
   listKind: PRIORITY_LEVEL_TABLE.listKind,
   table: PRIORITY_LEVEL_TABLE,
   resource: PRIORITY_LEVEL_RESOURCE,
@@ -45,10 +64,12 @@ export const PRIORITY_LEVEL: KindInfo<PriorityLevelConfiguration> = {
   validateUpdate: validatePriorityLevelConfigurationUpdate,
   validateStatusUpdate: validatePriorityLevelConfigurationStatusUpdate,
   specsEqual: (a, b) => priorityLevelSpecsEqual(a.spec, b.spec),
+  isKind: kindGuard<PriorityLevelConfiguration>(PRIORITY_LEVEL_KIND),
+  untyped: (object) => ({ ...object }),
 };
 
 export const FLOW_SCHEMA: KindInfo<FlowSchema> = {
-  kind: FLOW_SCHEMA_TABLE.kind,
+  kind: FLOW_SCHEMA_KIND,
   listKind: FLOW_SCHEMA_TABLE.listKind,
   table: FLOW_SCHEMA_TABLE,
   resource: FLOW_SCHEMA_RESOURCE,
@@ -58,9 +79,24 @@ export const FLOW_SCHEMA: KindInfo<FlowSchema> = {
   validateUpdate: validateFlowSchemaUpdate,
   validateStatusUpdate: validateFlowSchemaStatusUpdate,
   specsEqual: (a, b) => flowSchemaSpecsEqual(a.spec, b.spec),
+  isKind: kindGuard<FlowSchema>(FLOW_SCHEMA_KIND),
+  untyped: (object) => ({ ...object }),
 };
 
 export const FLOWCONTROL_KINDS = [PRIORITY_LEVEL, FLOW_SCHEMA] as const;
+
+/** An object of either flowcontrol kind. */
+export type FlowcontrolObject = PriorityLevelConfiguration | FlowSchema;
+
+/**
+ * An object read from this kind's keys (or sent to its path) as the kind's type: where it is says
+ * what it is, so its `kind` is set to this kind's name whatever it said (or if it said nothing).
+ */
+export function asKind<T>(kind: KindInfo<T>, object: KubeObject): T {
+  const named = { ...object, kind: kind.kind };
+  if (!kind.isKind(named)) throw new Error(`not a ${kind.kind}`);
+  return named;
+}
 
 /** The kind named `kind`, if it is one of these. */
 export function flowcontrolKind(kind: unknown): (typeof FLOWCONTROL_KINDS)[number] | undefined {

@@ -8,7 +8,7 @@ const message = (token: string): string => {
     decodeContinueToken(token);
   } catch (error) {
     assert.ok(isStoreError(error));
-    assert.is(error.httpCode, 400);
+    assert.is(error.code, 'FW_ERR_STORE_BAD_CONTINUE');
     return error.message;
   }
   return 'decoded';

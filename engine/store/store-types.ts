@@ -9,7 +9,7 @@
 // - Objects go in without metadata.resourceVersion on create; on update it is the optimistic-
 //   concurrency token (unset = unconditional). The store sets metadata.resourceVersion on
 //   everything it returns. uid, creationTimestamp and generation are the caller's, kept as given.
-// - Failures reject with a `StoreError` (store-errors.ts); `storeErrorStatus` makes the `Status`.
+// - Failures reject with a `StoreError` (store-errors.ts); the API edge makes the `Status` (api/engine-errors.ts).
 // - A watch never rejects after it starts: problems arrive as one ERROR event, then the end.
 
 import type { KubeObject } from '../resources/types.ts';

@@ -14,7 +14,7 @@ import { adoptWrittenObject, makeCachedObject, type CachedObject } from './cache
 import { CodecError, decodeFrozenObject, encodeObject } from './codec.ts';
 import { ResourceStoreImpl, type StoreCore as SharedStoreCore, type WriteHint } from './resource-store.ts';
 import { KeyLock } from './key-lock.ts';
-import { internalError, isStoreError, isStoreErrorCode, notOpenError, requestTooLargeError, storeErrorStatus, type StoreError } from './store-errors.ts';
+import { internalError, isStoreError, isStoreErrorCode, notOpenError, requestTooLargeError, type StoreError } from './store-errors.ts';
 import type { ResourceInfo, ResourceStore, Store, StoreDump, StoreState } from './store-types.ts';
 import { identityTransformer, type Transformer } from './transformers/transformer.ts';
 import { isKmsOutage } from './transformers/transform-error.ts';
@@ -482,7 +482,7 @@ export class StoreCore implements Store, SharedStoreCore {
     this.cancelRetry = undefined;
     this.failure = error;
     this.currentState = 'failed';
-    this.cache.closeWatchers(errorEvent(storeErrorStatus(error)));
+    this.cache.closeWatchers(errorEvent(error));
     this.cache.failWaiters(error);
   }
 }

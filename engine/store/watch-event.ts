@@ -9,6 +9,7 @@ import type { KubeObject, Status } from '../resources/types.ts';
 import { objectJsonBytes, type CachedObject, type StoredForm } from './cached-object.ts';
 import { goJsonText } from './go-json.ts';
 import type { ResourceInfo } from './resource-info.ts';
+import type { StoreError } from './store-errors.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
@@ -21,14 +22,17 @@ export class WatchEvent {
   readonly object: KubeObject | Status;
   /** The cache version behind the object, whose encodings are reused. */
   readonly form: StoredForm | undefined;
+  /** For ERROR: why the store ended the watch. */
+  readonly error: StoreError | undefined;
   private jsonText: string | undefined;
   private ownBytes: Buffer | undefined;
   private encodings: Map<(event: WatchEvent) => unknown, unknown> | undefined;
 
-  constructor(type: WatchEventType, object: KubeObject | Status, form?: StoredForm) {
+  constructor(type: WatchEventType, object: KubeObject | Status, form?: StoredForm, error?: StoreError) {
     this.type = type;
     this.object = object;
     this.form = form;
+    this.error = error;
   }
 
   /** The object's resourceVersion (every non-ERROR event has one). */
@@ -102,6 +106,12 @@ export function bookmarkEvent(resource: ResourceInfo, revision: number, initialE
   return new WatchEvent('BOOKMARK', object);
 }
 
-export function errorEvent(status: Status): WatchEvent {
-  return new WatchEvent('ERROR', Object.freeze(status));
+/**
+ * The event that ends a watch the store cut off. It carries the store's error; its object is the
+ * failure as far as the store can word it (message only). The API edge sends it as the Status
+ * kube-apiserver would send for the error (reason, code, details), built from `error`.
+ */
+export function errorEvent(error: StoreError): WatchEvent {
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: error.message };
+  return new WatchEvent('ERROR', Object.freeze(status), undefined, error);
 }

@@ -9,7 +9,7 @@
 
 import { cachedAtRevision, type CachedObject } from './cached-object.ts';
 import type { CacheEvent } from './event-window.ts';
-import { storeErrorStatus, watchTooSlowError } from './store-errors.ts';
+import { watchTooSlowError } from './store-errors.ts';
 import type { WatchConsumer, Watcher } from './store-types.ts';
 import { errorEvent, objectEvent, type WatchEvent } from './watch-event.ts';
 
@@ -99,7 +99,7 @@ export class CacheWatcher implements Watcher {
     if (this.pending >= this.bufferSize) {
       this.queue = [];
       this.head = 0;
-      this.finish(errorEvent(storeErrorStatus(watchTooSlowError(this.bufferSize))));
+      this.finish(errorEvent(watchTooSlowError(this.bufferSize)));
       return;
     }
     this.push(shown);

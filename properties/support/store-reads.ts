@@ -167,8 +167,8 @@ export class WatchFrom implements Command {
       for (let event = await probe.next(); event !== undefined && event !== 'done'; event = await probe.next()) got.push(event);
       if (revision > 0 && revision < windowStart(m, this.kind)) {
         assert.equal(
-          got.map((e) => [e.type, (e.object as { code?: number }).code]),
-          [['ERROR', 410]],
+          got.map((e) => [e.type, e.error?.code]),
+          [['ERROR', 'FW_ERR_STORE_EXPIRED']],
           `${what}: too old`,
         );
         return;

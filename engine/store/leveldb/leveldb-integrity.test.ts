@@ -3,6 +3,7 @@
 // (testing/leveldb-faults.ts); writes fail through the backend's fault hook.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { storeErrorStatus } from '../../../api/engine-errors.ts';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -174,7 +175,7 @@ test('after a failed write, reads go on, writes are refused with 503, and the st
     'FW_ERR_STORE_WRITES_UNAVAILABLE',
     /storage is not taking writes until it recovers from a failed write: writing to .* failed: ENOSPC/,
   );
-  assert.is(refusedWrite.httpCode, 503);
+  assert.is(storeErrorStatus(refusedWrite).code, 503);
   assert.is(refusedWrite.details?.retryAfterSeconds, 1);
   assert.ok(store.writeOutage !== undefined);
   assert.is(store.state, 'open');

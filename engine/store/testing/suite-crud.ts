@@ -4,7 +4,7 @@
 import * as assert from 'uvu/assert';
 import type { Test } from 'uvu';
 import type { KubeObject } from '../../resources/types.ts';
-import { storeErrorStatus } from '../store-errors.ts';
+import { storeErrorStatus } from '../../../api/engine-errors.ts';
 import { plc, rejects, rvOf, settle, withStore, type SuiteHarness } from './suite-kit.ts';
 
 const failureOf = (promise: Promise<unknown>): Promise<unknown> =>

@@ -5,7 +5,8 @@ import * as assert from 'uvu/assert';
 import type { Test } from 'uvu';
 import { objectJsonBytes } from '../cached-object.ts';
 import { encodeContinueToken } from '../continue-token.ts';
-import { CONTINUE_INCONSISTENT_MESSAGE, storeErrorStatus } from '../store-errors.ts';
+import { CONTINUE_INCONSISTENT_MESSAGE } from '../store-errors.ts';
+import { storeErrorStatus } from '../../../api/engine-errors.ts';
 import { namesOf, plc, probe, rejects, rvOf, settle, summary, withStore, type SuiteHarness } from './suite-kit.ts';
 
 export function listTests(test: Test, harness: SuiteHarness): void {

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import type { Test } from 'uvu';
 import type { KubeObject, Status } from '../../resources/types.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../watch-event.ts';
+import { storeErrorStatus } from '../../../api/engine-errors.ts';
 import { plc, probe, rejects, rvOf, summary, withStore, type SuiteHarness } from './suite-kit.ts';
 
 export function watchTests(test: Test, harness: SuiteHarness): void {
@@ -54,7 +55,8 @@ export function watchTests(test: Test, harness: SuiteHarness): void {
       const old = probe(await plcs.watch({ resourceVersion: a.metadata!.resourceVersion! }));
       const [error] = await old.take(1);
       assert.is(error!.type, 'ERROR');
-      assert.equal(error!.object, {
+      assert.is(error!.error?.code, 'FW_ERR_STORE_EXPIRED');
+      assert.equal(storeErrorStatus(error!.error!), {
         kind: 'Status',
         apiVersion: 'v1',
         metadata: {},
@@ -149,7 +151,8 @@ export function watchTests(test: Test, harness: SuiteHarness): void {
       assert.is(seen.length, 6);
       const [error] = await slow.take(1);
       assert.is(error!.type, 'ERROR');
-      assert.is((error!.object as Status).reason, 'Timeout');
+      assert.is(error!.error?.code, 'FW_ERR_STORE_WATCH_TOO_SLOW');
+      assert.is(storeErrorStatus(error!.error!).reason, 'Timeout');
       assert.match((error!.object as Status).message ?? '', /fell 3 events behind/);
       await slow.done();
       assert.is(store.dump().resources.find((r) => r.prefix.endsWith('/prioritylevelconfigurations/'))?.watchers, 1);

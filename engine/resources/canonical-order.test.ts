@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PRIORITY_LEVEL_SHAPE } from '../../engine/config/flowcontrol-kinds.ts';
+import { PRIORITY_LEVEL_SHAPE } from '../config/flowcontrol-kinds.ts';
 import { canonicalOrder } from './canonical-order.ts';
 
 test('kind and apiVersion first, struct fields in Go order, map keys sorted', () => {

@@ -4,9 +4,9 @@
 // same content then encode to the same bytes, which is how the store recognises a no-op update
 // (same resourceVersion, no watch event, as kubectl's "patched (no change)" expects), and the JSON
 // reads as kube-apiserver's does.
-import type { Shape } from '../../engine/config/object-shape.ts';
-import type { KubeObject } from '../../engine/resources/types.ts';
-import { setOwn } from '../../engine/own-property.ts';
+import type { Shape } from '../config/object-shape.ts';
+import type { KubeObject } from './types.ts';
+import { setOwn } from '../own-property.ts';
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 

@@ -1,54 +1,59 @@
-// The object semantics of one flowcontrol kind behind the HTTP verbs (kube-apiserver's generic
-// registry Store with the PLC/FS strategies): create, update, status update, delete with
-// finalizers, delete collection, each with dry run. HTTP parsing and encoding live in the
-// handlers; this module sees decoded objects and parsed options only.
+// The registry of one kind (kube-apiserver's generic registry Store with the kind's strategy): the
+// object semantics behind the API's verbs — create, update, status update, delete with
+// finalizers, delete collection, each with dry run. It sees decoded objects and parsed options;
+// decoding requests and encoding answers is the API's, and so is turning its errors into `Status`.
 //
 // Order of one write, as in kube-apiserver: the caller's object → defaulting → the strategy's
-// prepare step (server-set fields, status or spec kept from the stored object) → validation (422)
-// → managedFields bookkeeping → canonical key order → the store (optimistic concurrency there).
-import { randomInt } from 'node:crypto';
-import type { KindInfo } from '../../engine/resources/kinds.ts';
-import { prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from '../../engine/resources/strategy.ts';
-import type { FieldError } from '../../engine/resources/field-errors.ts';
-import type { KubeObject, Status } from '../../engine/resources/types.ts';
-import { conflictError, isStoreErrorCode, preconditionError } from '../../engine/store/store-errors.ts';
-import type { ListOptions, ListResult, Preconditions, ResourceStore } from '../../engine/store/store-types.ts';
-import { resourcePrefix } from '../../engine/store/store.ts';
-import { alreadyExists, ApiError, badRequest, invalid } from '../errors.ts';
-import { canonicalOrder } from './canonical-order.ts';
-import { shapeOf } from './decode.ts';
-import { deletionFinalizers, markAsDeleting } from '../../engine/resources/deletion.ts';
-import type { DeleteOptions } from './query.ts';
+// prepare step (server-set fields, status or spec kept from the stored object) → validation →
+// validating admission → managedFields bookkeeping → canonical key order → the store (optimistic
+// concurrency there).
+import type { AdmissionChain, AdmissionOperation } from '../auth/admission/admission.ts';
+import { canonicalOrder } from '../resources/canonical-order.ts';
+import { deletionFinalizers, markAsDeleting } from '../resources/deletion.ts';
+import type { FlowcontrolKind } from '../resources/bootstrap.ts';
+import type { FieldError } from '../resources/field-errors.ts';
+import { asKind, type FlowcontrolObject, type KindInfo } from '../resources/kinds.ts';
+import { decodingShape } from '../resources/schema/decoding-shape.ts';
+import { prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from '../resources/strategy.ts';
+import type { KubeObject, Status } from '../resources/types.ts';
+import type { Shape } from '../config/object-shape.ts';
+import { alreadyExistsError, conflictError, isStoreErrorCode, preconditionError, type ResourceNaming } from '../store/store-errors.ts';
+import type { ListOptions, ListResult, Preconditions, ResourceStore } from '../store/store-types.ts';
+import { resourcePrefix } from '../store/store.ts';
+import { admitWrite, type Requester } from './requester.ts';
+import { RegistryError } from './registry-errors.ts';
+import type { DeleteOptions } from './delete-options.ts';
 
 export type Subresource = '' | 'status';
 
-/** managedFields bookkeeping for a non-apply write (the patch package provides the real one). */
+/** managedFields bookkeeping for a non-apply write (the API's patch package provides the real one). */
 export interface ManagedFieldsRecorder {
   /** `next` with managedFields updated for an Update by `manager` (previous undefined on create). */
   recordUpdate(previous: KubeObject | undefined, next: KubeObject, manager: string, subresource: Subresource): KubeObject;
 }
 
-export interface FlowcontrolRestDeps {
+export interface KindRegistryDeps<T extends FlowcontrolObject> {
   store: ResourceStore;
-  kind: KindInfo<never>;
+  kind: KindInfo<T>;
   /** `flowcontrol.apiserver.k8s.io/v1`. */
   apiVersion: string;
   group: string;
   newUid: () => string;
+  /** A uniform integer in [0, n): the random part of generated names (injected, as all randomness is). */
+  randomInt: (n: number) => number;
   /** Wall-clock epoch milliseconds (creationTimestamp, deletionTimestamp). */
   nowMs: () => number;
   managedFields: ManagedFieldsRecorder;
+  /** Validating admission, run on every write just before the store; none configured: every write is admitted. */
+  admission?: AdmissionChain;
 }
-
-/** Validating admission (api/filters/admission.ts `admissionHook`): throws the refusal's ApiError. */
-export type Admit = (operation: 'CREATE' | 'UPDATE' | 'DELETE', object: KubeObject | undefined, oldObject: KubeObject | undefined) => void;
 
 export interface WriteContext {
   dryRun: boolean;
-  /** Runs validating admission on the object about to be stored. */
-  admit?: Admit;
   /** The field manager after defaulting from the User-Agent. */
   manager: string;
+  /** Who writes, as admission sees them. */
+  requester: Requester;
   /** False when the caller (server-side apply) has already set managedFields. */
   recordManagedFields?: boolean;
   /** Server-side apply: its managedFields are the point of the write, so a too-large object is not retried without them. */
@@ -62,6 +67,19 @@ export type Produce = (current: KubeObject) => KubeObject | Promise<KubeObject>;
 
 export type DeleteOutcome = { type: 'deleted'; status: Status; object: KubeObject } | { type: 'pending'; object: KubeObject; accepted: boolean };
 
+/** What the API's handlers call, whichever kind is behind it. */
+export interface ObjectRegistry {
+  readonly kind: FlowcontrolKind;
+  readonly listKind: string;
+  readonly resource: string;
+  readonly store: ResourceStore;
+  create(object: KubeObject, context: WriteContext): Promise<KubeObject>;
+  update(name: string, subresource: Subresource, produce: Produce, context: WriteContext, preconditions?: Preconditions): Promise<KubeObject>;
+  replaceWith(object: KubeObject): Produce;
+  delete(name: string, options: DeleteOptions, requester: Requester): Promise<DeleteOutcome>;
+  deleteCollection(listOptions: ListOptions, options: DeleteOptions, requester: Requester): Promise<ListResult>;
+}
+
 // Kubernetes' SimpleNameGenerator: 5 characters from an alphabet without vowels or look-alikes.
 const NAME_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 const GENERATED_SUFFIX_LENGTH = 5;
@@ -70,14 +88,32 @@ const MAX_GENERATED_BASE_LENGTH = 63 - GENERATED_SUFFIX_LENGTH;
 /** Thrown out of a delete's read-modify-write when no finalizer is left (Kubernetes' errDeleteNow). */
 const DELETE_NOW = Symbol('delete now');
 
-export function generateName(base: string): string {
+export function generateName(base: string, randomInt: (n: number) => number): string {
   let suffix = '';
   for (let i = 0; i < GENERATED_SUFFIX_LENGTH; i++) suffix += NAME_ALPHABET[randomInt(NAME_ALPHABET.length)];
   return `${base.slice(0, MAX_GENERATED_BASE_LENGTH)}${suffix}`;
 }
 
-export class FlowcontrolRest {
-  constructor(private readonly deps: FlowcontrolRestDeps) {}
+export class KindRegistry<T extends FlowcontrolObject> implements ObjectRegistry {
+  private readonly naming: ResourceNaming;
+  private readonly shape: Shape;
+  /** The kind as admission names it: `{group, version, kind}`. */
+  private readonly admissionKind: { group: string; version: string; kind: string };
+
+  constructor(private readonly deps: KindRegistryDeps<T>) {
+    this.naming = { group: deps.group, resource: deps.kind.resource, kind: deps.kind.kind };
+    this.shape = decodingShape(deps.kind.table.struct);
+    const [group = '', version = ''] = deps.apiVersion.split('/');
+    this.admissionKind = { group, version, kind: deps.kind.kind };
+  }
+
+  get kind(): FlowcontrolKind {
+    return this.deps.kind.kind;
+  }
+
+  get listKind(): string {
+    return this.deps.kind.listKind;
+  }
 
   get resource(): string {
     return this.deps.kind.resource;
@@ -91,16 +127,16 @@ export class FlowcontrolRest {
   async create(object: KubeObject, context: WriteContext): Promise<KubeObject> {
     const { kind } = this.deps;
     const metadata = { ...(object.metadata ?? {}) };
-    if ((metadata.name ?? '') === '' && (metadata.generateName ?? '') !== '') metadata.name = generateName(metadata.generateName!);
+    if ((metadata.name ?? '') === '' && (metadata.generateName ?? '') !== '') metadata.name = generateName(metadata.generateName!, this.deps.randomInt);
     const resourceVersion = metadata.resourceVersion ?? '';
-    if (resourceVersion !== '' && resourceVersion !== '0') throw new ApiError(badRequest('resourceVersion should not be set on objects to be created'));
-    let next = kind.applyDefaults({ ...object, metadata } as never) as KubeObject;
-    next = prepareForCreate(next, { uid: this.deps.newUid(), nowMs: this.deps.nowMs() });
+    if (resourceVersion !== '' && resourceVersion !== '0') throw new RegistryError({ code: 'FW_ERR_REGISTRY_RESOURCE_VERSION_ON_CREATE' });
+    const next = prepareForCreate(kind.applyDefaults(this.typed({ ...object, metadata })), { uid: this.deps.newUid(), nowMs: this.deps.nowMs() });
     const name = next.metadata?.name ?? '';
-    this.validate(kind.validateCreate(next as never), name);
-    context.admit?.('CREATE', next, undefined);
-    if (context.recordManagedFields !== false) next = this.deps.managedFields.recordUpdate(undefined, next, context.manager, '');
-    next = this.finish(next);
+    this.validate(kind.validateCreate(next), name);
+    let stored = this.untyped(next);
+    this.admit('CREATE', stored, undefined, context.requester);
+    if (context.recordManagedFields !== false) stored = this.deps.managedFields.recordUpdate(undefined, stored, context.manager, '');
+    stored = this.finish(stored);
     if (context.dryRun) {
       // Existence is checked as a real create would check it (409 AlreadyExists).
       const exists = await this.deps.store.get(name).then(
@@ -110,20 +146,20 @@ export class FlowcontrolRest {
           throw error;
         },
       );
-      if (exists) throw new ApiError(alreadyExists({ group: this.deps.group, resource: kind.resource }, name));
-      return next;
+      if (exists) throw alreadyExistsError(this.naming, name);
+      return stored;
     }
     try {
-      return await this.deps.store.create(next);
+      return await this.deps.store.create(stored);
     } catch (error) {
-      if (!mayRetryWithoutManagedFields(error, next, context)) throw error;
-      return this.deps.store.create(withoutManagedFields(next));
+      if (!mayRetryWithoutManagedFields(error, stored, context)) throw error;
+      return this.deps.store.create(withoutManagedFields(stored));
     }
   }
 
   /**
    * PUT, PATCH and their /status forms: `produce` gives the caller's object from the stored one.
-   * Throws 404 for a missing object (no create on update for these kinds).
+   * Throws NotFound for a missing object (no create on update for these kinds).
    */
   async update(name: string, subresource: Subresource, produce: Produce, context: WriteContext, preconditions?: Preconditions): Promise<KubeObject> {
     const tryUpdate = async (current: KubeObject): Promise<KubeObject> => {
@@ -132,7 +168,7 @@ export class FlowcontrolRest {
     };
     if (context.dryRun) {
       const current = await this.deps.store.get(name);
-      checkPreconditions(this.deps, current, preconditions);
+      this.checkPreconditions(current, preconditions);
       const next = await tryUpdate(current);
       return withResourceVersion(next, current.metadata?.resourceVersion);
     }
@@ -163,10 +199,10 @@ export class FlowcontrolRest {
    * collector's finalizer (Orphan, Foreground); an object left with any finalizer is marked for
    * deletion and returned, one without is removed at once.
    */
-  async delete(name: string, options: DeleteOptions, admit?: Admit): Promise<DeleteOutcome> {
+  async delete(name: string, options: DeleteOptions, requester: Requester): Promise<DeleteOutcome> {
     const current = await this.deps.store.get(name);
-    checkPreconditions(this.deps, current, options.preconditions);
-    admit?.('DELETE', undefined, current);
+    this.checkPreconditions(current, options.preconditions);
+    this.admit('DELETE', undefined, current, requester);
     const accepted = options.orphanDependents === false;
     const existing = current.metadata?.finalizers ?? [];
     if (existing.length > 0 || deletionFinalizers(existing, options).changed) {
@@ -177,7 +213,7 @@ export class FlowcontrolRest {
         const metadata = { ...next.metadata };
         if (changed) metadata.finalizers = finalizers;
         delete metadata.resourceVersion;
-        return canonicalOrder({ ...next, metadata }, shapeOf(this.deps.kind.kind));
+        return canonicalOrder({ ...next, metadata }, this.shape);
       };
       try {
         if (options.dryRun) return { type: 'pending', object: withResourceVersion(mark(current), current.metadata?.resourceVersion), accepted };
@@ -199,21 +235,17 @@ export class FlowcontrolRest {
    * when a limit is given, with its continue token and remaining count) each deleted as a single
    * DELETE would be; the answer is that list as it was listed.
    */
-  async deleteCollection(listOptions: ListOptions, options: DeleteOptions, admit?: Admit): Promise<ListResult> {
+  async deleteCollection(listOptions: ListOptions, options: DeleteOptions, requester: Requester): Promise<ListResult> {
     const list = await this.deps.store.list(listOptions);
     for (const item of list.items) {
       try {
-        await this.delete(item.metadata?.name ?? '', options, admit);
+        await this.delete(item.metadata?.name ?? '', options, requester);
       } catch (error) {
         // Deleted by someone else meanwhile: that is what was asked for.
         if (!isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND')) throw error;
       }
     }
     return list;
-  }
-
-  private get naming() {
-    return { group: this.deps.group, resource: this.deps.kind.resource, kind: this.deps.kind.kind };
   }
 
   private deleteSuccess(name: string, uid: string): Status {
@@ -224,24 +256,43 @@ export class FlowcontrolRest {
 
   private prepareUpdate(given: KubeObject, current: KubeObject, subresource: Subresource, context: WriteContext): KubeObject {
     const { kind } = this.deps;
-    const defaulted = kind.applyDefaults(given as never) as KubeObject;
-    let next: KubeObject;
-    let errors;
+    const defaulted = kind.applyDefaults(this.typed(given));
+    const old = this.typed(current);
+    let next: T;
+    let errors: FieldError[];
     if (subresource === 'status') {
-      next = prepareForStatusUpdate(defaulted, current);
-      errors = kind.validateStatusUpdate(next as never, current as never);
+      next = prepareForStatusUpdate(defaulted, old);
+      errors = kind.validateStatusUpdate(next, old);
     } else {
-      next = prepareForUpdate(kind as KindInfo<KubeObject>, defaulted, current);
-      errors = kind.validateUpdate(next as never, current as never);
+      next = prepareForUpdate(kind, defaulted, old);
+      errors = kind.validateUpdate(next, old);
     }
     this.validate(errors, current.metadata?.name ?? '');
-    context.admit?.('UPDATE', next, current);
-    if (context.recordManagedFields !== false) next = this.deps.managedFields.recordUpdate(current, next, context.manager, subresource);
-    return this.finish(next);
+    let stored = this.untyped(next);
+    this.admit('UPDATE', stored, current, context.requester);
+    if (context.recordManagedFields !== false) stored = this.deps.managedFields.recordUpdate(current, stored, context.manager, subresource);
+    return this.finish(stored);
+  }
+
+  /**
+   * The caller's object as the kind's type. Type meta is the registry's to set (`finish` sets it
+   * again on the way out), so a body or patch that changed `kind` is stored as this kind all the same.
+   */
+  private typed(object: KubeObject): T {
+    return asKind(this.deps.kind, object);
+  }
+
+  private untyped(object: T): KubeObject {
+    return this.deps.kind.untyped(object);
   }
 
   private validate(errors: readonly FieldError[], name: string): void {
-    if (errors.length > 0) throw new ApiError(invalid({ group: this.deps.group, kind: this.deps.kind.kind }, name, errors));
+    if (errors.length > 0) throw new RegistryError({ code: 'FW_ERR_REGISTRY_INVALID', group: this.deps.group, kind: this.deps.kind.kind, name, errors });
+  }
+
+  /** Validating admission (when configured) on the object about to be stored; a refusal is thrown. */
+  private admit(operation: AdmissionOperation, object: KubeObject | undefined, oldObject: KubeObject | undefined, requester: Requester): void {
+    if (this.deps.admission !== undefined) admitWrite(this.deps.admission, requester, operation, this.admissionKind, object, oldObject);
   }
 
   /** Type meta set, resourceVersion left to the store, keys in canonical order. */
@@ -251,7 +302,7 @@ export class FlowcontrolRest {
       const { resourceVersion: _rv, ...metadata } = next.metadata;
       next.metadata = metadata;
     }
-    return canonicalOrder(next, shapeOf(this.deps.kind.kind));
+    return canonicalOrder(next, this.shape);
   }
 
   /** An update that removed the last finalizer of an object being deleted completes the deletion. */
@@ -264,6 +315,18 @@ export class FlowcontrolRest {
       // Changed or deleted meanwhile: whoever did it owns the outcome.
       if (isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND') || isStoreErrorCode(error, 'FW_ERR_STORE_PRECONDITION_FAILED')) return object;
       throw error;
+    }
+  }
+
+  private checkPreconditions(current: KubeObject, preconditions: Preconditions | undefined): void {
+    if (preconditions === undefined) return;
+    const meta = current.metadata ?? {};
+    const key = `${resourcePrefix(this.naming)}${meta.name ?? ''}`;
+    if (preconditions.uid !== undefined && preconditions.uid !== (meta.uid ?? '')) {
+      throw preconditionError(this.naming, meta.name ?? '', key, 'UID', preconditions.uid, meta.uid ?? '');
+    }
+    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== (meta.resourceVersion ?? '')) {
+      throw preconditionError(this.naming, meta.name ?? '', key, 'ResourceVersion', preconditions.resourceVersion, meta.resourceVersion ?? '');
     }
   }
 }
@@ -285,17 +348,4 @@ function withoutManagedFields(object: KubeObject): KubeObject {
 function withResourceVersion(object: KubeObject, resourceVersion: string | undefined): KubeObject {
   if (resourceVersion === undefined) return object;
   return { ...object, metadata: { ...object.metadata, resourceVersion } };
-}
-
-function checkPreconditions(deps: FlowcontrolRestDeps, current: KubeObject, preconditions: Preconditions | undefined): void {
-  if (preconditions === undefined) return;
-  const meta = current.metadata ?? {};
-  const naming = { group: deps.group, resource: deps.kind.resource, kind: deps.kind.kind };
-  const key = `${resourcePrefix(naming)}${meta.name ?? ''}`;
-  if (preconditions.uid !== undefined && preconditions.uid !== (meta.uid ?? '')) {
-    throw preconditionError(naming, meta.name ?? '', key, 'UID', preconditions.uid, meta.uid ?? '');
-  }
-  if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== (meta.resourceVersion ?? '')) {
-    throw preconditionError(naming, meta.name ?? '', key, 'ResourceVersion', preconditions.resourceVersion, meta.resourceVersion ?? '');
-  }
 }
