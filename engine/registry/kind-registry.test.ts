@@ -99,7 +99,7 @@ test('admission is the registry’s own dependency: it sees the stored-to-be obj
   await registry.create(level('a'), { dryRun: false, manager: 'm', requester: requester(warnings) });
   assert.equal(warnings, ['looked']);
   assert.equal([seen[0]?.operation, seen[0]?.name, seen[0]?.kind.kind, seen[0]?.user.name], ['CREATE', 'a', 'PriorityLevelConfiguration', 'alice']);
-  assert.is((seen[0]?.object?.metadata as { uid?: string }).uid, 'uid-1', 'admission sees the prepared object');
+  assert.is((seen[0]?.object?.metadata as { uid?: string } | undefined)?.uid, 'uid-1', 'admission sees the prepared object');
   const refused = await refusal(registry.delete('a', { dryRun: false }, requester()));
   assert.ok(isRegistryError(refused) && refused.facts.code === 'FW_ERR_REGISTRY_ADMISSION_REJECTED');
   assert.equal(refused.facts.rejection, { kind: 'rate-limited', message: 'slow down' });

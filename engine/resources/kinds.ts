@@ -85,9 +85,6 @@ export const FLOW_SCHEMA: KindInfo<FlowSchema> = {
 
 export const FLOWCONTROL_KINDS = [PRIORITY_LEVEL, FLOW_SCHEMA] as const;
 
-/** An object of either flowcontrol kind. */
-export type FlowcontrolObject = PriorityLevelConfiguration | FlowSchema;
-
 /**
  * An object read from this kind's keys (or sent to its path) as the kind's type: where it is says
  * what it is, so its `kind` is set to this kind's name whatever it said (or if it said nothing).
