@@ -7,7 +7,6 @@ import {
   API_ERRORS,
   ApiError,
   RETIRED_ERROR_CODES,
-  alreadyExists,
   conflict,
   errorCodeOf,
   forbidden,
@@ -28,7 +27,7 @@ import {
 } from './errors.ts';
 import { errorStatus, EXECUTOR_ERROR_SENT_AS, REGISTRY_ERROR_SENT_AS, STORE_ERROR_STATUS, storeErrorStatus } from './engine-errors.ts';
 import { REGISTRY_ERROR_CODES } from '../engine/registry/registry-errors.ts';
-import { STORE_ERROR_CODES, StoreError } from '../engine/store/store-errors.ts';
+import { alreadyExistsError, STORE_ERROR_CODES, StoreError } from '../engine/store/store-errors.ts';
 import { EXECUTOR_ERROR_CODES, ExecutorError } from '../workers/executor-errors.ts';
 
 const PLC = { group: 'flowcontrol.apiserver.k8s.io', resource: 'prioritylevelconfigurations' };
@@ -123,9 +122,11 @@ test('Unauthorized is the exact body kubectl expects, without details', () => {
 });
 
 test('AlreadyExists and Conflict', () => {
-  const exists = alreadyExists(PLC, 'a');
-  assert.is(exists.message, 'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "a" already exists');
-  assert.equal([exists.reason, exists.code], ['AlreadyExists', 409]);
+  const exists = storeErrorStatus(alreadyExistsError({ ...PLC, kind: 'PriorityLevelConfiguration' }, 'a'));
+  assert.is(
+    wire(exists),
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io \\"a\\" already exists","reason":"AlreadyExists","details":{"name":"a","group":"flowcontrol.apiserver.k8s.io","kind":"prioritylevelconfigurations"},"code":409}',
+  );
   const stale = conflict(PLC, 'alpha');
   assert.is(
     stale.message,

@@ -47,7 +47,6 @@ const entry = (reason: StatusReason, httpCode: number, message: string): ErrorEn
 export const API_ERRORS = {
   FW_ERR_RESOURCE_NOT_FOUND: entry('NotFound', 404, '%s %q not found'),
   FW_ERR_ROUTE_NOT_FOUND: entry('NotFound', 404, 'the server could not find the requested resource'),
-  FW_ERR_RESOURCE_ALREADY_EXISTS: entry('AlreadyExists', 409, '%s %q already exists'),
   FW_ERR_RESOURCE_CONFLICT: entry('Conflict', 409, 'Operation cannot be fulfilled on %s %q: %s'),
   FW_ERR_APPLY_CONFLICT: entry('Conflict', 409, '%s'),
   FW_ERR_RESOURCE_INVALID: entry('Invalid', 422, '%s %q is invalid: %s'),
@@ -102,6 +101,8 @@ export const RETIRED_ERROR_CODES: readonly string[] = [
   'FW_ERR_LIST_CONTINUE_EXPIRED_NO_TOKEN',
   'FW_ERR_APF_TOO_MANY_REQUESTS',
   'FW_ERR_SERVER_UNAVAILABLE',
+  // A taken name is the store's AlreadyExists (FW_ERR_STORE_ALREADY_EXISTS), a dry run's included.
+  'FW_ERR_RESOURCE_ALREADY_EXISTS',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -210,10 +211,6 @@ export function notFound(gr: GroupResource, name: string): Status {
 /** 404 for a path no route serves (kube-apiserver's not-found handler: empty details). */
 export function routeNotFound(): Status {
   return build('FW_ERR_ROUTE_NOT_FOUND', format('FW_ERR_ROUTE_NOT_FOUND'), {});
-}
-
-export function alreadyExists(gr: GroupResource, name: string): Status {
-  return build('FW_ERR_RESOURCE_ALREADY_EXISTS', format('FW_ERR_RESOURCE_ALREADY_EXISTS', qualifiedResource(gr), name), resourceDetails(gr, name));
 }
 
 /** 409 for a failed precondition; `detail` defaults to the stale-resourceVersion text. */
