@@ -68,7 +68,6 @@ export interface AccessControlOptions {
   authentication: AuthenticationOptions;
   /** Authorization and admission settings; absent: AlwaysAllow without its filter, no admission, no self reviews. */
   options?: Pick<ServeOptions, 'authorizationConfig' | 'authorizationMode' | 'admissionControlConfigFile' | 'enableAdmissionPlugins' | 'apiDomain'>;
-  apiDomain?: string;
   clock: Clock;
   logger: Logger;
   /** Where the authorization metrics are registered; a new Registry when absent. */
@@ -83,7 +82,7 @@ export interface AccessControlOptions {
 
 export async function createAccessControl(input: AccessControlOptions): Promise<{ ok: true; value: AccessControl } | { ok: false; error: string }> {
   const { options, clock, logger } = input;
-  const apiDomain = options?.apiDomain ?? input.apiDomain;
+  const apiDomain = options?.apiDomain;
   const registry = input.registry ?? new Registry();
   const { tokens, anonymousAuth, clientCaPem } = input.authentication;
   const authentication = buildAuthenticator({
