@@ -34,7 +34,9 @@ export function createAuthenticationFilter(options: AuthenticationOptions): Filt
   return (context, next) => {
     const result = authenticator.authenticate(authenticationRequestOf(context.req, context.connection));
     if (result.kind === 'authenticated') {
-      delete context.req.headers.authorization;
+      // Cleared rather than deleted: deleting a property costs a runtime call and leaves the
+      // headers object slow for every later lookup.
+      context.req.headers.authorization = undefined;
       context.user = result.user;
       return next();
     }

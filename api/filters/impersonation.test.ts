@@ -48,6 +48,15 @@ test('an allowed impersonation replaces the user, keeps the requestor and drops 
   assert.equal(Object.keys(headers), ['accept']);
 });
 
+test('impersonation header names are matched in any case, after other headers', async () => {
+  for (const name of ['impersonate-user', 'IMPERSONATE-USER', 'iMpErSoNaTe-UsEr']) {
+    const filter = createImpersonationFilter({ authorizer: policy });
+    const { context } = fakeContext(['Accept', 'application/json', 'Ignore-Me', 'x', name, 'jane']);
+    await filter(context, async () => undefined);
+    assert.is(context.user?.name, 'jane', name);
+  }
+});
+
 test('a refused impersonation is 403 with Kubernetes message', async () => {
   const filter = createImpersonationFilter({ authorizer: policy });
   const { context, written } = fakeContext(['Impersonate-User', 'jane', 'Impersonate-Group', 'system:masters']);

@@ -21,10 +21,23 @@ export interface ImpersonationFilterOptions {
 export function createImpersonationFilter(options: ImpersonationFilterOptions): Filter {
   // Not async on the common path: a request without impersonation headers (nearly all) is handed
   // on without another promise wrapped around the rest of the chain, which a watch would keep.
-  return (context, next) => {
-    for (const name in context.req.headers) if (name.startsWith(IMPERSONATE_HEADER_PREFIX)) return impersonateThenNext(options, context, next);
-    return next();
-  };
+  return (context, next) => (hasImpersonationHeader(context.req.rawHeaders) ? impersonateThenNext(options, context, next) : next());
+}
+
+const LOWER_I = 0x69;
+
+/**
+ * Whether any header line starts with `Impersonate-` (any case). Read from the raw lines, an array,
+ * rather than by enumerating the headers object, which costs a runtime call per request; a name is
+ * lower-cased only when it starts with an `i`.
+ */
+function hasImpersonationHeader(raw: readonly string[]): boolean {
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length >= IMPERSONATE_HEADER_PREFIX.length && (name.charCodeAt(0) | 0x20) === LOWER_I && name.toLowerCase().startsWith(IMPERSONATE_HEADER_PREFIX))
+      return true;
+  }
+  return false;
 }
 
 async function impersonateThenNext(options: ImpersonationFilterOptions, context: RequestContext, next: () => Promise<void>): Promise<void> {

@@ -17,7 +17,8 @@ import type { Clock } from '../../engine/clock.ts';
 import type { Classification } from '../../engine/flowcontrol/classifier.ts';
 import type { AdmitOutcome, AdmitRequest, FlowController } from '../../engine/flowcontrol/controller.ts';
 import type { InterestedWatches } from '../../engine/flowcontrol/interested-watches.ts';
-import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { RequestDigest, RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
 import type { EndHook, Filter, RequestContext } from '../server/http-context.ts';
@@ -81,49 +82,96 @@ export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilt
       plainTextError(context, 500, `Internal Server Error: ${goQuote(requestUri(context))}: no User found in context`);
       return Promise.resolve();
     }
-    const request: AdmitRequest = {
-      digest: { requestInfo: info, user },
-      query: context.query,
-      waitLimitMs: queueWaitLimitMs(context.receivedMs, context.deadlineMs, clock.now(), options.controller.defaultWaitLimitMs),
-    };
-    return enforce ? admitEnforced(options, context, next, request, isWatch) : admitShadow(options, context, next, request, isWatch);
+    const waitLimitMs = queueWaitLimitMs(context.receivedMs, context.deadlineMs, clock.now(), options.controller.defaultWaitLimitMs);
+    if (!enforce) return admitShadow(options, context, next, { digest: { requestInfo: info, user }, query: context.query, waitLimitMs }, isWatch);
+    return admitEnforced(options, context, next, new PendingAdmission(info, user, context.query, waitLimitMs), isWatch);
   };
 }
 
-async function admitEnforced(
-  { controller, observer, watchTracker }: PriorityAndFairnessFilterOptions,
+/**
+ * One request's way into the flow controller. The controller hands the outcome to one shared
+ * callback with this object attached, so admission costs no closure per request; most requests
+ * are decided inside `admit()` and never wait.
+ */
+class PendingAdmission implements AdmitRequest {
+  readonly digest: RequestDigest;
+  outcome: AdmitOutcome | undefined = undefined;
+  /** Set only while a queued request waits. */
+  wake: ((outcome: AdmitOutcome) => void) | undefined = undefined;
+
+  constructor(
+    requestInfo: RequestInfo,
+    user: UserInfo,
+    readonly query: URLSearchParams,
+    readonly waitLimitMs: number,
+  ) {
+    this.digest = { requestInfo, user };
+  }
+}
+
+function deliverOutcome(outcome: AdmitOutcome): void {
+  const pending = outcome.admitted as PendingAdmission;
+  pending.outcome = outcome;
+  pending.wake?.(outcome);
+}
+
+function admitEnforced(
+  options: PriorityAndFairnessFilterOptions,
   context: RequestContext,
   next: () => Promise<void>,
-  request: AdmitRequest,
+  pending: PendingAdmission,
   isWatch: boolean,
 ): Promise<void> {
-  // Most requests are decided inside admit(); only queued ones wait for a promise.
-  const slot: { outcome?: AdmitOutcome; wake?: (outcome: AdmitOutcome) => void } = {};
-  const admission = controller.admit(request, (outcome) => {
-    slot.outcome = outcome;
-    slot.wake?.(outcome);
-  });
-  let outcome = slot.outcome;
-  if (outcome === undefined) {
-    // The client went away (or the server is stopping) while queued: leave the queue. The queue
-    // set then decides `time-out`, as Kubernetes counts cancellations.
-    const cancel = () => admission.cancel();
-    context.signal.addEventListener('abort', cancel, { once: true });
-    if (context.signal.aborted) cancel();
-    try {
-      outcome = slot.outcome ?? (await new Promise<AdmitOutcome>((resolve) => (slot.wake = resolve)));
-    } finally {
-      context.signal.removeEventListener('abort', cancel);
-    }
+  const admission = options.controller.admit(pending, deliverOutcome);
+  const outcome = pending.outcome;
+  if (outcome === undefined) return waitInQueue(options, context, next, pending, admission, isWatch);
+  return runAdmitted(options, context, next, outcome, admission, isWatch);
+}
+
+async function waitInQueue(
+  options: PriorityAndFairnessFilterOptions,
+  context: RequestContext,
+  next: () => Promise<void>,
+  pending: PendingAdmission,
+  admission: Admission,
+  isWatch: boolean,
+): Promise<void> {
+  // The client went away (or the server is stopping) while queued: leave the queue. The queue
+  // set then decides `time-out`, as Kubernetes counts cancellations.
+  const cancel = () => admission.cancel();
+  context.signal.addEventListener('abort', cancel, { once: true });
+  if (context.signal.aborted) cancel();
+  let outcome: AdmitOutcome;
+  try {
+    outcome = pending.outcome ?? (await new Promise<AdmitOutcome>((resolve) => (pending.wake = resolve)));
+  } finally {
+    pending.wake = undefined;
+    context.signal.removeEventListener('abort', cancel);
   }
+  return runAdmitted(options, context, next, outcome, admission, isWatch);
+}
+
+function runAdmitted(
+  { observer, watchTracker }: PriorityAndFairnessFilterOptions,
+  context: RequestContext,
+  next: () => Promise<void>,
+  outcome: AdmitOutcome,
+  admission: Admission,
+  isWatch: boolean,
+): Promise<void> {
   setPfHeaders(context, outcome.classification);
   if (outcome.decision.kind === 'reject') {
     observer?.rejected?.(context, outcome);
     context.res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
     plainTextError(context, 429, TOO_MANY_REQUESTS_TEXT);
-    return;
+    return DONE;
   }
   if (isWatch) return runWatch(context, next, watchTracker, () => admission.finish());
+  return holdSeats(context, next, admission);
+}
+
+/** The seats are held until the handler is done and the response is on the socket. */
+async function holdSeats(context: RequestContext, next: () => Promise<void>, admission: Admission): Promise<void> {
   try {
     await next();
     await responseFlushed(context.res);
@@ -131,6 +179,8 @@ async function admitEnforced(
     admission.finish();
   }
 }
+
+const DONE = Promise.resolve();
 
 /**
  * Shadow mode: the request runs now; its shadow goes through the queue set with the request's real

@@ -13,7 +13,6 @@ import { goJsonText } from '../../engine/store/go-json.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
 import { encodeObjectsWork, splitObjectsJson } from '../../workers/objects-json.ts';
-import { BoundedCache } from '../../engine/bounded-cache.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES, tableConversions, type NegotiatedMediaType } from './content-negotiation.ts';
 import { ApiError } from '../errors.ts';
 import { parseIncludeObject, type FlowcontrolKind } from './table.ts';
@@ -40,23 +39,52 @@ export interface Output extends Representation {
 }
 
 // Accept headers repeat (every kubectl, every client-go informer sends one of a few): each is parsed
-// once. Bounded, as the header comes from the client.
-const negotiations = new BoundedCache<string, ReturnType<typeof negotiateOutput>>(256);
+// once per kind of endpoint, and the answer keeps the two Outputs it gives (pretty or not), so a
+// request that repeats one allocates nothing here. Bounded, as the header comes from the client.
+const NEGOTIATIONS_PER_VARIANT = 256;
 
-/** The response representation for this request; 406 when the Accept header allows none. */
-export function negotiate(context: RequestContext, metaGroup: string, options: { conversions: boolean; watch?: boolean }): Output {
-  const accept = context.req.headers.accept;
-  const negotiated = negotiations.get(`${options.conversions ? 'c' : '-'}${options.watch === true ? 'w' : '-'}${metaGroup}\u0000${accept ?? '\u0000'}`, () =>
-    negotiateOutput(accept, {
-      conversions: options.conversions ? tableConversions(metaGroup) : [],
-      allowsWatchStream: options.watch ?? false,
+interface Negotiation {
+  readonly result: ReturnType<typeof negotiateOutput>;
+  /** The Output without and with `pretty`, made when first needed. */
+  readonly outputs: [Output | undefined, Output | undefined];
+}
+
+/** By endpoint variant (conversions × watch), then meta group, then Accept header. */
+const negotiations: Map<string, Map<string, Negotiation>>[] = [new Map(), new Map(), new Map(), new Map()];
+
+function negotiationFor(accept: string | undefined, metaGroup: string, conversions: boolean, watch: boolean): Negotiation {
+  const byGroup = negotiations[(conversions ? 1 : 0) + (watch ? 2 : 0)]!;
+  let byAccept = byGroup.get(metaGroup);
+  if (byAccept === undefined) byGroup.set(metaGroup, (byAccept = new Map()));
+  const key = accept ?? '\u0000';
+  let negotiation = byAccept.get(key);
+  if (negotiation === undefined) {
+    const result = negotiateOutput(accept, {
+      conversions: conversions ? tableConversions(metaGroup) : [],
+      allowsWatchStream: watch,
       mediaTypes: OBJECT_MEDIA_TYPES,
-    }),
-  );
+    });
+    negotiation = { result, outputs: [undefined, undefined] };
+    if (byAccept.size >= NEGOTIATIONS_PER_VARIANT) byAccept.clear();
+    byAccept.set(key, negotiation);
+  }
+  return negotiation;
+}
+
+/** The response representation for this request; 406 when the Accept header allows none. Shared: never modify it. */
+export function negotiate(context: RequestContext, metaGroup: string, options: { conversions: boolean; watch?: boolean }): Output {
+  const negotiation = negotiationFor(context.req.headers.accept, metaGroup, options.conversions, options.watch ?? false);
+  const negotiated = negotiation.result;
   if (!negotiated.ok) throw new ApiError(negotiated.status);
   const pretty = negotiated.pretty || wantsPretty(context.query, context.req.headers['user-agent']);
-  const conversion = negotiated.target?.kind as Output['conversion'];
-  return { mediaType: negotiated.mediaType, pretty, negotiated, ...(conversion !== undefined ? { conversion } : {}) };
+  const slot = pretty ? 1 : 0;
+  let output = negotiation.outputs[slot];
+  if (output === undefined) {
+    const conversion = negotiated.target?.kind as Output['conversion'];
+    output = { mediaType: negotiated.mediaType, pretty, negotiated, ...(conversion !== undefined ? { conversion } : {}) };
+    negotiation.outputs[slot] = output;
+  }
+  return output;
 }
 
 // Forms whose JSON is being computed right now: concurrent requests for the same objects (a LIST

@@ -87,7 +87,9 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           const output = negotiate(context, deps.metaGroup, { conversions: true });
           representation = output;
           const object = await route.registry.store.get(info.name, { resourceVersion: checkResourceVersion(query.string('resourceVersion')) ?? '' });
-          await sendStoredObject(context, route.out, output, 200, object);
+          // Synchronous when the object's JSON is cached: no further turn of the event loop.
+          const sending = sendStoredObject(context, route.out, output, 200, object);
+          if (sending !== undefined) await sending;
           return;
         }
         case 'list': {

@@ -49,13 +49,16 @@ interface ConnectionState {
 type Connection = Socket & ConnectionState;
 type FramedRequest = IncomingMessage & { [framingError]?: Error; [continuePending]?: ServerResponse };
 
+/** ServerResponse as Node defines it: its server passes response options (highWaterMark...) on; @types/node 20 declares only `req`. */
+const NodeServerResponse = ServerResponse as typeof ServerResponse & (new (req: IncomingMessage, options?: object) => ServerResponse);
+
 /** Node's ServerResponse with the early-response rule, and counted per connection for rule 2. */
-export class Http1Response extends ServerResponse {
+export class Http1Response extends NodeServerResponse {
   private readonly [responseSocket]: Connection;
 
   constructor(req: IncomingMessage, options?: object) {
-    // Node passes its response options (highWaterMark...) on; @types/node 20 declares only `req`.
-    super(...([req, options] as unknown as [IncomingMessage]));
+    // Two plain arguments: a spread call here would cost an array and an iteration per response.
+    super(req, options);
     const socket = req.socket as Connection;
     this[responseSocket] = socket;
     socket[pendingResponses] = (socket[pendingResponses] ?? 0) + 1;

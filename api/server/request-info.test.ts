@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseRequestInfo } from './request-info.ts';
+import { parseRequestInfo, splitPath } from './request-info.ts';
 
 const info = (method: string, target: string) => {
   const url = new URL(target, 'https://x');
@@ -103,6 +103,40 @@ test('everything else is a non-resource request with the lower-cased method as v
   }
   assert.is(info('POST', '/healthz').verb, 'post');
   assert.is(info('GET', '/metrics/').path, '/metrics/');
+});
+
+test('path segments: outer slashes dropped, inner empty segments kept, as strings.Split after Trim', () => {
+  assert.equal(splitPath('/'), []);
+  assert.equal(splitPath(''), []);
+  assert.equal(splitPath('///'), []);
+  assert.equal(splitPath('/apis/g/v1/r/'), ['apis', 'g', 'v1', 'r']);
+  assert.equal(splitPath('//apis//v1/r//'), ['apis', '', 'v1', 'r']);
+  assert.equal(splitPath('a'), ['a']);
+  const empty = info('GET', '/apis/g//r/x');
+  assert.is(empty.apiVersion, '');
+  assert.is(empty.resource, 'r');
+  assert.is(empty.name, 'x');
+});
+
+test('proxy takes no subresource; a namespace status or finalize stays the namespace resource', () => {
+  const proxied = info('GET', '/api/v1/proxy/namespaces/ns1/pods/p1/extra/path');
+  assert.is(proxied.verb, 'proxy');
+  assert.is(proxied.namespace, 'ns1');
+  assert.is(proxied.resource, 'pods');
+  assert.is(proxied.name, 'p1');
+  assert.is(proxied.subresource, '');
+  const status = info('PUT', '/api/v1/namespaces/ns1/status');
+  assert.is(status.resource, 'namespaces');
+  assert.is(status.name, 'ns1');
+  assert.is(status.subresource, 'status');
+  assert.is(info('GET', '/api/v1/watch').verb, 'watch', 'the special verb without a resource');
+  assert.is(info('GET', '/api/v1/watch').resource, '');
+});
+
+test('methods outside the REST verbs: lower-cased for non-resource requests, no verb on resource paths', () => {
+  assert.is(info('OPTIONS', '/healthz').verb, 'options');
+  assert.is(info('PROPFIND', '/healthz').verb, 'propfind');
+  assert.is(info('OPTIONS', '/apis/g/v1/r/x').verb, '');
 });
 
 test.run();

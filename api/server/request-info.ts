@@ -10,13 +10,16 @@
 import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { exactFieldMatch } from '../../engine/flowcontrol/interested-watches.ts';
 
-const API_PREFIXES = new Set(['api', 'apis']);
-const GROUPLESS_PREFIXES = new Set(['api']);
-const SPECIAL_VERBS = new Set(['proxy', 'watch']);
-const SPECIAL_VERBS_WITHOUT_SUBRESOURCES = new Set(['proxy']);
-const NAMESPACE_SUBRESOURCES = new Set(['status', 'finalize']);
-
-const METHOD_VERBS: Readonly<Record<string, string>> = { POST: 'create', GET: 'get', HEAD: 'get', PUT: 'update', PATCH: 'patch', DELETE: 'delete' };
+const METHOD_VERBS: ReadonlyMap<string, string> = new Map([
+  ['POST', 'create'],
+  ['GET', 'get'],
+  ['HEAD', 'get'],
+  ['PUT', 'update'],
+  ['PATCH', 'patch'],
+  ['DELETE', 'delete'],
+]);
+/** Lower-cased methods, so the common ones cost no new string per request. */
+const LOWER_METHODS: ReadonlyMap<string, string> = new Map(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].map((m) => [m, m.toLowerCase()]));
 
 /**
  * A boolean query parameter as apimachinery's parameter codec reads it (Convert_Slice_string_To_bool):
@@ -36,7 +39,7 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   const info: RequestInfo = {
     isResourceRequest: false,
     path,
-    verb: method.toLowerCase(),
+    verb: LOWER_METHODS.get(method) ?? method.toLowerCase(),
     apiGroup: '',
     apiVersion: '',
     namespace: '',
@@ -44,42 +47,48 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
     subresource: '',
     name: '',
   };
-  let parts = splitPath(path);
-  if (parts.length < 3 || !API_PREFIXES.has(parts[0]!)) return info;
+  // Segments are read through a cursor `i` rather than by slicing the array at each step.
+  const parts = splitPath(path);
+  const n = parts.length;
+  if (n < 3) return info;
   const apiPrefix = parts[0]!;
-  parts = parts.slice(1);
+  if (apiPrefix !== 'api' && apiPrefix !== 'apis') return info;
+  let i = 1;
   let apiGroup = '';
-  if (!GROUPLESS_PREFIXES.has(apiPrefix)) {
-    if (parts.length < 3) return info;
-    apiGroup = parts[0]!;
-    parts = parts.slice(1);
+  // `api` is the one prefix without a group segment.
+  if (apiPrefix !== 'api') {
+    if (n - i < 3) return info;
+    apiGroup = parts[i++]!;
   }
   info.isResourceRequest = true;
   info.apiPrefix = apiPrefix;
   info.apiGroup = apiGroup;
-  info.apiVersion = parts[0]!;
-  parts = parts.slice(1);
+  info.apiVersion = parts[i++]!;
 
-  if (SPECIAL_VERBS.has(parts[0]!)) {
-    info.verb = parts[0]!;
+  const special = parts[i];
+  if (special === 'proxy' || special === 'watch') {
+    info.verb = special;
     // kube-apiserver fails such a request ("unable to determine kind and namespace"); with no
     // resource it reaches no handler and is answered 404.
-    if (parts.length < 2) return info;
-    parts = parts.slice(1);
+    if (n - i < 2) return info;
+    i++;
   } else {
-    info.verb = METHOD_VERBS[method.toUpperCase()] ?? '';
+    info.verb = METHOD_VERBS.get(method) ?? METHOD_VERBS.get(method.toUpperCase()) ?? '';
   }
 
-  if (parts[0] === 'namespaces') {
-    if (parts.length > 1) {
-      info.namespace = parts[1]!;
-      if (parts.length > 2 && !NAMESPACE_SUBRESOURCES.has(parts[2]!)) parts = parts.slice(2);
+  if (parts[i] === 'namespaces') {
+    if (n - i > 1) {
+      info.namespace = parts[i + 1]!;
+      const next = parts[i + 2];
+      if (n - i > 2 && next !== 'status' && next !== 'finalize') i += 2;
     }
   }
 
-  if (parts.length >= 3 && !SPECIAL_VERBS_WITHOUT_SUBRESOURCES.has(info.verb)) info.subresource = parts[2]!;
-  if (parts.length >= 2) info.name = parts[1]!;
-  if (parts.length >= 1) info.resource = parts[0]!;
+  const rest = n - i;
+  // `proxy` takes no subresource.
+  if (rest >= 3 && info.verb !== 'proxy') info.subresource = parts[i + 2]!;
+  if (rest >= 2) info.name = parts[i + 1]!;
+  if (rest >= 1) info.resource = parts[i]!;
 
   if (info.name === '' && info.verb === 'get') {
     info.verb = listWantsWatch(query) ? 'watch' : 'list';
@@ -103,11 +112,23 @@ function listWantsWatch(query: URLSearchParams): boolean {
   return first !== null && queryBool(first);
 }
 
-/** The path's segments without leading and trailing slashes (`/` gives none). */
-function splitPath(path: string): string[] {
+/** The path's segments without leading and trailing slashes (`/` gives none); inner empty segments stay. */
+export function splitPath(path: string): string[] {
   let start = 0;
   let end = path.length;
   while (start < end && path.charCodeAt(start) === 47) start++;
   while (end > start && path.charCodeAt(end - 1) === 47) end--;
-  return start === end ? [] : path.slice(start, end).split('/');
+  const parts: string[] = [];
+  if (start === end) return parts;
+  // indexOf and slice stay in optimized code; String#split calls into the runtime each time.
+  let from = start;
+  for (;;) {
+    const slash = path.indexOf('/', from);
+    if (slash < 0 || slash >= end) {
+      parts.push(path.slice(from, end));
+      return parts;
+    }
+    parts.push(path.slice(from, slash));
+    from = slash + 1;
+  }
 }

@@ -19,6 +19,7 @@ import { sendError, sendStatus, sendStatusNegotiated, statusRepresentation } fro
 import { errorStatus } from '../engine-errors.ts';
 import { serveHealth, type HealthChecks } from '../handlers/health.ts';
 import { responseFlushed } from './response-flushed.ts';
+import { DeadlineQueue } from './deadline-queue.ts';
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;
 
@@ -204,6 +205,7 @@ function splitPlainTarget(target: string): { path: string; query: URLSearchParam
 }
 
 function decodePath(pathname: string): string {
+  if (!pathname.includes('%')) return pathname;
   try {
     return decodeURIComponent(pathname);
   } catch {
@@ -266,8 +268,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (!req.complete) void responseFlushed(res).then(() => req.destroy());
   };
 
+  // Requests with the server's own timeout share one timer; an earlier `?timeout=` gets its own.
+  const deadlines = new DeadlineQueue<InFlightRequest>(clock, onDeadline);
   const serve = async (context: InFlightRequest): Promise<void> => {
-    const cancelTimer = Number.isFinite(context.deadlineMs) ? clock.after(context.deadlineMs - context.receivedMs, () => onDeadline(context)) : undefined;
+    let cancelTimer: (() => void) | undefined;
+    if (context.deadlineMs === context.receivedMs + options.requestTimeoutMs) deadlines.add(context);
+    else if (Number.isFinite(context.deadlineMs)) cancelTimer = clock.after(context.deadlineMs - context.receivedMs, () => onDeadline(context));
     try {
       try {
         await run(context);
@@ -275,10 +281,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         sendError(context, error, logger);
       }
     } finally {
+      deadlines.delete(context);
       cancelTimer?.();
     }
     // A detached watch goes on; it ends the request itself (`context.end()`).
-    if (!context.detached) await endRequest(context);
+    if (!context.detached) void endRequest(context);
   };
 
   // The end of every request: end hooks, the response ended, and, once its body is on the socket,

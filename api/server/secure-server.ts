@@ -74,6 +74,8 @@ export function createSecureApiServer(options: SecureServerOptions): SecureServe
   const sessions = new Set<Http2Session>();
   const http1 = new Set<Socket>();
   const tlsOptions = {
+    // Go's net package turns Nagle's algorithm off on every TCP connection; so does node:http.
+    noDelay: true,
     cert: options.certPem,
     key: options.keyPem,
     ...(options.clientCaPem !== undefined ? { ca: options.clientCaPem, requestCert: true, rejectUnauthorized: false } : {}),

@@ -22,6 +22,11 @@ test('bearer header parsing follows Kubernetes: scheme case-insensitive, single 
   assert.is(bearerToken('Bearer'), undefined);
   assert.is(bearerToken('Bearer  abc'), undefined);
   assert.is(bearerToken(undefined), undefined);
+  assert.is(bearerToken('BEARER abc'), 'abc');
+  assert.is(bearerToken('Bearerx abc'), undefined);
+  assert.is(bearerToken('Bear abc'), undefined);
+  assert.is(bearerToken(''), undefined);
+  assert.is(bearerToken('Bearer abc def ghi'), 'abc');
 });
 
 test('tokens: known token is its user plus system:authenticated; unknown fails even with anonymous on', () => {

@@ -28,17 +28,19 @@ export interface Authenticator {
   authenticate(request: AuthenticationRequest): AuthenticationResult;
 }
 
+const NONE: AuthenticationResult = { kind: 'none' };
+
 /** Tries each authenticator; the first success wins, errors are aggregated if none succeeds. */
 export function unionAuthenticator(authenticators: readonly Authenticator[]): Authenticator {
   return {
     authenticate(request) {
-      const errors: string[] = [];
+      let errors: string[] | undefined;
       for (const authenticator of authenticators) {
         const result = authenticator.authenticate(request);
         if (result.kind === 'authenticated') return result;
-        if (result.kind === 'failed') errors.push(result.error);
+        if (result.kind === 'failed') (errors ??= []).push(result.error);
       }
-      if (errors.length === 0) return { kind: 'none' };
+      if (errors === undefined) return NONE;
       return { kind: 'failed', error: errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]` };
     },
   };

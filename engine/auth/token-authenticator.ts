@@ -11,9 +11,12 @@ export const INVALID_BEARER_TOKEN = 'invalid bearer token';
 /** The token of an `Authorization` header value, or undefined if it carries none. */
 export function bearerToken(header: string | undefined): string | undefined {
   if (header === undefined) return undefined;
-  const parts = header.trim().split(' ', 3);
-  if (parts.length < 2 || parts[0]!.toLowerCase() !== 'bearer') return undefined;
-  const token = parts[1]!;
+  // The words between the first and second space, as strings.Split(header, " ")[0:2] (without an array).
+  const text = header.trim();
+  const schemeEnd = text.indexOf(' ');
+  if (schemeEnd !== 6 || text.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  const tokenEnd = text.indexOf(' ', 7);
+  const token = tokenEnd < 0 ? text.slice(7) : text.slice(7, tokenEnd);
   return token === '' ? undefined : token;
 }
 
