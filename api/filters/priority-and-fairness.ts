@@ -23,6 +23,8 @@ import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
 import type { EndHook, Filter, RequestContext } from '../server/http-context.ts';
 import { responseFlushed } from '../server/response-flushed.ts';
+import { addPresetHeaders, PresetHeaders } from '../server/preset-headers.ts';
+import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
 export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
@@ -263,12 +265,26 @@ function forgetWatch(tracker: InterestedWatches): EndHook {
   return forget;
 }
 
+/** The two headers of each (FlowSchema, priority level) pair, made once per pair of stored objects. */
+const pfHeaders = new WeakMap<FlowSchema, { priorityLevel: PriorityLevelConfiguration; headers: PresetHeaders }>();
+
 /** UIDs, never names; an imagined mandatory object has none and the header is sent empty. */
 function setPfHeaders(context: RequestContext, classification: Classification): void {
   const res = context.res;
   if (res.headersSent) return;
-  res.setHeader(FLOW_SCHEMA_UID_HEADER, classification.flowSchema.metadata?.uid ?? '');
-  res.setHeader(PRIORITY_LEVEL_UID_HEADER, classification.priorityLevel.metadata?.uid ?? '');
+  const { flowSchema, priorityLevel } = classification;
+  let entry = pfHeaders.get(flowSchema);
+  if (entry === undefined || entry.priorityLevel !== priorityLevel) {
+    entry = {
+      priorityLevel,
+      headers: new PresetHeaders([
+        [FLOW_SCHEMA_UID_HEADER, flowSchema.metadata?.uid ?? ''],
+        [PRIORITY_LEVEL_UID_HEADER, priorityLevel.metadata?.uid ?? ''],
+      ]),
+    };
+    pfHeaders.set(flowSchema, entry);
+  }
+  addPresetHeaders(res, entry.headers);
 }
 
 /** Go's http.Error: plain text plus a newline, nosniff. */

@@ -67,11 +67,35 @@ export class Http1Response extends NodeServerResponse {
     this.on('close', responseClosed);
   }
 
+  /** Header lines already validated and serialized (preset-headers.ts), sent right after the status line. */
+  private headerLines = '';
+
+  addHeaderLines(lines: string): void {
+    this.headerLines += lines;
+  }
+
+  /**
+   * Node's own step that serializes the head (status line, then the headers set): the preset lines
+   * go in as part of the status line's text, so Node neither validates nor stores them again.
+   */
+  _storeHeader(firstLine: string, headers: unknown): void {
+    (ServerResponse.prototype as unknown as Http1Internals)._storeHeader.call(
+      this,
+      this.headerLines === '' ? firstLine : firstLine + this.headerLines,
+      headers,
+    );
+  }
+
   // Explicit parameters rather than a rest array: this runs for every response.
   override writeHead(statusCode: number, reason?: unknown, headers?: unknown): this {
     if (!this.headersSent) limitUnreadBody(this);
     return (ServerResponse.prototype.writeHead as (code: number, a?: unknown, b?: unknown) => this).call(this, statusCode, reason, headers);
   }
+}
+
+/** The one internal of node:http's ServerResponse this file builds on (stable since Node 0.x; not in @types/node). */
+interface Http1Internals {
+  _storeHeader(this: ServerResponse, firstLine: string, headers: unknown): void;
 }
 
 function responseClosed(this: Http1Response): void {
