@@ -22,7 +22,8 @@ import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
 import type { EndHook, Filter, RequestContext } from '../server/http-context.ts';
-import { responseFlushed } from '../server/response-flushed.ts';
+import { responseFlushed, whenFlushed } from '../server/response-flushed.ts';
+import type { ServerResponse } from 'node:http';
 import { addPresetHeaders, PresetHeaders } from '../server/preset-headers.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
 
@@ -176,10 +177,22 @@ function runAdmitted(
 async function holdSeats(context: RequestContext, next: () => Promise<void>, admission: Admission): Promise<void> {
   try {
     await next();
-    await responseFlushed(context.res);
-  } finally {
+  } catch (error) {
     admission.finish();
+    throw error;
   }
+  const res = context.res as HoldingResponse;
+  res[HELD_ADMISSION] = admission;
+  whenFlushed(res, releaseSeats);
+}
+
+const HELD_ADMISSION = Symbol('fairway.heldAdmission');
+type HoldingResponse = ServerResponse & { [HELD_ADMISSION]?: Admission | undefined };
+
+function releaseSeats(this: HoldingResponse): void {
+  const admission = this[HELD_ADMISSION];
+  this[HELD_ADMISSION] = undefined;
+  admission?.finish();
 }
 
 const DONE = Promise.resolve();

@@ -18,7 +18,7 @@ import { parseRequestInfo } from './request-info.ts';
 import { sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from '../handlers/respond.ts';
 import { errorStatus } from '../engine-errors.ts';
 import { serveHealth, type HealthChecks } from '../handlers/health.ts';
-import { responseFlushed } from './response-flushed.ts';
+import { responseFlushed, whenFlushed } from './response-flushed.ts';
 import { DeadlineQueue } from './deadline-queue.ts';
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;
@@ -178,6 +178,10 @@ interface RequestEnder {
   endRequest(context: InFlightRequest): void;
 }
 
+/** On a response whose request is ending: that request, until its body is on the socket. */
+const SERVED_REQUEST = Symbol('fairway.servedRequest');
+type ServedResponse = ServerResponse & { [SERVED_REQUEST]?: InFlightRequest | undefined };
+
 /** Which request each response belongs to, for the one shared 'close' listener. */
 const requestOfResponse = new WeakMap<object, InFlightRequest>();
 
@@ -285,30 +289,32 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       cancelTimer?.();
     }
     // A detached watch goes on; it ends the request itself (`context.end()`).
-    if (!context.detached) void endRequest(context);
+    if (!context.detached) endRequest(context);
   };
 
   // The end of every request: end hooks, the response ended, and, once its body is on the socket,
   // out of the in-flight set (shutdown's drain must not cut a slow reader's body) and logged.
-  const endRequest = async (context: InFlightRequest): Promise<void> => {
-    const res = context.res;
+  const endRequest = (context: InFlightRequest): void => {
+    const res = context.res as ServedResponse;
     try {
       context.markWatchInitialized();
       context.runEndHooks();
     } finally {
       if (!res.writableEnded) res.end();
     }
-    try {
-      await responseFlushed(res);
-    } finally {
-      inFlight.delete(context);
-      options.onDone?.(context);
-      if (inFlight.size === 0) idle?.();
-    }
+    res[SERVED_REQUEST] = context;
+    whenFlushed(res, requestFlushed);
   };
-  const ender: { endRequest(context: InFlightRequest): void } = {
-    endRequest: (context) => void endRequest(context),
+  // One listener for every response of this server; the response says which request it ends.
+  const requestFlushed = function (this: ServedResponse): void {
+    const context = this[SERVED_REQUEST];
+    if (context === undefined) return;
+    this[SERVED_REQUEST] = undefined;
+    inFlight.delete(context);
+    options.onDone?.(context);
+    if (inFlight.size === 0) idle?.();
   };
+  const ender: RequestEnder = { endRequest };
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const receivedMs = clock.now();

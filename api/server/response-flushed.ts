@@ -17,7 +17,7 @@ const DONE = Promise.resolve();
  * wait for it).
  */
 export function responseFlushed(res: ServerResponse): Promise<void> {
-  if (!res.writableEnded || res.writableFinished || res.destroyed) return DONE;
+  if (flushedNow(res)) return DONE;
   const tracked = res as Tracked;
   let flushed = tracked[FLUSHED];
   if (flushed === undefined) {
@@ -25,4 +25,20 @@ export function responseFlushed(res: ServerResponse): Promise<void> {
     tracked[FLUSHED] = flushed;
   }
   return flushed;
+}
+
+/** Whether responseFlushed would resolve at once: not ended by anyone yet, or already handed over or gone. */
+function flushedNow(res: ServerResponse): boolean {
+  return !res.writableEnded || res.writableFinished || res.destroyed;
+}
+
+/**
+ * responseFlushed without a promise, for the per-request path: calls `listener` (with the response
+ * as `this`) at once, or from the response's 'close'. `listener` is one function shared by every
+ * response, which finds its request's state on the response itself.
+ */
+export function whenFlushed<R extends ServerResponse>(res: R, listener: (this: R) => void): void {
+  if (flushedNow(res)) listener.call(res);
+  // A response emits 'close' once; `on` spares the wrapper `once` would allocate.
+  else res.on('close', listener);
 }
