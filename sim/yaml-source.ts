@@ -9,7 +9,7 @@ export type PathSegment = string | number;
 /** A problem in a file: where (line when known, field path when known) and what. */
 export interface SourceError {
   file: string;
-  line?: number;
+  line?: number | undefined;
   path?: string;
   message: string;
 }

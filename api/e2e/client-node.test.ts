@@ -19,7 +19,7 @@ const plc = (name: string, shares: number, labels: Record<string, string> = {}):
 });
 
 /** Resolves when `predicate` holds for the recorded informer events. */
-function eventually(events: string[], predicate: (events: string[]) => boolean, changed: { notify?: () => void }): Promise<void> {
+function eventually(events: string[], predicate: (events: string[]) => boolean, changed: { notify?: (() => void) | undefined }): Promise<void> {
   return new Promise((resolve) => {
     const check = () => {
       if (predicate(events)) {
@@ -94,7 +94,7 @@ test('generic object client: create, strategic patch, server-side apply, delete'
 
 test('an informer sees adds, updates and deletes', async () => {
   const events: string[] = [];
-  const changed: { notify?: () => void } = {};
+  const changed: { notify?: (() => void) | undefined } = {};
   const informer = k8s.makeInformer(kc, PATH, () => api.listPriorityLevelConfiguration({ labelSelector: 'informed=yes' }), 'informed=yes');
   const record = (verb: string) => (object: k8s.V1PriorityLevelConfiguration) => {
     events.push(`${verb} ${object.metadata?.name} ${object.spec?.limited?.nominalConcurrencyShares ?? ''}`.trim());

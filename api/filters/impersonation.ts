@@ -15,7 +15,7 @@ import { forbiddenStatus, writeInternalError } from './authorization.ts';
 export interface ImpersonationFilterOptions {
   /** The same chain that authorizes requests. */
   authorizer: Authorizer;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
 }
 
 export function createImpersonationFilter(options: ImpersonationFilterOptions): Filter {

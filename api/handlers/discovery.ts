@@ -34,7 +34,7 @@ export function versionInfo() {
 
 export interface DescriptionDeps {
   model: DiscoveryModel;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
   /** `host:port` the server answers on, for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
 }

@@ -77,7 +77,10 @@ export function executorPatchApplier(executor: Executor, group: string): PatchAp
   return async (request) => {
     const outcome = await executor.execute<PatchStageResult>(patchWork(request, group));
     if ('status' in outcome) throw new ApiError(outcome.status);
-    if ('storeError' in outcome) throw new StoreError(outcome.storeError.code, outcome.storeError.message, { details: outcome.storeError.details });
+    if ('storeError' in outcome) {
+      const { code, message, details } = outcome.storeError;
+      throw new StoreError(code, message, details === undefined ? {} : { details });
+    }
     const object = JSON.parse(Buffer.from(outcome.json.buffer, outcome.json.byteOffset, outcome.json.byteLength).toString('utf8')) as KubeObject;
     return { object, warnings: outcome.warnings, managedFieldsSet: outcome.managedFieldsSet };
   };

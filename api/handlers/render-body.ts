@@ -16,7 +16,7 @@ export interface RenderSpec {
   readonly list?: { readonly kind: string; readonly apiVersion: string; readonly metadata: ListMeta };
   readonly conversion?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
   /** For a Table: the kind's columns, the instant Age is measured to, what each row carries. */
-  readonly table?: { readonly kind: FlowcontrolKind; readonly nowMs: number; readonly includeObject: IncludeObject; readonly apiDomain?: string };
+  readonly table?: { readonly kind: FlowcontrolKind; readonly nowMs: number; readonly includeObject: IncludeObject; readonly apiDomain?: string | undefined };
   /** The meta API group (`meta.k8s.io`) of PartialObjectMetadata. */
   readonly metaGroup: string;
   readonly mediaType: SerializerMediaType;

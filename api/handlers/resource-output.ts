@@ -26,7 +26,7 @@ export interface OutputContext {
   listKind: string;
   apiVersion: string;
   metaGroup: string;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
   nowMs: () => number;
   /** Where encoding work runs (the routing executor of the execution plane, or inline). */
   executor: Executor;

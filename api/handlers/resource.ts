@@ -58,7 +58,7 @@ export interface ResourceHandlerDeps {
   group: string;
   version: string;
   metaGroup: string;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
   applyPatch: PatchApplier;
   nowTime: () => string;
   minRequestTimeoutMs?: number;

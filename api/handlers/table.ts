@@ -45,7 +45,7 @@ export interface TableOptions {
   listMeta?: ListMeta;
   /** Leave out columnDefinitions (watch events after the first carry none). */
   noHeaders?: boolean;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
 }
 
 const NONE = '<none>';

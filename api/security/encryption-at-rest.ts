@@ -33,7 +33,7 @@ const KMS_HEALTH_POLL_MS = 1_000;
 export interface EncryptionAtRestOptions {
   file: string;
   automaticReload: boolean;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
   clock: Clock;
   logger: Logger;
   /** What the store keeps: storage keys are routed to these resources' transformers. */

@@ -51,7 +51,7 @@ export interface FairwayServerOptions {
   /** An open store. */
   store: Store;
   logger: Logger;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
   requestTimeoutMs: number;
   /** --max-requests-inflight + --max-mutating-requests-inflight. */
   serverConcurrencyLimit: number;

@@ -21,7 +21,7 @@ export interface RequestContext {
   /** Set by authentication (and replaced by impersonation); undefined before it. */
   user: UserInfo | undefined;
   /** Set by impersonation: the authenticated user acting as `user`. */
-  impersonator?: UserInfo;
+  impersonator?: UserInfo | undefined;
   /** Real-clock milliseconds at arrival. */
   readonly receivedMs: number;
   /** The request's deadline in real-clock milliseconds (from `?timeout=` or `--request-timeout`). */

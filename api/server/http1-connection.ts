@@ -41,13 +41,13 @@ interface ConnectionState {
   /** Responses created on this connection and not yet closed. */
   [pendingResponses]?: number;
   /** Runs once no response is pending. */
-  [whenIdle]?: () => void;
+  [whenIdle]?: (() => void) | undefined;
   [parseFailed]?: boolean;
   /** The newest request on the connection. */
-  [lastRequest]?: IncomingMessage;
+  [lastRequest]?: IncomingMessage | undefined;
 }
 type Connection = Socket & ConnectionState;
-type FramedRequest = IncomingMessage & { [framingError]?: Error; [continuePending]?: ServerResponse };
+type FramedRequest = IncomingMessage & { [framingError]?: Error; [continuePending]?: ServerResponse | undefined };
 
 /** ServerResponse as Node defines it: its server passes response options (highWaterMark...) on; @types/node 20 declares only `req`. */
 const NodeServerResponse = ServerResponse as typeof ServerResponse & (new (req: IncomingMessage, options?: object) => ServerResponse);

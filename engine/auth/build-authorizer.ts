@@ -20,7 +20,7 @@ export interface AuthorizerDeps {
   clock: Clock;
   prng: Prng;
   metrics?: AuthorizationMetrics;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
   /** Tests shorten the webhook retry backoff. */
   backoff?: RetryBackoff;
 }

@@ -131,7 +131,7 @@ export async function impersonate(
   requestor: UserInfo,
   headers: readonly HeaderLine[],
   authorizer: Authorizer,
-  options: { apiDomain?: string; cancellation?: Cancellation } = {},
+  options: { apiDomain?: string | undefined; cancellation?: Cancellation } = {},
 ): Promise<ImpersonationOutcome> {
   const parsed = impersonationTargets(headers, options.apiDomain);
   if (!parsed.ok) return { kind: 'invalid', error: parsed.error };

@@ -126,7 +126,7 @@ export function createWebhookClient(connection: WebhookConnection, options: { ti
  */
 export function callWithBackoff(
   attempt: () => Promise<CallOutcome>,
-  options: { backoff: RetryBackoff; clock: Clock; prng: Prng; signal?: AbortSignal },
+  options: { backoff: RetryBackoff; clock: Clock; prng: Prng; signal?: AbortSignal | undefined },
 ): Promise<CallOutcome> {
   const { backoff, clock, prng, signal } = options;
   return new Promise((resolve) => {

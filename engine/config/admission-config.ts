@@ -47,7 +47,7 @@ const CONFIG_SHAPE = struct({
   plugins: arrayOf(struct({ name: string, path: string, configuration: anything })),
 });
 
-export async function loadAdmissionConfig(file: string, options: { apiDomain?: string } = {}): Promise<AdmissionConfigResult> {
+export async function loadAdmissionConfig(file: string, options: { apiDomain?: string | undefined } = {}): Promise<AdmissionConfigResult> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -57,7 +57,7 @@ export async function loadAdmissionConfig(file: string, options: { apiDomain?: s
   return parseAdmissionConfig(text, file, options);
 }
 
-export function parseAdmissionConfig(text: string, file: string, options: { apiDomain?: string } = {}): AdmissionConfigResult {
+export function parseAdmissionConfig(text: string, file: string, options: { apiDomain?: string | undefined } = {}): AdmissionConfigResult {
   const manifest = parseManifests(text, file);
   const first = manifest.documents[0];
   const parseError = manifest.errors[0];

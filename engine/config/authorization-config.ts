@@ -39,7 +39,7 @@ export type AuthorizationConfigResult = { ok: true; value: LoadedAuthorizationCo
 
 export interface AuthorizationConfigOptions extends AuthorizationValidationOptions {
   /** Names the accepted apiVersions `apiserver.config.<apiDomain>/...`; default `k8s.io`. */
-  apiDomain?: string;
+  apiDomain?: string | undefined;
 }
 
 /** `FILE: message`. */

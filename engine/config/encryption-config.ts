@@ -32,7 +32,7 @@ export const KMS_DEFAULT_API_VERSION = 'v1';
 
 export interface EncryptionConfigOptions {
   /** Names the accepted apiVersion `apiserver.config.<apiDomain>/v1`; default `k8s.io`. */
-  apiDomain?: string;
+  apiDomain?: string | undefined;
   /** Automatic reload is on (KMS v1 names must be unique too). */
   reload?: boolean;
   /** `--feature-gates=KMSv1=true`: without it a v1 `kms` provider is refused. */

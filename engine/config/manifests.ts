@@ -21,9 +21,9 @@ export interface ManifestDocument {
   /** 0-based position of the document in the file (YAML documents, or JSON objects in a stream). */
   index: number;
   /** 0-based position inside the `items` of a List document, when the object came from one. */
-  item?: number;
+  item?: number | undefined;
   /** 1-based line where the object starts, when known. */
-  line?: number;
+  line?: number | undefined;
   object: Record<string, unknown>;
 }
 
@@ -34,10 +34,10 @@ export interface ManifestError {
   problem: ManifestProblem;
   /** One line, without the file/position prefix. */
   message: string;
-  line?: number;
+  line?: number | undefined;
   column?: number;
   index?: number;
-  item?: number;
+  item?: number | undefined;
 }
 
 export interface ManifestFile {
@@ -78,7 +78,7 @@ export function formatManifestError(error: ManifestError): string {
 }
 
 /** `document 2: ` / `document 2, item 1: ` (1-based, for people), or `''` when the error concerns the whole file. */
-export function documentLabel(at: { index?: number; item?: number }): string {
+export function documentLabel(at: { index?: number | undefined; item?: number | undefined }): string {
   if (at.index === undefined) return '';
   return at.item === undefined ? `document ${at.index + 1}: ` : `document ${at.index + 1}, item ${at.item + 1}: `;
 }

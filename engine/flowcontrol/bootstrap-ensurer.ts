@@ -27,7 +27,7 @@ export interface EnsurerDeps {
   clock: Clock;
   /** Source of object uids (random in the server, seeded in the simulator and tests). */
   newUid: () => string;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
   /** Suggested objects too (kube-apiserver always ensures them); false keeps only the mandatory. */
   suggested?: boolean;
   /**

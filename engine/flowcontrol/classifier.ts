@@ -61,7 +61,7 @@ export interface Classifier {
 
 export interface ClassifierOptions {
   /** The apiVersion domain of the imagined mandatory objects; `k8s.io` by default. */
-  apiDomain?: string;
+  apiDomain?: string | undefined;
 }
 
 /**

@@ -51,7 +51,7 @@ export interface FlowControllerOptions {
   serverConcurrencyLimit: number;
   /** How long a request may wait in a queue unless it says otherwise: request timeout / 4, at most 1 min. */
   defaultWaitLimitMs: number;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
   /** Object counts and watch counts for the work estimator. */
   estimator: WorkEstimatorDeps;
   observer?: FlowControlObserver;
@@ -109,9 +109,9 @@ export interface AdmitRequest {
   digest: RequestDigest;
   query: WorkEstimateRequest['query'];
   /** Overrides the default wait limit (e.g. a quarter of the request's own `?timeout=`). */
-  waitLimitMs?: number;
+  waitLimitMs?: number | undefined;
   /** Skips estimation (the simulator knows the seats of replayed requests). */
-  workEstimate?: WorkEstimate;
+  workEstimate?: WorkEstimate | undefined;
   /**
    * Called synchronously inside `admit`, before any outcome: lets a caller that does not wait for
    * the decision (the server's shadow mode) still learn the classification.

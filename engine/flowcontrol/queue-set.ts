@@ -95,9 +95,9 @@ export interface QueueSetObserver<D = unknown> {
    * The progress meter R reached Kubernetes' epoch threshold (1.5·2^63 units) and was wound back
    * by 2^63−1, as upstream does; `success` is false if a reading would have gone negative.
    */
-  epochAdvanced?(success: boolean): void;
+  epochAdvanced?: ((success: boolean) => void) | undefined;
   /** A `decide` callback threw while the queue set decided on its request (see the header). */
-  decideFailed?(descriptor: D, error: unknown): void;
+  decideFailed?: ((descriptor: D, error: unknown) => void) | undefined;
 }
 
 type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected';

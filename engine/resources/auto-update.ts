@@ -30,7 +30,7 @@ export function planBootstrapUpdate<T extends PriorityLevelConfiguration | FlowS
   if (!updateAnnotation && !specChanged) return { action: 'none' };
 
   const revised = structuredClone(current);
-  if (specChanged) revised.spec = structuredClone(bootstrap.spec) as T['spec'];
+  if (specChanged && bootstrap.spec !== undefined) revised.spec = structuredClone(bootstrap.spec);
   if (updateAnnotation) {
     const metadata = (revised.metadata ??= {});
     metadata.annotations = { ...(metadata.annotations ?? {}), [AUTO_UPDATE_ANNOTATION_KEY]: String(autoUpdateSpec) };
@@ -57,7 +57,10 @@ export function specEqualish(
     const exempt = have?.exempt;
     if (exempt === undefined || exempt === null) return false;
     return priorityLevelSpecsEqual(
-      { ...want, exempt: { ...want.exempt, nominalConcurrencyShares: exempt.nominalConcurrencyShares, lendablePercent: exempt.lendablePercent } },
+      {
+        ...want,
+        exempt: { ...want.exempt, nominalConcurrencyShares: exempt.nominalConcurrencyShares ?? null, lendablePercent: exempt.lendablePercent ?? null },
+      },
       have,
     );
   }

@@ -6,9 +6,9 @@ import { defaultFlowSchema, defaultPriorityLevelConfiguration } from './defaults
 const limitedLevel = (limited: object): PriorityLevelConfiguration => ({ metadata: { name: 'x' }, spec: { type: 'Limited', limited } });
 
 test('FlowSchema: matchingPrecedence 0 or absent becomes 1000; any other value is kept', () => {
-  const spec = (precedence: number | undefined): FlowSchema => ({ spec: { priorityLevelConfiguration: { name: 'p' }, matchingPrecedence: precedence } });
+  const spec = (precedence: number): FlowSchema => ({ spec: { priorityLevelConfiguration: { name: 'p' }, matchingPrecedence: precedence } });
   assert.is(defaultFlowSchema(spec(0)).spec?.matchingPrecedence, 1000);
-  assert.is(defaultFlowSchema(spec(undefined)).spec?.matchingPrecedence, 1000);
+  assert.is(defaultFlowSchema({ spec: { priorityLevelConfiguration: { name: 'p' } } }).spec?.matchingPrecedence, 1000);
   assert.is(defaultFlowSchema({ metadata: { name: 'no-spec' } }).spec?.matchingPrecedence, 1000);
   assert.is(defaultFlowSchema(spec(1)).spec?.matchingPrecedence, 1);
   assert.is(defaultFlowSchema(spec(-5)).spec?.matchingPrecedence, -5);

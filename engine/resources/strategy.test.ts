@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FLOW_SCHEMA, PRIORITY_LEVEL } from './kinds.ts';
 import { prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from './strategy.ts';
-import type { FlowSchema, PriorityLevelConfiguration } from './types.ts';
+import type { FlowSchema, FlowSchemaSpec, PriorityLevelConfiguration } from './types.ts';
 
 const plc = (ncs: number, extra: Partial<PriorityLevelConfiguration> = {}): PriorityLevelConfiguration => ({
   apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
@@ -34,7 +34,7 @@ test('update keeps identity and status, bumps generation only when the spec chan
 });
 
 test('a FlowSchema spec change is detected semantically (absent and default-equal lists are the same)', () => {
-  const fs = (rules: FlowSchema['spec']): FlowSchema => ({ metadata: { name: 'f', generation: 3 }, spec: rules });
+  const fs = (rules: FlowSchemaSpec): FlowSchema => ({ metadata: { name: 'f', generation: 3 }, spec: rules });
   const stored = fs({ priorityLevelConfiguration: { name: 'a' }, matchingPrecedence: 100, rules: [] });
   assert.is(prepareForUpdate(FLOW_SCHEMA, fs({ priorityLevelConfiguration: { name: 'a' }, matchingPrecedence: 100 }), stored).metadata?.generation, 3);
   assert.is(prepareForUpdate(FLOW_SCHEMA, fs({ priorityLevelConfiguration: { name: 'b' }, matchingPrecedence: 100 }), stored).metadata?.generation, 4);

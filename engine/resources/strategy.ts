@@ -40,16 +40,22 @@ export function prepareForUpdate<T extends ApiObject>(kind: KindInfo<T>, object:
   const next = clone(object);
   const metadata: ObjectMeta = { ...(next.metadata ?? {}) };
   const oldMeta = old.metadata ?? {};
-  metadata.uid = oldMeta.uid;
-  metadata.creationTimestamp = oldMeta.creationTimestamp;
+  keepStored(metadata, oldMeta, 'uid');
+  keepStored(metadata, oldMeta, 'creationTimestamp');
   delete metadata.namespace;
-  if (oldMeta.deletionTimestamp !== undefined) metadata.deletionTimestamp = oldMeta.deletionTimestamp;
-  else delete metadata.deletionTimestamp;
+  keepStored(metadata, oldMeta, 'deletionTimestamp');
   const oldGeneration = oldMeta.generation ?? 0;
   metadata.generation = kind.specsEqual(object, old) ? oldGeneration : oldGeneration + 1;
   next.metadata = metadata;
   next.status = clone(old.status ?? {});
   return next;
+}
+
+/** The stored object's value of an identity field, or no such field (never a key holding undefined: objects are stored as msgpack). */
+function keepStored(metadata: ObjectMeta, old: ObjectMeta, key: 'uid' | 'creationTimestamp' | 'deletionTimestamp'): void {
+  const value = old[key];
+  if (value !== undefined) metadata[key] = value;
+  else delete metadata[key];
 }
 
 /** Update of `/status`: only the status (and managedFields) change; spec and metadata are kept. */

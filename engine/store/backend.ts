@@ -68,7 +68,7 @@ export interface BackendEvent {
   /** The key's mod revision before this change; 0 when the put created it. */
   readonly prevModRevision: number;
   /** The value before this change: always for delete; for put when the backend has it. */
-  readonly prevValue?: Uint8Array;
+  readonly prevValue?: Uint8Array | undefined;
   /**
    * The put op's `origin`, handed back untouched by backends that deliver their own commits' events
    * (never stored). The store passes what it already knows about the value, so it need not decode

@@ -51,14 +51,14 @@ export interface ListResult {
 }
 
 export interface Preconditions {
-  readonly uid?: string;
-  readonly resourceVersion?: string;
+  readonly uid?: string | undefined;
+  readonly resourceVersion?: string | undefined;
 }
 
 export interface WriteOptions {
-  readonly preconditions?: Preconditions;
+  readonly preconditions?: Preconditions | undefined;
   /** The request's deadline or disconnect: an update still retrying (or waiting its turn) stops, unwritten. */
-  readonly signal?: AbortSignal;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Computes the new object from the current one; may throw a StoreError (e.g. Conflict) to stop. */

@@ -27,7 +27,7 @@ export interface AdmissionOptions {
   /** `--admission-control-config-file`; `''` for none. */
   configFile: string;
   clock: Clock;
-  apiDomain?: string;
+  apiDomain?: string | undefined;
 }
 
 export type AdmissionBuild = { ok: true; chain: AdmissionChain } | { ok: false; error: string };
