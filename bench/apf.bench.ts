@@ -87,7 +87,7 @@ function newController(observer?: FlowControlObserver): FlowController {
     serverConcurrencyLimit: 600,
     defaultWaitLimitMs: 15_000,
     estimator: { objectCount: () => ({ count: 50 }), watchCount: () => 0 },
-    ...(observer === undefined ? {} : { observer }),
+    observer,
   });
   controller.configure(defaultApfConfig());
   return controller;

@@ -26,6 +26,7 @@ export function parseFlags<T extends FlagTable>(spec: CommandSpec<T>, argv: read
   const byName = new Map<string, [key: string, flag: FlagSpec]>(Object.entries(spec.flags).map(([key, flag]) => [flag.name, [key, flag]]));
   const options: ParseArgsOptions = { help: { type: 'boolean', short: 'h' } };
   for (const flag of byName.values()) {
+    // parseArgs rejects a `short` key holding undefined.
     options[flag[1].name] = { type: flag[1].type === 'bool' ? 'boolean' : 'string', ...(flag[1].shorthand === undefined ? {} : { short: flag[1].shorthand }) };
   }
   const { tokens } = parseArgs({ args: normalizeNames(argv), options, strict: false, allowPositionals: true, tokens: true });

@@ -66,7 +66,7 @@ interface Scenario {
   expectFair: boolean[];
   margins: number[];
   expectAllRequests: boolean;
-  expectedAverages?: number[];
+  expectedAverages?: number[] | undefined;
   expectedEpochAdvances?: number;
 }
 
@@ -312,7 +312,7 @@ for (const s of [
     expectFair: [true],
     margins: [0],
     expectAllRequests: true,
-    ...(s.exp !== undefined ? { expectedAverages: s.exp } : {}),
+    expectedAverages: s.exp,
   };
 }
 

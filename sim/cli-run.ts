@@ -56,11 +56,11 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
     scenarioFile,
     seed: seed.seed,
     variantFiles,
-    ...(auditLogFile === undefined ? {} : { auditLogFile }),
-    ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
+    auditLogFile,
+    auditGrouping: groupBy,
     suggestions: !values.noSuggestions,
     // With --strict nothing is simulated when loading warns.
-    ...(strict ? { stopOnWarnings: true } : {}),
+    stopOnWarnings: strict,
     onProgress: (simulatedMs, durationMs) =>
       progress.update(simulatedMs / durationMs, `${(simulatedMs / 1000).toFixed(0)}s / ${(durationMs / 1000).toFixed(0)}s simulated`),
   });

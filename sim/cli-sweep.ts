@@ -71,8 +71,8 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
       seed,
       variant: variant.name,
       variantFiles: variant.files,
-      ...(auditLogFile === undefined ? {} : { auditLogFile }),
-      ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
+      auditLogFile,
+      auditGrouping: groupBy,
       write: {
         dir: join(outDir, variant.name, `seed-${seed}`),
         reproduce: reproduceCommand({ scenarioFile, seed, variantFiles: variant.files, auditLogFile, auditGrouping: groupBy }),

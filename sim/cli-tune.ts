@@ -81,7 +81,7 @@ export async function runSimTune(args: string[], output: Output): Promise<number
 
   output.stdout(`SEEDS=${seedsText} SEARCH_SEED=${searchSeed.seed}\n`);
   const objectives = await readObjectivesFile(objectivesFile);
-  const inputs = await loadRunInputs({ scenarioFile, seed: '0', ...(auditLogFile === undefined ? {} : { auditLogFile }) });
+  const inputs = await loadRunInputs({ scenarioFile, seed: '0', auditLogFile });
   const inputErrors = [...(objectives.ok ? [] : objectives.errors), ...(inputs.ok ? [] : inputs.errors)];
   if (!objectives.ok || !inputs.ok) {
     for (const error of inputErrors) output.stderr(`${error}\n`);
@@ -98,8 +98,8 @@ export async function runSimTune(args: string[], output: Output): Promise<number
   try {
     const taskBase = {
       scenarioFile,
-      ...(auditLogFile === undefined ? {} : { auditLogFile }),
-      ...(groupBy === undefined ? {} : { auditGrouping: groupBy }),
+      auditLogFile,
+      auditGrouping: groupBy,
       digestOnly: true,
     };
     const runCandidates = async (candidates: readonly Candidate[], objectsOf: (c: Candidate) => SweepTask['extraObjects']) => {

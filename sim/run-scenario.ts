@@ -17,14 +17,14 @@ export interface RunRequest {
   /** Manifest files applied over the scenario's configuration (a "what if" variant). */
   variantFiles?: readonly string[];
   /** Manifests applied over the variant files (a tuning candidate or a suggestion). */
-  extraObjects?: readonly ExtraObject[];
-  auditLogFile?: string;
-  auditGrouping?: AuditGrouping;
+  extraObjects?: readonly ExtraObject[] | undefined;
+  auditLogFile?: string | undefined;
+  auditGrouping?: AuditGrouping | undefined;
   /** Also simulate the remedies the explanations suggest, with the same seed (report.suggestions). */
   suggestions?: boolean;
   /** Do not simulate when loading produced warnings (`--strict`); the outcome then carries them. */
   stopOnWarnings?: boolean;
-  onProgress?: (simulatedMs: number, durationMs: number) => void;
+  onProgress?: ((simulatedMs: number, durationMs: number) => void) | undefined;
 }
 
 export type RunOutcome =
@@ -48,9 +48,9 @@ export async function runScenario(request: RunRequest): Promise<RunOutcome> {
   const result = runSimulation({
     loaded: inputs.loaded,
     seed: request.seed,
-    ...(inputs.auditLog === undefined ? {} : { auditLog: inputs.auditLog }),
-    ...(request.auditGrouping === undefined ? {} : { auditGrouping: request.auditGrouping }),
-    ...(request.onProgress === undefined ? {} : { onProgress: request.onProgress }),
+    auditLog: inputs.auditLog,
+    auditGrouping: request.auditGrouping,
+    onProgress: request.onProgress,
   });
   const report = buildReport(result);
   const explanations = explain(report, inputs.loaded.scenario, inputs.loaded.config);

@@ -33,11 +33,11 @@ import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts'
 export interface SimulationInput {
   loaded: LoadedScenario;
   seed: string;
-  auditLog?: AuditLog;
+  auditLog?: AuditLog | undefined;
   /** How replayed requests become report flows (default user+flowschema). */
-  auditGrouping?: AuditGrouping;
+  auditGrouping?: AuditGrouping | undefined;
   /** Called every simulated chunk (about 1% of the run) with the simulated time reached. */
-  onProgress?: (simulatedMs: number, durationMs: number) => void;
+  onProgress?: ((simulatedMs: number, durationMs: number) => void) | undefined;
 }
 
 export interface SimulationResult {

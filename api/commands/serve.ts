@@ -96,7 +96,7 @@ async function openStore(options: ServeOptions, encryption: EncryptionAtRest | u
       : options.storageBackend === 'etcd3'
         ? await etcdBackend(options)
         : createLevelDbBackend({ location: join(options.dataDir, 'store'), recoveryHint: recoveryHint(options.dataDir) });
-  return createStore({ backend, clock: realClock(), ...(encryption !== undefined ? { transformer: encryption.holder } : {}) });
+  return createStore({ backend, clock: realClock(), transformer: encryption?.holder });
 }
 
 /** Why the server could not listen, naming the flag that would fix it. */
@@ -206,17 +206,17 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     maxWatchesPerUser: options.maxWatchesPerUser,
     enablePriorityAndFairness: options.enablePriorityAndFairness,
     apfEnforce: options.apfEnforce,
-    ...(workEstimator !== undefined ? { workEstimator } : {}),
+    workEstimator,
     accessControl: access.value,
     verbosity: options.verbosity,
     serverAddress: () => (url === '' ? '' : new URL(url).host),
-    ...(encryption !== undefined ? { extraHealthChecks: encryption.healthChecks } : {}),
+    extraHealthChecks: encryption?.healthChecks,
     executionPlane: plane,
   });
   const server = createSecureApiServer({
     certPem,
     keyPem,
-    ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}),
+    clientCaPem: clientCa,
     http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection,
     disableHttp2: options.disableHttp2Serving,
     handler: fairway.apiServer.handle,

@@ -78,8 +78,8 @@ test("the server offers h2 with kube-apiserver's stream limit; the same requests
     ['GET', '/healthz', {}, null],
   ];
   for (const [method, path, headers, token] of cases) {
-    const one = await h1.request(method, path, { headers, ...(token !== undefined ? { token } : {}) });
-    const two = await h2.request(method, path, { headers, ...(token !== undefined ? { token } : {}) });
+    const one = await h1.request(method, path, { headers, token });
+    const two = await h2.request(method, path, { headers, token });
     const label = `${method} ${path}`;
     assert.equal([two.status, two.headers['content-type'], two.text], [one.status, one.headers['content-type'], one.text], label);
   }

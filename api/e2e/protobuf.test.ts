@@ -28,7 +28,7 @@ const plc = (name: string, shares = 7) => ({
 
 const send = (method: string, path: string, body?: Buffer, accept = PROTOBUF) =>
   server.client.request(method, path, {
-    ...(body !== undefined ? { body } : {}),
+    body,
     headers: { Accept: accept, ...(body !== undefined ? { 'Content-Type': PROTOBUF } : {}) },
   });
 

@@ -41,8 +41,8 @@ async function send(method: string, path: string, body?: string | Buffer, header
   return timedRequest(endpoint, path, {
     method,
     token: server.token,
-    ...(body !== undefined ? { body } : {}),
-    ...(headers !== undefined ? { headers } : {}),
+    body,
+    headers,
     timeoutMs: 15_000,
   });
 }

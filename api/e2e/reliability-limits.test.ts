@@ -37,7 +37,7 @@ test.after(async () => {
 });
 
 const send = (method: string, path: string, body?: string | Buffer, headers: Record<string, string> = {}, token = server.token) =>
-  timedRequest(endpoint, path, { method, token, headers, timeoutMs: 20_000, ...(body !== undefined ? { body } : {}) });
+  timedRequest(endpoint, path, { method, token, headers, timeoutMs: 20_000, body });
 
 /** Writes `request` on a raw TLS connection, then `rest` after `pauseMs` (unless undefined); returns the whole response text. */
 function rawExchange(request: string | Buffer, rest?: { pauseMs: number; bytes: string }): Promise<string> {

@@ -41,7 +41,7 @@ function fakeContext(path: string, authorization?: string, socket: object = {}) 
 
 const tokens = new Map([['good', { name: 'alice', groups: ['dev'] }]]);
 const authenticator = (anonymous: boolean, clientCaPems?: string[]) => {
-  const built = buildAuthenticator({ tokens, anonymous, wallClockMs: () => Date.now(), ...(clientCaPems !== undefined ? { clientCaPems } : {}) });
+  const built = buildAuthenticator({ tokens, anonymous, wallClockMs: () => Date.now(), clientCaPems });
   if (!built.ok) throw new Error(built.error);
   return built.authenticator;
 };

@@ -19,7 +19,7 @@ export interface AuthorizationFilterOptions {
   authorizer: Authorizer;
   logger?: Logger;
   /** Paths served without asking (the health checks, which authentication also lets through). */
-  skipPath?: (path: string) => boolean;
+  skipPath?: ((path: string) => boolean) | undefined;
 }
 
 export function createAuthorizationFilter(options: AuthorizationFilterOptions): Filter {

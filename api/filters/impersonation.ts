@@ -48,7 +48,7 @@ async function impersonateThenNext(options: ImpersonationFilterOptions, context:
     return;
   }
   const outcome = await impersonate(requestor, impersonationHeaders(context.req.rawHeaders), options.authorizer, {
-    ...(options.apiDomain !== undefined ? { apiDomain: options.apiDomain } : {}),
+    apiDomain: options.apiDomain,
     cancellation: context,
   });
   switch (outcome.kind) {

@@ -72,7 +72,7 @@ async function startServer(options: {
     enforce: options.enforce,
     clock,
     watchTracker: tracker,
-    ...(options.observer ? { observer: options.observer } : {}),
+    observer: options.observer,
   });
   const run = chain([filter], options.handler);
   const server = createServer((req, res) => {

@@ -52,7 +52,7 @@ export interface PriorityAndFairnessFilterOptions {
   clock: Clock;
   /** Registered watches for the mutating work estimator; the controller's `watchCount` reads it. */
   watchTracker?: InterestedWatches;
-  observer?: PriorityAndFairnessFilterObserver;
+  observer?: PriorityAndFairnessFilterObserver | undefined;
 }
 
 /** Long-running requests other than watches bypass APF entirely. */

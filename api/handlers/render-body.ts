@@ -14,7 +14,7 @@ import { encode } from './respond.ts';
 export interface RenderSpec {
   /** A list with this head (apiVersion, kind, metadata); absent: one object. */
   readonly list?: { readonly kind: string; readonly apiVersion: string; readonly metadata: ListMeta };
-  readonly conversion?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  readonly conversion?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | undefined;
   /** For a Table: the kind's columns, the instant Age is measured to, what each row carries. */
   readonly table?: { readonly kind: FlowcontrolKind; readonly nowMs: number; readonly includeObject: IncludeObject; readonly apiDomain?: string | undefined };
   /** The meta API group (`meta.k8s.io`) of PartialObjectMetadata. */
@@ -60,7 +60,7 @@ function bodyValue(objects: readonly KubeObject[], spec: RenderSpec): unknown {
       nowMs: table.nowMs,
       includeObject: table.includeObject,
       listMeta: list !== undefined ? list.metadata : { resourceVersion: objects[0]?.metadata?.resourceVersion ?? '' },
-      ...(table.apiDomain !== undefined ? { apiDomain: table.apiDomain } : {}),
+      apiDomain: table.apiDomain,
     });
   }
   if (list === undefined) {

@@ -35,7 +35,7 @@ export interface OutputContext {
 export interface Output extends Representation {
   negotiated: NegotiatedMediaType;
   /** Set when a meta/v1 conversion was asked for. */
-  conversion?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
+  conversion?: 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList' | undefined;
 }
 
 // Accept headers repeat (every kubectl, every client-go informer sends one of a few): each is parsed
@@ -81,7 +81,7 @@ export function negotiate(context: RequestContext, metaGroup: string, options: {
   let output = negotiation.outputs[slot];
   if (output === undefined) {
     const conversion = negotiated.target?.kind as Output['conversion'];
-    output = { mediaType: negotiated.mediaType, pretty, negotiated, ...(conversion !== undefined ? { conversion } : {}) };
+    output = { mediaType: negotiated.mediaType, pretty, negotiated, conversion };
     negotiation.outputs[slot] = output;
   }
   return output;
@@ -150,14 +150,14 @@ function renderSpec(context: RequestContext, out: OutputContext, output: Output,
   const single = listMeta === undefined;
   return {
     ...(single ? {} : { list: { kind: out.listKind, apiVersion: out.apiVersion, metadata: listMeta } }),
-    ...(conversion !== undefined ? { conversion } : {}),
+    conversion,
     ...(conversion === 'Table'
       ? {
           table: {
             kind: out.kind,
             nowMs: out.nowMs(),
             includeObject: includeObject(context),
-            ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}),
+            apiDomain: out.apiDomain,
           },
         }
       : {}),

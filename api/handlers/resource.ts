@@ -61,7 +61,7 @@ export interface ResourceHandlerDeps {
   apiDomain?: string | undefined;
   applyPatch: PatchApplier;
   nowTime: () => string;
-  minRequestTimeoutMs?: number;
+  minRequestTimeoutMs?: number | undefined;
   /** --max-watches-per-user; absent means no limit. */
   watchLimiter?: WatchLimiter;
   /** A watch was closed because its client stopped reading. */
@@ -109,12 +109,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           const limiter = deps.watchLimiter;
           limiter?.acquire(context.user?.name ?? '');
           try {
-            await serveWatch(
-              context,
-              { store: route.registry.store, out: route.out, ...(onWatchTerminated !== undefined ? { onTerminated: onWatchTerminated } : {}) },
-              output,
-              options,
-            );
+            await serveWatch(context, { store: route.registry.store, out: route.out, onTerminated: onWatchTerminated }, output, options);
           } finally {
             // A detached watch frees its slot when it ends.
             if (limiter !== undefined) {

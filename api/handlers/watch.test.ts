@@ -12,7 +12,7 @@ const plc = (name: string, shares = 5, labels: Record<string, string> = {}) => (
   metadata: { name, labels },
   spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Reject' } } },
 });
-const stream = (path: string, headers?: Record<string, string>) => openStream(server.baseUrl, path, { token: server.token, ...(headers ? { headers } : {}) });
+const stream = (path: string, headers?: Record<string, string>) => openStream(server.baseUrl, path, { token: server.token, headers });
 const summary = (events: any[]) => events.map((e) => `${e.type} ${e.object.metadata?.name ?? ''}`.trim());
 
 test.before(async () => {

@@ -28,7 +28,7 @@ export interface WatchDeps {
   store: ResourceStore;
   out: OutputContext;
   /** A watch was closed because its client stopped reading (apiserver_terminated_watchers_total). */
-  onTerminated?: (context: RequestContext) => void;
+  onTerminated?: ((context: RequestContext) => void) | undefined;
 }
 
 /** Watch options from the query; `name` narrows the watch to one object (the /watch/<r>/<name> path form). */
@@ -107,7 +107,7 @@ function tableEncoder(out: OutputContext, includeObject: IncludeObject, noHeader
         includeObject,
         listMeta: { resourceVersion: object.metadata?.resourceVersion ?? '' },
         noHeaders,
-        ...(out.apiDomain !== undefined ? { apiDomain: out.apiDomain } : {}),
+        apiDomain: out.apiDomain,
       });
       return [Buffer.from(goJsonText({ type: event.type, object: value }), 'utf8'), NEWLINE];
     };

@@ -94,7 +94,7 @@ test('an object over the store limit is refused on every write path with 413, an
       ['PATCH', `${PLC}/small/status`, { status: { conditions } }, MERGE],
     ];
     for (const [method, path, body, headers] of writes) {
-      const response = await client.request(method, path, { body, ...(headers === undefined ? {} : { headers }) });
+      const response = await client.request(method, path, { body, headers });
       assert.equal([response.status, response.json()], [413, TOO_LARGE], `${method} ${path} ${JSON.stringify(headers ?? {})}`);
     }
     assert.equal((await client.get(`${PLC}/small`)).json(), before);

@@ -16,7 +16,7 @@ import {
 
 const CSA = 'kubectl-client-side-apply';
 const update = (old: KubeObject | undefined, next: KubeObject, manager: string, time: string, subresource?: string) =>
-  updateManagedFields(old, next, { manager, time, apiVersion: API_VERSION, ...(subresource === undefined ? {} : { subresource }) });
+  updateManagedFields(old, next, { manager, time, apiVersion: API_VERSION, subresource });
 const stored = (object: KubeObject, managedFields: ManagedFieldsEntry[]): KubeObject => ({ ...object, metadata: { ...object.metadata, managedFields } });
 const fieldsOf = (entries: ManagedFieldsEntry[], manager: string, subresource?: string) =>
   entries.find((entry) => entry.manager === manager && entry.subresource === subresource)?.fieldsV1;

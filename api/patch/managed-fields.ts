@@ -31,7 +31,7 @@ export interface UpdateManagedFieldsOptions {
   userAgent?: string;
   operation?: 'Update';
   /** `status` for writes through /status. */
-  subresource?: string;
+  subresource?: string | undefined;
   /** RFC 3339 time stamped on the entry if this write changed anything. */
   time: string;
   /** The apiVersion the request used, e.g. `flowcontrol.apiserver.k8s.io/v1`. */

@@ -116,7 +116,7 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
   const metrics = createPromAuthorizationMetrics(registry);
   // Jitter only spreads webhook retries; nothing depends on replaying it.
   const prng = input.prng ?? createPrng(`${process.pid}:${clock.now()}`);
-  const deps = { clock, prng, metrics, apiDomain, ...(input.webhookBackoff !== undefined ? { backoff: input.webhookBackoff } : {}) };
+  const deps = { clock, prng, metrics, apiDomain, backoff: input.webhookBackoff };
 
   let authorizer: Authorizer;
   let controller: AuthorizationConfigController | undefined;
@@ -125,7 +125,7 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
       ...deps,
       file: options.authorizationConfig,
       config: { apiDomain },
-      ...(input.reloadIntervalMs !== undefined ? { intervalMs: input.reloadIntervalMs } : {}),
+      intervalMs: input.reloadIntervalMs,
       log: { info: (m) => logger.info(m), error: (m) => logger.error(m) },
     });
     if (!started.ok) return { ok: false, error: started.error };
@@ -162,7 +162,7 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
     authorizationFilter: createAuthorizationFilter({
       authorizer,
       logger,
-      ...(input.isPublicPath !== undefined ? { skipPath: input.isPublicPath } : {}),
+      skipPath: input.isPublicPath,
     }),
     admission: admission.chain,
     reviews: [

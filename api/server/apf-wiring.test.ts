@@ -32,7 +32,7 @@ async function serverWithLevels(count: number, workEstimator?: WorkEstimatorConf
     apfEnforce: true,
     accessControl: await testAccessControl(new Map()),
     serverAddress: () => '',
-    ...(workEstimator !== undefined ? { workEstimator } : {}),
+    workEstimator,
   });
   // The bootstrap objects are ensured and digested asynchronously.
   for (let i = 0; i < 500 && !fairway.controller.dump().levels.some((l) => l.name === 'global-default'); i++) await new Promise((r) => setTimeout(r, 10));

@@ -58,20 +58,20 @@ export interface FairwayServerOptions {
   enablePriorityAndFairness: boolean;
   apfEnforce: boolean;
   /** The work estimator's tunables (--apf-work-estimator-config-file); Kubernetes' defaults when absent. */
-  workEstimator?: WorkEstimatorConfig;
+  workEstimator?: WorkEstimatorConfig | undefined;
   /** `host:port` for /api's serverAddressByClientCIDRs. */
   serverAddress: () => string;
   clock?: Clock;
   /** Watches without timeoutSeconds last 1–2× this (kube's --min-request-timeout). */
-  minRequestTimeoutMs?: number;
+  minRequestTimeoutMs?: number | undefined;
   /** --max-watches-per-user (0: no limit); absent: the default (handlers/watch-limit.ts). */
   maxWatchesPerUser?: number;
   /** Authentication, authorization, admission and the self-review routes, built in one place (api/security/access-control.ts). */
   accessControl: Pick<AccessControl, 'authenticationFilter' | 'impersonationFilter' | 'authorizationFilter' | 'admission' | 'reviews' | 'registry'>;
   /** Checks added to /healthz, /livez and /readyz (the KMS plugins' health, as kube-apiserver adds it). */
-  extraHealthChecks?: readonly HealthCheck[];
+  extraHealthChecks?: readonly HealthCheck[] | undefined;
   /** Filters after authorization, before the handler (tests that look at how the chain runs a request). */
-  extraFilters?: readonly Filter[];
+  extraFilters?: readonly Filter[] | undefined;
   /** Where CPU-heavy stages of admitted requests run (api/server/execution-plane.ts); default: inline on the main thread. The caller closes it. */
   executionPlane?: ExecutionPlane;
   /** --v: 3 and above logs every request (api/server/access-log.ts). */
@@ -151,7 +151,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
       // What the store really does: a LIST at resourceVersion "" waits for the cache to reach the
       // backend's revision and is served from it (kube's ConsistentListFromCache).
       consistentListFromCache: store.servesConsistentListsFromCache,
-      ...(options.workEstimator !== undefined ? { config: options.workEstimator } : {}),
+      config: options.workEstimator,
     },
     observer: metrics.flowControl.observer,
     onDigestError: (error, failures) =>
@@ -230,7 +230,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     metaGroup: groups.meta,
     nowMs,
     executor,
-    ...(apiDomain !== undefined ? { apiDomain } : {}),
+    apiDomain,
   });
   const registryDeps = {
     apiVersion,
@@ -251,10 +251,10 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     group: groups.flowcontrol,
     version: FLOWCONTROL_VERSION,
     metaGroup: groups.meta,
-    ...(apiDomain !== undefined ? { apiDomain } : {}),
+    apiDomain,
     applyPatch: executorPatchApplier(executor, groups.flowcontrol),
     nowTime,
-    ...(options.minRequestTimeoutMs !== undefined ? { minRequestTimeoutMs: options.minRequestTimeoutMs } : {}),
+    minRequestTimeoutMs: options.minRequestTimeoutMs,
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER),
     onWatchTerminated: (group, resource) => terminatedWatchers.inc({ group, resource }),
     logger,
@@ -312,7 +312,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     resources: access.reviews.length > 0 ? withReviewRoutes(resources, access.reviews) : resources,
     describe: createDescriptionHandler({
       model: discoveryModel,
-      ...(apiDomain !== undefined ? { apiDomain } : {}),
+      apiDomain,
       serverAddress: options.serverAddress,
     }),
     extraRoutes,

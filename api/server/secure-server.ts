@@ -45,7 +45,7 @@ export interface SecureServerOptions {
   certPem: string;
   keyPem: string;
   /** --client-ca-file: request a client certificate (verified by the authenticator, not by TLS). */
-  clientCaPem?: string;
+  clientCaPem?: string | undefined;
   /** --http2-max-streams-per-connection; 0 means the default. */
   http2MaxStreamsPerConnection: number;
   /** --disable-http2-serving: offer only http/1.1 (kube-apiserver's flag). */

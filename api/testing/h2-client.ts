@@ -15,10 +15,10 @@ export interface H2Response {
 }
 
 export interface H2RequestOptions {
-  token?: string | null;
-  headers?: Record<string, string>;
+  token?: string | null | undefined;
+  headers?: Record<string, string> | undefined;
   /** Sent whole, then the stream is ended. */
-  body?: string | Buffer;
+  body?: string | Buffer | undefined;
   /** Sent in pieces, each after its pause; the stream is ended after the last unless `keepOpen`. */
   pieces?: { pauseMs: number; bytes: string | Buffer }[];
   keepOpen?: boolean;

@@ -14,10 +14,10 @@ export interface TestResponse {
 }
 
 export interface RequestOptions {
-  body?: string | Buffer | object;
-  headers?: Record<string, string>;
+  body?: string | Buffer | object | undefined;
+  headers?: Record<string, string> | undefined;
   /** Overrides the client's token; `null` sends no Authorization header. */
-  token?: string | null;
+  token?: string | null | undefined;
 }
 
 export interface TestClient {
@@ -62,7 +62,7 @@ export function createTestClient(baseUrl: string, defaults: { token?: string; ca
  * A streaming GET (a watch): collects newline-separated JSON events until `close()` or the server
  * ends the stream.
  */
-export function openStream(baseUrl: string, path: string, defaults: { token?: string; caPem?: string; headers?: Record<string, string> } = {}) {
+export function openStream(baseUrl: string, path: string, defaults: { token?: string; caPem?: string; headers?: Record<string, string> | undefined } = {}) {
   const url = new URL(path, baseUrl);
   const headers: Record<string, string> = { ...(defaults.headers ?? {}) };
   if (defaults.token !== undefined) headers.Authorization = `Bearer ${defaults.token}`;

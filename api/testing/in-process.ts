@@ -36,26 +36,26 @@ export interface InProcessOptions {
   enablePriorityAndFairness?: boolean;
   requestTimeoutMs?: number;
   /** Events the watch cache keeps per resource (small values make 410 Expired easy to reach). */
-  windowCapacity?: number;
+  windowCapacity?: number | undefined;
   /** Instead of a fresh memory backend (a LevelDB backend with injected faults). */
   backend?: StorageBackend;
   /** After a failed write, how often the store tries to take writes again. */
-  writeRetryMs?: number;
+  writeRetryMs?: number | undefined;
   /** `--authorization-mode` (e.g. `['AlwaysDeny']`: 403 for everyone but system:masters); none: everything is allowed. */
-  authorizationMode?: string[];
+  authorizationMode?: string[] | undefined;
   /** The store's largest write (small values make "request is too large" easy to reach). */
-  maxRequestBytes?: number;
+  maxRequestBytes?: number | undefined;
   /** Filters after authorization (tests that look at how the chain runs). */
-  extraFilters?: readonly Filter[];
+  extraFilters?: readonly Filter[] | undefined;
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
   const store = createStore({
     backend: options.backend ?? createMemoryBackend(),
     clock: realClock(),
-    ...(options.windowCapacity !== undefined ? { windowCapacity: options.windowCapacity } : {}),
-    ...(options.writeRetryMs !== undefined ? { writeRetryMs: options.writeRetryMs } : {}),
-    ...(options.maxRequestBytes !== undefined ? { maxRequestBytes: options.maxRequestBytes } : {}),
+    windowCapacity: options.windowCapacity,
+    writeRetryMs: options.writeRetryMs,
+    maxRequestBytes: options.maxRequestBytes,
   });
   await store.open();
   const token = randomBytes(16).toString('hex');
@@ -90,7 +90,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     apfEnforce: true,
     serverAddress: () => address,
     accessControl,
-    ...(options.extraFilters !== undefined ? { extraFilters: options.extraFilters } : {}),
+    extraFilters: options.extraFilters,
   });
   const server = createServer(HTTP1_SERVER_OPTIONS, fairway.apiServer.handle);
   installHttp1Rules(server);

@@ -22,8 +22,8 @@ export interface TimedResponse {
 export interface TimedRequestOptions {
   method?: string;
   token?: string;
-  body?: string | Buffer;
-  headers?: Record<string, string>;
+  body?: string | Buffer | undefined;
+  headers?: Record<string, string> | undefined;
   /** Before reading the body, wait this long (the response stays unread on the socket). */
   holdMs?: number;
   /** Hold only 2xx responses (a rejection's few bytes are read at once). */

@@ -31,7 +31,7 @@ export interface ControllerOptions extends AuthorizerDeps {
   file: string;
   config?: Omit<AuthorizationConfigOptions, 'requiredNonWebhookTypes'>;
   clock: Clock;
-  intervalMs?: number;
+  intervalMs?: number | undefined;
   /** Also react to file-system events (off in tests that want only explicit checks). */
   watchFile?: boolean;
   log?: { info(message: string): void; error(message: string): void };

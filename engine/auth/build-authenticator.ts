@@ -12,7 +12,7 @@ export interface AuthenticationSettings {
   /** Bearer token → user. */
   tokens: ReadonlyMap<string, Readonly<UserInfo>>;
   /** The --client-ca-file bundle(s); none: client certificates authenticate nobody. */
-  clientCaPems?: readonly string[];
+  clientCaPems?: readonly string[] | undefined;
   anonymous: boolean;
   /** Epoch milliseconds: certificate validity is wall-clock time. */
   wallClockMs: () => number;

@@ -22,7 +22,7 @@ export interface AuthorizerDeps {
   metrics?: AuthorizationMetrics;
   apiDomain?: string | undefined;
   /** Tests shorten the webhook retry backoff. */
-  backoff?: RetryBackoff;
+  backoff?: RetryBackoff | undefined;
 }
 
 export type BuildResult = { ok: true; authorizer: Authorizer } | { ok: false; error: string };
@@ -61,11 +61,11 @@ export async function buildAuthorizerFromConfig(loaded: LoadedAuthorizationConfi
         authorizedTtlMs: webhook.cacheAuthorizedRequests ? goDurationToMs(webhook.authorizedTTLNanoseconds) : 0,
         unauthorizedTtlMs: webhook.cacheUnauthorizedRequests ? goDurationToMs(webhook.unauthorizedTTLNanoseconds) : 0,
         failurePolicy: webhook.failurePolicy as FailurePolicy,
-        ...(conditions !== undefined ? { matchConditions: conditions } : {}),
+        matchConditions: conditions,
         clock: deps.clock,
         prng: deps.prng.fork(`webhook:${entry.name}`),
-        ...(deps.backoff !== undefined ? { backoff: deps.backoff } : {}),
-        ...(deps.metrics !== undefined ? { metrics: deps.metrics } : {}),
+        backoff: deps.backoff,
+        metrics: deps.metrics,
         authorizationGroup: `authorization.${deps.apiDomain ?? 'k8s.io'}`,
       }),
     });

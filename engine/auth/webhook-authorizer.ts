@@ -33,11 +33,11 @@ export interface WebhookAuthorizerOptions {
   authorizedTtlMs: number;
   unauthorizedTtlMs: number;
   failurePolicy: FailurePolicy;
-  matchConditions?: MatchConditions;
+  matchConditions?: MatchConditions | undefined;
   clock: Clock;
   prng: Prng;
-  backoff?: RetryBackoff;
-  metrics?: AuthorizationMetrics;
+  backoff?: RetryBackoff | undefined;
+  metrics?: AuthorizationMetrics | undefined;
   cacheSize?: number;
   /** `authorization.<api domain>`. */
   authorizationGroup?: string;

@@ -45,7 +45,7 @@ class LiveConfig {
       get flowSchemas() {
         return live.snapshot().flowSchemas;
       },
-      ...(change !== undefined ? { change } : {}),
+      change,
     };
   }
 

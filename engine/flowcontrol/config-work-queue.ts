@@ -16,9 +16,9 @@ export const CONFIG_RETRY_BASE_MS = 200;
 export const CONFIG_RETRY_MAX_MS = 8 * 60 * 60 * 1000;
 
 export interface OneKeyWorkQueueOptions {
-  minIntervalMs?: number;
+  minIntervalMs?: number | undefined;
   /** A run threw; it is retried after the backoff. */
-  onError?: (error: unknown, failures: number) => void;
+  onError?: ((error: unknown, failures: number) => void) | undefined;
 }
 
 export class OneKeyWorkQueue {

@@ -30,7 +30,7 @@ export interface FlowcontrolConfig {
   priorityLevels: readonly PriorityLevelConfiguration[];
   flowSchemas: readonly FlowSchema[];
   /** From a stream following the store: the one change that led to this emission (none after a list). */
-  change?: ConfigChange;
+  change?: ConfigChange | undefined;
 }
 
 export interface ConfigChange {
@@ -54,7 +54,7 @@ export interface FlowControllerOptions {
   apiDomain?: string | undefined;
   /** Object counts and watch counts for the work estimator. */
   estimator: WorkEstimatorDeps;
-  observer?: FlowControlObserver;
+  observer?: FlowControlObserver | undefined;
   /** Defaults to a scheduler on `clock`; only tests pass another. */
   scheduler?: SchedulerLike;
   /** Minimum time between two digests of a changing configuration (config-work-queue.ts). */
@@ -187,8 +187,8 @@ export class FlowController {
     this.estimator = { ...options.estimator, watchCountSampled: (count) => (this.sampledWatchCount = count) };
     this.classifier = buildClassifier([], [], { apiDomain: options.apiDomain });
     this.configQueue = new OneKeyWorkQueue(options.clock, () => this.configure(this.latestConfig), {
-      ...(options.configDigestMinIntervalMs !== undefined ? { minIntervalMs: options.configDigestMinIntervalMs } : {}),
-      ...(options.onDigestError !== undefined ? { onError: options.onDigestError } : {}),
+      minIntervalMs: options.configDigestMinIntervalMs,
+      onError: options.onDigestError,
     });
     this.configure(EMPTY_CONFIG);
   }

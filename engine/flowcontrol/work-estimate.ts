@@ -50,7 +50,7 @@ export interface WorkEstimatorDeps {
   /** Feature gate WatchList (Beta, on by default in 1.32): watches are priced like lists. */
   watchListEnabled?: boolean;
   /** The tunables; Kubernetes' defaults when absent (work-estimator-config.ts). */
-  config?: WorkEstimatorConfig;
+  config?: WorkEstimatorConfig | undefined;
 }
 
 /**

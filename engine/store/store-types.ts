@@ -32,9 +32,9 @@ export interface ListOptions {
   readonly resourceVersionMatch?: string;
   /** Page size; 0 or unset = everything. */
   readonly limit?: number;
-  readonly continue?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
+  readonly continue?: string | undefined;
+  readonly labelSelector?: string | undefined;
+  readonly fieldSelector?: string | undefined;
   /** Only so a list that carries it can be refused as kube-apiserver refuses it. */
   readonly sendInitialEvents?: boolean;
 }
@@ -71,8 +71,8 @@ export interface WatchOptions {
   /** Start with the current state as ADDED events (default: when resourceVersion is "" or "0"). */
   readonly sendInitialEvents?: boolean;
   readonly allowWatchBookmarks?: boolean;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
+  readonly labelSelector?: string | undefined;
+  readonly fieldSelector?: string | undefined;
   /** End the watch cleanly after this long (timeoutSeconds × 1000); a bookmark comes shortly before. */
   readonly timeoutMs?: number;
 }

@@ -30,9 +30,9 @@ export interface StoreOptions {
   readonly backend: StorageBackend;
   readonly clock: Clock;
   /** A holder (transformer-holder.ts) lets the caller swap the transformer while the store runs. */
-  readonly transformer?: Transformer | TransformerHolder;
+  readonly transformer?: Transformer | TransformerHolder | undefined;
   /** Events kept per resource in the watch cache (default 10,000). */
-  readonly windowCapacity?: number;
+  readonly windowCapacity?: number | undefined;
   /** Events older than this leave the window (default 5 min, etcd's compaction interval in kube). */
   readonly windowMaxAgeMs?: number;
   /** Undelivered events a watcher may hold before it is cut off (default 1,000). */
@@ -44,9 +44,9 @@ export interface StoreOptions {
   /** The meta API group named in ListOptions errors (default meta.k8s.io). */
   readonly metaGroup?: string;
   /** After a failed write, how often to try to take writes again (default 1 s). */
-  readonly writeRetryMs?: number;
+  readonly writeRetryMs?: number | undefined;
   /** The largest write (key plus stored value) the store takes, as etcd's --max-request-bytes (default 1.5 MiB). */
-  readonly maxRequestBytes?: number;
+  readonly maxRequestBytes?: number | undefined;
 }
 
 export const STORE_DEFAULTS = {

@@ -78,8 +78,8 @@ export async function startAdversary(options: AdversaryOptions = {}): Promise<Ad
   const crashes = trapCrashes();
   const server = await startInProcessServer({
     users: new Map([...(options.users ?? []), [ORDINARY_USER.token, { name: ORDINARY_USER.name, groups: [...ORDINARY_USER.groups] }]]),
-    ...(options.authorizationMode !== undefined ? { authorizationMode: options.authorizationMode } : {}),
-    ...(options.maxRequestBytes !== undefined ? { maxRequestBytes: options.maxRequestBytes } : {}),
+    authorizationMode: options.authorizationMode,
+    maxRequestBytes: options.maxRequestBytes,
   });
   await server.ready();
 

@@ -115,12 +115,9 @@ export const SELECTORS: readonly SelectorCase[] = [
   { labelSelector: 'tier!=c', fieldSelector: 'metadata.name!=c', matches: (o) => tier(o) !== 'c' && o.name !== 'c' },
 ];
 
-export function selectorOptions(index: number): { labelSelector?: string; fieldSelector?: string } {
+export function selectorOptions(index: number): { labelSelector: string | undefined; fieldSelector: string | undefined } {
   const s = SELECTORS[index]!;
-  return {
-    ...(s.labelSelector !== undefined ? { labelSelector: s.labelSelector } : {}),
-    ...(s.fieldSelector !== undefined ? { fieldSelector: s.fieldSelector } : {}),
-  };
+  return { labelSelector: s.labelSelector, fieldSelector: s.fieldSelector };
 }
 
 export function describeSelector(index: number): string {

@@ -76,7 +76,7 @@ export class ListAll implements Command {
       const page = await r.resources[this.kind].list({
         ...selectorOptions(this.selector),
         limit: this.limit,
-        ...(token !== undefined ? { continue: token } : {}),
+        continue: token,
       });
       after = checkPage(page, want, after, this.limit, m.revision, this.selector, `${this} page ${++pages}`);
       token = page.continue;

@@ -23,7 +23,7 @@ export interface ComparisonRequest {
   suggestions: boolean;
   auditLogFile?: string | undefined;
   auditGrouping?: AuditGrouping | undefined;
-  onTaskDone?: (done: number, total: number) => void;
+  onTaskDone?: ((done: number, total: number) => void) | undefined;
   /** Run on this pool (kept open) instead of a new one. */
   pool?: SweepPool;
 }
@@ -36,8 +36,8 @@ export async function runComparison(request: ComparisonRequest): Promise<Compari
       seed,
       variant: variant.name,
       variantFiles: variant.files,
-      ...(auditLogFile === undefined ? {} : { auditLogFile }),
-      ...(auditGrouping === undefined ? {} : { auditGrouping }),
+      auditLogFile,
+      auditGrouping,
       write: {
         dir: join(outDir, variant.name, `seed-${seed}`),
         reproduce: reproduceCommand({ scenarioFile, seed, variantFiles: variant.files, auditLogFile, auditGrouping }),
@@ -49,7 +49,7 @@ export async function runComparison(request: ComparisonRequest): Promise<Compari
   );
   const results =
     request.pool === undefined
-      ? await runSweep(tasks, { workers: request.workers, ...(request.onTaskDone === undefined ? {} : { onTaskDone: request.onTaskDone }) })
+      ? await runSweep(tasks, { workers: request.workers, onTaskDone: request.onTaskDone })
       : await request.pool.run(tasks, request.onTaskDone);
   const runs: CompareRun[] = results.map((r) => {
     const dir = join(r.variant, `seed-${r.seed}`);

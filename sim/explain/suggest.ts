@@ -54,8 +54,8 @@ export async function suggest(input: SuggestionInput): Promise<Suggestion[]> {
       runSimulation({
         loaded: built.loaded,
         seed: input.seed,
-        ...(input.auditLog === undefined ? {} : { auditLog: input.auditLog }),
-        ...(input.auditGrouping === undefined ? {} : { auditGrouping: input.auditGrouping }),
+        auditLog: input.auditLog,
+        auditGrouping: input.auditGrouping,
       }),
     );
     const effect = effectOf(input.report, after);

@@ -11,7 +11,7 @@ const WORKER_ENTRY = new URL('./worker.mjs', import.meta.url).href;
 export interface SweepOptions {
   workers: number;
   /** Called after each finished task with the count done so far. */
-  onTaskDone?: (done: number, total: number) => void;
+  onTaskDone?: ((done: number, total: number) => void) | undefined;
 }
 
 export interface SweepPool {

@@ -15,9 +15,9 @@ export interface SweepTask {
   seed: string;
   variant: string;
   variantFiles: string[];
-  extraObjects?: ExtraObject[];
-  auditLogFile?: string;
-  auditGrouping?: AuditGrouping;
+  extraObjects?: ExtraObject[] | undefined;
+  auditLogFile?: string | undefined;
+  auditGrouping?: AuditGrouping | undefined;
   /** Write report.json, report.html and plots here (the command to show in the page included). */
   write?: { dir: string; reproduce: string; plots: boolean };
   /** Simulate the report's suggestions too (report.suggestions). */
@@ -35,9 +35,9 @@ export async function runSweepTask(task: SweepTask): Promise<SweepTaskResult> {
     scenarioFile: task.scenarioFile,
     seed: task.seed,
     variantFiles: task.variantFiles,
-    ...(task.extraObjects === undefined ? {} : { extraObjects: task.extraObjects }),
-    ...(task.auditLogFile === undefined ? {} : { auditLogFile: task.auditLogFile }),
-    ...(task.auditGrouping === undefined ? {} : { auditGrouping: task.auditGrouping }),
+    extraObjects: task.extraObjects,
+    auditLogFile: task.auditLogFile,
+    auditGrouping: task.auditGrouping,
     suggestions: task.suggestions === true,
   });
   if (!outcome.ok) return { ok: false, variant: task.variant, seed: task.seed, errors: outcome.errors };

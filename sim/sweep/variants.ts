@@ -40,7 +40,7 @@ export async function checkVariants(options: {
   let scenario: Scenario | undefined;
   const warnings: string[] = [];
   for (const variant of options.variants) {
-    const check = await loadRunInputs({ scenarioFile, seed: '0', variantFiles: variant.files, ...(auditLogFile === undefined ? {} : { auditLogFile }) });
+    const check = await loadRunInputs({ scenarioFile, seed: '0', variantFiles: variant.files, auditLogFile });
     if (!check.ok) {
       for (const error of check.errors) output.stderr(`${error}\n`);
       output.stderr(`fairway ${command}: invalid input${variant.files.length > 0 ? ` (variant ${variant.name})` : ''}; nothing was simulated\n`);

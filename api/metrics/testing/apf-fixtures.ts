@@ -75,7 +75,7 @@ export function newTestController(options: TestControllerOptions): FlowControlle
     serverConcurrencyLimit: options.serverConcurrencyLimit ?? 10,
     defaultWaitLimitMs: 15_000,
     estimator: { objectCount: () => 'not-found', watchCount: (info) => tracker?.countInterested(info) ?? 0 },
-    ...(options.observer === undefined ? {} : { observer: options.observer }),
+    observer: options.observer,
   });
   controller.configure(options.config ?? tinyApfConfig());
   return controller;

@@ -13,7 +13,7 @@ import type { ValidatingAdmissionPolicy } from './policy-types.ts';
 export interface CompiledValidation {
   expression: CompiledExpression;
   message: string;
-  messageExpression?: CompiledExpression;
+  messageExpression?: CompiledExpression | undefined;
   reason: string;
 }
 
@@ -93,7 +93,7 @@ export function compilePolicy(policy: ValidatingAdmissionPolicy): { compiled?: C
         expression: v.expression!,
         message: v.message,
         reason: v.reason,
-        ...(v.messageExpression !== undefined ? { messageExpression: v.messageExpression } : {}),
+        messageExpression: v.messageExpression,
       })),
     },
     errors,

@@ -68,8 +68,8 @@ export interface Field<N extends string = string> {
   readonly pointer: boolean;
   readonly omitempty: boolean;
   readonly required: boolean;
-  readonly default?: number;
-  readonly decodeAsText?: boolean;
+  readonly default?: number | undefined;
+  readonly decodeAsText?: boolean | undefined;
 }
 
 /** `+union`: the discriminator field and, for each member field, the value naming it. */
@@ -129,8 +129,8 @@ export function field<const N extends string>(name: N, type: FieldType, descript
     pointer: options.pointer ?? false,
     omitempty: options.omitempty ?? true,
     required: options.required ?? false,
-    ...(options.default !== undefined ? { default: options.default } : {}),
-    ...(options.decodeAsText === true ? { decodeAsText: true } : {}),
+    default: options.default,
+    decodeAsText: options.decodeAsText,
   };
 }
 

@@ -104,7 +104,13 @@ export function decodeLogEntry(firstRevision: number, bytes: Uint8Array): Backen
     previous = revision;
     const hasPrev = prevValue instanceof Uint8Array;
     if (type === 'd' && !hasPrev) throw bad(`has a delete of ${key} without its last value`);
-    return { type: type === 'p' ? 'put' : 'delete', key, modRevision: revision, prevModRevision, ...(hasPrev ? { prevValue } : {}) } satisfies BackendEvent;
+    return {
+      type: type === 'p' ? 'put' : 'delete',
+      key,
+      modRevision: revision,
+      prevModRevision,
+      prevValue: hasPrev ? prevValue : undefined,
+    } satisfies BackendEvent;
   });
 }
 

@@ -181,7 +181,7 @@ function withStoredPrefixHint(transformer: Transformer): Transformer {
           // A provider that knows the prefix but not the key (`aescbc: no matching key ...`) gets the key name too.
           const label = error.provider === undefined ? '' : `${error.provider}: `;
           const message = `${error.message.slice(label.length)} (the stored value starts with ${JSON.stringify(storedPrefix(data))})`;
-          throw new TransformError('no-matching-prefix', message, { cause: error, ...(error.provider !== undefined ? { provider: error.provider } : {}) });
+          throw new TransformError('no-matching-prefix', message, { cause: error, provider: error.provider });
         }
         throw error;
       }

@@ -27,7 +27,7 @@ export class TransformError extends Error {
   /** `aescbc key "key1"`, `kms provider "vault"`, or undefined when no provider matched. */
   readonly provider: string | undefined;
 
-  constructor(reason: TransformErrorReason, message: string, options: { provider?: string; cause?: unknown } = {}) {
+  constructor(reason: TransformErrorReason, message: string, options: { provider?: string | undefined; cause?: unknown } = {}) {
     super(options.provider === undefined ? message : `${options.provider}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TransformError';
     this.reason = reason;
