@@ -19,7 +19,7 @@ import { storeCommands } from './support/store-commands.ts';
 import { emptyModel, KINDS, observed, expected, sorted } from './support/store-model.ts';
 import { RealStore, type StoreLocation, type StoreWrapper } from './support/store-real.ts';
 import type { ResourceStore } from '../engine/store/store-types.ts';
-import type { ObjectMeta } from '../engine/resources/types.ts';
+import { withoutResourceVersion } from '../engine/store/codec.ts';
 
 const SMALL_WINDOW = 2;
 /** Long enough for many objects, and for a paged list to cross later writes and deletions. */
@@ -67,7 +67,6 @@ test('store model: LevelDB backend', async () => {
 });
 
 // Controls: the same property must reject a store with one deliberate fault in front of it.
-const withoutResourceVersion = ({ resourceVersion: _, ...metadata }: ObjectMeta = {}): ObjectMeta => metadata;
 const faulty =
   (overrides: (store: ResourceStore) => Partial<ResourceStore>): StoreWrapper =>
   (store) => {
@@ -87,8 +86,7 @@ const faulty =
 const CONTROLS: Record<string, StoreWrapper> = {
   // Optimistic concurrency lost: a stale resourceVersion overwrites instead of conflicting.
   'update ignores resourceVersion': faulty((store) => ({
-    update: (object, options) =>
-      store.update(/^\d+$/.test(object.metadata?.resourceVersion ?? '') ? { ...object, metadata: withoutResourceVersion(object.metadata) } : object, options),
+    update: (object, options) => store.update(/^\d+$/.test(object.metadata?.resourceVersion ?? '') ? withoutResourceVersion(object) : object, options),
   })),
   // A continued page that loses its first item (a gap between pages).
   'continue skips an item': faulty((store) => ({

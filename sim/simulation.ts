@@ -53,7 +53,7 @@ export interface SimulationResult {
   levels: LevelMetrics[];
   finalDump: ControllerDump;
   eventsRun: number;
-  audit?: { file: string; requests: number; replayed: number; beyondDuration: number; skipped: AuditLog['skipped']; originallyRejected: number };
+  audit?: { file: string; requests: number; replayed: number; beyondDuration: number; skipped: AuditLog['skipped']; originallyRejected: number } | undefined;
 }
 
 const NICE_INTERVALS_MS = [100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
@@ -196,7 +196,7 @@ class Simulation {
       levels: [...this.levels.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       finalDump,
       eventsRun: this.clock.eventCount,
-      ...(audit === undefined ? {} : { audit: audit() }),
+      audit: audit?.(),
     };
   }
 

@@ -40,11 +40,11 @@ export interface ListNode {
   readonly kind: 'list';
   /** Server-side apply: `atomic` lists are one leaf, `set` items are `v:`, `map` items are `k:`. */
   readonly listType: 'atomic' | 'set' | 'map';
-  readonly keys?: readonly string[];
+  readonly keys?: readonly string[] | undefined;
   readonly items: SchemaNode;
   /** Strategic merge patch: `merge` lists are merged (by `patchMergeKey` for lists of objects); others are replaced. */
-  readonly patchStrategy?: 'merge';
-  readonly patchMergeKey?: string;
+  readonly patchStrategy?: 'merge' | undefined;
+  readonly patchMergeKey?: string | undefined;
 }
 
 export type SchemaNode = ScalarNode | StructNode | MapNode | ListNode;
@@ -89,9 +89,9 @@ function typeNode(type: FieldType): SchemaNode {
         kind: 'list',
         listType,
         items: typeNode(type.items),
-        ...(mapKeys !== undefined ? { keys: mapKeys } : {}),
-        ...(patchStrategy !== undefined ? { patchStrategy } : {}),
-        ...(patchMergeKey !== undefined ? { patchMergeKey } : {}),
+        keys: mapKeys,
+        patchStrategy,
+        patchMergeKey,
       };
     }
   }

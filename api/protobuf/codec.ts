@@ -48,7 +48,7 @@ interface FieldPlan {
 
 interface MessagePlan {
   readonly name: string;
-  readonly special?: 'time' | 'fieldsV1';
+  readonly special?: 'time' | 'fieldsV1' | undefined;
   fields: FieldPlan[];
   byId: Map<number, FieldPlan>;
 }
@@ -78,7 +78,7 @@ export function messagePlan(fullName: string): MessagePlan {
   if (cached !== undefined) return cached;
   const type = loadRoot().lookupType(fullName);
   const special = fullName === TIME_MESSAGE ? 'time' : fullName === FIELDS_V1_MESSAGE ? 'fieldsV1' : undefined;
-  const plan: MessagePlan = { name: fullName, ...(special !== undefined ? { special } : {}), fields: [], byId: new Map() };
+  const plan: MessagePlan = { name: fullName, special, fields: [], byId: new Map() };
   plans.set(fullName, plan);
   const pointers = GO_POINTER_FIELDS.get(fullName);
   for (const field of [...type.fieldsArray].sort((a, b) => a.id - b.id)) {
