@@ -43,7 +43,7 @@ export async function runSimImport(args: string[], output: Output): Promise<numb
   if ('exitCode' in command) return command.exitCode;
   const { kubeconfig, out } = command.values;
   const context = command.values.context === '' ? undefined : command.values.context;
-  const loaded = loadWebhookKubeconfig(kubeconfig, context === undefined ? {} : { context });
+  const loaded = loadWebhookKubeconfig(kubeconfig, { context });
   if (!loaded.ok) {
     output.stderr(`fairway sim import: ${loaded.error}\n`);
     return 1;

@@ -205,7 +205,7 @@ test('KMS v2 (test plugin) and secretbox; a plugin outage: 500 naming the provid
         ['GET', FS_PATH, undefined],
         ['POST', FS_PATH, markedFs('refused-during-outage', MARKER)],
       ] as const) {
-        const response = await down.client.request(method, path, body === undefined ? {} : { body });
+        const response = await down.client.request(method, path, { body });
         assert.is(response.status, 500, `${method} ${path}: ${response.text}`);
         const status = response.json();
         assert.equal([status.kind, status.reason, status.code], ['Status', 'InternalError', 500]);

@@ -60,7 +60,7 @@ export type EncryptionAtRestResult = { ok: true; value: EncryptionAtRest } | { o
 
 export async function startEncryptionAtRest(options: EncryptionAtRestOptions): Promise<EncryptionAtRestResult> {
   const { clock, logger } = options;
-  const loadOptions = options.apiDomain !== undefined ? { apiDomain: options.apiDomain } : {};
+  const loadOptions = { apiDomain: options.apiDomain };
   const loaded = await loadEncryptionConfig(options.file, { ...loadOptions, reload: options.automaticReload });
   if (!loaded.ok) return { ok: false, error: formatEncryptionConfigError(loaded.error) };
   const deps: ResourceTransformersDeps = { ...options.transformerDeps, clock };

@@ -27,7 +27,7 @@ export type KubeconfigLoad = { ok: true; connection: WebhookConnection } | { ok:
  * Reads and resolves a webhook kubeconfig; every problem is an error value naming the file.
  * Synchronous: it runs when an authorizer chain is built (startup, reload, `config check`).
  */
-export function loadWebhookKubeconfig(file: string, options: { context?: string } = {}): KubeconfigLoad {
+export function loadWebhookKubeconfig(file: string, options: { context?: string | undefined } = {}): KubeconfigLoad {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

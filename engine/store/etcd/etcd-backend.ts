@@ -51,7 +51,7 @@ export interface EtcdBackendOptions {
   /** Prepended to every key in etcd (none by default: keys are `/registry/…`, as kube-apiserver's). */
   readonly namespace?: string;
   /** Revisions of history read at open to seed the watch window (default 10,000). */
-  readonly eventLogCapacity?: number;
+  readonly eventLogCapacity?: number | undefined;
   /** Budget of one request to etcd, retries on another member included (default 10 s). */
   readonly requestTimeoutMs?: number;
   /** Compaction period, coordinated with other replicas (default 5 min as kube-apiserver; 0 = never). */

@@ -54,7 +54,7 @@ export interface LevelDbBackendOptions {
   /** The data directory: a new database is created only when it is missing or empty. */
   readonly location: string;
   /** Events kept in the on-disk log (default 10,000); older ones are cleared in chunks. */
-  readonly eventLogCapacity?: number;
+  readonly eventLogCapacity?: number | undefined;
   /** What a refusal to open a damaged database tells the operator to do. */
   readonly recoveryHint?: string;
   /**

@@ -37,7 +37,7 @@ export interface MemoryBackendOptions {
   /** Share a volume to reopen the same data later; without one the data dies with the backend. */
   volume?: MemoryVolume;
   /** Events kept in the volume's log (oldest dropped first). */
-  eventLogCapacity?: number;
+  eventLogCapacity?: number | undefined;
 }
 
 export const DEFAULT_EVENT_LOG_CAPACITY = 10_000;

@@ -13,7 +13,7 @@ import type { WatchEvent } from '../watch-event.ts';
 
 export interface SuiteLocation {
   /** A new backend on this location (for reopen tests, call again after closing the previous store). */
-  backend(options?: { eventLogCapacity?: number }): StorageBackend;
+  backend(options?: { eventLogCapacity?: number | undefined }): StorageBackend;
   /** Replaces a stored value with bytes while nothing has the location open. */
   writeRawValue?(key: string, value: Uint8Array): Promise<void>;
   /** Damages the database's own files so that opening fails. */
@@ -68,7 +68,7 @@ export async function withStore(harness: SuiteHarness, options: FixtureOptions, 
   const location = await harness.location();
   const clock = new SimClock(1_000_000);
   const open = async (extra: Partial<StoreOptions> = {}): Promise<Store> => {
-    const backend = location.backend(options.eventLogCapacity !== undefined ? { eventLogCapacity: options.eventLogCapacity } : {});
+    const backend = location.backend({ eventLogCapacity: options.eventLogCapacity });
     const store = createStore({ ...options, ...extra, backend, clock });
     await store.open();
     return store;
