@@ -96,6 +96,18 @@ test('no comment cites a tracker issue number', () => {
   assert.equal(offences, [], `\nsay why instead:\n${offences.join('\n')}`);
 });
 
+// The type checker keeps the rest honest: an optional property that may hold undefined says so
+// (exactOptionalPropertyTypes), because `{ a: undefined }` and `{}` differ for msgpack, structured
+// clone and deep equality.
+test('the type checker runs with the strictness the code is written for', () => {
+  const { compilerOptions } = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+  const flags = ['strict', 'noUncheckedIndexedAccess', 'exactOptionalPropertyTypes', 'noUnusedLocals', 'noUnusedParameters', 'noImplicitOverride'];
+  assert.equal(
+    flags.filter((flag) => compilerOptions[flag] !== true),
+    [],
+  );
+});
+
 test('the scans themselves catch a banned call and an issue citation', () => {
   assert.ok(ISSUE_CITATION.test('// until authorizers exist (issue 7)'));
   assert.ok(ISSUE_CITATION.test('/** see Issues #12 and #13 */'));
