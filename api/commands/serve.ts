@@ -148,7 +148,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   const users = await tokens(options, admin, logger);
 
   const access = await createAccessControl({
-    authentication: { tokens: users, anonymousAuth: options.anonymousAuth, ...(clientCa !== undefined ? { clientCaPem: clientCa } : {}) },
+    authentication: { tokens: users, anonymousAuth: options.anonymousAuth, clientCaPem: clientCa },
     options,
     clock: realClock(),
     logger,

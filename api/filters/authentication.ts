@@ -22,7 +22,7 @@ export interface AuthenticationOptions {
   /** The engine's request authenticator (createRequestAuthenticator). */
   authenticator: Authenticator;
   /** Paths served without credentials (health checks). */
-  isPublicPath?: (path: string) => boolean;
+  isPublicPath?: ((path: string) => boolean) | undefined;
   /** Why a credential failed goes here; the client is told only `Unauthorized`. */
   logger?: Logger;
 }

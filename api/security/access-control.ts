@@ -61,7 +61,7 @@ export interface AuthenticationOptions {
   tokens: ReadonlyMap<string, UserInfo>;
   anonymousAuth?: boolean;
   /** The --client-ca-file bundle: client certificates it verifies authenticate (CN user, O groups). */
-  clientCaPem?: string;
+  clientCaPem?: string | undefined;
 }
 
 export interface AccessControlOptions {
@@ -73,7 +73,7 @@ export interface AccessControlOptions {
   /** Where the authorization metrics are registered; a new Registry when absent. */
   registry?: Registry;
   /** Paths served without credentials and without asking the authorizer (the health checks). */
-  isPublicPath?: (path: string) => boolean;
+  isPublicPath?: ((path: string) => boolean) | undefined;
   /** Tests shorten the reload poll and the webhook backoff. */
   reloadIntervalMs?: number;
   webhookBackoff?: RetryBackoff;
@@ -95,10 +95,10 @@ export async function createAccessControl(input: AccessControlOptions): Promise<
   const { authenticator } = authentication;
   const authenticationFilter = createAuthenticationFilter({
     authenticator,
-    ...(input.isPublicPath !== undefined ? { isPublicPath: input.isPublicPath } : {}),
+    isPublicPath: input.isPublicPath,
     logger,
   });
-  const impersonation = (authorizer: Authorizer) => createImpersonationFilter({ authorizer, ...(apiDomain !== undefined ? { apiDomain } : {}) });
+  const impersonation = (authorizer: Authorizer) => createImpersonationFilter({ authorizer, apiDomain });
   if (options === undefined) {
     return {
       ok: true,

@@ -172,7 +172,7 @@ export class KindRegistry<T extends FlowcontrolObject> implements ObjectRegistry
       const next = await tryUpdate(current);
       return withResourceVersion(next, current.metadata?.resourceVersion);
     }
-    const options = { ...(preconditions === undefined ? {} : { preconditions }), ...(context.signal === undefined ? {} : { signal: context.signal }) };
+    const options = { preconditions, signal: context.signal };
     let result: KubeObject;
     let stored: KubeObject | undefined;
     try {
@@ -217,16 +217,14 @@ export class KindRegistry<T extends FlowcontrolObject> implements ObjectRegistry
       };
       try {
         if (options.dryRun) return { type: 'pending', object: withResourceVersion(mark(current), current.metadata?.resourceVersion), accepted };
-        const marked = await this.deps.store.guaranteedUpdate(name, mark, options.preconditions === undefined ? {} : { preconditions: options.preconditions });
+        const marked = await this.deps.store.guaranteedUpdate(name, mark, { preconditions: options.preconditions });
         return { type: 'pending', object: marked, accepted };
       } catch (error) {
         // The options took the last finalizer off: the object goes now.
         if (error !== DELETE_NOW) throw error;
       }
     }
-    const deleted = options.dryRun
-      ? current
-      : await this.deps.store.delete(name, options.preconditions === undefined ? {} : { preconditions: options.preconditions });
+    const deleted = options.dryRun ? current : await this.deps.store.delete(name, { preconditions: options.preconditions });
     return { type: 'deleted', status: this.deleteSuccess(name, deleted.metadata?.uid ?? ''), object: deleted };
   }
 
