@@ -79,7 +79,7 @@ export function executorPatchApplier(executor: Executor, group: string): PatchAp
     if ('status' in outcome) throw new ApiError(outcome.status);
     if ('storeError' in outcome) {
       const { code, message, details } = outcome.storeError;
-      throw new StoreError(code, message, details === undefined ? {} : { details });
+      throw new StoreError(code, message, { details });
     }
     const object = JSON.parse(Buffer.from(outcome.json.buffer, outcome.json.byteOffset, outcome.json.byteLength).toString('utf8')) as KubeObject;
     return { object, warnings: outcome.warnings, managedFieldsSet: outcome.managedFieldsSet };

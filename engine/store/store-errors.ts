@@ -50,7 +50,7 @@ export class StoreError extends Error {
   /** For an expired continue token: a fresh token that continues at the latest resource version. */
   readonly continueToken: string | undefined;
 
-  constructor(code: StoreErrorCode, message: string, extra: { details?: StatusDetails; continueToken?: string; cause?: unknown } = {}) {
+  constructor(code: StoreErrorCode, message: string, extra: { details?: StatusDetails | undefined; continueToken?: string; cause?: unknown } = {}) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'StoreError';
     this.code = code;
