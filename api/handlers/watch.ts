@@ -20,6 +20,7 @@ import { checkResourceVersion, type QueryReader } from './query.ts';
 import { PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
 import { encodeObject, watchFrame } from '../protobuf/objects.ts';
 import { cacheJson, type Output, type OutputContext } from './resource-output.ts';
+import { DEFAULT_POOL_THRESHOLDS } from '../../workers/pool-thresholds.ts';
 
 /** kube-apiserver's --min-request-timeout default: watches without timeoutSeconds last 1–2× this. */
 export const MIN_REQUEST_TIMEOUT_MS = 1_800_000;
@@ -133,6 +134,28 @@ function encoders(context: RequestContext, output: Output, out: OutputContext): 
 const BATCH_EVENTS = 1_000;
 
 /**
+ * An object JSON the watch cache has not kept yet is encoded where a wake-up finds it needed when
+ * it is smaller than this (the size from which the execution plane would send the work to a
+ * worker); a larger one is encoded through the executor, off the main thread.
+ */
+const INLINE_JSON_MAX_CODEC_BYTES = DEFAULT_POOL_THRESHOLDS['encode-objects'] ?? 0;
+
+/** The JSON line as one buffer, so a live event costs each watch one write (computed once per event). */
+const jsonLineJoined: Encoder = (event) => [Buffer.concat(jsonLine(event))];
+
+/** The bytes `encode` gives `event`, as one buffer shared by every watch alike. */
+function lineOf(event: WatchEvent, encode: Encoder): Uint8Array {
+  const parts = event.encode(encode === jsonLine ? jsonLineJoined : encode);
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+/** Whether writing `event` now would encode a large object on the main thread. */
+function needsExecutor(event: WatchEvent, encode: Encoder): boolean {
+  const form = event.form;
+  return encode === jsonLine && form !== undefined && form.jsonBytes === undefined && form.codecBytes.byteLength >= INLINE_JSON_MAX_CODEC_BYTES;
+}
+
+/**
  * Serves one watch. Resolves once its initial events are out (the request is then detached from
  * the filter chain: `context.detach()`) or when it ended before that; a detached watch goes on as a
  * WatchStream, held only by its watcher and its request, and ends the request when it is over.
@@ -148,7 +171,7 @@ export async function serveWatch(context: RequestContext, deps: WatchDeps, outpu
     res.setHeader('Content-Type', output.mediaType === PROTOBUF_MEDIA_TYPE ? `${PROTOBUF_MEDIA_TYPE};stream=watch` : 'application/json');
     res.setHeader('Cache-Control', 'no-cache, private');
     res.flushHeaders();
-    await stream.pump();
+    await stream.pump(undefined, false);
   } catch (error) {
     stream.close();
     throw error;
@@ -162,8 +185,11 @@ export async function serveWatch(context: RequestContext, deps: WatchDeps, outpu
 }
 
 /**
- * An open watch between its events: its request, its watcher and which encoder comes next. Writing
- * happens in `pump`, started when the watcher has events ready; a body is made only for that.
+ * An open watch between its events: its request, its watcher and which encoder comes next. A
+ * wake-up writes what is ready straight away, one shared buffer per event and no promise, while
+ * the stream takes it; the asynchronous `pump` takes over only for what cannot be done so: a full
+ * stream to wait for, more than a chunk of bytes at once (a turn of the event loop between
+ * chunks), or a large object to encode off the main thread.
  */
 class WatchStream {
   closed = false;
@@ -180,9 +206,54 @@ class WatchStream {
   /** The watcher has events, or ended. */
   watchReady(): void {
     if (this.pumping || this.closed) return;
-    this.pump().then(
+    try {
+      this.writeReady();
+    } catch {
+      this.close();
+      this.context.end();
+    }
+  }
+
+  /** Client gone, deadline, shutdown. */
+  requestAborted(): void {
+    this.watcher.stop();
+  }
+
+  /** Writes the events ready now, synchronously, until the watcher has to wait or `pump` must take over. */
+  private writeReady(): void {
+    const { watcher } = this;
+    const res = this.context.res;
+    let written = 0;
+    for (;;) {
+      const event = watcher.takeNext();
+      if (event === undefined) {
+        if (watcher.stopped) this.endWatch();
+        return;
+      }
+      if (needsExecutor(event, this.encode)) {
+        this.continueAsync(event, false);
+        return;
+      }
+      const line = lineOf(event, this.encode);
+      this.encode = this.rest;
+      const flowing = res.write(line);
+      if (event.type === 'ERROR') {
+        this.endWatch();
+        return;
+      }
+      written += line.byteLength;
+      if (!flowing || written >= CHUNK_BYTES) {
+        this.continueAsync(undefined, !flowing);
+        return;
+      }
+    }
+  }
+
+  private continueAsync(carried: WatchEvent | undefined, full: boolean): void {
+    this.pump(carried, full).then(
       () => {
         if (this.closed) this.context.end();
+        else if (this.watcher.pending > 0 || this.watcher.stopped) this.watchReady();
       },
       () => {
         this.close();
@@ -191,21 +262,34 @@ class WatchStream {
     );
   }
 
-  /** Client gone, deadline, shutdown. */
-  requestAborted(): void {
-    this.watcher.stop();
+  private endWatch(): void {
+    this.close();
+    this.context.end();
   }
 
-  /** Writes what is ready; returns when the watcher has to wait, or closes the stream when it ended. */
-  async pump(): Promise<void> {
+  /**
+   * Writes what is ready in chunks, a turn of the event loop between them (`carried` first, after
+   * the stream drained when it is `full`); returns when the watcher has to wait, or closes the
+   * stream when it ended.
+   */
+  async pump(carried: WatchEvent | undefined, full: boolean): Promise<void> {
     this.pumping = true;
     try {
       const { watcher, deps } = this;
       // A client that stops reading keeps the socket full; once the store has cut its watcher off
       // (bounded buffer), the response goes too.
       const body = new ChunkedBody(this.context.res, { abandonWhen: () => watcher.stopped });
+      if (full && !(await body.drained())) {
+        if (body.abandoned) deps.onTerminated?.(this.context);
+        this.close();
+        return;
+      }
       for (;;) {
         const events = watcher.takeReady(BATCH_EVENTS);
+        if (carried !== undefined) {
+          events.unshift(carried);
+          carried = undefined;
+        }
         // Nothing ready: the watcher has ended (stopped, and everything taken) or waits.
         if (events.length === 0) {
           if (watcher.stopped) break;

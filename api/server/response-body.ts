@@ -115,6 +115,15 @@ export class ChunkedBody {
     return this.pending >= this.chunkBytes;
   }
 
+  /**
+   * After a write to the response (made elsewhere) returned false: resolves true once it takes more,
+   * false when it closes or is abandoned first.
+   */
+  drained(): Promise<boolean> {
+    if (gone(this.res)) return Promise.resolve(false);
+    return drained(this.res, this.options);
+  }
+
   /** Writes the whole chunks waiting (with `all`, everything waiting); false when the response is gone. */
   async flush(all = false): Promise<boolean> {
     while (this.pending >= this.chunkBytes || (all && this.pending > 0)) {

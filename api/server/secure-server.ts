@@ -2,7 +2,8 @@
 // kube-apiserver does, with one request handler for both. Go clients (kubectl, client-go
 // controllers) then multiplex every request and watch over one connection. Node's HTTP/2
 // compatibility layer hands the handler request and response objects with the same surface the
-// server uses for HTTP/1.1 (headers, status, write/drain, end, 'close'/'finish').
+// server uses for HTTP/1.1 (headers, status, write/drain, end, 'close'/'finish'); watches, which
+// stay open, get a leaner pair with that surface over the raw stream (h2-stream-exchange.ts).
 //
 // kube-apiserver's settings, applied to both protocols where they exist:
 // - at most --http2-max-streams-per-connection concurrent streams (0: 100, Go's client default);
@@ -19,7 +20,8 @@
 // Shutdown (`close`) stops accepting, sends GOAWAY to every HTTP/2 session (their open streams
 // finish) and closes idle HTTP/1.1 connections; `destroy` cuts what is left.
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type ServerHttp2Stream } from 'node:http2';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { servedOnStream, StreamRequest, StreamResponse } from './h2-stream-exchange.ts';
 import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
@@ -106,6 +108,7 @@ export function createSecureApiServer(options: SecureServerOptions): SecureServe
   h1.headersTimeout = READ_HEADER_TIMEOUT_MS;
   h1.requireHostHeader = true;
   installHttp1Rules(server as unknown as Parameters<typeof installHttp1Rules>[0]);
+  if (options.disableHttp2 !== true) serveWatchesOnStreams(server, options.handler);
 
   server.on('session', (session: Http2Session) => {
     sessions.add(session);
@@ -145,6 +148,27 @@ export function createSecureApiServer(options: SecureServerOptions): SecureServe
       for (const socket of http1) socket.destroy();
     },
   };
+}
+
+type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => void;
+
+/**
+ * Watches skip Node's compatibility layer (h2-stream-exchange.ts): the server's one 'stream'
+ * listener, the layer's, is replaced by one that hands watch streams to the handler as a lean
+ * request and response and every other stream to the layer as before.
+ */
+function serveWatchesOnStreams(server: TlsServer, handler: RequestHandler): void {
+  const listeners = server.listeners('stream') as StreamListener[];
+  if (listeners.length !== 1) throw new Error(`expected Node's HTTP/2 compatibility listener alone, found ${listeners.length} 'stream' listeners`);
+  const compatibility = listeners[0]!;
+  server.removeListener('stream', compatibility);
+  server.on('stream', (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number, rawHeaders: string[]) => {
+    if (!servedOnStream(headers)) {
+      compatibility(stream, headers, flags, rawHeaders);
+      return;
+    }
+    handler(new StreamRequest(stream, headers, rawHeaders) as unknown as IncomingMessage, new StreamResponse(stream) as unknown as ServerResponse);
+  });
 }
 
 /**

@@ -45,11 +45,8 @@ import type {
   WriteOptions,
 } from './store-types.ts';
 import { addedEventFor, bookmarkEvent, errorEvent, type WatchEvent } from './watch-event.ts';
-import { CacheWatcher, eventViewFor, type ObjectFilter } from './watcher.ts';
+import { CacheWatcher, eventViewFor, type ObjectFilter, type WatcherOwner } from './watcher.ts';
 import type { CacheEvent } from './event-window.ts';
-
-/** Bookmark this long before a watch's timeout, so the client resumes from a recent version. */
-const BOOKMARK_BEFORE_TIMEOUT_MS = 1_000;
 
 /** What the store knows about its own write; it travels with the commit as the op's `origin`. */
 export interface WriteHint {
@@ -79,7 +76,7 @@ export interface StoreCore {
   waitFresh(): Promise<void> | undefined;
 }
 
-export class ResourceStoreImpl implements ResourceStore {
+export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
   constructor(
     private readonly core: StoreCore,
     readonly resource: ResourceInfo,
@@ -88,6 +85,16 @@ export class ResourceStoreImpl implements ResourceStore {
 
   private get cache(): ResourceCache {
     return this.core.cache.resource(this.prefix);
+  }
+
+  watcherEnded(watcher: CacheWatcher): void {
+    this.core.cache.removeWatcher(this.cache, watcher);
+  }
+
+  /** A bookmark shortly before the watch's timeout, so the client resumes from a recent version. */
+  timeoutNear(watcher: CacheWatcher): void {
+    const revision = this.core.cache.revision;
+    watcher.offerBookmark(bookmarkEvent(this.resource, revision), revision);
   }
 
   async get(name: string, options: GetOptions = {}): Promise<KubeObject> {
@@ -279,7 +286,7 @@ export class ResourceStoreImpl implements ResourceStore {
       bufferSize: this.core.watcherBufferSize,
       bookmarks,
       afterRevision: startRevision,
-      onEnd: (w) => cacheRoot.removeWatcher(cache, w),
+      owner: this,
     });
     if (initial) {
       const objects = cache.page('latest', '', 0, selection.filter, false).items;
@@ -289,17 +296,7 @@ export class ResourceStoreImpl implements ResourceStore {
       watcher.setInitial(replayEvents(cache.window.since(startRevision), selection.filter));
     }
     cacheRoot.addWatcher(cache, watcher);
-    if (options.timeoutMs !== undefined) {
-      const timeoutMs = Math.max(0, options.timeoutMs);
-      watcher.onCleanup(this.core.clock.after(timeoutMs, () => watcher.finish()));
-      if (bookmarks && timeoutMs > BOOKMARK_BEFORE_TIMEOUT_MS) {
-        watcher.onCleanup(
-          this.core.clock.after(timeoutMs - BOOKMARK_BEFORE_TIMEOUT_MS, () =>
-            watcher.offerBookmark(bookmarkEvent(this.resource, cacheRoot.revision), cacheRoot.revision),
-          ),
-        );
-      }
-    }
+    if (options.timeoutMs !== undefined) watcher.setTimeout(cacheRoot.deadlines, this.core.clock.now(), Math.max(0, options.timeoutMs));
     return watcher;
   }
 
@@ -350,9 +347,12 @@ function* replayEvents(events: readonly CacheEvent[], filter: ObjectFilter): Gen
   }
 }
 
+/** The owner of a watcher that is never in the cache. */
+const UNOWNED: WatcherOwner = { watcherEnded: () => undefined, timeoutNear: () => undefined };
+
 /** A watcher that delivers one event (an ERROR) and ends, as kube's errWatcher. */
 function endedWatcher(event: WatchEvent): Watcher {
-  const watcher = new CacheWatcher({ filter: undefined, bufferSize: 1, bookmarks: false, afterRevision: 0, onEnd: () => undefined });
+  const watcher = new CacheWatcher({ filter: undefined, bufferSize: 1, bookmarks: false, afterRevision: 0, owner: UNOWNED });
   watcher.setInitial([event][Symbol.iterator]());
   watcher.finish();
   return watcher;

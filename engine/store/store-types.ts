@@ -88,9 +88,12 @@ export interface Watcher extends AsyncIterableIterator<WatchEvent> {
   readonly pending: number;
   /** Up to `max` events available now, without waiting (initial events first); none at the end. */
   takeReady(max: number): WatchEvent[];
+  /** The next event available now, or undefined (at the end, or while waiting: `stopped` says which). */
+  takeNext(): WatchEvent | undefined;
   /**
    * The alternative to a pending `next()`: `consumer.watchReady()` is called whenever an event
    * becomes ready or the watcher ends, so a consumer between events keeps no promise or frame.
+   * A consumer set while events are ready (or after the end) is called at once.
    */
   setConsumer(consumer: WatchConsumer | undefined): void;
 }

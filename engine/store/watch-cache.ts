@@ -10,6 +10,7 @@ import { ResourceCache } from './resource-cache.ts';
 import { tooLargeResourceVersionError, type StoreError } from './store-errors.ts';
 import { bookmarkEvent, type WatchEvent } from './watch-event.ts';
 import type { CacheWatcher } from './watcher.ts';
+import { WatchDeadlines } from './watch-deadlines.ts';
 
 export interface WatchCacheOptions {
   /** Events kept per resource. */
@@ -43,11 +44,15 @@ export class WatchCache {
   private waiters: RevisionWaiter[] = [];
   private bookmarkWatchers = 0;
   private cancelBookmarkTimer: Cancel | undefined;
+  /** Every watch's timeout (and the bookmark before it), on one timer. */
+  readonly deadlines: WatchDeadlines;
 
   constructor(
     private readonly clock: Clock,
     private readonly options: WatchCacheOptions,
-  ) {}
+  ) {
+    this.deadlines = new WatchDeadlines(clock);
+  }
 
   get revision(): number {
     return this.applied;

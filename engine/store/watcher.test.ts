@@ -5,16 +5,26 @@ import { encodeObject } from './codec.ts';
 import type { CacheEvent } from './event-window.ts';
 import { CacheWatcher } from './watcher.ts';
 import { bookmarkEvent } from './watch-event.ts';
+import { WatchDeadlines } from './watch-deadlines.ts';
+import { SimClock } from '../sim-clock.ts';
 
 const obj = (name: string, revision: number) =>
   makeCachedObject(`/r/${name}`, name, { metadata: { name } }, revision, encodeObject({ metadata: { name } }), false);
 const added = (revision: number): CacheEvent => ({ revision, name: 'a', current: obj('a', revision), previous: undefined, atMs: 0, views: {} });
 const info = { group: 'g', resource: 'rs', kind: 'R', apiVersion: 'g/v1' };
 
-function watcher(bufferSize = 10, afterRevision = 0) {
+function watcher(bufferSize = 10, afterRevision = 0, bookmarks = true) {
   let ended = 0;
-  const w = new CacheWatcher({ filter: undefined, bufferSize, bookmarks: true, afterRevision, onEnd: () => void ended++ });
-  return { w, ended: () => ended };
+  let near = 0;
+  const owner = {
+    watcherEnded: () => void ended++,
+    timeoutNear: (w: CacheWatcher) => {
+      near++;
+      w.offerBookmark(bookmarkEvent(info, 7), 7);
+    },
+  };
+  const w = new CacheWatcher({ filter: undefined, bufferSize, bookmarks, afterRevision, owner });
+  return { w, ended: () => ended, near: () => near };
 }
 
 test('concurrent pulls are served in order', async () => {
@@ -50,6 +60,60 @@ test('changes at or below the start revision are skipped, bookmarks below it too
   w.deliver(added(6));
   assert.is((await w.next()).value?.resourceVersion, '6');
   assert.is(w.pending, 0);
+});
+
+test('a timeout ends the watch on the shared deadlines, a bookmark watcher getting its last bookmark 1 s before', async () => {
+  const clock = new SimClock();
+  const deadlines = new WatchDeadlines(clock);
+  const a = watcher();
+  const b = watcher(10, 0, false);
+  const c = watcher();
+  a.w.setTimeout(deadlines, clock.now(), 5_000);
+  b.w.setTimeout(deadlines, clock.now(), 3_000);
+  c.w.setTimeout(deadlines, clock.now(), 500);
+  assert.is(clock.pending, 1, 'one timer for every watch');
+  clock.runUntil(600);
+  assert.equal([a.ended(), b.ended(), c.ended(), c.near()], [0, 0, 1, 0], 'a timeout within the bookmark lead gets no bookmark');
+  clock.runUntil(3_999);
+  assert.equal([a.ended(), a.near(), b.ended()], [0, 0, 1]);
+  clock.runUntil(4_000);
+  assert.equal([a.near(), a.ended()], [1, 0]);
+  assert.is(a.w.takeNext()?.type, 'BOOKMARK');
+  clock.runUntil(5_000);
+  assert.is(a.ended(), 1);
+  assert.is(deadlines.size, 0);
+  assert.is(clock.pending, 0, 'no timer left once every watch ended');
+});
+
+test('a watch that ends early leaves the deadlines; the others still time out in order', () => {
+  const clock = new SimClock();
+  const deadlines = new WatchDeadlines(clock);
+  const watches = [4, 2, 9, 2, 7].map((seconds) => {
+    const made = watcher(10, 0, false);
+    made.w.setTimeout(deadlines, clock.now(), seconds * 1_000);
+    return made;
+  });
+  watches[2]!.w.stop();
+  watches[0]!.w.stop();
+  assert.is(deadlines.size, 3);
+  const endedAt: number[] = [];
+  for (let t = 0; t <= 10_000; t += 500) {
+    clock.runUntil(t);
+    for (const [i, made] of watches.entries()) if (made.ended() === 1 && !endedAt.includes(i) && i !== 0 && i !== 2) endedAt.push(i);
+  }
+  assert.equal(endedAt, [1, 3, 4]);
+  assert.is(clock.pending, 0);
+});
+
+test('a consumer set while events are ready is woken at once', () => {
+  const { w } = watcher();
+  w.deliver(added(1));
+  let woken = 0;
+  w.setConsumer({ watchReady: () => void woken++ });
+  assert.is(woken, 1);
+  assert.is(w.takeNext()?.resourceVersion, '1');
+  assert.is(w.takeNext(), undefined);
+  assert.not.ok(w.stopped, 'waiting, not ended');
 });
 
 test.run();

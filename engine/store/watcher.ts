@@ -11,6 +11,7 @@ import { cachedAtRevision, type CachedObject } from './cached-object.ts';
 import type { CacheEvent } from './event-window.ts';
 import { watchTooSlowError } from './store-errors.ts';
 import type { WatchConsumer, Watcher } from './store-types.ts';
+import type { Deadline, WatchDeadlines } from './watch-deadlines.ts';
 import { errorEvent, objectEvent, type WatchEvent } from './watch-event.ts';
 
 export type ObjectFilter = ((cached: CachedObject) => boolean) | undefined;
@@ -34,39 +35,55 @@ function view(event: CacheEvent, type: 'ADDED' | 'MODIFIED' | 'DELETED'): WatchE
   return shared;
 }
 
+/** What keeps a watcher: one per resource, shared by its watchers (no closure per watcher). */
+export interface WatcherOwner {
+  /** Called once when the watcher ends for any reason, so the cache forgets it. */
+  watcherEnded(watcher: CacheWatcher): void;
+  /** The watcher's timeout is near: time for the bookmark kube-apiserver sends before it. */
+  timeoutNear(watcher: CacheWatcher): void;
+}
+
+/** How long before its timeout a bookmark watcher gets a last bookmark (kube's cacheWatcher: 1 s). */
+export const BOOKMARK_BEFORE_TIMEOUT_MS = 1_000;
+
 export interface CacheWatcherOptions {
   readonly filter: ObjectFilter;
   readonly bufferSize: number;
   readonly bookmarks: boolean;
   /** Changes at or below this revision are already reflected in what the client has (future-RV watches). */
   readonly afterRevision: number;
-  /** Called once when the watcher ends for any reason, so the cache forgets it. */
-  readonly onEnd: (watcher: CacheWatcher) => void;
+  readonly owner: WatcherOwner;
 }
 
-export class CacheWatcher implements Watcher {
+export class CacheWatcher implements Watcher, Deadline {
   readonly filter: ObjectFilter;
   readonly wantsBookmarks: boolean;
   private readonly afterRevision: number;
   private readonly bufferSize: number;
-  private readonly onEnd: (watcher: CacheWatcher) => void;
-  private initial: Iterator<WatchEvent> | undefined;
-  private queue: (WatchEvent | undefined)[] = [];
+  private readonly owner: WatcherOwner;
+  private initial: Iterator<WatchEvent> | undefined = undefined;
+  /** Undelivered events from `head` on; made when the first one arrives (most watches wait empty). */
+  private queue: (WatchEvent | undefined)[] | undefined = undefined;
   private head = 0;
-  /** Pending pulls, oldest first (the iterator protocol allows several). */
-  private waiters: ((result: IteratorResult<WatchEvent>) => void)[] = [];
+  /** Pending pulls, oldest first (the iterator protocol allows several); made by the first. */
+  private waiters: ((result: IteratorResult<WatchEvent>) => void)[] | undefined = undefined;
   /** No more events will be added. */
   private closed = false;
   private ended = false;
-  private readonly cleanups: (() => void)[] = [];
   private consumer: WatchConsumer | undefined = undefined;
+  private deadlines: WatchDeadlines | undefined = undefined;
+  private timeoutAtMs = Number.POSITIVE_INFINITY;
+  private bookmarkAtMs = Number.POSITIVE_INFINITY;
+  deadlineMs = Number.POSITIVE_INFINITY;
+  deadlineSlot = -1;
+  deadlineSeq = 0;
 
   constructor(options: CacheWatcherOptions) {
     this.filter = options.filter;
     this.wantsBookmarks = options.bookmarks;
     this.afterRevision = options.afterRevision;
     this.bufferSize = options.bufferSize;
-    this.onEnd = options.onEnd;
+    this.owner = options.owner;
   }
 
   get stopped(): boolean {
@@ -74,7 +91,7 @@ export class CacheWatcher implements Watcher {
   }
 
   get pending(): number {
-    return this.queue.length - this.head;
+    return this.queue === undefined ? 0 : this.queue.length - this.head;
   }
 
   /** Events served before anything live (initial state, replay, the initial-events bookmark). */
@@ -82,13 +99,35 @@ export class CacheWatcher implements Watcher {
     this.initial = events;
   }
 
-  /** Runs when the watcher ends (timers to cancel). */
-  onCleanup(cleanup: () => void): void {
-    this.cleanups.push(cleanup);
+  /**
+   * Ends the watch `timeoutMs` from `nowMs` (a bookmark watcher gets a last bookmark shortly
+   * before), on the cache's shared deadlines.
+   */
+  setTimeout(deadlines: WatchDeadlines, nowMs: number, timeoutMs: number): void {
+    if (this.closed) return;
+    this.deadlines = deadlines;
+    this.timeoutAtMs = nowMs + timeoutMs;
+    if (this.wantsBookmarks && timeoutMs > BOOKMARK_BEFORE_TIMEOUT_MS) this.bookmarkAtMs = this.timeoutAtMs - BOOKMARK_BEFORE_TIMEOUT_MS;
+    this.deadlineMs = Math.min(this.timeoutAtMs, this.bookmarkAtMs);
+    deadlines.schedule(this);
+  }
+
+  deadlineReached(): void {
+    if (this.closed) return;
+    if (this.deadlineMs === this.bookmarkAtMs && this.bookmarkAtMs < this.timeoutAtMs) {
+      this.bookmarkAtMs = Number.POSITIVE_INFINITY;
+      this.owner.timeoutNear(this);
+      this.deadlineMs = this.timeoutAtMs;
+      this.deadlines?.schedule(this);
+      return;
+    }
+    this.finish();
   }
 
   setConsumer(consumer: WatchConsumer | undefined): void {
     this.consumer = consumer;
+    // Events (or the end) that came while nobody listened would otherwise wait for the next one.
+    if (consumer !== undefined && (this.pending > 0 || this.closed)) consumer.watchReady();
   }
 
   /** A change from the cache: filtered, then queued (or handed straight to a waiting consumer). */
@@ -97,7 +136,7 @@ export class CacheWatcher implements Watcher {
     const shown = eventViewFor(event, this.filter);
     if (shown === undefined) return;
     if (this.pending >= this.bufferSize) {
-      this.queue = [];
+      this.queue = undefined;
       this.head = 0;
       this.finish(errorEvent(watchTooSlowError(this.bufferSize)));
       return;
@@ -116,14 +155,15 @@ export class CacheWatcher implements Watcher {
     if (this.closed) return;
     if (last !== undefined) this.push(last);
     this.closed = true;
-    for (const cleanup of this.cleanups.splice(0)) cleanup();
-    this.onEnd(this);
-    if (this.waiters.length > 0 && this.pending === 0) this.resolveDone();
+    this.deadlines?.cancel(this);
+    this.deadlines = undefined;
+    this.owner.watcherEnded(this);
+    if (this.waiters !== undefined && this.waiters.length > 0 && this.pending === 0) this.resolveDone();
     this.consumer?.watchReady();
   }
 
   stop(): void {
-    this.queue = [];
+    this.queue = undefined;
     this.head = 0;
     this.initial = undefined;
     this.finish();
@@ -134,43 +174,47 @@ export class CacheWatcher implements Watcher {
     const ready = this.pullNow();
     if (ready !== undefined) return Promise.resolve(ready);
     return new Promise((resolve) => {
-      this.waiters.push(resolve);
+      (this.waiters ??= []).push(resolve);
     });
   }
 
   takeReady(max: number): WatchEvent[] {
     const events: WatchEvent[] = [];
     while (events.length < max) {
-      const ready = this.pullNow();
-      if (ready === undefined || ready.done === true) break;
-      events.push(ready.value);
+      const event = this.takeNext();
+      if (event === undefined) break;
+      events.push(event);
     }
     return events;
   }
 
-  /** The next result if one is there without waiting (an event, or the end). */
-  private pullNow(): IteratorResult<WatchEvent> | undefined {
-    if (this.ended) return { done: true, value: undefined };
+  takeNext(): WatchEvent | undefined {
+    if (this.ended) return undefined;
     if (this.initial !== undefined) {
       const item = this.initial.next();
-      if (item.done !== true) return { done: false, value: item.value };
+      if (item.done !== true) return item.value;
       this.initial = undefined;
     }
-    if (this.head < this.queue.length) {
-      const value = this.queue[this.head]!;
-      this.queue[this.head] = undefined;
+    const queue = this.queue;
+    if (queue !== undefined && this.head < queue.length) {
+      const value = queue[this.head]!;
+      queue[this.head] = undefined;
       this.head++;
-      if (this.head === this.queue.length) {
-        this.queue = [];
+      if (this.head === queue.length) {
+        this.queue = undefined;
         this.head = 0;
       }
-      return { done: false, value };
+      return value;
     }
-    if (this.closed) {
-      this.ended = true;
-      return { done: true, value: undefined };
-    }
+    if (this.closed) this.ended = true;
     return undefined;
+  }
+
+  /** The next result if one is there without waiting (an event, or the end). */
+  private pullNow(): IteratorResult<WatchEvent> | undefined {
+    const value = this.takeNext();
+    if (value !== undefined) return { done: false, value };
+    return this.ended ? { done: true, value: undefined } : undefined;
   }
 
   return(): Promise<IteratorResult<WatchEvent>> {
@@ -183,16 +227,20 @@ export class CacheWatcher implements Watcher {
   }
 
   private push(event: WatchEvent): void {
-    if (this.waiters.length > 0 && this.initial === undefined && this.pending === 0) {
-      this.waiters.shift()!({ done: false, value: event });
+    const waiters = this.waiters;
+    if (waiters !== undefined && waiters.length > 0 && this.initial === undefined && this.pending === 0) {
+      waiters.shift()!({ done: false, value: event });
       return;
     }
-    this.queue.push(event);
+    (this.queue ??= []).push(event);
     if (this.pending === 1) this.consumer?.watchReady();
   }
 
   private resolveDone(): void {
     this.ended = true;
-    for (const waiter of this.waiters.splice(0)) waiter({ done: true, value: undefined });
+    const waiters = this.waiters;
+    if (waiters === undefined) return;
+    this.waiters = undefined;
+    for (const waiter of waiters) waiter({ done: true, value: undefined });
   }
 }
