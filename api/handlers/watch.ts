@@ -61,11 +61,13 @@ function statusEvent(error: StoreError): WatchEvent {
   return new WatchEvent('ERROR', storeErrorStatus(error));
 }
 
-/** An event's line (JSON) or frame (protobuf) as byte ranges, computed once per event and encoder. */
+/**
+ * An event's line (JSON) or frame (protobuf) as byte ranges, computed once per event and encoder:
+ * one buffer, except the plain JSON line, whose object part is the watch cache's own bytes.
+ */
 type Encoder = (event: WatchEvent) => readonly Uint8Array[];
 
 const EVENT_END = Buffer.from('}\n');
-const NEWLINE = Buffer.from('\n');
 const jsonLine: Encoder = (event) => [event.prefix, event.objectBytes(), EVENT_END];
 /** Kubernetes' protobuf watch frame: the event's object in its own envelope, inside WatchEvent. */
 const protobufFrame: Encoder = (event) => [watchFrame(event.type, encodeObject(event.object))];
@@ -83,7 +85,7 @@ function partialEncoder(metaGroup: string, protobufOutput: boolean): Encoder {
   let pair = partialEncoders.get(metaGroup);
   if (pair === undefined) {
     pair = {
-      json: (event) => [Buffer.from(goJsonText({ type: event.type, object: partialMetadata(event, metaGroup) }), 'utf8'), NEWLINE],
+      json: (event) => [Buffer.from(`${goJsonText({ type: event.type, object: partialMetadata(event, metaGroup) })}\n`, 'utf8')],
       protobuf: (event) => [watchFrame(event.type, encodeObject(partialMetadata(event, metaGroup)))],
     };
     partialEncoders.set(metaGroup, pair);
@@ -110,7 +112,7 @@ function tableEncoder(out: OutputContext, includeObject: IncludeObject, noHeader
         noHeaders,
         apiDomain: out.apiDomain,
       });
-      return [Buffer.from(goJsonText({ type: event.type, object: value }), 'utf8'), NEWLINE];
+      return [Buffer.from(`${goJsonText({ type: event.type, object: value })}\n`, 'utf8')];
     };
     tableEncoders.set(key, encoder);
   }
