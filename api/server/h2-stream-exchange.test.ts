@@ -131,4 +131,23 @@ test('ending the response ends the stream cleanly', async () => {
   assert.equal(seen.get('/watch?ending')!.events.slice(2), ['finish', 'close ended=true finished=true']);
 });
 
+test("the response's listeners: in the order added, `once` called once, `off` removes only its own", () => {
+  const fakeStream = { on: () => fakeStream } as unknown as ConstructorParameters<typeof StreamResponse>[0];
+  const res = new StreamResponse(fakeStream);
+  const calls: string[] = [];
+  const a = () => calls.push('a');
+  const b = () => calls.push('b');
+  const c = () => calls.push('c');
+  res.on('drain', a).once('drain', b).on('close', c).on('drain', c);
+  assert.ok(res.emit('drain'));
+  res.emit('drain');
+  res.off('drain', c);
+  res.emit('drain');
+  assert.not.ok(res.emit('finish'), 'no listener');
+  res.off('drain', a);
+  assert.not.ok(res.emit('drain'));
+  assert.ok(res.emit('close'));
+  assert.equal(calls, ['a', 'b', 'c', 'a', 'c', 'a', 'c']);
+});
+
 test.run();
