@@ -211,8 +211,7 @@ class WatchStream {
     try {
       this.writeReady();
     } catch {
-      this.close();
-      this.context.end();
+      this.endWatch();
     }
   }
 

@@ -296,7 +296,7 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
       watcher.setInitial(replayEvents(cache.window.since(startRevision), selection.filter));
     }
     cacheRoot.addWatcher(cache, watcher);
-    if (options.timeoutMs !== undefined) watcher.setTimeout(cacheRoot.deadlines, this.core.clock.now(), Math.max(0, options.timeoutMs));
+    if (options.timeoutMs !== undefined) watcher.endAfter(cacheRoot.deadlines, this.core.clock.now(), Math.max(0, options.timeoutMs));
     return watcher;
   }
 

@@ -68,9 +68,9 @@ test('a timeout ends the watch on the shared deadlines, a bookmark watcher getti
   const a = watcher();
   const b = watcher(10, 0, false);
   const c = watcher();
-  a.w.setTimeout(deadlines, clock.now(), 5_000);
-  b.w.setTimeout(deadlines, clock.now(), 3_000);
-  c.w.setTimeout(deadlines, clock.now(), 500);
+  a.w.endAfter(deadlines, clock.now(), 5_000);
+  b.w.endAfter(deadlines, clock.now(), 3_000);
+  c.w.endAfter(deadlines, clock.now(), 500);
   assert.is(clock.pending, 1, 'one timer for every watch');
   clock.runUntil(600);
   assert.equal([a.ended(), b.ended(), c.ended(), c.near()], [0, 0, 1, 0], 'a timeout within the bookmark lead gets no bookmark');
@@ -90,7 +90,7 @@ test('a watch that ends early leaves the deadlines; the others still time out in
   const deadlines = new WatchDeadlines(clock);
   const watches = [4, 2, 9, 2, 7].map((seconds) => {
     const made = watcher(10, 0, false);
-    made.w.setTimeout(deadlines, clock.now(), seconds * 1_000);
+    made.w.endAfter(deadlines, clock.now(), seconds * 1_000);
     return made;
   });
   watches[2]!.w.stop();

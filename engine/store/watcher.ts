@@ -103,7 +103,7 @@ export class CacheWatcher implements Watcher, Deadline {
    * Ends the watch `timeoutMs` from `nowMs` (a bookmark watcher gets a last bookmark shortly
    * before), on the cache's shared deadlines.
    */
-  setTimeout(deadlines: WatchDeadlines, nowMs: number, timeoutMs: number): void {
+  endAfter(deadlines: WatchDeadlines, nowMs: number, timeoutMs: number): void {
     if (this.closed) return;
     this.deadlines = deadlines;
     this.timeoutAtMs = nowMs + timeoutMs;
