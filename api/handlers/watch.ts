@@ -226,15 +226,16 @@ class WatchStream {
     const res = this.context.res;
     let written = 0;
     for (;;) {
-      const event = watcher.takeNext();
-      if (event === undefined) {
+      const taken = watcher.takeNext();
+      if (taken === undefined) {
         if (watcher.stopped) this.endWatch();
         return;
       }
-      if (needsExecutor(event, this.encode)) {
-        this.continueAsync(event, false);
+      if (needsExecutor(taken, this.encode)) {
+        this.continueAsync(taken, false);
         return;
       }
+      const event = taken.error === undefined ? taken : statusEvent(taken.error);
       const line = lineOf(event, this.encode);
       this.encode = this.rest;
       const flowing = res.write(line);
