@@ -3,18 +3,24 @@
 // way: twelve LISTs meant twelve 64 KiB TLS writes (over a millisecond) between two reads of the
 // sockets, so a small GET of another priority level waited behind all of them. Here one turn of the
 // event loop writes for at most `turnMs` (and `turnBytes`) in all, however many bodies are waiting,
-// handed out round robin across flows (priority levels) first and then across the writers of a
-// flow, as APF shares seats between levels before it shares them between a level's flows.
-// Everything else the loop has to do (reading requests, serving small responses) runs between two
-// turns. The budget is time, not bytes, because the cost of a write is not only its bytes: a write
-// has a fixed cost (a TLS record, a system call), and a loaded machine encrypts more slowly.
+// handed out round robin across flows (priority levels), as APF shares seats between levels before
+// it shares them within one. Everything else the loop has to do (reading requests, serving small
+// responses) runs between two turns. The budget is time, not bytes, because the cost of a write is
+// not only its bytes: a write has a fixed cost (a TLS record, a system call), and a loaded machine
+// encrypts more slowly.
+//
+// Within a flow the body with the fewest bytes left goes first (the older one on a tie): a small
+// body is not held up behind a large one, and bodies of equal size finish one after another
+// instead of all together. In lockstep (round robin) twelve LISTs all ended in the same few turns,
+// and their clients' next twelve requests then arrived, and were set up, in one block.
 //
 // Pure: the turn is deferred through an injected function (setImmediate on the server) and time is
 // read through an injected clock, so tests drive it step by step.
 
-/** A body with bytes to send. The scheduler owns `bulkQueued`; the writer only reads it. */
+/** A body with bytes to send. The scheduler owns `bulkQueued` and `bulkRank`; the writer only reads them. */
 export interface BulkWriter {
   bulkQueued: boolean;
+  bulkRank: number;
   /**
    * Writes at most `maxBytes` (> 0) now and returns how many it wrote. A writer that has more to
    * send and can send it (its socket is not full) asks again with `request`, from here or later.
@@ -24,10 +30,13 @@ export interface BulkWriter {
 
 interface Flow {
   readonly key: string;
-  readonly writers: (BulkWriter | undefined)[];
-  head: number;
+  /** A binary min-heap on (bytes left, then request order), packed into `bulkRank`. */
+  readonly writers: BulkWriter[];
   inRing: boolean;
 }
+
+/** Request order breaks ties between equal sizes; sizes above 2^32 bytes compare as equal. */
+const ORDER_SPAN = 2 ** 20;
 
 export interface BulkSchedulerOptions {
   /** Runs `turn` once the event loop has served what is waiting (setImmediate). */
@@ -47,6 +56,7 @@ export class BulkScheduler {
   /** Flows with writers waiting, served in turn from `cursor`. */
   private readonly ring: Flow[] = [];
   private cursor = 0;
+  private requests = 0;
   private deferred = false;
   private running = false;
   private readonly runTurn = () => this.turn();
@@ -56,20 +66,24 @@ export class BulkScheduler {
   /** Writers waiting, over all flows (for tests and metrics). */
   get waiting(): number {
     let n = 0;
-    for (const flow of this.ring) n += flow.writers.length - flow.head;
+    for (const flow of this.ring) n += flow.writers.length;
     return n;
   }
 
-  /** Queues `writer` in `flow` for a grant in a coming turn; a writer already queued stays where it is. */
-  request(writer: BulkWriter, flow: string): void {
+  /**
+   * Queues `writer`, which has `bytesLeft` to send, in `flow` for a grant in a coming turn; a writer
+   * already queued stays where it is.
+   */
+  request(writer: BulkWriter, flow: string, bytesLeft: number): void {
     if (writer.bulkQueued) return;
     writer.bulkQueued = true;
+    writer.bulkRank = Math.min(bytesLeft, 2 ** 32) * ORDER_SPAN + (this.requests++ % ORDER_SPAN);
     let queue = this.flows.get(flow);
     if (queue === undefined) {
-      queue = { key: flow, writers: [], head: 0, inRing: false };
+      queue = { key: flow, writers: [], inRing: false };
       this.flows.set(flow, queue);
     }
-    queue.writers.push(writer);
+    push(queue.writers, writer);
     if (!queue.inRing) {
       queue.inRing = true;
       this.ring.push(queue);
@@ -90,22 +104,15 @@ export class BulkScheduler {
       while (budget > 0 && this.ring.length > 0) {
         if (this.cursor >= this.ring.length) this.cursor = 0;
         const flow = this.ring[this.cursor]!;
-        const writer = flow.writers[flow.head];
+        const writer = pop(flow.writers);
         if (writer === undefined) {
           this.retire(flow);
           continue;
         }
-        flow.writers[flow.head++] = undefined;
         writer.bulkQueued = false;
         budget -= writer.writeSome(Math.min(grantBytes, budget));
-        if (flow.head < flow.writers.length) {
-          // A flow that never empties (writers asking again) would grow its array forever.
-          if (flow.head >= 64 && flow.head * 2 >= flow.writers.length) {
-            flow.writers.splice(0, flow.head);
-            flow.head = 0;
-          }
-          this.cursor++;
-        } else this.retire(flow);
+        if (flow.writers.length > 0) this.cursor++;
+        else this.retire(flow);
         if (now() - start >= turnMs) break;
       }
     } finally {
@@ -119,10 +126,37 @@ export class BulkScheduler {
 
   /** The flow at the cursor has nobody waiting: out of the ring (the next flow moves up to the cursor). */
   private retire(flow: Flow): void {
-    flow.writers.length = 0;
-    flow.head = 0;
     flow.inRing = false;
     this.ring.splice(this.cursor, 1);
     this.flows.delete(flow.key);
   }
+}
+
+function push(heap: BulkWriter[], writer: BulkWriter): void {
+  let hole = heap.length;
+  heap.push(writer);
+  while (hole > 0) {
+    const parent = (hole - 1) >> 1;
+    if (heap[parent]!.bulkRank <= writer.bulkRank) break;
+    heap[hole] = heap[parent]!;
+    hole = parent;
+  }
+  heap[hole] = writer;
+}
+
+function pop(heap: BulkWriter[]): BulkWriter | undefined {
+  const top = heap[0];
+  const last = heap.pop();
+  if (top === undefined || last === undefined || heap.length === 0) return top;
+  let hole = 0;
+  for (;;) {
+    let child = 2 * hole + 1;
+    if (child >= heap.length) break;
+    if (child + 1 < heap.length && heap[child + 1]!.bulkRank < heap[child]!.bulkRank) child++;
+    if (heap[child]!.bulkRank >= last.bulkRank) break;
+    heap[hole] = heap[child]!;
+    hole = child;
+  }
+  heap[hole] = last;
+  return top;
 }

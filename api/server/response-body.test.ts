@@ -137,9 +137,9 @@ test('bodies streaming at once share the turns of the event loop, not a chunk ea
   const flows = new Set<string>();
   const scheduler = new BulkScheduler({ defer: setImmediate, now: () => clock++, turnMs: 0.5, turnBytes: 1 << 30, grantBytes: CHUNK_BYTES });
   const enqueue = scheduler.request.bind(scheduler);
-  scheduler.request = (writer, flow) => {
+  scheduler.request = (writer, flow, bytesLeft) => {
     flows.add(flow);
-    enqueue(writer, flow);
+    enqueue(writer, flow, bytesLeft);
   };
   // Counts turns of the event loop independently of the writers.
   let iteration = 0;

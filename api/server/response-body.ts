@@ -1,8 +1,8 @@
 // Writing response bodies without holding the event loop. A body that fits in one chunk goes out
 // in one call, as before. A larger one (a LIST of thousands of objects, a watch's initial events)
 // goes out a piece at a time through the one bulk scheduler of the main thread (bulk-scheduler.ts):
-// each turn of the event loop writes at most TURN_BYTES over all bodies under way, shared round
-// robin between priority levels and then between a level's bodies, so the TLS encryption and
+// each turn of the event loop writes for at most TURN_MS over all bodies under way, shared round
+// robin between priority levels (within a level, the body with the fewest bytes left first), so the TLS encryption and
 // copying of megabytes is cut into slices of about 0.1 ms and other requests (other priority
 // levels included) are served in between, however many bodies are streaming. A body whose socket
 // is full waits for 'drain' (backpressure: a slow reader is never buffered for in memory) before it
@@ -115,6 +115,7 @@ export class ChunkedBody implements BulkWriter {
   private ending = false;
   private settle: ((sent: boolean) => void) | undefined;
   bulkQueued = false;
+  bulkRank = 0;
   /** The writer gave up on a full socket (`abandonWhen`) and destroyed the response. */
   abandoned = false;
 
@@ -188,7 +189,7 @@ export class ChunkedBody implements BulkWriter {
     this.ending = ending;
     return new Promise((resolve) => {
       this.settle = resolve;
-      this.scheduler.request(this, this.flow);
+      this.scheduler.request(this, this.flow, this.pending);
     });
   }
 
@@ -223,7 +224,7 @@ export class ChunkedBody implements BulkWriter {
   /** After a piece went out (and the socket took it, when `flowing`): the next piece, or done. */
   private readonly next = (flowing: boolean): void => {
     if (!flowing) this.finish(false);
-    else if (this.pending > this.keep) this.scheduler.request(this, this.flow);
+    else if (this.pending > this.keep) this.scheduler.request(this, this.flow, this.pending);
     else this.finish(true);
   };
 
