@@ -10,9 +10,9 @@
 // encrypts more slowly.
 //
 // Within a flow the body with the fewest bytes left goes first (the older one on a tie): a small
-// body is not held up behind a large one, and bodies of equal size finish one after another
-// instead of all together. In lockstep (round robin) twelve LISTs all ended in the same few turns,
-// and their clients' next twelve requests then arrived, and were set up, in one block.
+// body is not held up behind a large one, and bodies of equal size finish one after another. In
+// round robin, equal bodies end within a few turns of each other, so their clients' next requests
+// arrive, and are set up, together in one block.
 //
 // Pure: the turn is deferred through an injected function (setImmediate on the server) and time is
 // read through an injected clock, so tests drive it step by step.
@@ -63,7 +63,7 @@ export class BulkScheduler {
 
   constructor(private readonly options: BulkSchedulerOptions) {}
 
-  /** Writers waiting, over all flows (for tests and metrics). */
+  /** Writers waiting, over all flows. */
   get waiting(): number {
     let n = 0;
     for (const flow of this.ring) n += flow.writers.length;

@@ -1,9 +1,9 @@
 // Writing response bodies without holding the event loop. A body that fits in one chunk goes out
 // in one call, as before. A larger one (a LIST of thousands of objects, a watch's initial events)
 // goes out a piece at a time through the one bulk scheduler of the main thread (bulk-scheduler.ts):
-// each turn of the event loop writes for at most TURN_MS over all bodies under way, shared round
-// robin between priority levels (within a level, the body with the fewest bytes left first), so the TLS encryption and
-// copying of megabytes is cut into slices of about 0.1 ms and other requests (other priority
+// each turn of the event loop writes for at most TURN_MS over all bodies under way, round robin
+// between priority levels (within a level, the body with the fewest bytes left first), so the TLS
+// encryption and copying of megabytes is cut into slices and other requests (other priority
 // levels included) are served in between, however many bodies are streaming. A body whose socket
 // is full waits for 'drain' (backpressure: a slow reader is never buffered for in memory) before it
 // asks for its next piece. Without this, one `res.end(body)` of 3 MB encrypts the whole body in one
