@@ -17,7 +17,7 @@ import { negotiateOutput, OBJECT_MEDIA_TYPES, tableConversions, type NegotiatedM
 import { ApiError } from '../errors.ts';
 import { parseIncludeObject, type FlowcontrolKind } from './table.ts';
 import type { RequestContext } from '../server/http-context.ts';
-import { sendBody } from '../server/response-body.ts';
+import { type BodyParts, sendBody } from '../server/response-body.ts';
 import { renderWork, type RenderSpec } from './render-body.ts';
 import { wantsPretty, type Representation } from './respond.ts';
 
@@ -225,17 +225,31 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
     `{"kind":${goJsonText(out.listKind)},"apiVersion":${goJsonText(out.apiVersion)},"metadata":${goJsonText(metadata)},"items":[`,
     'utf8',
   );
-  const parts: Buffer[] = new Array(forms.length * 2 + 1);
-  parts[0] = head;
   let byteLength = head.byteLength + LIST_END.byteLength + Math.max(0, forms.length - 1);
-  let n = 1;
-  for (let i = 0; i < forms.length; i++) {
-    if (i > 0) parts[n++] = COMMA;
-    const bytes = forms[i]!.jsonBytes!;
-    parts[n++] = bytes;
-    byteLength += bytes.byteLength;
+  for (let i = 0; i < forms.length; i++) byteLength += forms[i]!.jsonBytes!.byteLength;
+  return sendBody(context.res, 200, contentType, new ListParts(head, forms), byteLength);
+}
+
+/**
+ * A plain JSON list body as parts read in place: the head, each item's cached JSON with a comma
+ * between two, the tail. No array of the parts is made: a LIST of thousands of objects streams over
+ * many turns of the event loop, and arrays that live that long are copied by every young-generation
+ * garbage collection meanwhile.
+ */
+class ListParts implements BodyParts {
+  readonly length: number;
+
+  constructor(
+    private readonly head: Uint8Array,
+    private readonly forms: readonly StoredForm[],
+  ) {
+    this.length = forms.length === 0 ? 2 : 2 * forms.length + 1;
   }
-  parts.length = n;
-  parts.push(LIST_END);
-  return sendBody(context.res, 200, contentType, parts, byteLength);
+
+  at(index: number): Uint8Array | undefined {
+    if (index === 0) return this.head;
+    if (index === this.length - 1) return LIST_END;
+    if (index < 0 || index >= this.length) return undefined;
+    return index % 2 === 1 ? this.forms[(index - 1) >> 1]!.jsonBytes : COMMA;
+  }
 }

@@ -2,7 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BulkScheduler } from './bulk-scheduler.ts';
 import { CHUNK_BYTES, ChunkedBody, sendBody } from './response-body.ts';
+import { PRIORITY_LEVEL_UID_HEADER } from '../filters/priority-and-fairness.ts';
 
 /** Serves one response with `handler`, reads it (slowly when asked) and reports what was written. */
 async function exchange(handler: (res: ServerResponse) => unknown, options: { readDelayMs?: number } = {}) {
@@ -127,6 +129,71 @@ test('a writer waiting on a full socket gives up when told to, and says so', asy
   req.destroy();
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
+});
+
+test('bodies streaming at once share the turns of the event loop, not a chunk each per turn', async () => {
+  // A scheduler whose clock says each write fills the turn: one write per turn over all bodies.
+  let clock = 0;
+  const flows = new Set<string>();
+  const scheduler = new BulkScheduler({ defer: setImmediate, now: () => clock++, turnMs: 0.5, turnBytes: 1 << 30, grantBytes: CHUNK_BYTES });
+  const enqueue = scheduler.request.bind(scheduler);
+  scheduler.request = (writer, flow, bytesLeft) => {
+    flows.add(flow);
+    enqueue(writer, flow, bytesLeft);
+  };
+  // Counts turns of the event loop independently of the writers.
+  let iteration = 0;
+  let ticking = true;
+  const tick = () => {
+    iteration++;
+    if (ticking) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const writesPerTurn = new Map<number, number>();
+  const bodies = Array.from({ length: 8 }, (_, i) => pattern(6 * CHUNK_BYTES + i, i));
+  let served = 0;
+  const server = createServer((_req, res) => {
+    const body = bodies[served]!;
+    res.setHeader(PRIORITY_LEVEL_UID_HEADER, served++ % 2 === 0 ? 'uid-a' : 'uid-b');
+    res.setHeader('Content-Length', body.byteLength);
+    const write = res.write.bind(res);
+    res.write = ((chunk: Uint8Array, ...rest: never[]) => {
+      writesPerTurn.set(iteration, (writesPerTurn.get(iteration) ?? 0) + 1);
+      return write(chunk, ...rest);
+    }) as typeof res.write;
+    const chunked = new ChunkedBody(res, { scheduler });
+    chunked.append(body);
+    void chunked.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const received = await Promise.all(
+      bodies.map(
+        () =>
+          new Promise<Buffer>((resolve, reject) => {
+            const req = request({ host: '127.0.0.1', port, path: '/' }, (res) => {
+              const chunks: Buffer[] = [];
+              res.on('data', (chunk: Buffer) => chunks.push(chunk));
+              res.on('end', () => resolve(Buffer.concat(chunks)));
+            });
+            req.on('error', reject);
+            req.end();
+          }),
+      ),
+    );
+    const sorted = (xs: Buffer[]) => [...xs].sort((a, b) => a.byteLength - b.byteLength);
+    assert.ok(
+      sorted(received).every((bytes, i) => bytes.equals(sorted(bodies)[i]!)),
+      'every body arrives whole',
+    );
+  } finally {
+    ticking = false;
+    await new Promise((resolve) => server.close(resolve));
+  }
+  assert.equal([...flows].sort(), ['uid-a', 'uid-b'], 'each body is scheduled in its priority level');
+  assert.ok(writesPerTurn.size >= 8 * 5, `${writesPerTurn.size} turns wrote`);
+  assert.is(Math.max(...writesPerTurn.values()), 1, 'one write per turn, however many bodies are streaming');
 });
 
 test.run();
