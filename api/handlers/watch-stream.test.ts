@@ -24,6 +24,7 @@ function recordingResponse() {
     flushHeaders: () => void (res.headersSent = true),
     write: (chunk: Uint8Array) => body.push(Buffer.from(chunk).toString('utf8')) > 0,
     end: () => void (res.writableEnded = true),
+    getHeader: () => undefined,
     on: () => res,
     once: () => res,
     off: () => res,

@@ -69,9 +69,22 @@ export class Http1Response extends NodeServerResponse {
 
   /** Header lines already validated and serialized (preset-headers.ts), sent right after the status line. */
   private headerLines = '';
+  private presets: PresetLines[] | undefined;
 
-  addHeaderLines(lines: string): void {
-    this.headerLines += lines;
+  addHeaderLines(preset: PresetLines): void {
+    this.headerLines += preset.lines;
+    (this.presets ??= []).push(preset);
+  }
+
+  /** Preset headers never reach Node's dictionary, so they are read from the presets. */
+  override getHeader(name: string): ReturnType<ServerResponse['getHeader']> {
+    const value = super.getHeader(name);
+    if (value !== undefined || this.presets === undefined) return value;
+    for (const preset of this.presets) {
+      const found = preset.value(name);
+      if (found !== undefined) return found;
+    }
+    return undefined;
   }
 
   /**
@@ -91,6 +104,14 @@ export class Http1Response extends NodeServerResponse {
     if (!this.headersSent) limitUnreadBody(this);
     return (ServerResponse.prototype.writeHead as (code: number, a?: unknown, b?: unknown) => this).call(this, statusCode, reason, headers);
   }
+}
+
+/** What a response needs of preset-headers.ts's PresetHeaders (an interface, so neither file imports the other's values). */
+export interface PresetLines {
+  /** `Name: value\r\n` for each header. */
+  readonly lines: string;
+  /** The value of header `name` (any case), if it is one of them. */
+  value(name: string): string | undefined;
 }
 
 /** The one internal of node:http's ServerResponse this file builds on (stable since Node 0.x; not in @types/node). */

@@ -38,6 +38,16 @@ test('an HTTP/1.1 response carries preset headers once, right after the status l
   assert.ok(text.endsWith('\r\n\r\nok'));
 });
 
+test('getHeader on an HTTP/1.1 response sees preset headers, in any case, as it would set ones', async () => {
+  const seen: unknown[] = [];
+  await rawResponse((_req, res) => {
+    addPresetHeaders(res, PRESET);
+    seen.push(res.getHeader('x-one'), res.getHeader('X-TWO'), res.getHeader('X-Three'));
+    res.end('ok');
+  });
+  assert.equal(seen, ['a', '', undefined]);
+});
+
 test('an error answer written by writeHead keeps the preset headers too', async () => {
   const text = await rawResponse((_req, res) => {
     addPresetHeaders(res, PRESET);

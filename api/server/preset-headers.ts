@@ -6,9 +6,9 @@
 // as they are; an HTTP/2 response, whose head is a HEADERS frame rather than text, gets them
 // through setHeader.
 import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
-import { Http1Response } from './http1-connection.ts';
+import { Http1Response, type PresetLines } from './http1-connection.ts';
 
-export class PresetHeaders {
+export class PresetHeaders implements PresetLines {
   /** `Name: value\r\n` for each pair, in order. */
   readonly lines: string;
 
@@ -22,12 +22,17 @@ export class PresetHeaders {
     }
     this.lines = lines;
   }
+
+  value(name: string): string | undefined {
+    for (const [key, value] of this.pairs) if (key.length === name.length && key.toLowerCase() === name.toLowerCase()) return value;
+    return undefined;
+  }
 }
 
 /** Adds `headers` to a response whose head is not sent yet. */
 export function addPresetHeaders(res: ServerResponse, headers: PresetHeaders): void {
   if (res instanceof Http1Response) {
-    res.addHeaderLines(headers.lines);
+    res.addHeaderLines(headers);
     return;
   }
   for (const [name, value] of headers.pairs) res.setHeader(name, value);
