@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { realClock } from '../../engine/clock.ts';
 import { createMemoryBackend } from '../../engine/store/memory/memory-backend.ts';
 import { createStore } from '../../engine/store/store.ts';
@@ -117,6 +118,61 @@ test('a watch whose client stops reading is cut off (only its stream); the conne
     assert.is((await reader.request('GET', '/version')).status, 200, 'its connection still serves');
   } finally {
     await Promise.all([reader.close(), writer.close()]);
+  }
+});
+
+/** The calls that hand bytes to a TLS socket's native side: each one is one SSL_write, so one TLS record (below 16 KiB) and one `write` syscall. */
+const HANDLE_WRITES = ['writev', 'writeBuffer', 'writeLatin1String', 'writeUtf8String', 'writeAsciiString', 'writeUcs2String'] as const;
+
+/** Counts, per connection accepted from now on, the write calls its TLS handle receives and the bytes in them. */
+function countHandleWrites(server: SecureServer): { calls: number; stop(): void } {
+  const counter = { calls: 0, stop: () => server.server.off('secureConnection', onConnection) };
+  function onConnection(socket: Socket): void {
+    const handle = (socket as unknown as { _handle: Record<string, (...args: unknown[]) => unknown> })._handle;
+    for (const name of HANDLE_WRITES) {
+      const original = handle[name];
+      if (typeof original !== 'function') continue;
+      handle[name] = function (this: unknown, ...args: unknown[]) {
+        counter.calls++;
+        return original.apply(this, args);
+      };
+    }
+  }
+  server.server.on('secureConnection', onConnection);
+  return counter;
+}
+
+test('an HTTP/1.1 GET is answered in one write to the TLS socket (head and body in one TLS record), keep-alive and pipelined alike', async () => {
+  const writes = countHandleWrites(secure);
+  const { port } = secure.server.address() as AddressInfo;
+  const socket = tlsConnect({ host: '127.0.0.1', port, ca: ca.certPem, ALPNProtocols: ['http/1.1'] });
+  try {
+    await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+    assert.is(socket.alpnProtocol, 'http/1.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    const get = `GET ${PLC}/exempt HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${TOKEN}\r\nAccept: application/json\r\n\r\n`;
+    const responses = async (count: number) => {
+      for (let i = 0; i < 500 && (received.match(/HTTP\/1\.1 200 OK/g) ?? []).length < count; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      const seen = received.match(/HTTP\/1\.1 200 OK/g) ?? [];
+      assert.is(seen.length, count, received);
+    };
+    // The first request on a connection, then one on the kept-alive connection.
+    socket.write(get);
+    await responses(1);
+    assert.is(writes.calls, 1, 'the first response: one write');
+    socket.write(get);
+    await responses(2);
+    assert.is(writes.calls, 2, 'a kept-alive response: one write');
+    // Two pipelined requests in one segment: one write each, answered in order.
+    socket.write(get + get);
+    await responses(4);
+    assert.is(writes.calls, 4, 'pipelined responses: one write each');
+    assert.ok(received.includes('"name":"exempt"'), 'bodies came with the heads');
+    assert.match(received, /X-Kubernetes-Pf-Prioritylevel-Uid/i);
+  } finally {
+    writes.stop();
+    socket.destroy();
   }
 });
 
