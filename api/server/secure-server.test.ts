@@ -124,7 +124,7 @@ test('a watch whose client stops reading is cut off (only its stream); the conne
 /** The calls that hand bytes to a TLS socket's native side: each one is one SSL_write, so one TLS record (below 16 KiB) and one `write` syscall. */
 const HANDLE_WRITES = ['writev', 'writeBuffer', 'writeLatin1String', 'writeUtf8String', 'writeAsciiString', 'writeUcs2String'] as const;
 
-/** Counts, per connection accepted from now on, the write calls its TLS handle receives and the bytes in them. */
+/** Counts the write calls the TLS handles of connections accepted from now on receive. */
 function countHandleWrites(server: SecureServer): { calls: number; stop(): void } {
   const counter = { calls: 0, stop: () => server.server.off('secureConnection', onConnection) };
   function onConnection(socket: Socket): void {
@@ -164,7 +164,7 @@ test('an HTTP/1.1 GET is answered in one write to the TLS socket (head and body 
     socket.write(get);
     await responses(2);
     assert.is(writes.calls, 2, 'a kept-alive response: one write');
-    // Two pipelined requests in one segment: one write each, answered in order.
+    // Two pipelined requests in one segment: one write each.
     socket.write(get + get);
     await responses(4);
     assert.is(writes.calls, 4, 'pipelined responses: one write each');
