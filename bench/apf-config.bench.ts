@@ -149,7 +149,8 @@ async function main(): Promise<void> {
     const measured = await measure('apf', true, OBJECTS, scriptPath);
     const ratio = measured.objectsPerSecond / baseline.objectsPerSecond;
     const row = (m: typeof measured) =>
-      `${m.objectsPerSecond.toFixed(0).padStart(6)} objects/s  cpu ${m.cpuUsPerObject.toFixed(0).padStart(5)} µs/object  levels ${m.levels.objects} in ${m.levels.seconds.toFixed(1)} s, schemas ${m.schemas.objects} in ${m.schemas.seconds.toFixed(1)} s, failed ${m.failures}`;
+      `${m.objectsPerSecond.toFixed(0).padStart(6)} objects/s  cpu ${m.cpuUsPerObject.toFixed(0).padStart(5)} µs/object  levels ${m.levels.objects} ` +
+      `in ${m.levels.seconds.toFixed(1)} s, schemas ${m.schemas.objects} in ${m.schemas.seconds.toFixed(1)} s, failed ${m.failures}`;
     table(`APF configuration churn (${BACKEND}, wrk, ${CONNECTIONS} connections)`, [
       [`baseline: ${OBJECTS} creates, APF off`, row(baseline)],
       [`measured: ${OBJECTS} levels + ${OBJECTS} schemas, APF on`, row(measured)],

@@ -117,11 +117,14 @@ test('fairway sim compare: per flow and level verdicts, winners and losers first
     // More queues and a longer queue limit for global-default: the busy tenant loses less.
     await writeFile(
       variant,
-      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 20, lendablePercent: 50, limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 400}}}}\n',
+      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default, annotations: ' +
+        '{apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 20, lendablePercent: 50, ' +
+        'limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 400}}}}\n',
     );
     await writeFile(
       noop,
-      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 99, limitResponse: {type: Reject}}}\n',
+      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default}\nspec: {type: Limited, ' +
+        'limited: {nominalConcurrencyShares: 99, limitResponse: {type: Reject}}}\n',
     );
     const out = join(dir, 'out');
     const run = spawnSync(

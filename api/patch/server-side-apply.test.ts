@@ -233,7 +233,8 @@ test('bad configurations are refused before any merge, with kube-apiserver messa
   const unknown = failed(apply(undefined, { ...deltaConfig(5), spec: { type: 'Limited', bogus: 1 } }, 'm'));
   assert.is(
     JSON.stringify(unknown),
-    `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"failed to create typed patch object (/delta; ${API_VERSION}, Kind=PriorityLevelConfiguration): .spec.bogus: field not declared in schema","reason":"BadRequest","code":400}`,
+    `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"failed to create typed patch object (/delta; ${API_VERSION}, ` +
+      'Kind=PriorityLevelConfiguration): .spec.bogus: field not declared in schema","reason":"BadRequest","code":400}',
   );
   const duplicate = failed(
     serverSideApply({

@@ -94,7 +94,8 @@ test('Expect: 100-continue is answered only when the body is read: a refused req
   const accepted = await connect();
   const body = JSON.stringify({ metadata: { name: 'continued' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } });
   accepted.client.socket.write(
-    `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+    `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ` +
+      `${body.length}\r\nExpect: 100-continue\r\n\r\n`,
   );
   await accepted.client.until((text) => text.includes('\r\n\r\n'));
   assert.match(accepted.client.received(), /^HTTP\/1\.1 100 Continue\r\n\r\n$/);

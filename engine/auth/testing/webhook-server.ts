@@ -69,7 +69,8 @@ const server = createServer(
       const peer = (req.socket as TLSSocket).getPeerCertificate?.();
       appendFileSync(
         logPath,
-        `${JSON.stringify({ call: calls, url: req.url, authorization: req.headers.authorization ?? '', clientCommonName: peer?.subject?.CN ?? '', apiVersion: review.apiVersion, spec: review.spec, body: text })}\n`,
+        `${JSON.stringify({ call: calls, url: req.url, authorization: req.headers.authorization ?? '', clientCommonName: peer?.subject?.CN ?? '', apiVersion: review.apiVersion, spec: review.spec, body: text })}` +
+          '\n',
       );
       if (token !== undefined && req.headers.authorization !== `Bearer ${token}`)
         return send(401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', code: 401 });
