@@ -11,15 +11,19 @@ import { runSimRun } from './cli-run.ts';
 
 const FAIRWAY = fileURLToPath(new URL('../api/fairway.mjs', import.meta.url));
 
-const SCENARIO = `kind: Scenario
-name: cli-test
-description: Two tenants, one too busy.
-duration: 6s
-server: {maxRequestsInflight: 10, maxMutatingRequestsInflight: 0}
-flows:
-  - {name: busy, user: alice, namespace: a, verb: get, resource: pods, objectName: p, arrival: {type: poisson, rate: 600}, service: {type: exponential, mean: 30ms}}
-  - {name: calm, user: bob, namespace: b, verb: get, resource: pods, objectName: p, arrival: {type: constant, rate: 5}, service: {type: constant, value: 10ms}}
-`;
+const SCENARIO = [
+  'kind: Scenario',
+  'name: cli-test',
+  'description: Two tenants, one too busy.',
+  'duration: 6s',
+  'server: {maxRequestsInflight: 10, maxMutatingRequestsInflight: 0}',
+  'flows:',
+  '  - {name: busy, user: alice, namespace: a, verb: get, resource: pods, objectName: p, ' +
+    'arrival: {type: poisson, rate: 600}, service: {type: exponential, mean: 30ms}}',
+  '  - {name: calm, user: bob, namespace: b, verb: get, resource: pods, objectName: p, ' +
+    'arrival: {type: constant, rate: 5}, service: {type: constant, value: 10ms}}',
+  '',
+].join('\n');
 
 test('fairway sim run: SEED first, then report.json (as in-process), report.html and SVG plots', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fairway-cli-'));

@@ -193,7 +193,9 @@ test('get -w prints changes as they happen', async () => {
   await watch.stop();
 });
 
-test('delete --cascade=foreground and --cascade=orphan: marked with the finalizer, which the collector takes off; watchers see MODIFIED then DELETED', async () => {
+const CASCADE_DELETE =
+  'delete --cascade=foreground and --cascade=orphan: marked with the finalizer, which the collector takes off; watchers see MODIFIED then DELETED';
+test(CASCADE_DELETE, async () => {
   for (const [cascade, finalizer] of [
     ['foreground', 'foregroundDeletion'],
     ['orphan', 'orphan'],

@@ -147,11 +147,11 @@ function suggestionsSection(report: SimulationReport): string {
   const suggestions = report.suggestions ?? [];
   const parts = ['<h2>Suggestions</h2>'];
   if (suggestions.length === 0) {
-    parts.push(
-      '<p class="note">' +
-        `${(report.explanations ?? []).length === 0 ? 'No flow suffered, so there is nothing to suggest.' : 'No remedy this report knows of helped in simulation (each was tried with the same seed), so none is suggested.'}` +
-        '</p>',
-    );
+    const why =
+      (report.explanations ?? []).length === 0
+        ? 'No flow suffered, so there is nothing to suggest.'
+        : 'No remedy this report knows of helped in simulation (each was tried with the same seed), so none is suggested.';
+    parts.push(`<p class="note">${why}</p>`);
     return parts.join('\n');
   }
   parts.push(
@@ -267,14 +267,20 @@ const reasons = (r: Record<string, number>) =>
 
 const signed = (n: number) => (n > 0 ? `+${fmtNumber(n)}` : fmtNumber(n));
 
-const GLOSSARY = `<h2>Glossary</h2><dl>
-<dt>Seat</dt><dd>One unit of a priority level's concurrency. Most requests occupy one seat while they execute; a LIST occupies more the more objects it returns (up to the level's maxSeats), and a write with many watchers keeps extra seats for a moment after it returns.</dd>
-<dt>NominalCL</dt><dd>The seats a level is entitled to: the server concurrency limit split by nominalConcurrencyShares.</dd>
-<dt>CurrentCL</dt><dd>The seats a level may use right now: NominalCL adjusted every 10 s by lending (lendablePercent) and borrowing, driven by each level's recent seat demand.</dd>
-<dt>Flow</dt><dd>Requests with the same FlowSchema and flow distinguisher (user or namespace). Shuffle sharding gives each flow a hand of queues; a request joins the shortest queue of its hand.</dd>
-<dt>queue-full</dt><dd>Rejected on arrival: the level was saturated and the chosen queue already held queueLengthLimit requests.</dd>
-<dt>time-out</dt><dd>Rejected after waiting its whole wait limit (a quarter of the request timeout, at most 60 s) in a queue.</dd>
-<dt>concurrency-limit</dt><dd>Rejected on arrival by a level whose limitResponse is Reject (no queues) when it was full.</dd>
-<dt>Past timeout</dt><dd>Dispatched requests whose total latency exceeded their timeout: the client would have seen an error although the server did the work.</dd>
-<dt>Jain's fairness index</dt><dd>(Σx)² / (n·Σx²) over the competing flows' shares: 1 when all are equal, 1/n when one flow gets everything.</dd>
-</dl>`;
+const GLOSSARY = [
+  '<h2>Glossary</h2><dl>',
+  "<dt>Seat</dt><dd>One unit of a priority level's concurrency. Most requests occupy one seat while they execute; a LIST occupies more the more " +
+    "objects it returns (up to the level's maxSeats), and a write with many watchers keeps extra seats for a moment after it returns.</dd>",
+  '<dt>NominalCL</dt><dd>The seats a level is entitled to: the server concurrency limit split by nominalConcurrencyShares.</dd>',
+  '<dt>CurrentCL</dt><dd>The seats a level may use right now: NominalCL adjusted every 10 s by lending ' +
+    "(lendablePercent) and borrowing, driven by each level's recent seat demand.</dd>",
+  '<dt>Flow</dt><dd>Requests with the same FlowSchema and flow distinguisher (user or namespace). Shuffle ' +
+    'sharding gives each flow a hand of queues; a request joins the shortest queue of its hand.</dd>',
+  '<dt>queue-full</dt><dd>Rejected on arrival: the level was saturated and the chosen queue already held queueLengthLimit requests.</dd>',
+  '<dt>time-out</dt><dd>Rejected after waiting its whole wait limit (a quarter of the request timeout, at most 60 s) in a queue.</dd>',
+  '<dt>concurrency-limit</dt><dd>Rejected on arrival by a level whose limitResponse is Reject (no queues) when it was full.</dd>',
+  '<dt>Past timeout</dt><dd>Dispatched requests whose total latency exceeded their timeout: ' +
+    'the client would have seen an error although the server did the work.</dd>',
+  "<dt>Jain's fairness index</dt><dd>(Σx)² / (n·Σx²) over the competing flows' shares: 1 when all are equal, 1/n when one flow gets everything.</dd>",
+  '</dl>',
+].join('\n');
