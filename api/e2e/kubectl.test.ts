@@ -144,7 +144,11 @@ test('replace with a stale resourceVersion is a Conflict', async () => {
   assert.is(result.code, 1);
   assert.match(
     result.stderr,
-    /Error from server \(Conflict\): error when replacing ".*stale\.yaml": Operation cannot be fulfilled on prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io "delta": the object has been modified; please apply your changes to the latest version and try again/,
+    new RegExp(
+      String.raw`Error from server \(Conflict\): error when replacing ".*stale\.yaml": Operation cannot be fulfilled on ` +
+        String.raw`prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io "delta": the object has been modified; please apply your changes to ` +
+        String.raw`the latest version and try again`,
+    ),
   );
 });
 

@@ -67,8 +67,10 @@ test.after(async () => {
 });
 
 /** What V8's and Node's exceptions say, which no Kubernetes message does. */
-const JS_ERROR_TEXT =
-  /Unexpected token|is not valid JSON|Unexpected end of JSON|SyntaxError|TypeError|RangeError|ReferenceError|Cannot read propert|is not a function|undefined|\[object Object\]|at position \d+/;
+const JS_ERROR_TEXT = new RegExp(
+  String.raw`Unexpected token|is not valid JSON|Unexpected end of JSON|SyntaxError|TypeError|RangeError` +
+    String.raw`|ReferenceError|Cannot read propert|is not a function|undefined|\[object Object\]|at position \d+`,
+);
 
 /** A failure is a Status (JSON, or YAML when the client asked for YAML) whose code is the HTTP status and whose message says something. */
 function assertStatusBody(response: TimedResponse, what: string): any {

@@ -119,24 +119,23 @@ test('Table watches: the first event has column definitions, later ones null', a
   assert.equal(second.object.rows[0].cells.slice(0, 3), ['w-table', 'Limited', 9]);
 });
 
-test(
-  'live events reach every watch in order: small ones written at once, one whose object is large (over a chunk, encoded off the main thread) between ' + 'them',
-  async () => {
-    const list = (await server.client.get(`${P}?labelSelector=big%3D1`)).json();
-    const from = `${P}?watch=true&labelSelector=big%3D1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=30`;
-    const watches = [stream(from), stream(from), stream(`${from}&pretty=true`)];
-    const padded = { ...plc('w-big-2', 5, { big: '1' }), metadata: { name: 'w-big-2', labels: { big: '1' }, annotations: { pad: 'p'.repeat(100_000) } } };
-    await server.client.request('POST', P, { body: plc('w-big-1', 5, { big: '1' }) });
-    assert.is((await server.client.request('POST', P, { body: padded })).status, 201);
-    await server.client.request('POST', P, { body: plc('w-big-3', 5, { big: '1' }) });
-    for (const watch of watches) await watch.until((events) => events.length >= 3);
-    for (const watch of watches) {
-      watch.close();
-      assert.equal(summary(watch.events), ['ADDED w-big-1', 'ADDED w-big-2', 'ADDED w-big-3']);
-      assert.is(watch.events[1].object.metadata.annotations.pad.length, 100_000);
-    }
-  },
-);
+const LIVE_EVENTS_IN_ORDER =
+  'live events reach every watch in order: small ones written at once, one whose object is large (over a chunk, encoded off the main thread) between them';
+test(LIVE_EVENTS_IN_ORDER, async () => {
+  const list = (await server.client.get(`${P}?labelSelector=big%3D1`)).json();
+  const from = `${P}?watch=true&labelSelector=big%3D1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=30`;
+  const watches = [stream(from), stream(from), stream(`${from}&pretty=true`)];
+  const padded = { ...plc('w-big-2', 5, { big: '1' }), metadata: { name: 'w-big-2', labels: { big: '1' }, annotations: { pad: 'p'.repeat(100_000) } } };
+  await server.client.request('POST', P, { body: plc('w-big-1', 5, { big: '1' }) });
+  assert.is((await server.client.request('POST', P, { body: padded })).status, 201);
+  await server.client.request('POST', P, { body: plc('w-big-3', 5, { big: '1' }) });
+  for (const watch of watches) await watch.until((events) => events.length >= 3);
+  for (const watch of watches) {
+    watch.close();
+    assert.equal(summary(watch.events), ['ADDED w-big-1', 'ADDED w-big-2', 'ADDED w-big-3']);
+    assert.is(watch.events[1].object.metadata.annotations.pad.length, 100_000);
+  }
+});
 
 test('bad watch options are HTTP errors before the stream starts', async () => {
   assert.is((await server.client.get(`${P}?watch=true&resourceVersionMatch=Exact&resourceVersion=1`)).status, 422);
