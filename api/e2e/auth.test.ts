@@ -187,7 +187,7 @@ test('kubectl works with a token and with a client certificate; the webhook deci
   assert.match(
     bob.stderr,
     new RegExp(
-      String.raw`is forbidden: User "bob" cannot delete resource "prioritylevelconfigurations" in API group ` +
+      'is forbidden: User "bob" cannot delete resource "prioritylevelconfigurations" in API group ' +
         String.raw`"flowcontrol\.apiserver\.k8s\.io" at the cluster scope: bob may not delete priority levels`,
     ),
   );
@@ -212,7 +212,7 @@ test('a ValidatingAdmissionPolicy denies a bad object with its message', async (
     new RegExp(
       String.raw`ValidatingAdmissionPolicy 'exempt-guard\.static\.k8s\.io' with binding ` +
         String.raw`'exempt-guard\.static\.k8s\.io' denied request: FlowSchema sneaky routes to exempt below ` +
-        String.raw`precedence 1000`,
+        'precedence 1000',
     ),
   );
   await writeFile(path, yamlStringify(flowSchema('honest', 'exempt', 2000)));

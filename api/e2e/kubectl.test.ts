@@ -147,7 +147,7 @@ test('replace with a stale resourceVersion is a Conflict', async () => {
     new RegExp(
       String.raw`Error from server \(Conflict\): error when replacing ".*stale\.yaml": Operation cannot be fulfilled on ` +
         String.raw`prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io "delta": the object has been modified; please apply your changes to ` +
-        String.raw`the latest version and try again`,
+        'the latest version and try again',
     ),
   );
 });

@@ -68,7 +68,7 @@ test.after(async () => {
 
 /** What V8's and Node's exceptions say, which no Kubernetes message does. */
 const JS_ERROR_TEXT = new RegExp(
-  String.raw`Unexpected token|is not valid JSON|Unexpected end of JSON|SyntaxError|TypeError|RangeError` +
+  'Unexpected token|is not valid JSON|Unexpected end of JSON|SyntaxError|TypeError|RangeError' +
     String.raw`|ReferenceError|Cannot read propert|is not a function|undefined|\[object Object\]|at position \d+`,
 );
 

@@ -115,7 +115,7 @@ test('invalid or unreadable files at startup: exit 1 at once, naming the file (a
       new RegExp(
         String.raw`encryption\.yaml: error while parsing file: ` +
           String.raw`resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": secret ` +
-          String.raw`is not of the expected length`,
+          'is not of the expected length',
       ),
     ],
     [
@@ -132,7 +132,7 @@ test('invalid or unreadable files at startup: exit 1 at once, naming the file (a
       new RegExp(
         String.raw`^(?![\s\S]*TUFURVJJQUwtTkVWRVItUFJJTlRFRA)[\s\S]*encryption-shape\.yaml: error while parsing file: error decoding encryption ` +
           String.raw`provider configuration file ".*": resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": must be ` +
-          String.raw`of type string, not a map`,
+          'of type string, not a map',
       ),
     ],
     ['token file that is a directory', [`--token-auth-file=${bad}`], /read .*bad: is a directory/],

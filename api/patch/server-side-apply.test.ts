@@ -257,7 +257,7 @@ test('bad configurations are refused before any merge, with kube-apiserver messa
     new RegExp(
       String.raw`: errors:\n {2}\.status\.conditions: duplicate entries for key \[type="A"\]\n ` +
         String.raw`{2}\.status\.conditions: element 2: associative list with keys has an element that omits key field ` +
-        String.raw`"type"`,
+        '"type"',
     ),
   );
   const garbage = withManaged(clientSideApplied(), [{ manager: 'x', fieldsType: 'FieldsV1', fieldsV1: { 'z:bad': {} } } as ManagedFieldsEntry]);

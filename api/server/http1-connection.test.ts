@@ -53,8 +53,8 @@ test('an unauthenticated chunked upload gets 401 at once, and the server closes 
 });
 
 test('a declared body over the limit gets 413, and the server closes without reading it', async () => {
-  const head =
-    `POST ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n` + 'Content-Type: application/json\r\nContent-Length: 500000000\r\n\r\n';
+  const request = `POST ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n`;
+  const head = `${request}Content-Type: application/json\r\nContent-Length: 500000000\r\n\r\n`;
   const { sent, readAfterResponse, response } = await earlyResponse(head, Buffer.alloc(64 * 1024, 0x20));
   assert.is(response?.status, 413);
   assert.is(response?.headers.get('connection'), 'close');

@@ -571,7 +571,7 @@ export const BAD_INPUT_CORPUS: readonly BadInputCase[] = [
     status: 415,
     reason: 'UnsupportedMediaType',
     message: new RegExp(
-      String.raw`^the body of the request was in an unknown format - accepted media types include: ` +
+      '^the body of the request was in an unknown format - accepted media types include: ' +
         String.raw`application\/json, application\/yaml, application\/vnd\.kubernetes\.protobuf$`,
     ),
   },
@@ -698,8 +698,8 @@ export const BAD_INPUT_CORPUS: readonly BadInputCase[] = [
     status: 400,
     reason: 'BadRequest',
     message: new RegExp(
-      String.raw`^PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing ` +
-        String.raw`time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"$`,
+      '^PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing ' +
+        'time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"$',
     ),
   },
   {

@@ -185,8 +185,8 @@ test('an Encrypt answering under another key ID than Status said fails the rotat
   assert.match(
     health.healthy ? '' : health.error,
     new RegExp(
-      String.raw`^kmsv2 Provider fake is not healthy, error: failed to rotate DEK uid="[0-9a-f-]{36}", encrypt ` +
-        String.raw`returned keyID hash "sha256:[0-9a-f]{64}", status said "sha256:[0-9a-f]{64}"`,
+      '^kmsv2 Provider fake is not healthy, error: failed to rotate DEK uid="[0-9a-f-]{36}", encrypt ' +
+        'returned keyID hash "sha256:[0-9a-f]{64}", status said "sha256:[0-9a-f]{64}"',
     ),
   );
   assert.is(provider.keyState.current(), undefined);
