@@ -106,11 +106,14 @@ test('codes follow FW_ERR_<AREA>_<WHAT> and no retired code is back in use', () 
 test('NotFound is byte-identical to kube-apiserver, with the plural as details.kind', () => {
   assert.is(
     wire(notFound(PLC, 'foo')),
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io \\"foo\\" not found","reason":"NotFound","details":{"name":"foo","group":"flowcontrol.apiserver.k8s.io","kind":"prioritylevelconfigurations"},"code":404}',
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io ' +
+      '\\"foo\\" not found","reason":"NotFound","details":{"name":"foo","group":"flowcontrol.apiserver.k8s.io","kind":"prioritylevelconfigurations"},' +
+      '"code":404}',
   );
   assert.is(
     wire(routeNotFound()),
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}',
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource",' +
+      '"reason":"NotFound","details":{},"code":404}',
   );
 });
 
@@ -125,12 +128,15 @@ test('AlreadyExists and Conflict', () => {
   const exists = storeErrorStatus(alreadyExistsError({ ...PLC, kind: 'PriorityLevelConfiguration' }, 'a'));
   assert.is(
     wire(exists),
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io \\"a\\" already exists","reason":"AlreadyExists","details":{"name":"a","group":"flowcontrol.apiserver.k8s.io","kind":"prioritylevelconfigurations"},"code":409}',
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"prioritylevelconfigurations.flowcontrol.apiserver.k8s.io \\"a\\" ' +
+      'already exists","reason":"AlreadyExists","details":{"name":"a","group":"flowcontrol.apiserver.k8s.io","kind":"prioritylevelconfigurations"},' +
+      '"code":409}',
   );
   const stale = conflict(PLC, 'alpha');
   assert.is(
     stale.message,
-    'Operation cannot be fulfilled on prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "alpha": the object has been modified; please apply your changes to the latest version and try again',
+    'Operation cannot be fulfilled on prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "alpha": the object has been modified; please apply ' +
+      'your changes to the latest version and try again',
   );
   assert.equal(stale.details, { name: 'alpha', group: PLC.group, kind: PLC.resource });
 });
@@ -140,7 +146,8 @@ test('Invalid lists each distinct message once, keeps every cause, and names the
   const status = invalid({ group: PLC.group, kind: 'PriorityLevelConfiguration' }, 'delta', errors);
   assert.is(
     status.message,
-    'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "delta" is invalid: [spec.type: Unsupported value: "Weird": supported values: "Exempt", "Limited", spec.limited: Required value]',
+    'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "delta" is invalid: [spec.type: Unsupported value: "Weird": supported values: "Exempt", ' +
+      '"Limited", spec.limited: Required value]',
   );
   assert.equal(status.details, {
     name: 'delta',
@@ -158,7 +165,8 @@ test('Invalid lists each distinct message once, keeps every cause, and names the
   ]);
   assert.is(
     one.message,
-    'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "x" is invalid: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive',
+    'PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io "x" is invalid: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and ' +
+      '100, inclusive',
   );
 });
 
@@ -167,12 +175,14 @@ test('Forbidden follows the authorization filter: named, collection, subresource
   const named = forbidden({ ...base, name: 'beta' });
   assert.is(
     named.message,
-    'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "beta" is forbidden: User "probe" cannot delete resource "prioritylevelconfigurations" in API group "flowcontrol.apiserver.k8s.io" at the cluster scope',
+    'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "beta" is forbidden: User "probe" cannot delete resource "prioritylevelconfigurations" ' +
+      'in API group "flowcontrol.apiserver.k8s.io" at the cluster scope',
   );
   assert.equal(named.details, { name: 'beta', group: PLC.group, kind: PLC.resource });
   assert.is(
     forbidden({ ...base, verb: 'list' }).message,
-    'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io is forbidden: User "probe" cannot list resource "prioritylevelconfigurations" in API group "flowcontrol.apiserver.k8s.io" at the cluster scope',
+    'prioritylevelconfigurations.flowcontrol.apiserver.k8s.io is forbidden: User "probe" cannot list resource "prioritylevelconfigurations" in API ' +
+      'group "flowcontrol.apiserver.k8s.io" at the cluster scope',
   );
   const status = forbidden({ ...base, verb: 'update', subresource: 'status', name: 'x', reason: 'no RBAC policy matched' });
   assert.match(status.message!, /cannot update resource "prioritylevelconfigurations\/status" in API group .* at the cluster scope: no RBAC policy matched$/);
@@ -181,7 +191,8 @@ test('Forbidden follows the authorization filter: named, collection, subresource
   const path = forbidden({ user: 'u', verb: 'get', path: '/metrics' });
   assert.is(
     wire(path),
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"u\\" cannot get path \\"/metrics\\"","reason":"Forbidden","details":{},"code":403}',
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"forbidden: User \\"u\\" cannot get path \\"/metrics\\"",' +
+      '"reason":"Forbidden","details":{},"code":403}',
   );
   assert.is(errorCodeOf(path), 'FW_ERR_AUTHZ_FORBIDDEN_PATH');
 });
@@ -199,7 +210,8 @@ test('quoted user input is quoted as Go quotes it', () => {
   assert.is(nameMismatch('x', 'y').message, 'the name of the object (x) does not match the name on the URL (y)');
   assert.is(
     strictDecoding('PriorityLevelConfiguration', 'v1', ['unknown field "spec.bogus"', 'duplicate field "spec.type"']).message,
-    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: unknown field "spec.bogus", duplicate field "spec.type"',
+    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: unknown field "spec.bogus",' +
+      ' duplicate field "spec.type"',
   );
 });
 
@@ -208,7 +220,8 @@ test('500 and 504 set details as the Go constructors do', () => {
   assert.equal([internal.message, internal.details], ['Internal error occurred: disk on fire', { causes: [{ message: 'disk on fire' }] }]);
   assert.is(
     wire(timeout()),
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: request did not complete within requested timeout - context deadline exceeded","reason":"Timeout","details":{},"code":504}',
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: request did not complete within requested timeout - ' +
+      'context deadline exceeded","reason":"Timeout","details":{},"code":504}',
   );
 });
 

@@ -34,7 +34,8 @@ const GROUP = '/apis/flowcontrol.apiserver.k8s.io/v1';
 // otherwise lasts its whole -d duration), printing how many failed; the bench times the process.
 // One wrk thread drives all connections: it is C and event-driven, far faster than the server.
 // The level a schema names is the one created with the same counter in the levels phase.
-const WRK_SCRIPT = `
+const WRK_SCRIPT =
+  `
 function init(args)
   kind = args[1]
   total = tonumber(args[2])
@@ -45,10 +46,16 @@ function init(args)
   wrk.headers["Content-Type"] = "application/json"
 end
 local function level(n)
-  return string.format('{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"name":"bench-pl-%d"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":30,"lendablePercent":20,"limitResponse":{"type":"Queue","queuing":{"queues":64,"handSize":6,"queueLengthLimit":50}}}}}', n)
+  return string.format('{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"name":"bench-pl-%d"},` +
+  `"spec":{"type":"Limited",` +
+  `"limited":{"nominalConcurrencyShares":30,"lendablePercent":20,` +
+  `"limitResponse":{"type":"Queue","queuing":{"queues":64,"handSize":6,"queueLengthLimit":50}}}}}', n)
 end
 local function schema(n)
-  return string.format('{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"FlowSchema","metadata":{"name":"bench-fs-%d"},"spec":{"priorityLevelConfiguration":{"name":"bench-pl-%d"},"matchingPrecedence":%d,"distinguisherMethod":{"type":"ByUser"},"rules":[{"subjects":[{"kind":"User","user":{"name":"bench-%d"}}],"resourceRules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"],"namespaces":["*"]}]}]}}', n, n, 1000 + n % 8000, n)
+  return string.format('{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"FlowSchema","metadata":{"name":"bench-fs-%d"},` +
+  `"spec":{"priorityLevelConfiguration":{"name":"bench-pl-%d"},"matchingPrecedence":%d,"distinguisherMethod":{"type":"ByUser"},` +
+  `"rules":[{"subjects":[{"kind":"User","user":{"name":"bench-%d"}}],` +
+  `"resourceRules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"],"namespaces":["*"]}]}]}}', n, n, 1000 + n % 8000, n)
 end
 function request()
   counter = counter + 1
@@ -149,7 +156,8 @@ async function main(): Promise<void> {
     const measured = await measure('apf', true, OBJECTS, scriptPath);
     const ratio = measured.objectsPerSecond / baseline.objectsPerSecond;
     const row = (m: typeof measured) =>
-      `${m.objectsPerSecond.toFixed(0).padStart(6)} objects/s  cpu ${m.cpuUsPerObject.toFixed(0).padStart(5)} µs/object  levels ${m.levels.objects} in ${m.levels.seconds.toFixed(1)} s, schemas ${m.schemas.objects} in ${m.schemas.seconds.toFixed(1)} s, failed ${m.failures}`;
+      `${m.objectsPerSecond.toFixed(0).padStart(6)} objects/s  cpu ${m.cpuUsPerObject.toFixed(0).padStart(5)} µs/object  levels ${m.levels.objects} ` +
+      `in ${m.levels.seconds.toFixed(1)} s, schemas ${m.schemas.objects} in ${m.schemas.seconds.toFixed(1)} s, failed ${m.failures}`;
     table(`APF configuration churn (${BACKEND}, wrk, ${CONNECTIONS} connections)`, [
       [`baseline: ${OBJECTS} creates, APF off`, row(baseline)],
       [`measured: ${OBJECTS} levels + ${OBJECTS} schemas, APF on`, row(measured)],

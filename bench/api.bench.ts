@@ -80,7 +80,8 @@ const medianOf = (ms: Measurement[]): Measurement => ({
   cpuUsPerRequest: median(ms.map((m) => m.cpuUsPerRequest)),
 });
 const format = (m: Measurement) =>
-  `${m.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${m.p50Ms.toFixed(2).padStart(6)} ms   p99 ${m.p99Ms.toFixed(2).padStart(6)} ms   cpu ${m.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req`;
+  `${m.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${m.p50Ms.toFixed(2).padStart(6)} ms   p99 ${m.p99Ms.toFixed(2).padStart(6)} ms   cpu ` +
+  `${m.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req`;
 
 async function main(): Promise<void> {
   requireWrk();
@@ -150,7 +151,8 @@ async function main(): Promise<void> {
       console.log(`${label.padEnd(12)} bare    ${format(baseline)}`);
       console.log(`${label.padEnd(12)} fairway ${format(measured)}`);
       console.log(
-        `${''.padEnd(12)} throughput ratio ${ratio.toFixed(2)}x (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}), p99 ratio ${p99Ratio.toFixed(2)}x, capacity ratio ${capacity.toFixed(2)}x`,
+        `${''.padEnd(12)} throughput ratio ${ratio.toFixed(2)}x (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}), p99 ratio ` +
+          `${p99Ratio.toFixed(2)}x, capacity ratio ${capacity.toFixed(2)}x`,
       );
       summary[label === 'LIST' ? 'list' : 'get'] = {
         bare: baseline,

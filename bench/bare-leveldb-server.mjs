@@ -16,7 +16,8 @@ if (dataDir === undefined || port === undefined) {
 const db = new ClassicLevel(join(dataDir, 'store'), { keyEncoding: 'buffer', valueEncoding: 'buffer' });
 await db.open();
 const pki = join(dataDir, 'pki');
-const server = createServer({ cert: readFileSync(join(pki, 'apiserver.crt')), key: readFileSync(join(pki, 'apiserver.key')), ALPNProtocols: ['http/1.1'] }, (req, res) => {
+const tls = { cert: readFileSync(join(pki, 'apiserver.crt')), key: readFileSync(join(pki, 'apiserver.key')), ALPNProtocols: ['http/1.1'] };
+const server = createServer(tls, (req, res) => {
   res.statusCode = req.url === '/readyz' ? 200 : 404;
   res.end(req.url === '/readyz' ? 'ok' : '');
 });

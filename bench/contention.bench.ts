@@ -68,11 +68,13 @@ async function main(): Promise<void> {
     table(`${PATCHES} merge patches of one FlowSchema (LevelDB), median of ${ROUNDS} rounds by CPU ratio`, [
       [
         'sequential (baseline)',
-        `wall ${median.sequential.wallMs.toFixed(0)} ms, server CPU ${median.sequential.cpuMsPerPatch.toFixed(2)} ms/patch, p50 ${median.sequential.p50Ms.toFixed(1)} ms`,
+        `wall ${median.sequential.wallMs.toFixed(0)} ms, server CPU ${median.sequential.cpuMsPerPatch.toFixed(2)} ms/patch, p50 ` +
+          `${median.sequential.p50Ms.toFixed(1)} ms`,
       ],
       [
         'concurrent',
-        `wall ${median.contended.wallMs.toFixed(0)} ms, server CPU ${median.contended.cpuMsPerPatch.toFixed(2)} ms/patch, p50 ${median.contended.p50Ms.toFixed(1)} ms`,
+        `wall ${median.contended.wallMs.toFixed(0)} ms, server CPU ${median.contended.cpuMsPerPatch.toFixed(2)} ms/patch, p50 ` +
+          `${median.contended.p50Ms.toFixed(1)} ms`,
       ],
       ['CPU per patch, concurrent / sequential', `${ratio(median).toFixed(2)}x (rounds: ${rounds.map((r) => ratio(r).toFixed(2)).join(', ')})`],
       ['wall, concurrent / sequential', `${(median.contended.wallMs / median.sequential.wallMs).toFixed(2)}x`],

@@ -167,7 +167,8 @@ async function startupSection(): Promise<Executor & { ready(): Promise<void> }> 
   const poolMs = median(pooled);
   console.log(`bare worker_threads Worker, eval'd JS : ${fmt(bareMs, 1)} ms`);
   console.log(
-    `Piscina + tsx-registered worker entry: ${fmt(poolMs, 1)} ms  (${fmt(poolMs / bareMs, 1)}× bare; tsx costs ≈ ${fmt(poolMs - bareMs, 0)} ms once per thread)`,
+    `Piscina + tsx-registered worker entry: ${fmt(poolMs, 1)} ms  (${fmt(poolMs / bareMs, 1)}× bare; tsx costs ≈ ${fmt(poolMs - bareMs, 0)} ms once ` +
+      'per thread)',
   );
   results['startup'] = { bareWorkerMs: bareMs, piscinaTsxWorkerMs: poolMs, ratio: poolMs / bareMs };
   const pool = createPiscinaExecutor();
@@ -190,7 +191,8 @@ async function hopSection(pool: Executor, inline: Executor): Promise<number> {
   const concurrentOpsPerS = (batches * 500) / ((now() - t0) / 1000);
   const hopUs = (poolStats.p50MsPerOp - inlineStats.p50MsPerOp) * 1000;
   console.log(
-    `inline p50 ${fmt(inlineStats.p50MsPerOp * 1000, 2)} µs | pool p50 ${fmt(poolStats.p50MsPerOp * 1000, 1)} µs, p99 ${fmt(poolStats.p99MsPerOp * 1000, 1)} µs`,
+    `inline p50 ${fmt(inlineStats.p50MsPerOp * 1000, 2)} µs | pool p50 ${fmt(poolStats.p50MsPerOp * 1000, 1)} µs, p99 ` +
+      `${fmt(poolStats.p99MsPerOp * 1000, 1)} µs`,
   );
   console.log(`pool main-thread time per hop ${fmt(poolStats.mainMsPerOp * 1000, 1)} µs | 500 in flight: ${fmt(concurrentOpsPerS, 0)} ops/s`);
   console.log(`ratio pool/inline latency (p50): ${fmt(poolStats.p50MsPerOp / inlineStats.p50MsPerOp, 0)}×`);
@@ -220,7 +222,8 @@ async function encodeSection(pool: Executor, inline: Executor, hopUs: number): P
     const codecBytes = forms.reduce((sum, f) => sum + f.codecBytes.byteLength, 0);
     const record = (stage: string, variant: string, bodyKb: number, stats: OpStats, base: OpStats): void => {
       console.log(
-        `| ${stage} | ${count} | ${fmt(codecBytes / 1024, 1)} | ${fmt(bodyKb, 0)} | ${variant} | ${fmt(stats.msPerOp)} | ${fmt(stats.mainMsPerOp)} | ${fmt(stats.msPerOp / base.msPerOp, 2)} | ${fmt(stats.mainMsPerOp / base.msPerOp, 2)} |`,
+        `| ${stage} | ${count} | ${fmt(codecBytes / 1024, 1)} | ${fmt(bodyKb, 0)} | ${variant} | ${fmt(stats.msPerOp)} | ${fmt(stats.mainMsPerOp)} | ` +
+          `${fmt(stats.msPerOp / base.msPerOp, 2)} | ${fmt(stats.mainMsPerOp / base.msPerOp, 2)} |`,
       );
       rows.push({ stage, items: count, codecBytes, bodyKb, variant, ...stats });
     };
@@ -256,7 +259,8 @@ async function encodeSection(pool: Executor, inline: Executor, hopUs: number): P
     const tenHopsBytes = (10 * hopUs) / usPerByte;
     const configured = DEFAULT_POOL_THRESHOLDS[stage];
     console.log(
-      `| ${stage} | ${fmt(usPerByte * 1024, 1)} | ${fmt(halfMsBytes / 1024, 1)} | ${fmt(tenHopsBytes / 1024, 1)} | ${configured === undefined ? '-' : fmt(configured / 1024, 0)} |`,
+      `| ${stage} | ${fmt(usPerByte * 1024, 1)} | ${fmt(halfMsBytes / 1024, 1)} | ${fmt(tenHopsBytes / 1024, 1)} | ` +
+        `${configured === undefined ? '-' : fmt(configured / 1024, 0)} |`,
     );
     thresholds[stage] = { usPerKb: usPerByte * 1024, halfMsBytes, tenHopsBytes, configuredBytes: configured };
   }
@@ -319,7 +323,8 @@ async function patchSection(pool: Executor, inline: Executor): Promise<void> {
       const here = await measure(() => inline.execute(c.work(contentType, body)), reps, 2);
       const there = await measure(() => pool.execute(c.work(contentType, body)), reps, 2);
       console.log(
-        `| ${rules} | ${fmt(c.form.codecBytes.byteLength / 1024, 1)} | ${label} | ${fmt(here.msPerOp)} | ${fmt(there.msPerOp)} | ${fmt(there.mainMsPerOp)} | ${fmt(there.mainMsPerOp / here.msPerOp, 2)} |`,
+        `| ${rules} | ${fmt(c.form.codecBytes.byteLength / 1024, 1)} | ${label} | ${fmt(here.msPerOp)} | ${fmt(there.msPerOp)} | ` +
+          `${fmt(there.mainMsPerOp)} | ${fmt(there.mainMsPerOp / here.msPerOp, 2)} |`,
       );
       rows.push({ rules, codecBytes: c.form.codecBytes.byteLength, patch: label, inline: here, pool: there });
     }
@@ -386,7 +391,8 @@ async function cpuStageSection(pool: Executor, inline: Executor, hopUs: number):
   const perMs = iterations / stats.msPerOp;
   const poolStats = await measure(() => pool.execute({ stage: 'sleep-cpu', payload: { iterations } }), QUICK ? 3 : 10, 2);
   console.log(
-    `${fmt(perMs, 0)} iterations/ms inline; ${iterations} iterations: inline ${fmt(stats.msPerOp)} ms, pool ${fmt(poolStats.msPerOp)} ms (main ${fmt(poolStats.mainMsPerOp)} ms)`,
+    `${fmt(perMs, 0)} iterations/ms inline; ${iterations} iterations: inline ${fmt(stats.msPerOp)} ms, pool ${fmt(poolStats.msPerOp)} ms (main ` +
+      `${fmt(poolStats.mainMsPerOp)} ms)`,
   );
   console.log(`one hop (${fmt(hopUs, 0)} µs) equals ${fmt((perMs * hopUs) / 1000, 0)} iterations`);
   results['sleepCpu'] = { iterationsPerMs: perMs, inlineMs: stats.msPerOp, poolMs: poolStats.msPerOp, poolMainMs: poolStats.mainMsPerOp };

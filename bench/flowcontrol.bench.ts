@@ -88,5 +88,6 @@ const send = timeIt('a bare xstate send (no action)', () => {
 });
 
 console.log(
-  `\nper-request actor event costs ${(evented / direct).toFixed(2)}× the direct call (xstate send alone: ${((send / direct) * 100).toFixed(0)}% of a direct admission)`,
+  `\nper-request actor event costs ${(evented / direct).toFixed(2)}× the direct call (xstate send alone: ${((send / direct) * 100).toFixed(0)}% of a ` +
+    'direct admission)',
 );

@@ -156,11 +156,13 @@ async function main(): Promise<void> {
   for (const variant of order) runs[variant].push(spawnVariant(variant));
   const figure = (v: Variant) => Math.min(...runs[v]);
   console.log(
-    `node ${process.version}; per variant 2 processes × ${ROUNDS} rounds of ${REQUESTS} GETs, ${IN_FLIGHT} in flight; CPU µs per GET (the lower of the two medians)`,
+    `node ${process.version}; per variant 2 processes × ${ROUNDS} rounds of ${REQUESTS} GETs, ${IN_FLIGHT} in flight; CPU µs per GET (the lower of ` +
+      'the two medians)',
   );
   for (const v of Object.keys(VARIANTS) as Variant[])
     console.log(
-      `${VARIANTS[v].padEnd(18)} ${figure(v).toFixed(2).padStart(6)} µs   bare/this ${(figure('bare') / figure(v)).toFixed(2)}x   runs ${runs[v].map((x) => x.toFixed(2)).join(', ')}`,
+      `${VARIANTS[v].padEnd(18)} ${figure(v).toFixed(2).padStart(6)} µs   bare/this ${(figure('bare') / figure(v)).toFixed(2)}x   runs ` +
+        `${runs[v].map((x) => x.toFixed(2)).join(', ')}`,
     );
   console.log(
     JSON.stringify({

@@ -102,7 +102,8 @@ async function main(): Promise<void> {
         .join(' ')}`,
     );
     console.log(
-      `${OBJECTS} bulk FlowSchemas; LIST body ${(Buffer.byteLength(probe.text) / 1e6).toFixed(2)} MB; ${ROUNDS} round(s) of ${SECONDS} s per phase; flood: ${FLOOD} LISTs in flight`,
+      `${OBJECTS} bulk FlowSchemas; LIST body ${(Buffer.byteLength(probe.text) / 1e6).toFixed(2)} MB; ${ROUNDS} round(s) of ${SECONDS} s per phase; ` +
+        `flood: ${FLOOD} LISTs in flight`,
     );
     // Warm-up: JIT, the watch cache's per-object JSON, TLS sessions.
     for (const mode of modes) {
@@ -125,7 +126,8 @@ async function main(): Promise<void> {
     };
     const ms = (us: number) => us / 1000;
     console.log(
-      '\n| server | user (level) | quiet p50 / p99 ms | flood p50 / p99 ms | p99 flood ÷ quiet (goal ≤ 3) | flood LIST/s | server CPU ms per LIST | worst loop delay ms | loop utilisation |',
+      '\n| server | user (level) | quiet p50 / p99 ms | flood p50 / p99 ms | p99 flood ÷ quiet (goal ≤ 3) | flood LIST/s | server CPU ms per LIST | ' +
+        'worst loop delay ms | loop utilisation |',
     );
     console.log('|---|---|---|---|---|---|---|---|---|');
     const listRates: Record<string, number> = {};
@@ -142,7 +144,10 @@ async function main(): Promise<void> {
         const ratio = median(rounds.map((x) => x.flood[user].p99Us / x.quiet[user].p99Us));
         users[user] = { quietP50, quietP99, floodP50, floodP99, p99Ratio: ratio, p99Ratios: rounds.map((x) => x.flood[user].p99Us / x.quiet[user].p99Us) };
         console.log(
-          `| ${mode.label} | ${user === 'admin' ? 'admin (exempt)' : 'node (system)'} | ${quietP50.toFixed(2)} / ${quietP99.toFixed(2)} | ${floodP50.toFixed(2)} / ${floodP99.toFixed(2)} | ${ratio.toFixed(2)}× | ${listsPerSecond.toFixed(1)} | ${median(rounds.map((x) => x.flood.listCpuMs)).toFixed(1)} | ${median(rounds.map((x) => x.flood.maxLoopDelayMs)).toFixed(1)} | ${median(rounds.map((x) => x.flood.loopUtilization)).toFixed(2)} |`,
+          `| ${mode.label} | ${user === 'admin' ? 'admin (exempt)' : 'node (system)'} | ${quietP50.toFixed(2)} / ${quietP99.toFixed(2)} | ` +
+            `${floodP50.toFixed(2)} / ${floodP99.toFixed(2)} | ${ratio.toFixed(2)}× | ${listsPerSecond.toFixed(1)} | ` +
+            `${median(rounds.map((x) => x.flood.listCpuMs)).toFixed(1)} | ${median(rounds.map((x) => x.flood.maxLoopDelayMs)).toFixed(1)} | ` +
+            `${median(rounds.map((x) => x.flood.loopUtilization)).toFixed(2)} |`,
         );
       }
       summary[mode.name] = {

@@ -163,7 +163,8 @@ async function listTenThousand(): Promise<void> {
   const body = (list: ListResult): Buffer => {
     const parts: Buffer[] = [
       Buffer.from(
-        `{"kind":"PriorityLevelConfigurationList","apiVersion":"flowcontrol.apiserver.k8s.io/v1","metadata":{"resourceVersion":"${list.resourceVersion}"},"items":[`,
+        '{"kind":"PriorityLevelConfigurationList","apiVersion":"flowcontrol.apiserver.k8s.io/v1","metadata":{"resourceVersion":"' +
+          `${list.resourceVersion}"},"items":[`,
       ),
     ];
     list.forms.forEach((form, i) => parts.push(...(i > 0 ? [comma] : []), objectJsonBytes(form)));

@@ -201,7 +201,8 @@ async function main(): Promise<void> {
       bareClients.push(startClient());
     }
     console.log(
-      `node ${process.version}: ${CONNECTIONS * STREAMS_PER_CONNECTION} watches over ${CONNECTIONS} HTTP/2 connections (${STREAMS_PER_CONNECTION} streams each), ${CLIENTS} client processes per side, ${ROUNDS} rounds`,
+      `node ${process.version}: ${CONNECTIONS * STREAMS_PER_CONNECTION} watches over ${CONNECTIONS} HTTP/2 connections (${STREAMS_PER_CONNECTION} ` +
+        `streams each), ${CLIENTS} client processes per side, ${ROUNDS} rounds`,
     );
     const fairwayBytesPerWatch = await openWatches(fairwayClients, fairwaySide, fairway.caPem, fairway.token, `${PLC_PATH}?watch=true&resourceVersion=${rv}`);
     const bareBytesPerWatch = await openWatches(bareClients, bareSide, fairway.caPem, fairway.token, '/watch');
@@ -223,7 +224,8 @@ async function main(): Promise<void> {
     const byRatio = [...rounds].sort((a, b) => a.ratio - b.ratio);
     const median = byRatio[Math.floor(byRatio.length / 2)]!;
     const fmt = (r: Round) =>
-      `p50 ${r.p50Ms.toFixed(1)} ms   p99 ${r.p99Ms.toFixed(1)} ms   max ${r.maxMs.toFixed(1)} ms   server CPU ${r.cpuMsPerFanout.toFixed(0)} ms${r.missing > 0 ? `   MISSING ${r.missing}` : ''}`;
+      `p50 ${r.p50Ms.toFixed(1)} ms   p99 ${r.p99Ms.toFixed(1)} ms   max ${r.maxMs.toFixed(1)} ms   server CPU ${r.cpuMsPerFanout.toFixed(0)} ms` +
+      `${r.missing > 0 ? `   MISSING ${r.missing}` : ''}`;
     table(`one write to ${CONNECTIONS * STREAMS_PER_CONNECTION} watches (median round by p99 ratio; event line ${Buffer.byteLength(lineTemplate)} bytes)`, [
       ['bare node:http2', fmt(median.bare)],
       ['fairway', fmt(median.fairway)],

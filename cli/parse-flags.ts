@@ -110,7 +110,10 @@ function normalizeNames(argv: readonly string[]): string[] {
 function unknownFlag(rawName: string, names: readonly string[]): string {
   const long = rawName.startsWith('--');
   const suggestion = closestFlag(rawName.replace(/^-+/, ''), names);
-  return `unknown flag: ${rawName}${suggestion === undefined ? '' : `; did you mean --${suggestion}?`}${long || suggestion !== undefined ? '' : ' (long flags start with --)'}`;
+  return (
+    `unknown flag: ${rawName}${suggestion === undefined ? '' : `; did you mean --${suggestion}?`}` +
+    `${long || suggestion !== undefined ? '' : ' (long flags start with --)'}`
+  );
 }
 
 function checkPositionals(spec: CommandSpec, positionals: readonly string[], strayAfterBool: { flag: string; word: string } | undefined): string | undefined {

@@ -4,6 +4,7 @@
 // tracker issue a line came from.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +97,25 @@ test('no comment cites a tracker issue number', () => {
   assert.equal(offences, [], `\nsay why instead:\n${offences.join('\n')}`);
 });
 
+/** The formatter's line width (biome.json), which it cannot keep for string, template and regex literals: those are split by hand. */
+const LINE_WIDTH = (JSON.parse(readFileSync(join(root, 'biome.json'), 'utf8')) as { formatter: { lineWidth: number } }).formatter.lineWidth;
+
+/** 1-based numbers of the lines longer than `width` characters (code points, as the formatter counts them). */
+function overlongLines(text: string, width: number): number[] {
+  const numbers: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (line.length > width && [...line].length > width) numbers.push(i + 1);
+  });
+  return numbers;
+}
+
+test("no line of tracked code is longer than the formatter's line width", () => {
+  const tracked = execFileSync('git', ['ls-files', '-z', '--', '*.ts', '*.mjs', '*.js'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean);
+  assert.ok(tracked.length > 100, 'git lists the tracked sources');
+  const offences = tracked.flatMap((rel) => overlongLines(readFileSync(join(root, rel), 'utf8'), LINE_WIDTH).map((n) => `${rel}:${n}`));
+  assert.equal(offences, [], `\nsplit the literal ('…' + '…', a joined array of lines, new RegExp of pieces):\n${offences.join('\n')}`);
+});
+
 // The type checker keeps the rest honest: an optional property that may hold undefined says so
 // (exactOptionalPropertyTypes), because `{ a: undefined }` and `{}` differ for msgpack, structured
 // clone and deep equality.
@@ -114,6 +134,9 @@ test('the scans themselves catch a banned call and an issue citation', () => {
   assert.not.ok(ISSUE_CITATION.test('// the issuer of the certificate, 7 days'));
   assert.ok(ALLOWED.some((a) => a.test('api/commands/serve.ts')));
   assert.not.ok(ALLOWED.some((a) => a.test('api/server/assembled-server.ts')));
+
+  assert.equal(LINE_WIDTH, 160);
+  assert.equal(overlongLines(`short\n${'x'.repeat(161)}\n${'é'.repeat(160)}\n`, 160), [2]);
 
   const sample = 'const t = Date.now();';
   assert.ok(BANNED.some(({ pattern }) => pattern.test(sample)));

@@ -87,11 +87,13 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
     const better = names('better');
     const worse = names('worse');
     output.stdout(
-      `${v.name}: ${better.length} flows better${better.length > 0 ? ` (${better.join(', ')})` : ''}, ${worse.length} worse${worse.length > 0 ? ` (${worse.join(', ')})` : ''}, ${v.flows.length - better.length - worse.length} within seed noise\n`,
+      `${v.name}: ${better.length} flows better${better.length > 0 ? ` (${better.join(', ')})` : ''}, ${worse.length} worse` +
+        `${worse.length > 0 ? ` (${worse.join(', ')})` : ''}, ${v.flows.length - better.length - worse.length} within seed noise\n`,
     );
   }
   output.stdout(
-    `ran ${comparison.runs.length} simulations in ${((performance.now() - startMs) / 1000).toFixed(2)} s; wrote ${join(outDir, 'compare.json')} and ${join(outDir, 'compare.html')}\n`,
+    `ran ${comparison.runs.length} simulations in ${((performance.now() - startMs) / 1000).toFixed(2)} s; wrote ${join(outDir, 'compare.json')} and ` +
+      `${join(outDir, 'compare.html')}\n`,
   );
   return failed.length > 0 ? 1 : 0;
 }

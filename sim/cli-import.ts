@@ -76,7 +76,8 @@ export async function runSimImport(args: string[], output: Output): Promise<numb
     await writeFile(out, result.text);
     for (const warning of result.warnings) output.stderr(`warning: ${warning}\n`);
     output.stdout(
-      `wrote ${out}: ${plcs.items?.length ?? 0} PriorityLevelConfigurations, ${schemas.items?.length ?? 0} FlowSchemas, server concurrency limit ${result.serverConcurrencyLimit}, ` +
+      `wrote ${out}: ${plcs.items?.length ?? 0} PriorityLevelConfigurations, ${schemas.items?.length ?? 0} FlowSchemas, server concurrency limit ` +
+        `${result.serverConcurrencyLimit}, ` +
         `object counts for ${Object.keys(result.objectCounts).length} resources, from ${server}\n`,
     );
     return 0;

@@ -78,15 +78,18 @@ export async function runSimRun(args: string[], output: Output): Promise<number>
   const { report, loaded } = outcome;
   const s = report.scenario;
   output.stdout(
-    `SCENARIO=${scenarioFile} NAME=${s.name} DURATION=${s.durationSeconds}s FLOWS=${Object.keys(report.flows).length} SERVER_CL=${s.server.serverConcurrencyLimit} BOOTSTRAP=${s.bootstrap}` +
+    `SCENARIO=${scenarioFile} NAME=${s.name} DURATION=${s.durationSeconds}s FLOWS=${Object.keys(report.flows).length} SERVER_CL=` +
+      `${s.server.serverConcurrencyLimit} BOOTSTRAP=${s.bootstrap}` +
       `${variantFiles.length > 0 ? ` VARIANTS=${variantFiles.join(',')}` : ''}${auditLogFile === undefined ? '' : ` AUDIT_LOG=${auditLogFile}`}\n`,
   );
   reportWarnings(loaded.warnings, false, 'sim run', output);
 
   const t = report.totals;
   output.stdout(
-    `simulated ${t.arrived} requests (${t.simulatedEvents} events) in ${wallSeconds.toFixed(2)} s of wall time (${Math.round(t.arrived / Math.max(wallSeconds, 1e-6))} requests/s): ` +
-      `${t.dispatched} dispatched, ${t.rejectedTotal} rejected (queue-full ${t.rejected['queue-full']}, time-out ${t.rejected['time-out']}, concurrency-limit ${t.rejected['concurrency-limit']}), ${t.waitingAtEnd} still queued\n`,
+    `simulated ${t.arrived} requests (${t.simulatedEvents} events) in ${wallSeconds.toFixed(2)} s of wall time (` +
+      `${Math.round(t.arrived / Math.max(wallSeconds, 1e-6))} requests/s): ` +
+      `${t.dispatched} dispatched, ${t.rejectedTotal} rejected (queue-full ${t.rejected['queue-full']}, time-out ${t.rejected['time-out']}, ` +
+      `concurrency-limit ${t.rejected['concurrency-limit']}), ${t.waitingAtEnd} still queued\n`,
   );
   const outDir = values.out === '' ? `sim-results/${s.name}/seed-${seed.seed}` : values.out;
   const reproduce = reproduceCommand({ scenarioFile, seed: seed.seed, variantFiles, auditLogFile, auditGrouping: groupBy });

@@ -24,7 +24,8 @@ const SIM_SWEEP_FLAGS = {
   variant: {
     ...VARIANT_FLAG,
     description:
-      'a configuration variant: manifests applied over the scenario\'s configuration; repeatable, each file is one variant run next to the unchanged "baseline"',
+      "a configuration variant: manifests applied over the scenario's configuration; repeatable, each file is one variant run next to the unchanged " +
+      '"baseline"',
   },
 };
 
@@ -61,7 +62,8 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
   if (checked === undefined) return 1;
   const scenarioName = checked.scenario.name;
   output.stdout(
-    `SCENARIO=${scenarioFile} NAME=${scenarioName} DURATION=${checked.scenario.durationMs / 1000}s FLOWS=${checked.scenario.flows.length} RUNS=${seeds.seeds.length * variants.length} WORKERS=${workers}\n`,
+    `SCENARIO=${scenarioFile} NAME=${scenarioName} DURATION=${checked.scenario.durationMs / 1000}s FLOWS=${checked.scenario.flows.length} RUNS=` +
+      `${seeds.seeds.length * variants.length} WORKERS=${workers}\n`,
   );
 
   const outDir = values.out === '' ? `sim-results/${scenarioName}/sweep` : values.out;
@@ -114,7 +116,8 @@ export async function runSimSweep(args: string[], output: Output): Promise<numbe
   const spec = waitStripSpec(results);
   await writeFile(join(outDir, 'summary.html'), summaryHtml(summary, spec === undefined ? undefined : await renderSvg(spec)));
   output.stdout(
-    `ran ${results.length} simulations on ${workers} worker${workers === 1 ? '' : 's'} in ${wallSeconds.toFixed(2)} s${failed > 0 ? `, ${failed} FAILED` : ''}\n`,
+    `ran ${results.length} simulations on ${workers} worker${workers === 1 ? '' : 's'} in ${wallSeconds.toFixed(2)} s` +
+      `${failed > 0 ? `, ${failed} FAILED` : ''}\n`,
   );
   output.stdout(`wrote ${join(outDir, 'summary.json')}, ${join(outDir, 'summary.html')} and ${results.length - failed} reports under ${outDir}\n`);
   return failed > 0 ? 1 : 0;

@@ -150,7 +150,8 @@ export async function runSimTune(args: string[], output: Output): Promise<number
     const changes = describeCandidate(result.best.candidate, space);
     const yamlName = result.met ? 'recommended.yaml' : 'closest.yaml';
     const header = [
-      `# ${result.met ? 'Recommended' : 'Closest (objectives NOT met)'} by: fairway sim tune ${scenarioFile} --objectives ${objectivesFile} --seeds ${seedsText} --search-seed ${searchSeed.seed}`,
+      `# ${result.met ? 'Recommended' : 'Closest (objectives NOT met)'} by: fairway sim tune ${scenarioFile} --objectives ${objectivesFile} --seeds ` +
+        `${seedsText} --search-seed ${searchSeed.seed}`,
       ...changes.map((c) => `# - ${c}`),
       ...(changes.length === 0 ? ['# The configuration as it is meets every objective: nothing to apply.'] : []),
     ].join('\n');

@@ -11,15 +11,19 @@ import { runSimRun } from './cli-run.ts';
 
 const FAIRWAY = fileURLToPath(new URL('../api/fairway.mjs', import.meta.url));
 
-const SCENARIO = `kind: Scenario
-name: cli-test
-description: Two tenants, one too busy.
-duration: 6s
-server: {maxRequestsInflight: 10, maxMutatingRequestsInflight: 0}
-flows:
-  - {name: busy, user: alice, namespace: a, verb: get, resource: pods, objectName: p, arrival: {type: poisson, rate: 600}, service: {type: exponential, mean: 30ms}}
-  - {name: calm, user: bob, namespace: b, verb: get, resource: pods, objectName: p, arrival: {type: constant, rate: 5}, service: {type: constant, value: 10ms}}
-`;
+const SCENARIO = [
+  'kind: Scenario',
+  'name: cli-test',
+  'description: Two tenants, one too busy.',
+  'duration: 6s',
+  'server: {maxRequestsInflight: 10, maxMutatingRequestsInflight: 0}',
+  'flows:',
+  '  - {name: busy, user: alice, namespace: a, verb: get, resource: pods, objectName: p, ' +
+    'arrival: {type: poisson, rate: 600}, service: {type: exponential, mean: 30ms}}',
+  '  - {name: calm, user: bob, namespace: b, verb: get, resource: pods, objectName: p, ' +
+    'arrival: {type: constant, rate: 5}, service: {type: constant, value: 10ms}}',
+  '',
+].join('\n');
 
 test('fairway sim run: SEED first, then report.json (as in-process), report.html and SVG plots', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fairway-cli-'));
@@ -117,11 +121,14 @@ test('fairway sim compare: per flow and level verdicts, winners and losers first
     // More queues and a longer queue limit for global-default: the busy tenant loses less.
     await writeFile(
       variant,
-      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 20, lendablePercent: 50, limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 400}}}}\n',
+      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default, annotations: ' +
+        '{apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 20, lendablePercent: 50, ' +
+        'limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 400}}}}\n',
     );
     await writeFile(
       noop,
-      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 99, limitResponse: {type: Reject}}}\n',
+      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: global-default}\nspec: {type: Limited, ' +
+        'limited: {nominalConcurrencyShares: 99, limitResponse: {type: Reject}}}\n',
     );
     const out = join(dir, 'out');
     const run = spawnSync(

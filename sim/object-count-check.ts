@@ -32,7 +32,8 @@ export function objectCountWarnings(scenario: Scenario, file: string): string[] 
     const key = groupResourceKey(flow.apiGroup, flow.resource);
     if (counts.has(key)) return;
     warnings.push(
-      `${file}: flows[${index}] ("${flow.name}"): ${flow.verb} of ${key} has no object count (set the flow's objects, or objectCounts["${key}"]); the estimator prices it at 1 seat`,
+      `${file}: flows[${index}] ("${flow.name}"): ${flow.verb} of ${key} has no object count (set the flow's objects, or objectCounts["${key}"]); ` +
+        'the estimator prices it at 1 seat',
     );
   });
   return warnings;
@@ -52,6 +53,7 @@ export function auditObjectCountWarnings(scenario: Scenario, auditLog: AuditLog)
     .sort((a, b) => (a[0] < b[0] ? -1 : 1))
     .map(
       ([key, n]) =>
-        `${auditLog.file}: ${n} LIST request${n === 1 ? '' : 's'} of ${key} and the scenario has no objectCounts["${key}"]; the estimator prices ${n === 1 ? 'it' : 'each'} at 1 seat`,
+        `${auditLog.file}: ${n} LIST request${n === 1 ? '' : 's'} of ${key} and the scenario has no objectCounts["${key}"]; the estimator prices ` +
+        `${n === 1 ? 'it' : 'each'} at 1 seat`,
     );
 }

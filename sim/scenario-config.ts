@@ -91,7 +91,8 @@ export function buildConfig(mode: BootstrapMode, applied: readonly AppliedObject
       warnings.push(
         entry.mandatory
           ? `${entry.origin}: ${entry.kind} "${name}" is mandatory; kube-apiserver restores its spec, so the simulation uses the built-in spec`
-          : `${entry.origin}: ${entry.kind} "${name}" is a suggested object; kube-apiserver's configuration ensurer would restore its spec, so the simulation uses the built-in spec. To keep your change, set annotation ${AUTO_UPDATE_ANNOTATION_KEY}: "false"`,
+          : `${entry.origin}: ${entry.kind} "${name}" is a suggested object; kube-apiserver's configuration ensurer would restore its spec, so the ` +
+              `simulation uses the built-in spec. To keep your change, set annotation ${AUTO_UPDATE_ANNOTATION_KEY}: "false"`,
       );
     }
   }

@@ -159,7 +159,8 @@ spec: {type: Limited, limited: {nominalConcurrencyShares: -1, limitResponse: {ty
       errors.some(
         (e) =>
           e ===
-          `${join(dir, 'levels.yaml')}:6: PriorityLevelConfiguration/bad: spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a non-negative integer`,
+          `${join(dir, 'levels.yaml')}:6: PriorityLevelConfiguration/bad: spec.limited.nominalConcurrencyShares: Invalid value: -1: must be a ` +
+            'non-negative integer',
       ),
       errors.join('\n'),
     );
@@ -171,7 +172,8 @@ spec: {type: Limited, limited: {nominalConcurrencyShares: -1, limitResponse: {ty
 
     await writeFile(
       join(dir, 'levels.yaml'),
-      `apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: good}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 5, limitResponse: {type: Reject}}}\n`,
+      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: good}\nspec: {type: Limited, limited: ' +
+        '{nominalConcurrencyShares: 5, limitResponse: {type: Reject}}}\n',
     );
     const ok = await loadScenarioText(`kind: Scenario\nduration: 1s\nbootstrap: none\nfiles: [levels.yaml]\n`, scenarioFile);
     assert.ok(ok.ok, errorsOf(ok).join('\n'));
@@ -223,7 +225,9 @@ test('unparsable YAML and a missing kind are reported, never thrown', async () =
 });
 
 test('no silent no-ops: a bad duration is reported once, not again as a stop error', async () => {
-  const text = `kind: Scenario\nduration: 5x\nflows:\n  - name: late\n    user: a\n    verb: get\n    resource: pods\n    start: 15s\n    arrival: {type: poisson, rate: 5}\n    service: {type: constant, value: 10ms}\n`;
+  const text =
+    'kind: Scenario\nduration: 5x\nflows:\n  - name: late\n    user: a\n    verb: get\n    resource: pods\n    start: 15s\n    arrival: {type: poisson,' +
+    ' rate: 5}\n    service: {type: constant, value: 10ms}\n';
   const errors = errorsOf(await loadScenarioText(text, 'd.yaml'));
   assert.is(errors.length, 1, errors.join('\n'));
   assert.match(errors[0]!, /^d\.yaml:2: duration: must be a duration/);
@@ -238,8 +242,15 @@ test('no silent no-ops: a bad duration is reported once, not again as a stop err
 test('no silent no-ops: LISTs without an object count, Dangling FlowSchemas and variants that change nothing warn', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fairway-warn-'));
   try {
-    const list = `  - {name: lister, user: bob, verb: list, resource: deployments, apiGroup: apps, arrival: {type: poisson, rate: 5}, service: {type: constant, value: 10ms}}\n  - {name: counted, user: bob, verb: list, resource: pods, arrival: {type: poisson, rate: 5}, service: {type: constant, value: 10ms}}\n  - {name: watcher, user: bob, verb: watch, resource: secrets, arrival: {type: poisson, rate: 5}, service: {type: constant, value: 0s}}\n`;
-    const dangling = `objects:\n  - apiVersion: flowcontrol.apiserver.k8s.io/v1\n    kind: FlowSchema\n    metadata: {name: orphans}\n    spec:\n      priorityLevelConfiguration: {name: nowhere}\n      matchingPrecedence: 900\n      rules: [{subjects: [{kind: Group, group: {name: x}}], nonResourceRules: [{verbs: ["*"], nonResourceURLs: ["*"]}]}]\n`;
+    const list =
+      '  - {name: lister, user: bob, verb: list, resource: deployments, apiGroup: apps, arrival: {type: poisson, rate: 5}, service: {type: constant, ' +
+      'value: 10ms}}\n  - {name: counted, user: bob, verb: list, resource: pods, arrival: {type: poisson, rate: 5}, service: {type: constant, value: ' +
+      '10ms}}\n  - {name: watcher, user: bob, verb: watch, resource: secrets, arrival: {type: poisson, rate: 5}, service: {type: constant, value: ' +
+      '0s}}\n';
+    const dangling =
+      'objects:\n  - apiVersion: flowcontrol.apiserver.k8s.io/v1\n    kind: FlowSchema\n    metadata: {name: orphans}\n    spec:\n      ' +
+      'priorityLevelConfiguration: {name: nowhere}\n      matchingPrecedence: 900\n      rules: [{subjects: [{kind: Group, group: {name: x}}], ' +
+      'nonResourceRules: [{verbs: ["*"], nonResourceURLs: ["*"]}]}]\n';
     const text = `kind: Scenario\nduration: 30s\nobjectCounts: {pods: 100}\n${dangling}flows:\n${FLOW}${list}`;
     const loaded = await loadScenarioText(text, 'w.yaml');
     assert.ok(loaded.ok);
@@ -262,7 +273,9 @@ test('no silent no-ops: LISTs without an object count, Dangling FlowSchemas and 
     const same = join(dir, 'same.yaml');
     await writeFile(
       same,
-      `apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: workload-low, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 100, lendablePercent: 90, limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 50}}}}\n`,
+      'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: workload-low, annotations: ' +
+        '{apf.kubernetes.io/autoupdate-spec: "false"}}\nspec: {type: Limited, limited: {nominalConcurrencyShares: 100, lendablePercent: 90, ' +
+        'limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 50}}}}\n',
     );
     const base = `kind: Scenario\nduration: 30s\nflows:\n${FLOW}`;
     const noop = await loadScenarioText(base, 'v.yaml', { extraFiles: [same] });

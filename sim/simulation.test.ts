@@ -67,21 +67,27 @@ test('every request is accounted for, and no level ever runs more seats than its
 });
 
 test('a request waits at most a quarter of its timeout, then is rejected with time-out', async () => {
-  const report = await simulate(`kind: Scenario
-duration: 30s
-server: {maxRequestsInflight: 4, maxMutatingRequestsInflight: 0}
-bootstrap: mandatory
-objects:
-  - apiVersion: flowcontrol.apiserver.k8s.io/v1
-    kind: PriorityLevelConfiguration
-    metadata: {name: slow}
-    spec: {type: Limited, limited: {nominalConcurrencyShares: 95, limitResponse: {type: Queue, queuing: {queues: 1, handSize: 1, queueLengthLimit: 1000}}}}
-  - apiVersion: flowcontrol.apiserver.k8s.io/v1
-    kind: FlowSchema
-    metadata: {name: slow}
-    spec: {priorityLevelConfiguration: {name: slow}, matchingPrecedence: 100, rules: [{subjects: [{kind: Group, group: {name: system:authenticated}}], resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], namespaces: ["*"]}]}]}
-flows:
-${flow('a', 'alice', 400, '    timeout: 4s\n')}`);
+  const report = await simulate(
+    [
+      'kind: Scenario',
+      'duration: 30s',
+      'server: {maxRequestsInflight: 4, maxMutatingRequestsInflight: 0}',
+      'bootstrap: mandatory',
+      'objects:',
+      '  - apiVersion: flowcontrol.apiserver.k8s.io/v1',
+      '    kind: PriorityLevelConfiguration',
+      '    metadata: {name: slow}',
+      '    spec: {type: Limited, limited: {nominalConcurrencyShares: 95, limitResponse: {type: ' +
+        'Queue, queuing: {queues: 1, handSize: 1, queueLengthLimit: 1000}}}}',
+      '  - apiVersion: flowcontrol.apiserver.k8s.io/v1',
+      '    kind: FlowSchema',
+      '    metadata: {name: slow}',
+      '    spec: {priorityLevelConfiguration: {name: slow}, matchingPrecedence: 100, rules: [{subjects: [{kind: Group, group: {name: ' +
+        'system:authenticated}}], resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], namespaces: ["*"]}]}]}',
+      'flows:',
+      `${flow('a', 'alice', 400, '    timeout: 4s\n')}`,
+    ].join('\n'),
+  );
   const a = report.flows.a!;
   assert.ok(a.rejected['time-out'] > 0);
   assert.is(a.rejected['queue-full'], 0);
@@ -105,27 +111,38 @@ ${flow('anon', 'someone', 400)}${flow('root', 'root', 400, '    groups: [system:
 });
 
 test('LISTs are priced by object count and writes by watchers, through the real estimator', async () => {
-  const report = await simulate(`kind: Scenario
-duration: 5s
-objectCounts: {pods: 350}
-flows:
-  - {name: small-list, user: u1, namespace: a, verb: list, resource: pods, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}
-  - {name: big-list, user: u2, namespace: a, verb: list, resource: pods, objects: 5000, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}
-  - {name: watched-write, user: u3, namespace: a, verb: create, resource: configmaps, watchers: 45, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}
-  - {name: plain-write, user: u4, namespace: a, verb: create, resource: configmaps, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}
-`);
+  const report = await simulate(
+    [
+      'kind: Scenario',
+      'duration: 5s',
+      'objectCounts: {pods: 350}',
+      'flows:',
+      '  - {name: small-list, user: u1, namespace: a, verb: list, resource: pods, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}',
+      '  - {name: big-list, user: u2, namespace: a, verb: list, resource: pods, objects: 5000, ' +
+        'arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}',
+      '  - {name: watched-write, user: u3, namespace: a, verb: create, resource: configmaps, watchers: ' +
+        '45, arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}',
+      '  - {name: plain-write, user: u4, namespace: a, verb: create, resource: configmaps, ' +
+        'arrival: {type: constant, rate: 10}, service: {type: constant, value: 5ms}}',
+      '',
+    ].join('\n'),
+  );
   assert.is(report.flows['small-list']!.seatsPerRequest, 4); // ceil(350 / 100)
   assert.is(report.flows['big-list']!.seatsPerRequest, 8); // global-default's maxSeats
   assert.is(report.flows['watched-write']!.seatsPerRequest, 5); // ceil(45 / 10) final seats
   assert.is(report.flows['plain-write']!.seatsPerRequest, 1);
 });
 
-const storm = (server: string) => `kind: Scenario
-duration: 10s
-server: {${server}}
-flows:
-  - {name: lister, user: 'system:serviceaccount:ci:lister', groups: [system:serviceaccounts, system:authenticated], namespace: ci, verb: list, resource: pods, objects: 3000, arrival: {type: poisson, rate: 40}, service: {type: constant, value: 40ms}}
-${flow('reader', 'alice', 100)}`;
+const storm = (server: string) =>
+  [
+    'kind: Scenario',
+    'duration: 10s',
+    `server: {${server}}`,
+    'flows:',
+    "  - {name: lister, user: 'system:serviceaccount:ci:lister', groups: [system:serviceaccounts, system:authenticated], namespace: ci, " +
+      'verb: list, resource: pods, objects: 3000, arrival: {type: poisson, rate: 40}, service: {type: constant, value: 40ms}}',
+    `${flow('reader', 'alice', 100)}`,
+  ].join('\n');
 
 test("executorThreads is the server's --execution-threads: big LISTs wait for its threads, holding their seats; small requests do not", async () => {
   const unmodelled = await simulate(storm(''));

@@ -21,7 +21,8 @@ async function check(...files: string[]): Promise<{ code: number; lines: string[
 
 const kubeconfig = file(
   'webhook.kubeconfig',
-  'apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:9443/authorize\ncontexts:\n- name: w\n  context: {cluster: w}\ncurrent-context: w\n',
+  'apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:9443/authorize\ncontexts:\n- name: w\n  context: ' +
+    '{cluster: w}\ncurrent-context: w\n',
 );
 const plainHttp = file('http.kubeconfig', 'apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: http://127.0.0.1:9443/\n');
 const authz = (kubeConfigFile: string, expression: string) => `apiVersion: apiserver.config.k8s.io/v1
@@ -51,17 +52,20 @@ test('a good AuthorizationConfiguration is valid; CEL and kubeconfig problems ar
   const cel = await check(badCel);
   assert.is(cel.code, 1);
   assert.equal(cel.lines, [
-    `${badCel}: AuthorizationConfiguration/(document 1): authorizers[0].matchConditions[0].expression: Invalid value: "request.groups": must evaluate to bool but got list<string>`,
+    `${badCel}: AuthorizationConfiguration/(document 1): authorizers[0].matchConditions[0].expression: Invalid value: "request.groups": must ` +
+      'evaluate to bool but got list<string>',
   ]);
 
   const missing = file('missing.yaml', authz(join(dir, 'nope.kubeconfig'), 'true'));
   assert.equal((await check(missing)).lines, [
-    `${missing}: AuthorizationConfiguration/(document 1): authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${join(dir, 'nope.kubeconfig')}": error loading file: stat ${join(dir, 'nope.kubeconfig')}: no such file or directory`,
+    `${missing}: AuthorizationConfiguration/(document 1): authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "` +
+      `${join(dir, 'nope.kubeconfig')}": error loading file: stat ${join(dir, 'nope.kubeconfig')}: no such file or directory`,
   ]);
 
   const http = file('http.yaml', authz(plainHttp, 'true'));
   assert.equal((await check(http)).lines, [
-    `${http}: AuthorizationConfiguration/(document 1): authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${plainHttp}": invalid kubeconfig ${plainHttp}: server "http://127.0.0.1:9443/" must use https`,
+    `${http}: AuthorizationConfiguration/(document 1): authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "${plainHttp}": invalid ` +
+      `kubeconfig ${plainHttp}: server "http://127.0.0.1:9443/" must use https`,
   ]);
 });
 
@@ -69,7 +73,8 @@ test('AdmissionConfiguration: plugin configurations and static policy manifests 
   mkdirSync(join(dir, 'policies'));
   writeFileSync(
     join(dir, 'policies', 'p.yaml'),
-    'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  matchConstraints: {resourceRules: [{apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}]}\n  validations: [{expression: "object.spec == 1"}]\n',
+    'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  matchConstraints: {resourceRules: ' +
+      '[{apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}]}\n  validations: [{expression: "object.spec == 1"}]\n',
   );
   file('limits.yaml', 'apiVersion: eventratelimit.admission.k8s.io/v1alpha1\nkind: Configuration\nlimits:\n- type: Cluster\n  qps: 5\n  burst: 10\n');
   const admission = file(
@@ -91,8 +96,10 @@ plugins:
   const result = await check(admission);
   assert.is(result.code, 1);
   assert.equal(result.lines, [
-    `${admission}: AdmissionConfiguration/(document 1): plugins[0].path.limits[0].type: Unsupported value: "Cluster": supported values: "Namespace", "Server", "SourceAndObject", "User"`,
-    `${admission}: AdmissionConfiguration/(document 1): plugins[1].configuration.staticManifestsDir: Invalid value: "${join(dir, 'policies')}": "p" in file "${join(dir, 'policies', 'p.yaml')}" must have a name ending with ".static.k8s.io"`,
+    `${admission}: AdmissionConfiguration/(document 1): plugins[0].path.limits[0].type: Unsupported value: "Cluster": supported values: "Namespace", ` +
+      '"Server", "SourceAndObject", "User"',
+    `${admission}: AdmissionConfiguration/(document 1): plugins[1].configuration.staticManifestsDir: Invalid value: "${join(dir, 'policies')}": "p" ` +
+      `in file "${join(dir, 'policies', 'p.yaml')}" must have a name ending with ".static.k8s.io"`,
   ]);
   const example = fileURLToPath(new URL('../../engine/config/testdata/admission-eventratelimit-example.yaml', import.meta.url));
   assert.equal(await check(example), { code: 0, lines: [`${example}: AdmissionConfiguration/(document 1): valid`] });
@@ -116,11 +123,14 @@ resources:
   );
   const authorization = file(
     'hostile-authz.yaml',
-    'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n__proto__: {polluted: yes}\nauthorizers:\n- {type: AlwaysDeny, name: deny, constructor: {prototype: {polluted: yes}}}\n',
+    'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n__proto__: {polluted: yes}\nauthorizers:\n- {type: AlwaysDeny, name: ' +
+      'deny, constructor: {prototype: {polluted: yes}}}\n',
   );
   const admission = file(
     'hostile-admission.yaml',
-    'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- {name: EventRateLimit, hasOwnProperty: null, configuration: {apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Server, qps: 5, burst: 10, __proto__: {polluted: yes}}]}}\n',
+    'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- {name: EventRateLimit, hasOwnProperty: null, configuration: ' +
+      '{apiVersion: eventratelimit.admission.k8s.io/v1alpha1, kind: Configuration, limits: [{type: Server, qps: 5, burst: 10, __proto__: {polluted: ' +
+      'yes}}]}}\n',
   );
   const { code, lines } = await check(encryption, authorization, admission);
   assert.is(code, 1);

@@ -86,7 +86,10 @@ test('unreadable file, bad YAML, unknown kind and non-object documents: clear on
     `${missing}: cannot read: no such file or directory`,
     result.stdout[1]!,
     `${mixed}: PriorityLevelConfiguration/ok: valid`,
-    `${mixed}:13: document 2: unknown kind: apiVersion "v1", kind "ConfigMap" (known: ${FC} PriorityLevelConfiguration, ${FC} FlowSchema, apiserver.config.k8s.io/v1 EncryptionConfiguration, v1 EncryptionConfig, apiserver.config.k8s.io/v1 AuthorizationConfiguration, apiserver.config.k8s.io/v1beta1 AuthorizationConfiguration, apiserver.config.k8s.io/v1alpha1 AuthorizationConfiguration, apiserver.config.k8s.io/v1 AdmissionConfiguration, apiserver.k8s.io/v1alpha1 AdmissionConfiguration)`,
+    `${mixed}:13: document 2: unknown kind: apiVersion "v1", kind "ConfigMap" (known: ${FC} PriorityLevelConfiguration, ${FC} FlowSchema, ` +
+      'apiserver.config.k8s.io/v1 EncryptionConfiguration, v1 EncryptionConfig, apiserver.config.k8s.io/v1 AuthorizationConfiguration, ' +
+      'apiserver.config.k8s.io/v1beta1 AuthorizationConfiguration, apiserver.config.k8s.io/v1alpha1 AuthorizationConfiguration, ' +
+      'apiserver.config.k8s.io/v1 AdmissionConfiguration, apiserver.k8s.io/v1alpha1 AdmissionConfiguration)',
     `${mixed}:17: document 3: expected an object with apiVersion and kind, got a list`,
   ]);
   assert.match(result.stdout[1]!, new RegExp(`^${escapeRegExp(badYaml)}:2:7: invalid YAML: \\S`));
@@ -96,13 +99,17 @@ test('EncryptionConfiguration: a key written in the wrong shape is never printed
   const key = Buffer.alloc(32, 7).toString('base64');
   const path = file(
     'enc-shape.yaml',
-    `apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - secretbox:\n          keys:\n            - name: k\n              secret: {key: ${key}}\n            - name: k2\n              secret: [${key}]\n`,
+    'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [secrets]\n    providers:\n      - ' +
+      `secretbox:\n          keys:\n            - name: k\n              secret: {key: ${key}}\n            - name: k2\n              secret: [${key}` +
+      ']\n',
   );
   const result = await run(path);
   assert.is(result.code, 1);
   assert.equal(result.stdout, [
-    `${path}: EncryptionConfiguration/(document 1): resources[0].providers[0].secretbox.keys[0].secret: Invalid value: "REDACTED": must be of type string, not a map`,
-    `${path}: EncryptionConfiguration/(document 1): resources[0].providers[0].secretbox.keys[1].secret: Invalid value: "REDACTED": must be of type string, not a list`,
+    `${path}: EncryptionConfiguration/(document 1): resources[0].providers[0].secretbox.keys[0].secret: Invalid value: "REDACTED": must be of type ` +
+      'string, not a map',
+    `${path}: EncryptionConfiguration/(document 1): resources[0].providers[0].secretbox.keys[1].secret: Invalid value: "REDACTED": must be of type ` +
+      'string, not a list',
   ]);
   assert.not.ok((result.stdout.join('') + result.stderr).includes(key));
 });
@@ -165,7 +172,8 @@ test('end to end: `node api/fairway.mjs config check FILE`', () => {
   assert.is(failed.status, 1, failed.stderr);
   assert.is(
     failed.stdout,
-    `${good}: PriorityLevelConfiguration/e2e: valid\n${bad}: PriorityLevelConfiguration/foo: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive\n`,
+    `${good}: PriorityLevelConfiguration/e2e: valid\n${bad}: PriorityLevelConfiguration/foo: spec.limited.lendablePercent: Invalid value: 101: must ` +
+      'be between 0 and 100, inclusive\n',
   );
   const usage = spawnSync(process.execPath, [fairway, 'config', 'check'], { cwd: root, encoding: 'utf8' });
   assert.is(usage.status, 2);

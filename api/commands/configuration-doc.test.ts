@@ -58,7 +58,8 @@ test('every flag of every command is in docs/configuration.md with its default, 
 
 test('the check reads the tables: a row it cannot find fails it', () => {
   const parsed = documentedFlags(
-    '\n## Command-line flags\n\n### `fairway x`\n\n| flag | value | default | description |\n|---|---|---|---|\n| `-v`, `--v` | Level |  | verbosity |\n| `--port` | int | `6443` | p |\n\n## Next\n| `--later` | x | | |\n',
+    '\n## Command-line flags\n\n### `fairway x`\n\n| flag | value | default | description |\n|---|---|---|---|\n| `-v`, `--v` | Level |  | verbosity ' +
+      '|\n| `--port` | int | `6443` | p |\n\n## Next\n| `--later` | x | | |\n',
   );
   assert.equal(
     [...parsed.get('fairway x')!.entries()],

@@ -57,7 +57,8 @@ export const SERVE_FLAGS = {
     'string',
     'apf-work-estimator-config-file',
     '',
-    "File (YAML or JSON) with the APF work estimator's tunables in the form of Kubernetes' WorkEstimatorConfig (minimumSeats, maximumSeatsLimit, listWorkEstimatorConfig, mutatingWorkEstimatorConfig); fields left out keep kube-apiserver's values.",
+    "File (YAML or JSON) with the APF work estimator's tunables in the form of Kubernetes' WorkEstimatorConfig (minimumSeats, maximumSeatsLimit, " +
+      "listWorkEstimatorConfig, mutatingWorkEstimatorConfig); fields left out keep kube-apiserver's values.",
   ),
   authorizationConfig: flag(
     'string',
@@ -71,7 +72,8 @@ export const SERVE_FLAGS = {
     'string',
     'cert-dir',
     '',
-    'Directory for the generated CA and serving certificate, created on first start and reused after. Ignored when --tls-cert-file and --tls-private-key-file are given. Empty means pki under --data-dir.',
+    'Directory for the generated CA and serving certificate, created on first start and reused after. Ignored when --tls-cert-file and ' +
+      '--tls-private-key-file are given. Empty means pki under --data-dir.',
   ),
   clientCaFile: flag(
     'string',
@@ -86,20 +88,24 @@ export const SERVE_FLAGS = {
     'bool',
     'enable-priority-and-fairness',
     true,
-    'Classify requests with FlowSchemas and admit them through API Priority and Fairness. When false, --max-requests-inflight and --max-mutating-requests-inflight limit them instead.',
+    'Classify requests with FlowSchemas and admit them through API Priority and Fairness. When false, --max-requests-inflight and ' +
+      '--max-mutating-requests-inflight limit them instead.',
   ),
   encryptionProviderConfig: flag('string', 'encryption-provider-config', '', 'File with an EncryptionConfiguration for encrypting stored objects.'),
   encryptionProviderConfigAutomaticReload: flag(
     'bool',
     'encryption-provider-config-automatic-reload',
     false,
-    'Check --encryption-provider-config every minute and use a changed file without a restart; an invalid change is logged and the configuration in force is kept.',
+    'Check --encryption-provider-config every minute and use a changed file without a restart; an invalid change is logged and the configuration in ' +
+      'force is kept.',
   ),
   executionThreads: flag(
     'int',
     'execution-threads',
     defaultThreadCount(),
-    `Worker threads that run the CPU-heavy stages of admitted requests (encoding large lists, YAML, Tables), so the main thread stays free to admit, reject and serve other priority levels. The default is the cores left after the main thread (at least 1); 0 runs that work on the main thread. At most ${MAX_EXECUTION_THREADS}.`,
+    'Worker threads that run the CPU-heavy stages of admitted requests (encoding large lists, YAML, Tables), so the main thread stays free to admit, ' +
+      'reject and serve other priority levels. The default is the cores left after the main thread (at least 1); 0 runs that work on the main thread. ' +
+      `At most ${MAX_EXECUTION_THREADS}.`,
     {
       defaultText: 'cores - 1, at least 1',
       validate: (value, name) =>
@@ -120,14 +126,16 @@ export const SERVE_FLAGS = {
     'int',
     'max-mutating-requests-inflight',
     200,
-    "The server's share of concurrent mutating requests; with priority and fairness it is added to --max-requests-inflight to give the total concurrency limit. Zero means no limit.",
+    "The server's share of concurrent mutating requests; with priority and fairness it is added to --max-requests-inflight to give the total " +
+      'concurrency limit. Zero means no limit.',
     { validate: notNegative },
   ),
   maxRequestsInflight: flag(
     'int',
     'max-requests-inflight',
     400,
-    "The server's share of concurrent non-mutating requests; with priority and fairness it is added to --max-mutating-requests-inflight to give the total concurrency limit. Zero means no limit.",
+    "The server's share of concurrent non-mutating requests; with priority and fairness it is added to --max-mutating-requests-inflight to give the " +
+      'total concurrency limit. Zero means no limit.',
     { validate: notNegative },
   ),
   maxWatchesPerUser: flag(

@@ -104,11 +104,17 @@ export function listenProblem(error: unknown, bindAddress: string, port: number)
   const where = `${isIP(bindAddress) === 6 ? `[${bindAddress}]` : bindAddress}:${port}`;
   switch ((error as NodeJS.ErrnoException).code) {
     case 'EADDRINUSE':
-      return `--secure-port ${port}: ${where} is already in use by another process (another server, or a fairway serve still running); stop it or choose a free port with --secure-port`;
+      return (
+        `--secure-port ${port}: ${where} is already in use by another process (another server, or a ` +
+        'fairway serve still running); stop it or choose a free port with --secure-port'
+      );
     case 'EACCES':
       return `--secure-port ${port}: permission denied to listen on ${where}; ports below 1024 need privileges: choose a port from 1024 up with --secure-port`;
     case 'EADDRNOTAVAIL':
-      return `--bind-address ${bindAddress} is not an address of this machine; give one of its addresses with --bind-address (127.0.0.1 for this machine only, 0.0.0.0 for every interface)`;
+      return (
+        `--bind-address ${bindAddress} is not an address of this machine; give one of its addresses with ` +
+        '--bind-address (127.0.0.1 for this machine only, 0.0.0.0 for every interface)'
+      );
     default:
       return `failed to listen on ${where} (--bind-address, --secure-port): ${(error as Error).message}`;
   }
@@ -191,9 +197,8 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     encryption?.stop();
     throw error;
   }
-  logger.info(
-    `storage ${options.storageBackend} open${options.storageBackend === 'memory' ? '' : ` at ${options.storageBackend === 'etcd3' ? options.etcdServers.join(',') : join(options.dataDir, 'store')}`}, revision ${store.revision()}`,
-  );
+  const storeAt = options.storageBackend === 'etcd3' ? options.etcdServers.join(',') : join(options.dataDir, 'store');
+  logger.info(`storage ${options.storageBackend} open${options.storageBackend === 'memory' ? '' : ` at ${storeAt}`}, revision ${store.revision()}`);
 
   const plane = startExecutionPlane(options.executionThreads, logger);
   let url = '';

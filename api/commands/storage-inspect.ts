@@ -78,7 +78,8 @@ export async function inspectStore(location: string, transformer: Transformer | 
     say(
       false,
       'directory',
-      `${join(location, 'CURRENT')} is missing (${names.length} files in the directory): LevelDB cannot find its manifest; repair rebuilds it from the tables and logs`,
+      `${join(location, 'CURRENT')} is missing (${names.length} files in the directory): LevelDB cannot find its manifest; repair rebuilds it from ` +
+        'the tables and logs',
     );
     return { findings, revision: undefined, acknowledged, objects, keys, logged, damage: [], missing: [], unreadable, inUse: false };
   }
@@ -94,7 +95,8 @@ export async function inspectStore(location: string, transformer: Transformer | 
     say(
       !acknowledgedLost,
       'log-tail',
-      `${describeDamage(location, files.tornTail)}${acknowledgedLost ? ` after revision ${files.lastLoggedRevision}` : ' (a write cut short by a crash, never acknowledged)'}`,
+      `${describeDamage(location, files.tornTail)}` +
+        `${acknowledgedLost ? ` after revision ${files.lastLoggedRevision}` : ' (a write cut short by a crash, never acknowledged)'}`,
     );
   }
 
@@ -126,7 +128,8 @@ export async function inspectStore(location: string, transformer: Transformer | 
           'revision',
           revision >= acknowledged
             ? `the database holds revision ${revision}, at or past the acknowledged ${acknowledged}`
-            : `the database holds revision ${revision}, but revision ${acknowledged} was acknowledged: the changes of revisions ${revision + 1}-${acknowledged} are lost`,
+            : `the database holds revision ${revision}, but revision ${acknowledged} was acknowledged: the changes of revisions ${revision + 1}-` +
+                `${acknowledged} are lost`,
         );
       }
       return { findings, revision, acknowledged, objects, keys, logged, damage: files.damage, missing, unreadable, inUse: false };

@@ -105,7 +105,11 @@ test('then the old key can go: nothing left to rewrite', async () => {
   assert.is(result.code, 0, result.stderr);
   assert.match(
     result.stdout,
-    /^migrated 0 objects: .*\nalready in the write format 4 objects: prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io 3, flowschemas\.flowcontrol\.apiserver\.k8s\.io 1\n$/,
+    new RegExp(
+      String.raw`^migrated 0 objects: .*\nalready in the write format 4 objects: ` +
+        String.raw`prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io 3, ` +
+        String.raw`flowschemas\.flowcontrol\.apiserver\.k8s\.io 1\n$`,
+    ),
   );
 });
 

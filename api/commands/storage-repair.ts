@@ -87,7 +87,8 @@ export async function runStorageRepair(args: string[], output: Output, now: () =
       after = await inspectStore(location, transformer);
     } catch (error) {
       output.stderr(
-        `Error: repairing ${location} failed: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}; the store as it was is in ${backup}\n`,
+        `Error: repairing ${location} failed: ${(error as { cause?: Error }).cause?.message ?? (error as Error).message}; the store as it was is in ` +
+          `${backup}\n`,
       );
       return 1;
     }

@@ -49,7 +49,8 @@ export async function preparePrivateDataDir(dataDir: string, logger: Logger): Pr
     await access(dataDir, constants.W_OK | constants.X_OK);
   } catch (error) {
     throw new Error(
-      `${flag} is not writable by this user (${reason(error)}); the server writes its store, certificates and credentials there: give a writable directory or change its owner or mode`,
+      `${flag} is not writable by this user (${reason(error)}); the server writes its store, certificates and credentials there: give a writable ` +
+        'directory or change its owner or mode',
     );
   }
   if ((mode & 0o077) !== 0) {

@@ -31,7 +31,8 @@ test('dump_priority_levels: header, one row per level sorted by name, time-outs 
   let lines = renderPriorityLevels(controller.dump()).split('\n');
   assert.is(
     lines[0],
-    'PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests',
+    'PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, ' +
+      'TimedoutRequests, CancelledRequests',
   );
   assert.equal(
     lines.slice(1, -1).map((l) => cellsOf(l)[0]),
@@ -39,7 +40,8 @@ test('dump_priority_levels: header, one row per level sorted by name, time-outs 
   );
   assert.is(
     lines[3],
-    `${'tiny,'.padEnd(19)}${'1,'.padEnd(14)}${'false,'.padEnd(8)}${'false,'.padEnd(13)}${'2,'.padEnd(17)}${'2,'.padEnd(19)}${'2,'.padEnd(20)}${'0,'.padEnd(18)}${'0,'.padEnd(18)}0`,
+    `${'tiny,'.padEnd(19)}${'1,'.padEnd(14)}${'false,'.padEnd(8)}${'false,'.padEnd(13)}${'2,'.padEnd(17)}${'2,'.padEnd(19)}${'2,'.padEnd(20)}` +
+      `${'0,'.padEnd(18)}${'0,'.padEnd(18)}0`,
   );
   assert.is(lines.at(-1), '', 'every row ends with a newline');
 
@@ -57,7 +59,8 @@ test('dump_queues: one row per queue with SeatSeconds in %d.%08dss', () => {
   // Two dispatches of 1 seat × G (3 ms) each moved the queue's R to 0.006 ss; two wait, 0.003 ss each.
   assert.is(
     lines[1],
-    `${'tiny,'.padEnd(19)}${'0,'.padEnd(8)}${'2,'.padEnd(17)}${'2,'.padEnd(19)}${'2,'.padEnd(12)}${'0.00600000ss,'.padEnd(15)}${'2,'.padEnd(17)}${'2,'.padEnd(13)}0.00600000ss`,
+    `${'tiny,'.padEnd(19)}${'0,'.padEnd(8)}${'2,'.padEnd(17)}${'2,'.padEnd(19)}${'2,'.padEnd(12)}${'0.00600000ss,'.padEnd(15)}${'2,'.padEnd(17)}` +
+      `${'2,'.padEnd(13)}0.00600000ss`,
   );
 });
 
@@ -67,7 +70,8 @@ test('dump_requests: waiting in queue order, then executing, then queueless; RFC
   const arriveWidth = '2024-01-02T03:04:05.6785Z,'.length + 1;
   assert.is(
     lines[0],
-    `PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher, ${'ArriveTime,'.padEnd(arriveWidth)}InitialSeats, FinalSeats, AdditionalLatency, StartTime`,
+    `PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher, ${'ArriveTime,'.padEnd(arriveWidth)}InitialSeats, ` +
+      'FinalSeats, AdditionalLatency, StartTime',
   );
   assert.equal(
     lines.slice(1, -1).map((l) => cellsOf(l).slice(0, 5).join(' ')),
@@ -76,7 +80,8 @@ test('dump_requests: waiting in queue order, then executing, then queueless; RFC
   );
   assert.is(
     lines[3],
-    `${'tiny,'.padEnd(19)}${'flood,'.padEnd(16)}${'0,'.padEnd(12)}${'1,'.padEnd(21)}${','.padEnd(17)}${'2024-01-02T03:04:05.68Z,'.padEnd(arriveWidth)}${'1,'.padEnd(14)}${'0,'.padEnd(12)}${'0s,'.padEnd(19)}0001-01-01T00:00:00Z`,
+    `${'tiny,'.padEnd(19)}${'flood,'.padEnd(16)}${'0,'.padEnd(12)}${'1,'.padEnd(21)}${','.padEnd(17)}` +
+      `${'2024-01-02T03:04:05.68Z,'.padEnd(arriveWidth)}${'1,'.padEnd(14)}${'0,'.padEnd(12)}${'0s,'.padEnd(19)}0001-01-01T00:00:00Z`,
   );
   assert.equal(cellsOf(lines[4]!).slice(5), ['2024-01-02T03:04:05.6785Z', '1', '0', '0s', '2024-01-02T03:04:05.6785Z']);
 });

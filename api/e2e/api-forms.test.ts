@@ -45,7 +45,8 @@ test('error Statuses are pretty-printed when success bodies are: ?pretty=true, c
   assert.is(unauthorized.status, 401);
   assert.is(
     unauthorized.text,
-    '{\n  "kind": "Status",\n  "apiVersion": "v1",\n  "metadata": {},\n  "status": "Failure",\n  "message": "Unauthorized",\n  "reason": "Unauthorized",\n  "code": 401\n}',
+    '{\n  "kind": "Status",\n  "apiVersion": "v1",\n  "metadata": {},\n  "status": "Failure",\n  "message": "Unauthorized",\n  "reason": ' +
+      '"Unauthorized",\n  "code": 401\n}',
   );
   const yaml = await server.client.get(`${PLCS}/nosuch`, { headers: { Accept: 'application/yaml' } });
   assert.is(yaml.headers['content-type'], 'application/yaml');
@@ -53,13 +54,16 @@ test('error Statuses are pretty-printed when success bodies are: ?pretty=true, c
 });
 
 test("YAML bodies: a repeated key is a strict decoding error in go-yaml's words, and a warning under Warn", async () => {
-  const body = `apiVersion: ${GROUP}/v1\nkind: PriorityLevelConfiguration\nmetadata:\n  name: yaml-dup\n  labels:\n    a: one\n    a: two\nspec:\n  type: Limited\n  limited:\n    limitResponse:\n      type: Reject\n`;
+  const body =
+    `apiVersion: ${GROUP}/v1\nkind: PriorityLevelConfiguration\nmetadata:\n  name: yaml-dup\n  labels:\n    a: one\n    a: two\nspec:\n  type: ` +
+    'Limited\n  limited:\n    limitResponse:\n      type: Reject\n';
   const headers = { 'Content-Type': 'application/yaml' };
   const strict = await server.client.request('POST', `${PLCS}?fieldValidation=Strict`, { body, headers });
   assert.is(strict.status, 400);
   assert.is(
     strict.json().message,
-    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map',
+    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: error converting YAML to ' +
+      'JSON: yaml: unmarshal errors:\n  line 7: key "a" already set in map',
   );
   const warned = await server.client.request('POST', PLCS, { body, headers });
   assert.is(warned.status, 201, warned.text);
@@ -85,7 +89,8 @@ test('times are RFC 3339: an invalid one is a 400 in Go’s words, a valid one i
   const garbled = await server.client.request('PUT', `${PLCS}/timed/status`, { body: withCondition('next tuesday') });
   assert.is(
     garbled.json().message,
-    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing time "next tuesday" as "2006-01-02T15:04:05Z07:00": cannot parse "next tuesday" as "2006"',
+    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing time "next tuesday" as ' +
+      '"2006-01-02T15:04:05Z07:00": cannot parse "next tuesday" as "2006"',
   );
   const stored = await server.client.request('PUT', `${PLCS}/timed/status`, { body: withCondition('2024-05-01T12:30:15.123456+02:00') });
   assert.is(stored.status, 200, stored.text);

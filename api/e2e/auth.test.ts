@@ -177,13 +177,19 @@ test('kubectl works with a token and with a client certificate; the webhook deci
   assert.is(dave.code, 1);
   assert.match(
     dave.stderr,
-    /Error from server \(Forbidden\): flowschemas\.flowcontrol\.apiserver\.k8s\.io "catch-all" is forbidden: User "dave" cannot get resource "flowschemas" in API group "flowcontrol\.apiserver\.k8s\.io" at the cluster scope/,
+    new RegExp(
+      String.raw`Error from server \(Forbidden\): flowschemas\.flowcontrol\.apiserver\.k8s\.io "catch-all" is forbidden: User "dave" ` +
+        String.raw`cannot get resource "flowschemas" in API group "flowcontrol\.apiserver\.k8s\.io" at the cluster scope`,
+    ),
   );
   const bob = await kubectls.get('bob')!(['delete', 'prioritylevelconfigurations', 'workload-low']);
   assert.is(bob.code, 1);
   assert.match(
     bob.stderr,
-    /is forbidden: User "bob" cannot delete resource "prioritylevelconfigurations" in API group "flowcontrol\.apiserver\.k8s\.io" at the cluster scope: bob may not delete priority levels/,
+    new RegExp(
+      'is forbidden: User "bob" cannot delete resource "prioritylevelconfigurations" in API group ' +
+        String.raw`"flowcontrol\.apiserver\.k8s\.io" at the cluster scope: bob may not delete priority levels`,
+    ),
   );
   const users = new Set(webhook.calls().map((call) => call.spec?.user));
   assert.ok(users.has('carol') && users.has('alice'), 'both kinds of credential reached the webhook');
@@ -203,7 +209,11 @@ test('a ValidatingAdmissionPolicy denies a bad object with its message', async (
   assert.is(denied.code, 1);
   assert.match(
     denied.stderr,
-    /ValidatingAdmissionPolicy 'exempt-guard\.static\.k8s\.io' with binding 'exempt-guard\.static\.k8s\.io' denied request: FlowSchema sneaky routes to exempt below precedence 1000/,
+    new RegExp(
+      String.raw`ValidatingAdmissionPolicy 'exempt-guard\.static\.k8s\.io' with binding ` +
+        String.raw`'exempt-guard\.static\.k8s\.io' denied request: FlowSchema sneaky routes to exempt below ` +
+        'precedence 1000',
+    ),
   );
   await writeFile(path, yamlStringify(flowSchema('honest', 'exempt', 2000)));
   const allowed = await kubectls.get('alice')!(['create', '-f', path]);

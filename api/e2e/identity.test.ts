@@ -150,7 +150,10 @@ test('kubectl --as / --as-group: APF classifies and authorization decides as the
   const log = server.stderr();
   assert.match(
     log,
-    /"HTTP" verb="GET" URI="\/apis\/flowcontrol\.apiserver\.k8s\.io\/v1\/flowschemas\/catch-all" .*addedInfo="\\nadmin\[system:masters,system:authenticated\] is impersonating jane\[system:authenticated\]"/,
+    new RegExp(
+      String.raw`"HTTP" verb="GET" URI="\/apis\/flowcontrol\.apiserver\.k8s\.io\/v1\/flowschemas\/catch-all" ` +
+        String.raw`.*addedInfo="\\nadmin\[system:masters,system:authenticated\] is impersonating jane\[system:authenticated\]"`,
+    ),
   );
   assert.match(log, /addedInfo="\\nalice\[team,system:authenticated\] is impersonating jane\[system:masters,system:authenticated\]"/);
 });

@@ -144,7 +144,11 @@ test('replace with a stale resourceVersion is a Conflict', async () => {
   assert.is(result.code, 1);
   assert.match(
     result.stderr,
-    /Error from server \(Conflict\): error when replacing ".*stale\.yaml": Operation cannot be fulfilled on prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io "delta": the object has been modified; please apply your changes to the latest version and try again/,
+    new RegExp(
+      String.raw`Error from server \(Conflict\): error when replacing ".*stale\.yaml": Operation cannot be fulfilled on ` +
+        String.raw`prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io "delta": the object has been modified; please apply your changes to ` +
+        'the latest version and try again',
+    ),
   );
 });
 
@@ -193,7 +197,9 @@ test('get -w prints changes as they happen', async () => {
   await watch.stop();
 });
 
-test('delete --cascade=foreground and --cascade=orphan: marked with the finalizer, which the collector takes off; watchers see MODIFIED then DELETED', async () => {
+const CASCADE_DELETE =
+  'delete --cascade=foreground and --cascade=orphan: marked with the finalizer, which the collector takes off; watchers see MODIFIED then DELETED';
+test(CASCADE_DELETE, async () => {
   for (const [cascade, finalizer] of [
     ['foreground', 'foregroundDeletion'],
     ['orphan', 'orphan'],

@@ -67,8 +67,10 @@ test.after(async () => {
 });
 
 /** What V8's and Node's exceptions say, which no Kubernetes message does. */
-const JS_ERROR_TEXT =
-  /Unexpected token|is not valid JSON|Unexpected end of JSON|SyntaxError|TypeError|RangeError|ReferenceError|Cannot read propert|is not a function|undefined|\[object Object\]|at position \d+/;
+const JS_ERROR_TEXT = new RegExp(
+  'Unexpected token|is not valid JSON|Unexpected end of JSON|SyntaxError|TypeError|RangeError' +
+    String.raw`|ReferenceError|Cannot read propert|is not a function|undefined|\[object Object\]|at position \d+`,
+);
 
 /** A failure is a Status (JSON, or YAML when the client asked for YAML) whose code is the HTTP status and whose message says something. */
 function assertStatusBody(response: TimedResponse, what: string): any {
@@ -311,7 +313,9 @@ test(`${GENERATED} generated cases get a success or a 4xx Status, never a 5xx; n
   for (let i = 0; i < GENERATED; i++) {
     const request = generate(prng.fork(String(i)));
     const response = await send(request.method, request.path, request.body, request.headers);
-    const what = `generated #${i} (seed ${SEED}): ${request.method} ${request.path.slice(0, 120)} ${JSON.stringify(request.headers ?? {})} ${JSON.stringify((request.body ?? '').slice(0, 300))}`;
+    const what =
+      `generated #${i} (seed ${SEED}): ${request.method} ${request.path.slice(0, 120)} ${JSON.stringify(request.headers ?? {})} ` +
+      `${JSON.stringify((request.body ?? '').slice(0, 300))}`;
     seen.set(response.status, (seen.get(response.status) ?? 0) + 1);
     assert.ok(response.status >= 200 && response.status < 500, `${what} → ${response.status} ${response.error ?? response.text.slice(0, 400)}`);
     if (response.status >= 400) assertStatusBody(response, what);

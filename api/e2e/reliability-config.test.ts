@@ -95,7 +95,11 @@ test('invalid or unreadable files at startup: exit 1 at once, naming the file (a
     [
       'admission plugin configuration with invalid fields',
       [
-        `--admission-control-config-file=${await file('admission.yaml', 'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.k8s.io/v1alpha1\n    kind: Configuration\n    limits:\n    - {type: Bogus, qps: 1, burst: 1}\n')}`,
+        `--admission-control-config-file=${await file(
+          'admission.yaml',
+          'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: ' +
+            'eventratelimit.admission.k8s.io/v1alpha1\n    kind: Configuration\n    limits:\n    - {type: Bogus, qps: 1, burst: 1}\n',
+        )}`,
         '--enable-admission-plugins=EventRateLimit',
       ],
       /admission\.yaml: couldn't init admission plugin "EventRateLimit": .*limits\[0\]\.type: Unsupported value: "Bogus"/,
@@ -103,16 +107,33 @@ test('invalid or unreadable files at startup: exit 1 at once, naming the file (a
     [
       'encryption config with a key of the wrong length',
       [
-        `--encryption-provider-config=${await file('encryption.yaml', encryptionConfig([[`flowschemas.${GROUP}`], '      - aescbc:\n          keys:\n            - {name: k1, secret: "c2hvcnQ="}\n']))}`,
+        `--encryption-provider-config=${await file(
+          'encryption.yaml',
+          encryptionConfig([[`flowschemas.${GROUP}`], '      - aescbc:\n          keys:\n            - {name: k1, secret: "c2hvcnQ="}\n']),
+        )}`,
       ],
-      /encryption\.yaml: error while parsing file: resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": secret is not of the expected length/,
+      new RegExp(
+        String.raw`encryption\.yaml: error while parsing file: ` +
+          String.raw`resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": secret ` +
+          'is not of the expected length',
+      ),
     ],
     [
       'encryption config with a key written as a map (the key is never printed)',
       [
-        `--encryption-provider-config=${await file('encryption-shape.yaml', encryptionConfig([[`flowschemas.${GROUP}`], '      - aescbc:\n          keys:\n            - {name: k1, secret: {part: "TUFURVJJQUwtTkVWRVItUFJJTlRFRA=="}}\n']))}`,
+        `--encryption-provider-config=${await file(
+          'encryption-shape.yaml',
+          encryptionConfig([
+            [`flowschemas.${GROUP}`],
+            '      - aescbc:\n          keys:\n            - {name: k1, secret: {part: "TUFURVJJQUwtTkVWRVItUFJJTlRFRA=="}}\n',
+          ]),
+        )}`,
       ],
-      /^(?![\s\S]*TUFURVJJQUwtTkVWRVItUFJJTlRFRA)[\s\S]*encryption-shape\.yaml: error while parsing file: error decoding encryption provider configuration file ".*": resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": must be of type string, not a map/,
+      new RegExp(
+        String.raw`^(?![\s\S]*TUFURVJJQUwtTkVWRVItUFJJTlRFRA)[\s\S]*encryption-shape\.yaml: error while parsing file: error decoding encryption ` +
+          String.raw`provider configuration file ".*": resources\[0\]\.providers\[0\]\.aescbc\.keys\[0\]\.secret: Invalid value: "REDACTED": must be ` +
+          'of type string, not a map',
+      ),
     ],
     ['token file that is a directory', [`--token-auth-file=${bad}`], /read .*bad: is a directory/],
     [

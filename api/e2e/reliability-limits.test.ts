@@ -74,7 +74,9 @@ test('a body of exactly 3 MiB is read; one byte more is 413, with or without Con
   assert.is(tooLarge.status, 413);
   assert.is(JSON.parse(tooLarge.text).message, 'Request entity too large: limit is 3145728');
   // Chunked (no Content-Length): the cap is enforced while reading.
-  const head = `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`;
+  const head =
+    `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nTransfer-Encoding: ` +
+    'chunked\r\nConnection: close\r\n\r\n';
   const chunked = Buffer.concat([Buffer.from(head), Buffer.from(`${over.length.toString(16)}\r\n`), over, Buffer.from('\r\n0\r\n\r\n')]);
   assert.match(await rawExchange(chunked), /^HTTP\/1\.1 413 /);
 });
@@ -163,7 +165,9 @@ test('--request-timeout: a request still waiting at its deadline gets 504, also 
 
 test(`--request-timeout: ${STALLED_CLIENTS} client(s) stalling mid-body get 504 and their seats are released`, async () => {
   const body = JSON.stringify(validPlc('slow-body'));
-  const head = `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.bob}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+  const head =
+    `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS.bob}\r\nContent-Type: application/json\r\nContent-Length: ` +
+    `${body.length}\r\nConnection: close\r\n\r\n`;
   // Half the body, then nothing: the connection stays open from the client's side.
   const exchanges = Array.from({ length: STALLED_CLIENTS }, () => rawExchange(head + body.slice(0, 10)));
   let seen = 0;
@@ -249,7 +253,9 @@ test('SIGTERM: an in-flight request finishes, watches end cleanly, new connectio
     await watch.until(() => watch.events.length > 0);
     // A create whose body is still on its way when the signal arrives.
     const body = JSON.stringify(validPlc('in-flight'));
-    const head = `POST ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${other.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+    const head =
+      `POST ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${other.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
+      'Connection: close\r\n\r\n';
     const inFlight = new Promise<string>((resolve) => {
       const socket = connect({ host: '127.0.0.1', port: other.port, ca: other.caPem }, () => {
         socket.write(head + body.slice(0, 20));

@@ -103,7 +103,8 @@ test('sim import writes the live configuration, limits and object counts as a sc
   const text = await readFile(out, 'utf8');
   await writeFile(
     out,
-    `${text.replace('flows: []\n', '')}flows:\n  - {name: lists, user: eve, groups: [batch, system:authenticated], namespace: x, verb: list, resource: pods, objects: 50, arrival: {type: poisson, rate: 20}, service: {type: constant, value: 20ms}}\n`,
+    `${text.replace('flows: []\n', '')}flows:\n  - {name: lists, user: eve, groups: [batch, system:authenticated], namespace: x, verb: list, ` +
+      'resource: pods, objects: 50, arrival: {type: poisson, rate: 20}, service: {type: constant, value: 20ms}}\n',
   );
   const loaded = await loadScenarioFile(out);
   assert.ok(loaded.ok, loaded.ok ? '' : loaded.errors.join('\n'));

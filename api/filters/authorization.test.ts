@@ -105,7 +105,8 @@ test('403 bodies are worded as kube-apiserver words them', async () => {
     metadata: {},
     status: 'Failure',
     message:
-      'flowschemas.flowcontrol.apiserver.k8s.io "beta" is forbidden: User "bob" cannot delete resource "flowschemas" in API group "flowcontrol.apiserver.k8s.io" at the cluster scope',
+      'flowschemas.flowcontrol.apiserver.k8s.io "beta" is forbidden: User "bob" cannot delete resource "flowschemas" in API group ' +
+      '"flowcontrol.apiserver.k8s.io" at the cluster scope',
     reason: 'Forbidden',
     details: { name: 'beta', group: 'flowcontrol.apiserver.k8s.io', kind: 'flowschemas' },
     code: 403,
@@ -113,7 +114,8 @@ test('403 bodies are worded as kube-apiserver words them', async () => {
   const withReason = await client.get(`${FS}?watch=1`, as('eve'));
   assert.is(
     withReason.json().message,
-    'flowschemas.flowcontrol.apiserver.k8s.io is forbidden: User "eve" cannot watch resource "flowschemas" in API group "flowcontrol.apiserver.k8s.io" at the cluster scope: eve is <blocked> & audited',
+    'flowschemas.flowcontrol.apiserver.k8s.io is forbidden: User "eve" cannot watch resource "flowschemas" in API group ' +
+      '"flowcontrol.apiserver.k8s.io" at the cluster scope: eve is <blocked> & audited',
   );
   const path = await client.get('/metrics?<x>', as('<bob>'));
   assert.equal([path.status, path.json().message, path.json().details], [403, 'forbidden: User "&lt;bob&gt;" cannot get path "/metrics"', {}]);
@@ -137,7 +139,8 @@ test('allowed requests reach the handler; admission refuses with 429 past the bu
     metadata: {},
     status: 'Failure',
     message:
-      "flowschemas.flowcontrol.apiserver.k8s.io \"odd\" is forbidden: ValidatingAdmissionPolicy 'p.static.k8s.io' with binding 'b.static.k8s.io' denied request: weird objects are not allowed",
+      "flowschemas.flowcontrol.apiserver.k8s.io \"odd\" is forbidden: ValidatingAdmissionPolicy 'p.static.k8s.io' with binding 'b.static.k8s.io' " +
+      'denied request: weird objects are not allowed',
     reason: 'Invalid',
     details: {
       name: 'odd',
@@ -191,7 +194,8 @@ test('kubectl auth can-i: JSON and protobuf reviews answer for the caller', asyn
   assert.is(neither.status, 422);
   assert.is(
     neither.json().message,
-    'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: <nil>: exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: <nil>: exactly one of nonResourceAttributes ' +
+      'or resourceAttributes must be specified',
   );
 });
 

@@ -35,7 +35,8 @@ export function createAuthorizationFilter(options: AuthorizationFilterOptions): 
     if (result.decision === 'allow') return next();
     if (result.error !== undefined && result.error !== '') {
       options.logger?.error(
-        `authorization error (user=${JSON.stringify(user.name)}, verb=${JSON.stringify(attributes.verb)}, path=${JSON.stringify(attributes.path)}): ${result.error}`,
+        `authorization error (user=${JSON.stringify(user.name)}, verb=${JSON.stringify(attributes.verb)}, path=${JSON.stringify(attributes.path)}): ` +
+          `${result.error}`,
       );
       writeInternalError(context, result.error);
       return;

@@ -81,7 +81,8 @@ test('extras and uids are checked in authentication.k8s.io; a group without a us
   await filter(extra.context, async () => assert.unreachable('must not run'));
   assert.is(
     JSON.parse(extra.written.body!).message,
-    'userextras.authentication.k8s.io "view" is forbidden: User "bob" cannot impersonate resource "userextras/scopes" in API group "authentication.k8s.io" at the cluster scope: not in the policy',
+    'userextras.authentication.k8s.io "view" is forbidden: User "bob" cannot impersonate resource "userextras/scopes" in API group ' +
+      '"authentication.k8s.io" at the cluster scope: not in the policy',
   );
   const groupOnly = fakeContext(['Impersonate-Group', 'devs']);
   await filter(groupOnly.context, async () => assert.unreachable('must not run'));

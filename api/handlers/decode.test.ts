@@ -30,7 +30,8 @@ test('Strict fails with every problem, duplicates included', () => {
   assert.is(status.code, 400);
   assert.is(
     status.message,
-    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: unknown field "spec.extra", duplicate field "spec.type"',
+    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: unknown field "spec.extra",' +
+      ' duplicate field "spec.type"',
   );
 });
 
@@ -39,7 +40,8 @@ test("YAML's repeated keys: go-yaml's text first under Strict, on one line as a 
   const status = statusOf(() => decodeObject({ value: structuredClone(body), yamlDuplicates }, target, 'Strict'));
   assert.is(
     status.message,
-    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: error converting YAML to JSON: yaml: unmarshal errors:\n  line 3: key "type" already set in map, unknown field "spec.extra", unknown field "bogus"',
+    'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: error converting YAML to ' +
+      'JSON: yaml: unmarshal errors:\n  line 3: key "type" already set in map, unknown field "spec.extra", unknown field "bogus"',
   );
   assert.equal(decodeObject({ value: structuredClone(body), yamlDuplicates }, target, 'Warn').warnings, [
     'error converting YAML to JSON: yaml: unmarshal errors: line 3: key "type" already set in map',

@@ -53,7 +53,8 @@ export function decodeObject(input: DecodeInput, target: DecodeTarget, fieldVali
     const type = Array.isArray(value) ? 'array' : value === null ? 'null' : typeof value;
     throw new ApiError(
       badRequest(
-        `couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+        `couldn't get version/kind; json parse error: json: cannot unmarshal ${type} into Go value of type struct { APIVersion string ` +
+          '"json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
       ),
     );
   }
@@ -104,7 +105,8 @@ function checkTypeMeta(value: Record<string, unknown>, target: DecodeTarget): vo
     const version = target.apiVersion.split('/').pop()!;
     throw new ApiError(
       badRequest(
-        `${String(kind)} in version ${goQuote(version)} cannot be handled as a ${target.kind}: converting (${version}.${String(kind)}) to (${version}.${target.kind}): unknown conversion`,
+        `${String(kind)} in version ${goQuote(version)} cannot be handled as a ${target.kind}: converting (${version}.${String(kind)}) to (${version}` +
+          `.${target.kind}): unknown conversion`,
       ),
     );
   }

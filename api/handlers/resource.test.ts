@@ -65,7 +65,9 @@ test('fieldValidation: Strict fails, Warn warns per field, Ignore is silent', as
     'PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: strict decoding error: unknown field "spec.bogus"',
   );
   const duplicate = await server.client.request('POST', `${P}?fieldValidation=Strict`, {
-    body: '{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"name":"t-fv0"},"spec":{"type":"Exempt","type":"Exempt"}}',
+    body:
+      '{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"name":"t-fv0"},"spec":{"type":"Exempt",' +
+      '"type":"Exempt"}}',
   });
   assert.is(duplicate.status, 400);
   assert.match(duplicate.json().message, /strict decoding error: duplicate field "spec.type"$/);
@@ -103,7 +105,8 @@ test('validation failures are 422 Invalid with causes; resourceVersion on create
 
 test('bodies may be YAML; pretty=true indents the answer', async () => {
   const yaml =
-    'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata:\n  name: t-yaml\nspec:\n  type: Limited\n  limited:\n    limitResponse:\n      type: Reject\n';
+    'apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: PriorityLevelConfiguration\nmetadata:\n  name: t-yaml\nspec:\n  type: Limited\n  limited:\n  ' +
+    '  limitResponse:\n      type: Reject\n';
   const created = await server.client.request('POST', `${P}?pretty=true`, { body: yaml, headers: { 'Content-Type': 'application/yaml' } });
   assert.is(created.status, 201);
   assert.match(created.text, /^\{\n {2}"kind": "PriorityLevelConfiguration",\n/);
@@ -161,7 +164,8 @@ test('PUT: generation moves only with the spec, status is kept, a stale resource
   assert.is(stale.status, 409);
   assert.is(
     stale.json().message,
-    'Operation cannot be fulfilled on prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "t-put": the object has been modified; please apply your changes to the latest version and try again',
+    'Operation cannot be fulfilled on prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "t-put": the object has been modified; please apply ' +
+      'your changes to the latest version and try again',
   );
   const current = first.json();
   const bumped = await server.client.request('PUT', `${P}/t-put`, { body: { ...current, spec: plc('t-put', 9).spec } });

@@ -119,7 +119,9 @@ test('Table watches: the first event has column definitions, later ones null', a
   assert.equal(second.object.rows[0].cells.slice(0, 3), ['w-table', 'Limited', 9]);
 });
 
-test('live events reach every watch in order: small ones written at once, one whose object is large (over a chunk, encoded off the main thread) between them', async () => {
+const LIVE_EVENTS_IN_ORDER =
+  'live events reach every watch in order: small ones written at once, one whose object is large (over a chunk, encoded off the main thread) between them';
+test(LIVE_EVENTS_IN_ORDER, async () => {
   const list = (await server.client.get(`${P}?labelSelector=big%3D1`)).json();
   const from = `${P}?watch=true&labelSelector=big%3D1&resourceVersion=${list.metadata.resourceVersion}&timeoutSeconds=30`;
   const watches = [stream(from), stream(from), stream(`${from}&pretty=true`)];

@@ -67,7 +67,8 @@ export function authorizationSchemas(group: string): Record<string, Schema> {
       { required: ['verbs'] },
     ),
     [az('SelfSubjectRulesReview')]: object(
-      'Lists what the requesting user may do in a namespace, as far as the authorizers can enumerate it. The list can be incomplete (see status.incomplete); a SelfSubjectAccessReview gives the definitive answer about one action.',
+      'Lists what the requesting user may do in a namespace, as far as the authorizers can enumerate it. The list can be incomplete (see ' +
+        'status.incomplete); a SelfSubjectAccessReview gives the definitive answer about one action.',
       {
         ...typeMeta(),
         metadata: ref(`${META_PREFIX}ObjectMeta`, 'Standard object metadata; not stored.', true),

@@ -51,7 +51,8 @@ const P = {
   fieldValidation: query(
     'fieldValidation',
     'string',
-    'What to do with unknown or duplicate fields in the body: `Ignore` drops them silently, `Warn` drops them and adds a warning header per field (the default), `Strict` fails the request with 400.',
+    'What to do with unknown or duplicate fields in the body: `Ignore` drops them silently, `Warn` drops them and adds a warning header per field ' +
+      '(the default), `Strict` fails the request with 400.',
   ),
   force: query(
     'force',
@@ -243,7 +244,8 @@ function resourcePaths(group: string, gv: GroupVersionModel, resource: ResourceM
       get: op(
         `watch${stem}${kind}`,
         'watch',
-        `watch changes to an object of kind ${kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.`,
+        `watch changes to an object of kind ${kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item ` +
+          "with the 'fieldSelector' parameter.",
         { responses: watchResponses },
       ),
       parameters: [...LIST_PARAMETERS, nameParameter(kind), P.pretty],

@@ -20,7 +20,8 @@ export function decodeApplyBody(text: string): ApplyBodyResult {
   if (!isRecord(value)) {
     return {
       status: badRequest(
-        `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonTypeName(value)} into Go value of type map[string]interface {}`,
+        `error decoding YAML: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal ${goJsonTypeName(value)} into Go value of type ` +
+          'map[string]interface {}',
       ),
     };
   }

@@ -105,7 +105,9 @@ test('JSON patch: /__proto__ is an own member, never the prototype', () => {
 });
 
 test('server-side apply: __proto__ and constructor are fields the schema does not declare', () => {
-  const body = `{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"name":"alpha"},"spec":{"type":"Limited","constructor":{"prototype":{"polluted":"yes"}}},"__proto__":{"polluted":"yes"}}`;
+  const body =
+    '{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration","metadata":{"name":"alpha"},"spec":{"type":"Limited",' +
+    '"constructor":{"prototype":{"polluted":"yes"}}},"__proto__":{"polluted":"yes"}}';
   const result = patch(APPLY, body, 'Strict', { fieldManager: 'm' });
   assertPrototypeUntouched();
   if (!('status' in result)) throw new Error('applied fields the schema does not declare');

@@ -34,7 +34,8 @@ test('an unknown Content-Type is 415 listing the four patch types; a charset suf
   assert.equal([status.code, status.reason], [415, 'UnsupportedMediaType']);
   assert.is(
     status.message,
-    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml',
+    'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, ' +
+      'application/strategic-merge-patch+json, application/apply-patch+yaml',
   );
   assert.ok('object' in patch({ contentType: 'application/merge-patch+json; charset=utf-8', patchBody: '{}' }));
   assert.ok('status' in patch({ contentType: 'Application/Merge-Patch+JSON', patchBody: '{}' }), 'matched exactly, as kube-apiserver does');
@@ -44,7 +45,9 @@ test('PatchOptions are checked first: force only with apply, apply needs a field
   const forced = failed(patch({ contentType: 'application/merge-patch+json', patchBody: '{}', force: false }));
   assert.is(
     JSON.stringify(forced),
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"PatchOptions.meta.k8s.io \\"\\" is invalid: force: Forbidden: may not be specified for non-apply patch","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"PatchOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: may not be specified for non-apply patch","field":"force"}]},"code":422}',
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"PatchOptions.meta.k8s.io \\"\\" is invalid: force: Forbidden: ' +
+      'may not be specified for non-apply patch","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"PatchOptions",' +
+      '"causes":[{"reason":"FieldValueForbidden","message":"Forbidden: may not be specified for non-apply patch","field":"force"}]},"code":422}',
   );
   const anonymous = failed(patch({ contentType: 'application/apply-patch+yaml', patchBody: '{}' }));
   assert.is(anonymous.message, 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch');
@@ -290,7 +293,8 @@ test('a patch may not rename the object; apply may not invent a uid for a new ob
     [uid.code, uid.message],
     [
       409,
-      'Operation cannot be fulfilled on prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "delta": uid mismatch: the provided object specified uid made-up, and no existing object was found',
+      'Operation cannot be fulfilled on prioritylevelconfigurations.flowcontrol.apiserver.k8s.io "delta": uid mismatch: the provided object ' +
+        'specified uid made-up, and no existing object was found',
     ],
   );
   const created = ok(

@@ -151,7 +151,8 @@ export function applyPatch(input: ApplyPatchInput): ApplyPatchResult {
         invalid(
           'patch',
           JSON.stringify(patched),
-          `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonTypeName(patched)} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+          `couldn't get version/kind; json parse error: json: cannot unmarshal ${goJsonTypeName(patched)} into Go value of type struct { APIVersion ` +
+            'string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }',
         ),
       ]),
     };

@@ -31,7 +31,8 @@ test('a failing test op is 422 Invalid with the library text and empty details',
   const status = failure(apply(alpha(), [{ op: 'test', path: '/spec/type', value: 'Exempt' }]));
   assert.is(
     JSON.stringify(status),
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"testing value /spec/type failed: test failed","reason":"Invalid","details":{},"code":422}',
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"testing value /spec/type failed: test failed","reason":"Invalid",' +
+      '"details":{},"code":422}',
   );
   assert.is(errorCodeOf(status), 'FW_ERR_PATCH_FAILED');
 });

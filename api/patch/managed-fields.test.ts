@@ -26,7 +26,8 @@ const CONTRACT_ENTRY =
   '{"manager":"kubectl-client-side-apply","operation":"Update","apiVersion":"flowcontrol.apiserver.k8s.io/v1",' +
   '"time":"2026-11-21T04:14:43Z","fieldsType":"FieldsV1",' +
   '"fieldsV1":{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}},"f:labels":{".":{},"f:a":{}}},' +
-  '"f:spec":{"f:limited":{".":{},"f:lendablePercent":{},"f:limitResponse":{".":{},"f:queuing":{".":{},"f:handSize":{},"f:queueLengthLimit":{},"f:queues":{}},"f:type":{}},"f:nominalConcurrencyShares":{}},"f:type":{}}}}';
+  '"f:spec":{"f:limited":{".":{},"f:lendablePercent":{},"f:limitResponse":{".":{},"f:queuing":{".":{},"f:handSize":{},"f:queueLengthLimit":{},' +
+  '"f:queues":{}},"f:type":{}},"f:nominalConcurrencyShares":{}},"f:type":{}}}}';
 
 test('create by client-side apply gives exactly the entry of contract §6.7', () => {
   const entries = update(undefined, deltaCreatedByClientSideApply(5), CSA, T1);

@@ -129,7 +129,8 @@ test('failures are classified: 400 or 422 (never the bare 500 kube-apiserver sen
   const unknown = smpStatus(danglingFlowSchema(), { spec: { distinguisherMethod: { $patch: 'bogus', a: 1 } } });
   assert.is(
     JSON.stringify(unknown),
-    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"unknown patch type: bogus in map: map[$patch:bogus a:1]","reason":"BadRequest","code":400}',
+    '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"unknown patch type: bogus in map: map[$patch:bogus a:1]",' +
+      '"reason":"BadRequest","code":400}',
   );
   const lists = smpStatus(alpha(), { metadata: { finalizers: [['x']] } });
   assert.equal([lists.code, lists.reason, lists.message], [422, 'Invalid', 'lists of lists are not supported']);

@@ -48,7 +48,8 @@ const specOf = (body: Uint8Array) => {
 test('reads the can-i body kubectl sends (byte layout as observed)', () => {
   const body = kubectlBody(listPlc);
   const observed =
-    '6b387300 0a320a17 617574686f72697a 6174696f6e2e6b38 732e696f2f763112 1753656c66537562 6a65637441636365 7373526576696577 12700a100a001200 1a0022002a003200 380042001252 0a50 0a0764656661756c74 12046c697374 1a1c 666c6f77636f6e74726f6c2e617069 7365727665722e6b38732e696f 2200 2a';
+    '6b387300 0a320a17 617574686f72697a 6174696f6e2e6b38 732e696f2f763112 1753656c66537562 6a65637441636365 7373526576696577 12700a100a001200 ' +
+    '1a0022002a003200 380042001252 0a50 0a0764656661756c74 12046c697374 1a1c 666c6f77636f6e74726f6c2e617069 7365727665722e6b38732e696f 2200 2a';
   assert.is(Buffer.from(body.subarray(0, 128)).toString('hex'), observed.replace(/ /g, ''));
   const unwrapped = decodeEnvelope(body);
   assert.ok(unwrapped.ok && unwrapped.envelope.apiVersion === 'authorization.k8s.io/v1' && unwrapped.envelope.kind === 'SelfSubjectAccessReview');

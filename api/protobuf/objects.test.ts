@@ -56,7 +56,8 @@ test('map entries are sorted by key bytes, and both key and value are written', 
   assert.ok(decoded.ok);
   const bytes = encodeObject(object).toString('hex');
   const entry = (k: string, v: string) =>
-    `5a${(4 + k.length + v.length).toString(16).padStart(2, '0')}0a0${k.length}${Buffer.from(k).toString('hex')}120${v.length}${Buffer.from(v).toString('hex')}`;
+    `5a${(4 + k.length + v.length).toString(16).padStart(2, '0')}0a0${k.length}${Buffer.from(k).toString('hex')}120${v.length}` +
+    `${Buffer.from(v).toString('hex')}`;
   assert.ok(bytes.includes([entry('10', 'y'), entry('9', 'z'), entry('a', 'x'), entry('b', '')].join('')), bytes);
 });
 

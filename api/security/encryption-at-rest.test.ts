@@ -59,7 +59,8 @@ test('an invalid file is refused with the file, the field and the reason', async
   assert.ok(!started.ok);
   assert.is(
     started.error,
-    `${file}: error while parsing file: resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 5, expected one of [16 24 32]`,
+    `${file}: error while parsing file: resources[0].providers[0].aescbc.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected ` +
+      'length, got 5, expected one of [16 24 32]',
   );
 });
 

@@ -107,7 +107,8 @@ export async function startEncryptionAtRest(options: EncryptionAtRestOptions): P
       onOutcome(outcome) {
         if (outcome.kind === 'rejected') {
           logger.error(
-            `encryption provider configuration not reloaded, keeping ${watcher?.current().contentHash ?? loaded.value.contentHash}: ${formatEncryptionConfigError(outcome.error)}`,
+            `encryption provider configuration not reloaded, keeping ${watcher?.current().contentHash ?? loaded.value.contentHash}: ` +
+              `${formatEncryptionConfigError(outcome.error)}`,
           );
           return;
         }
@@ -124,7 +125,8 @@ export async function startEncryptionAtRest(options: EncryptionAtRestOptions): P
         const cancelTimer = clock.after(options.closeGraceMs ?? CLOSE_GRACE_MS, closeNow);
         retired.add(closeNow);
         logger.info(
-          `encryption provider configuration reloaded from ${options.file} (${outcome.config.contentHash}): ${describeWriters(outcome.config, options.resources)}`,
+          `encryption provider configuration reloaded from ${options.file} (${outcome.config.contentHash}): ` +
+            `${describeWriters(outcome.config, options.resources)}`,
         );
         void health.refresh();
       },

@@ -26,7 +26,8 @@ test('one httplog line: canonical verb, URI, Go duration, quoted strings, protoc
   const line = accessLogLine(context('/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas?limit=500', '2.0'), 1_002.31);
   assert.is(
     line,
-    '"HTTP" verb="LIST" URI="/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas?limit=500" latency="2.31ms" userAgent="kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07" audit-ID="" srcIP="127.0.0.1:50412" protocol="HTTP/2.0" resp=200',
+    '"HTTP" verb="LIST" URI="/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas?limit=500" latency="2.31ms" userAgent="kubectl/v1.32.4 (linux/amd64) ' +
+      'kubernetes/4cb5f07" audit-ID="" srcIP="127.0.0.1:50412" protocol="HTTP/2.0" resp=200',
   );
   const impersonated = accessLogLine(context('/version', '1.1', { impersonator: { name: 'admin', groups: ['system:masters'] } }), 1_000);
   assert.match(

@@ -53,7 +53,8 @@ test('an unauthenticated chunked upload gets 401 at once, and the server closes 
 });
 
 test('a declared body over the limit gets 413, and the server closes without reading it', async () => {
-  const head = `POST ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: 500000000\r\n\r\n`;
+  const request = `POST ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n`;
+  const head = `${request}Content-Type: application/json\r\nContent-Length: 500000000\r\n\r\n`;
   const { sent, readAfterResponse, response } = await earlyResponse(head, Buffer.alloc(64 * 1024, 0x20));
   assert.is(response?.status, 413);
   assert.is(response?.headers.get('connection'), 'close');
@@ -94,7 +95,8 @@ test('Expect: 100-continue is answered only when the body is read: a refused req
   const accepted = await connect();
   const body = JSON.stringify({ metadata: { name: 'continued' }, spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } } });
   accepted.client.socket.write(
-    `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
+    `POST ${PLC}?dryRun=All HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\nContent-Type: application/json\r\nContent-Length: ` +
+      `${body.length}\r\nExpect: 100-continue\r\n\r\n`,
   );
   await accepted.client.until((text) => text.includes('\r\n\r\n'));
   assert.match(accepted.client.received(), /^HTTP\/1\.1 100 Continue\r\n\r\n$/);

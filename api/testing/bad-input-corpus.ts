@@ -51,8 +51,10 @@ export const BAD_INPUT_CORPUS: readonly BadInputCase[] = [
     body: '{"apiVersion": ',
     status: 400,
     reason: 'BadRequest',
-    message:
-      /^the object provided is unrecognized \(must be of type PriorityLevelConfiguration\): couldn't get version\/kind; json parse error: unexpected end of JSON input \(\{"apiVersion": \)$/,
+    message: new RegExp(
+      String.raw`^the object provided is unrecognized \(must be of type PriorityLevelConfiguration\): couldn't get ` +
+        String.raw`version\/kind; json parse error: unexpected end of JSON input \(\{"apiVersion": \)$`,
+    ),
   },
   {
     name: 'JSON with a stray byte',
@@ -534,8 +536,10 @@ export const BAD_INPUT_CORPUS: readonly BadInputCase[] = [
     headers: JSON_PATCH,
     status: 422,
     reason: 'Invalid',
-    message:
-      /^PriorityLevelConfiguration\.flowcontrol\.apiserver\.k8s\.io "good" is invalid: patch: Invalid value: .*json: cannot unmarshal number 5e3 into Go struct field PriorityLevelConfiguration\.spec\.limited\.nominalConcurrencyShares of type int32$/,
+    message: new RegExp(
+      String.raw`^PriorityLevelConfiguration\.flowcontrol\.apiserver\.k8s\.io "good" is invalid: patch: Invalid value: .*json: cannot unmarshal ` +
+        String.raw`number 5e3 into Go struct field PriorityLevelConfiguration\.spec\.limited\.nominalConcurrencyShares of type int32$`,
+    ),
   },
   {
     name: 'apply patch: malformed YAML',
@@ -566,8 +570,10 @@ export const BAD_INPUT_CORPUS: readonly BadInputCase[] = [
     headers: { 'Content-Type': 'text/plain' },
     status: 415,
     reason: 'UnsupportedMediaType',
-    message:
-      /^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml, application\/vnd\.kubernetes\.protobuf$/,
+    message: new RegExp(
+      '^the body of the request was in an unknown format - accepted media types include: ' +
+        String.raw`application\/json, application\/yaml, application\/vnd\.kubernetes\.protobuf$`,
+    ),
   },
   {
     name: 'create as protobuf without the envelope',
@@ -691,8 +697,10 @@ export const BAD_INPUT_CORPUS: readonly BadInputCase[] = [
     body: json(validPlc('x', { status: { conditions: [{ type: 'A', status: 'True', lastTransitionTime: 'yesterday' }] } })),
     status: 400,
     reason: 'BadRequest',
-    message:
-      /^PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"$/,
+    message: new RegExp(
+      '^PriorityLevelConfiguration in version "v1" cannot be handled as a PriorityLevelConfiguration: parsing ' +
+        'time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"$',
+    ),
   },
   {
     name: 'a DeleteOptions body of another kind',

@@ -30,7 +30,8 @@ const bob: AuthorizationAttributes = {
 const header = 'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n';
 const denyAll = '- type: AlwaysDeny\n  name: alwaysdeny\n';
 const webhookEntry = () =>
-  `- type: Webhook\n  name: policy\n  webhook:\n    timeout: 2s\n    subjectAccessReviewVersion: v1\n    failurePolicy: NoOpinion\n    connectionInfo:\n      type: KubeConfigFile\n      kubeConfigFile: ${webhook.kubeconfigPath}\n`;
+  '- type: Webhook\n  name: policy\n  webhook:\n    timeout: 2s\n    subjectAccessReviewVersion: v1\n    failurePolicy: NoOpinion\n    ' +
+  `connectionInfo:\n      type: KubeConfigFile\n      kubeConfigFile: ${webhook.kubeconfigPath}\n`;
 
 /** Writes the file the way editors and config maps do: a new file renamed over the old one. */
 function replaceFile(path: string, text: string): void {

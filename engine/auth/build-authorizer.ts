@@ -43,7 +43,8 @@ export async function buildAuthorizerFromConfig(loaded: LoadedAuthorizationConfi
     }
     if (webhook.connectionInfo.type !== 'KubeConfigFile' || webhook.connectionInfo.kubeConfigFile === undefined) {
       return fail(
-        `authorizer ${JSON.stringify(entry.name)}: connectionInfo.type ${webhook.connectionInfo.type} is not supported by Fairway, which has no in-cluster API server to call; use KubeConfigFile`,
+        `authorizer ${JSON.stringify(entry.name)}: connectionInfo.type ${webhook.connectionInfo.type} is not supported by Fairway, which has no ` +
+          'in-cluster API server to call; use KubeConfigFile',
       );
     }
     const kubeconfig = await loadWebhookKubeconfig(webhook.connectionInfo.kubeConfigFile);

@@ -155,7 +155,9 @@ export function parseReviewResponse(body: string, version: SubjectAccessReviewVe
     if (status[field] !== undefined && status[field] !== null && typeof status[field] !== type) {
       return {
         ok: false,
-        error: `json: cannot unmarshal ${typeof status[field]} into Go struct field SubjectAccessReviewStatus.status.${field} of type ${type === 'boolean' ? 'bool' : 'string'}`,
+        error:
+          `json: cannot unmarshal ${typeof status[field]} into Go struct field SubjectAccessReviewStatus.status.${field} of type ` +
+          `${type === 'boolean' ? 'bool' : 'string'}`,
       };
     }
   }

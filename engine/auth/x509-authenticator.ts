@@ -93,7 +93,9 @@ function verify(leaf: X509Certificate, intermediates: readonly X509Certificate[]
     const from = Date.parse(cert.validFrom);
     const to = Date.parse(cert.validTo);
     if (nowMs < from || nowMs > to) {
-      expired ??= `x509: certificate has expired or is not yet valid: current time ${isoSeconds(nowMs)} is ${nowMs > to ? `after ${isoSeconds(to)}` : `before ${isoSeconds(from)}`}`;
+      expired ??=
+        `x509: certificate has expired or is not yet valid: current time ${isoSeconds(nowMs)} is ` +
+        `${nowMs > to ? `after ${isoSeconds(to)}` : `before ${isoSeconds(from)}`}`;
       return undefined;
     }
     const here = narrow(window, cert);

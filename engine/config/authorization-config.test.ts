@@ -52,7 +52,8 @@ test("the Kubernetes documentation's example loads unchanged", async () => {
   const missing = await parseAuthorizationConfig(example, 'example.yaml');
   assert.is(
     missing.ok ? '' : missing.error.message,
-    'authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "/kube-system-authz-webhook.yaml": error loading file: stat /kube-system-authz-webhook.yaml: no such file or directory',
+    'authorizers[0].connectionInfo.kubeConfigFile: Invalid value: "/kube-system-authz-webhook.yaml": error loading file: stat ' +
+      '/kube-system-authz-webhook.yaml: no such file or directory',
   );
 });
 
@@ -97,19 +98,23 @@ test('validation messages are kube-apiserver’s', async () => {
     ],
     [
       webhook({ matchConditionSubjectAccessReviewVersion: 'v1' }, '    matchConditions:\n    - expression: test\n'),
-      "authorizers[0].matchConditions[0].expression: Invalid value: \"test\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'test' (in container '')\n | test\n | ^",
+      'authorizers[0].matchConditions[0].expression: Invalid value: "test": compilation failed: ERROR: <input>:1:1: undeclared reference to \'test\' ' +
+        "(in container '')\n | test\n | ^",
     ],
     [
       'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Foo\n  name: foo\n',
       'authorizers[0].type: Unsupported value: "Foo": supported values: "ABAC", "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"',
     ],
     [
-      'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: AlwaysAllow\n  name: alwaysallow\n- type: AlwaysAllow\n  name: again\n',
+      'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: AlwaysAllow\n  name: alwaysallow\n- type: ' +
+        'AlwaysAllow\n  name: again\n',
       'authorizers[1].type: Duplicate value: "AlwaysAllow"',
     ],
     [
       'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Webhook\n  name: Bad_Name\n',
-      "[authorizers[0].name: Invalid value: \"Bad_Name\": authorizer name is invalid: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), authorizers[0].webhook: Required value: required when type=Webhook]",
+      '[authorizers[0].name: Invalid value: "Bad_Name": authorizer name is invalid: a lowercase RFC 1123 subdomain must consist of lower case ' +
+        "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is " +
+        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), authorizers[0].webhook: Required value: required when type=Webhook]",
     ],
     [
       'apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: AlwaysDeny\n  name: nope\n  webhook: {}\n',
@@ -133,7 +138,8 @@ test('validation messages are kube-apiserver’s', async () => {
     ],
     [
       webhook({}).replace('type: KubeConfigFile', 'type: Magic'),
-      `authorizers[0].connectionInfo.type: Unsupported value: {"Type":"Magic","KubeConfigFile":"${kubeconfig}"}: supported values: "InClusterConfig", "KubeConfigFile"`,
+      `authorizers[0].connectionInfo.type: Unsupported value: {"Type":"Magic","KubeConfigFile":"${kubeconfig}"}: supported values: "InClusterConfig",` +
+        ' "KubeConfigFile"',
     ],
   ];
   for (const [text, expected] of cases) assert.is(await messageOf(text), expected, text);

@@ -86,7 +86,8 @@ test('the apiVersion follows the API domain; the legacy v1 EncryptionConfig spel
     errorLine(
       parseEncryptionConfig(bytes(`apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n${body}`), 'f', { apiDomain: 'example.org' }),
     ),
-    'f: error while parsing file: error decoding encryption provider configuration file "f": no kind "EncryptionConfiguration" is registered for version "apiserver.config.k8s.io/v1"',
+    'f: error while parsing file: error decoding encryption provider configuration file "f": no kind "EncryptionConfiguration" is registered for ' +
+      'version "apiserver.config.k8s.io/v1"',
   );
 });
 
@@ -200,7 +201,9 @@ resources:
   const invalid = parseEncryptionConfig(bytes(text), 'c.yaml');
   assert.is(
     errorLine(invalid),
-    'c.yaml: error while parsing file: [resources[1].providers[0].secretbox.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 16, expected one of [32], resources[1].providers[1]: Invalid value: {}: provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity]',
+    'c.yaml: error while parsing file: [resources[1].providers[0].secretbox.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected ' +
+      'length, got 16, expected one of [32], resources[1].providers[1]: Invalid value: {}: provider does not contain any of the expected providers: ' +
+      'KMS, AESGCM, AESCBC, Secretbox, Identity]',
   );
   assert.is(invalid.ok ? undefined : invalid.error.stage, 'validate');
   assert.equal(invalid.ok ? [] : invalid.error.fieldErrors.map((e) => e.field), [

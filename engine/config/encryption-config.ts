@@ -236,7 +236,8 @@ export function buildEncryptionRules(config: EncryptionConfiguration, options: E
           error: invalid(
             path.child('kms').child('apiVersion'),
             'v1',
-            'KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.',
+            'KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the ' +
+              'deprecated KMSv1 feature.',
           ),
         };
       }

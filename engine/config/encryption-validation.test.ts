@@ -73,7 +73,8 @@ rule(
   () => check(['secrets', '*.apps'], [{ identity: {} }]),
   () => check(['secrets', '*.'], [{ identity: {} }]),
   [
-    'resources[0].resources: Invalid value: ["secrets","*."]: using overlapping resources such as \'secrets\' and \'*.\' in the same resource list is not allowed as they will be masked',
+    'resources[0].resources: Invalid value: ["secrets","*."]: using overlapping resources such as \'secrets\' and \'*.\' in the same resource list ' +
+      'is not allowed as they will be masked',
   ],
 );
 
@@ -82,7 +83,8 @@ rule(
   () => check(['*.*'], [{ identity: {} }]),
   () => check(['*.*', 'deployments.apps'], [{ identity: {} }]),
   [
-    'resources[0].resources: Invalid value: ["*.*","deployments.apps"]: using overlapping resources such as \'secrets\' and \'*.\' in the same resource list is not allowed as they will be masked',
+    'resources[0].resources: Invalid value: ["*.*","deployments.apps"]: using overlapping resources such as \'secrets\' and \'*.\' in the same ' +
+      'resource list is not allowed as they will be masked',
   ],
 );
 
@@ -112,7 +114,8 @@ rule(
   () => check(['events'], [{ identity: {} }]),
   () => check(['*.events.k8s.io'], [{ identity: {} }]),
   [
-    "resources[0].resources[0]: Invalid value: \"*.events.k8s.io\": '*.events.k8s.io' objects are stored using the 'events' API group in etcd. Use 'events' instead in the config file",
+    "resources[0].resources[0]: Invalid value: \"*.events.k8s.io\": '*.events.k8s.io' objects are stored using the 'events' API group in etcd. Use " +
+      "'events' instead in the config file",
   ],
 );
 
@@ -145,7 +148,8 @@ rule(
   () => check(['secrets'], [aescbc(), { identity: {} }]),
   () => check(['secrets'], [{ ...aescbc(), identity: {} }]),
   [
-    'resources[0].providers[0]: Invalid value: {"aescbc":{"keys":[{"name":"key1","secret":"REDACTED"}]},"identity":{}}: more than one provider specified in a single element, should split into different list elements',
+    'resources[0].providers[0]: Invalid value: {"aescbc":{"keys":[{"name":"key1","secret":"REDACTED"}]},"identity":{}}: more than one provider ' +
+      'specified in a single element, should split into different list elements',
   ],
 );
 
@@ -275,7 +279,8 @@ rule(
   () => check(['secrets'], [kms({ endpoint: 'unix:///@abstract-kms' })]),
   () => check(['secrets'], [kms({ endpoint: 'unix:///tmp/%zz' })]),
   [
-    'resources[0].providers[0].kms.endpoint: Invalid value: "unix:///tmp/%zz": invalid endpoint for kms provider, error: parse "unix:///tmp/%zz": invalid URL escape "%zz"',
+    'resources[0].providers[0].kms.endpoint: Invalid value: "unix:///tmp/%zz": invalid endpoint for kms provider, error: parse "unix:///tmp/%zz": ' +
+      'invalid URL escape "%zz"',
   ],
 );
 
@@ -321,7 +326,8 @@ rule(
   () => check(['secrets'], [{ kms: { name: 'old', endpoint: 'unix:///tmp/k.sock' } }], { kmsV1Enabled: true }),
   () => check(['secrets'], [{ kms: { name: 'old', endpoint: 'unix:///tmp/k.sock' } }]),
   [
-    'resources[0].providers[0].kms.apiVersion: Invalid value: "v1": KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.',
+    'resources[0].providers[0].kms.apiVersion: Invalid value: "v1": KMSv1 is deprecated and will only receive security updates going forward. Use ' +
+      'KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.',
   ],
 );
 
@@ -365,7 +371,8 @@ rule(
 
 test('several findings are all reported, in upstream order (a bare * also overlaps a core resource)', () => {
   assert.equal(check(['Secrets', '*'], [{}, aescbc(K9, '')]), [
-    'resources[0].resources: Invalid value: ["Secrets","*"]: using overlapping resources such as \'secrets\' and \'*.\' in the same resource list is not allowed as they will be masked',
+    'resources[0].resources: Invalid value: ["Secrets","*"]: using overlapping resources such as \'secrets\' and \'*.\' in the same resource list is ' +
+      'not allowed as they will be masked',
     'resources[0].resources[0]: Invalid value: "Secrets": resource name should not contain capital letters',
     'resources[0].resources[1]: Invalid value: "*": use \'*.\' to encrypt all the resources from core API group or *.* to encrypt all resources',
     'resources[0].providers[0]: Invalid value: {}: provider does not contain any of the expected providers: KMS, AESGCM, AESCBC, Secretbox, Identity',

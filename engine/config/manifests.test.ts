@@ -232,7 +232,9 @@ test('flowcontrol kinds: every bootstrap object, written out as YAML, checks val
 
 test('flowcontrol kinds: objects are defaulted before validation, then validated', () => {
   // queuing {} and no nominalConcurrencyShares are fine once defaulted.
-  const queued = `apiVersion: ${FC}\nkind: PriorityLevelConfiguration\nmetadata: {name: q}\nspec:\n  type: Limited\n  limited:\n    limitResponse: {type: Queue, queuing: {}}\n`;
+  const queued =
+    `apiVersion: ${FC}\nkind: PriorityLevelConfiguration\nmetadata: {name: q}\nspec:\n  type: Limited\n  limited:\n    limitResponse: {type: Queue, ` +
+    'queuing: {}}\n';
   assert.equal(checkText(queued), ['PriorityLevelConfiguration/q: valid']);
   assert.equal(checkText(plcYaml('p', '\n    lendablePercent: 101')), [
     'PriorityLevelConfiguration/p: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive',

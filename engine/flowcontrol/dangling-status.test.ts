@@ -79,7 +79,9 @@ test('danglingUpdates lists only the schemas whose condition must change', () =>
                 type: 'Dangling',
                 status,
                 reason: status === 'True' ? 'NotFound' : 'Found',
-                message: `This FlowSchema references the PriorityLevelConfiguration object named "${level}" ${status === 'True' ? 'but there is no such object' : 'and it exists'}`,
+                message:
+                  `This FlowSchema references the PriorityLevelConfiguration object named "${level}" ` +
+                  `${status === 'True' ? 'but there is no such object' : 'and it exists'}`,
               },
             ],
           },

@@ -124,7 +124,8 @@ test('flow schemas match the fact sheet table (4.2)', () => {
     const rules = [
       ...(rule.resourceRules ?? []).map(
         (r) =>
-          `res ${r.verbs!.join(',')} | ${r.apiGroups!.join(',')} | ${r.resources!.join(',')} | ${r.clusterScope === true ? 'CS' : '-'} | ${r.namespaces!.join(',')}`,
+          `res ${r.verbs!.join(',')} | ${r.apiGroups!.join(',')} | ${r.resources!.join(',')} | ${r.clusterScope === true ? 'CS' : '-'} | ` +
+          `${r.namespaces!.join(',')}`,
       ),
       ...(rule.nonResourceRules ?? []).map((r) => `nonres ${r.verbs!.join(',')} | ${r.nonResourceURLs!.join(',')}`),
     ];

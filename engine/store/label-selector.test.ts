@@ -64,21 +64,29 @@ test('syntax errors carry the parser text', () => {
 test('keys and values are validated with apimachinery texts', () => {
   assert.is(
     errorOf('a%b=c'),
-    "unable to parse requirement: <nil>: Invalid value: \"a%b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+    "unable to parse requirement: <nil>: Invalid value: \"a%b\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start " +
+      "and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is " +
+      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
   );
   assert.is(
     errorOf('Example.com/a=b'),
-    "unable to parse requirement: <nil>: Invalid value: \"Example.com/a\": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    'unable to parse requirement: <nil>: Invalid value: "Example.com/a": prefix part a lowercase RFC 1123 subdomain must consist of lower case ' +
+      "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is " +
+      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
   );
   assert.is(
     errorOf('a=-b'),
-    "unable to parse requirement: values[0][a]: Invalid value: \"-b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+    'unable to parse requirement: values[0][a]: Invalid value: "-b": a valid label must be an empty string or consist of alphanumeric characters, ' +
+      "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue', or 'my_value', or '12345', regex used for validation is " +
+      "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
   );
   assert.is(errorOf(`k=${'v'.repeat(64)}`).includes('must be no more than 63 characters'), true);
   assert.is(errorOf('n>x'), "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be an integer");
   assert.is(
     errorOf('a/b/c'),
-    `unable to parse requirement: <nil>: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+    `unable to parse requirement: <nil>: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must ` +
+      "start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc', regex used for validation is " +
+      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
   );
 });
 

@@ -37,7 +37,8 @@ export function qualifiedNameProblems(value: string): string[] {
     }
   } else {
     return [
-      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `a qualified name ${regexError(QUALIFIED_NAME_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix ` +
+        "and '/' (e.g. 'example.com/MyName')",
     ];
   }
   if (name.length === 0) problems.push('name part must be non-empty');

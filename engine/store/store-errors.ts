@@ -99,7 +99,8 @@ export function alreadyExistsError(r: ResourceNaming, name: string): StoreError 
 export function conflictError(r: ResourceNaming, name: string): StoreError {
   return new StoreError(
     'FW_ERR_STORE_CONFLICT',
-    `Operation cannot be fulfilled on ${qualifiedResource(r)} ${JSON.stringify(name)}: the object has been modified; please apply your changes to the latest version and try again`,
+    `Operation cannot be fulfilled on ${qualifiedResource(r)} ${JSON.stringify(name)}: the object has been modified; please apply your changes to ` +
+      'the latest version and try again',
     { details: resourceDetails(r, name) },
   );
 }
@@ -109,7 +110,8 @@ export function preconditionError(r: ResourceNaming, name: string, key: string, 
   const inner = `Precondition failed: ${field} in precondition: ${wanted}, ${field} in object meta: ${actual}`;
   return new StoreError(
     'FW_ERR_STORE_PRECONDITION_FAILED',
-    `Operation cannot be fulfilled on ${qualifiedResource(r)} ${JSON.stringify(name)}: StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ${inner}`,
+    `Operation cannot be fulfilled on ${qualifiedResource(r)} ${JSON.stringify(name)}: StorageError: invalid object, Code: 4, Key: ${key}, ` +
+      `ResourceVersion: 0, AdditionalErrorMsg: ${inner}`,
     { details: resourceDetails(r, name) },
   );
 }
@@ -127,7 +129,9 @@ export function listTooOldError(): StoreError {
 export const CONTINUE_EXPIRED_MESSAGE =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
 export const CONTINUE_INCONSISTENT_MESSAGE =
-  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use ' +
+  'the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list ' +
+  '- objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
 
 export function continueExpiredError(freshToken: string | undefined): StoreError {
   if (freshToken === undefined) return new StoreError('FW_ERR_STORE_CONTINUE_EXPIRED', CONTINUE_EXPIRED_MESSAGE);

@@ -303,7 +303,9 @@ test('selectors and query parameters naming prototype members are answered', asy
     method: 'POST',
     path: kindPath,
     headers: { 'Content-Type': 'application/json' },
-    body: '{"metadata":{"name":"adv-labelled","labels":{"constructor":"a","toString":"b"}},"spec":{"type":"Limited","limited":{"limitResponse":{"type":"Reject"}}}}',
+    body:
+      '{"metadata":{"name":"adv-labelled","labels":{"constructor":"a","toString":"b"}},"spec":{"type":"Limited",' +
+      '"limited":{"limitResponse":{"type":"Reject"}}}}',
   });
   assert.is(created.status, 201, created.text);
   await checkAsyncProperty(

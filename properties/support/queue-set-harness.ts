@@ -479,7 +479,8 @@ export class QueueSetHarness {
     this.expect(
       'work-conserving',
       !bestFit.every(Boolean),
-      `${dump.seatsInUse}/${dump.concurrencyLimit} seats in use while the next head by virtual finish time fits (${dump.waitingRequests} waiting, ${dump.executingRequests} executing)`,
+      `${dump.seatsInUse}/${dump.concurrencyLimit} seats in use while the next head by virtual finish time fits (${dump.waitingRequests} waiting, ` +
+        `${dump.executingRequests} executing)`,
     );
   }
 

@@ -127,7 +127,8 @@ export function unfairClients(outcome: FairnessOutcome, margins: number | readon
     const margin = typeof margins === 'number' ? margins : margins[i]!;
     if (!(Math.abs(err) <= margin)) {
       out.push(
-        `client ${i}: measured ${outcome.measured[i]!.toFixed(3)} seats, fair ${outcome.fair[i]!.toFixed(3)} (${(err * 100).toFixed(1)}%, margin ${(margin * 100).toFixed(1)}%)`,
+        `client ${i}: measured ${outcome.measured[i]!.toFixed(3)} seats, fair ${outcome.fair[i]!.toFixed(3)} (${(err * 100).toFixed(1)}%, margin ` +
+          `${(margin * 100).toFixed(1)}%)`,
       );
     }
   });

@@ -116,9 +116,15 @@ export function compareHtml(comparison: Comparison, options: { title?: string; i
   const parts: string[] = [`<h1>${esc(options.title ?? `Comparison: ${comparison.scenario}`)}</h1>`];
   for (const line of options.intro ?? []) parts.push(`<p class="lead">${line}</p>`);
   parts.push(
-    `<p class="note">${comparison.seeds.length} seed${comparison.seeds.length === 1 ? '' : 's'} (${comparison.seeds.map(esc).join(', ')}) per configuration. Each cell: the baseline's median across seeds → the variant's, with [min–max] when the seeds differ, and below it the median of the per-seed differences. ` +
-      'A seed gives every flow the same arrivals in every configuration, so each seed is a paired comparison: a row is <span class="better">better</span> or <span class="worse">worse</span> only when every seed moves the same way and the median difference exceeds the noise floor (1 ms, 0.1 percentage point, one request, or 5% of the baseline); otherwise it is <span class="noise">within seed noise</span>. ' +
-      'Verdicts use the rejected fraction and the p99 wait and latency (flows), rejections and requests waiting (levels); a row better on one and worse on another counts as worse. Winners and losers come first.</p>',
+    `<p class="note">${comparison.seeds.length} seed${comparison.seeds.length === 1 ? '' : 's'} (${comparison.seeds.map(esc).join(', ')}) per ` +
+      "configuration. Each cell: the baseline's median across seeds → the variant's, with [min–max] when the seeds differ, and below it the median of " +
+      'the per-seed differences. ' +
+      'A seed gives every flow the same arrivals in every configuration, so each seed is a paired comparison: a row is <span ' +
+      'class="better">better</span> or <span class="worse">worse</span> only when every seed moves the same way and the median difference exceeds ' +
+      'the noise floor (1 ms, 0.1 percentage point, one request, or 5% of the baseline); otherwise it is <span class="noise">within seed ' +
+      'noise</span>. ' +
+      'Verdicts use the rejected fraction and the p99 wait and latency (flows), rejections and requests waiting (levels); a row better on one and ' +
+      'worse on another counts as worse. Winners and losers come first.</p>',
   );
   for (const v of comparison.variants) {
     const counts = (rows: RowComparison[]) =>

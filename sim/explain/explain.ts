@@ -71,7 +71,10 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
       out.push({
         flow: name,
         level: levelName,
-        text: `${name} ${symptom}, all in the first ${COLD_START_MS / 1000} s: ${levelName} started at CurrentCL ${at(0)} (NominalCL ${level.nominalCL}) before the 10 s borrowing adjustments had seen any demand, and had ${at(COLD_START_MS / 1000 + 1)} by ${COLD_START_MS / 1000} s. A server that has been running does not start cold; nothing to change.`,
+        text:
+          `${name} ${symptom}, all in the first ${COLD_START_MS / 1000} s: ${levelName} started at CurrentCL ${at(0)} (NominalCL ${level.nominalCL}) ` +
+          `before the 10 s borrowing adjustments had seen any demand, and had ${at(COLD_START_MS / 1000 + 1)} by ${COLD_START_MS / 1000} s. A server ` +
+          'that has been running does not start cold; nothing to change.',
         remedies: [],
       });
       continue;
@@ -89,7 +92,9 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
       const seats = o.seatsPerRequest!;
       const objects = spec === undefined ? undefined : (spec.objects ?? scenario.objectCounts[groupResourceKey(spec.apiGroup, spec.resource)]);
       const paged = spec?.query.limit !== undefined;
-      const cost = `${offender}'s ${spec?.verb === 'watch' ? 'WATCHes' : 'LISTs'} cost ${fmtNumber(seats)} seats each${objects === undefined ? '' : ` (${fmtInt(objects)} objects${paged ? `, limit ${spec!.query.limit}` : ', no limit'})`}`;
+      const cost =
+        `${offender}'s ${spec?.verb === 'watch' ? 'WATCHes' : 'LISTs'} cost ${fmtNumber(seats)} seats each` +
+        `${objects === undefined ? '' : ` (${fmtInt(objects)} objects${paged ? `, limit ${spec!.query.limit}` : ', no limit'})`}`;
       const fill = Math.max(1, Math.ceil(level.currentCL.mean / seats));
       const remedies: Remedy[] = [{ kind: 'dedicated-level', flow: offender }];
       if (spec !== undefined && spec.verb === 'list' && !paged && objects !== undefined && objects > PAGE_LIMIT)
@@ -101,7 +106,9 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
         text:
           offender === name
             ? `${cost}; ${fill} of them fill ${levelName}'s CurrentCL (${fmtNumber(level.currentCL.mean)} on average), so the rest queue: ${name} ${symptom}.`
-            : `${cost}; ${fill} of them fill ${levelName}'s CurrentCL (${fmtNumber(level.currentCL.mean)} on average), and a LIST at the head of a queue holds the level until that many seats are free (${fmtInt(level.noAccommodation)} times), so ${name} waits behind them: it ${symptom}.`,
+            : `${cost}; ${fill} of them fill ${levelName}'s CurrentCL (${fmtNumber(level.currentCL.mean)} on average), and a LIST at the head of a ` +
+              `queue holds the level until that many seats are free (${fmtInt(level.noAccommodation)} times), so ${name} waits behind them: it ` +
+              `${symptom}.`,
         remedies,
       });
       continue;
@@ -121,7 +128,11 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
         out.push({
           flow: name,
           level: levelName,
-          text: `${name} and ${heavy} are one APF flow: FlowSchema ${f.flowSchema} tells flows apart ${method === 'ByUser' ? `by user, and both are ${spec.user}` : `by namespace, and both send to namespace "${spec.namespace}"`}. They share one hand of ${levelName}'s queues, so ${heavy}'s ${fmtInt(h.arrived)} requests fill the queues ${name}'s requests wait in: ${name} ${symptom}.`,
+          text:
+            `${name} and ${heavy} are one APF flow: FlowSchema ${f.flowSchema} tells flows apart ` +
+            `${method === 'ByUser' ? `by user, and both are ${spec.user}` : `by namespace, and both send to namespace "${spec.namespace}"`}. They ` +
+            `share one hand of ${levelName}'s queues, so ${heavy}'s ${fmtInt(h.arrived)} requests fill the queues ${name}'s requests wait in: ${name} ` +
+            `${symptom}.`,
           remedies: [
             { kind: 'dedicated-level', flow: heavy },
             { kind: 'more-shares', level: levelName },

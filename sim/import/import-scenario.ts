@@ -108,7 +108,8 @@ export function importScenario(input: ImportInput): ImportResult {
     if (serverCL === undefined) {
       serverCL = [...nominal.values()].reduce((s, n) => s + n, 0);
       warnings.push(
-        `no server concurrency limit gives exactly the NominalCLs /metrics reports (did the configuration change while importing?); using their sum, ${serverCL}`,
+        'no server concurrency limit gives exactly the NominalCLs /metrics reports (did the configuration change while importing?); using their sum, ' +
+          `${serverCL}`,
       );
     }
   }
@@ -128,8 +129,10 @@ export function importScenario(input: ImportInput): ImportResult {
   };
   const header = [
     `# Imported by fairway sim import from ${input.server} (context ${input.context}).`,
-    `# Server concurrency limit ${total}${serverCL === undefined ? ' (default)' : ', the one that gives every level the NominalCL /metrics reports'}; APF uses only the sum of the two limits.`,
-    `# ${plcs.length} PriorityLevelConfigurations and ${schemas.length} FlowSchemas as stored (status, managedFields and server-set metadata dropped); bootstrap: none keeps exactly them.`,
+    `# Server concurrency limit ${total}${serverCL === undefined ? ' (default)' : ', the one that gives every level the NominalCL /metrics reports'};` +
+      ' APF uses only the sum of the two limits.',
+    `# ${plcs.length} PriorityLevelConfigurations and ${schemas.length} FlowSchemas as stored (status, managedFields and server-set metadata ` +
+      'dropped); bootstrap: none keeps exactly them.',
     '# Next: add flows (docs/simulator.md, "Scenario file") or replay an audit log with --audit-log,',
     '# then fairway sim run / sim tune (docs/simulator.md, "The operator\'s loop").',
   ];

@@ -19,8 +19,10 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
   parts.push(`<h1>Simulation: ${esc(s.name)}</h1>`);
   if (s.description !== '') parts.push(`<p class="lead">${esc(s.description)}</p>`);
   parts.push(
-    `<p class="meta">Seed <code>${esc(s.seed)}</code> · ${fmtNumber(s.durationSeconds)} s simulated · server concurrency limit ${s.server.serverConcurrencyLimit} seats (` +
-      `${s.server.maxRequestsInflight} + ${s.server.maxMutatingRequestsInflight}) · bootstrap: ${esc(s.bootstrap)} · request timeout ${fmtNumber(s.server.requestTimeoutSeconds)} s` +
+    `<p class="meta">Seed <code>${esc(s.seed)}</code> · ${fmtNumber(s.durationSeconds)} s simulated · server concurrency limit ` +
+      `${s.server.serverConcurrencyLimit} seats (` +
+      `${s.server.maxRequestsInflight} + ${s.server.maxMutatingRequestsInflight}) · bootstrap: ${esc(s.bootstrap)} · request timeout ` +
+      `${fmtNumber(s.server.requestTimeoutSeconds)} s` +
       (s.server.executorThreads === null
         ? ''
         : s.server.executorThreads === 0
@@ -38,11 +40,13 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
   if (report.suggestions !== undefined) parts.push(suggestionsSection(report));
 
   parts.push(
-    '<h2>Flows</h2><p class="note">One row per workload flow. Wait is the time queued before dispatch (dispatched requests only); latency adds the service time (completed requests only).</p>',
+    '<h2>Flows</h2><p class="note">One row per workload flow. Wait is the time queued before dispatch (dispatched requests only); latency adds the ' +
+      'service time (completed requests only).</p>',
   );
   parts.push(flowTable(report));
   parts.push(
-    '<h2>Priority levels</h2><p class="note">Limits in seats. Borrowing is CurrentCL − NominalCL: positive when the level borrowed idle seats of others, negative when it lent its own.</p>',
+    '<h2>Priority levels</h2><p class="note">Limits in seats. Borrowing is CurrentCL − NominalCL: positive when the level borrowed idle seats of ' +
+      'others, negative when it lent its own.</p>',
   );
   parts.push(levelTable(report));
   parts.push(fairnessSection(report));
@@ -54,8 +58,10 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
   if (report.audit !== undefined) {
     const a = report.audit;
     parts.push(
-      `<h2>Audit-log replay</h2><p>${a.replayed} of ${a.requests} requests from <code>${esc(a.file)}</code> were replayed (${a.beyondDuration} arrived after the simulated duration). ` +
-        `Skipped: ${a.skipped.otherStage} events of other stages, ${a.skipped.duplicate} duplicates, ${a.skipped.longRunning} long-running requests that bypass APF. ` +
+      `<h2>Audit-log replay</h2><p>${a.replayed} of ${a.requests} requests from <code>${esc(a.file)}</code> were replayed (${a.beyondDuration} ` +
+        'arrived after the simulated duration). ' +
+        `Skipped: ${a.skipped.otherStage} events of other stages, ${a.skipped.duplicate} duplicates, ${a.skipped.longRunning} long-running requests ` +
+        'that bypass APF. ' +
         `${a.originallyRejected} requests had been rejected with 429 in the original log.</p>`,
     );
   }
@@ -71,7 +77,8 @@ function findings(report: SimulationReport): string[] {
   const seconds = report.scenario.durationSeconds;
   const pct = (n: number, of: number) => (of === 0 ? '0%' : `${((100 * n) / of).toFixed(n === of || n === 0 ? 0 : 1)}%`);
   out.push(
-    `${fmtInt(t.arrived)} requests arrived (${fmtNumber(t.arrived / seconds)}/s): ${pct(t.dispatched, t.arrived)} were dispatched and ${pct(t.rejectedTotal, t.arrived)} rejected` +
+    `${fmtInt(t.arrived)} requests arrived (${fmtNumber(t.arrived / seconds)}/s): ${pct(t.dispatched, t.arrived)} were dispatched and ` +
+      `${pct(t.rejectedTotal, t.arrived)} rejected` +
       (t.rejectedTotal > 0 ? ` (${reasons(t.rejected)})` : '') +
       `; ${fmtInt(t.waitingAtEnd)} were still queued when the run ended.`,
   );
@@ -108,7 +115,8 @@ function findings(report: SimulationReport): string[] {
     const warmMin = warm.length > 0 ? Math.min(...warm) : l.currentCL.min;
     if (l.borrowing.maxSeats > 0)
       out.push(
-        `Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–${l.currentCL.max}).`,
+        `Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–` +
+          `${l.currentCL.max}).`,
       );
     else if (warmMin < l.nominalCL && l.waiting.max > 0)
       out.push(
@@ -116,17 +124,20 @@ function findings(report: SimulationReport): string[] {
       );
     if (l.noAccommodation > 0)
       out.push(
-        `Level <b>${esc(name)}</b> had a wide request at the head of a queue that did not fit ${fmtInt(l.noAccommodation)} times (it blocks the level until enough seats are free).`,
+        `Level <b>${esc(name)}</b> had a wide request at the head of a queue that did not fit ${fmtInt(l.noAccommodation)} times (it blocks the ` +
+          'level until enough seats are free).',
       );
   }
   for (const [name, f] of Object.entries(report.fairness)) {
     if (f.jain !== null && f.backloggedFlows.length > 1)
       out.push(
-        `Among the ${f.backloggedFlows.length} backlogged flows of <b>${esc(name)}</b>, Jain’s fairness index of the seats they held was ${f.jain.toFixed(3)} (1 = perfectly even).`,
+        `Among the ${f.backloggedFlows.length} backlogged flows of <b>${esc(name)}</b>, Jain’s fairness index of the seats they held was ` +
+          `${f.jain.toFixed(3)} (1 = perfectly even).`,
       );
     if (f.jainVsMaxMinFair !== null && Object.keys(f.maxMinFair).length > 1)
       out.push(
-        `In <b>${esc(name)}</b>, measured against each flow’s max-min fair share of the level’s seats, Jain’s index was ${f.jainVsMaxMinFair.toFixed(3)} (1 = every flow got its fair share).`,
+        `In <b>${esc(name)}</b>, measured against each flow’s max-min fair share of the level’s seats, Jain’s index was ` +
+          `${f.jainVsMaxMinFair.toFixed(3)} (1 = every flow got its fair share).`,
       );
   }
   return out;
@@ -136,17 +147,21 @@ function suggestionsSection(report: SimulationReport): string {
   const suggestions = report.suggestions ?? [];
   const parts = ['<h2>Suggestions</h2>'];
   if (suggestions.length === 0) {
-    parts.push(
-      `<p class="note">${(report.explanations ?? []).length === 0 ? 'No flow suffered, so there is nothing to suggest.' : 'No remedy this report knows of helped in simulation (each was tried with the same seed), so none is suggested.'}</p>`,
-    );
+    const why =
+      (report.explanations ?? []).length === 0
+        ? 'No flow suffered, so there is nothing to suggest.'
+        : 'No remedy this report knows of helped in simulation (each was tried with the same seed), so none is suggested.';
+    parts.push(`<p class="note">${why}</p>`);
     return parts.join('\n');
   }
   parts.push(
-    '<p class="note">Each suggestion was simulated with this run’s seed; the table shows what it did to every flow. Apply the manifests with <code>kubectl apply -f</code>.</p>',
+    '<p class="note">Each suggestion was simulated with this run’s seed; the table shows what it did to every flow. Apply the manifests with ' +
+      '<code>kubectl apply -f</code>.</p>',
   );
   for (const s of suggestions) {
     parts.push(
-      `<h3>${esc(s.title)}</h3><p>${s.changes.map(esc).join('<br>')}</p><p>Helps ${s.for.map((f) => `<b>${esc(f)}</b>`).join(', ')}.</p><details><summary>Manifest</summary><pre>${esc(s.manifest)}</pre></details>`,
+      `<h3>${esc(s.title)}</h3><p>${s.changes.map(esc).join('<br>')}</p><p>Helps ${s.for.map((f) => `<b>${esc(f)}</b>`).join(', ')}` +
+        `.</p><details><summary>Manifest</summary><pre>${esc(s.manifest)}</pre></details>`,
     );
     const rows = Object.entries(s.effect).map(([flow, e]) => [
       nameCell(flow),
@@ -230,8 +245,12 @@ function fairnessSection(report: SimulationReport): string {
       .join('<br>'),
   ]);
   return (
-    '<h2>Fairness</h2><p class="note">Two views per level. <b>Backlogged flows</b>: Jain’s index over the mean seats each flow held while it had requests waiting (flows backlogged at least 10% of the run); fair queuing aims to give competing flows equal seats, so 1 is an even split and 1/n means one flow took everything. ' +
-    'A flow held up behind wide requests can look backlogged while getting all it asks for, so the second view helps: <b>vs max-min fair share</b>: each flow’s mean seats received divided by its max-min fair share of the level’s mean CurrentCL (given what every flow asked for), Jain’s index over those ratios; 1 means every flow got its fair share.</p>' +
+    '<h2>Fairness</h2><p class="note">Two views per level. <b>Backlogged flows</b>: Jain’s index over the mean seats each flow held while it had ' +
+    'requests waiting (flows backlogged at least 10% of the run); fair queuing aims to give competing flows equal seats, so 1 is an even split and ' +
+    '1/n means one flow took everything. ' +
+    'A flow held up behind wide requests can look backlogged while getting all it asks for, so the second view helps: <b>vs max-min fair share</b>: ' +
+    'each flow’s mean seats received divided by its max-min fair share of the level’s mean CurrentCL (given what every flow asked for), Jain’s index ' +
+    'over those ratios; 1 means every flow got its fair share.</p>' +
     table(
       ['level', 'Jain (backlogged flows)', 'backlogged flows: mean seats held', 'Jain (vs max-min fair)', 'seats received of fair share'],
       rows,
@@ -248,14 +267,20 @@ const reasons = (r: Record<string, number>) =>
 
 const signed = (n: number) => (n > 0 ? `+${fmtNumber(n)}` : fmtNumber(n));
 
-const GLOSSARY = `<h2>Glossary</h2><dl>
-<dt>Seat</dt><dd>One unit of a priority level's concurrency. Most requests occupy one seat while they execute; a LIST occupies more the more objects it returns (up to the level's maxSeats), and a write with many watchers keeps extra seats for a moment after it returns.</dd>
-<dt>NominalCL</dt><dd>The seats a level is entitled to: the server concurrency limit split by nominalConcurrencyShares.</dd>
-<dt>CurrentCL</dt><dd>The seats a level may use right now: NominalCL adjusted every 10 s by lending (lendablePercent) and borrowing, driven by each level's recent seat demand.</dd>
-<dt>Flow</dt><dd>Requests with the same FlowSchema and flow distinguisher (user or namespace). Shuffle sharding gives each flow a hand of queues; a request joins the shortest queue of its hand.</dd>
-<dt>queue-full</dt><dd>Rejected on arrival: the level was saturated and the chosen queue already held queueLengthLimit requests.</dd>
-<dt>time-out</dt><dd>Rejected after waiting its whole wait limit (a quarter of the request timeout, at most 60 s) in a queue.</dd>
-<dt>concurrency-limit</dt><dd>Rejected on arrival by a level whose limitResponse is Reject (no queues) when it was full.</dd>
-<dt>Past timeout</dt><dd>Dispatched requests whose total latency exceeded their timeout: the client would have seen an error although the server did the work.</dd>
-<dt>Jain's fairness index</dt><dd>(Σx)² / (n·Σx²) over the competing flows' shares: 1 when all are equal, 1/n when one flow gets everything.</dd>
-</dl>`;
+const GLOSSARY = [
+  '<h2>Glossary</h2><dl>',
+  "<dt>Seat</dt><dd>One unit of a priority level's concurrency. Most requests occupy one seat while they execute; a LIST occupies more the more " +
+    "objects it returns (up to the level's maxSeats), and a write with many watchers keeps extra seats for a moment after it returns.</dd>",
+  '<dt>NominalCL</dt><dd>The seats a level is entitled to: the server concurrency limit split by nominalConcurrencyShares.</dd>',
+  '<dt>CurrentCL</dt><dd>The seats a level may use right now: NominalCL adjusted every 10 s by lending ' +
+    "(lendablePercent) and borrowing, driven by each level's recent seat demand.</dd>",
+  '<dt>Flow</dt><dd>Requests with the same FlowSchema and flow distinguisher (user or namespace). Shuffle ' +
+    'sharding gives each flow a hand of queues; a request joins the shortest queue of its hand.</dd>',
+  '<dt>queue-full</dt><dd>Rejected on arrival: the level was saturated and the chosen queue already held queueLengthLimit requests.</dd>',
+  '<dt>time-out</dt><dd>Rejected after waiting its whole wait limit (a quarter of the request timeout, at most 60 s) in a queue.</dd>',
+  '<dt>concurrency-limit</dt><dd>Rejected on arrival by a level whose limitResponse is Reject (no queues) when it was full.</dd>',
+  '<dt>Past timeout</dt><dd>Dispatched requests whose total latency exceeded their timeout: ' +
+    'the client would have seen an error although the server did the work.</dd>',
+  "<dt>Jain's fairness index</dt><dd>(Σx)² / (n·Σx²) over the competing flows' shares: 1 when all are equal, 1/n when one flow gets everything.</dd>",
+  '</dl>',
+].join('\n');

@@ -22,7 +22,10 @@ dt{font-weight:bold;margin-top:.5em}dd{margin-left:1.5em}
 details{margin:.5em 0}summary{cursor:pointer}`;
 
 export function page(title: string, body: readonly string[]): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(title)}</title><style>${CSS}</style></head><body>\n${body.join('\n')}\n</body></html>\n`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${esc(title)}</title><style>` +
+    `${CSS}</style></head><body>\n${body.join('\n')}\n</body></html>\n`
+  );
 }
 
 /**
@@ -38,7 +41,10 @@ export function table(
   const names = new Set(nameColumns);
   const other = options.wrap === true ? '<td class="wrap num">' : '<td>';
   const cell = (c: string, i: number) => (names.has(i) ? `<td class="name">${c}</td>` : `${other}${c}</td>`);
-  return `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')}</tbody></table>`;
+  return (
+    `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
+    `${rows.map((r) => `<tr>${r.map(cell).join('')}</tr>`).join('')}</tbody></table>`
+  );
 }
 
 export function stripXmlHeader(svg: string): string {

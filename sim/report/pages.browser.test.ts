@@ -18,33 +18,45 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VIEWPORT = { width: 1400, height: 900 };
 
 // Long flow names (an audit-log user, a service account) are the usual reason tables overflow.
-const SCENARIO = `kind: Scenario
-name: pages
-description: Long names and a busy level, to lay out.
-duration: 8s
-server: {maxRequestsInflight: 20, maxMutatingRequestsInflight: 5}
-objectCounts: {pods: 2000}
-flows:
-  - {name: kube-system.generic-garbage-collector-with-a-longer-name, user: "system:serviceaccount:kube-system:generic-garbage-collector", groups: [system:serviceaccounts, system:authenticated], verb: get, resource: pods, namespace: a, objectName: p, arrival: {type: poisson, rate: 300}, service: {type: exponential, mean: 30ms}}
-  - {name: lists, user: "system:serviceaccount:ci:lister", groups: [system:serviceaccounts, system:authenticated], verb: list, resource: pods, arrival: {type: poisson, rate: 20}, service: {type: lognormal, median: 100ms, p99: 500ms}}
-  - {name: calm, user: bob, namespace: b, verb: get, resource: pods, objectName: p, arrival: {type: constant, rate: 5}, service: {type: constant, value: 10ms}}
-`;
+const SCENARIO = [
+  'kind: Scenario',
+  'name: pages',
+  'description: Long names and a busy level, to lay out.',
+  'duration: 8s',
+  'server: {maxRequestsInflight: 20, maxMutatingRequestsInflight: 5}',
+  'objectCounts: {pods: 2000}',
+  'flows:',
+  '  - {name: kube-system.generic-garbage-collector-with-a-longer-name, user: "system:serviceaccount:kube-system:generic-garbage-collector", groups: ' +
+    '[system:serviceaccounts, system:authenticated], verb: get, resource: pods, namespace: a, objectName: p, arrival: {type: poisson, rate: 300}, ' +
+    'service: {type: exponential, mean: 30ms}}',
+  '  - {name: lists, user: "system:serviceaccount:ci:lister", groups: [system:serviceaccounts, system:authenticated], verb: list, ' +
+    'resource: pods, arrival: {type: poisson, rate: 20}, service: {type: lognormal, median: 100ms, p99: 500ms}}',
+  '  - {name: calm, user: bob, namespace: b, verb: get, resource: pods, objectName: p, ' +
+    'arrival: {type: constant, rate: 5}, service: {type: constant, value: 10ms}}',
+  '',
+].join('\n');
 
-const VARIANT = `apiVersion: flowcontrol.apiserver.k8s.io/v1
-kind: PriorityLevelConfiguration
-metadata: {name: workload-low, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}
-spec: {type: Limited, limited: {nominalConcurrencyShares: 300, lendablePercent: 0, limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 200}}}}
-`;
+const VARIANT = [
+  'apiVersion: flowcontrol.apiserver.k8s.io/v1',
+  'kind: PriorityLevelConfiguration',
+  'metadata: {name: workload-low, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}',
+  'spec: {type: Limited, limited: {nominalConcurrencyShares: 300, lendablePercent: 0, ' +
+    'limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 200}}}}',
+  '',
+].join('\n');
 
 // Runs in the page (as text: the type check knows Node, not the DOM).
-const MEASURE = `({
-  figures: [...document.querySelectorAll('figure')].map((f) => {
-    const box = f.querySelector('svg')?.getBoundingClientRect();
-    return { caption: (f.querySelector('figcaption')?.textContent ?? '').slice(0, 60), width: box?.width ?? 0, height: box?.height ?? 0 };
-  }),
-  tables: [...document.querySelectorAll('table')].map((t, index) => ({ index, scrollWidth: t.scrollWidth, clientWidth: t.clientWidth, right: t.getBoundingClientRect().right })),
-  documentWidth: document.documentElement.scrollWidth,
-})`;
+const MEASURE = [
+  '({',
+  "  figures: [...document.querySelectorAll('figure')].map((f) => {",
+  "    const box = f.querySelector('svg')?.getBoundingClientRect();",
+  "    return { caption: (f.querySelector('figcaption')?.textContent ?? '').slice(0, 60), width: box?.width ?? 0, height: box?.height ?? 0 };",
+  '  }),',
+  "  tables: [...document.querySelectorAll('table')].map((t, index) => ({ index, scrollWidth: " +
+    't.scrollWidth, clientWidth: t.clientWidth, right: t.getBoundingClientRect().right })),',
+  '  documentWidth: document.documentElement.scrollWidth,',
+  '})',
+].join('\n');
 
 interface PageCheck {
   errors: string[];

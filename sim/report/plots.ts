@@ -85,7 +85,8 @@ export function buildPlots(report: SimulationReport): Plot[] {
     file: 'current-cl.svg',
     title: 'CurrentCL over time, per priority level',
     caption:
-      'The concurrency limit each level actually had. It starts near NominalCL and moves every 10 s as levels lend idle seats and borrow them: a line above its NominalCL is a level borrowing, below is a level lending.',
+      'The concurrency limit each level actually had. It starts near NominalCL and moves every 10 s as levels lend idle seats and borrow them: a ' +
+      'line above its NominalCL is a level borrowing, below is a level lending.',
     spec: {
       ...base('CurrentCL (seats) by priority level'),
       data: { values: levels.flatMap((name) => times.map((t, i) => ({ t, level: name, seats: report.series.levels[name]!.currentCL[i] }))) },
@@ -110,7 +111,9 @@ export function buildPlots(report: SimulationReport): Plot[] {
     plots.push({
       file: `level-${fileSafe(name)}.svg`,
       title: `Seats in level ${name}`,
-      caption: `Seats held by executing requests of ${name} against its limits. When the max touches CurrentCL the level is saturated and further requests queue (or are rejected).`,
+      caption:
+        `Seats held by executing requests of ${name} against its limits. When the max touches CurrentCL the level is saturated and further requests ` +
+        'queue (or are rejected).',
       spec: {
         ...base(`${name}: seats in use vs limits`),
         data: { values: rows },
@@ -147,7 +150,8 @@ export function buildPlots(report: SimulationReport): Plot[] {
     file: 'queues.svg',
     title: 'Requests waiting in queues, per priority level',
     caption:
-      'Time-averaged number of requests waiting in each level’s queues. Sustained waiting means demand above CurrentCL; waiting that reaches the queue-length limit turns into queue-full rejections.',
+      'Time-averaged number of requests waiting in each level’s queues. Sustained waiting means demand above CurrentCL; waiting that reaches the ' +
+      'queue-length limit turns into queue-full rejections.',
     spec: {
       ...base('Requests waiting (mean per interval)'),
       data: { values: levels.flatMap((name) => times.map((t, i) => ({ t, level: name, waiting: report.series.levels[name]!.waitingMean[i] }))) },
@@ -166,7 +170,8 @@ export function buildPlots(report: SimulationReport): Plot[] {
     file: 'wait-cdf.svg',
     title: 'Queue wait distribution, per flow',
     caption:
-      'For each flow, the fraction of dispatched requests (y) that waited at most x milliseconds before executing. A curve far to the right is a flow that waits long; a curve that starts high at the left edge mostly did not wait at all.',
+      'For each flow, the fraction of dispatched requests (y) that waited at most x milliseconds before executing. A curve far to the right is a ' +
+      'flow that waits long; a curve that starts high at the left edge mostly did not wait at all.',
     spec:
       cdfRows.length === 0
         ? undefined
@@ -192,7 +197,8 @@ export function buildPlots(report: SimulationReport): Plot[] {
     file: 'rejections.svg',
     title: 'Rejections by flow and reason',
     caption:
-      'queue-full: the chosen queue was at its length limit while the level was saturated; time-out: the request waited its whole wait limit; concurrency-limit: a level that does not queue (Reject) was full.',
+      'queue-full: the chosen queue was at its length limit while the level was saturated; time-out: the request waited its whole wait limit; ' +
+      'concurrency-limit: a level that does not queue (Reject) was full.',
     spec:
       rejectRows.length === 0
         ? undefined
@@ -220,7 +226,8 @@ export function buildPlots(report: SimulationReport): Plot[] {
     file: 'rejections-over-time.svg',
     title: 'Rejections over time, per flow',
     caption:
-      'Rejected requests per interval. Rejections that follow a burst and then stop show queues absorbing and shedding it; steady rejections show a flow persistently above its share.',
+      'Rejected requests per interval. Rejections that follow a burst and then stop show queues absorbing and shedding it; steady rejections show a ' +
+      'flow persistently above its share.',
     spec:
       rejectedFlows.length === 0
         ? undefined
@@ -258,5 +265,8 @@ export async function renderSvg(spec: Record<string, unknown>): Promise<string> 
 /** A small SVG that says there is nothing to plot. */
 export function placeholderSvg(text: string): string {
   const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="60" viewBox="0 0 ${WIDTH} 60"><rect width="100%" height="100%" fill="white"/><text x="10" y="35" font-family="sans-serif" font-size="14" fill="#555">${escaped}</text></svg>`;
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="60" viewBox="0 0 ${WIDTH} 60"><rect width="100%" height="100%" ` +
+    `fill="white"/><text x="10" y="35" font-family="sans-serif" font-size="14" fill="#555">${escaped}</text></svg>`
+  );
 }

@@ -73,7 +73,8 @@ export function summaryHtml(summary: SweepSummary, plotSvg: string | undefined):
   const index = (sp: Spread) => range(sp, (n) => n.toFixed(3));
   const parts = [
     `<h1>Sweep: ${esc(summary.scenario)}</h1>`,
-    `<p>${summary.seeds.length} seeds × ${Object.keys(summary.variants).length} configuration variant(s). Each cell is the median across seeds, with [min – max]; times are queue waits and latencies at the 99th percentile of each run.</p>`,
+    `<p>${summary.seeds.length} seeds × ${Object.keys(summary.variants).length} configuration variant(s). Each cell is the median ` +
+      'across seeds, with [min – max]; times are queue waits and latencies at the 99th percentile of each run.</p>',
   ];
   for (const [name, v] of Object.entries(summary.variants)) {
     parts.push(`<h2>Variant ${esc(name)}${v.files.length > 0 ? ` <span class="dim">(${v.files.map(esc).join(', ')})</span>` : ''}</h2>`);
@@ -98,13 +99,13 @@ export function summaryHtml(summary: SweepSummary, plotSvg: string | undefined):
         ),
       );
     const runs = summary.runs.filter((r) => r.variant === name);
-    parts.push(
-      `<p>Runs: ${runs.map((r) => (r.ok && r.html !== undefined ? `<a href="${esc(r.html)}">seed ${esc(r.seed)}</a>` : `seed ${esc(r.seed)} (failed)`)).join(' · ')}</p>`,
-    );
+    const links = runs.map((r) => (r.ok && r.html !== undefined ? `<a href="${esc(r.html)}">seed ${esc(r.seed)}</a>` : `seed ${esc(r.seed)} (failed)`));
+    parts.push(`<p>Runs: ${links.join(' · ')}</p>`);
   }
   if (plotSvg !== undefined)
     parts.push(
-      `<h2>p99 wait per seed</h2><p>One dot per run: each flow's p99 queue wait, by variant. A spread-out row means the outcome depends on luck; separated colours mean the variants really differ.</p><figure>${stripXmlHeader(plotSvg)}</figure>`,
+      "<h2>p99 wait per seed</h2><p>One dot per run: each flow's p99 queue wait, by variant. A spread-out row means the outcome " +
+        `depends on luck; separated colours mean the variants really differ.</p><figure>${stripXmlHeader(plotSvg)}</figure>`,
     );
   return page(`Sweep: ${summary.scenario}`, parts);
 }

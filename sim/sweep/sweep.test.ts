@@ -9,20 +9,27 @@ import { runScenario } from '../run-scenario.ts';
 import { spread } from './summary.ts';
 import { runSweep } from './sweep.ts';
 
-const SCENARIO = `kind: Scenario
-name: sweep-test
-duration: 8s
-server: {maxRequestsInflight: 20, maxMutatingRequestsInflight: 5}
-flows:
-  - {name: heavy, user: alice, namespace: a, verb: get, resource: pods, objectName: p, arrival: {type: poisson, rate: 900}, service: {type: exponential, mean: 30ms}}
-  - {name: light, user: bob, namespace: b, verb: list, resource: pods, objects: 300, arrival: {type: burst, rate: 60, on: 1s, off: 2s}, service: {type: lognormal, median: 20ms, p99: 200ms}}
-`;
+const SCENARIO = [
+  'kind: Scenario',
+  'name: sweep-test',
+  'duration: 8s',
+  'server: {maxRequestsInflight: 20, maxMutatingRequestsInflight: 5}',
+  'flows:',
+  '  - {name: heavy, user: alice, namespace: a, verb: get, resource: pods, objectName: p, ' +
+    'arrival: {type: poisson, rate: 900}, service: {type: exponential, mean: 30ms}}',
+  '  - {name: light, user: bob, namespace: b, verb: list, resource: pods, objects: 300, arrival: {type: ' +
+    'burst, rate: 60, on: 1s, off: 2s}, service: {type: lognormal, median: 20ms, p99: 200ms}}',
+  '',
+].join('\n');
 
-const VARIANT = `apiVersion: flowcontrol.apiserver.k8s.io/v1
-kind: PriorityLevelConfiguration
-metadata: {name: global-default, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}
-spec: {type: Limited, limited: {nominalConcurrencyShares: 20, lendablePercent: 50, limitResponse: {type: Queue, queuing: {queues: 2, handSize: 1, queueLengthLimit: 5}}}}
-`;
+const VARIANT = [
+  'apiVersion: flowcontrol.apiserver.k8s.io/v1',
+  'kind: PriorityLevelConfiguration',
+  'metadata: {name: global-default, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}',
+  'spec: {type: Limited, limited: {nominalConcurrencyShares: 20, lendablePercent: 50, ' +
+    'limitResponse: {type: Queue, queuing: {queues: 2, handSize: 1, queueLengthLimit: 5}}}}',
+  '',
+].join('\n');
 
 test('a seed’s report.json is byte-identical alone and in a sweep at 1 or 2 workers', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'fairway-sweep-'));

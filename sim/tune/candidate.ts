@@ -196,7 +196,8 @@ export function describeCandidate(c: Candidate, space: TuneSpace): string[] {
   for (const [flow, d] of sortedEntries(c.dedicated)) {
     const target = space.dedicatable.get(flow)!;
     lines.push(
-      `new PriorityLevelConfiguration ${target.name} (nominalConcurrencyShares ${d.shares}, queueLengthLimit ${d.queueLengthLimit}) and FlowSchema ${target.name} (matchingPrecedence ${target.precedence}) for flow ${flow}`,
+      `new PriorityLevelConfiguration ${target.name} (nominalConcurrencyShares ${d.shares}, queueLengthLimit ${d.queueLengthLimit}) and FlowSchema ` +
+        `${target.name} (matchingPrecedence ${target.precedence}) for flow ${flow}`,
     );
   }
   return lines;

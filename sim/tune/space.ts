@@ -38,7 +38,8 @@ export function buildSpace(
     const names = matchFlows(o.flows, flowNames);
     if (names.length === 0)
       errors.push(
-        `${file}: objectives[${o.index}].flows: ${o.flows.map((f) => JSON.stringify(f)).join(', ')} matches no flow of the scenario (flows: ${flowNames.join(', ') || 'none'})`,
+        `${file}: objectives[${o.index}].flows: ${o.flows.map((f) => JSON.stringify(f)).join(', ')} matches no flow of the scenario (flows: ` +
+          `${flowNames.join(', ') || 'none'})`,
       );
     matched.set(o.index, names);
   }

@@ -16,15 +16,19 @@ import { globMatches, parseObjectives } from './objectives.ts';
 const FAIRWAY = fileURLToPath(new URL('../../api/fairway.mjs', import.meta.url));
 
 // Service accounts share workload-low; the lister's 10-seat LISTs hold up the controller's GETs.
-const SCENARIO = `kind: Scenario
-name: tune-test
-duration: 30s
-server: {maxRequestsInflight: 60, maxMutatingRequestsInflight: 30}
-objectCounts: {pods: 5000}
-flows:
-  - {name: lister, user: "system:serviceaccount:ci:lister", groups: [system:serviceaccounts, system:authenticated], verb: list, resource: pods, start: 12s, arrival: {type: poisson, rate: 12}, service: {type: lognormal, median: 300ms, p99: 1s}}
-  - {name: ctrl-gets, user: "system:serviceaccount:apps:ctrl", groups: [system:serviceaccounts, system:authenticated], namespace: apps, verb: get, resource: configmaps, objectName: c, arrival: {type: poisson, rate: 40}, service: {type: exponential, mean: 10ms}}
-`;
+const SCENARIO = [
+  'kind: Scenario',
+  'name: tune-test',
+  'duration: 30s',
+  'server: {maxRequestsInflight: 60, maxMutatingRequestsInflight: 30}',
+  'objectCounts: {pods: 5000}',
+  'flows:',
+  '  - {name: lister, user: "system:serviceaccount:ci:lister", groups: [system:serviceaccounts, system:authenticated], verb: list, ' +
+    'resource: pods, start: 12s, arrival: {type: poisson, rate: 12}, service: {type: lognormal, median: 300ms, p99: 1s}}',
+  '  - {name: ctrl-gets, user: "system:serviceaccount:apps:ctrl", groups: [system:serviceaccounts, system:authenticated], namespace: apps, ' +
+    'verb: get, resource: configmaps, objectName: c, arrival: {type: poisson, rate: 40}, service: {type: exponential, mean: 10ms}}',
+  '',
+].join('\n');
 
 const OBJECTIVES = `kind: TuneObjectives
 objectives:

@@ -105,7 +105,8 @@ test('startup errors: an unreadable path names it, bad plugin config names the p
   const relativeDir = await buildAdmissionChain({
     enablePlugins: [],
     configFile: config(
-      '- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: policies\n',
+      '- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ' +
+        'ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: policies\n',
     ),
     clock,
   });
@@ -141,7 +142,8 @@ spec: {policyName: frozen.static.k8s.io, validationActions: [Deny]}
   );
   writeFileSync(
     join(dir, 'admission.yaml'),
-    `apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionPolicy\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: ${join(dir, 'policies')}\n`,
+    'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionPolicy\n  configuration:\n    ' +
+      `apiVersion: apiserver.config.k8s.io/v1\n    kind: ValidatingAdmissionPolicyConfiguration\n    staticManifestsDir: ${join(dir, 'policies')}\n`,
   );
   const built = await buildAdmissionChain({ enablePlugins: [], configFile: join(dir, 'admission.yaml'), clock });
   assert.ok(built.ok, built.ok ? '' : built.error);

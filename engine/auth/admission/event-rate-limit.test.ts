@@ -85,7 +85,8 @@ test('configuration validation uses Kubernetes texts', () => {
   assert.is(formatFieldErrors(validateEventRateLimitConfiguration({})), 'limits: Invalid value: <nil>: must not be empty');
   assert.is(
     formatFieldErrors(validateEventRateLimitConfiguration({ limits: [{ type: 'Cluster', qps: 0, burst: -1, cacheSize: -5 }] })),
-    '[limits[0].type: Unsupported value: "Cluster": supported values: "Namespace", "Server", "SourceAndObject", "User", limits[0].qps: Invalid value: 0: must be positive, limits[0].burst: Invalid value: -1: must be positive, limits[0].cacheSize: Invalid value: -5: must not be negative]',
+    '[limits[0].type: Unsupported value: "Cluster": supported values: "Namespace", "Server", "SourceAndObject", "User", limits[0].qps: Invalid ' +
+      'value: 0: must be positive, limits[0].burst: Invalid value: -1: must be positive, limits[0].cacheSize: Invalid value: -5: must not be negative]',
   );
   const decoded = decodeEventRateLimit({
     apiVersion: 'eventratelimit.admission.k8s.io/v1alpha1',

@@ -105,7 +105,8 @@ test('Warn warns instead of denying; an erroring expression follows the failure 
   const result = createValidatingAdmissionPolicy(warned.policies, warned.bindings).validate(create(flowSchema('sneaky', 'exempt', 5)));
   assert.ok(result.allowed);
   assert.equal(result.warnings, [
-    "Validation failed for ValidatingAdmissionPolicy 'exempt-guard.static.k8s.io' with binding 'exempt-guard-binding.static.k8s.io': FlowSchema sneaky routes to exempt with precedence 5, below 1000",
+    "Validation failed for ValidatingAdmissionPolicy 'exempt-guard.static.k8s.io' with binding 'exempt-guard-binding.static.k8s.io': FlowSchema " +
+      'sneaky routes to exempt with precedence 5, below 1000',
   ]);
 
   // An object without spec makes `object.spec...` fail at run time.
@@ -126,17 +127,21 @@ test('manifest problems name the file and the field', async () => {
     'a.yaml': POLICY.replace('name: exempt-guard.static.k8s.io\n', 'name: exempt-guard\n'),
     'b.yaml': POLICY.replace('object.metadata.name.size() <= 40', 'object.metadata.name.size()'),
     'c.json':
-      '{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding","metadata":{"name":"exempt-guard-binding.static.k8s.io"},"spec":{"policyName":"p","validationActions":["Deny"]}}',
+      '{"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding",' +
+      '"metadata":{"name":"exempt-guard-binding.static.k8s.io"},"spec":{"policyName":"p","validationActions":["Deny"]}}',
     'd.yaml':
-      'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: other.static.k8s.io\nspec:\n  policyName: p\n  validationActions: [Block]\n',
+      'apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata:\n  name: other.static.k8s.io\nspec:\n  ' +
+      'policyName: p\n  validationActions: [Block]\n',
   });
   const loaded = await loadPolicyManifests(dir);
   assert.equal(loaded.errors, [
     `"exempt-guard" in file "${join(dir, 'a.yaml')}" must have a name ending with ".static.k8s.io"`,
-    `${join(dir, 'b.yaml')}: ValidatingAdmissionPolicy/exempt-guard.static.k8s.io: spec.validations[1].expression: Invalid value: "object.metadata.name.size()": must evaluate to bool but got int`,
+    `${join(dir, 'b.yaml')}: ValidatingAdmissionPolicy/exempt-guard.static.k8s.io: spec.validations[1].expression: Invalid value: ` +
+      '"object.metadata.name.size()": must evaluate to bool but got int',
     `duplicate name "exempt-guard-binding.static.k8s.io" found in file "${join(dir, 'b.yaml')}" (previously seen in "${join(dir, 'a.yaml')}")`,
     `duplicate name "exempt-guard-binding.static.k8s.io" found in file "${join(dir, 'c.json')}" (previously seen in "${join(dir, 'a.yaml')}")`,
-    `${join(dir, 'd.yaml')}: ValidatingAdmissionPolicyBinding/other.static.k8s.io: spec.validationActions[0]: Unsupported value: "Block": supported values: "Audit", "Deny", "Warn"`,
+    `${join(dir, 'd.yaml')}: ValidatingAdmissionPolicyBinding/other.static.k8s.io: spec.validationActions[0]: Unsupported value: "Block": supported ` +
+      'values: "Audit", "Deny", "Warn"',
   ]);
   rmSync(dir, { recursive: true });
 });

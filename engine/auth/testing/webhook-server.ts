@@ -67,10 +67,16 @@ const server = createServer(
         // logged as is below
       }
       const peer = (req.socket as TLSSocket).getPeerCertificate?.();
-      appendFileSync(
-        logPath,
-        `${JSON.stringify({ call: calls, url: req.url, authorization: req.headers.authorization ?? '', clientCommonName: peer?.subject?.CN ?? '', apiVersion: review.apiVersion, spec: review.spec, body: text })}\n`,
-      );
+      const entry = {
+        call: calls,
+        url: req.url,
+        authorization: req.headers.authorization ?? '',
+        clientCommonName: peer?.subject?.CN ?? '',
+        apiVersion: review.apiVersion,
+        spec: review.spec,
+        body: text,
+      };
+      appendFileSync(logPath, `${JSON.stringify(entry)}\n`);
       if (token !== undefined && req.headers.authorization !== `Bearer ${token}`)
         return send(401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'Unauthorized', code: 401 });
       if (calls <= (control.failFirst ?? 0)) return send(500, 'webhook failing on purpose');

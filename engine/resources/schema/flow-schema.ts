@@ -96,7 +96,8 @@ export const FLOW_SCHEMA_SPEC = struct(name('FlowSchemaSpec'), 'What a FlowSchem
   field(
     'matchingPrecedence',
     int32,
-    'Orders FlowSchemas: among the schemas that match a request, the one with the numerically lowest matchingPrecedence is chosen. Must be in [1,10000]; defaults to 1000 when unset.',
+    'Orders FlowSchemas: among the schemas that match a request, the one with the numerically lowest matchingPrecedence is chosen. Must be in [1,' +
+      '10000]; defaults to 1000 when unset.',
     { omitempty: false, default: 1000 },
   ),
   field(

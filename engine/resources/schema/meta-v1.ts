@@ -75,7 +75,8 @@ export const TYPE_META = [
   field(
     'apiVersion',
     string,
-    'The versioned schema of this representation of an object. The server converts recognized schemas to the latest internal value and may reject unrecognized values.',
+    'The versioned schema of this representation of an object. The server converts recognized schemas to the latest internal value and may reject ' +
+      'unrecognized values.',
   ),
   field(
     'kind',

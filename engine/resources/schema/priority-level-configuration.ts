@@ -20,7 +20,8 @@ export const QUEUING_CONFIGURATION = struct(name('QueuingConfiguration'), 'Queue
   field(
     'handSize',
     int32,
-    "How many queues a request's flow is dealt: the flow identifier is hashed to deal this many queues and the request joins the shortest. Must not exceed queues. Defaults to 8.",
+    "How many queues a request's flow is dealt: the flow identifier is hashed to deal this many queues and the request joins the shortest. Must not " +
+      'exceed queues. Defaults to 8.',
     { omitempty: false, default: 8 },
   ),
   field(
@@ -54,7 +55,8 @@ export const LIMITED_PRIORITY_LEVEL_CONFIGURATION = struct(
     field(
       'nominalConcurrencyShares',
       int32,
-      "This level's share (NCS) of the server's concurrency limit. NominalCL = ceil(ServerCL * NCS / sum of all NCS). Bigger values give this level more seats at the others' expense. Defaults to 30 when unset; 0 is allowed.",
+      "This level's share (NCS) of the server's concurrency limit. NominalCL = ceil(ServerCL * NCS / sum of all NCS). Bigger values give this level " +
+        "more seats at the others' expense. Defaults to 30 when unset; 0 is allowed.",
       { pointer: true, omitempty: false, default: 30 },
     ),
     field('limitResponse', structOf(LIMIT_RESPONSE), 'How requests that cannot run immediately are handled.'),
@@ -65,7 +67,8 @@ export const LIMITED_PRIORITY_LEVEL_CONFIGURATION = struct(
     field(
       'borrowingLimitPercent',
       int32,
-      'If set, the most seats this level may borrow from others, as a percentage of its NominalCL: BorrowingCL = round(NominalCL * borrowingLimitPercent / 100). May exceed 100. Unset means no limit.',
+      'If set, the most seats this level may borrow from others, as a percentage of its NominalCL: BorrowingCL = round(NominalCL * ' +
+        'borrowingLimitPercent / 100). May exceed 100. Unset means no limit.',
       { pointer: true },
     ),
   ] as const,
@@ -100,7 +103,8 @@ export const PRIORITY_LEVEL_CONFIGURATION_SPEC = struct(
     field(
       'type',
       enumOf('Exempt', 'Limited'),
-      'Whether requests at this level are subject to concurrency limits: `Exempt` (never limited, never queued) or `Limited` (limited and possibly queued). Required.',
+      'Whether requests at this level are subject to concurrency limits: `Exempt` (never limited, never queued) or `Limited` (limited and possibly ' +
+        'queued). Required.',
       { omitempty: false, required: true },
     ),
     field('limited', structOf(LIMITED_PRIORITY_LEVEL_CONFIGURATION), 'Settings for a `Limited` level; must be set exactly when type is `Limited`.', {
@@ -125,7 +129,8 @@ export const PRIORITY_LEVEL_CONFIGURATION_STATUS = statusStruct(
 
 export const PRIORITY_LEVEL_CONFIGURATION = topLevelStruct(
   name('PriorityLevelConfiguration'),
-  "Configures one priority level: whether its requests are exempt from concurrency limits, and if not, their share of the server's capacity and how waiting requests are queued.",
+  "Configures one priority level: whether its requests are exempt from concurrency limits, and if not, their share of the server's capacity and how " +
+    'waiting requests are queued.',
   { struct: PRIORITY_LEVEL_CONFIGURATION_SPEC, description: 'The desired behaviour of the priority level.' },
   { struct: PRIORITY_LEVEL_CONFIGURATION_STATUS, description: 'The current state of the priority level, written by the server.' },
 );

@@ -64,7 +64,8 @@ export async function checkDatabaseFiles(location: string, hint: string): Promis
   if (torn !== undefined && acknowledged !== undefined && files.lastLoggedRevision !== undefined && files.lastLoggedRevision < acknowledged) {
     throw corrupt(
       location,
-      `${describeDamage(location, torn)}: its last intact write is revision ${files.lastLoggedRevision}, but revision ${acknowledged} was acknowledged (${join(location, ACKNOWLEDGED_FILE)}); acknowledged writes were lost`,
+      `${describeDamage(location, torn)}: its last intact write is revision ${files.lastLoggedRevision}, but revision ${acknowledged} was ` +
+        `acknowledged (${join(location, ACKNOWLEDGED_FILE)}); acknowledged writes were lost`,
       hint,
     );
   }
@@ -75,7 +76,8 @@ export async function checkDatabaseFiles(location: string, hint: string): Promis
 export function behindError(location: string, revision: number, acknowledged: number, hint: string): StoreError {
   return corrupt(
     location,
-    `the database holds revision ${revision}, but revision ${acknowledged} was acknowledged (${join(location, ACKNOWLEDGED_FILE)}); acknowledged writes were lost, and their resourceVersions must not be handed out again`,
+    `the database holds revision ${revision}, but revision ${acknowledged} was acknowledged (${join(location, ACKNOWLEDGED_FILE)}); acknowledged ` +
+      'writes were lost, and their resourceVersions must not be handed out again',
     hint,
   );
 }

@@ -125,7 +125,8 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
       await rejects(
         plcs.update({ ...v1, spec: { type: 'Exempt' } }, { preconditions: { uid: 'other' } }),
         'FW_ERR_STORE_PRECONDITION_FAILED',
-        `Operation cannot be fulfilled on ${QR} "alpha": StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: other, UID in object meta: uid-alpha`,
+        `Operation cannot be fulfilled on ${QR} "alpha": StorageError: invalid object, Code: 4, Key: ${key}, ResourceVersion: 0, AdditionalErrorMsg: ` +
+          'Precondition failed: UID in precondition: other, UID in object meta: uid-alpha',
       );
       await rejects(
         plcs.delete('alpha', { preconditions: { resourceVersion: '1234' } }),

@@ -134,7 +134,8 @@ export function watchTests(test: Test, harness: SuiteHarness): void {
       await rejects(
         plcs.watch({ resourceVersionMatch: 'NotOlderThan' }),
         'FW_ERR_STORE_INVALID_LIST_OPTIONS',
-        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless ' +
+          'sendInitialEvents is provided',
       );
     }));
 

@@ -29,7 +29,10 @@ export function validateEncryptedObject(o: EncryptedObject): string | undefined 
   if (o.encryptedData.length === 0) return 'encrypted data is empty';
   if (o.encryptedDekSource.length === 0) return 'failed to validate encrypted DEK source: encrypted DEK source is empty';
   if (o.encryptedDekSource.length > ENCRYPTED_DEK_SOURCE_MAX_BYTES) {
-    return `failed to validate encrypted DEK source: encrypted DEK source is ${o.encryptedDekSource.length} bytes, which exceeds the max size of ${ENCRYPTED_DEK_SOURCE_MAX_BYTES}`;
+    return (
+      `failed to validate encrypted DEK source: encrypted DEK source is ${o.encryptedDekSource.length} bytes, which exceeds the max size of ` +
+      `${ENCRYPTED_DEK_SOURCE_MAX_BYTES}`
+    );
   }
   const keyIdProblem = validateKeyId(o.keyId);
   if (keyIdProblem !== undefined) return `failed to validate key id: ${keyIdProblem}`;

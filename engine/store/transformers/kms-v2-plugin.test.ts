@@ -130,7 +130,8 @@ test('a server started during an outage refuses writes with the reason, then rec
     assert.is(error.reason, 'kms-not-ready');
     assert.is(
       error.message,
-      'kms provider "test-kms": got unexpected nil transformer: no DEK seed from the plugin yet (failed to perform status section of the healthz check for KMS Provider test-kms, error: rpc error: code = DeadlineExceeded desc = context deadline exceeded)',
+      'kms provider "test-kms": got unexpected nil transformer: no DEK seed from the plugin yet (failed to perform status section of the healthz ' +
+        'check for KMS Provider test-kms, error: rpc error: code = DeadlineExceeded desc = context deadline exceeded)',
     );
     const [health] = await transformers.health();
     assert.ok(health !== undefined && !health.health.healthy);

@@ -163,7 +163,10 @@ export function keyIdHash(keyId: string): string {
 
 /** The RFC 3339 time kube-apiserver prints in an expiry error. */
 export function expiryMessage(writeState: KmsV2WriteState, nowMs: number): string {
-  return `encryptedDEKSource with keyID hash ${JSON.stringify(keyIdHash(writeState.template.keyId))} expired at ${formatRfc3339(writeState.expiresAtMs)} (current time is ${formatRfc3339(nowMs)})`;
+  return (
+    `encryptedDEKSource with keyID hash ${JSON.stringify(keyIdHash(writeState.template.keyId))} expired at ${formatRfc3339(writeState.expiresAtMs)} ` +
+    `(current time is ${formatRfc3339(nowMs)})`
+  );
 }
 
 /**

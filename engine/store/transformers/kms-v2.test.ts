@@ -125,7 +125,10 @@ test('a plugin down at startup: reads and writes fail naming the provider and th
   assert.is(error.reason, 'kms-not-ready');
   assert.match(
     error.message,
-    /^kms provider "fake": got unexpected nil transformer: no DEK seed from the plugin yet \(failed to perform status section of the healthz check for KMS Provider fake, error: rpc error: code = Unavailable desc = fake plugin is down\)$/,
+    new RegExp(
+      String.raw`^kms provider "fake": got unexpected nil transformer: no DEK seed from the plugin yet \(failed to perform status section of ` +
+        String.raw`the healthz check for KMS Provider fake, error: rpc error: code = Unavailable desc = fake plugin is down\)$`,
+    ),
   );
   kms.failWith = undefined;
   clock.advance(STATUS_POLL_UNHEALTHY_MS);
@@ -181,7 +184,10 @@ test('an Encrypt answering under another key ID than Status said fails the rotat
   assert.ok(!health.healthy);
   assert.match(
     health.healthy ? '' : health.error,
-    /^kmsv2 Provider fake is not healthy, error: failed to rotate DEK uid="[0-9a-f-]{36}", encrypt returned keyID hash "sha256:[0-9a-f]{64}", status said "sha256:[0-9a-f]{64}"/,
+    new RegExp(
+      '^kmsv2 Provider fake is not healthy, error: failed to rotate DEK uid="[0-9a-f-]{36}", encrypt ' +
+        'returned keyID hash "sha256:[0-9a-f]{64}", status said "sha256:[0-9a-f]{64}"',
+    ),
   );
   assert.is(provider.keyState.current(), undefined);
   provider.close();

@@ -157,7 +157,9 @@ const plaintextOnly: Transformer = {
     try {
       return await identityTransformer.transformFromStorage(data, context);
     } catch (error) {
-      const message = `identity transformer tried to read encrypted data (the stored value starts with ${JSON.stringify(storedPrefix(data))}; no encryption rule covers this resource)`;
+      const message =
+        `identity transformer tried to read encrypted data (the stored value starts with ${JSON.stringify(storedPrefix(data))}; no encryption rule ` +
+        'covers this resource)';
       throw new TransformError('encrypted-data', message, { cause: error });
     }
   },
