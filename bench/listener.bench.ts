@@ -115,7 +115,8 @@ async function main(): Promise<void> {
     console.log(
       `Fairway listener  ${summary.fairway.requestsPerSecond.toFixed(0).padStart(7)} req/s  ${summary.fairway.cpuUsPerRequest.toFixed(1).padStart(6)} µs CPU/GET`,
     );
-    console.log(`CPU ratio node:https/Fairway listener ${summary.cpuRatio.toFixed(2)}x (rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')})`);
+    const roundRatios = ratios.map((r) => r.toFixed(2)).join(', ');
+    console.log(`CPU ratio node:https/Fairway listener ${summary.cpuRatio.toFixed(2)}x (rounds: ${roundRatios})`);
     console.log(JSON.stringify(summary));
   } finally {
     for (const child of children) child.stop();
