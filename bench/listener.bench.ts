@@ -113,7 +113,8 @@ async function main(): Promise<void> {
       `node:https        ${summary.bare.requestsPerSecond.toFixed(0).padStart(7)} req/s  ${summary.bare.cpuUsPerRequest.toFixed(1).padStart(6)} µs CPU/GET`,
     );
     console.log(
-      `Fairway listener  ${summary.fairway.requestsPerSecond.toFixed(0).padStart(7)} req/s  ${summary.fairway.cpuUsPerRequest.toFixed(1).padStart(6)} µs CPU/GET`,
+      `Fairway listener  ${summary.fairway.requestsPerSecond.toFixed(0).padStart(7)} req/s  ` +
+        `${summary.fairway.cpuUsPerRequest.toFixed(1).padStart(6)} µs CPU/GET`,
     );
     const roundRatios = ratios.map((r) => r.toFixed(2)).join(', ');
     console.log(`CPU ratio node:https/Fairway listener ${summary.cpuRatio.toFixed(2)}x (rounds: ${roundRatios})`);
