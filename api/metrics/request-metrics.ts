@@ -17,7 +17,8 @@ import { CounterVec, HistogramVec, type CollectedFamily, type CounterCell, type 
 import { OTHER_LABEL, type ResourceLabels, type ServedLabels } from './served-labels.ts';
 
 const COMPONENT = 'apiserver';
-const VALID_VERBS: ReadonlySet<string> = new Set([
+/** Kubernetes' valid request-metric verbs (metrics.go); anything else is counted as `other`. */
+export const VALID_VERBS: ReadonlySet<string> = new Set([
   'APPLY',
   'CONNECT',
   'CREATE',

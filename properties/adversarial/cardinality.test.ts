@@ -16,6 +16,8 @@ import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { checkAsyncProperty } from '../support/runner.ts';
 import { startAdversary, type Adversary, type Request } from './harness.ts';
+import { VALID_VERBS } from '../../api/metrics/request-metrics.ts';
+import { OTHER_LABEL } from '../../api/metrics/served-labels.ts';
 
 /** Every made-up path segment and query value carries this, so it can be looked for in /metrics. */
 const MARK = 'adv9';
@@ -24,23 +26,7 @@ const SERVED_GROUPS = new Set(['', 'other', 'flowcontrol.apiserver.k8s.io', 'aut
 const SERVED_VERSIONS = new Set(['', 'other', 'v1']);
 const SERVED_RESOURCES = new Set(['', 'other', 'prioritylevelconfigurations', 'flowschemas', 'selfsubjectaccessreviews']);
 const SERVED_SUBRESOURCES = new Set(['', 'other', 'status']);
-const VERBS = new Set([
-  'APPLY',
-  'CONNECT',
-  'CREATE',
-  'DELETE',
-  'DELETECOLLECTION',
-  'GET',
-  'LIST',
-  'PATCH',
-  'POST',
-  'PROXY',
-  'PUT',
-  'UPDATE',
-  'WATCH',
-  'WATCHLIST',
-  'other',
-]);
+const VERBS = new Set([...VALID_VERBS, OTHER_LABEL]);
 const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
 
 const token = fc.stringMatching(/^[a-z0-9.-]{0,6}$/).map((s) => `${MARK}${s}`);
