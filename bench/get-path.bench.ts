@@ -13,9 +13,17 @@
 // (APF on: classification, admission, seats held until the body is out, the X-Kubernetes-PF-*
 // headers). The ratio is bare over Fairway: the share of the floor's throughput a CPU-bound
 // Fairway would keep if nothing else (TLS, the kernel) cost anything.
+//
+// Bytes allocated per GET are measured in rounds of their own after the CPU rounds (so the
+// accounting's cost is not in the CPU figure): the JS heap's used size at the end minus at the
+// start, plus what every garbage collection in between freed, read from v8.GCProfiler's before and
+// after heap statistics of each collection. That is exact to the byte for JS objects (a check
+// allocating a million `{i}` reads 32.00 bytes each); memory outside the JS heap (Buffers' backing
+// stores, Node's C++ objects) is not counted.
 // Ends with one JSON line (`{"bench":"get-path",...}`).
 import { IncomingMessage, type ServerResponse } from 'node:http';
 import { spawnSync } from 'node:child_process';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Http1Response } from '../api/server/http1-connection.ts';
@@ -26,6 +34,7 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const REQUESTS = arg('requests', QUICK ? 2_000 : 10_000);
 const ROUNDS = arg('rounds', QUICK ? 3 : 9);
 const IN_FLIGHT = 50;
+const ALLOCATION_ROUNDS = 3;
 const PLC_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 const GET_PATH = `${PLC_PATH}/bench-0000`;
 
@@ -78,11 +87,30 @@ function oneGet(listener: Listener, socket: DiscardingSocket, headers: Record<st
 
 /** CPU µs per GET over `count` requests, IN_FLIGHT at a time. */
 async function measure(listener: Listener, token: string, count: number): Promise<number> {
+  const before = process.cpuUsage();
+  await getMany(listener, token, count);
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / count;
+}
+
+/** JS heap bytes allocated per GET over `count` requests: heap growth plus what each collection freed. */
+async function measureAllocation(listener: Listener, token: string, count: number): Promise<number> {
+  const profiler = new GCProfiler();
+  profiler.start();
+  const usedBefore = getHeapStatistics().used_heap_size;
+  await getMany(listener, token, count);
+  const usedAfter = getHeapStatistics().used_heap_size;
+  let freed = 0;
+  for (const gc of profiler.stop().statistics) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
+  return (usedAfter - usedBefore + freed) / count;
+}
+
+/** `count` GETs, IN_FLIGHT at a time. */
+async function getMany(listener: Listener, token: string, count: number): Promise<void> {
   const headers = { host: '127.0.0.1', authorization: `Bearer ${token}`, accept: 'application/json' };
   const rawHeaders = ['Host', headers.host, 'Authorization', headers.authorization, 'Accept', headers.accept];
   const sockets = Array.from({ length: IN_FLIGHT }, () => new DiscardingSocket());
   let left = count;
-  const before = process.cpuUsage();
   await Promise.all(
     sockets.map(async (socket) => {
       while (left-- > 0) {
@@ -91,8 +119,6 @@ async function measure(listener: Listener, token: string, count: number): Promis
       }
     }),
   );
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / count;
 }
 
 async function startWithObject(enablePriorityAndFairness: boolean): Promise<{ server: InProcessServer; body: Buffer }> {
@@ -111,7 +137,13 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 const VARIANTS = { bare: 'bare handler', 'apf-off': 'Fairway, APF off', fairway: 'Fairway' } as const;
 type Variant = keyof typeof VARIANTS;
 
-/** In a child process of its own (one variant per process: no JIT feedback or heap shared between them): the median µs per GET. */
+/** One process's medians. */
+interface VariantFigure {
+  cpuUsPerGet: number;
+  bytesPerGet: number;
+}
+
+/** In a child process of its own (one variant per process: no JIT feedback or heap shared between them): the median µs and bytes per GET. */
 async function runVariant(variant: Variant): Promise<void> {
   const { server, body } = await startWithObject(variant === 'fairway');
   const listener: Listener =
@@ -128,13 +160,16 @@ async function runVariant(variant: Variant): Promise<void> {
     await measure(listener, server.token, REQUESTS);
     const figures: number[] = [];
     for (let round = 0; round < ROUNDS; round++) figures.push(await measure(listener, server.token, REQUESTS));
-    process.stdout.write(`${JSON.stringify({ variant, cpuUsPerGet: median(figures) })}\n`);
+    const allocations: number[] = [];
+    for (let round = 0; round < ALLOCATION_ROUNDS; round++) allocations.push(await measureAllocation(listener, server.token, REQUESTS));
+    const figure: VariantFigure = { cpuUsPerGet: median(figures), bytesPerGet: median(allocations) };
+    process.stdout.write(`${JSON.stringify({ variant, ...figure })}\n`);
   } finally {
     await server.close();
   }
 }
 
-function spawnVariant(variant: Variant): number {
+function spawnVariant(variant: Variant): VariantFigure {
   const child = spawnSync(
     process.execPath,
     ['--import', 'tsx', fileURLToPath(import.meta.url), `--variant=${variant}`, `--requests=${REQUESTS}`, `--rounds=${ROUNDS}`],
@@ -144,7 +179,7 @@ function spawnVariant(variant: Variant): number {
     },
   );
   if (child.status !== 0) throw new Error(`variant ${variant} failed (${child.signal ?? child.status})`);
-  return (JSON.parse(child.stdout.trim().split('\n').pop()!) as { cpuUsPerGet: number }).cpuUsPerGet;
+  return JSON.parse(child.stdout.trim().split('\n').pop()!) as VariantFigure;
 }
 
 async function main(): Promise<void> {
@@ -152,17 +187,19 @@ async function main(): Promise<void> {
   if (only !== undefined) return runVariant(only);
   // Each variant twice, in mirrored order, so a change in the machine's load hits all alike.
   const order: Variant[] = ['bare', 'apf-off', 'fairway', 'fairway', 'apf-off', 'bare'];
-  const runs: Record<Variant, number[]> = { bare: [], 'apf-off': [], fairway: [] };
+  const runs: Record<Variant, VariantFigure[]> = { bare: [], 'apf-off': [], fairway: [] };
   for (const variant of order) runs[variant].push(spawnVariant(variant));
-  const figure = (v: Variant) => Math.min(...runs[v]);
+  const figure = (v: Variant) => Math.min(...runs[v].map((r) => r.cpuUsPerGet));
+  const bytes = (v: Variant) => Math.min(...runs[v].map((r) => r.bytesPerGet));
   console.log(
     `node ${process.version}; per variant 2 processes × ${ROUNDS} rounds of ${REQUESTS} GETs, ${IN_FLIGHT} in flight; CPU µs per GET (the lower of ` +
-      'the two medians)',
+      `the two medians); JS heap KB allocated per GET (the lower of the two medians of ${ALLOCATION_ROUNDS} rounds)`,
   );
   for (const v of Object.keys(VARIANTS) as Variant[])
     console.log(
-      `${VARIANTS[v].padEnd(18)} ${figure(v).toFixed(2).padStart(6)} µs   bare/this ${(figure('bare') / figure(v)).toFixed(2)}x   runs ` +
-        `${runs[v].map((x) => x.toFixed(2)).join(', ')}`,
+      `${VARIANTS[v].padEnd(18)} ${figure(v).toFixed(2).padStart(6)} µs   bare/this ${(figure('bare') / figure(v)).toFixed(2)}x   ` +
+        `${(bytes(v) / 1024).toFixed(2).padStart(6)} KB   this/bare ${(bytes(v) / bytes('bare')).toFixed(2)}x   ` +
+        `runs ${runs[v].map((r) => r.cpuUsPerGet.toFixed(2)).join(', ')} µs`,
     );
   console.log(
     JSON.stringify({
@@ -171,6 +208,7 @@ async function main(): Promise<void> {
       requests: REQUESTS,
       rounds: ROUNDS,
       cpuUsPerGet: { bare: figure('bare'), fairwayApfOff: figure('apf-off'), fairway: figure('fairway') },
+      bytesPerGet: { bare: bytes('bare'), fairwayApfOff: bytes('apf-off'), fairway: bytes('fairway') },
       ratio: figure('bare') / figure('fairway'),
     }),
   );
