@@ -85,9 +85,12 @@ export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilt
       plainTextError(context, 500, `Internal Server Error: ${goQuote(requestUri(context))}: no User found in context`);
       return Promise.resolve();
     }
-    const waitLimitMs = queueWaitLimitMs(context.receivedMs, context.deadlineMs, clock.now(), options.controller.defaultWaitLimitMs);
-    if (!enforce) return admitShadow(options, context, next, { digest: { requestInfo: info, user }, query: context.query, waitLimitMs }, isWatch);
-    return admitEnforced(options, context, next, new PendingAdmission(info, user, context.query, waitLimitMs), isWatch);
+    // One reading of the clock serves the wait limit and the controller's arrival time.
+    const nowMs = clock.now();
+    const waitLimitMs = queueWaitLimitMs(context.receivedMs, context.deadlineMs, nowMs, options.controller.defaultWaitLimitMs);
+    if (!enforce)
+      return admitShadow(options, context, next, { digest: { requestInfo: info, user }, query: context.query, waitLimitMs, arrivalMs: nowMs }, isWatch);
+    return admitEnforced(options, context, next, new PendingAdmission(info, user, context.query, waitLimitMs, nowMs), isWatch);
   };
 }
 
@@ -107,6 +110,7 @@ class PendingAdmission implements AdmitRequest {
     user: UserInfo,
     readonly query: URLSearchParams,
     readonly waitLimitMs: number,
+    readonly arrivalMs: number,
   ) {
     this.digest = { requestInfo, user };
   }
@@ -210,7 +214,7 @@ async function admitShadow(
   request: AdmitRequest,
   isWatch: boolean,
 ): Promise<void> {
-  const startMs = clock.now();
+  const startMs = request.arrivalMs ?? clock.now();
   let endMs: number | undefined;
   let dispatchMs: number | undefined;
   let finishShadow: (() => void) | undefined;

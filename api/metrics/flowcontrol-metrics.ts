@@ -159,20 +159,20 @@ export class FlowControlMetrics {
   /** Feed this to `new FlowController({observer})`. */
   readonly observer: FlowControlObserver = {
     estimated: (d, estimate) => (this.cells(d).seats ??= this.workSeats.cell(d.priorityLevel, d.flowSchema)).observe(maxSeatsOf(estimate)),
-    queued: (d, length) => {
+    queued: (d, length, nowMs) => {
       (this.cells(d).queueLength ??= this.queueLength.cell(d.priorityLevel, d.flowSchema)).observe(length);
-      this.countReadWrite(d, 'waiting', +1);
+      this.countReadWrite(d, 'waiting', +1, nowMs);
     },
-    dispatched: (d, waitMs, fromQueue) => {
+    dispatched: (d, waitMs, fromQueue, nowMs) => {
       const cells = this.cells(d);
       (cells.dispatched ??= this.dispatched.cell(d.priorityLevel, d.flowSchema)).value++;
       if (!d.exempt) {
         (cells.waitExecuted ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'true')).observe(waitMs / 1000);
       }
-      if (fromQueue) this.countReadWrite(d, 'waiting', -1);
-      this.countReadWrite(d, 'executing', +1);
+      if (fromQueue) this.countReadWrite(d, 'waiting', -1, nowMs);
+      this.countReadWrite(d, 'executing', +1, nowMs);
     },
-    rejected: (d, reason, waitMs) => {
+    rejected: (d, reason, waitMs, nowMs) => {
       const cells = this.cells(d);
       ((cells.rejected ??= {})[reason] ??= this.rejected.cell(d.priorityLevel, d.flowSchema, reason)).value++;
       if (!d.exempt) {
@@ -185,21 +185,21 @@ export class FlowControlMetrics {
           : (cells.waitRejected ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'false'));
         cell.observe(waitMs / 1000);
       }
-      if (reason === 'time-out') this.countReadWrite(d, 'waiting', -1);
+      if (reason === 'time-out') this.countReadWrite(d, 'waiting', -1, nowMs);
     },
-    finished: (d, executionMs) => {
+    finished: (d, executionMs, nowMs) => {
       const cells = this.cells(d);
       const cell =
         d.digest.requestInfo.verb === 'watch'
           ? (cells.executionWatch ??= this.execution.cell(d.priorityLevel, d.flowSchema, 'watch'))
           : (cells.executionRegular ??= this.execution.cell(d.priorityLevel, d.flowSchema, 'regular'));
       cell.observe(executionMs / 1000);
-      this.countReadWrite(d, 'executing', -1);
+      this.countReadWrite(d, 'executing', -1, nowMs);
     },
     noAccommodation: (d) => (this.cells(d).noAccommodation ??= this.noAccommodation.cell(d.priorityLevel, d.flowSchema)).value++,
     watchCountSampled: (d, count) => (this.cells(d).watchCount ??= this.watchCounts.cell(d.priorityLevel, d.flowSchema)).observe(count),
     epochAdvanced: (level, success) => this.epochAdvances.cell(level, String(success)).value++,
-    levelChanged: (level) => this.levelChanged(level),
+    levelChanged: (level, nowMs) => this.levelChanged(level, nowMs),
     capacityChanged: (maxWaiting, maxExecuting) => {
       const nowMs = this.now();
       const c = this.readWriteCells;
@@ -381,8 +381,7 @@ export class FlowControlMetrics {
   }
 
   /** The timing-ratio series of one level follow its counts and denominators. */
-  private levelChanged(level: LevelGauges): void {
-    const nowMs = this.now();
+  private levelChanged(level: LevelGauges, nowMs: number): void {
     const name = level.priorityLevel;
     let cells = this.levelRatios.get(name);
     if (cells === undefined) {
@@ -408,12 +407,12 @@ export class FlowControlMetrics {
   }
 
   /** server/filters/priority-and-fairness.go noteWaitingDelta / noteExecutingDelta. */
-  private countReadWrite(d: RequestDescriptor, phase: 'waiting' | 'executing', delta: number): void {
+  private countReadWrite(d: RequestDescriptor, phase: 'waiting' | 'executing', delta: number, nowMs: number): void {
     const readOnly = READ_ONLY_VERBS.has(d.digest.requestInfo.verb);
     const counts = this.readWriteCounts;
     const key = phase === 'waiting' ? (readOnly ? 'waitingReadOnly' : 'waitingMutating') : readOnly ? 'executingReadOnly' : 'executingMutating';
     counts[key] += delta;
-    this.readWriteCells[key].set(counts[key], this.now());
+    this.readWriteCells[key].set(counts[key], nowMs);
   }
 
   private pairGauges(): PairGauges[] {

@@ -93,6 +93,53 @@ test('requests are classified and admitted: masters run exempt, alice queues at 
   assert.ok(controller.dump().levels.every((l) => l.queueSet.isIdle));
 });
 
+test("one clock reading per event: admit uses the caller's arrival reading, finish reads once, and every hook of an event gets that reading", () => {
+  let readings = 0;
+  class CountingClock extends SimClock {
+    override now(): number {
+      readings++;
+      return super.now();
+    }
+  }
+  const clock = new CountingClock();
+  const seen: string[] = [];
+  const controller = new FlowController({
+    clock,
+    serverConcurrencyLimit: 600,
+    defaultWaitLimitMs: 15_000,
+    estimator: { objectCount: () => ({ count: 50 }), watchCount: () => 0 },
+    observer: {
+      queued: (d, _length, nowMs) => seen.push(`queued ${d.priorityLevel} ${nowMs}`),
+      dispatched: (d, _wait, _fromQueue, nowMs) => seen.push(`dispatched ${d.priorityLevel} ${nowMs}`),
+      finished: (d, executionMs, nowMs) => seen.push(`finished ${d.priorityLevel} ${executionMs} ${nowMs}`),
+      levelChanged: (level, nowMs) => seen.push(`gauges ${level.priorityLevel} ${nowMs}`),
+    },
+  });
+  controller.configure(defaultConfig());
+  clock.advance(1_000);
+  for (const [user, groups] of [
+    ['root', ['system:masters', 'system:authenticated']],
+    ['alice', ['system:authenticated']],
+  ] as const) {
+    seen.length = 0;
+    const arrivalMs = clock.now();
+    readings = 0;
+    let outcome: AdmitOutcome | undefined;
+    const admission = controller.admit({ digest: listPods(user, [...groups]), query: {}, arrivalMs }, (o) => (outcome = o));
+    assert.is(readings, 0, `${user}: admit read the clock`);
+    assert.is(outcome?.request.arrivalMs, arrivalMs);
+    clock.advance(7);
+    readings = 0;
+    admission.finish();
+    assert.is(readings, 1, `${user}: finish read the clock ${readings} times`);
+    const level = outcome!.request.priorityLevel;
+    assert.ok(seen.includes(`dispatched ${level} ${arrivalMs}`), seen.join('; '));
+    assert.ok(seen.includes(`finished ${level} 7 ${arrivalMs + 7}`), seen.join('; '));
+    assert.ok(seen.includes(`gauges ${level} ${arrivalMs + 7}`), seen.join('; '));
+    clock.advance(1_000 - 7);
+  }
+});
+
 test('a flood of one flow fills its queue and is rejected with queue-full and a growing Retry-After, while exempt traffic runs', () => {
   const { controller, clock } = newController(60);
   controller.configure(defaultConfig());

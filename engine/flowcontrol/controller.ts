@@ -75,22 +75,25 @@ export interface RequestDescriptor {
   readonly arrivalMs: number;
 }
 
-/** Metrics hooks (the API layer connects Prometheus here); every call is synchronous. */
+/**
+ * Metrics hooks (the API layer connects Prometheus here); every call is synchronous. `nowMs` is
+ * the controller's clock at the event (one reading shared by all the hooks of one event).
+ */
 export interface FlowControlObserver {
   /** Once per admitted request, after classification and estimation, before the queue set sees it. */
   estimated?(request: RequestDescriptor, workEstimate: WorkEstimate): void;
   /** `fromQueue`: the request had been queued (and `queued` was called for it). */
-  dispatched?(request: RequestDescriptor, waitMs: number, fromQueue: boolean): void;
-  rejected?(request: RequestDescriptor, reason: RejectReason, waitMs: number): void;
-  queued?(request: RequestDescriptor, queueLengthAfter: number): void;
-  finished?(request: RequestDescriptor, executionMs: number): void;
+  dispatched?(request: RequestDescriptor, waitMs: number, fromQueue: boolean, nowMs: number): void;
+  rejected?(request: RequestDescriptor, reason: RejectReason, waitMs: number, nowMs: number): void;
+  queued?(request: RequestDescriptor, queueLengthAfter: number, nowMs: number): void;
+  finished?(request: RequestDescriptor, executionMs: number, nowMs: number): void;
   /** The interested-watch count the mutating work estimator used (watch_count_samples). */
   watchCountSampled?(request: RequestDescriptor, count: number): void;
   /**
    * A level's counts or denominators changed (many times per request; read, do not keep).
    * Called on every change of seats or requests and after every change of its limit or queuing.
    */
-  levelChanged?(level: LevelGauges): void;
+  levelChanged?(level: LevelGauges, nowMs: number): void;
   /**
    * After a digest: Σ queues × queueLengthLimit over queuing levels, and Σ NominalCL, the
    * denominators of the waiting and executing request ratios across levels.
@@ -110,6 +113,8 @@ export interface AdmitRequest {
   query: WorkEstimateRequest['query'];
   /** Overrides the default wait limit (e.g. a quarter of the request's own `?timeout=`). */
   waitLimitMs?: number | undefined;
+  /** The controller's clock as the caller read it just before `admit`; read by `admit` when absent. */
+  arrivalMs?: number | undefined;
   /** Skips estimation (the simulator knows the seats of replayed requests). */
   workEstimate?: WorkEstimate | undefined;
   /**
@@ -337,7 +342,7 @@ export class FlowController {
       request,
       classification,
       levelName,
-      this.options.clock.now(),
+      request.arrivalMs ?? this.options.clock.now(),
       workEstimate,
       request.waitLimitMs ?? this.options.defaultWaitLimitMs,
       onOutcome,
@@ -455,9 +460,9 @@ export class FlowController {
     const gaugesChanged =
       observer.levelChanged === undefined
         ? undefined
-        : () => {
+        : (nowMs: number) => {
             const gauges = this.gaugesOf(levelName);
-            if (gauges !== undefined) observer.levelChanged!(gauges);
+            if (gauges !== undefined) observer.levelChanged!(gauges, nowMs);
           };
     // apf_controller.go maybeReap: a quiescing level that went idle asks for a digest, which drops
     // it and gives its share back to the others.
@@ -468,21 +473,21 @@ export class FlowController {
       if (actor.getSnapshot().status === 'done') this.configQueue.add();
     };
     return {
-      seatDemandChanged: (seatDemand) => {
+      seatDemandChanged: (seatDemand, nowMs) => {
         demand ??= level()?.getSnapshot().context.demand;
-        demand?.set(seatDemand, this.options.clock.now());
-        gaugesChanged?.();
+        demand?.set(seatDemand, nowMs);
+        gaugesChanged?.(nowMs);
       },
-      queued: (d, length) => observer.queued?.(d, length),
-      dispatched: (d, waitMs, fromQueue) => observer.dispatched?.(d, waitMs, fromQueue),
+      queued: (d, length, nowMs) => observer.queued?.(d, length, nowMs),
+      dispatched: (d, waitMs, fromQueue, nowMs) => observer.dispatched?.(d, waitMs, fromQueue, nowMs),
       noAccommodation: (d) => observer.noAccommodation?.(d),
-      rejected: (d, reason, waitMs) => {
-        observer.rejected?.(d, reason, waitMs);
+      rejected: (d, reason, waitMs, nowMs) => {
+        observer.rejected?.(d, reason, waitMs, nowMs);
         afterLeaving();
       },
-      finished: (d, executionMs) => {
-        observer.finished?.(d, executionMs);
-        gaugesChanged?.();
+      finished: (d, executionMs, nowMs) => {
+        observer.finished?.(d, executionMs, nowMs);
+        gaugesChanged?.(nowMs);
         afterLeaving();
       },
       // Queues are added only by a configuration change, after which the actor syncs its queue
@@ -512,7 +517,7 @@ export class FlowController {
     const observer = this.options.observer;
     if (observer?.levelChanged === undefined) return;
     const gauges = this.gaugesOf(levelName);
-    if (gauges !== undefined) observer.levelChanged(gauges);
+    if (gauges !== undefined) observer.levelChanged(gauges, this.options.clock.now());
   }
 }
 

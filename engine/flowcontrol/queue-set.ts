@@ -64,6 +64,11 @@ export interface QueueSetRequest<D = unknown> {
   workEstimate: WorkEstimate;
   /** How long the request may wait in its queue before it is rejected with `time-out`. */
   waitLimitMs: number;
+  /**
+   * When the request arrived, if the caller has just read the clock (so the queue set need not
+   * read it again); otherwise the queue set reads it. Never earlier than the queue set's last event.
+   */
+  arrivalMs?: number | undefined;
   /** Opaque to the queue set; handed back in dumps and observer calls. */
   descriptor: D;
 }
@@ -78,14 +83,18 @@ export interface Admission {
   cancel(): void;
 }
 
-/** Hooks for metrics, seat-demand integration and the simulator; all optional, all synchronous. */
+/**
+ * Hooks for metrics, seat-demand integration and the simulator; all optional, all synchronous.
+ * `nowMs` is the clock's reading for the event being processed (one reading per event, shared by
+ * every hook it causes), so an observer that keeps time need not read the clock again.
+ */
 export interface QueueSetObserver<D = unknown> {
-  seatDemandChanged?(seatDemand: number): void;
-  queued?(descriptor: D, queueLengthAfter: number): void;
+  seatDemandChanged?(seatDemand: number, nowMs: number): void;
+  queued?(descriptor: D, queueLengthAfter: number, nowMs: number): void;
   /** `fromQueue`: it had been queued (and `queued` was called for it), as opposed to a queueless level's. */
-  dispatched?(descriptor: D, waitMs: number, fromQueue: boolean): void;
-  rejected?(descriptor: D, reason: RejectReason, waitMs: number): void;
-  finished?(descriptor: D, executionMs: number): void;
+  dispatched?(descriptor: D, waitMs: number, fromQueue: boolean, nowMs: number): void;
+  rejected?(descriptor: D, reason: RejectReason, waitMs: number, nowMs: number): void;
+  finished?(descriptor: D, executionMs: number, nowMs: number): void;
   noAccommodation?(descriptor: D): void;
   /** A queue came into being (the level grew); ids are stable, indexes shift on attrition. */
   queueAdded?(queueId: number): void;
@@ -251,6 +260,10 @@ export class QueueSet<D = unknown> {
   private readonly lingering = new Set<Entry<D>>();
   /** `GO_HIGH_R − rOrigin` as a double: a cheap test for "check the upstream epoch exactly". */
   private goEpochAtR = Number(GO_HIGH_R);
+  /**
+   * The clock's reading for the event being processed: every entry point syncs first, and the
+   * event's books (arrival, dispatch, finish, observer calls) use this one reading.
+   */
   private lastSyncMs: number;
   /** The request `startRequest` is deciding on, whose callback's errors go back to that caller. */
   private starting: Entry<D> | undefined;
@@ -368,9 +381,9 @@ export class QueueSet<D = unknown> {
   }
 
   startRequest(request: QueueSetRequest<D>, decide: Decide<D>): Admission {
-    this.syncTime();
+    this.syncTimeAt(request.arrivalMs ?? this.clock.now());
     if (!(request.workEstimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
-    const entry = new Entry<D>(this.entryOwner, request, decide, this.clock.now(), this.currentR);
+    const entry = new Entry<D>(this.entryOwner, request, decide, this.lastSyncMs, this.currentR);
     this.starting = entry;
     try {
       this.admit(entry);
@@ -468,10 +481,15 @@ export class QueueSet<D = unknown> {
 
   /** Advances R by the equal share each non-empty queue received since the last event. */
   private syncTime(): void {
-    const nowMs = this.clock.now();
+    this.syncTimeAt(this.clock.now());
+  }
+
+  /** syncTime at a reading just taken; a reading behind the last event counts as no time. */
+  private syncTimeAt(nowMs: number): void {
     const elapsedMs = nowMs - this.lastSyncMs;
+    if (!(elapsedMs > 0)) return;
     this.lastSyncMs = nowMs;
-    if (elapsedMs <= 0 || this.activeQueues === 0) return;
+    if (this.activeQueues === 0) return;
     const seatsRequested = this.seatsInQueues + this.totSeatsWaiting;
     const ratio = Math.min(seatsRequested, this.concurrencyLimit) / this.activeQueues;
     this.currentR += seatsTimesDurationMsUnits(ratio, elapsedMs);
@@ -559,8 +577,8 @@ export class QueueSet<D = unknown> {
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
     this.boundNextDispatch(queue);
-    this.observer.queued?.(entry.request.descriptor, queue.waiting.length);
-    this.observer.seatDemandChanged?.(this.seatDemand);
+    this.observer.queued?.(entry.request.descriptor, queue.waiting.length, this.lastSyncMs);
+    this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
   }
 
   /**
@@ -580,8 +598,8 @@ export class QueueSet<D = unknown> {
     this.addLive(entry);
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
-    this.observer.queued?.(entry.request.descriptor, 1);
-    this.observer.seatDemandChanged?.(this.seatDemand);
+    this.observer.queued?.(entry.request.descriptor, 1, this.lastSyncMs);
+    this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= entry.maxSeats;
     this.clipFinalSeats(entry);
@@ -687,7 +705,7 @@ export class QueueSet<D = unknown> {
   /** The books of a dispatch; the caller delivers the decision once its own books are done. */
   private startExecuting(entry: Entry<D>): void {
     entry.state = 'executing';
-    entry.startMs = this.clock.now();
+    entry.startMs = this.lastSyncMs;
     entry.seatsHeld = Math.max(entry.initialSeats, entry.finalSeats);
     this.addLive(entry);
     this.totDispatched++;
@@ -698,8 +716,8 @@ export class QueueSet<D = unknown> {
       entry.queue.seatsInUse += entry.seatsHeld;
       this.seatsInQueues += entry.seatsHeld;
     }
-    this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs, entry.queue !== undefined);
-    this.observer.seatDemandChanged?.(this.seatDemand);
+    this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs, entry.queue !== undefined, entry.startMs);
+    this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
   }
 
   /** Calls the request's `decide`; what it throws is contained (see the header). */
@@ -735,7 +753,7 @@ export class QueueSet<D = unknown> {
   private reject(entry: Entry<D>, reason: RejectReason): void {
     entry.state = 'rejected';
     this.totRejected++;
-    this.observer.rejected?.(entry.request.descriptor, reason, this.clock.now() - entry.arrivalMs);
+    this.observer.rejected?.(entry.request.descriptor, reason, this.lastSyncMs - entry.arrivalMs, this.lastSyncMs);
     this.deliver(entry, REJECT[reason]);
   }
 
@@ -761,7 +779,7 @@ export class QueueSet<D = unknown> {
     const queue = entry.queue!;
     this.boundNextDispatch(queue);
     this.reject(entry, 'time-out');
-    this.observer.seatDemandChanged?.(this.seatDemand);
+    this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
     this.removeQueueIfSurplus(queue);
     this.dispatchAsMuchAsPossible();
   }
@@ -771,9 +789,9 @@ export class QueueSet<D = unknown> {
     this.syncTime();
     entry.state = 'finished';
     this.removeLive(entry);
-    const nowMs = this.clock.now();
+    const nowMs = this.lastSyncMs;
     this.totRequestsExecuting--;
-    this.observer.finished?.(entry.request.descriptor, nowMs - entry.startMs);
+    this.observer.finished?.(entry.request.descriptor, nowMs - entry.startMs, nowMs);
     const queue = entry.queue;
     if (queue !== undefined) {
       // The guess G is replaced by the real service time S: R_start -= (G - S) * initialSeats.
@@ -806,7 +824,7 @@ export class QueueSet<D = unknown> {
       this.seatsInQueues -= entry.seatsHeld;
       this.removeQueueIfSurplus(entry.queue);
     }
-    this.observer.seatDemandChanged?.(this.seatDemand);
+    this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
     this.dispatchAsMuchAsPossible();
   }
 
