@@ -10,7 +10,7 @@ import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-dig
 import { SimClock } from '../../engine/sim-clock.ts';
 import { chain, type RequestContext } from '../server/http-context.ts';
 import { AUTHENTICATED, FLOOD_SCHEMA_UID, MASTERS, newTestController, podsInfo, TINY_LEVEL_UID } from '../metrics/testing/apf-fixtures.ts';
-import { UNDETACHED } from '../testing/request-context.ts';
+import { UNDETACHED, withEndHooks } from '../testing/request-context.ts';
 import {
   createPriorityAndFairnessFilter,
   FLOW_SCHEMA_UID_HEADER,
@@ -85,7 +85,7 @@ async function startServer(options: {
     const requestInfo = requestInfoOf(req.method ?? 'GET', url);
     const watchInitialized = requestInfo.verb === 'watch' ? new Promise<void>((resolve) => (markInitialized = resolve)) : Promise.resolve();
     const receivedMs = clock.now();
-    const context: RequestContext = {
+    const context = withEndHooks<RequestContext>({
       req,
       res,
       url,
@@ -98,8 +98,12 @@ async function startServer(options: {
       watchInitialized,
       markWatchInitialized: () => markInitialized(),
       ...UNDETACHED,
-    };
-    run(context).catch((error: unknown) => res.destroy(error as Error));
+    });
+    // The end of the request as the server ends it: the end hooks once the chain has settled.
+    run(context).then(context.runEndHooks, (error: unknown) => {
+      res.destroy(error as Error);
+      context.runEndHooks();
+    });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -3,10 +3,11 @@
 // controller, and either run the rest of the chain while the request holds its seats, or answer
 // 429 with an adaptive Retry-After.
 //
-// Seats are held until the response is completely written (`next()` settles and the socket has
-// taken the whole body, `responseFlushed`), because on Node a handler's work is asynchronous:
-// releasing when the handler *returns* would release before the storage I/O and the response
-// streaming (a large LIST to a slow reader) that the seats are meant to bound. A watch holds its
+// Seats are held until the response is completely written (the request has ended, any error
+// response included, and the socket has taken the whole body: an end hook, then `whenFlushed`),
+// because on Node a handler's work is asynchronous: releasing when the handler *returns* would
+// release before the storage I/O and the response streaming (a large LIST to a slow reader) that
+// the seats are meant to bound. A watch holds its
 // seats only until it has sent its initial events (`watchInitialized`); the stream goes on outside
 // APF, as in Kubernetes.
 //
@@ -177,17 +178,18 @@ function runAdmitted(
   return holdSeats(context, next, admission);
 }
 
-/** The seats are held until the handler is done and the response is on the socket. */
-async function holdSeats(context: RequestContext, next: () => Promise<void>, admission: Admission): Promise<void> {
-  try {
-    await next();
-  } catch (error) {
-    admission.finish();
-    throw error;
-  }
-  const res = context.res as HoldingResponse;
-  res[HELD_ADMISSION] = admission;
-  whenFlushed(res, releaseSeats);
+/**
+ * The seats are held until the request has ended (the chain settled; a thrown error answered) and
+ * the response is on the socket. An end hook rather than `await next()`: no async frame per request.
+ */
+function holdSeats(context: RequestContext, next: () => Promise<void>, admission: Admission): Promise<void> {
+  (context.res as HoldingResponse)[HELD_ADMISSION] = admission;
+  context.onEnd(releaseWhenFlushed);
+  return next();
+}
+
+function releaseWhenFlushed(context: RequestContext): void {
+  whenFlushed(context.res as HoldingResponse, releaseSeats);
 }
 
 const HELD_ADMISSION = Symbol('fairway.heldAdmission');

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { Filter, RequestContext } from '../server/http-context.ts';
 import { createFairwayMetrics } from './fairway-metrics.ts';
 import { metricsHandler } from './metrics-handler.ts';
 import { cleanDryRun, cleanScope, createRequestMetricsFilter, reportedVerb } from './request-metrics.ts';
@@ -14,7 +14,7 @@ import { parseExposition, sampleValue } from './testing/exposition.ts';
 import { ServedLabels } from './served-labels.ts';
 import type { DiscoveryModel, ResourceModel } from '../discovery/discovery.ts';
 import { parseRequestInfo } from '../server/request-info.ts';
-import { UNDETACHED } from '../testing/request-context.ts';
+import { UNDETACHED, withEndHooks } from '../testing/request-context.ts';
 
 const q = (query = '') => new URLSearchParams(query);
 const healthz: RequestInfo = {
@@ -73,11 +73,11 @@ const podsServed = (): ServedLabels =>
     groups: [],
   } satisfies DiscoveryModel).addPaths(['/healthz']);
 
-function fakeContext(method: string, path: string, requestInfo: RequestInfo, receivedMs: number): RequestContext {
+function fakeContext(method: string, path: string, requestInfo: RequestInfo, receivedMs: number): RequestContext & { runEndHooks(): void } {
   const req = new IncomingMessage(new Socket());
   req.method = method;
   const res = new ServerResponse(req);
-  return {
+  return withEndHooks({
     req,
     res,
     url: new URL(`http://localhost${path}`),
@@ -90,7 +90,13 @@ function fakeContext(method: string, path: string, requestInfo: RequestInfo, rec
     watchInitialized: Promise.resolve(),
     markWatchInitialized: () => {},
     ...UNDETACHED,
-  };
+  });
+}
+
+/** The filter in front of `handler`, then the end of the request as the server ends it. */
+async function serve(filter: Filter, context: RequestContext & { runEndHooks(): void }, handler: () => Promise<void>): Promise<void> {
+  await filter(context, handler);
+  context.runEndHooks();
 }
 
 test('the request-metrics filter counts answered resource requests with their code and duration; APF drops add a 429', async () => {
@@ -98,15 +104,15 @@ test('the request-metrics filter counts answered resource requests with their co
   const metrics = createFairwayMetrics(podsServed());
   const filter = createRequestMetricsFilter(metrics.requests, clock);
   const list = fakeContext('GET', '/api/v1/namespaces/default/pods', podsInfo('list'), clock.now());
-  await filter(list, async () => {
+  await serve(filter, list, async () => {
     clock.advance(300);
     list.res.statusCode = 200;
   });
   const missing = fakeContext('GET', '/api/v1/namespaces/default/pods/x', podsInfo('get', 'default', 'x'), clock.now());
-  await filter(missing, async () => {
+  await serve(filter, missing, async () => {
     missing.res.statusCode = 404;
   });
-  await filter(fakeContext('GET', '/healthz', healthz, clock.now()), async () => {});
+  await serve(filter, fakeContext('GET', '/healthz', healthz, clock.now()), async () => {});
   metrics.apfFilterObserver.rejected?.(fakeContext('POST', '/api/v1/namespaces/default/pods?dryRun=All', podsInfo('create'), clock.now()), undefined as never);
 
   const samples = parseExposition(await metrics.registry.metrics());
@@ -150,7 +156,7 @@ test('thousands of requests to unserved paths, rejections and odd methods add a 
     const path = [`/apis/g${i}.x/v1/r${i}/n/s${i}`, `/api/v1/r${i}`, `/api/v1/namespaces/n${i}/pods/p${i}/s${i}`, `/x${i}/y`][i % 4]!;
     const method = ['GET', 'POST', `M${i}`, 'DELETE'][i % 4]!;
     const context = fakeContext(method, `${path}?dryRun=d${i}&watch=${i}`, parseRequestInfo(method, path, q(`dryRun=d${i}`)), clock.now());
-    await filter(context, async () => {
+    await serve(filter, context, async () => {
       context.res.statusCode = code;
     });
     metrics.apfFilterObserver.rejected?.(context, undefined as never);

@@ -183,16 +183,15 @@ function codeLabel(statusCode: number): string {
   return statusCode >= 100 && statusCode <= 599 && Number.isInteger(statusCode) ? String(statusCode) : OTHER_LABEL;
 }
 
-/** Counts every response that reaches it; put it right after the APF filter. */
+/**
+ * Counts every response that reaches it, when the request ends (a detached watch when the watch
+ * ends; a request whose handler threw once its error response is set, so with that code); put it
+ * right after the APF filter.
+ */
 export function createRequestMetricsFilter(metrics: RequestMetrics, clock: Clock): Filter {
   const observe = (context: RequestContext) => metrics.observe(context, context.res.statusCode, (clock.now() - context.receivedMs) / 1000);
-  return async (context, next) => {
-    try {
-      await next();
-    } finally {
-      // A detached watch is counted when it ends.
-      if (context.detached) context.onEnd(observe);
-      else observe(context);
-    }
+  return (context, next) => {
+    context.onEnd(observe);
+    return next();
   };
 }

@@ -36,9 +36,10 @@ export interface RequestContext {
   /** Called by the watch handler once its initial events are written. */
   markWatchInitialized(): void;
   /**
-   * Runs `hook` when the request ends: its response done, or, for a detached watch, when the watch
-   * ends. Filters that have work at the end of a watch register it here instead of awaiting
-   * `next()`, so an open watch keeps none of their frames; hooks run last registered first.
+   * Runs `hook` when the request ends: the chain has settled (a thrown error already answered) and
+   * the response is ended, or, for a detached watch, when the watch ends. Filters with work at the
+   * end of a request register it here instead of awaiting `next()`: no async frame per request,
+   * and an open watch keeps none of their frames. Hooks run last registered first.
    */
   onEnd(hook: EndHook): void;
   /**

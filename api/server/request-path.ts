@@ -82,7 +82,10 @@ class InFlightRequest implements RequestContext {
   private parsedUrl: URL | undefined;
   private controller: AbortController | undefined = undefined;
   private abortListener: AbortListener | undefined = undefined;
-  private endHooks: EndHook[] | undefined = undefined;
+  /** The first two end hooks (every request has some: APF, request metrics), then any others. */
+  private endHook1: EndHook | undefined = undefined;
+  private endHook2: EndHook | undefined = undefined;
+  private moreEndHooks: EndHook[] | undefined = undefined;
   private hearsClose = false;
   private aborted = false;
 
@@ -134,8 +137,10 @@ class InFlightRequest implements RequestContext {
   }
 
   onEnd(hook: EndHook): void {
+    if (this.endHook1 === undefined) this.endHook1 = hook;
+    else if (this.endHook2 === undefined) this.endHook2 = hook;
     // Exactly as long as needed (`concat`): a pushed-to array reserves 17 slots, kept while a watch is open.
-    this.endHooks = this.endHooks === undefined ? [hook] : this.endHooks.concat(hook);
+    else this.moreEndHooks = this.moreEndHooks === undefined ? [hook] : this.moreEndHooks.concat(hook);
   }
 
   detach(): void {
@@ -148,10 +153,13 @@ class InFlightRequest implements RequestContext {
 
   /** The end hooks, last registered first; each runs once. */
   runEndHooks(): void {
-    const hooks = this.endHooks;
-    if (hooks === undefined) return;
-    this.endHooks = undefined;
-    for (let i = hooks.length - 1; i >= 0; i--) hooks[i]!(this);
+    const more = this.moreEndHooks;
+    const second = this.endHook2;
+    const first = this.endHook1;
+    this.moreEndHooks = this.endHook2 = this.endHook1 = undefined;
+    if (more !== undefined) for (let i = more.length - 1; i >= 0; i--) more[i]!(this);
+    second?.(this);
+    first?.(this);
   }
 
   abort(): void {

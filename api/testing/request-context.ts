@@ -1,7 +1,8 @@
 // The parts of a RequestContext that only the server's own requests use (detaching a watch from the
-// chain, end hooks, abort listeners), as no-ops for contexts that tests build by hand: such a
-// request is never detached, so filters never register end hooks on it.
-import type { RequestContext } from '../server/http-context.ts';
+// chain, end hooks, abort listeners), as no-ops for contexts that tests build by hand, and
+// `withEndHooks` for a hand-built context whose filters register end hooks (APF's seats, the request
+// metrics): the test ends the request where the server would, once the chain has settled.
+import type { EndHook, RequestContext } from '../server/http-context.ts';
 
 export const UNDETACHED: Pick<RequestContext, 'onEnd' | 'setAbortListener' | 'detach' | 'detached' | 'end'> = {
   onEnd: () => undefined,
@@ -10,3 +11,18 @@ export const UNDETACHED: Pick<RequestContext, 'onEnd' | 'setAbortListener' | 'de
   detached: false,
   end: () => undefined,
 };
+
+/** `context` collecting its end hooks; `runEndHooks()` runs them as the server does (last registered first, once). */
+export function withEndHooks<C extends RequestContext>(context: C): C & { runEndHooks(): void } {
+  let hooks: EndHook[] = [];
+  return Object.assign(context, {
+    onEnd: (hook: EndHook) => {
+      hooks.push(hook);
+    },
+    runEndHooks: () => {
+      const ran = hooks;
+      hooks = [];
+      for (let i = ran.length - 1; i >= 0; i--) ran[i]!(context);
+    },
+  });
+}
