@@ -383,6 +383,25 @@ test('equal precedence: the name decides, compared as UTF-8 bytes', () => {
   assert.is(result.flowSchema.metadata?.name, 'a');
 });
 
+test('a frozen RequestInfo (shared by requests to one target) is classified once per user object, and afresh by each classifier', () => {
+  const classifier = defaultClassifier();
+  const info = Object.freeze(resourceRequest('get', { resource: 'pods', namespace: 'default' }));
+  const alice = user('alice', AUTHENTICATED);
+  const root = user('root', 'system:masters', AUTHENTICATED);
+  const first = classifier.classify(digest(alice, info));
+  assert.ok(classifier.classify(digest(alice, info)) === first, 'a new digest of the same pair is not classified again');
+  assert.is(first.flowSchema.metadata?.name, 'global-default');
+  assert.is(first.flowDistinguisher, 'alice');
+  const asRoot = classifier.classify(digest(root, info));
+  assert.is(asRoot.flowSchema.metadata?.name, 'exempt', 'another user on the same target is classified for itself');
+  assert.ok(classifier.classify(digest(alice, info)) === first);
+  const unfrozen = resourceRequest('get', { resource: 'pods', namespace: 'default' });
+  const once = classifier.classify(digest(alice, unfrozen));
+  assert.ok(classifier.classify(digest(alice, unfrozen)) !== once, 'an unfrozen RequestInfo may change: not kept');
+  const other = defaultClassifier();
+  assert.ok(other.classify(digest(alice, info)) !== first, 'a new configuration classifies afresh');
+});
+
 test('a FlowSchema whose level is missing or broken is skipped and reported dangling', () => {
   const broken: PriorityLevelConfiguration = { metadata: { name: 'broken' }, spec: { type: 'Limited' } };
   const classifier = buildClassifier(

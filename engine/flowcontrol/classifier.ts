@@ -109,12 +109,25 @@ export function buildClassifier(
   // A digest is immutable once handed in, and a Classifier never changes, so a digest seen again
   // (the simulator reuses one per flow) is answered from the memo it carries. On the digest itself,
   // not in a WeakMap: the server makes a digest per request, and a WeakMap entry per request cost
-  // more than classifying.
+  // more than classifying. The server's digests are new each time but their parts repeat: a frozen
+  // RequestInfo is shared by every request to one target, and authenticators hand out one UserInfo
+  // per credential (never changed once handed out), so a classification is kept per such pair.
+  const byTarget = new WeakMap<RequestInfo, WeakMap<UserInfo, Classification>>();
   const classifier: Classifier = {
     flowSchemas: sequence,
     priorityLevels: levels,
     danglingFlowSchemas: dangling,
     classify(digest) {
+      const info = digest.requestInfo;
+      if (Object.isFrozen(info)) {
+        let byUser = byTarget.get(info);
+        const known = byUser?.get(digest.user);
+        if (known !== undefined) return known;
+        const classification = classifyOnce(digest);
+        if (byUser === undefined) byTarget.set(info, (byUser = new WeakMap()));
+        byUser.set(digest.user, classification);
+        return classification;
+      }
       const memo = (digest as MemoizedDigest)[CLASSIFICATION];
       if (memo !== undefined && memo.by === classifier) return memo.classification;
       const classification = classifyOnce(digest);
