@@ -485,9 +485,11 @@ export class FlowController {
         observer.rejected?.(d, reason, waitMs, nowMs);
         afterLeaving();
       },
-      finished: (d, executionMs, nowMs) => {
+      finished: (d, executionMs, nowMs, releasing) => {
         observer.finished?.(d, executionMs, nowMs);
-        gaugesChanged?.(nowMs);
+        // Seats released in the same event: the seat-demand change that follows updates the
+        // gauges once for both, at the same instant.
+        if (!releasing) gaugesChanged?.(nowMs);
         afterLeaving();
       },
       // Queues are added only by a configuration change, after which the actor syncs its queue

@@ -94,7 +94,8 @@ export interface QueueSetObserver<D = unknown> {
   /** `fromQueue`: it had been queued (and `queued` was called for it), as opposed to a queueless level's. */
   dispatched?(descriptor: D, waitMs: number, fromQueue: boolean, nowMs: number): void;
   rejected?(descriptor: D, reason: RejectReason, waitMs: number, nowMs: number): void;
-  finished?(descriptor: D, executionMs: number, nowMs: number): void;
+  /** `releasing`: its seats are released in the same event (a `seatDemandChanged` follows), not held for its additional latency. */
+  finished?(descriptor: D, executionMs: number, nowMs: number, releasing: boolean): void;
   noAccommodation?(descriptor: D): void;
   /** A queue came into being (the level grew); ids are stable, indexes shift on attrition. */
   queueAdded?(queueId: number): void;
@@ -791,7 +792,7 @@ export class QueueSet<D = unknown> {
     this.removeLive(entry);
     const nowMs = this.lastSyncMs;
     this.totRequestsExecuting--;
-    this.observer.finished?.(entry.request.descriptor, nowMs - entry.startMs, nowMs);
+    this.observer.finished?.(entry.request.descriptor, nowMs - entry.startMs, nowMs, entry.additionalLatencyMs <= 0);
     const queue = entry.queue;
     if (queue !== undefined) {
       // The guess G is replaced by the real service time S: R_start -= (G - S) * initialSeats.
