@@ -73,7 +73,8 @@ export class Http1Response extends NodeServerResponse {
 
   addHeaderLines(preset: PresetLines): void {
     this.headerLines += preset.lines;
-    (this.presets ??= []).push(preset);
+    // Exactly as long as needed: a pushed-to empty array reserves 17 slots, per response.
+    this.presets = this.presets === undefined ? [preset] : this.presets.concat(preset);
   }
 
   /** Preset headers never reach Node's dictionary, so they are read from the presets. */
