@@ -13,7 +13,7 @@ import { createRequestMetricsFilter } from '../metrics/request-metrics.ts';
 import { AUTHENTICATED, newTestController } from '../metrics/testing/apf-fixtures.ts';
 import { parseExposition, sampleValue } from '../metrics/testing/exposition.ts';
 import type { Filter, RequestContext } from './http-context.ts';
-import { createApiServer, type RouteHandler } from './request-path.ts';
+import { createApiServer, type ApiServer, type RouteHandler } from './request-path.ts';
 
 const PLC_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/p1';
 const asMallory: Filter = (context, next) => {
@@ -21,7 +21,10 @@ const asMallory: Filter = (context, next) => {
   return next();
 };
 
-async function listen(filters: Filter[], resources: RouteHandler): Promise<{ server: Server; get(): Promise<{ status: number; body: string }> }> {
+async function listen(
+  filters: Filter[],
+  resources: RouteHandler,
+): Promise<{ server: Server; api: ApiServer; get(path?: string): Promise<{ status: number; body: string }> }> {
   const clock = realClock();
   const api = createApiServer({
     clock,
@@ -36,9 +39,9 @@ async function listen(filters: Filter[], resources: RouteHandler): Promise<{ ser
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const port = (server.address() as AddressInfo).port;
-  const get = () =>
+  const get = (path = PLC_PATH) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      httpRequest({ host: '127.0.0.1', port, path: PLC_PATH, agent: false, headers: { accept: 'application/json' } }, (res) => {
+      httpRequest({ host: '127.0.0.1', port, path, agent: false, headers: { accept: 'application/json' } }, (res) => {
         let body = '';
         res.on('data', (c: Buffer) => (body += c.toString()));
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -46,7 +49,7 @@ async function listen(filters: Filter[], resources: RouteHandler): Promise<{ ser
         .on('error', reject)
         .end();
     });
-  return { server, get };
+  return { server, api, get };
 }
 
 async function eventually(check: () => boolean, what: string): Promise<void> {
@@ -110,6 +113,35 @@ test('end hooks run once each, last registered first, after the chain and before
     assert.is((await get()).status, 204);
     await eventually(() => ran.length === 5, 'every hook ran');
     assert.equal(ran, ['handler', 'd 204 ended=true', 'c 204 ended=true', 'b 204 ended=true', 'a 204 ended=true']);
+  } finally {
+    server.close();
+  }
+});
+
+test('requests in flight are counted as they come and go in any order, and drain waits for the last', async () => {
+  const gates = new Map<string, () => void>();
+  const { server, api, get } = await listen([], async (context) => {
+    await new Promise<void>((resolve) => gates.set(context.requestInfo.name, resolve));
+    context.res.end();
+  });
+  try {
+    const replies = ['a', 'b', 'c'].map((name) => get(`/api/v1/namespaces/default/pods/${name}`));
+    await eventually(() => gates.size === 3, 'three requests in the handler');
+    assert.is(api.inFlight, 3);
+    gates.get('b')!();
+    await replies[1];
+    await eventually(() => api.inFlight === 2, 'the middle one gone');
+    gates.get('a')!();
+    await replies[0];
+    await eventually(() => api.inFlight === 1, 'the first one gone');
+    let drained = false;
+    const drain = api.drain(10_000).then(() => (drained = true));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.not.ok(drained, 'drain waits for the last request');
+    gates.get('c')!();
+    await drain;
+    await replies[2];
+    assert.is(api.inFlight, 0);
   } finally {
     server.close();
   }
