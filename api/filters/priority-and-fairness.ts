@@ -96,25 +96,23 @@ export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilt
 }
 
 /**
- * One request's way into the flow controller. The controller hands the outcome to one shared
- * callback with this object attached, so admission costs no closure per request; most requests
- * are decided inside `admit()` and never wait.
+ * One request's way into the flow controller, and its digest. The controller hands the outcome to
+ * one shared callback with this object attached, so admission costs no closure per request; most
+ * requests are decided inside `admit()` and never wait.
  */
-class PendingAdmission implements AdmitRequest {
-  readonly digest: RequestDigest;
+class PendingAdmission implements AdmitRequest, RequestDigest {
+  readonly digest: RequestDigest = this;
   outcome: AdmitOutcome | undefined = undefined;
   /** Set only while a queued request waits. */
   wake: ((outcome: AdmitOutcome) => void) | undefined = undefined;
 
   constructor(
-    requestInfo: RequestInfo,
-    user: UserInfo,
+    readonly requestInfo: RequestInfo,
+    readonly user: UserInfo,
     readonly query: URLSearchParams,
     readonly waitLimitMs: number,
     readonly arrivalMs: number,
-  ) {
-    this.digest = { requestInfo, user };
-  }
+  ) {}
 }
 
 function deliverOutcome(outcome: AdmitOutcome): void {
