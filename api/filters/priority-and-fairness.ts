@@ -7,9 +7,8 @@
 // response included, and the socket has taken the whole body: an end hook, then `whenFlushed`),
 // because on Node a handler's work is asynchronous: releasing when the handler *returns* would
 // release before the storage I/O and the response streaming (a large LIST to a slow reader) that
-// the seats are meant to bound. A watch holds its
-// seats only until it has sent its initial events (`watchInitialized`); the stream goes on outside
-// APF, as in Kubernetes.
+// the seats are meant to bound. A watch holds its seats only until it has sent its initial events
+// (`watchInitialized`); the stream goes on outside APF, as in Kubernetes.
 //
 // Shadow mode (`enforce: false`, flag `--apf-enforce=false`) runs every request at once and keeps
 // the queue set's books as if it enforced; docs/flow-control.md ("Shadow mode") defines the model.

@@ -93,7 +93,9 @@ test('requests are classified and admitted: masters run exempt, alice queues at 
   assert.ok(controller.dump().levels.every((l) => l.queueSet.isIdle));
 });
 
-test("one clock reading per event: admit uses the caller's arrival reading, finish reads once, every hook of an event gets that reading, and a finish changes the gauges once", () => {
+// Admit uses the caller's arrival reading, finish reads the clock once, every hook of an event
+// gets that reading, and a finish changes the level's gauges once.
+test('one clock reading per event, one gauge update per finish', () => {
   let readings = 0;
   class CountingClock extends SimClock {
     override now(): number {

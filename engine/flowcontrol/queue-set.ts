@@ -66,7 +66,8 @@ export interface QueueSetRequest<D = unknown> {
   waitLimitMs: number;
   /**
    * When the request arrived, if the caller has just read the clock (so the queue set need not
-   * read it again); otherwise the queue set reads it. Never earlier than the queue set's last event.
+   * read it again); otherwise the queue set reads it. A reading behind the queue set's last event
+   * counts as that event's time.
    */
   arrivalMs?: number | undefined;
   /** Opaque to the queue set; handed back in dumps and observer calls. */
