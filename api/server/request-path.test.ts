@@ -1,149 +1,124 @@
-// The server's request path around its filters: how a request ends (end hooks, the filters that
-// rely on them) when its handler answers or throws.
-import { once } from 'node:events';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+// Request time-outs on a virtual clock: real node:http requests, the request path's own deadlines.
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { realClock } from '../../engine/clock.ts';
-import { createPriorityAndFairnessFilter } from '../filters/priority-and-fairness.ts';
+import { SimClock } from '../../engine/sim-clock.ts';
 import { silentLogger } from '../log.ts';
-import { createFairwayMetrics } from '../metrics/fairway-metrics.ts';
-import { createRequestMetricsFilter } from '../metrics/request-metrics.ts';
-import { AUTHENTICATED, newTestController } from '../metrics/testing/apf-fixtures.ts';
-import { parseExposition, sampleValue } from '../metrics/testing/exposition.ts';
-import type { Filter, RequestContext } from './http-context.ts';
-import { createApiServer, type ApiServer, type RouteHandler } from './request-path.ts';
+import type { RequestContext } from './http-context.ts';
+import { createApiServer } from './request-path.ts';
 
-const PLC_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/p1';
-const asMallory: Filter = (context, next) => {
-  context.user = { name: 'mallory', groups: AUTHENTICATED };
-  return next();
-};
+const PLC = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/p';
 
-async function listen(
-  filters: Filter[],
-  resources: RouteHandler,
-): Promise<{ server: Server; api: ApiServer; get(path?: string): Promise<{ status: number; body: string }> }> {
-  const clock = realClock();
-  const api = createApiServer({
+interface Answer {
+  status: number;
+  body: string;
+}
+
+/** A GET; a connection cut before the answer gives status 0. */
+function get(server: Server, path: string): Promise<Answer> {
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve) => {
+    const req = request({ port, path, headers: { Accept: 'application/json' } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', () => resolve({ status: 0, body: '' }));
+    req.end();
+  });
+}
+
+/** The request path on a virtual clock, listening on a real socket, with `resources` as its only handler. */
+async function start(clock: SimClock, resources: (context: RequestContext) => Promise<void>) {
+  const apiServer = createApiServer({
     clock,
     logger: silentLogger,
     requestTimeoutMs: 60_000,
-    filters,
+    filters: [],
     health: { healthz: [], livez: [], readyz: [] },
     resources,
     describe: async () => false,
   });
-  const server = createServer(api.handle);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  const get = (path = PLC_PATH) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      httpRequest({ host: '127.0.0.1', port, path, agent: false, headers: { accept: 'application/json' } }, (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      })
-        .on('error', reject)
-        .end();
-    });
-  return { server, api, get };
+  const server = createServer(apiServer.handle);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return { apiServer, server, close };
 }
 
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.unreachable(`never: ${what}`);
-}
-
-test('a handler that throws: its 500 is what the request metrics count, and APF holds the seats until that answer is written', async () => {
-  const clock = realClock();
-  const controller = newTestController({ clock });
-  const metrics = createFairwayMetrics();
-  const seatsInUse = () => controller.dump().levels.reduce((sum, l) => sum + l.queueSet.seatsInUse, 0);
-  let seatsWhileHandling = -1;
-  const { server, get } = await listen(
-    [asMallory, createPriorityAndFairnessFilter({ controller, enforce: true, clock }), createRequestMetricsFilter(metrics.requests, clock)],
-    async () => {
-      seatsWhileHandling = seatsInUse();
-      throw new Error('the handler failed');
-    },
+test("requests wait on one timer: a shorter ?timeout= ends first, the server's own --request-timeout later, each with kube's 504", async () => {
+  const clock = new SimClock(0);
+  const aborted: string[] = [];
+  // A handler that never answers: it waits for its request to be aborted.
+  const { apiServer, server, close } = await start(
+    clock,
+    (context) =>
+      new Promise<void>((resolve) =>
+        context.signal.addEventListener('abort', () => {
+          aborted.push(`${context.url.search}@${clock.now()}`);
+          resolve();
+        }),
+      ),
   );
+  const inFlight = async (count: number) => {
+    while (apiServer.inFlight < count) await new Promise((resolve) => setImmediate(resolve));
+  };
   try {
-    const reply = await get();
-    assert.is(reply.status, 500);
-    assert.is(seatsWhileHandling, 1);
-    await eventually(() => seatsInUse() === 0, 'seats released');
-    const samples = parseExposition(await metrics.registry.metrics());
-    const labels = {
-      component: 'apiserver',
-      dry_run: '',
-      group: 'flowcontrol.apiserver.k8s.io',
-      resource: 'prioritylevelconfigurations',
-      scope: 'resource',
-      subresource: '',
-      verb: 'GET',
-      version: 'v1',
-    };
-    assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, code: '500' }), 1);
-    assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, code: '200' }), undefined);
+    const answers: string[] = [];
+    // Received at 0 and at 1 s, so each deadline is its own: 60 s, then 6 s and 61 s.
+    const own = get(server, PLC).then((a) => (answers.push('own'), a));
+    await inFlight(1);
+    clock.advance(1_000);
+    const short = get(server, `${PLC}?timeout=5s`).then((a) => (answers.push('short'), a));
+    const long = get(server, `${PLC}?timeout=10m`).then((a) => (answers.push('long'), a));
+    await inFlight(3);
+    assert.is(clock.pending, 1, 'one timer for three deadlines');
+    clock.advance(5_000);
+    const shortAnswer = await short;
+    assert.equal(answers, ['short']);
+    assert.is(clock.pending, 1);
+    clock.advance(54_000);
+    const ownAnswer = await own;
+    assert.equal(answers, ['short', 'own']);
+    clock.advance(1_000);
+    const longAnswer = await long;
+    assert.equal(answers, ['short', 'own', 'long'], 'a ?timeout= above --request-timeout is capped by it');
+    for (const answer of [shortAnswer, ownAnswer, longAnswer]) {
+      assert.is(answer.status, 504);
+      const status = JSON.parse(answer.body) as { kind: string; reason: string; code: number; message: string };
+      assert.equal(
+        [status.kind, status.reason, status.code, status.message],
+        ['Status', 'Timeout', 504, 'Timeout: request did not complete within requested timeout - context deadline exceeded'],
+      );
+    }
+    assert.equal(aborted, ['?timeout=5s@6000', '@60000', '?timeout=10m@61000'], 'each handler is told at its deadline');
+    while (apiServer.inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
+    assert.is(clock.pending, 0, 'no timer left once no request is in flight');
   } finally {
-    server.close();
+    await close();
   }
 });
 
-test('end hooks run once each, last registered first, after the chain and before the response is done', async () => {
-  const ran: string[] = [];
-  const hooking =
-    (name: string): Filter =>
-    (context, next) => {
-      context.onEnd((c: RequestContext) => ran.push(`${name} ${c.res.statusCode} ended=${c.res.writableEnded}`));
-      return next();
-    };
-  const { server, get } = await listen([hooking('a'), hooking('b'), hooking('c'), hooking('d')], async (context) => {
-    ran.push('handler');
-    context.res.statusCode = 204;
-    context.res.end();
+test('a request that ends before its deadline leaves no timer and is never timed out', async () => {
+  const clock = new SimClock(0);
+  const { apiServer, server, close } = await start(clock, async (context) => {
+    context.res.statusCode = 200;
+    context.res.end('{}');
   });
   try {
-    assert.is((await get()).status, 204);
-    await eventually(() => ran.length === 5, 'every hook ran');
-    assert.equal(ran, ['handler', 'd 204 ended=true', 'c 204 ended=true', 'b 204 ended=true', 'a 204 ended=true']);
+    for (const path of [PLC, `${PLC}?timeout=5s`]) {
+      const answer = await get(server, path);
+      assert.is(answer.status, 200);
+      while (apiServer.inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
+      assert.is(clock.pending, 0, `${path}: the deadline left with its request`);
+    }
+    clock.advance(120_000);
   } finally {
-    server.close();
-  }
-});
-
-test('requests in flight are counted as they come and go in any order, and drain waits for the last', async () => {
-  const gates = new Map<string, () => void>();
-  const { server, api, get } = await listen([], async (context) => {
-    await new Promise<void>((resolve) => gates.set(context.requestInfo.name, resolve));
-    context.res.end();
-  });
-  try {
-    const replies = ['a', 'b', 'c'].map((name) => get(`/api/v1/namespaces/default/pods/${name}`));
-    await eventually(() => gates.size === 3, 'three requests in the handler');
-    assert.is(api.inFlight, 3);
-    gates.get('b')!();
-    await replies[1];
-    await eventually(() => api.inFlight === 2, 'the middle one gone');
-    gates.get('a')!();
-    await replies[0];
-    await eventually(() => api.inFlight === 1, 'the first one gone');
-    let drained = false;
-    const drain = api.drain(10_000).then(() => (drained = true));
-    await new Promise((r) => setTimeout(r, 20));
-    assert.not.ok(drained, 'drain waits for the last request');
-    gates.get('c')!();
-    await drain;
-    await replies[2];
-    assert.is(api.inFlight, 0);
-  } finally {
-    server.close();
+    await close();
   }
 });
 

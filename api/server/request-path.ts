@@ -19,7 +19,7 @@ import { sendError, sendStatus, sendStatusNegotiated, statusRepresentation } fro
 import { errorStatus } from '../engine-errors.ts';
 import { serveHealth, type HealthChecks } from '../handlers/health.ts';
 import { responseFlushed, whenFlushed } from './response-flushed.ts';
-import { DeadlineQueue } from './deadline-queue.ts';
+import { Deadlines, type Deadline } from '../../engine/deadlines.ts';
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;
 
@@ -63,7 +63,7 @@ const INITIALIZED = Promise.resolve();
  * measurable share of a small GET). A class without per-request closures: an open watch keeps this
  * alive for as long as it lasts, so its size is the server's memory per watch.
  */
-class InFlightRequest implements RequestContext {
+class InFlightRequest implements RequestContext, Deadline {
   user: UserInfo | undefined = undefined;
   impersonator: UserInfo | undefined = undefined;
   watchInitialized: Promise<void> = INITIALIZED;
@@ -82,6 +82,9 @@ class InFlightRequest implements RequestContext {
   listedInFlight = false;
   previousInFlight: InFlightRequest | undefined = undefined;
   nextInFlight: InFlightRequest | undefined = undefined;
+  /** Kept by the server's request deadlines. */
+  deadlineSlot = -1;
+  deadlineSeq = 0;
 
   constructor(
     private readonly server: RequestEnder,
@@ -299,12 +302,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     if (!req.complete) void responseFlushed(res).then(() => req.destroy());
   };
 
-  // Requests with the server's own timeout share one timer; an earlier `?timeout=` gets its own.
-  const deadlines = new DeadlineQueue<InFlightRequest>(clock, onDeadline);
+  const deadlines = new Deadlines<InFlightRequest>(clock, onDeadline);
   const serve = async (context: InFlightRequest): Promise<void> => {
-    let cancelTimer: (() => void) | undefined;
-    if (context.deadlineMs === context.receivedMs + options.requestTimeoutMs) deadlines.add(context);
-    else if (Number.isFinite(context.deadlineMs)) cancelTimer = clock.after(context.deadlineMs - context.receivedMs, () => onDeadline(context));
+    if (Number.isFinite(context.deadlineMs)) deadlines.add(context);
     try {
       try {
         await run(context);
@@ -313,7 +313,6 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       }
     } finally {
       deadlines.delete(context);
-      cancelTimer?.();
     }
     // A detached watch goes on; it ends the request itself (`context.end()`).
     if (!context.detached) endRequest(context);

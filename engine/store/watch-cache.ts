@@ -9,8 +9,7 @@ import type { CachedObject } from './cached-object.ts';
 import { ResourceCache } from './resource-cache.ts';
 import { tooLargeResourceVersionError, type StoreError } from './store-errors.ts';
 import { bookmarkEvent, type WatchEvent } from './watch-event.ts';
-import type { CacheWatcher } from './watcher.ts';
-import { WatchDeadlines } from './watch-deadlines.ts';
+import { watchDeadlines, type CacheWatcher, type WatchDeadlines } from './watcher.ts';
 
 export interface WatchCacheOptions {
   /** Events kept per resource. */
@@ -44,14 +43,13 @@ export class WatchCache {
   private waiters: RevisionWaiter[] = [];
   private bookmarkWatchers = 0;
   private cancelBookmarkTimer: Cancel | undefined;
-  /** Every watch's timeout (and the bookmark before it), on one timer. */
   readonly deadlines: WatchDeadlines;
 
   constructor(
     private readonly clock: Clock,
     private readonly options: WatchCacheOptions,
   ) {
-    this.deadlines = new WatchDeadlines(clock);
+    this.deadlines = watchDeadlines(clock);
   }
 
   get revision(): number {

@@ -3,9 +3,8 @@ import * as assert from 'uvu/assert';
 import { makeCachedObject } from './cached-object.ts';
 import { encodeObject } from './codec.ts';
 import type { CacheEvent } from './event-window.ts';
-import { CacheWatcher } from './watcher.ts';
+import { CacheWatcher, watchDeadlines } from './watcher.ts';
 import { bookmarkEvent } from './watch-event.ts';
-import { WatchDeadlines } from './watch-deadlines.ts';
 import { SimClock } from '../sim-clock.ts';
 
 const obj = (name: string, revision: number) =>
@@ -64,7 +63,7 @@ test('changes at or below the start revision are skipped, bookmarks below it too
 
 test('a timeout ends the watch on the shared deadlines, a bookmark watcher getting its last bookmark 1 s before', async () => {
   const clock = new SimClock();
-  const deadlines = new WatchDeadlines(clock);
+  const deadlines = watchDeadlines(clock);
   const a = watcher();
   const b = watcher(10, 0, false);
   const c = watcher();
@@ -87,7 +86,7 @@ test('a timeout ends the watch on the shared deadlines, a bookmark watcher getti
 
 test('a watch that ends early leaves the deadlines; the others still time out in order', () => {
   const clock = new SimClock();
-  const deadlines = new WatchDeadlines(clock);
+  const deadlines = watchDeadlines(clock);
   const watches = [4, 2, 9, 2, 7].map((seconds) => {
     const made = watcher(10, 0, false);
     made.w.endAfter(deadlines, clock.now(), seconds * 1_000);

@@ -7,11 +7,12 @@
 // Initial events (the current state, or a replay from the event window) are not buffered copies:
 // they are produced lazily from a snapshot taken when the watch started, ahead of the live buffer.
 
+import type { Clock } from '../clock.ts';
+import { Deadlines, type Deadline } from '../deadlines.ts';
 import { cachedAtRevision, type CachedObject } from './cached-object.ts';
 import type { CacheEvent } from './event-window.ts';
 import { watchTooSlowError } from './store-errors.ts';
 import type { WatchConsumer, Watcher } from './store-types.ts';
-import type { Deadline, WatchDeadlines } from './watch-deadlines.ts';
 import { errorEvent, objectEvent, type WatchEvent } from './watch-event.ts';
 
 export type ObjectFilter = ((cached: CachedObject) => boolean) | undefined;
@@ -54,6 +55,15 @@ export interface CacheWatcherOptions {
   readonly afterRevision: number;
   readonly owner: WatcherOwner;
 }
+
+/** Every watch's timeout (and the bookmark before it) of one cache, on one timer. */
+export type WatchDeadlines = Deadlines<CacheWatcher>;
+
+export function watchDeadlines(clock: Clock): WatchDeadlines {
+  return new Deadlines(clock, deadlineReached);
+}
+
+const deadlineReached = (watcher: CacheWatcher): void => watcher.deadlineReached();
 
 export class CacheWatcher implements Watcher, Deadline {
   readonly filter: ObjectFilter;
@@ -109,7 +119,7 @@ export class CacheWatcher implements Watcher, Deadline {
     this.timeoutAtMs = nowMs + timeoutMs;
     if (this.wantsBookmarks && timeoutMs > BOOKMARK_BEFORE_TIMEOUT_MS) this.bookmarkAtMs = this.timeoutAtMs - BOOKMARK_BEFORE_TIMEOUT_MS;
     this.deadlineMs = Math.min(this.timeoutAtMs, this.bookmarkAtMs);
-    deadlines.schedule(this);
+    deadlines.add(this);
   }
 
   deadlineReached(): void {
@@ -118,7 +128,7 @@ export class CacheWatcher implements Watcher, Deadline {
       this.bookmarkAtMs = Number.POSITIVE_INFINITY;
       this.owner.timeoutNear(this);
       this.deadlineMs = this.timeoutAtMs;
-      this.deadlines?.schedule(this);
+      this.deadlines?.add(this);
       return;
     }
     this.finish();
@@ -155,7 +165,7 @@ export class CacheWatcher implements Watcher, Deadline {
     if (this.closed) return;
     if (last !== undefined) this.push(last);
     this.closed = true;
-    this.deadlines?.cancel(this);
+    this.deadlines?.delete(this);
     this.deadlines = undefined;
     this.owner.watcherEnded(this);
     if (this.waiters !== undefined && this.waiters.length > 0 && this.pending === 0) this.resolveDone();

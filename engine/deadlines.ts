@@ -1,0 +1,142 @@
+// Many deadlines on one timer of the injected clock: every request's time-out, every watch's
+// timeout and its last bookmark. A timer per deadline (its closure, its cancel handle) is a
+// measurable share of a small GET, and of the memory per open watch.
+//
+// A binary heap ordered by due time, then by the order of adding, so entries due at the same
+// instant run in the order they were added and a virtual clock replays the same history. Each entry
+// records its own position in the heap, so removing one costs O(log n) and leaves nothing behind.
+// The common case costs O(1) to add: nearly every request gets the server's own time-out, so
+// deadlines arrive in due order and a new one stops at its first comparison.
+//
+// One timer is armed, for the earliest deadline, and armed again only when an earlier one is
+// added: when the earliest leaves (its request is over), the timer stays and, when it fires,
+// re-arms for whatever is earliest then. Emptied, the heap stops its timer, so an idle server holds
+// no timer that would keep the process alive.
+import type { Cancel, Clock } from './clock.ts';
+
+/** Something with a deadline; the heap keeps its position in it. */
+export interface Deadline {
+  /** When it is due, on the clock's time line; changed only while not added, or right before `add` moves the entry. */
+  readonly deadlineMs: number;
+  /** Position in the heap, -1 when not added: start at -1 (owned by Deadlines). */
+  deadlineSlot: number;
+  /** Order of adding, for ties (owned by Deadlines). */
+  deadlineSeq: number;
+}
+
+export class Deadlines<T extends Deadline> {
+  private readonly heap: T[] = [];
+  private seq = 0;
+  private cancelTimer: Cancel | undefined = undefined;
+  /** The due time the timer is armed for (Infinity when none). */
+  private armedMs = Number.POSITIVE_INFINITY;
+  /** Due entries are being run: they arm the timer once, when all are done. */
+  private firing = false;
+
+  /** `onDue` runs once per entry whose deadline has come, after the entry left the heap (it may add itself again). */
+  constructor(
+    private readonly clock: Clock,
+    private readonly onDue: (entry: T) => void,
+  ) {}
+
+  get size(): number {
+    return this.heap.length;
+  }
+
+  /** Adds `entry` at its `deadlineMs` (a finite time); an entry already added moves there. */
+  add(entry: T): void {
+    if (entry.deadlineSlot >= 0) this.removeAt(entry.deadlineSlot);
+    entry.deadlineSeq = this.seq++;
+    const slot = this.heap.length;
+    this.heap.push(entry);
+    this.siftUp(entry, slot);
+    if (entry.deadlineMs < this.armedMs && !this.firing) this.arm();
+  }
+
+  /** Forgets `entry`, which will not come due; a no-op for one not added (or already due). */
+  delete(entry: T): void {
+    if (entry.deadlineSlot < 0) return;
+    this.removeAt(entry.deadlineSlot);
+    if (this.heap.length === 0) this.disarm();
+  }
+
+  private readonly fire = (): void => {
+    this.cancelTimer = undefined;
+    this.armedMs = Number.POSITIVE_INFINITY;
+    this.firing = true;
+    try {
+      const nowMs = this.clock.now();
+      const heap = this.heap;
+      for (let top = heap[0]; top !== undefined && top.deadlineMs <= nowMs; top = heap[0]) {
+        this.removeAt(0);
+        this.onDue(top);
+      }
+    } finally {
+      this.firing = false;
+      this.arm();
+    }
+  };
+
+  /** Arms the timer for the earliest entry, unless it is already armed for that time or earlier. */
+  private arm(): void {
+    const top = this.heap[0];
+    if (top === undefined || top.deadlineMs >= this.armedMs) return;
+    this.cancelTimer?.();
+    this.armedMs = top.deadlineMs;
+    this.cancelTimer = this.clock.after(top.deadlineMs - this.clock.now(), this.fire);
+  }
+
+  private disarm(): void {
+    if (this.cancelTimer === undefined) return;
+    this.cancelTimer();
+    this.cancelTimer = undefined;
+    this.armedMs = Number.POSITIVE_INFINITY;
+  }
+
+  private removeAt(slot: number): void {
+    const heap = this.heap;
+    heap[slot]!.deadlineSlot = -1;
+    const last = heap.pop()!;
+    if (slot === heap.length) return;
+    // The last entry fills the hole: it moves up if it is earlier than the hole's parent, else down.
+    if (slot > 0 && before(last, heap[(slot - 1) >> 1]!)) this.siftUp(last, slot);
+    else this.siftDown(last, slot);
+  }
+
+  /** Puts `entry` in the hole at `slot`, moving it towards the root while it is due earlier. */
+  private siftUp(entry: T, slot: number): void {
+    const heap = this.heap;
+    while (slot > 0) {
+      const parentSlot = (slot - 1) >> 1;
+      const parent = heap[parentSlot]!;
+      if (!before(entry, parent)) break;
+      heap[slot] = parent;
+      parent.deadlineSlot = slot;
+      slot = parentSlot;
+    }
+    heap[slot] = entry;
+    entry.deadlineSlot = slot;
+  }
+
+  /** Puts `entry` in the hole at `slot`, moving it towards the leaves while a child is due earlier. */
+  private siftDown(entry: T, slot: number): void {
+    const heap = this.heap;
+    const size = heap.length;
+    for (;;) {
+      let child = 2 * slot + 1;
+      if (child >= size) break;
+      if (child + 1 < size && before(heap[child + 1]!, heap[child]!)) child++;
+      const next = heap[child]!;
+      if (!before(next, entry)) break;
+      heap[slot] = next;
+      next.deadlineSlot = slot;
+      slot = child;
+    }
+    heap[slot] = entry;
+    entry.deadlineSlot = slot;
+  }
+}
+
+function before(a: Deadline, b: Deadline): boolean {
+  return a.deadlineMs < b.deadlineMs || (a.deadlineMs === b.deadlineMs && a.deadlineSeq < b.deadlineSeq);
+}
