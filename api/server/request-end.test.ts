@@ -147,4 +147,27 @@ test('requests in flight are counted as they come and go in any order, and drain
   }
 });
 
+test('a filter that throws at once is answered 500 and the request ends like any other', async () => {
+  const ended: string[] = [];
+  const { server, api, get } = await listen(
+    [
+      (context, next) => {
+        context.onEnd((c) => ended.push(`ended ${c.res.statusCode}`));
+        return next();
+      },
+      () => {
+        throw new Error('a filter failed');
+      },
+    ],
+    async () => assert.unreachable('the handler ran'),
+  );
+  try {
+    assert.is((await get()).status, 500);
+    await eventually(() => api.inFlight === 0, 'the request ended');
+    assert.equal(ended, ['ended 500']);
+  } finally {
+    server.close();
+  }
+});
+
 test.run();

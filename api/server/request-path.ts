@@ -303,17 +303,32 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   };
 
   const deadlines = new Deadlines<InFlightRequest>(clock, onDeadline);
-  const serve = async (context: InFlightRequest): Promise<void> => {
+  // The request's one wait for its chain: a reaction with two small closures rather than an async
+  // frame and its await, a measurable share of a small GET's allocation.
+  const serve = (context: InFlightRequest): void => {
     if (Number.isFinite(context.deadlineMs)) deadlines.add(context);
+    let chainDone: Promise<void>;
     try {
-      try {
-        await run(context);
-      } catch (error) {
-        sendError(context, error, logger);
-      }
-    } finally {
-      deadlines.delete(context);
+      chainDone = run(context);
+    } catch (error) {
+      chainDone = Promise.reject(error);
     }
+    chainDone.then(
+      () => chainSettled(context),
+      (error: unknown) => chainFailed(context, error),
+    );
+  };
+  const chainFailed = (context: InFlightRequest, error: unknown): void => {
+    try {
+      sendError(context, error, logger);
+    } catch (sendFailure) {
+      deadlines.delete(context);
+      throw sendFailure;
+    }
+    chainSettled(context);
+  };
+  const chainSettled = (context: InFlightRequest): void => {
+    deadlines.delete(context);
     // A detached watch goes on; it ends the request itself (`context.end()`).
     if (!context.detached) endRequest(context);
   };
@@ -360,7 +375,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
     const context = new InFlightRequest(ender, req, res, connectionOf(req), requestInfo, receivedMs, deadlineMs, query, target, url);
     inFlight.add(context);
-    void serve(context);
+    serve(context);
   };
 
   return {
