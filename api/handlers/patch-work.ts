@@ -68,7 +68,9 @@ export function patchWorkSize(payload: unknown): number {
 function patchWork(request: PatchRequest, group: string): Work {
   const { current, ...rest } = request;
   const forms =
-    current === undefined ? [] : [storedFormOf(current) ?? { object: current, revision: 0, codecBytes: encodeObject(current), jsonBytes: undefined }];
+    current === undefined
+      ? []
+      : [storedFormOf(current) ?? { object: current, revision: 0, codecBytes: encodeObject(current), jsonBytes: undefined, jsonLine: undefined }];
   return { stage: patchStage(request.contentType), payload: { objects: forms, request: rest, group } satisfies PatchPayload };
 }
 

@@ -7,7 +7,7 @@
 // a worker. Large bodies are streamed in chunks (api/server/response-body.ts). Each function resolves when
 // the body has been handed to the response, so the request keeps its APF seats until then.
 import type { KubeObject, ListMeta } from '../../engine/resources/types.ts';
-import { storedFormOf } from '../../engine/store/cached-object.ts';
+import { objectJsonLine, storedFormOf } from '../../engine/store/cached-object.ts';
 import { encodeObject } from '../../engine/store/codec.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
@@ -17,7 +17,7 @@ import { negotiateOutput, OBJECT_MEDIA_TYPES, tableConversions, type NegotiatedM
 import { ApiError } from '../errors.ts';
 import { parseIncludeObject, type FlowcontrolKind } from './table.ts';
 import type { RequestContext } from '../server/http-context.ts';
-import { type BodyParts, sendBody } from '../server/response-body.ts';
+import { type BodyParts, sendBody, sendBytes } from '../server/response-body.ts';
 import { renderWork, type RenderSpec } from './render-body.ts';
 import { wantsPretty, type Representation } from './respond.ts';
 
@@ -131,10 +131,17 @@ export async function cacheJson(forms: readonly StoredForm[], executor: Executor
 
 /** The stored form of an object the store returned (or one made now, for an object it did not). */
 function formOf(object: KubeObject): StoredForm {
-  return storedFormOf(object) ?? { object, revision: Number(object.metadata?.resourceVersion ?? 0), codecBytes: encodeObject(object), jsonBytes: undefined };
+  return (
+    storedFormOf(object) ?? {
+      object,
+      revision: Number(object.metadata?.resourceVersion ?? 0),
+      codecBytes: encodeObject(object),
+      jsonBytes: undefined,
+      jsonLine: undefined,
+    }
+  );
 }
 
-const NEWLINE = Buffer.from('\n');
 const COMMA = Buffer.from(',');
 const LIST_END = Buffer.from(']}\n');
 
@@ -183,11 +190,8 @@ export function sendStoredObject(
   const contentType = output.negotiated.contentType;
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, [form], renderSpec(context, out, output), statusCode, contentType);
   const json = form.jsonBytes;
-  if (json !== undefined) return sendBody(context.res, statusCode, contentType, [json, NEWLINE], json.byteLength + 1);
-  return cacheJson([form], out.executor).then(() => {
-    const bytes = form.jsonBytes!;
-    return sendBody(context.res, statusCode, contentType, [bytes, NEWLINE], bytes.byteLength + 1);
-  });
+  if (json !== undefined) return sendBytes(context.res, statusCode, contentType, objectJsonLine(form, json));
+  return cacheJson([form], out.executor).then(() => sendBytes(context.res, statusCode, contentType, objectJsonLine(form, form.jsonBytes!)));
 }
 
 async function renderAndSend(

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BulkScheduler } from './bulk-scheduler.ts';
-import { CHUNK_BYTES, ChunkedBody, sendBody } from './response-body.ts';
+import { CHUNK_BYTES, ChunkedBody, sendBody, sendBytes } from './response-body.ts';
 import { PRIORITY_LEVEL_UID_HEADER } from '../filters/priority-and-fairness.ts';
 
 /** Serves one response with `handler`, reads it (slowly when asked) and reports what was written. */
@@ -46,6 +46,26 @@ const pattern = (length: number, seed: number): Buffer => {
   for (let i = 0; i < length; i++) bytes[i] = (i * 31 + seed) & 0xff;
   return bytes;
 };
+
+test('one buffer is sent as it is: a small one by res.end with its length, a large one in chunks', async () => {
+  const body = Buffer.from('{"a":1}\n');
+  const small = await exchange((res) => sendBytes(res, 200, 'application/json', body));
+  assert.is(small.status, 200);
+  assert.is(small.headers['content-type'], 'application/json');
+  assert.is(small.headers['content-length'], '8');
+  assert.is(small.bytes.toString(), '{"a":1}\n');
+  assert.equal(small.writes, [], 'res.end only');
+  const big = pattern(2 * CHUNK_BYTES + 3, 7);
+  const large = await exchange((res) => sendBytes(res, 200, 'application/json', big), { readDelayMs: 20 });
+  assert.is(large.headers['content-length'], String(big.byteLength));
+  assert.ok(large.bytes.equals(big), 'every byte arrives, in order');
+  assert.ok(large.writes.length >= 2 && large.writes.every((n) => n <= CHUNK_BYTES), `written in chunks (${large.writes.join(', ')})`);
+  const late = await exchange((res) => {
+    res.writeHead(204).end();
+    return sendBytes(res, 200, 'application/json', body);
+  });
+  assert.is(late.status, 204, 'a response whose head went out is left as it was');
+});
 
 test('a small body goes out in one call with its length; a large one in chunks of at most CHUNK_BYTES', async () => {
   const small = await exchange((res) => sendBody(res, 201, 'application/json', [Buffer.from('{"a":'), Buffer.from('1}\n')], 8));

@@ -311,13 +311,7 @@ export class ChunkedBody implements BulkWriter {
  * fits in a chunk, else streamed. Synchronous for small bodies, so the common GET pays no promise.
  */
 export function sendBody(res: ServerResponse, statusCode: number, contentType: string, parts: BodyParts, byteLength: number): undefined | Promise<unknown> {
-  if (res.headersSent) {
-    if (!res.writableEnded) res.end();
-    return;
-  }
-  res.statusCode = statusCode;
-  res.setHeader('Content-Type', contentType);
-  res.setHeader('Content-Length', byteLength);
+  if (!startBody(res, statusCode, contentType, byteLength)) return;
   if (byteLength <= CHUNK_BYTES) {
     res.end(parts.length === 1 ? parts.at(0) : joined(parts, byteLength));
     return;
@@ -325,6 +319,31 @@ export function sendBody(res: ServerResponse, statusCode: number, contentType: s
   const body = new ChunkedBody(res);
   body.appendParts(parts, byteLength);
   return body.end();
+}
+
+/** `sendBody` of one buffer (a GET's cached bytes), without an array around it. */
+export function sendBytes(res: ServerResponse, statusCode: number, contentType: string, bytes: Uint8Array): undefined | Promise<unknown> {
+  const byteLength = bytes.byteLength;
+  if (!startBody(res, statusCode, contentType, byteLength)) return;
+  if (byteLength <= CHUNK_BYTES) {
+    res.end(bytes);
+    return;
+  }
+  const body = new ChunkedBody(res);
+  body.append(bytes);
+  return body.end();
+}
+
+/** The status and headers of a complete body; false (the response ended) when a head went out already. */
+function startBody(res: ServerResponse, statusCode: number, contentType: string, byteLength: number): boolean {
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return false;
+  }
+  res.statusCode = statusCode;
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', byteLength);
+  return true;
 }
 
 /** `parts` in one buffer. */

@@ -7,6 +7,7 @@ import {
   makeCachedObject,
   objectFromCodec,
   objectJsonBytes,
+  objectJsonLine,
   storedFormOf,
   withResourceVersion,
 } from './cached-object.ts';
@@ -73,6 +74,21 @@ test('every version the store hands out leads back to its stored form; other obj
   assert.is(storedFormOf(plc({ name: 'a' })), undefined);
   const bytes = objectJsonBytes(cached);
   assert.is(objectJsonBytes(cached), bytes, 'encoded once');
+});
+
+test("a version's JSON line is its JSON and a newline, made once; the JSON then views the same bytes", () => {
+  const codec = encodeObject(plc({ name: 'a' }));
+  const cached = makeCachedObject('/r/a', 'a', decodeFrozenObject(codec), 5, codec, false);
+  const json = objectJsonBytes(cached);
+  const text = json.toString();
+  const line = objectJsonLine(cached, json);
+  assert.is(line.toString(), `${text}\n`);
+  assert.is(objectJsonLine(cached, json), line, 'made once per version');
+  assert.is(objectJsonBytes(cached).toString(), text);
+  assert.is(objectJsonBytes(cached).buffer, line.buffer, 'one copy of the bytes');
+  const later = cachedAtRevision(cached, 9);
+  assert.is(later.jsonLine, undefined, 'another revision has JSON of its own');
+  assert.match(objectJsonLine(later, objectJsonBytes(later)).toString(), /"resourceVersion":"9"[^\n]*\n$/);
 });
 
 test.run();

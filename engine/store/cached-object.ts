@@ -26,6 +26,8 @@ export interface StoredForm {
   readonly codecBytes: Uint8Array;
   /** Its JSON as kube-apiserver writes it (no trailing newline), once someone has encoded it. */
   jsonBytes: Buffer | undefined;
+  /** Its JSON and a newline (a GET's whole body), once a GET has sent it (`objectJsonLine`). */
+  jsonLine: Buffer | undefined;
 }
 
 export interface CachedObject extends StoredForm {
@@ -56,14 +58,25 @@ function remember(cached: CachedObject): CachedObject {
 export function makeCachedObject(key: string, name: string, decoded: KubeObject, modRevision: number, codecBytes: Uint8Array, stale: boolean): CachedObject {
   const object = deepFreeze(withResourceVersion(decoded, String(modRevision)));
   const labels = object.metadata?.labels;
-  return remember({ key, name, modRevision, revision: modRevision, object, labels: labels ?? undefined, codecBytes, stale, jsonBytes: undefined });
+  return remember({
+    key,
+    name,
+    modRevision,
+    revision: modRevision,
+    object,
+    labels: labels ?? undefined,
+    codecBytes,
+    stale,
+    jsonBytes: undefined,
+    jsonLine: undefined,
+  });
 }
 
 /** The same content presented at another revision (a DELETED event carries the deletion revision). */
 export function cachedAtRevision(source: CachedObject, revision: number): CachedObject {
   if (revision === source.revision) return source;
   const object = deepFreeze(withResourceVersion(source.object, String(revision)));
-  return remember({ ...source, revision, object, jsonBytes: undefined });
+  return remember({ ...source, revision, object, jsonBytes: undefined, jsonLine: undefined });
 }
 
 /** The object's JSON (Go's encoding, no trailing newline), computed once per version. */
@@ -74,6 +87,25 @@ export function objectJsonBytes(form: StoredForm): Buffer {
     form.jsonBytes = bytes;
   }
   return bytes;
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * The object's JSON followed by a newline, as a GET sends it (json.Encoder's framing), made once per
+ * version from its JSON, so a GET writes the cached bytes as they are instead of joining them per
+ * request. The JSON then becomes a view of the same bytes, so the version keeps one copy.
+ */
+export function objectJsonLine(form: StoredForm, json: Buffer): Buffer {
+  let line = form.jsonLine;
+  if (line === undefined) {
+    line = Buffer.allocUnsafeSlow(json.byteLength + 1);
+    line.set(json, 0);
+    line[json.byteLength] = NEWLINE;
+    form.jsonLine = line;
+    form.jsonBytes = line.subarray(0, json.byteLength);
+  }
+  return line;
 }
 
 /** The object a stored form holds, rebuilt from its codec bytes (in any thread): equal, key order included. */
@@ -132,5 +164,5 @@ export function adoptWrittenObject(key: string, name: string, object: KubeObject
   top.metadata = metadata;
   deepFreeze(top);
   const labels = (metadata.labels ?? undefined) as Readonly<Record<string, string>> | undefined;
-  return remember({ key, name, modRevision, revision: modRevision, object: top, labels, codecBytes, stale: false, jsonBytes: undefined });
+  return remember({ key, name, modRevision, revision: modRevision, object: top, labels, codecBytes, stale: false, jsonBytes: undefined, jsonLine: undefined });
 }
