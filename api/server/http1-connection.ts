@@ -137,10 +137,15 @@ function expectsBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** The request has no body left unread, so rule 1 leaves its response's head alone. */
+export function requestBodyRead(req: IncomingMessage): boolean {
+  return req.complete || !expectsBody(req);
+}
+
 /** Rule 1, decided as the response's head goes out. */
 function limitUnreadBody(res: Http1Response): void {
   const req = res.req as FramedRequest;
-  if (req.complete || !expectsBody(req)) return;
+  if (requestBodyRead(req)) return;
   const length = req.headers['content-length'];
   // A small declared remainder: Node reads and discards it after the response, keeping the
   // connection; unless the client still waits for `100 Continue` and may never send it.

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, request, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
 import { BulkScheduler } from './bulk-scheduler.ts';
 import { CHUNK_BYTES, ChunkedBody, sendBody, sendBytes } from './response-body.ts';
 import { PRIORITY_LEVEL_UID_HEADER } from '../filters/priority-and-fairness.ts';
@@ -65,6 +66,45 @@ test('one buffer is sent as it is: a small one by res.end with its length, a lar
     return sendBytes(res, 200, 'application/json', body);
   });
   assert.is(late.status, 204, 'a response whose head went out is left as it was');
+});
+
+/** The raw bytes of one keep-alive GET to a server of `options` answering with `handler`, Date blanked. */
+async function rawExchange(options: object, handler: (res: ServerResponse) => unknown): Promise<string> {
+  const server = createServer(options, (_req, res) => void handler(res));
+  installHttp1Rules(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n'));
+      let received = '';
+      socket.on('data', (chunk: Buffer) => {
+        received += chunk.toString('latin1');
+        if (received.endsWith('{"a":1}\n')) {
+          socket.destroy();
+          resolve(received);
+        }
+      });
+      socket.on('error', reject);
+    });
+    return text.replace(/^Date: .*$/m, 'Date: -');
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+test("an HTTP/1.1 response's head is the one setHeader gave, byte for byte, however it is built", async () => {
+  const body = Buffer.from('{"a":1}\n');
+  const expected =
+    'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 8\r\nDate: -\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n{"a":1}\n';
+  assert.is(await rawExchange(HTTP1_SERVER_OPTIONS, (res) => sendBytes(res, 200, 'application/json', body)), expected);
+  assert.is(await rawExchange({}, (res) => sendBytes(res, 200, 'application/json', body)), expected);
+  const withWarning = await rawExchange(HTTP1_SERVER_OPTIONS, (res) => {
+    res.setHeader('Warning', '299 - "x"');
+    return sendBody(res, 200, 'application/json', [body], body.byteLength);
+  });
+  assert.is(withWarning, expected.replace('OK\r\n', 'OK\r\nWarning: 299 - "x"\r\n'), 'headers set before keep their place');
 });
 
 test('a small body goes out in one call with its length; a large one in chunks of at most CHUNK_BYTES', async () => {

@@ -14,6 +14,7 @@
 import type { ServerResponse } from 'node:http';
 import { PRIORITY_LEVEL_UID_HEADER } from '../filters/priority-and-fairness.ts';
 import { BulkScheduler, type BulkWriter } from './bulk-scheduler.ts';
+import { Http1Response, requestBodyRead } from './http1-connection.ts';
 
 /**
  * The most one body writes at a time: small enough that encrypting it takes a fraction of a
@@ -339,6 +340,12 @@ function startBody(res: ServerResponse, statusCode: number, contentType: string,
   if (res.headersSent) {
     if (!res.writableEnded) res.end();
     return false;
+  }
+  // Over HTTP/1.1 with the request read (no early-response rule adds a header), the head is written
+  // from one array: Node validates and serializes the pair without keeping a header dictionary.
+  if (res instanceof Http1Response && requestBodyRead(res.req)) {
+    res.writeHead(statusCode, ['Content-Type', contentType, 'Content-Length', byteLength]);
+    return true;
   }
   res.statusCode = statusCode;
   res.setHeader('Content-Type', contentType);
