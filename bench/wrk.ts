@@ -18,6 +18,9 @@ export interface WrkOptions {
   threads?: number;
   /** Per-request timeout (wrk's default is 2 s). */
   timeoutSeconds?: number;
+  /** A Lua script that also prints wrk-report.lua's line (default: that script), and its arguments. */
+  script?: string;
+  scriptArgs?: string[];
 }
 
 export interface WrkResult {
@@ -52,11 +55,12 @@ export function runWrk(options: WrkOptions): Promise<WrkResult> {
     `--timeout`,
     `${options.timeoutSeconds ?? 10}s`,
     '-s',
-    REPORT_SCRIPT,
+    options.script ?? REPORT_SCRIPT,
   ];
   if (options.token !== undefined) args.push('-H', `Authorization: Bearer ${options.token}`);
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   args.push(options.url);
+  if (options.scriptArgs !== undefined) args.push('--', ...options.scriptArgs);
   return spawnWrk(args).then(({ status, stdout, stderr }) => {
     const line = stdout.split('\n').find((l) => l.startsWith('{'));
     if (status !== 0 || line === undefined) throw new Error(`wrk exited with ${status}: ${stderr}${stdout}`);
