@@ -181,6 +181,7 @@ async function round(server: ServerProcess): Promise<RoundResult> {
 }
 
 const f1 = (x: number) => x.toFixed(1);
+const mib = (x: number | undefined) => (x === undefined ? '?' : f1(x));
 
 /** One line per phase and user: the slow GETs' time by where it went, and the server meanwhile. */
 function printTrace(label: string, r: number, result: RoundResult): void {
@@ -194,7 +195,7 @@ function printTrace(label: string, r: number, result: RoundResult): void {
       `  ${label} round ${r + 1} ${phase}: main thread ${f1(t.mainCpuMs)} ms CPU, ${f1(t.mainWaitMs)} ms waiting for a core; GC ${gc || 'none'}; ` +
         `loop gaps > 3 ms ${t.server.gaps.count} (max ${f1(t.server.gaps.maxMs)}, ${f1(t.server.gaps.totalMs)} ms, ${f1(t.server.gaps.waitMs)} off core); ` +
         `bulk turns ${t.server.turns.count} (max ${t.server.turns.maxMs.toFixed(2)} ms, ${t.server.turns.over1Ms} over 1 ms); ` +
-        `heap ${f1(t.memory?.heapMb ?? Number.NaN)} MiB, external ${f1(t.memory?.externalMb ?? Number.NaN)} (ArrayBuffers ${f1(t.memory?.arrayBuffersMb ?? Number.NaN)})`,
+        `heap ${mib(t.memory?.heapMb)} MiB, external ${mib(t.memory?.externalMb)} (ArrayBuffers ${mib(t.memory?.arrayBuffersMb)})`,
     );
     for (const user of ['admin', 'node'] as const) {
       const s = t[user];
