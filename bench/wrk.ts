@@ -2,6 +2,7 @@
 // server on this machine, so the figures measure the server, not the client (a Node client
 // saturates first). One run → one summary, parsed from the JSON line bench/wrk-report.lua prints.
 import { spawn, spawnSync } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +19,14 @@ export interface WrkOptions {
   threads?: number;
   /** Per-request timeout (wrk's default is 2 s). */
   timeoutSeconds?: number;
+  /** A Lua script that also prints wrk-report.lua's line (default: that script), and its arguments. */
+  script?: string;
+  scriptArgs?: string[];
+  /**
+   * Added to this process's niceness for wrk (negative: scheduled ahead of it). A latency probe
+   * sharing cores with the server and other load must not measure its own wait for a core.
+   */
+  niceIncrement?: number;
 }
 
 export interface WrkResult {
@@ -52,12 +61,13 @@ export function runWrk(options: WrkOptions): Promise<WrkResult> {
     `--timeout`,
     `${options.timeoutSeconds ?? 10}s`,
     '-s',
-    REPORT_SCRIPT,
+    options.script ?? REPORT_SCRIPT,
   ];
   if (options.token !== undefined) args.push('-H', `Authorization: Bearer ${options.token}`);
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   args.push(options.url);
-  return spawnWrk(args).then(({ status, stdout, stderr }) => {
+  if (options.scriptArgs !== undefined) args.push('--', ...options.scriptArgs);
+  return spawnWrk(args, options.niceIncrement).then(({ status, stdout, stderr }) => {
     const line = stdout.split('\n').find((l) => l.startsWith('{'));
     if (status !== 0 || line === undefined) throw new Error(`wrk exited with ${status}: ${stderr}${stdout}`);
     return JSON.parse(line) as WrkResult;
@@ -68,9 +78,16 @@ export function runWrk(options: WrkOptions): Promise<WrkResult> {
  * wrk with these arguments, its output collected. Not spawnSync: the calling process's own
  * keep-alive sockets must see the server meanwhile.
  */
-export function spawnWrk(args: readonly string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function spawnWrk(args: readonly string[], niceIncrement = 0): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (niceIncrement !== 0 && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, Math.max(-20, Math.min(19, getPriority() + niceIncrement)));
+      } catch {
+        // Not allowed (raising priority needs CAP_SYS_NICE): wrk runs at this process's priority.
+      }
+    }
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BulkScheduler, type BulkWriter } from './bulk-scheduler.ts';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { BULK_TURN_CHANNEL, BulkScheduler, type BulkTurn, type BulkWriter } from './bulk-scheduler.ts';
 
 /** A scheduler on a fake clock: each byte written costs `msPerKiB`; `step()` runs one deferred turn. */
 function harness(options: { turnMs: number; turnBytes?: number; grantBytes?: number; msPerKiB?: number }) {
@@ -159,6 +160,25 @@ test('a writer that throws does not stop the others', () => {
   assert.is(turns.length, 1, 'the next turn is deferred anyway');
   turns.shift()!();
   assert.equal(wrote, ['b']);
+});
+
+test('each turn is published on the diagnostics channel with its start, duration, bytes and grants', () => {
+  const turns: BulkTurn[] = [];
+  const onTurn = (message: unknown) => turns.push(message as BulkTurn);
+  subscribe(BULK_TURN_CHANNEL, onTurn);
+  try {
+    // 64 bytes cost 1/16 ms: a turn of 0.125 ms makes two grants.
+    const h = harness({ turnMs: 0.125, grantBytes: 64, msPerKiB: 1 });
+    h.writer('a', 'level', 160);
+    h.step();
+    h.step();
+    assert.equal(turns, [
+      { startMs: 0, durationMs: 0.125, bytes: 128, grants: 2 },
+      { startMs: 0.125, durationMs: 32 / 1024, bytes: 32, grants: 1 },
+    ]);
+  } finally {
+    unsubscribe(BULK_TURN_CHANNEL, onTurn);
+  }
 });
 
 test.run();

@@ -16,6 +16,11 @@
 //
 // Pure: the turn is deferred through an injected function (setImmediate on the server) and time is
 // read through an injected clock, so tests drive it step by step.
+//
+// Each turn is published on the diagnostics channel `fairway:bulk-scheduler:turn` (BulkTurn) when
+// something subscribes (bench/isolation-trace.mjs does, to lay turns over slow requests); nothing is
+// built otherwise.
+import { channel } from 'node:diagnostics_channel';
 
 /** A body with bytes to send. The scheduler owns `bulkQueued` and `bulkRank`; the writer only reads them. */
 export interface BulkWriter {
@@ -34,6 +39,17 @@ interface Flow {
   readonly writers: BulkWriter[];
   inRing: boolean;
 }
+
+/** What `fairway:bulk-scheduler:turn` carries: one turn, on the scheduler's clock. */
+export interface BulkTurn {
+  startMs: number;
+  durationMs: number;
+  bytes: number;
+  grants: number;
+}
+
+export const BULK_TURN_CHANNEL = 'fairway:bulk-scheduler:turn';
+const turnChannel = channel(BULK_TURN_CHANNEL);
 
 /** Request order breaks ties between equal sizes; sizes above 2^32 bytes compare as equal. */
 const ORDER_SPAN = 2 ** 20;
@@ -100,6 +116,8 @@ export class BulkScheduler {
     const { now, turnMs, turnBytes, grantBytes } = this.options;
     const start = now();
     let budget = turnBytes;
+    let grants = 0;
+    let bytes = 0;
     try {
       while (budget > 0 && this.ring.length > 0) {
         if (this.cursor >= this.ring.length) this.cursor = 0;
@@ -110,13 +128,20 @@ export class BulkScheduler {
           continue;
         }
         writer.bulkQueued = false;
-        budget -= writer.writeSome(Math.min(grantBytes, budget));
+        grants++;
+        const written = writer.writeSome(Math.min(grantBytes, budget));
+        bytes += written;
+        budget -= written;
         if (flow.writers.length > 0) this.cursor++;
         else this.retire(flow);
         if (now() - start >= turnMs) break;
       }
     } finally {
       this.running = false;
+      if (turnChannel.hasSubscribers) {
+        const turn: BulkTurn = { startMs: start, durationMs: now() - start, bytes, grants };
+        turnChannel.publish(turn);
+      }
       if (this.ring.length > 0 && !this.deferred) {
         this.deferred = true;
         this.options.defer(this.runTurn);

@@ -3,6 +3,13 @@
 // revision still inside the window: the state at revision R is the current state with every later
 // change undone (each name takes the `previous` of its first event after R), so a continue token
 // keeps serving the snapshot its first page saw.
+//
+// The whole latest state in key order (a LIST without selector, limit or continue, and a watch's
+// initial events) is one array shared by every such request until the next change: a flood of
+// full LISTs allocates nothing per LIST here. Such a request lives as long as its body streams
+// (tens to hundreds of milliseconds), long enough for its objects to be promoted to the old
+// generation, so a per-request array of thousands of entries is what fills the old generation and
+// brings on mark-compact pauses (docs/execution-plane.md, "Garbage").
 
 import { lowerBound } from '../lower-bound.ts';
 import type { CachedObject } from './cached-object.ts';
@@ -11,7 +18,8 @@ import type { ResourceInfo } from './store-types.ts';
 import type { CacheWatcher, ObjectFilter } from './watcher.ts';
 
 export interface ListPage {
-  readonly items: CachedObject[];
+  /** Shared when it is the whole latest state: never modify it. */
+  readonly items: readonly CachedObject[];
   /** Another matching item follows the page. */
   readonly more: boolean;
   /** How many items (matching or not) follow the page, when asked for and `more`. */
@@ -25,6 +33,8 @@ export class ResourceCache {
   private readonly objects = new Map<string, CachedObject>();
   /** Names in key order, built on first use and then kept sorted. */
   private sorted: string[] | undefined;
+  /** Every current object in key order, built on first use, dropped (not changed: it is shared) at the next change. */
+  private everything: readonly CachedObject[] | undefined;
 
   constructor(
     readonly prefix: string,
@@ -46,6 +56,7 @@ export class ResourceCache {
   load(cached: CachedObject): void {
     this.objects.set(cached.name, cached);
     this.sorted = undefined;
+    this.everything = undefined;
   }
 
   /** Seeds the window with a recovered event, already reflected in the loaded state. */
@@ -56,6 +67,7 @@ export class ResourceCache {
   /** Applies one change (current undefined = deleted) and fans it out to the watchers. */
   apply(revision: number, name: string, current: CachedObject | undefined, nowMs: number): CacheEvent {
     const previous = this.objects.get(name);
+    this.everything = undefined;
     if (current !== undefined) {
       this.objects.set(name, current);
       if (previous === undefined && this.sorted !== undefined) this.sorted.splice(lowerBound(this.sorted, name), 0, name);
@@ -79,6 +91,7 @@ export class ResourceCache {
    * (inclusive), with at most `limit` matching items (0 = no limit).
    */
   page(at: 'latest' | number, startName: string, limit: number, filter: ObjectFilter, countRemaining: boolean): ListPage {
+    if (at === 'latest' && startName === '' && limit === 0 && filter === undefined) return { items: this.latest(), more: false, remaining: undefined };
     const names = this.sortedNames();
     let overrides: Map<string, CachedObject | undefined> | undefined;
     let goneNames: string[] = [];
@@ -116,6 +129,17 @@ export class ResourceCache {
       items.push(cached);
     }
     return { items, more: false, remaining: undefined };
+  }
+
+  /** Every current object in key order; shared until the next change. */
+  latest(): readonly CachedObject[] {
+    if (this.everything === undefined) {
+      const names = this.sortedNames();
+      const items = new Array<CachedObject>(names.length);
+      for (let i = 0; i < names.length; i++) items[i] = this.objects.get(names[i]!)!;
+      this.everything = items;
+    }
+    return this.everything;
   }
 }
 

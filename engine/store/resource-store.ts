@@ -325,14 +325,34 @@ function isConflict(error: unknown): boolean {
   return isStoreErrorCode(error, 'FW_ERR_STORE_CONFLICT') || isStoreErrorCode(error, 'FW_ERR_STORE_PRECONDITION_FAILED');
 }
 
-function makeListResult(items: CachedObject[], revision: number, continueToken: string | undefined, remaining: number | undefined): ListResult {
-  return {
-    items: items.map((c) => c.object),
-    resourceVersion: String(revision),
-    ...(continueToken !== undefined ? { continue: continueToken } : {}),
-    ...(remaining !== undefined ? { remainingItemCount: remaining } : {}),
-    forms: items,
-  };
+function makeListResult(items: readonly CachedObject[], revision: number, continueToken: string | undefined, remaining: number | undefined): ListResult {
+  return new CachedList(items, String(revision), continueToken, remaining);
+}
+
+/**
+ * A LIST result over the watch cache's objects. `items` (the objects alone) is made when first
+ * read: the API writes a list from `forms`, and an array of thousands of entries per LIST, alive
+ * while the body streams, is old-generation garbage (resource-cache.ts).
+ */
+class CachedList implements ListResult {
+  private objects: KubeObject[] | undefined;
+  readonly continue?: string;
+  readonly remainingItemCount?: number;
+
+  constructor(
+    readonly forms: readonly CachedObject[],
+    readonly resourceVersion: string,
+    continueToken: string | undefined,
+    remaining: number | undefined,
+  ) {
+    if (continueToken !== undefined) this.continue = continueToken;
+    if (remaining !== undefined) this.remainingItemCount = remaining;
+  }
+
+  get items(): readonly KubeObject[] {
+    this.objects ??= this.forms.map((c) => c.object);
+    return this.objects;
+  }
 }
 
 function* initialEvents(objects: readonly CachedObject[], end: WatchEvent | undefined): Generator<WatchEvent> {
