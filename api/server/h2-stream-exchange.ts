@@ -207,19 +207,20 @@ export class StreamResponse {
     stream.respond(headers);
   }
 
-  write(chunk: Uint8Array | string): boolean {
+  /** `written` runs once the stream is done with `chunk` (as node:http's), not when the write is refused. */
+  write(chunk: Uint8Array | string, written?: (error?: Error | null) => void): boolean {
     if (this.ended || this.stream.destroyed) return false;
     this.flushHeaders();
-    return this.stream.write(chunk);
+    return written === undefined ? this.stream.write(chunk) : this.stream.write(chunk, written);
   }
 
-  end(chunk?: Uint8Array | string): this {
+  end(chunk?: Uint8Array | string, written?: () => void): this {
     if (this.ended) return this;
     this.ended = true;
     const stream = this.stream;
     if (stream.destroyed) return this;
     this.flushHeaders();
-    if (chunk !== undefined) stream.end(chunk);
+    if (chunk !== undefined) stream.end(chunk, written);
     else stream.end();
     return this;
   }

@@ -31,6 +31,22 @@ export const TURN_MS = 0.5;
 /** The most one turn writes, whatever the clock says. */
 export const TURN_BYTES = 1024 * 1024;
 
+/**
+ * Whole pieces of a LIST's copy loop whose write has completed, for the next pieces. A flood of
+ * LISTs allocates a fresh 64 KiB buffer per piece otherwise: V8 then scavenges every ~50 ms for the
+ * external memory alone, promotes every LIST's young objects, and on a small old generation falls
+ * into back-to-back mark-compacts that stall every priority level (docs/execution-plane.md, "Garbage").
+ */
+const sparePieces: Buffer[] = [];
+const SPARE_PIECES_MAX = 64;
+
+function returnPiece(piece: Buffer): (error?: Error | null) => void {
+  // Only a write that completed is done with the bytes; a failed one may leave them anywhere.
+  return (error) => {
+    if (error == null && sparePieces.length < SPARE_PIECES_MAX) sparePieces.push(piece);
+  };
+}
+
 const mainScheduler = new BulkScheduler({
   defer: setImmediate,
   now: () => performance.now(),
@@ -117,6 +133,8 @@ export class ChunkedBody implements BulkWriter {
   private settle: ((sent: boolean) => void) | undefined;
   bulkQueued = false;
   bulkRank = 0;
+  /** The piece `take` just filled from the spare pieces: it goes back once written. */
+  private ownPiece: Buffer | undefined;
   /** The writer gave up on a full socket (`abandonWhen`) and destroyed the response. */
   abandoned = false;
 
@@ -212,14 +230,16 @@ export class ChunkedBody implements BulkWriter {
     }
     const size = Math.min(maxBytes, this.pending);
     const piece = this.take(size);
+    const written = this.ownPiece === undefined ? undefined : returnPiece(this.ownPiece);
+    this.ownPiece = undefined;
     let flowing: boolean;
     try {
       if (this.ending && this.pending === 0) {
-        res.end(piece);
+        res.end(piece, written);
         this.finish(true);
         return size;
       }
-      flowing = res.write(piece);
+      flowing = written === undefined ? res.write(piece) : res.write(piece, written);
     } catch {
       // Runs inside the scheduler's turn, where a throw would reach no handler: the response is lost.
       res.destroy();
@@ -254,7 +274,10 @@ export class ChunkedBody implements BulkWriter {
       this.offset += want;
     } else {
       // The copy loop of a LIST: tens of parts per piece, thousands per body.
-      piece = Buffer.allocUnsafe(want);
+      if (want === CHUNK_BYTES) {
+        this.ownPiece = sparePieces.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+        piece = this.ownPiece;
+      } else piece = Buffer.allocUnsafe(want);
       let segment = this.segments[this.segment]!;
       let index = this.index;
       let offset = this.offset;
