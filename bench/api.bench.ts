@@ -2,7 +2,8 @@
 // memory backend, TLS, the admin's bearer token so authentication runs, APF on) and against a bare
 // node:https server (another child process) that returns the very same bytes, measured in the same
 // run by wrk (`wrk -t1 -c50`, bench/wrk.ts): a C client, so the client is never the bottleneck.
-// Reports req/s, the Fairway/bare ratio, p50/p99 latency and server CPU per request.
+// Reports req/s, the Fairway/bare ratio, p50/p99 latency and server CPU per request (all threads, and
+// the main thread alone).
 //
 //   node --import tsx bench/api.bench.ts [--seconds=S] [--connections=C] [--objects=K] [--rounds=R] [--profile=DIR]
 //
@@ -18,7 +19,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServerProcess } from '../api/testing/server-process.ts';
-import { processCpuSeconds } from './fixtures.ts';
+import { mainThreadCpuSeconds, processCpuSeconds } from './fixtures.ts';
 import { requestsPerSecond, requireWrk, runWrk } from './wrk.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -40,15 +41,20 @@ interface Measurement {
   p99Ms: number;
   /** Server CPU time (user + system, all threads) per request. */
   cpuUsPerRequest: number;
+  /** The main thread's share of it. */
+  mainThreadCpuUsPerRequest: number;
 }
 
 async function load(target: Target, path: string, token: string, connections: number): Promise<Measurement> {
   const cpuBefore = processCpuSeconds(target.pid);
+  const mainBefore = mainThreadCpuSeconds(target.pid);
   const result = await runWrk({ url: `${target.url}${path}`, token, connections, seconds: SECONDS, headers: { Accept: 'application/json' } });
-  const cpuUsPerRequest = ((processCpuSeconds(target.pid) - cpuBefore) * 1e6) / Math.max(1, result.requests);
+  const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests);
+  const cpuUsPerRequest = perRequest(processCpuSeconds(target.pid) - cpuBefore);
+  const mainThreadCpuUsPerRequest = perRequest(mainThreadCpuSeconds(target.pid) - mainBefore);
   if (result.non2xx > 0 || result.timeouts > 0 || result.connectErrors + result.readErrors + result.writeErrors > 0)
     throw new Error(`${path}: failed requests ${JSON.stringify(result)}`);
-  return { requestsPerSecond: requestsPerSecond(result), p50Ms: result.p50Us / 1000, p99Ms: result.p99Us / 1000, cpuUsPerRequest };
+  return { requestsPerSecond: requestsPerSecond(result), p50Ms: result.p50Us / 1000, p99Ms: result.p99Us / 1000, cpuUsPerRequest, mainThreadCpuUsPerRequest };
 }
 
 async function startBare(
@@ -78,10 +84,11 @@ const medianOf = (ms: Measurement[]): Measurement => ({
   p50Ms: median(ms.map((m) => m.p50Ms)),
   p99Ms: median(ms.map((m) => m.p99Ms)),
   cpuUsPerRequest: median(ms.map((m) => m.cpuUsPerRequest)),
+  mainThreadCpuUsPerRequest: median(ms.map((m) => m.mainThreadCpuUsPerRequest)),
 });
 const format = (m: Measurement) =>
   `${m.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${m.p50Ms.toFixed(2).padStart(6)} ms   p99 ${m.p99Ms.toFixed(2).padStart(6)} ms   cpu ` +
-  `${m.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req`;
+  `${m.cpuUsPerRequest.toFixed(0).padStart(4)} µs/req (main thread ${m.mainThreadCpuUsPerRequest.toFixed(0)})`;
 
 async function main(): Promise<void> {
   requireWrk();

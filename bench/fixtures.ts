@@ -59,8 +59,21 @@ const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encodi
 
 /** A process's CPU time (user + system) in seconds, from /proc/<pid>/stat. */
 export function processCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return statCpuSeconds(`/proc/${pid}/stat`);
+}
+
+function statCpuSeconds(path: string): number {
+  const stat = readFileSync(path, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 and 15 of the file (utime, stime) are 12 and 13 after the command name.
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * The CPU time (seconds) of a process's main thread alone, from /proc/<pid>/task/<pid>/stat: set
+ * beside the process's total it says how much a server spends on other threads (V8's GC helpers,
+ * worker threads, libuv's pool), which a profile of the main thread does not show.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
 }
