@@ -11,9 +11,18 @@ export class BoundedCache<K, V> {
     const hit = this.entries.get(key);
     if (hit !== undefined) return hit;
     const value = compute(key);
+    this.set(key, value);
+    return value;
+  }
+
+  /** The value kept for `key`, without computing one: for callers that keep only some results. */
+  peek(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: K, value: V): void {
     if (this.entries.size >= this.capacity) this.entries.clear();
     this.entries.set(key, value);
-    return value;
   }
 
   get size(): number {

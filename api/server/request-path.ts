@@ -20,6 +20,7 @@ import { errorStatus } from '../engine-errors.ts';
 import { serveHealth, type HealthChecks } from '../handlers/health.ts';
 import { responseFlushed, whenFlushed } from './response-flushed.ts';
 import { Deadlines, type Deadline } from '../../engine/deadlines.ts';
+import { LinkedList, type ListMember } from '../../engine/linked-list.ts';
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;
 
@@ -63,7 +64,7 @@ const INITIALIZED = Promise.resolve();
  * measurable share of a small GET). A class without per-request closures: an open watch keeps this
  * alive for as long as it lasts, so its size is the server's memory per watch.
  */
-class InFlightRequest implements RequestContext, Deadline {
+class InFlightRequest implements RequestContext, Deadline, ListMember<InFlightRequest> {
   user: UserInfo | undefined = undefined;
   impersonator: UserInfo | undefined = undefined;
   watchInitialized: Promise<void> = INITIALIZED;
@@ -79,9 +80,9 @@ class InFlightRequest implements RequestContext, Deadline {
   private hearsClose = false;
   private aborted = false;
   /** Links of the server's list of requests in flight. */
-  listedInFlight = false;
-  previousInFlight: InFlightRequest | undefined = undefined;
-  nextInFlight: InFlightRequest | undefined = undefined;
+  listed = false;
+  listPrevious: InFlightRequest | undefined = undefined;
+  listNext: InFlightRequest | undefined = undefined;
   /** Kept by the server's request deadlines. */
   deadlineSlot = -1;
   deadlineSeq = 0;
@@ -179,45 +180,6 @@ class InFlightRequest implements RequestContext, Deadline {
   }
 }
 
-/**
- * The requests in flight, in a list threaded through them: a Set rehashes as it grows and shrinks,
- * which with every request coming and going was a measurable share of a small GET.
- */
-class InFlightList {
-  private head: InFlightRequest | undefined = undefined;
-  private tail: InFlightRequest | undefined = undefined;
-  size = 0;
-
-  add(request: InFlightRequest): void {
-    if (request.listedInFlight) return;
-    request.listedInFlight = true;
-    request.previousInFlight = this.tail;
-    if (this.tail === undefined) this.head = request;
-    else this.tail.nextInFlight = request;
-    this.tail = request;
-    this.size++;
-  }
-
-  delete(request: InFlightRequest): void {
-    if (!request.listedInFlight) return;
-    request.listedInFlight = false;
-    const { previousInFlight: previous, nextInFlight: next } = request;
-    if (previous === undefined) this.head = next;
-    else previous.nextInFlight = next;
-    if (next === undefined) this.tail = previous;
-    else next.previousInFlight = previous;
-    request.previousInFlight = request.nextInFlight = undefined;
-    this.size--;
-  }
-
-  /** In arrival order; a copy, because aborting a request may end it, and so take it out, at once. */
-  toArray(): InFlightRequest[] {
-    const all: InFlightRequest[] = [];
-    for (let request = this.head; request !== undefined; request = request.nextInFlight) all.push(request);
-    return all;
-  }
-}
-
 /** How a detached request reaches the server's end-of-request steps. */
 interface RequestEnder {
   endRequest(context: InFlightRequest): void;
@@ -264,7 +226,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const { clock, logger } = options;
   const filters = options.filters;
   const extraRoutes = [...(options.extraRoutes ?? new Map<string, RouteHandler>()).entries()];
-  const inFlight = new InFlightList();
+  // The requests in flight, for drain and shutdown.
+  const inFlight = new LinkedList<InFlightRequest>();
   const targets = new RequestTargets();
   let idle: (() => void) | undefined;
 

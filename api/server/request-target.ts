@@ -8,6 +8,7 @@
 // hashing of freshly cut strings, and lets them memoise by the object. Targets with a query are
 // read each time: their values (resourceVersion, continue tokens) rarely repeat.
 import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import { BoundedCache } from '../../engine/bounded-cache.ts';
 import { parseRequestInfo } from './request-info.ts';
 
 export const URL_BASE = 'https://fairway.invalid';
@@ -25,7 +26,7 @@ const TARGETS_PER_METHOD = 4_096;
 /** Longer targets are read each time: a few kilobytes of path cannot fill the table with megabytes. */
 const MAX_KEPT_TARGET_LENGTH = 512;
 /** Only these methods' tables exist (a method is any token a client sends). */
-const KEPT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']);
+const KEPT_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export interface ParsedTarget {
   readonly query: URLSearchParams;
@@ -37,21 +38,17 @@ export interface ParsedTarget {
 
 /** One server's reading of request targets. */
 export class RequestTargets {
-  private readonly byMethod = new Map<string, Map<string, ParsedTarget>>();
+  private readonly byMethod = new Map(KEPT_METHODS.map((method) => [method, new BoundedCache<string, ParsedTarget>(TARGETS_PER_METHOD)]));
 
   /** The target read for `method`, or undefined when it is not a valid request target. */
   parse(method: string, target: string): ParsedTarget | undefined {
     const kept = this.byMethod.get(method);
-    const hit = kept?.get(target);
+    const hit = kept?.peek(target);
     if (hit !== undefined) return hit;
     const parsed = readTarget(method, target);
-    if (parsed === undefined || parsed.url !== undefined || parsed.query !== EMPTY_QUERY || target.length > MAX_KEPT_TARGET_LENGTH) return parsed;
-    if (kept === undefined) {
-      if (KEPT_METHODS.has(method)) this.byMethod.set(method, new Map([[target, parsed]]));
-    } else {
-      if (kept.size >= TARGETS_PER_METHOD) kept.clear();
+    // Only plain targets without a query are kept: their reading shares nothing mutable (no URL).
+    if (kept !== undefined && parsed !== undefined && parsed.url === undefined && parsed.query === EMPTY_QUERY && target.length <= MAX_KEPT_TARGET_LENGTH)
       kept.set(target, parsed);
-    }
     return parsed;
   }
 }

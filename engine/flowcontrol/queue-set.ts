@@ -30,6 +30,7 @@
 
 import type { Cancel, Clock } from '../clock.ts';
 import { BoundedCache } from '../bounded-cache.ts';
+import { LinkedList, type ListMember } from '../linked-list.ts';
 import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
 import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
 import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMsUnits, totalWorkUnits } from './seat-seconds.ts';
@@ -120,7 +121,7 @@ interface EntryOwner<D> {
 }
 
 /** A request inside the queue set; it is also the caller's Admission handle. */
-class Entry<D> implements Admission {
+class Entry<D> implements Admission, ListMember<Entry<D>> {
   /** max(initial, final) at arrival; what the waiting sums counted. */
   readonly maxSeats: number;
   readonly totalWork: number;
@@ -136,9 +137,9 @@ class Entry<D> implements Admission {
   removeFromFifo: RemoveFromFifo | undefined = undefined;
   cancelWaitLimit: Cancel | undefined = undefined;
   /** Links of the queue set's list of waiting and executing requests (for dumps). */
-  isLive = false;
-  livePrev: Entry<D> | undefined = undefined;
-  liveNext: Entry<D> | undefined = undefined;
+  listed = false;
+  listPrevious: Entry<D> | undefined = undefined;
+  listNext: Entry<D> | undefined = undefined;
 
   constructor(
     private readonly owner: EntryOwner<D>,
@@ -281,12 +282,8 @@ export class QueueSet<D = unknown> {
   private totRejected = 0;
   private totTimedOut = 0;
   private totCancelled = 0;
-  /**
-   * Waiting and executing requests in arrival order, for dumps: a list threaded through the
-   * entries, because a Set's add and delete were a measurable share of each request's cost.
-   */
-  private liveHead: Entry<D> | undefined;
-  private liveTail: Entry<D> | undefined;
+  /** Waiting and executing requests in arrival order, for dumps. */
+  private readonly live = new LinkedList<Entry<D>>();
   /** Queues with at least one waiting request: dispatch looks only at these. */
   private readonly waitingQueues = new Set<Queue<D>>();
   /** Queues with a waiting or executing request (the divisor of R's progress). */
@@ -438,7 +435,7 @@ export class QueueSet<D = unknown> {
       let position = 0;
       for (const waiting of queue.waiting) positions.set(waiting, position++);
     }
-    for (let entry = this.liveHead; entry !== undefined; entry = entry.liveNext) {
+    for (let entry = this.live.head; entry !== undefined; entry = entry.listNext) {
       const queueIndex = entry.queue?.index ?? -1;
       const indexInQueue = entry.state === 'waiting' ? (positions.get(entry) ?? -1) : -1;
       requests.push({
@@ -575,7 +572,7 @@ export class QueueSet<D = unknown> {
     }
     entry.removeFromFifo = queue.waiting.enqueue(entry);
     this.noteQueueActivity(queue, wasActive);
-    this.addLive(entry);
+    this.live.add(entry);
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
     this.boundNextDispatch(queue);
@@ -597,7 +594,7 @@ export class QueueSet<D = unknown> {
       this.activeQueues++;
     }
     if (queue.nextDispatchR < entry.arrivalR) queue.nextDispatchR = entry.arrivalR;
-    this.addLive(entry);
+    this.live.add(entry);
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
     this.observer.queued?.(entry.request.descriptor, 1, this.lastSyncMs);
@@ -709,7 +706,7 @@ export class QueueSet<D = unknown> {
     entry.state = 'executing';
     entry.startMs = this.lastSyncMs;
     entry.seatsHeld = Math.max(entry.initialSeats, entry.finalSeats);
-    this.addLive(entry);
+    this.live.add(entry);
     this.totDispatched++;
     this.totRequestsExecuting++;
     this.totSeatsInUse += entry.seatsHeld;
@@ -773,7 +770,7 @@ export class QueueSet<D = unknown> {
     entry.removeFromFifo();
     entry.removeFromFifo = undefined;
     this.noteQueueActivity(entry.queue!, true);
-    this.removeLive(entry);
+    this.live.delete(entry);
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= entry.maxSeats;
     if (cancelled) this.totCancelled++;
@@ -790,7 +787,7 @@ export class QueueSet<D = unknown> {
     if (entry.state !== 'executing') throw new Error(`QueueSet: finish() on a request that is ${entry.state}`);
     this.syncTime();
     entry.state = 'finished';
-    this.removeLive(entry);
+    this.live.delete(entry);
     const nowMs = this.lastSyncMs;
     this.totRequestsExecuting--;
     this.observer.finished?.(entry.request.descriptor, nowMs - entry.startMs, nowMs, entry.additionalLatencyMs <= 0);
@@ -838,27 +835,6 @@ export class QueueSet<D = unknown> {
     for (let i = queue.index; i < this.queues.length; i++) this.queues[i]!.index = i;
     if (this.robinIndex >= queue.index) this.robinIndex--;
     this.observer.queueRemoved?.(queue.id);
-  }
-
-  private addLive(entry: Entry<D>): void {
-    if (entry.isLive) return;
-    entry.isLive = true;
-    entry.livePrev = this.liveTail;
-    if (this.liveTail === undefined) this.liveHead = entry;
-    else this.liveTail.liveNext = entry;
-    this.liveTail = entry;
-  }
-
-  private removeLive(entry: Entry<D>): void {
-    if (!entry.isLive) return;
-    entry.isLive = false;
-    if (entry.livePrev === undefined) this.liveHead = entry.liveNext;
-    else entry.livePrev.liveNext = entry.liveNext;
-    if (entry.liveNext === undefined) this.liveTail = entry.livePrev;
-    else entry.liveNext.livePrev = entry.livePrev;
-    // No links from a departed entry: see RequestFifo.unlink.
-    entry.livePrev = undefined;
-    entry.liveNext = undefined;
   }
 
   /** Anti-windup: a queue's dispatch R never lags behind its head's arrival R. */
