@@ -33,10 +33,10 @@ export interface ClientRequest {
 }
 
 /** v8::GCCallbackFlags' bit for a collection V8 started because memory outside its heap (ArrayBuffers) grew. */
-export const GC_FLAG_EXTERNAL_MEMORY = 32;
+const GC_FLAG_EXTERNAL_MEMORY = 32;
 
 /** V8's GC types (v8::GCType) as perf_hooks reports them. */
-export const GC_KINDS: Readonly<Record<number, string>> = { 1: 'scavenge', 2: 'minor-mc', 4: 'mark-compact', 8: 'incremental', 16: 'weak-callbacks' };
+const GC_KINDS: Readonly<Record<number, string>> = { 1: 'scavenge', 2: 'minor-mc', 4: 'mark-compact', 8: 'incremental', 16: 'weak-callbacks' };
 
 export function parseClientTrace(text: string): ClientRequest[] {
   const out: ClientRequest[] = [];
