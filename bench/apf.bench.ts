@@ -175,6 +175,7 @@ async function main(): Promise<void> {
   }
   off.server.close();
   on.server.close();
+  metrics.stop();
   const global = controller.dump().levels.find((l) => l.name === 'global-default')!.queueSet;
 
   const n = QUICK ? 50_000 : 300_000;

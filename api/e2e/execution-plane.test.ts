@@ -17,7 +17,7 @@ import type { KubeObject } from '../../engine/resources/types.ts';
 import { bulkFlowSchema, prefillFlowSchemas } from '../testing/prefill.ts';
 import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
 import { sleep, timedRequest, type Endpoint, type TimedResponse } from '../testing/load.ts';
-import { sampleValue } from '../testing/metrics.ts';
+import { sampleValue, series } from '../testing/metrics.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const FS = `/apis/${GROUP}/v1/flowschemas`;
@@ -133,6 +133,10 @@ test('LISTs and GETs served through the pool are byte-identical to the inline on
     );
   }
   assert.match(poolMetrics.text, /^fairway_event_loop_delay_max_seconds \d/m);
+  // GC pauses, as prom-client reports them; the inline server built every body above on its main thread, so it collected.
+  for (const text of [inlineMetrics.text, poolMetrics.text]) assert.match(text, /^# TYPE nodejs_gc_duration_seconds histogram$/m);
+  const collections = series(inlineMetrics.text, 'nodejs_gc_duration_seconds_count').reduce((sum, s) => sum + s.value, 0);
+  assert.ok(collections >= 1, `${collections} collections counted`);
 });
 
 /** Polls `check` until it holds; fails naming `what` instead of hanging when it never does. */

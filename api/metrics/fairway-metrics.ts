@@ -11,6 +11,7 @@
 import { Registry } from 'prom-client';
 import type { PriorityAndFairnessFilterObserver } from '../filters/priority-and-fairness.ts';
 import { registerEventLoopMetrics } from './event-loop-metrics.ts';
+import { registerGcMetrics } from './gc-metrics.ts';
 import { FlowControlMetrics } from './flowcontrol-metrics.ts';
 import { RequestMetrics } from './request-metrics.ts';
 import { ServedLabels } from './served-labels.ts';
@@ -21,7 +22,7 @@ export interface FairwayMetrics {
   flowControl: FlowControlMetrics;
   requests: RequestMetrics;
   apfFilterObserver: PriorityAndFairnessFilterObserver;
-  /** Stops what samples in the background (the event-loop delay monitor). */
+  /** Stops what samples in the background (the event-loop delay monitor, the GC observer). */
   stop(): void;
 }
 
@@ -35,6 +36,7 @@ export function createFairwayMetrics(served: ServedLabels = new ServedLabels(fai
   const requests = new RequestMetrics(served);
   for (const family of [...requests.families, ...flowControl.families]) family.registerIn(registry);
   const eventLoop = registerEventLoopMetrics(registry);
+  const gc = registerGcMetrics(registry);
   return {
     registry,
     flowControl,
@@ -43,6 +45,9 @@ export function createFairwayMetrics(served: ServedLabels = new ServedLabels(fai
       rejected: (context) => requests.recordDropped(context),
       unenforcedRejection: (_context, outcome) => flowControl.countUnenforcedRejection(outcome),
     },
-    stop: () => eventLoop.stop(),
+    stop: () => {
+      eventLoop.stop();
+      gc.stop();
+    },
   };
 }

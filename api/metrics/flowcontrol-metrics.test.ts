@@ -3,14 +3,21 @@ import * as assert from 'uvu/assert';
 import type { FlowController } from '../../engine/flowcontrol/controller.ts';
 import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
-import { createFairwayMetrics } from './fairway-metrics.ts';
+import { createFairwayMetrics, type FairwayMetrics } from './fairway-metrics.ts';
 import { KUBE_FLOWCONTROL_FAMILIES } from './kube-flowcontrol-families.ts';
 import { AUTHENTICATED, defaultApfConfig, digestOf, MASTERS, newTestController, podsInfo, tinyApfConfig } from './testing/apf-fixtures.ts';
 import { byLabel, parseExposition, sampleValue } from './testing/exposition.ts';
 
+// Each test's metrics stop after it: their event-loop monitor and GC observer would outlive it.
+const started: FairwayMetrics[] = [];
+test.after.each(() => {
+  for (const metrics of started.splice(0)) metrics.stop();
+});
+
 function setup(serverConcurrencyLimit: number, config = defaultApfConfig()) {
   const clock = new SimClock(1_000_000);
   const metrics = createFairwayMetrics(undefined, { now: () => clock.now() });
+  started.push(metrics);
   const controller = newTestController({ clock, serverConcurrencyLimit, config, observer: metrics.flowControl.observer });
   metrics.flowControl.attach(controller);
   const scrape = async () => parseExposition(await metrics.registry.metrics());

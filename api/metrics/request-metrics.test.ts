@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
 import type { Filter, RequestContext } from '../server/http-context.ts';
-import { createFairwayMetrics } from './fairway-metrics.ts';
+import { createFairwayMetrics, type FairwayMetrics } from './fairway-metrics.ts';
 import { metricsHandler } from './metrics-handler.ts';
 import { cleanDryRun, cleanScope, createRequestMetricsFilter, reportedVerb } from './request-metrics.ts';
 import { podsInfo } from './testing/apf-fixtures.ts';
@@ -28,6 +28,13 @@ const healthz: RequestInfo = {
   subresource: '',
   name: '',
 };
+
+// Each test's metrics stop after it: their event-loop monitor and GC observer would outlive it.
+const running: FairwayMetrics[] = [];
+const started = (metrics: FairwayMetrics): FairwayMetrics => (running.push(metrics), metrics);
+test.after.each(() => {
+  for (const metrics of running.splice(0)) metrics.stop();
+});
 
 test('the verb label is the canonical HTTP verb, as kube-apiserver reports it', () => {
   assert.is(reportedVerb('GET', podsInfo('get', 'default', 'p'), q(), undefined), 'GET');
@@ -101,7 +108,7 @@ async function serve(filter: Filter, context: RequestContext & { runEndHooks(): 
 
 test('the request-metrics filter counts answered resource requests with their code and duration; APF drops add a 429', async () => {
   const clock = new SimClock(5_000);
-  const metrics = createFairwayMetrics(podsServed());
+  const metrics = started(createFairwayMetrics(podsServed()));
   const filter = createRequestMetricsFilter(metrics.requests, clock);
   const list = fakeContext('GET', '/api/v1/namespaces/default/pods', podsInfo('list'), clock.now());
   await serve(filter, list, async () => {
@@ -146,7 +153,7 @@ test('labels from the URL name only what is served; everything else is one "othe
 
 test('thousands of requests to unserved paths, rejections and odd methods add a bounded number of series', async () => {
   const clock = new SimClock(0);
-  const metrics = createFairwayMetrics(podsServed());
+  const metrics = started(createFairwayMetrics(podsServed()));
   const filter = createRequestMetricsFilter(metrics.requests, clock);
   const count = async () => {
     const text = await metrics.registry.metrics();
@@ -169,7 +176,7 @@ test('thousands of requests to unserved paths, rejections and odd methods add a 
 });
 
 test('GET /metrics serves the registry in the Prometheus text format', async () => {
-  const metrics = createFairwayMetrics();
+  const metrics = started(createFairwayMetrics());
   const handler = metricsHandler(metrics.registry);
   const server = createServer((req, res) => {
     void handler({
@@ -203,6 +210,7 @@ test('GET /metrics serves the registry in the Prometheus text format', async () 
     assert.is(type, 'text/plain; version=0.0.4; charset=utf-8');
     assert.ok(body.includes('# TYPE apiserver_flowcontrol_nominal_limit_seats gauge\n'));
     assert.ok(body.includes('# TYPE apiserver_request_duration_seconds histogram\n'));
+    assert.ok(body.includes('# TYPE nodejs_gc_duration_seconds histogram\n'));
   } finally {
     server.close();
   }

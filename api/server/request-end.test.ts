@@ -93,6 +93,7 @@ test('a handler that throws: its 500 is what the request metrics count, and APF 
     assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, code: '200' }), undefined);
   } finally {
     server.close();
+    metrics.stop();
   }
 });
 
