@@ -4,14 +4,16 @@
 // server under wrk; on a shared machine its figures move with the load, while this one stays
 // within a few percent, which makes it the bench to judge a change of the request path by.
 //
-//   node --import tsx bench/get-path.bench.ts [--requests=N] [--rounds=R]
+//   node --import tsx bench/get-path.bench.ts [--requests=N] [--rounds=R] [--authorization=none]
 //
 // Requests are real node:http IncomingMessage/Http1Response objects on a socket that discards what
 // it is sent, 50 at a time, handed to the server's request listener. Three variants, each in its
 // own process (two processes each, in mirrored order): a bare handler sending the same body with
 // two headers (the floor: Node's own response work), Fairway with APF off, and Fairway as served
 // (APF on: classification, admission, seats held until the body is out, the X-Kubernetes-PF-*
-// headers). The ratio is bare over Fairway: the share of the floor's throughput a CPU-bound
+// headers). Both Fairway variants authorize as `fairway serve` does without authorization flags
+// (the privileged group, then AlwaysAllow, behind the authorization filter); `--authorization=none`
+// leaves the filter out, as the figures before it was added were taken. The ratio is bare over Fairway: the share of the floor's throughput a CPU-bound
 // Fairway would keep if nothing else (TLS, the kernel) cost anything.
 //
 // Bytes allocated per GET are measured in rounds of their own after the CPU rounds (so the
@@ -35,6 +37,7 @@ const REQUESTS = arg('requests', QUICK ? 2_000 : 10_000);
 const ROUNDS = arg('rounds', QUICK ? 3 : 9);
 const IN_FLIGHT = 50;
 const ALLOCATION_ROUNDS = 3;
+const AUTHORIZATION = process.argv.includes('--authorization=none') ? 'none' : 'served';
 const PLC_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 const GET_PATH = `${PLC_PATH}/bench-0000`;
 
@@ -122,7 +125,7 @@ async function getMany(listener: Listener, token: string, count: number): Promis
 }
 
 async function startWithObject(enablePriorityAndFairness: boolean): Promise<{ server: InProcessServer; body: Buffer }> {
-  const server = await startInProcessServer({ enablePriorityAndFairness });
+  const server = await startInProcessServer({ enablePriorityAndFairness, ...(AUTHORIZATION === 'served' ? { authorizationMode: [] } : {}) });
   await server.ready();
   const created = await server.client.request('POST', PLC_PATH, {
     body: { metadata: { name: 'bench-0000' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 10, limitResponse: { type: 'Reject' } } } },
@@ -172,7 +175,7 @@ async function runVariant(variant: Variant): Promise<void> {
 function spawnVariant(variant: Variant): VariantFigure {
   const child = spawnSync(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), `--variant=${variant}`, `--requests=${REQUESTS}`, `--rounds=${ROUNDS}`],
+    ['--import', 'tsx', fileURLToPath(import.meta.url), `--variant=${variant}`, `--requests=${REQUESTS}`, `--rounds=${ROUNDS}`, `--authorization=${AUTHORIZATION}`],
     {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -193,7 +196,7 @@ async function main(): Promise<void> {
   const bytes = (v: Variant) => Math.min(...runs[v].map((r) => r.bytesPerGet));
   console.log(
     `node ${process.version}; per variant 2 processes × ${ROUNDS} rounds of ${REQUESTS} GETs, ${IN_FLIGHT} in flight; CPU µs per GET (the lower of ` +
-      `the two medians); JS heap KB allocated per GET (the lower of the two medians of ${ALLOCATION_ROUNDS} rounds)`,
+      `the two medians); JS heap KB allocated per GET (the lower of the two medians of ${ALLOCATION_ROUNDS} rounds); authorization ${AUTHORIZATION}`,
   );
   for (const v of Object.keys(VARIANTS) as Variant[])
     console.log(
@@ -207,6 +210,7 @@ async function main(): Promise<void> {
       node: process.version,
       requests: REQUESTS,
       rounds: ROUNDS,
+      authorization: AUTHORIZATION,
       cpuUsPerGet: { bare: figure('bare'), fairwayApfOff: figure('apf-off'), fairway: figure('fairway') },
       bytesPerGet: { bare: bytes('bare'), fairwayApfOff: bytes('apf-off'), fairway: bytes('fairway') },
       ratio: figure('bare') / figure('fairway'),
