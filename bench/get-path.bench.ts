@@ -175,7 +175,15 @@ async function runVariant(variant: Variant): Promise<void> {
 function spawnVariant(variant: Variant): VariantFigure {
   const child = spawnSync(
     process.execPath,
-    ['--import', 'tsx', fileURLToPath(import.meta.url), `--variant=${variant}`, `--requests=${REQUESTS}`, `--rounds=${ROUNDS}`, `--authorization=${AUTHORIZATION}`],
+    [
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      `--variant=${variant}`,
+      `--requests=${REQUESTS}`,
+      `--rounds=${ROUNDS}`,
+      `--authorization=${AUTHORIZATION}`,
+    ],
     {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -6,12 +6,13 @@ import * as assert from 'uvu/assert';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { realClock } from '../../engine/clock.ts';
-import type { AuthorizationAttributes, Authorizer } from '../../engine/auth/authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from '../../engine/auth/authorizer.ts';
 import { createAuthorizerChain } from '../../engine/auth/authorizer-chain.ts';
+import { alwaysAllowAuthorizer } from '../../engine/auth/always.ts';
 import { createAdmissionChain } from '../../engine/auth/admission/admission.ts';
 import { createEventRateLimit } from '../../engine/auth/admission/event-rate-limit.ts';
 import type { ValidatingAdmissionPlugin } from '../../engine/auth/admission/admission.ts';
-import type { Filter } from '../server/http-context.ts';
+import type { Filter, RequestContext } from '../server/http-context.ts';
 import { createApiServer } from '../server/request-path.ts';
 import { silentLogger } from '../log.ts';
 import { createTestClient, type TestClient } from '../testing/http-client.ts';
@@ -21,14 +22,16 @@ import { requesterOf } from '../handlers/resource.ts';
 import { createSelfSubjectAccessReviewHandler, selfSubjectAccessReviewPath } from '../handlers/self-subject-access-review.ts';
 import { withReviewRoutes } from '../handlers/review.ts';
 
+const decide = (a: AuthorizationAttributes): AuthorizationResult => {
+  if (a.user.name === 'broken') return { decision: 'noOpinion', reason: '', error: 'Post "https://authz/": context deadline exceeded <boom>' };
+  if (a.user.name === 'alice') return { decision: 'allow', reason: '' };
+  if (a.verb === 'create' && a.resource === 'selfsubjectaccessreviews') return { decision: 'allow', reason: '' };
+  if (a.user.name === 'eve') return { decision: 'deny', reason: 'eve is <blocked> & audited' };
+  return { decision: 'noOpinion', reason: '' };
+};
+/** Decides at once for members of the group `now`, as a webhook would from its cache; waits otherwise. */
 const policy: Authorizer = {
-  authorize: async (a: AuthorizationAttributes) => {
-    if (a.user.name === 'broken') return { decision: 'noOpinion', reason: '', error: 'Post "https://authz/": context deadline exceeded <boom>' };
-    if (a.user.name === 'alice') return { decision: 'allow', reason: '' };
-    if (a.verb === 'create' && a.resource === 'selfsubjectaccessreviews') return { decision: 'allow', reason: '' };
-    if (a.user.name === 'eve') return { decision: 'deny', reason: 'eve is <blocked> & audited' };
-    return { decision: 'noOpinion', reason: '' };
-  },
+  authorize: (a) => (a.user.groups.includes('now') ? decide(a) : Promise.resolve(decide(a))),
 };
 
 const fakeAuthentication: Filter = (context, next) => {
@@ -196,6 +199,52 @@ test('kubectl auth can-i: JSON and protobuf reviews answer for the caller', asyn
     neither.json().message,
     'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: <nil>: exactly one of nonResourceAttributes ' +
       'or resourceAttributes must be specified',
+  );
+});
+
+test('a decision made at once answers as a pending one does: the same 403s, 500 and pass-through', async () => {
+  const requests: Array<[method: string, path: string, user: string]> = [
+    ['DELETE', `${FS}/beta`, 'bob,dev'],
+    ['GET', `${FS}?watch=1`, 'eve'],
+    ['GET', '/metrics?<x>', '<bob>'],
+    ['GET', `${FS}?limit=5`, 'broken'],
+    ['GET', FS, 'alice'],
+  ];
+  for (const [method, path, user] of requests) {
+    const pending = await client.request(method, path, as(user));
+    const atOnce = await client.request(method, path, as(`${user},now`));
+    const answer = (r: typeof pending) => [r.status, r.headers['content-type'], r.headers['x-content-type-options'], r.text];
+    assert.equal(answer(atOnce), answer(pending), `${method} ${path} as ${user}`);
+  }
+});
+
+test('allowed at once, the filter returns what next() returns: no promise or async frame of its own', async () => {
+  const filter = createAuthorizationFilter({
+    authorizer: createAuthorizerChain([{ type: 'AlwaysAllow', name: 'alwaysallow', authorizer: alwaysAllowAuthorizer }]),
+  });
+  const requestInfo = {
+    verb: 'get',
+    isResourceRequest: true,
+    path: `${FS}/beta`,
+    namespace: '',
+    apiGroup: 'flowcontrol.apiserver.k8s.io',
+    apiVersion: 'v1',
+    resource: 'flowschemas',
+    subresource: '',
+    name: 'beta',
+  };
+  const context = { requestInfo, user: { name: 'root', groups: ['system:masters'] }, query: new URLSearchParams() } as unknown as RequestContext;
+  const downstream = Promise.resolve();
+  assert.is(
+    filter(context, () => downstream),
+    downstream,
+    'system:masters',
+  );
+  context.user = { name: 'bob', groups: [] };
+  assert.is(
+    filter(context, () => downstream),
+    downstream,
+    'AlwaysAllow',
   );
 });
 

@@ -5,8 +5,8 @@
 // - not allowed, with an error (a webhook that failed, a CEL error): HTTP 500 with Go's plain-text
 //   `Internal Server Error: "<request URI>": <error>` (http.Error: text/plain, nosniff, newline);
 // - otherwise: 403 Forbidden Status, `User "u" cannot <verb> resource "r" ...: <reason>`.
-import type { AuthorizationAttributes, Authorizer, SelectorRequirement } from '../../engine/auth/authorizer.ts';
-import { attributesFromRequest } from '../../engine/auth/authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, SelectorRequirement } from '../../engine/auth/authorizer.ts';
+import { attributesFromRequest, isPending } from '../../engine/auth/authorizer.ts';
 import { parseFieldSelector } from '../../engine/store/field-selector.ts';
 import { parseLabelSelector } from '../../engine/store/label-selector.ts';
 import type { Filter, RequestContext } from '../server/http-context.ts';
@@ -23,26 +23,53 @@ export interface AuthorizationFilterOptions {
 }
 
 export function createAuthorizationFilter(options: AuthorizationFilterOptions): Filter {
-  return async (context, next) => {
+  // Not async: a decision made at once (system:masters, RBAC, AlwaysAllow, a cached webhook answer)
+  // goes straight on to `next()`; only a pending one is waited for.
+  return (context, next) => {
     if (options.skipPath?.(context.requestInfo.path) === true) return next();
     const user = context.user;
     if (user === undefined) {
       writeInternalError(context, 'no user found for request');
-      return;
+      return DONE;
     }
     const attributes = attributesFromRequest(context.requestInfo, user, selectorsOf(context));
-    const result = await options.authorizer.authorize(attributes, context);
-    if (result.decision === 'allow') return next();
-    if (result.error !== undefined && result.error !== '') {
-      options.logger?.error(
-        `authorization error (user=${JSON.stringify(user.name)}, verb=${JSON.stringify(attributes.verb)}, path=${JSON.stringify(attributes.path)}): ` +
-          `${result.error}`,
-      );
-      writeInternalError(context, result.error);
-      return;
-    }
-    sendStatusNegotiated(context, forbiddenStatus(attributes, result.reason));
+    const outcome = options.authorizer.authorize(attributes, context);
+    if (isPending(outcome)) return answerLater(options, context, next, attributes, outcome);
+    return answer(options, context, next, attributes, outcome);
   };
+}
+
+const DONE: Promise<void> = Promise.resolve();
+
+async function answerLater(
+  options: AuthorizationFilterOptions,
+  context: RequestContext,
+  next: () => Promise<void>,
+  attributes: AuthorizationAttributes,
+  pending: Promise<AuthorizationResult>,
+): Promise<void> {
+  return answer(options, context, next, attributes, await pending);
+}
+
+/** On to `next` when allowed; otherwise the 500 (an authorizer's error) or the 403. */
+function answer(
+  options: AuthorizationFilterOptions,
+  context: RequestContext,
+  next: () => Promise<void>,
+  attributes: AuthorizationAttributes,
+  result: AuthorizationResult,
+): Promise<void> {
+  if (result.decision === 'allow') return next();
+  if (result.error !== undefined && result.error !== '') {
+    options.logger?.error(
+      `authorization error (user=${JSON.stringify(attributes.user.name)}, verb=${JSON.stringify(attributes.verb)}, path=${JSON.stringify(attributes.path)}): ` +
+        `${result.error}`,
+    );
+    writeInternalError(context, result.error);
+    return DONE;
+  }
+  sendStatusNegotiated(context, forbiddenStatus(attributes, result.reason));
+  return DONE;
 }
 
 /** The 403 Status for attributes an authorizer did not allow. */
@@ -83,15 +110,22 @@ function sanitize(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+interface Selectors {
+  fieldSelector?: SelectorRequirement[];
+  labelSelector?: SelectorRequirement[];
+}
+
+const NO_SELECTORS: Selectors = Object.freeze({});
+
 /**
  * Field and label selectors as SubjectAccessReview requirements (`=`/`==`/`in` → In, `!=`/`notin` →
  * NotIn, `x` → Exists, `!x` → DoesNotExist). Selectors that do not parse, and `>`/`<` terms, which
  * have no requirement form, are left out, as kube-apiserver leaves them out.
  */
-function selectorsOf(context: RequestContext): { fieldSelector?: SelectorRequirement[]; labelSelector?: SelectorRequirement[] } {
+function selectorsOf(context: RequestContext): Selectors {
   const { verb } = context.requestInfo;
-  if (verb !== 'list' && verb !== 'watch' && verb !== 'deletecollection') return {};
-  const out: { fieldSelector?: SelectorRequirement[]; labelSelector?: SelectorRequirement[] } = {};
+  if (verb !== 'list' && verb !== 'watch' && verb !== 'deletecollection') return NO_SELECTORS;
+  const out: Selectors = {};
   const fieldText = context.query.get('fieldSelector');
   if (fieldText !== null && fieldText !== '') {
     try {

@@ -2,11 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.ts';
-import { createAuthorizerChain, createSwappableAuthorizer } from './authorizer-chain.ts';
+import fc from 'fast-check';
+import { aggregate, type ChainMember, createAuthorizerChain, createSwappableAuthorizer } from './authorizer-chain.ts';
 import { alwaysDenyAuthorizer } from './always.ts';
-import { createPromAuthorizationMetrics } from './authorization-metrics.ts';
+import { type AuthorizationMetrics, createPromAuthorizationMetrics, noopAuthorizationMetrics } from './authorization-metrics.ts';
 import { buildAuthorizerFromModes } from './build-authorizer.ts';
-import { bootstrapRbacAuthorizer } from './bootstrap-policy-authorizer.ts';
+import { bootstrapRbacAuthorizer, nodeAuthorizerStandIn } from './bootstrap-policy-authorizer.ts';
 import { realClock } from '../clock.ts';
 import { createPrng } from '../random.ts';
 
@@ -177,6 +178,168 @@ test('RBAC: cluster-admin (system:masters) allows anything, subresources include
   const rbac = bootstrapRbacAuthorizer();
   assert.is((await rbac.authorize(attrs('root', ['system:masters'], { subresource: 'status' }))).decision, 'allow');
   assert.is((await rbac.authorize(attrs('jane'))).decision, 'noOpinion');
+});
+
+// The chain and the swappable authorizer answer at once when every authorizer asked does.
+
+/** Records every terminal decision the chain counts, in order. */
+const recordingMetrics = (): AuthorizationMetrics & { decisions: string[] } => {
+  const decisions: string[] = [];
+  return { ...noopAuthorizationMetrics, decisions, decision: (type, name, decision) => decisions.push(`${type}/${name}/${decision}`) };
+};
+
+test('over synchronous authorizers the chain decides at once: no promise, same answers', () => {
+  const chain = createAuthorizerChain([
+    { type: 'RBAC', name: 'rbac', authorizer: bootstrapRbacAuthorizer() },
+    { type: 'AlwaysDeny', name: 'alwaysdeny', authorizer: alwaysDenyAuthorizer },
+    { type: 'Node', name: 'node', authorizer: nodeAuthorizerStandIn },
+  ]);
+  const admin = chain.authorize(attrs('root', ['system:masters']));
+  assert.not.instance(admin, Promise);
+  assert.equal(admin, { decision: 'allow', reason: '' });
+  const nobody = chain.authorize(attrs('bob'));
+  assert.not.instance(nobody, Promise);
+  assert.equal(nobody, { decision: 'noOpinion', reason: 'Everything is forbidden.' });
+  const allowAll = buildAuthorizerFromModes(['AlwaysAllow'], deps);
+  if (!allowAll.ok) return assert.unreachable(allowAll.error);
+  assert.equal(allowAll.authorizer.authorize(attrs('bob')), { decision: 'allow', reason: '' });
+  const swappable = createSwappableAuthorizer(chain);
+  assert.equal(swappable.authorize(attrs('root', ['system:masters'])), { decision: 'allow', reason: '' });
+});
+
+/** One member of a generated chain: its answer, and whether it gives it at once or as a promise (a microtask or a macrotask later). */
+interface MemberPlan {
+  timing: 'now' | 'microtask' | 'macrotask';
+  result: AuthorizationResult;
+}
+
+const resultArbitrary: fc.Arbitrary<AuthorizationResult> = fc
+  .record({
+    decision: fc.constantFrom<AuthorizationResult['decision']>('allow', 'deny', 'noOpinion'),
+    reason: fc.constantFrom('', 'r1', 'r2'),
+    error: fc.constantFrom(undefined, '', 'e1', 'e2'),
+  })
+  .map(({ decision, reason, error }) => (error === undefined ? { decision, reason } : { decision, reason, error }));
+const planArbitrary: fc.Arbitrary<MemberPlan> = fc.record({
+  timing: fc.constantFrom<MemberPlan['timing']>('now', 'microtask', 'macrotask'),
+  result: resultArbitrary,
+});
+
+/** Members following `plans`, each logging its index to `asked` when asked. */
+function plannedMembers(plans: readonly MemberPlan[], asked: number[]): ChainMember[] {
+  return plans.map((plan, index) => ({
+    type: 'Webhook',
+    name: `m${index}`,
+    authorizer: {
+      authorize: () => {
+        asked.push(index);
+        const result = { ...plan.result };
+        if (plan.timing === 'now') return result;
+        if (plan.timing === 'microtask') return Promise.resolve(result);
+        return new Promise<AuthorizationResult>((resolve) => setImmediate(() => resolve(result)));
+      },
+    },
+  }));
+}
+
+/** The chain as it was before it could answer at once: one `await` per member, arrays per call. */
+async function referenceChain(
+  members: readonly ChainMember[],
+  attributes: AuthorizationAttributes,
+  metrics: AuthorizationMetrics,
+): Promise<AuthorizationResult> {
+  if (attributes.user.groups.includes('system:masters')) return { decision: 'allow', reason: '' };
+  const reasons: string[] = [];
+  const errors: string[] = [];
+  for (const member of members) {
+    const result = await member.authorizer.authorize(attributes);
+    if (result.decision === 'allow') metrics.decision(member.type, member.name, 'allowed');
+    else if (result.decision === 'deny') metrics.decision(member.type, member.name, 'denied');
+    if (result.error !== undefined && result.error !== '') errors.push(result.error);
+    if (result.reason !== '') reasons.push(result.reason);
+    if (result.decision !== 'noOpinion') return result;
+  }
+  const result: AuthorizationResult = { decision: 'noOpinion', reason: reasons.join('\n') };
+  if (errors.length > 0) result.error = aggregate(errors);
+  return result;
+}
+
+test('property: any mix of synchronous and pending members gives the reference answer, asks the same members in order, counts the same decisions', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.array(planArbitrary, { maxLength: 6 }), fc.boolean(), async (plans, master) => {
+      const attributes = attrs('bob', master ? ['system:masters'] : ['system:authenticated']);
+      const expectedAsked: number[] = [];
+      const expectedMetrics = recordingMetrics();
+      const expected = await referenceChain(plannedMembers(plans, expectedAsked), attributes, expectedMetrics);
+      const asked: number[] = [];
+      const metrics = recordingMetrics();
+      const outcome = createAuthorizerChain(plannedMembers(plans, asked), metrics).authorize(attributes);
+      // A promise exactly when an asked member's answer was one.
+      assert.is(
+        outcome instanceof Promise,
+        asked.some((index) => plans[index]!.timing !== 'now'),
+      );
+      assert.equal(await outcome, expected);
+      assert.equal(asked, expectedAsked);
+      assert.equal(metrics.decisions, expectedMetrics.decisions);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test('a chain with a pending member in the middle: first decisive answer in order, reasons and errors aggregated', async () => {
+  const asked: number[] = [];
+  const plans: MemberPlan[] = [
+    { timing: 'now', result: { decision: 'noOpinion', reason: 'first', error: 'e1' } },
+    { timing: 'macrotask', result: { decision: 'noOpinion', reason: '', error: 'e2' } },
+    { timing: 'now', result: { decision: 'noOpinion', reason: 'third', error: 'e1' } },
+  ];
+  const metrics = recordingMetrics();
+  const outcome = createAuthorizerChain(plannedMembers(plans, asked), metrics).authorize(attrs('bob'));
+  assert.instance(outcome, Promise);
+  assert.equal(asked, [0, 1], 'the member after the pending one waits for its answer');
+  assert.equal(await outcome, { decision: 'noOpinion', reason: 'first\nthird', error: '[e1, e2]' });
+  assert.equal(asked, [0, 1, 2]);
+  const decisive = [...plans.slice(0, 2), { timing: 'now', result: { decision: 'deny', reason: 'no' } } satisfies MemberPlan, plans[2]!];
+  const askedAgain: number[] = [];
+  assert.equal(await createAuthorizerChain(plannedMembers(decisive, askedAgain), metrics).authorize(attrs('bob')), { decision: 'deny', reason: 'no' });
+  assert.equal(askedAgain, [0, 1, 2]);
+  assert.equal(metrics.decisions, ['Webhook/m2/denied']);
+});
+
+test('swapped while decisions are pending, the retired chain closes once the last of them settles; decisions made at once never hold it open', async () => {
+  const releases: Array<() => void> = [];
+  let closedOld = 0;
+  const old: Authorizer = {
+    authorize: (attributes) =>
+      attributes.user.groups.includes('now')
+        ? { decision: 'allow', reason: 'at once' }
+        : new Promise((resolve) => releases.push(() => resolve({ decision: 'allow', reason: 'old' }))),
+    close: () => closedOld++,
+  };
+  const swappable = createSwappableAuthorizer(old);
+  assert.equal(swappable.authorize(attrs('bob', ['now'])), { decision: 'allow', reason: 'at once' });
+  const first = swappable.authorize(attrs('bob'));
+  const second = swappable.authorize(attrs('bob'));
+  assert.equal(swappable.authorize(attrs('bob', ['now'])), { decision: 'allow', reason: 'at once' });
+  let closedNew = 0;
+  const next: Authorizer = { authorize: () => ({ decision: 'deny', reason: 'new' }), close: () => closedNew++ };
+  swappable.swap(next);
+  assert.equal(swappable.authorize(attrs('bob')), { decision: 'deny', reason: 'new' });
+  releases[0]!();
+  assert.equal(await first, { decision: 'allow', reason: 'old' });
+  assert.is(closedOld, 0, 'one decision still pending');
+  releases[1]!();
+  assert.equal(await second, { decision: 'allow', reason: 'old' });
+  assert.is(closedOld, 1, 'closed once, after the last');
+
+  // Only decisions made at once on a chain: a swap closes it right away.
+  const third: Authorizer = { authorize: () => ({ decision: 'allow', reason: '' }), close: () => closedOld++ };
+  swappable.swap(third);
+  assert.is(closedNew, 1, 'the chain that only decided at once closed on the swap');
+  swappable.authorize(attrs('bob'));
+  swappable.swap(next);
+  assert.is(closedOld, 2);
 });
 
 test.run();

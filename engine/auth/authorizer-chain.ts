@@ -5,11 +5,16 @@
 // (Reasons are not prefixed with authorizer names; Kubernetes' union does not do that either.)
 // Listing a user's rules (SelfSubjectRulesReview) asks the configured authorizers only.
 //
+// The chain answers synchronously as long as every authorizer it asks does, and goes on
+// asynchronously from the first one that returns a promise: an admin's GET (system:masters, or
+// RBAC) costs no promise and no array. Reasons and errors are kept only once an authorizer has no
+// opinion with one of them.
+//
 // Each configured authorizer is instrumented: its terminal decisions count in
 // apiserver_authorization_decisions_total{type,name,decision}. The privileged group is not counted.
 import type { UserInfo } from '../flowcontrol/request-digest.ts';
-import type { AuthorizationResult, Authorizer, RulesResult } from './authorizer.ts';
-import { noRules } from './authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationOutcome, AuthorizationResult, Authorizer, Cancellation, RulesResult } from './authorizer.ts';
+import { isPending, NO_OPINION, noRules } from './authorizer.ts';
 import { privilegedGroupsAuthorizer } from './always.ts';
 import type { AuthorizationMetrics } from './authorization-metrics.ts';
 import { noopAuthorizationMetrics } from './authorization-metrics.ts';
@@ -21,23 +26,29 @@ export interface ChainMember {
   authorizer: Authorizer;
 }
 
+/** One authorizer the chain asks; `member` absent for the privileged group, which is not counted. */
+interface Step {
+  authorizer: Authorizer;
+  member: ChainMember | undefined;
+}
+
 /** A union authorizer over `members`, preceded by the system:masters authorizer. */
 export function createAuthorizerChain(members: readonly ChainMember[], metrics: AuthorizationMetrics = noopAuthorizationMetrics): Authorizer {
-  const privileged = privilegedGroupsAuthorizer();
-  const instrumented: Authorizer[] = [privileged, ...members.map((member) => instrument(member, metrics))];
+  const steps: readonly Step[] = [
+    { authorizer: privilegedGroupsAuthorizer(), member: undefined },
+    ...members.map((member) => ({ authorizer: member.authorizer, member })),
+  ];
   return {
-    authorize: async (attributes, cancellation) => {
-      const reasons: string[] = [];
-      const errors: string[] = [];
-      for (const authorizer of instrumented) {
-        const result = await authorizer.authorize(attributes, cancellation);
-        if (result.error !== undefined && result.error !== '') errors.push(result.error);
-        if (result.reason !== '') reasons.push(result.reason);
-        if (result.decision !== 'noOpinion') return result;
+    authorize: (attributes, cancellation) => {
+      let noOpinions: NoOpinions | undefined;
+      for (let index = 0; index < steps.length; index++) {
+        const step = steps[index]!;
+        const outcome = step.authorizer.authorize(attributes, cancellation);
+        if (isPending(outcome)) return finishLater(steps, index, outcome, attributes, cancellation, noOpinions, metrics);
+        if (decides(step, outcome, metrics)) return outcome;
+        if (saysWhy(outcome)) (noOpinions ??= new NoOpinions()).add(outcome);
       }
-      const result: AuthorizationResult = { decision: 'noOpinion', reason: reasons.join('\n') };
-      if (errors.length > 0) result.error = aggregate(errors);
-      return result;
+      return noOpinions?.result() ?? NO_OPINION;
     },
     rulesFor: (user, namespace) =>
       unionRules(
@@ -49,6 +60,52 @@ export function createAuthorizerChain(members: readonly ChainMember[], metrics: 
       for (const member of members) member.authorizer.close?.();
     },
   };
+}
+
+/** The rest of the chain from step `index`, whose answer is `pending`: the same walk, waiting where it must. */
+async function finishLater(
+  steps: readonly Step[],
+  index: number,
+  pending: Promise<AuthorizationResult>,
+  attributes: AuthorizationAttributes,
+  cancellation: Cancellation | undefined,
+  noOpinions: NoOpinions | undefined,
+  metrics: AuthorizationMetrics,
+): Promise<AuthorizationResult> {
+  let result = await pending;
+  for (;;) {
+    if (decides(steps[index]!, result, metrics)) return result;
+    if (saysWhy(result)) (noOpinions ??= new NoOpinions()).add(result);
+    if (++index === steps.length) return noOpinions?.result() ?? NO_OPINION;
+    const outcome: AuthorizationOutcome = steps[index]!.authorizer.authorize(attributes, cancellation);
+    result = isPending(outcome) ? await outcome : outcome;
+  }
+}
+
+/** Whether `result` ends the walk (allow or deny); a configured authorizer's such decision is counted. */
+function decides(step: Step, result: AuthorizationResult, metrics: AuthorizationMetrics): boolean {
+  if (result.decision === 'noOpinion') return false;
+  if (step.member !== undefined) metrics.decision(step.member.type, step.member.name, result.decision === 'allow' ? 'allowed' : 'denied');
+  return true;
+}
+
+const saysWhy = (result: AuthorizationResult): boolean => result.reason !== '' || (result.error !== undefined && result.error !== '');
+
+/** The reasons and errors of the authorizers that had no opinion, in chain order. */
+class NoOpinions {
+  private readonly reasons: string[] = [];
+  private readonly errors: string[] = [];
+
+  add(result: AuthorizationResult): void {
+    if (result.error !== undefined && result.error !== '') this.errors.push(result.error);
+    if (result.reason !== '') this.reasons.push(result.reason);
+  }
+
+  result(): AuthorizationResult {
+    const result: AuthorizationResult = { decision: 'noOpinion', reason: this.reasons.join('\n') };
+    if (this.errors.length > 0) result.error = aggregate(this.errors);
+    return result;
+  }
 }
 
 /**
@@ -69,17 +126,6 @@ async function unionRules(authorizers: readonly Authorizer[], user: UserInfo, na
   }
   if (errors.length > 0) union.error = aggregate(errors);
   return union;
-}
-
-function instrument(member: ChainMember, metrics: AuthorizationMetrics): Authorizer {
-  return {
-    authorize: async (attributes, cancellation) => {
-      const result = await member.authorizer.authorize(attributes, cancellation);
-      if (result.decision === 'allow') metrics.decision(member.type, member.name, 'allowed');
-      else if (result.decision === 'deny') metrics.decision(member.type, member.name, 'denied');
-      return result;
-    },
-  };
 }
 
 /** apimachinery's aggregate error text: one error as is, several as `[a, b]` without duplicates. */
@@ -108,14 +154,13 @@ export function createSwappableAuthorizer(initial: Authorizer): SwappableAuthori
     if (left <= 0 && retired.delete(authorizer)) authorizer.close?.();
   };
   return {
-    authorize: async (attributes, cancellation) => {
+    // A decision made at once cannot see a swap, so only a pending one is counted in flight.
+    authorize: (attributes, cancellation) => {
       const authorizer = current;
+      const outcome = authorizer.authorize(attributes, cancellation);
+      if (!isPending(outcome)) return outcome;
       inFlight.set(authorizer, (inFlight.get(authorizer) ?? 0) + 1);
-      try {
-        return await authorizer.authorize(attributes, cancellation);
-      } finally {
-        release(authorizer);
-      }
+      return outcome.finally(() => release(authorizer));
     },
     swap(next) {
       const previous = current;

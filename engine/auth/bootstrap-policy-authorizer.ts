@@ -13,7 +13,7 @@
 //   a node's rules it says it cannot, as Kubernetes' does.
 import type { UserInfo } from '../flowcontrol/request-digest.ts';
 import type { AuthorizationAttributes, Authorizer, NonResourceRule, ResourceRule, RulesResult } from './authorizer.ts';
-import { allow, cannotListRules, noOpinion, noRules } from './authorizer.ts';
+import { allow, cannotListRules, NO_OPINION, noRules } from './authorizer.ts';
 
 interface Rule {
   verbs: readonly string[];
@@ -68,16 +68,20 @@ const BOOTSTRAP_BINDINGS: readonly Binding[] = [
 ];
 
 export function bootstrapRbacAuthorizer(apiDomain = 'k8s.io'): Authorizer {
-  const bindingsOf = (user: UserInfo) => BOOTSTRAP_BINDINGS.filter((binding) => binding.groups.some((g) => user.groups.includes(g)));
+  const bindingsOf = (user: UserInfo) => BOOTSTRAP_BINDINGS.filter((binding) => boundGroup(binding, user) !== undefined);
   return {
-    authorize: async (attributes) => {
-      for (const binding of bindingsOf(attributes.user)) {
-        const group = binding.groups.find((g) => attributes.user.groups.includes(g))!;
-        if (binding.rules.some((rule) => ruleAllows(rule, attributes, apiDomain))) {
-          return allow(`RBAC: allowed by ClusterRoleBinding "${binding.name}" of ClusterRole "${binding.name}" to Group "${group}"`);
+    // Decided at once, with no array or closure per request: it runs for every request.
+    authorize: (attributes) => {
+      for (const binding of BOOTSTRAP_BINDINGS) {
+        const group = boundGroup(binding, attributes.user);
+        if (group === undefined) continue;
+        for (const rule of binding.rules) {
+          if (ruleAllows(rule, attributes, apiDomain)) {
+            return allow(`RBAC: allowed by ClusterRoleBinding "${binding.name}" of ClusterRole "${binding.name}" to Group "${group}"`);
+          }
         }
       }
-      return noOpinion();
+      return NO_OPINION;
     },
     // Cluster role bindings apply in every namespace, so the namespace does not narrow anything.
     rulesFor: async (user) => {
@@ -94,9 +98,15 @@ export function bootstrapRbacAuthorizer(apiDomain = 'k8s.io'): Authorizer {
   };
 }
 
+/** The first of the binding's groups that `user` is in. */
+function boundGroup(binding: Binding, user: UserInfo): string | undefined {
+  for (const group of binding.groups) if (user.groups.includes(group)) return group;
+  return undefined;
+}
+
 /** Fairway has no nodes; a node's identity would need rules the node authorizer cannot list. */
 export const nodeAuthorizerStandIn: Authorizer = {
-  authorize: async () => noOpinion(),
+  authorize: () => NO_OPINION,
   rulesFor: async (user) =>
     user.name.startsWith('system:node:') && user.groups.includes('system:nodes')
       ? cannotListRules('node authorizer does not support user rule resolution')

@@ -205,6 +205,24 @@ test('match conditions: false skips the webhook, all true calls it, an error app
   strict.close?.();
 });
 
+test('a cached answer and a match-condition exclusion are given at once; only a call to the webhook is a promise', async () => {
+  const { conditions } = compileMatchConditions(["request.resourceAttributes.namespace != 'skipped'"]);
+  const authz = await authorizer({ matchConditions: conditions, authorizedTtlMs: 60_000, unauthorizedTtlMs: 60_000 });
+  webhook.control({ mode: 'allow', reason: 'cached yes' });
+  const before = callsSoFar();
+  const first = authz.authorize(alice());
+  assert.instance(first, Promise, 'a miss calls the webhook');
+  assert.equal(await first, { decision: 'allow', reason: 'cached yes' });
+  const hit = authz.authorize(alice());
+  assert.not.instance(hit, Promise, 'a hit is decided at once');
+  assert.equal(hit, { decision: 'allow', reason: 'cached yes' });
+  const excluded = authz.authorize(alice({ namespace: 'skipped' }));
+  assert.not.instance(excluded, Promise);
+  assert.equal(excluded, { decision: 'noOpinion', reason: '' });
+  assert.is(callsSoFar() - before, 1);
+  authz.close?.();
+});
+
 test('decisions are cached for their TTL, allowed and unauthorized separately; errors never', async () => {
   const clock = steppableClock();
   const authz = await authorizer({ clock, authorizedTtlMs: 60_000, unauthorizedTtlMs: 5_000 });

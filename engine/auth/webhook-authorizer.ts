@@ -1,20 +1,20 @@
 // The Webhook authorizer: asks a remote service with a SubjectAccessReview, as kube-apiserver's
 // does. Per request: evaluate matchConditions (first false → no opinion without a call; errors →
-// failure policy), look in the decision cache (key: the v1 spec's JSON), otherwise POST with
-// retries, then cache the answer (allowed for authorizedTTL, anything else for unauthorizedTTL;
-// errors never) and map it: allowed → allow, denied → deny, both → deny with an error, neither →
-// no opinion. Any failure to get a well-formed answer yields the failure policy's decision
-// (NoOpinion or Deny) together with the error, which the HTTP filter turns into a 500 unless a
-// later authorizer allows.
+// failure policy), look in the decision cache (key: the v1 spec's JSON; so far the decision is
+// given at once, not as a promise), otherwise POST with retries, then cache the answer (allowed
+// for authorizedTTL, anything else for unauthorizedTTL; errors never) and map it: allowed →
+// allow, denied → deny, both → deny with an error, neither → no opinion. Any failure to get a
+// well-formed answer yields the failure policy's decision (NoOpinion or Deny) together with the
+// error, which the HTTP filter turns into a 500 unless a later authorizer allows.
 import type { Clock } from '../clock.ts';
 import type { Prng } from '../random.ts';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Cancellation, Decision } from './authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationOutcome, AuthorizationResult, Authorizer, Cancellation, Decision } from './authorizer.ts';
 import { cannotListRules } from './authorizer.ts';
 import type { AuthorizationMetrics, WebhookResult } from './authorization-metrics.ts';
 import { noopAuthorizationMetrics } from './authorization-metrics.ts';
 import type { MatchConditions } from './cel-match-conditions.ts';
 import { DecisionCache, DEFAULT_DECISION_CACHE_SIZE } from './decision-cache.ts';
-import type { SubjectAccessReviewStatus, SubjectAccessReviewVersion } from './subject-access-review.ts';
+import type { SubjectAccessReviewSpec, SubjectAccessReviewStatus, SubjectAccessReviewVersion } from './subject-access-review.ts';
 import { parseReviewResponse, requestBody, specFromAttributes, specJson } from './subject-access-review.ts';
 import type { RetryBackoff, WebhookClient } from './webhook-client.ts';
 import { callWithBackoff, DEFAULT_RETRY_BACKOFF } from './webhook-client.ts';
@@ -53,7 +53,32 @@ export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Auth
   const decisionOnError: Decision = failurePolicy === 'Deny' ? 'deny' : 'noOpinion';
   const failed = (error: string): AuthorizationResult => ({ decision: decisionOnError, reason: '', error });
 
-  const authorize = async (attributes: AuthorizationAttributes, cancellation?: Cancellation): Promise<AuthorizationResult> => {
+  /** Asks the webhook (a cache miss), caches its answer and maps it. */
+  const call = async (
+    attributes: AuthorizationAttributes,
+    spec: SubjectAccessReviewSpec,
+    key: string,
+    cancellation?: Cancellation,
+  ): Promise<AuthorizationResult> => {
+    const startMs = clock.now();
+    const body = requestBody(spec, version, options.authorizationGroup);
+    const signal = cancellation?.signal;
+    const outcome = await callWithBackoff(() => client.post(body, signal), { backoff, clock, prng, signal });
+    const parsed = outcome.ok ? parseReviewResponse(outcome.body, version, options.authorizationGroup) : undefined;
+    const result: WebhookResult = outcome.ok ? (parsed?.ok === true ? 'success' : 'error') : outcome.kind;
+    metrics.webhookEvaluation(name, result, (clock.now() - startMs) / 1000);
+    const error = !outcome.ok ? outcome.error : parsed !== undefined && !parsed.ok ? parsed.error : undefined;
+    if (error !== undefined || parsed === undefined || !parsed.ok) {
+      if (failurePolicy === 'NoOpinion' && result !== 'canceled') metrics.webhookFailOpen(name, result);
+      return failed(error ?? 'webhook call failed');
+    }
+    const status = parsed.status;
+    if (shouldCache(attributes)) cache.set(key, status, status.allowed ? options.authorizedTtlMs : options.unauthorizedTtlMs);
+    return decisionOf(status);
+  };
+
+  // Match conditions and the cache are asked at once; only a call to the webhook is waited for.
+  const authorize = (attributes: AuthorizationAttributes, cancellation?: Cancellation): AuthorizationOutcome => {
     const spec = specFromAttributes(attributes);
     const conditions = options.matchConditions;
     if (conditions !== undefined && conditions.expressions.length > 0) {
@@ -69,32 +94,9 @@ export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Auth
         return { decision: 'noOpinion', reason: '' };
       }
     }
-
     const key = specJson(spec);
-    let status = cache.get(key);
-    if (status === undefined) {
-      const startMs = clock.now();
-      const body = requestBody(spec, version, options.authorizationGroup);
-      const signal = cancellation?.signal;
-      const outcome = await callWithBackoff(() => client.post(body, signal), { backoff, clock, prng, signal });
-      const parsed = outcome.ok ? parseReviewResponse(outcome.body, version, options.authorizationGroup) : undefined;
-      const result: WebhookResult = outcome.ok ? (parsed?.ok === true ? 'success' : 'error') : outcome.kind;
-      metrics.webhookEvaluation(name, result, (clock.now() - startMs) / 1000);
-      const error = !outcome.ok ? outcome.error : parsed !== undefined && !parsed.ok ? parsed.error : undefined;
-      if (error !== undefined || parsed === undefined || !parsed.ok) {
-        if (failurePolicy === 'NoOpinion' && result !== 'canceled') metrics.webhookFailOpen(name, result);
-        return failed(error ?? 'webhook call failed');
-      }
-      status = parsed.status;
-      if (shouldCache(attributes)) cache.set(key, status, status.allowed ? options.authorizedTtlMs : options.unauthorizedTtlMs);
-    }
-    const reason = status.reason ?? '';
-    if (status.allowed && status.denied === true) {
-      return { decision: 'deny', reason, error: 'webhook subject access review returned both allow and deny response' };
-    }
-    if (status.denied === true) return { decision: 'deny', reason };
-    if (status.allowed) return { decision: 'allow', reason };
-    return { decision: 'noOpinion', reason };
+    const status = cache.get(key);
+    return status === undefined ? call(attributes, spec, key, cancellation) : decisionOf(status);
   };
 
   return {
@@ -106,6 +108,17 @@ export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Auth
       client.close();
     },
   };
+}
+
+/** What the webhook's review status means. */
+function decisionOf(status: SubjectAccessReviewStatus): AuthorizationResult {
+  const reason = status.reason ?? '';
+  if (status.allowed && status.denied === true) {
+    return { decision: 'deny', reason, error: 'webhook subject access review returned both allow and deny response' };
+  }
+  if (status.denied === true) return { decision: 'deny', reason };
+  if (status.allowed) return { decision: 'allow', reason };
+  return { decision: 'noOpinion', reason };
 }
 
 function shouldCache(attributes: AuthorizationAttributes): boolean {
