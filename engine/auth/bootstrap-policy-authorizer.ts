@@ -12,7 +12,7 @@
 // - Node: Fairway has no nodes or pods, so the node authorizer never has an opinion; asked to list
 //   a node's rules it says it cannot, as Kubernetes' does.
 import type { UserInfo } from '../flowcontrol/request-digest.ts';
-import type { AuthorizationAttributes, Authorizer, NonResourceRule, ResourceRule, RulesResult } from './authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RulesResult } from './authorizer.ts';
 import { allow, cannotListRules, NO_OPINION, noRules } from './authorizer.ts';
 
 interface Rule {
@@ -67,19 +67,55 @@ const BOOTSTRAP_BINDINGS: readonly Binding[] = [
   },
 ];
 
-export function bootstrapRbacAuthorizer(apiDomain = 'k8s.io'): Authorizer {
-  const bindingsOf = (user: UserInfo) => BOOTSTRAP_BINDINGS.filter((binding) => boundGroup(binding, user) !== undefined);
+/**
+ * A binding made ready for requests once: its rules' API groups resolved against the API domain,
+ * its non-resource URL patterns split into exact paths and prefixes, and its allow decision for
+ * each of its groups.
+ */
+interface CompiledBinding {
+  groups: readonly string[];
+  rules: readonly CompiledRule[];
+  allowed: ReadonlyMap<string, AuthorizationResult>;
+}
+
+interface CompiledRule {
+  verbs: readonly string[];
+  /** Resource rule: resolved API groups (`*` for all) and resources; absent on a non-resource rule. */
+  apiGroups: readonly string[] | undefined;
+  resources: readonly string[] | undefined;
+  /** Non-resource rule: exact paths, and the prefixes of `prefix/*` patterns (`''` for `*`). */
+  paths: readonly string[];
+  pathPrefixes: readonly string[];
+}
+
+function compileBinding(binding: Binding, apiDomain: string): CompiledBinding {
+  const reason = (group: string) => `RBAC: allowed by ClusterRoleBinding "${binding.name}" of ClusterRole "${binding.name}" to Group "${group}"`;
+  const urls = (rule: Rule) => rule.nonResourceUrls ?? [];
   return {
-    // Decided at once, with no array or closure per request: it runs for every request.
+    groups: binding.groups,
+    rules: binding.rules.map((rule) => ({
+      verbs: rule.verbs,
+      apiGroups: rule.resources === undefined ? undefined : (rule.groups ?? []).map((g) => resolveGroup(g, apiDomain)),
+      resources: rule.resources,
+      paths: urls(rule).filter((url) => !url.endsWith('*')),
+      pathPrefixes: urls(rule)
+        .filter((url) => url.endsWith('*'))
+        .map((url) => url.slice(0, -1)),
+    })),
+    allowed: new Map(binding.groups.map((group) => [group, Object.freeze(allow(reason(group)))])),
+  };
+}
+
+export function bootstrapRbacAuthorizer(apiDomain = 'k8s.io'): Authorizer {
+  const bindingsOf = (user: UserInfo) => BOOTSTRAP_BINDINGS.filter((binding) => boundGroup(binding.groups, user) !== undefined);
+  const compiled = BOOTSTRAP_BINDINGS.map((binding) => compileBinding(binding, apiDomain));
+  return {
+    // Decided at once, and for a resource request without allocating: it can run for every request.
     authorize: (attributes) => {
-      for (const binding of BOOTSTRAP_BINDINGS) {
-        const group = boundGroup(binding, attributes.user);
+      for (const binding of compiled) {
+        const group = boundGroup(binding.groups, attributes.user);
         if (group === undefined) continue;
-        for (const rule of binding.rules) {
-          if (ruleAllows(rule, attributes, apiDomain)) {
-            return allow(`RBAC: allowed by ClusterRoleBinding "${binding.name}" of ClusterRole "${binding.name}" to Group "${group}"`);
-          }
-        }
+        for (const rule of binding.rules) if (ruleAllows(rule, attributes)) return binding.allowed.get(group)!;
       }
       return NO_OPINION;
     },
@@ -98,9 +134,9 @@ export function bootstrapRbacAuthorizer(apiDomain = 'k8s.io'): Authorizer {
   };
 }
 
-/** The first of the binding's groups that `user` is in. */
-function boundGroup(binding: Binding, user: UserInfo): string | undefined {
-  for (const group of binding.groups) if (user.groups.includes(group)) return group;
+/** The first of a binding's groups that `user` is in. */
+function boundGroup(groups: readonly string[], user: UserInfo): string | undefined {
+  for (const group of groups) if (user.groups.includes(group)) return group;
   return undefined;
 }
 
@@ -126,15 +162,14 @@ function resourceRule(rule: Rule, apiDomain: string): ResourceRule {
 
 const matches = (values: readonly string[], value: string) => values.includes('*') || values.includes(value);
 
-function ruleAllows(rule: Rule, attributes: AuthorizationAttributes, apiDomain: string): boolean {
+function ruleAllows(rule: CompiledRule, attributes: AuthorizationAttributes): boolean {
   if (!matches(rule.verbs, attributes.verb)) return false;
   if (!attributes.isResourceRequest) {
-    return (rule.nonResourceUrls ?? []).some(
-      (url) => url === '*' || (url.endsWith('*') ? attributes.path.startsWith(url.slice(0, -1)) : attributes.path === url),
-    );
+    if (rule.paths.includes(attributes.path)) return true;
+    for (const prefix of rule.pathPrefixes) if (attributes.path.startsWith(prefix)) return true;
+    return false;
   }
-  if (rule.resources === undefined) return false;
-  if (!(rule.groups ?? []).some((g) => resolveGroup(g, apiDomain) === '*' || resolveGroup(g, apiDomain) === attributes.apiGroup)) return false;
+  if (rule.apiGroups === undefined || rule.resources === undefined || !matches(rule.apiGroups, attributes.apiGroup)) return false;
   const resource = attributes.subresource === '' ? attributes.resource : `${attributes.resource}/${attributes.subresource}`;
   return matches(rule.resources, resource);
 }
