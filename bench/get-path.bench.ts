@@ -13,8 +13,9 @@
 // (APF on: classification, admission, seats held until the body is out, the X-Kubernetes-PF-*
 // headers). Both Fairway variants authorize as `fairway serve` does without authorization flags
 // (the privileged group, then AlwaysAllow, behind the authorization filter); `--authorization=none`
-// leaves the filter out, as the figures before it was added were taken. The ratio is bare over Fairway: the share of the floor's throughput a CPU-bound
-// Fairway would keep if nothing else (TLS, the kernel) cost anything.
+// leaves the filter out, as the figures before it was added were taken. The ratio is bare over
+// Fairway: the share of the floor's throughput a CPU-bound Fairway would keep if nothing else (TLS,
+// the kernel) cost anything.
 //
 // Bytes allocated per GET are measured in rounds of their own after the CPU rounds (so the
 // accounting's cost is not in the CPU figure): the JS heap's used size at the end minus at the

@@ -17,9 +17,12 @@ export interface HealthChecks {
 
 export const HEALTH_ENDPOINTS = ['/healthz', '/livez', '/readyz'] as const;
 
-/** True for the paths that need no credentials. */
+const HEALTH_PREFIXES: readonly string[] = HEALTH_ENDPOINTS.map((endpoint) => `${endpoint}/`);
+
+/** True for the paths that need no credentials. Asked for every request authorized: no closure or string made per call. */
 export function isHealthPath(path: string): boolean {
-  return HEALTH_ENDPOINTS.some((endpoint) => path === endpoint || path.startsWith(`${endpoint}/`));
+  for (let i = 0; i < HEALTH_ENDPOINTS.length; i++) if (path === HEALTH_ENDPOINTS[i] || path.startsWith(HEALTH_PREFIXES[i]!)) return true;
+  return false;
 }
 
 function sendPlain(context: RequestContext, code: number, body: string): void {
