@@ -117,7 +117,7 @@ async function startServer(filters: Filter[]): Promise<{ server: Server; port: n
       markWatchInitialized: () => {},
       ...UNDETACHED,
     };
-    run(context).catch((error: unknown) => res.destroy(error as Error));
+    run(context)?.catch((error: unknown) => res.destroy(error as Error));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -74,6 +74,7 @@ const faulty =
     return {
       resource: store.resource,
       get: layer.get ?? ((...a) => store.get(...a)),
+      getNow: layer.getNow ?? ((...a) => store.getNow(...a)),
       list: layer.list ?? ((...a) => store.list(...a)),
       create: layer.create ?? ((...a) => store.create(...a)),
       update: layer.update ?? ((...a) => store.update(...a)),

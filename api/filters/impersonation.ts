@@ -7,7 +7,7 @@
 // kept as `context.impersonator` for the access log.
 import type { Authorizer } from '../../engine/auth/authorizer.ts';
 import { IMPERSONATE_HEADER_PREFIX, impersonate, type HeaderLine } from '../../engine/auth/impersonation.ts';
-import type { Filter, RequestContext } from '../server/http-context.ts';
+import type { Answered, Filter, RequestContext } from '../server/http-context.ts';
 import { badRequest } from '../errors.ts';
 import { sendStatusNegotiated } from '../handlers/respond.ts';
 import { forbiddenStatus, writeInternalError } from './authorization.ts';
@@ -40,7 +40,7 @@ function hasImpersonationHeader(raw: readonly string[]): boolean {
   return false;
 }
 
-async function impersonateThenNext(options: ImpersonationFilterOptions, context: RequestContext, next: () => Promise<void>): Promise<void> {
+async function impersonateThenNext(options: ImpersonationFilterOptions, context: RequestContext, next: () => Answered): Promise<void> {
   const headers = context.req.headers;
   const requestor = context.user;
   if (requestor === undefined) {

@@ -100,10 +100,13 @@ async function startServer(options: {
       ...UNDETACHED,
     });
     // The end of the request as the server ends it: the end hooks once the chain has settled.
-    run(context).then(context.runEndHooks, (error: unknown) => {
-      res.destroy(error as Error);
-      context.runEndHooks();
-    });
+    const answered = run(context);
+    if (answered === undefined) context.runEndHooks();
+    else
+      answered.then(context.runEndHooks, (error: unknown) => {
+        res.destroy(error as Error);
+        context.runEndHooks();
+      });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -21,7 +21,7 @@ import type { RequestDigest, RequestInfo, UserInfo } from '../../engine/flowcont
 import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
-import type { EndHook, Filter, RequestContext } from '../server/http-context.ts';
+import type { Answered, EndHook, Filter, RequestContext } from '../server/http-context.ts';
 import { responseFlushed, whenFlushed } from '../server/response-flushed.ts';
 import type { ServerResponse } from 'node:http';
 import { addPresetHeaders, PresetHeaders } from '../server/preset-headers.ts';
@@ -123,10 +123,10 @@ function deliverOutcome(outcome: AdmitOutcome): void {
 function admitEnforced(
   options: PriorityAndFairnessFilterOptions,
   context: RequestContext,
-  next: () => Promise<void>,
+  next: () => Answered,
   pending: PendingAdmission,
   isWatch: boolean,
-): Promise<void> {
+): Answered {
   const admission = options.controller.admit(pending, deliverOutcome);
   const outcome = pending.outcome;
   if (outcome === undefined) return waitInQueue(options, context, next, pending, admission, isWatch);
@@ -136,7 +136,7 @@ function admitEnforced(
 async function waitInQueue(
   options: PriorityAndFairnessFilterOptions,
   context: RequestContext,
-  next: () => Promise<void>,
+  next: () => Answered,
   pending: PendingAdmission,
   admission: Admission,
   isWatch: boolean,
@@ -159,11 +159,11 @@ async function waitInQueue(
 function runAdmitted(
   { observer, watchTracker }: PriorityAndFairnessFilterOptions,
   context: RequestContext,
-  next: () => Promise<void>,
+  next: () => Answered,
   outcome: AdmitOutcome,
   admission: Admission,
   isWatch: boolean,
-): Promise<void> {
+): Answered {
   setPfHeaders(context, outcome.classification);
   if (outcome.decision.kind === 'reject') {
     observer?.rejected?.(context, outcome);
@@ -179,7 +179,7 @@ function runAdmitted(
  * The seats are held until the request has ended (the chain settled; a thrown error answered) and
  * the response is on the socket. An end hook rather than `await next()`: no async frame per request.
  */
-function holdSeats(context: RequestContext, next: () => Promise<void>, admission: Admission): Promise<void> {
+function holdSeats(context: RequestContext, next: () => Answered, admission: Admission): Answered {
   (context.res as HoldingResponse)[HELD_ADMISSION] = admission;
   context.onEnd(releaseWhenFlushed);
   return next();
@@ -209,7 +209,7 @@ const DONE = Promise.resolve();
 async function admitShadow(
   { controller, observer, watchTracker, clock }: PriorityAndFairnessFilterOptions,
   context: RequestContext,
-  next: () => Promise<void>,
+  next: () => Answered,
   request: AdmitRequest,
   isWatch: boolean,
 ): Promise<void> {
@@ -248,7 +248,7 @@ async function admitShadow(
 }
 
 /** A watch releases at initialisation or when its handler ends, whichever comes first. */
-async function runWatch(context: RequestContext, next: () => Promise<void>, tracker: InterestedWatches | undefined, release: () => void): Promise<void> {
+async function runWatch(context: RequestContext, next: () => Answered, tracker: InterestedWatches | undefined, release: () => void): Promise<void> {
   tracker?.register(context.requestInfo, context.query.get('fieldSelector') ?? '');
   let released = false;
   const releaseOnce = () => {

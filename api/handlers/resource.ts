@@ -69,29 +69,59 @@ export interface ResourceHandlerDeps {
   logger?: Logger;
 }
 
-export function createResourceHandler(deps: ResourceHandlerDeps): (context: RequestContext) => Promise<void> {
+export function createResourceHandler(deps: ResourceHandlerDeps): (context: RequestContext) => Promise<void> | undefined {
   // Shared by every watch of this handler: an open watch keeps no closure of its own for these.
   const releaseWatchSlot = (context: RequestContext) => deps.watchLimiter?.release(context.user?.name ?? '');
   const onWatchTerminated =
     deps.onWatchTerminated === undefined ? undefined : (context: RequestContext) => deps.onWatchTerminated?.(deps.group, context.requestInfo.resource);
-  return async (context) => {
+  // Every failure is answered here, negotiated as the request's response would have been once that is known.
+  const answerError = (context: RequestContext, error: unknown, representation: Representation | undefined): void =>
+    sendError(context, error, deps.logger, representation);
+
+  /**
+   * GET by name with no promise and no async frame when the watch cache can answer now and the
+   * object's JSON is cached (one write): undefined once the response is complete. A read that must
+   * wait (the store opening, catching up, a resourceVersion not reached) and a body still being
+   * sent continue in `finishGet`.
+   */
+  const getByName = (context: RequestContext): Promise<void> | undefined => {
+    let representation: Representation | undefined;
+    try {
+      const route = routeOf(context, deps);
+      const output = negotiate(context, deps.metaGroup, { conversions: true });
+      representation = output;
+      const resourceVersion = checkResourceVersion(context.query.get('resourceVersion') ?? undefined) ?? '';
+      const name = context.requestInfo.name;
+      const object = route.registry.store.getNow(name, resourceVersion);
+      if (object === undefined) {
+        const sent = route.registry.store.get(name, { resourceVersion }).then((read) => sendStoredObject(context, route.out, output, 200, read));
+        return finishGet(context, sent, output);
+      }
+      const sending = sendStoredObject(context, route.out, output, 200, object);
+      return sending === undefined ? undefined : finishGet(context, sending, output);
+    } catch (error) {
+      answerError(context, error, representation);
+      return undefined;
+    }
+  };
+
+  const finishGet = async (context: RequestContext, sending: Promise<unknown>, representation: Representation): Promise<void> => {
+    try {
+      await sending;
+    } catch (error) {
+      answerError(context, error, representation);
+    }
+  };
+
+  // Every other verb.
+  const serve = async (context: RequestContext): Promise<void> => {
     let representation: Representation | undefined;
     try {
       const info = context.requestInfo;
-      const route = info.apiGroup === deps.group && info.apiVersion === deps.version && info.namespace === '' ? deps.routes.get(info.resource) : undefined;
-      if (route === undefined || (info.subresource !== '' && info.subresource !== 'status')) throw new ApiError(routeNotFound());
+      const route = routeOf(context, deps);
       const query = new QueryReader(context.query);
       const subresource = info.subresource as Subresource;
       switch (info.verb) {
-        case 'get': {
-          const output = negotiate(context, deps.metaGroup, { conversions: true });
-          representation = output;
-          const object = await route.registry.store.get(info.name, { resourceVersion: checkResourceVersion(query.string('resourceVersion')) ?? '' });
-          // Synchronous when the object's JSON is cached: no further turn of the event loop.
-          const sending = sendStoredObject(context, route.out, output, 200, object);
-          if (sending !== undefined) await sending;
-          return;
-        }
         case 'list': {
           if (subresource !== '') throw new ApiError(routeNotFound());
           const output = negotiate(context, deps.metaGroup, { conversions: true });
@@ -149,9 +179,19 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
           throw new ApiError(routeMethodNotAllowed());
       }
     } catch (error) {
-      sendError(context, error, deps.logger, representation);
+      answerError(context, error, representation);
     }
   };
+
+  return (context) => (context.requestInfo.verb === 'get' ? getByName(context) : serve(context));
+}
+
+/** The route of a resource request; 404 for anything else under the group, as kube's router. */
+function routeOf(context: RequestContext, deps: ResourceHandlerDeps): ResourceRoute {
+  const info = context.requestInfo;
+  const route = info.apiGroup === deps.group && info.apiVersion === deps.version && info.namespace === '' ? deps.routes.get(info.resource) : undefined;
+  if (route === undefined || (info.subresource !== '' && info.subresource !== 'status')) throw new ApiError(routeNotFound());
+  return route;
 }
 
 function listOptions(query: QueryReader): ListOptions {

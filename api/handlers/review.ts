@@ -3,7 +3,7 @@
 // (405 otherwise); the body is JSON, YAML or, as kubectl sends it, protobuf, and must name the
 // review's kind and version; the answer is 201 with the review and its status, in the negotiated
 // representation.
-import type { RequestContext } from '../server/http-context.ts';
+import type { Handler, RequestContext } from '../server/http-context.ts';
 import { ApiError, badRequest, malformedBody, routeMethodNotAllowed } from '../errors.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES, type SerializerMediaType } from './content-negotiation.ts';
 import { parseBody, readBody } from './body.ts';
@@ -43,15 +43,13 @@ export function sendReview(context: RequestContext, review: Record<string, unkno
   sendObject(context.res, 201, review, output);
 }
 
-export type RouteHandler = (context: RequestContext) => Promise<void>;
-
 export interface ReviewRoute {
   path: string;
-  handler: RouteHandler;
+  handler: Handler;
 }
 
 /** Routes each review's path (trailing slashes ignored) to its handler and everything else to `resources`. */
-export function withReviewRoutes(resources: RouteHandler, routes: readonly ReviewRoute[]): RouteHandler {
+export function withReviewRoutes(resources: Handler, routes: readonly ReviewRoute[]): Handler {
   const byPath = new Map(routes.map((route) => [route.path, route.handler]));
   const reviewResources = new Set(routes.map((route) => route.path.slice(route.path.lastIndexOf('/') + 1)));
   // The resource name first: most requests are for other resources, and the path check builds a string.

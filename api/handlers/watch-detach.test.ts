@@ -18,7 +18,7 @@ test('after its initial events a watch holds no pending filter promise; it strea
     const rest = next();
     if (context.requestInfo.verb === 'watch') {
       watches.push(context);
-      void rest.then(() => {
+      void Promise.resolve(rest).then(() => {
         settled.add(context);
         if (context.detached) context.onEnd((c) => ended.push(c));
       });

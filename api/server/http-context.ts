@@ -66,10 +66,17 @@ export interface AbortListener {
 }
 
 /**
- * One stage of the chain. Resolves when the response is completely written (or abandoned). A filter
- * calls `next()` at most once.
+ * What a filter or handler returns: a promise that resolves when the response is completely
+ * written (or abandoned), or undefined when it already is (a GET answered from the watch cache
+ * costs no promise on its way back through the chain).
  */
-export type Filter = (context: RequestContext, next: () => Promise<void>) => Promise<void>;
+export type Answered = Promise<void> | undefined;
+
+/** The end of the chain (and any route handler). */
+export type Handler = (context: RequestContext) => Answered;
+
+/** One stage of the chain. A filter calls `next()` at most once, and returns what it returned or its own promise. */
+export type Filter = (context: RequestContext, next: () => Answered) => Answered;
 
 /**
  * One request's way through the chain: `next` is made once per request (not once per filter) and
@@ -77,23 +84,23 @@ export type Filter = (context: RequestContext, next: () => Promise<void>) => Pro
  */
 class ChainRun {
   private index = 0;
-  readonly next: () => Promise<void>;
+  readonly next: () => Answered;
 
   constructor(
     private readonly filters: readonly Filter[],
-    private readonly handler: (context: RequestContext) => Promise<void>,
+    private readonly handler: Handler,
     private readonly context: RequestContext,
   ) {
     this.next = this.step.bind(this);
   }
 
-  step(): Promise<void> {
+  step(): Answered {
     const index = this.index++;
     return index < this.filters.length ? this.filters[index]!(this.context, this.next) : this.handler(this.context);
   }
 }
 
 /** Runs `filters` in order, then `handler`. */
-export function chain(filters: readonly Filter[], handler: (context: RequestContext) => Promise<void>): (context: RequestContext) => Promise<void> {
+export function chain(filters: readonly Filter[], handler: Handler): Handler {
   return (context) => new ChainRun(filters, handler, context).step();
 }

@@ -119,6 +119,27 @@ test('end hooks run once each, last registered first, after the chain and before
   }
 });
 
+test('a chain that answered before returning (no promise) ends the request at once: end hooks before any later turn', async () => {
+  const ran: string[] = [];
+  const hooking: Filter = (context, next) => {
+    context.onEnd((c: RequestContext) => ran.push(`hook ${c.res.statusCode} ended=${c.res.writableEnded}`));
+    return next();
+  };
+  const { server, api, get } = await listen([hooking], (context) => {
+    queueMicrotask(() => ran.push('microtask'));
+    context.res.statusCode = 204;
+    context.res.end();
+    return undefined;
+  });
+  try {
+    assert.is((await get()).status, 204);
+    await eventually(() => api.inFlight === 0, 'the request ended');
+    assert.equal(ran, ['hook 204 ended=true', 'microtask']);
+  } finally {
+    server.close();
+  }
+});
+
 test('requests in flight are counted as they come and go in any order, and drain waits for the last', async () => {
   const gates = new Map<string, () => void>();
   const { server, api, get } = await listen([], async (context) => {

@@ -70,10 +70,14 @@ export interface StoreCore {
   readonly writers: KeyLock;
   isStale(cached: CachedObject): boolean;
   ready(prefix?: string): Promise<void> | undefined;
+  /** Whether `ready(prefix)` would return undefined (without starting anything). */
+  isReady(prefix: string): boolean;
   prepareWrite(key: string, name: string, object: KubeObject): Promise<{ stored: Uint8Array; hint: WriteHint }>;
   commit(ops: readonly CommitOp[]): Promise<CommitResult>;
   writtenObject(hint: WriteHint, revision: number): CachedObject;
   waitFresh(): Promise<void> | undefined;
+  /** Whether `waitFresh()` would return undefined (without asking the backend). */
+  isFresh(): boolean;
 }
 
 export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
@@ -107,6 +111,20 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
       const fresh = this.core.waitFresh();
       if (fresh !== undefined) await fresh;
     } else if (wanted > 0) await this.core.cache.waitFor(wanted);
+    return this.cachedObject(name);
+  }
+
+  /** The same checks as `get` in the same order, each a question instead of a wait. */
+  getNow(name: string, resourceVersion = ''): KubeObject | undefined {
+    if (!this.core.isReady(this.prefix)) return undefined;
+    this.keyFor(name);
+    const wanted = parseResourceVersion(resourceVersion);
+    if (resourceVersion === '' ? !this.core.isFresh() : wanted > this.core.cache.revision) return undefined;
+    return this.cachedObject(name);
+  }
+
+  /** The read itself, once the cache is as fresh as the caller asked. */
+  private cachedObject(name: string): KubeObject {
     const cached = this.cache.get(name);
     if (cached === undefined) throw notFoundError(this.resource, name);
     return cached.object;

@@ -105,6 +105,12 @@ export interface WatchConsumer {
 export interface ResourceStore {
   readonly resource: ResourceInfo;
   get(name: string, options?: GetOptions): Promise<KubeObject>;
+  /**
+   * `get` without a promise when the watch cache can answer now: the object, or undefined when the
+   * read must wait (the store opening, a consistent read catching up, a resourceVersion the cache
+   * has not reached) and the caller must use `get`. Throws what `get` would then (not found, a bad name).
+   */
+  getNow(name: string, resourceVersion?: string): KubeObject | undefined;
   list(options?: ListOptions): Promise<ListResult>;
   create(object: KubeObject): Promise<KubeObject>;
   /** Replaces the object; metadata.resourceVersion, when set, must be the current one (else Conflict). */

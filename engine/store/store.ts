@@ -219,7 +219,8 @@ export class StoreCore implements Store, SharedStoreCore {
    * rejects when it cannot (not opened, failed, closed; the resource's values still unreadable).
    */
   ready(prefix?: string): Promise<void> | undefined {
-    if (this.currentState === 'open') return prefix === undefined || this.unreadable.size === 0 ? undefined : this.loadDeferred(prefix);
+    if (this.isReady(prefix)) return undefined;
+    if (this.currentState === 'open') return this.loadDeferred(prefix!);
     if (this.currentState === 'opening') return this.opening!.then(() => this.ready(prefix));
     if (this.currentState === 'failed' && this.failure !== undefined) return Promise.reject(this.failure);
     return Promise.reject(notOpenError(this.currentState));
@@ -278,14 +279,23 @@ export class StoreCore implements Store, SharedStoreCore {
     return hint.cached;
   }
 
+  /** Whether `ready(prefix)` would return undefined: the store serves, nothing deferred to load. */
+  isReady(prefix?: string): boolean {
+    return this.currentState === 'open' && (prefix === undefined || this.unreadable.size === 0);
+  }
+
   /**
    * Waits until the cache holds every acknowledged write (a consistent read); undefined when it
    * already does and the backend can tell without being asked (no promise on the hot path).
    */
   waitFresh(): Promise<void> | undefined {
+    return this.isFresh() ? undefined : this.waitFreshAsync();
+  }
+
+  /** Whether `waitFresh()` would return undefined; asks nothing of the backend. */
+  isFresh(): boolean {
     const known = this.backend._knownRevision?.();
-    if (known !== undefined && this.cache.revision >= known) return undefined;
-    return this.waitFreshAsync();
+    return known !== undefined && this.cache.revision >= known;
   }
 
   private async waitFreshAsync(): Promise<void> {

@@ -24,6 +24,8 @@ import {
 } from './store-model.ts';
 import { Informer, type InformerMode, type RealStore } from './store-real.ts';
 
+type ReadOutcome = Parameters<typeof expectObject>[0];
+
 export class Get implements Command {
   /** `at`: a fraction of the current revision, for "at least as new as N". */
   constructor(
@@ -35,11 +37,18 @@ export class Get implements Command {
   check = () => true;
   async run(m: StoreModel, r: RealStore): Promise<void> {
     const rv = this.rvMode === 'N' && m.revision > 0 ? String(Math.max(1, Math.ceil(this.at * m.revision))) : this.rvMode === 'N' ? '' : this.rvMode;
-    const outcome = await attempt(() => r.resources[this.kind].get(this.name, { resourceVersion: rv }));
-    if (isBadName(this.name)) return expectFailure(outcome, 'FW_ERR_STORE_BAD_NAME', String(this));
+    const store = r.resources[this.kind];
+    // The read without a promise answers as `get` does, unless it says to wait (undefined).
+    const now = await attempt(async () => store.getNow(this.name, rv));
+    if (!now.ok || now.value !== undefined) this.expect(m, now as ReadOutcome, rv, 'getNow');
+    this.expect(m, await attempt(() => store.get(this.name, { resourceVersion: rv })), rv, 'get');
+  }
+  private expect(m: StoreModel, outcome: ReadOutcome, rv: string, read: string): void {
+    const what = `${this} (${read})`;
+    if (isBadName(this.name)) return expectFailure(outcome, 'FW_ERR_STORE_BAD_NAME', what);
     const current = m.objects[this.kind].get(this.name);
-    if (current === undefined) return expectFailure(outcome, 'FW_ERR_STORE_NOT_FOUND', String(this));
-    expectObject(outcome, current, `${this} (rv "${rv}")`);
+    if (current === undefined) return expectFailure(outcome, 'FW_ERR_STORE_NOT_FOUND', what);
+    expectObject(outcome, current, `${what} (rv "${rv}")`);
   }
   toString = () => `get ${this.kind}/${this.name} rv=${this.rvMode}${this.rvMode === 'N' ? `@${this.at.toFixed(2)}` : ''}`;
 }

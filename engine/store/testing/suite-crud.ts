@@ -79,6 +79,38 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
       assert.is(storeErrorStatus(missing).code, 404);
     }));
 
+  test('getNow answers as get without a promise, or undefined when the read must wait first', () =>
+    withStore(harness, {}, async ({ plcs, store }) => {
+      const created = await plcs.create(plc('alpha'));
+      // "0" and a reached resourceVersion: any backend answers from the cache at once.
+      assert.equal(plcs.getNow('alpha', '0'), created);
+      assert.equal(plcs.getNow('alpha', String(rvOf(created))), created);
+      // A consistent read waits unless the backend knows its revision without being asked.
+      const consistent = plcs.getNow('alpha');
+      if (consistent !== undefined) assert.equal(consistent, created);
+      assert.is(plcs.getNow('alpha', String(store.revision() + 1)), undefined, 'a resourceVersion the cache has not reached');
+      // What get would reject with, thrown.
+      const thrown = (read: () => unknown): Promise<unknown> => {
+        try {
+          return Promise.resolve(read());
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      };
+      const missing = await rejects(
+        thrown(() => plcs.getNow('nosuch', '0')),
+        'FW_ERR_STORE_NOT_FOUND',
+        `${QR} "nosuch" not found`,
+      );
+      assert.equal(storeErrorStatus(missing), storeErrorStatus(await rejects(plcs.get('nosuch'), 'FW_ERR_STORE_NOT_FOUND')));
+      const badName = await rejects(plcs.get('a/b'), 'FW_ERR_STORE_BAD_NAME');
+      await rejects(
+        thrown(() => plcs.getNow('a/b', '0')),
+        'FW_ERR_STORE_BAD_NAME',
+        badName.message,
+      );
+    }));
+
   test('create refuses a resourceVersion and bad names', () =>
     withStore(harness, {}, async ({ plcs }) => {
       const withRv = plc('alpha');

@@ -18,16 +18,20 @@ export function lifecycleTests(test: Test, harness: SuiteHarness, manifest: Back
       const store = createStore({ backend: location.backend(), clock: new SimClock() });
       const plcs = store.for(PLC);
       await rejects(plcs.get('a'), 'FW_ERR_STORE_NOT_OPEN', 'storage is not open (state: new)');
+      assert.is(plcs.getNow('a', '0'), undefined, 'not open: get says why');
       const opening = store.open();
       const early = plcs.create(plc('a'));
+      assert.is(plcs.getNow('a', '0'), undefined, 'opening: get waits');
       await opening;
       const created = await early;
       assert.is(rvOf(created), store.revision());
+      assert.equal(plcs.getNow('a', '0'), created);
       const watcher = probe(await plcs.watch({ resourceVersion: '0' }));
       assert.equal((await watcher.take(1)).map(summary), [`ADDED a@${rvOf(created)}`]);
       await store.close();
       await watcher.done();
       await rejects(plcs.get('a'), 'FW_ERR_STORE_NOT_OPEN', 'storage is not open (state: closed)');
+      assert.is(plcs.getNow('a', '0'), undefined, 'closed: get says why');
     } finally {
       await location.cleanup();
     }
