@@ -5,7 +5,7 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { realClock } from '../../engine/clock.ts';
+import { realClock, type Clock } from '../../engine/clock.ts';
 import { createPriorityAndFairnessFilter } from '../filters/priority-and-fairness.ts';
 import { silentLogger } from '../log.ts';
 import { createFairwayMetrics } from '../metrics/fairway-metrics.ts';
@@ -24,8 +24,8 @@ const asMallory: Filter = (context, next) => {
 async function listen(
   filters: Filter[],
   resources: RouteHandler,
+  clock: Clock = realClock(),
 ): Promise<{ server: Server; api: ApiServer; get(path?: string): Promise<{ status: number; body: string }> }> {
-  const clock = realClock();
   const api = createApiServer({
     clock,
     logger: silentLogger,
@@ -135,6 +135,37 @@ test('a chain that answered before returning (no promise) ends the request at on
     assert.is((await get()).status, 204);
     await eventually(() => api.inFlight === 0, 'the request ended');
     assert.equal(ran, ['hook 204 ended=true', 'microtask']);
+  } finally {
+    server.close();
+  }
+});
+
+test('a request answered within the chain arms no deadline timer; one still going on after it does, and gets its 504', async () => {
+  const real = realClock();
+  let timers = 0;
+  const clock: Clock = {
+    now: () => real.now(),
+    after: (delayMs, callback) => {
+      timers++;
+      return real.after(delayMs, callback);
+    },
+  };
+  const { server, api, get } = await listen(
+    [],
+    (context) => {
+      if (context.requestInfo.name === 'slow') return new Promise<void>(() => {});
+      context.res.statusCode = 204;
+      context.res.end();
+      return undefined;
+    },
+    clock,
+  );
+  try {
+    assert.is((await get('/api/v1/namespaces/default/pods/now?timeout=10s')).status, 204);
+    assert.is(timers, 0, 'no timer for a request answered at once');
+    assert.is((await get('/api/v1/namespaces/default/pods/slow?timeout=50ms')).status, 504);
+    assert.ok(timers >= 1, 'the deadline of a request still going on');
+    await eventually(() => api.inFlight === 1, 'the abandoned handler is the only one left');
   } finally {
     server.close();
   }

@@ -268,9 +268,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const deadlines = new Deadlines<InFlightRequest>(clock, onDeadline);
   // The request's one wait for its chain: a reaction with two small closures rather than an async
   // frame and its await, a measurable share of a small GET's allocation; none at all when the chain
-  // answered before returning.
+  // answered before returning. Its deadline is kept only while it is still going on after that: no
+  // timer can fire during the chain's synchronous part, and a request answered within it would
+  // only arm and disarm the deadlines' timer.
   const serve = (context: InFlightRequest): void => {
-    if (Number.isFinite(context.deadlineMs)) deadlines.add(context);
     let chainDone: Answered;
     try {
       chainDone = run(context);
@@ -281,6 +282,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       chainSettled(context);
       return;
     }
+    if (Number.isFinite(context.deadlineMs)) deadlines.add(context);
     chainDone.then(
       () => chainSettled(context),
       (error: unknown) => chainFailed(context, error),
