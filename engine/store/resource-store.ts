@@ -104,7 +104,7 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
   async get(name: string, options: GetOptions = {}): Promise<KubeObject> {
     const opening = this.core.ready(this.prefix);
     if (opening !== undefined) await opening;
-    this.keyFor(name);
+    checkName(name);
     const text = options.resourceVersion ?? '';
     const wanted = parseResourceVersion(text);
     if (text === '') {
@@ -117,7 +117,7 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
   /** The same checks as `get` in the same order, each a question instead of a wait. */
   getNow(name: string, resourceVersion = ''): KubeObject | undefined {
     if (!this.core.isReady(this.prefix)) return undefined;
-    this.keyFor(name);
+    checkName(name);
     const wanted = parseResourceVersion(resourceVersion);
     if (resourceVersion === '' ? !this.core.isFresh() : wanted > this.core.cache.revision) return undefined;
     return this.cachedObject(name);
@@ -320,10 +320,7 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
 
   /** The storage key for a name, refusing names kube's key function refuses. */
   private keyFor(name: string): string {
-    if (name.length === 0) throw badRequestError('FW_ERR_STORE_BAD_NAME', 'Name parameter required.');
-    if (!/[/%]/.test(name) && name !== '.' && name !== '..') return this.prefix + name;
-    const problems = name === '.' || name === '..' ? [`may not be '${name}'`] : ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
-    if (problems.length > 0) throw badRequestError('FW_ERR_STORE_BAD_NAME', `Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
+    checkName(name);
     return this.prefix + name;
   }
 
@@ -337,6 +334,17 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
       throw preconditionError(this.resource, current.name, key, 'ResourceVersion', preconditions.resourceVersion, meta.resourceVersion ?? '');
     }
   }
+}
+
+/** Characters a name may not contain; one RegExp for every call (a literal in the function is a new object per call). */
+const SLASH_OR_PERCENT = /[/%]/;
+
+/** Refuses names kube's key function refuses (a read checks the name without building the key). */
+function checkName(name: string): void {
+  if (name.length === 0) throw badRequestError('FW_ERR_STORE_BAD_NAME', 'Name parameter required.');
+  if (!SLASH_OR_PERCENT.test(name) && name !== '.' && name !== '..') return;
+  const problems = name === '.' || name === '..' ? [`may not be '${name}'`] : ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
+  if (problems.length > 0) throw badRequestError('FW_ERR_STORE_BAD_NAME', `Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
 }
 
 function isConflict(error: unknown): boolean {
