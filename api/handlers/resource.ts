@@ -5,7 +5,7 @@
 import type { KubeObject } from '../../engine/resources/types.ts';
 import type { ListOptions } from '../../engine/store/store-types.ts';
 import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { Answered, Handler, RequestContext } from '../server/http-context.ts';
 import { ApiError, nameMismatch, routeMethodNotAllowed, routeNotFound } from '../errors.ts';
 import { PATCH_MEDIA_TYPES, negotiateInput, type PatchMediaType } from './content-negotiation.ts';
 import type { Logger } from '../log.ts';
@@ -69,7 +69,7 @@ export interface ResourceHandlerDeps {
   logger?: Logger;
 }
 
-export function createResourceHandler(deps: ResourceHandlerDeps): (context: RequestContext) => Promise<void> | undefined {
+export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
   // Shared by every watch of this handler: an open watch keeps no closure of its own for these.
   const releaseWatchSlot = (context: RequestContext) => deps.watchLimiter?.release(context.user?.name ?? '');
   const onWatchTerminated =
@@ -84,7 +84,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): (context: Requ
    * wait (the store opening, catching up, a resourceVersion not reached) and a body still being
    * sent continue in `finishGet`.
    */
-  const getByName = (context: RequestContext): Promise<void> | undefined => {
+  const getByName = (context: RequestContext): Answered => {
     let representation: Representation | undefined;
     try {
       const route = routeOf(context, deps);

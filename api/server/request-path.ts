@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../engine/clock.ts';
 import { goDurationToMs, parseGoDuration } from '../../engine/config/go-duration.ts';
 import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
-import { chain, type AbortListener, type Answered, type EndHook, type Filter, type Handler as RouteHandler, type RequestContext } from './http-context.ts';
+import { chain, type AbortListener, type Answered, type EndHook, type Filter, type Handler, type RequestContext } from './http-context.ts';
 import { connectionOf, type Connection } from './connection.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -22,7 +22,7 @@ import { responseFlushed, whenFlushed } from './response-flushed.ts';
 import { Deadlines, type Deadline } from '../../engine/deadlines.ts';
 import { LinkedList, type ListMember } from '../../engine/linked-list.ts';
 
-export type { Handler as RouteHandler } from './http-context.ts';
+export type RouteHandler = Handler;
 
 export interface ApiServerOptions {
   clock: Clock;
