@@ -9,7 +9,7 @@ import type { AuthorizationAttributes, AuthorizationResult, Authorizer, Selector
 import { attributesFromRequest, isPending } from '../../engine/auth/authorizer.ts';
 import { parseFieldSelector } from '../../engine/store/field-selector.ts';
 import { parseLabelSelector } from '../../engine/store/label-selector.ts';
-import type { Filter, RequestContext } from '../server/http-context.ts';
+import type { Answered, Filter, RequestContext } from '../server/http-context.ts';
 import { forbidden } from '../errors.ts';
 import { sendStatusNegotiated } from '../handlers/respond.ts';
 import type { Logger } from '../log.ts';
@@ -44,7 +44,7 @@ const DONE: Promise<void> = Promise.resolve();
 async function answerLater(
   options: AuthorizationFilterOptions,
   context: RequestContext,
-  next: () => Promise<void>,
+  next: () => Answered,
   attributes: AuthorizationAttributes,
   pending: Promise<AuthorizationResult>,
 ): Promise<void> {
@@ -55,10 +55,10 @@ async function answerLater(
 function answer(
   options: AuthorizationFilterOptions,
   context: RequestContext,
-  next: () => Promise<void>,
+  next: () => Answered,
   attributes: AuthorizationAttributes,
   result: AuthorizationResult,
-): Promise<void> {
+): Answered {
   if (result.decision === 'allow') return next();
   if (result.error !== undefined && result.error !== '') {
     options.logger?.error(
