@@ -34,4 +34,15 @@ test('a real-clock timer longer than Node can keep (2^31 ms) does not fire early
   cancelForever();
 });
 
+test('a real-clock timer told not to keep the process alive does not; the default does', () => {
+  const clock = realClock();
+  const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+  const before = timers();
+  const cancels = [clock.after(60_000, () => {}, { keepsProcessAlive: false }), clock.after(MAX_TIMER_DELAY_MS * 2, () => {}, { keepsProcessAlive: false })];
+  assert.is(timers(), before, 'neither the short nor the chained long timer is counted as keeping the process alive');
+  cancels.push(clock.after(60_000, () => {}));
+  assert.is(timers(), before + 1);
+  for (const cancel of cancels) cancel();
+});
+
 test.run();

@@ -7,11 +7,20 @@
 
 export type Cancel = () => void;
 
+export interface TimerOptions {
+  /**
+   * false: the timer alone does not keep the process running (Node's `unref`), for timers that
+   * only matter while something else (a connection, a listening socket) keeps it running. A
+   * virtual clock has no process to keep and ignores it.
+   */
+  keepsProcessAlive?: boolean;
+}
+
 export interface Clock {
   /** Milliseconds since an arbitrary, fixed origin; may be fractional; never goes backwards. */
   now(): number;
   /** Runs `callback` once, `delayMs` from now (0 or negative: as soon as possible). */
-  after(delayMs: number, callback: () => void): Cancel;
+  after(delayMs: number, callback: () => void, options?: TimerOptions): Cancel;
 }
 
 /**
@@ -25,15 +34,18 @@ export function realClock(): Clock {
   const origin = performance.timeOrigin;
   return {
     now: () => origin + performance.now(),
-    after(delayMs, callback) {
+    after(delayMs, callback, options) {
+      const weak = options?.keepsProcessAlive === false;
       if (!(delayMs > MAX_TIMER_DELAY_MS)) {
         const timer = setTimeout(callback, Math.max(0, delayMs));
+        if (weak) timer.unref();
         return () => clearTimeout(timer);
       }
       // Longer delays (a watch's timeoutSeconds can ask for years) wait in chained steps.
       let timer: ReturnType<typeof setTimeout>;
       const wait = (leftMs: number) => {
         timer = leftMs > MAX_TIMER_DELAY_MS ? setTimeout(() => wait(leftMs - MAX_TIMER_DELAY_MS), MAX_TIMER_DELAY_MS) : setTimeout(callback, leftMs);
+        if (weak) timer.unref();
       };
       wait(delayMs);
       return () => clearTimeout(timer);

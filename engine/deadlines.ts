@@ -10,9 +10,14 @@
 //
 // One timer is armed, for the earliest deadline, and armed again only when an earlier one is
 // added: when the earliest leaves (its request is over), the timer stays and, when it fires,
-// re-arms for whatever is earliest then. Emptied, the heap stops its timer, so an idle server holds
-// no timer that would keep the process alive.
-import type { Cancel, Clock } from './clock.ts';
+// re-arms for whatever is earliest then. That holds when the heap empties too: a server answering
+// one small request at a time empties it after nearly every request, and cancelling and arming a
+// Node timer each time was a measurable share of a GET. So the timer does not keep the process
+// alive (what has a deadline has a connection that does), and an idle heap holds it only until
+// it fires once, finding nothing due.
+import type { Cancel, Clock, TimerOptions } from './clock.ts';
+
+const TIMER: TimerOptions = { keepsProcessAlive: false };
 
 /** Something with a deadline; the heap keeps its position in it. */
 export interface Deadline {
@@ -53,11 +58,9 @@ export class Deadlines<T extends Deadline> {
     if (entry.deadlineMs < this.armedMs && !this.firing) this.arm();
   }
 
-  /** Forgets `entry`, which will not come due; a no-op for one not added (or already due). */
+  /** Forgets `entry`, which will not come due; a no-op for one not added (or already due). The timer stays armed. */
   delete(entry: T): void {
-    if (entry.deadlineSlot < 0) return;
-    this.removeAt(entry.deadlineSlot);
-    if (this.heap.length === 0) this.disarm();
+    if (entry.deadlineSlot >= 0) this.removeAt(entry.deadlineSlot);
   }
 
   private readonly fire = (): void => {
@@ -83,14 +86,7 @@ export class Deadlines<T extends Deadline> {
     if (top === undefined || top.deadlineMs >= this.armedMs) return;
     this.cancelTimer?.();
     this.armedMs = top.deadlineMs;
-    this.cancelTimer = this.clock.after(top.deadlineMs - this.clock.now(), this.fire);
-  }
-
-  private disarm(): void {
-    if (this.cancelTimer === undefined) return;
-    this.cancelTimer();
-    this.cancelTimer = undefined;
-    this.armedMs = Number.POSITIVE_INFINITY;
+    this.cancelTimer = this.clock.after(top.deadlineMs - this.clock.now(), this.fire, TIMER);
   }
 
   private removeAt(slot: number): void {

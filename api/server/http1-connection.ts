@@ -64,7 +64,31 @@ export class Http1Response extends NodeServerResponse {
     socket[pendingResponses] = (socket[pendingResponses] ?? 0) + 1;
     socket[lastRequest] = req;
     // A response emits 'close' once; `on` spares the wrapper `once` would allocate per response.
-    this.on('close', responseClosed);
+    this.on('close', Http1Response.closed);
+  }
+
+  /** The one 'close' listener of every response, shared (no closure per response). */
+  private static readonly closed = function (this: Http1Response): void {
+    connectionResponseClosed(this);
+    const hook1 = this.closeHook1;
+    const hook2 = this.closeHook2;
+    const more = this.moreCloseHooks;
+    this.closeHook1 = this.closeHook2 = this.moreCloseHooks = undefined;
+    hook1?.call(this);
+    hook2?.call(this);
+    if (more !== undefined) for (const hook of more) hook.call(this);
+  };
+
+  /** Run by the one 'close' listener above, in the order added: a second listener would cost the response a listener array. */
+  private closeHook1: CloseHook | undefined = undefined;
+  private closeHook2: CloseHook | undefined = undefined;
+  private moreCloseHooks: CloseHook[] | undefined = undefined;
+
+  /** Runs `hook` (with the response as `this`) when the response closes, as a 'close' listener added now would. */
+  onClose(hook: CloseHook): void {
+    if (this.closeHook1 === undefined) this.closeHook1 = hook;
+    else if (this.closeHook2 === undefined) this.closeHook2 = hook;
+    else (this.moreCloseHooks ??= []).push(hook);
   }
 
   /** Header lines already validated and serialized (preset-headers.ts), sent right after the status line. */
@@ -120,11 +144,13 @@ interface Http1Internals {
   _storeHeader(this: ServerResponse, firstLine: string, headers: unknown): void;
 }
 
-function responseClosed(this: Http1Response): void {
-  const socket = this[responseSocket];
+type CloseHook = (this: Http1Response) => void;
+
+function connectionResponseClosed(res: Http1Response): void {
+  const socket = res[responseSocket];
   const pending = (socket[pendingResponses] ?? 1) - 1;
   socket[pendingResponses] = pending;
-  if (socket[lastRequest] === this.req) socket[lastRequest] = undefined;
+  if (socket[lastRequest] === res.req) socket[lastRequest] = undefined;
   const idle = socket[whenIdle];
   if (pending === 0 && idle !== undefined) {
     socket[whenIdle] = undefined;

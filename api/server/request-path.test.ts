@@ -97,15 +97,17 @@ test("requests wait on one timer: a shorter ?timeout= ends first, the server's o
     }
     assert.equal(aborted, ['?timeout=5s@6000', '@60000', '?timeout=10m@61000'], 'each handler is told at its deadline');
     while (apiServer.inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
-    assert.is(clock.pending, 0, 'no timer left once no request is in flight');
+    assert.is(clock.pending, 0, 'no timer left once the last deadline fired');
   } finally {
     await close();
   }
 });
 
-test('a request that ends before its deadline leaves no timer and is never timed out', async () => {
+test('a request that ends before its deadline is never timed out; the one timer outlives it, unused, until it fires', async () => {
   const clock = new SimClock(0);
+  const aborted: string[] = [];
   const { apiServer, server, close } = await start(clock, async (context) => {
+    context.signal.addEventListener('abort', () => aborted.push(context.url.search));
     context.res.statusCode = 200;
     context.res.end('{}');
   });
@@ -114,9 +116,11 @@ test('a request that ends before its deadline leaves no timer and is never timed
       const answer = await get(server, path);
       assert.is(answer.status, 200);
       while (apiServer.inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
-      assert.is(clock.pending, 0, `${path}: the deadline left with its request`);
+      assert.is(clock.pending, 1, `${path}: the timer is not cancelled with the request's deadline`);
     }
     clock.advance(120_000);
+    assert.equal(aborted, [], 'no request ended is told of a deadline');
+    assert.is(clock.pending, 0, 'the timer fired once, found nothing due and was not armed again');
   } finally {
     await close();
   }

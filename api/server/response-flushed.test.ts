@@ -2,7 +2,8 @@ import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { responseFlushed } from './response-flushed.ts';
+import { HTTP1_SERVER_OPTIONS } from './http1-connection.ts';
+import { responseFlushed, whenFlushed } from './response-flushed.ts';
 
 /** A server whose handler sends `bytes` and reports when `responseFlushed` resolved; the client starts paused. */
 async function exchange(bytes: number, end: boolean) {
@@ -55,6 +56,23 @@ test('a response nobody ended resolves at once', async () => {
   run.response()!.end();
   await run.body;
   run.server.close();
+});
+
+test('whenFlushed on an HTTP/1.1 response runs each hook once, in the order added, on its one close listener', async () => {
+  const calls: string[] = [];
+  const listeners: number[] = [];
+  const server = createServer(HTTP1_SERVER_OPTIONS, (_req, res) => {
+    res.end('{}');
+    for (const name of ['a', 'b', 'c']) whenFlushed(res, () => calls.push(name));
+    listeners.push(res.listenerCount('close'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => request({ host: '127.0.0.1', port, path: '/' }, (res) => res.resume().on('end', resolve)).end());
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(calls, ['a', 'b', 'c']);
+  assert.equal(listeners, [1], "the hooks ride on the response's own listener");
+  server.close();
 });
 
 test.run();

@@ -4,6 +4,7 @@
 // until the kernel has taken the body, so its APF seats and its shutdown drain cover the sending;
 // callers that hold seats or count in-flight requests wait for this promise to do the same.
 import type { ServerResponse } from 'node:http';
+import { Http1Response } from './http1-connection.ts';
 
 const FLUSHED = Symbol('fairway.responseFlushed');
 type Tracked = ServerResponse & { [FLUSHED]?: Promise<void> };
@@ -39,6 +40,8 @@ function flushedNow(res: ServerResponse): boolean {
  */
 export function whenFlushed<R extends ServerResponse>(res: R, listener: (this: R) => void): void {
   if (flushedNow(res)) listener.call(res);
+  // Run by the HTTP/1.1 response's own 'close' listener: no listener array per response.
+  else if (res instanceof Http1Response) res.onClose(listener as unknown as (this: Http1Response) => void);
   // A response emits 'close' once; `on` spares the wrapper `once` would allocate.
   else res.on('close', listener);
 }
