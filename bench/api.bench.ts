@@ -5,7 +5,13 @@
 // Reports req/s, the Fairway/bare ratio, p50/p99 latency and server CPU per request (all threads, and
 // the main thread alone).
 //
-//   node --import tsx bench/api.bench.ts [--seconds=S] [--connections=C] [--objects=K] [--rounds=R] [--profile=DIR]
+//   node --import tsx bench/api.bench.ts [--seconds=S] [--connections=C] [--objects=K] [--rounds=R] [--profile=DIR] [--no-pin] [--only=get|list]
+//
+// On a machine with two cores or more, both servers run on CPU 0 and wrk on CPU 1 (taskset):
+// left to the scheduler, wrk and the server it loads sometimes shared a core, and the same server's
+// CPU per GET moved between ~47 and ~72 µs from one 5 s round to the next (pinned: 45–51 µs over
+// eight rounds), which made single rounds' ratios range 0.33–1.35. Each server thus gets one core,
+// Fairway's worker pool included. `--no-pin` leaves placement to the scheduler.
 //
 // Each endpoint is measured in R rounds of S seconds per server, alternating which server goes
 // first; medians over the rounds are printed (the machine is shared, so single rounds are noisy).
@@ -19,7 +25,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServerProcess } from '../api/testing/server-process.ts';
-import { mainThreadCpuSeconds, processCpuSeconds } from './fixtures.ts';
+import { mainThreadCpuSeconds, pinToCpus, processCpuSeconds } from './fixtures.ts';
 import { requestsPerSecond, requireWrk, runWrk } from './wrk.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -29,6 +35,11 @@ const CONNECTIONS = arg('connections', 50);
 const OBJECTS = arg('objects', 100);
 const ROUNDS = arg('rounds', QUICK ? 1 : 5);
 const PLC_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
+const PIN = availableParallelism() >= 2 && !process.argv.includes('--no-pin');
+const SERVER_CPUS = '0';
+const CLIENT_CPUS = '1';
+/** Where wrk runs: CLIENT_CPUS once the servers are pinned, else anywhere. */
+let clientCpus: string | undefined;
 
 interface Target {
   pid: number;
@@ -48,7 +59,14 @@ interface Measurement {
 async function load(target: Target, path: string, token: string, connections: number): Promise<Measurement> {
   const cpuBefore = processCpuSeconds(target.pid);
   const mainBefore = mainThreadCpuSeconds(target.pid);
-  const result = await runWrk({ url: `${target.url}${path}`, token, connections, seconds: SECONDS, headers: { Accept: 'application/json' } });
+  const result = await runWrk({
+    url: `${target.url}${path}`,
+    token,
+    connections,
+    seconds: SECONDS,
+    headers: { Accept: 'application/json' },
+    ...(clientCpus !== undefined ? { cpus: clientCpus } : {}),
+  });
   const perRequest = (seconds: number) => (seconds * 1e6) / Math.max(1, result.requests);
   const cpuUsPerRequest = perRequest(processCpuSeconds(target.pid) - cpuBefore);
   const mainThreadCpuUsPerRequest = perRequest(mainThreadCpuSeconds(target.pid) - mainBefore);
@@ -128,16 +146,22 @@ async function main(): Promise<void> {
     bare = await startBare(responses, certPem, keyPem, dir);
 
     const targets = { fairway: { pid: fairway.pid, url: fairway.url }, bare: { pid: bare.pid, url: `https://127.0.0.1:${bare.port}` } };
+    const pinned = PIN && pinToCpus(fairway.pid, SERVER_CPUS) && pinToCpus(bare.pid, SERVER_CPUS);
+    summary.pinned = pinned;
+    if (pinned) clientCpus = CLIENT_CPUS;
     console.log(
       `node ${process.version}, ${availableParallelism()} cores, load average ${loadavg()
         .map((l) => l.toFixed(1))
-        .join(' ')}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} round(s) of ${SECONDS} s per server`,
+        .join(' ')}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} round(s) of ${SECONDS} s per server; ` +
+        (pinned ? `servers on CPU ${SERVER_CPUS}, wrk on CPU ${CLIENT_CPUS}` : 'placement left to the scheduler'),
     );
     console.log(`GET body ${Buffer.byteLength(responses[getPath]!)} bytes; LIST body ${Buffer.byteLength(responses[listPath]!)} bytes (${OBJECTS} objects)`);
+    const only = process.argv.find((a) => a.startsWith('--only='))?.split('=')[1];
     for (const [label, path, connections] of [
       ['GET by name', getPath, CONNECTIONS],
       ['LIST', listPath, Math.min(CONNECTIONS, 16)],
     ] as const) {
+      if (only !== undefined && only !== (label === 'LIST' ? 'list' : 'get')) continue;
       // Warm-up: JIT, TLS sessions, the cached JSON.
       await load(targets.bare, path, fairway.token, connections);
       await load(targets.fairway, path, fairway.token, connections);

@@ -77,3 +77,11 @@ function statCpuSeconds(path: string): number {
 export function mainThreadCpuSeconds(pid: number): number {
   return statCpuSeconds(`/proc/${pid}/task/${pid}/stat`);
 }
+
+/**
+ * Keeps process `pid` (every thread it has now; later ones inherit it) on `cpus` (taskset's list
+ * form, e.g. `0`). False when taskset is missing or refuses: the process stays where it was.
+ */
+export function pinToCpus(pid: number, cpus: string): boolean {
+  return spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' }).status === 0;
+}

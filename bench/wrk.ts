@@ -27,6 +27,8 @@ export interface WrkOptions {
    * sharing cores with the server and other load must not measure its own wait for a core.
    */
   niceIncrement?: number;
+  /** CPUs wrk may run on (taskset's list form, e.g. `1`); absent: any. */
+  cpus?: string;
 }
 
 export interface WrkResult {
@@ -67,7 +69,7 @@ export function runWrk(options: WrkOptions): Promise<WrkResult> {
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push('-H', `${name}: ${value}`);
   args.push(options.url);
   if (options.scriptArgs !== undefined) args.push('--', ...options.scriptArgs);
-  return spawnWrk(args, options.niceIncrement).then(({ status, stdout, stderr }) => {
+  return spawnWrk(args, options.niceIncrement, options.cpus).then(({ status, stdout, stderr }) => {
     const line = stdout.split('\n').find((l) => l.startsWith('{'));
     if (status !== 0 || line === undefined) throw new Error(`wrk exited with ${status}: ${stderr}${stdout}`);
     return JSON.parse(line) as WrkResult;
@@ -78,9 +80,13 @@ export function runWrk(options: WrkOptions): Promise<WrkResult> {
  * wrk with these arguments, its output collected. Not spawnSync: the calling process's own
  * keep-alive sockets must see the server meanwhile.
  */
-export function spawnWrk(args: readonly string[], niceIncrement = 0): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function spawnWrk(args: readonly string[], niceIncrement = 0, cpus?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // taskset execs wrk in its own process, so the pid (for the priority below) is wrk's.
+    const child =
+      cpus === undefined
+        ? spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+        : spawn('taskset', ['-c', cpus, 'wrk', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     if (niceIncrement !== 0 && child.pid !== undefined) {
       try {
         setPriority(child.pid, Math.max(-20, Math.min(19, getPriority() + niceIncrement)));

@@ -136,6 +136,32 @@ test('the request-metrics filter counts answered resource requests with their co
   assert.is(sampleValue(samples, 'apiserver_request_terminations_total', { ...terminationLabels, verb: 'POST', scope: 'resource', code: '429' }), 1);
 });
 
+test('requests sharing one RequestInfo (a query-less target) are counted by their own method, query and code', async () => {
+  const clock = new SimClock(5_000);
+  const metrics = started(createFairwayMetrics(podsServed()));
+  const filter = createRequestMetricsFilter(metrics.requests, clock);
+  const shared = podsInfo('get', 'default', 'x');
+  const answers: [string, string, number][] = [
+    ['GET', '/api/v1/namespaces/default/pods/x', 200],
+    ['GET', '/api/v1/namespaces/default/pods/x', 200],
+    ['GET', '/api/v1/namespaces/default/pods/x', 404],
+    ['DELETE', '/api/v1/namespaces/default/pods/x', 200],
+    ['DELETE', '/api/v1/namespaces/default/pods/x?dryRun=All', 200],
+  ];
+  for (const [method, url, code] of answers) {
+    const context = fakeContext(method, url, shared, clock.now());
+    await serve(filter, context, async () => {
+      context.res.statusCode = code;
+    });
+  }
+  const samples = parseExposition(await metrics.registry.metrics());
+  const labels = { component: 'apiserver', dry_run: '', group: '', resource: 'pods', subresource: '', version: 'v1', scope: 'resource' };
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, verb: 'GET', code: '200' }), 2);
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, verb: 'GET', code: '404' }), 1);
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, verb: 'DELETE', code: '200' }), 1);
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, dry_run: 'All', verb: 'DELETE', code: '200' }), 1);
+});
+
 test('labels from the URL name only what is served; everything else is one "other" bucket per level', () => {
   const served = podsServed();
   const labels = (path: string) => served.resource(parseRequestInfo('GET', path, q()));

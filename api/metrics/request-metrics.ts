@@ -100,13 +100,30 @@ export class RequestMetrics {
    */
   private readonly series = new Map<ResourceLabels, Map<string, Map<string, Map<string, RequestSeries>>>>();
 
+  /**
+   * The series of requests without a query string, by RequestInfo: such a target's RequestInfo is
+   * read once per method and shared (request-target.ts), and its labels follow from it alone (no
+   * dryRun, no watch parameter; the body's type matters only to PATCH, left out).
+   */
+  private readonly seriesByTarget = new WeakMap<RequestInfo, { method: string; series: RequestSeries }>();
+
   /** One answered resource request. */
   observe(context: RequestContext, statusCode: number, durationSeconds: number): void {
     const info = context.requestInfo;
     if (!info.isResourceRequest) return;
-    const series = this.seriesOf(context, this.served.resource(info));
+    const series = this.seriesFor(context, info);
     series.total(statusCode).value++;
     series.duration.observe(Math.max(0, durationSeconds));
+  }
+
+  private seriesFor(context: RequestContext, info: RequestInfo): RequestSeries {
+    const method = context.req.method ?? 'GET';
+    if (context.query.size !== 0 || method === 'PATCH') return this.seriesOf(context, this.served.resource(info));
+    const known = this.seriesByTarget.get(info);
+    if (known !== undefined && known.method === method) return known.series;
+    const series = this.seriesOf(context, this.served.resource(info));
+    this.seriesByTarget.set(info, { method, series });
+    return series;
   }
 
   private seriesOf(context: RequestContext, labels: ResourceLabels): RequestSeries {
