@@ -203,7 +203,7 @@ async function renderAndSend(
   contentType: string,
 ): Promise<unknown> {
   const body = await executor.execute<Buffer>(renderWork(forms, spec));
-  return sendBody(context.res, statusCode, contentType, [body], body.byteLength);
+  return sendBytes(context.res, statusCode, contentType, body);
 }
 
 function listMeta(list: Pick<ListResult, 'resourceVersion' | 'continue' | 'remainingItemCount'>): ListMeta {
