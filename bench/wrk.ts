@@ -83,10 +83,8 @@ export function runWrk(options: WrkOptions): Promise<WrkResult> {
 export function spawnWrk(args: readonly string[], niceIncrement = 0, cpus?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     // taskset execs wrk in its own process, so the pid (for the priority below) is wrk's.
-    const child =
-      cpus === undefined
-        ? spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] })
-        : spawn('taskset', ['-c', cpus, 'wrk', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const argv = cpus === undefined ? ['wrk', ...args] : ['taskset', '-c', cpus, 'wrk', ...args];
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
     if (niceIncrement !== 0 && child.pid !== undefined) {
       try {
         setPriority(child.pid, Math.max(-20, Math.min(19, getPriority() + niceIncrement)));
