@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import type { Clock } from './clock.ts';
 import { Deadlines } from './deadlines.ts';
 import { SimClock } from './sim-clock.ts';
+import { countingClock } from './testing/counting-clock.ts';
 
 class Entry {
   deadlineSlot = -1;
@@ -15,21 +16,14 @@ class Entry {
 }
 
 /** A virtual clock that counts the timers armed on it. */
-function countingClock(): { clock: SimClock; armed: () => number; view: Clock } {
+function countingSimClock(): { clock: SimClock; armed: () => number; view: Clock } {
   const clock = new SimClock(0);
-  let armed = 0;
-  const view: Clock = {
-    now: () => clock.now(),
-    after: (delayMs, callback) => {
-      armed++;
-      return clock.after(delayMs, callback);
-    },
-  };
-  return { clock, armed: () => armed, view };
+  const { clock: view, armed } = countingClock(clock);
+  return { clock, armed, view };
 }
 
 function setUp() {
-  const { clock, armed, view } = countingClock();
+  const { clock, armed, view } = countingSimClock();
   const expired: string[] = [];
   const deadlines = new Deadlines<Entry>(view, (e) => expired.push(`${e.name}@${clock.now()}`));
   return { clock, armed, deadlines, expired };
@@ -173,7 +167,7 @@ test('an entry added again moves to its new deadline', () => {
 });
 
 test("an entry due may add itself again (a watch's bookmark, then its timeout), and only one timer is left armed", () => {
-  const { clock, armed, view } = countingClock();
+  const { clock, armed, view } = countingSimClock();
   const seen: string[] = [];
   const deadlines: Deadlines<Entry> = new Deadlines<Entry>(view, (e) => {
     seen.push(`${e.name}@${clock.now()}`);

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { realClock, type Clock } from '../../engine/clock.ts';
+import { countingClock } from '../../engine/testing/counting-clock.ts';
 import { createPriorityAndFairnessFilter } from '../filters/priority-and-fairness.ts';
 import { silentLogger } from '../log.ts';
 import { createFairwayMetrics } from '../metrics/fairway-metrics.ts';
@@ -141,15 +142,7 @@ test('a chain that answered before returning (no promise) ends the request at on
 });
 
 test('a request answered within the chain arms no deadline timer; one still going on after it does, and gets its 504', async () => {
-  const real = realClock();
-  let timers = 0;
-  const clock: Clock = {
-    now: () => real.now(),
-    after: (delayMs, callback) => {
-      timers++;
-      return real.after(delayMs, callback);
-    },
-  };
+  const { clock, armed } = countingClock(realClock());
   const { server, api, get } = await listen(
     [],
     (context) => {
@@ -162,9 +155,9 @@ test('a request answered within the chain arms no deadline timer; one still goin
   );
   try {
     assert.is((await get('/api/v1/namespaces/default/pods/now?timeout=10s')).status, 204);
-    assert.is(timers, 0, 'no timer for a request answered at once');
+    assert.is(armed(), 0, 'no timer for a request answered at once');
     assert.is((await get('/api/v1/namespaces/default/pods/slow?timeout=50ms')).status, 504);
-    assert.ok(timers >= 1, 'the deadline of a request still going on');
+    assert.ok(armed() >= 1, 'the deadline of a request still going on');
     await eventually(() => api.inFlight === 1, 'the abandoned handler is the only one left');
   } finally {
     server.close();
