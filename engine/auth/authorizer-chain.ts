@@ -38,18 +38,27 @@ export function createAuthorizerChain(members: readonly ChainMember[], metrics: 
     { authorizer: privilegedGroupsAuthorizer(), member: undefined },
     ...members.map((member) => ({ authorizer: member.authorizer, member })),
   ];
+  // One walk for both cases: it runs synchronously until an authorizer's answer is pending, and
+  // resumes from that step (`settled`: its answer) once the answer arrives.
+  const walk = (
+    attributes: AuthorizationAttributes,
+    cancellation: Cancellation | undefined,
+    index: number,
+    settled: AuthorizationResult | undefined,
+    noOpinions: NoOpinions | undefined,
+  ): AuthorizationOutcome => {
+    for (; index < steps.length; index++) {
+      const step = steps[index]!;
+      const outcome = settled ?? step.authorizer.authorize(attributes, cancellation);
+      settled = undefined;
+      if (isPending(outcome)) return outcome.then((result) => walk(attributes, cancellation, index, result, noOpinions));
+      if (decides(step, outcome, metrics)) return outcome;
+      if (saysWhy(outcome)) (noOpinions ??= new NoOpinions()).add(outcome);
+    }
+    return noOpinions?.result() ?? NO_OPINION;
+  };
   return {
-    authorize: (attributes, cancellation) => {
-      let noOpinions: NoOpinions | undefined;
-      for (let index = 0; index < steps.length; index++) {
-        const step = steps[index]!;
-        const outcome = step.authorizer.authorize(attributes, cancellation);
-        if (isPending(outcome)) return finishLater(steps, index, outcome, attributes, cancellation, noOpinions, metrics);
-        if (decides(step, outcome, metrics)) return outcome;
-        if (saysWhy(outcome)) (noOpinions ??= new NoOpinions()).add(outcome);
-      }
-      return noOpinions?.result() ?? NO_OPINION;
-    },
+    authorize: (attributes, cancellation) => walk(attributes, cancellation, 0, undefined, undefined),
     rulesFor: (user, namespace) =>
       unionRules(
         members.map((m) => m.authorizer),
@@ -60,26 +69,6 @@ export function createAuthorizerChain(members: readonly ChainMember[], metrics: 
       for (const member of members) member.authorizer.close?.();
     },
   };
-}
-
-/** The rest of the chain from step `index`, whose answer is `pending`: the same walk, waiting where it must. */
-async function finishLater(
-  steps: readonly Step[],
-  index: number,
-  pending: Promise<AuthorizationResult>,
-  attributes: AuthorizationAttributes,
-  cancellation: Cancellation | undefined,
-  noOpinions: NoOpinions | undefined,
-  metrics: AuthorizationMetrics,
-): Promise<AuthorizationResult> {
-  let result = await pending;
-  for (;;) {
-    if (decides(steps[index]!, result, metrics)) return result;
-    if (saysWhy(result)) (noOpinions ??= new NoOpinions()).add(result);
-    if (++index === steps.length) return noOpinions?.result() ?? NO_OPINION;
-    const outcome: AuthorizationOutcome = steps[index]!.authorizer.authorize(attributes, cancellation);
-    result = isPending(outcome) ? await outcome : outcome;
-  }
 }
 
 /** Whether `result` ends the walk (allow or deny); a configured authorizer's such decision is counted. */
