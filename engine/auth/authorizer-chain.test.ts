@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Registry } from 'prom-client';
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer } from './authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RulesResult } from './authorizer.ts';
 import fc from 'fast-check';
 import { aggregate, type ChainMember, createAuthorizerChain, createSwappableAuthorizer } from './authorizer-chain.ts';
 import { alwaysDenyAuthorizer } from './always.ts';
@@ -172,6 +172,77 @@ test("rules: the node stand-in cannot list a node identity's rules; a swapped ch
   if (!allowAll.ok) return assert.unreachable(allowAll.error);
   swappable.swap(allowAll.authorizer);
   assert.is((await swappable.rulesFor!({ name: 'jane', groups: [] }, '')).resourceRules[0]?.verbs[0], '*');
+});
+
+/** Kubernetes' RuleAllows over listed rules: `*` or the exact value; a non-resource URL `prefix*` matches by prefix. */
+function listedRulesAllow(rules: RulesResult, a: AuthorizationAttributes): boolean {
+  const has = (values: readonly string[], value: string) => values.includes('*') || values.includes(value);
+  if (!a.isResourceRequest) {
+    return rules.nonResourceRules.some(
+      (rule) => has(rule.verbs, a.verb) && rule.nonResourceURLs.some((url) => (url.endsWith('*') ? a.path.startsWith(url.slice(0, -1)) : url === a.path)),
+    );
+  }
+  const resource = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
+  return rules.resourceRules.some((rule) => has(rule.verbs, a.verb) && has(rule.apiGroups, a.apiGroup) && has(rule.resources, resource));
+}
+
+test('RBAC stand-in: allows exactly what it lists for the user, with the allowing binding named in the reason', async () => {
+  for (const apiDomain of ['k8s.io', 'example.org']) {
+    const rbac = bootstrapRbacAuthorizer(apiDomain);
+    const groupSets = [
+      [],
+      ['system:masters'],
+      ['system:authenticated'],
+      ['system:unauthenticated'],
+      ['system:monitoring'],
+      ['system:authenticated', 'system:monitoring'],
+      ['other'],
+    ];
+    const verbs = ['get', 'list', 'create', 'delete'];
+    const resources: Array<Partial<AuthorizationAttributes>> = [];
+    for (const apiGroup of ['', `authorization.${apiDomain}`, `authentication.${apiDomain}`, 'authorization.k8s.io', 'apps'])
+      for (const resource of ['selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'selfsubjectreviews', 'pods'])
+        for (const subresource of ['', 'status']) resources.push({ isResourceRequest: true, apiGroup, resource, subresource });
+    const paths = [
+      '/',
+      '/api',
+      '/api/v1',
+      '/apis',
+      '/apis/apps/v1',
+      '/healthz',
+      '/healthz/etcd',
+      '/livez',
+      '/livez/ping',
+      '/readyz/x',
+      '/metrics',
+      '/metrics/slis',
+      '/version',
+      '/version/',
+      '/openapi/v2',
+      '/foo',
+    ];
+    for (const path of paths) resources.push({ isResourceRequest: false, path, apiGroup: '', resource: '', subresource: '' });
+    let allowed = 0;
+    let checked = 0;
+    for (const groups of groupSets) {
+      const listed = await rbac.rulesFor!({ name: 'u', groups }, 'default');
+      for (const verb of verbs)
+        for (const extra of resources) {
+          const a = attrs('u', groups, { ...extra, verb });
+          const result = await rbac.authorize(a);
+          const expected = listedRulesAllow(listed, a);
+          assert.is(result.decision, expected ? 'allow' : 'noOpinion', `${groups.join(',')} ${verb} ${JSON.stringify(extra)}`);
+          if (expected) {
+            assert.match(result.reason, /^RBAC: allowed by ClusterRoleBinding "([^"]+)" of ClusterRole "\1" to Group "([^"]+)"$/);
+            assert.ok(groups.includes(/to Group "([^"]+)"$/.exec(result.reason)![1]!), result.reason);
+            allowed++;
+          } else assert.is(result.reason, '');
+          checked++;
+        }
+    }
+    // Both answers occur often enough for the agreement to mean something.
+    assert.ok(allowed > 100 && checked - allowed > 100, `${allowed} of ${checked}`);
+  }
 });
 
 test('RBAC: cluster-admin (system:masters) allows anything, subresources included', async () => {
