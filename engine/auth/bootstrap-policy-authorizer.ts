@@ -68,9 +68,9 @@ const BOOTSTRAP_BINDINGS: readonly Binding[] = [
 ];
 
 /**
- * A binding made ready for requests once: its rules' API groups resolved against the API domain,
- * its non-resource URL patterns split into exact paths and prefixes, and its allow decision for
- * each of its groups.
+ * A binding made ready once, for decisions and for listing alike: its rules' API groups resolved
+ * against the API domain, its non-resource URL patterns also split into exact paths and prefixes,
+ * and its allow decision for each of its groups.
  */
 interface CompiledBinding {
   groups: readonly string[];
@@ -83,7 +83,8 @@ interface CompiledRule {
   /** Resource rule: resolved API groups (`*` for all) and resources; absent on a non-resource rule. */
   apiGroups: readonly string[] | undefined;
   resources: readonly string[] | undefined;
-  /** Non-resource rule: exact paths, and the prefixes of `prefix/*` patterns (`''` for `*`). */
+  /** Non-resource rule: its URL patterns as listed; their exact paths, and the prefixes of `prefix/*` patterns (`''` for `*`). */
+  nonResourceUrls: readonly string[] | undefined;
   paths: readonly string[];
   pathPrefixes: readonly string[];
 }
@@ -97,6 +98,7 @@ function compileBinding(binding: Binding, apiDomain: string): CompiledBinding {
       verbs: rule.verbs,
       apiGroups: rule.resources === undefined ? undefined : (rule.groups ?? []).map((g) => resolveGroup(g, apiDomain)),
       resources: rule.resources,
+      nonResourceUrls: rule.nonResourceUrls,
       paths: urls(rule).filter((url) => !url.endsWith('*')),
       pathPrefixes: urls(rule)
         .filter((url) => url.endsWith('*'))
@@ -107,7 +109,6 @@ function compileBinding(binding: Binding, apiDomain: string): CompiledBinding {
 }
 
 export function bootstrapRbacAuthorizer(apiDomain = 'k8s.io'): Authorizer {
-  const bindingsOf = (user: UserInfo) => BOOTSTRAP_BINDINGS.filter((binding) => boundGroup(binding.groups, user) !== undefined);
   const compiled = BOOTSTRAP_BINDINGS.map((binding) => compileBinding(binding, apiDomain));
   return {
     // Decided at once, allocating nothing but a subresource's `resource/sub` name: it can run for every request.
@@ -122,9 +123,16 @@ export function bootstrapRbacAuthorizer(apiDomain = 'k8s.io'): Authorizer {
     // Cluster role bindings apply in every namespace, so the namespace does not narrow anything.
     rulesFor: async (user) => {
       const result: RulesResult = noRules();
-      for (const binding of bindingsOf(user)) {
+      for (const binding of compiled) {
+        if (boundGroup(binding.groups, user) === undefined) continue;
         for (const rule of binding.rules) {
-          if (rule.resources !== undefined) result.resourceRules.push(resourceRule(rule, apiDomain));
+          if (rule.apiGroups !== undefined && rule.resources !== undefined)
+            result.resourceRules.push({
+              verbs: [...rule.verbs],
+              apiGroups: [...rule.apiGroups],
+              resources: [...rule.resources],
+              resourceNames: [],
+            } satisfies ResourceRule);
           if (rule.nonResourceUrls !== undefined)
             result.nonResourceRules.push({ verbs: [...rule.verbs], nonResourceURLs: [...rule.nonResourceUrls] } satisfies NonResourceRule);
         }
@@ -150,15 +158,6 @@ export const nodeAuthorizerStandIn: Authorizer = {
 };
 
 const resolveGroup = (group: string, apiDomain: string) => (group === '*' ? '*' : `${group}.${apiDomain}`);
-
-function resourceRule(rule: Rule, apiDomain: string): ResourceRule {
-  return {
-    verbs: [...rule.verbs],
-    apiGroups: (rule.groups ?? []).map((g) => resolveGroup(g, apiDomain)),
-    resources: [...(rule.resources ?? [])],
-    resourceNames: [],
-  };
-}
 
 const matches = (values: readonly string[], value: string) => values.includes('*') || values.includes(value);
 
