@@ -19,10 +19,15 @@ export const HEALTH_ENDPOINTS = ['/healthz', '/livez', '/readyz'] as const;
 
 const HEALTH_PREFIXES: readonly string[] = HEALTH_ENDPOINTS.map((endpoint) => `${endpoint}/`);
 
-/** True for the paths that need no credentials. Asked for every request authorized: no closure or string made per call. */
+/** The health endpoint `path` is, or is a check of. Asked for every request authorized: no closure or string made per call. */
+function healthEndpointOf(path: string): (typeof HEALTH_ENDPOINTS)[number] | undefined {
+  for (let i = 0; i < HEALTH_ENDPOINTS.length; i++) if (path === HEALTH_ENDPOINTS[i] || path.startsWith(HEALTH_PREFIXES[i]!)) return HEALTH_ENDPOINTS[i];
+  return undefined;
+}
+
+/** True for the paths that need no credentials. */
 export function isHealthPath(path: string): boolean {
-  for (let i = 0; i < HEALTH_ENDPOINTS.length; i++) if (path === HEALTH_ENDPOINTS[i] || path.startsWith(HEALTH_PREFIXES[i]!)) return true;
-  return false;
+  return healthEndpointOf(path) !== undefined;
 }
 
 function sendPlain(context: RequestContext, code: number, body: string): void {
@@ -37,7 +42,7 @@ function sendPlain(context: RequestContext, code: number, body: string): void {
 /** Serves a health path; false when `path` is not one. */
 export function serveHealth(context: RequestContext, checks: HealthChecks): boolean {
   const path = context.requestInfo.path.replace(/\/+$/, '');
-  const endpoint = HEALTH_ENDPOINTS.find((e) => path === e || path.startsWith(`${e}/`));
+  const endpoint = healthEndpointOf(path);
   if (endpoint === undefined) return false;
   const name = endpoint.slice(1) as keyof HealthChecks;
   const single = path.slice(endpoint.length + 1);
