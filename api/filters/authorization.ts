@@ -5,7 +5,7 @@
 // - not allowed, with an error (a webhook that failed, a CEL error): HTTP 500 with Go's plain-text
 //   `Internal Server Error: "<request URI>": <error>` (http.Error: text/plain, nosniff, newline);
 // - otherwise: 403 Forbidden Status, `User "u" cannot <verb> resource "r" ...: <reason>`.
-import type { AuthorizationAttributes, AuthorizationResult, Authorizer, SelectorRequirement } from '../../engine/auth/authorizer.ts';
+import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RequestSelectors, SelectorRequirement } from '../../engine/auth/authorizer.ts';
 import { attributesFromRequest, isPending } from '../../engine/auth/authorizer.ts';
 import { parseFieldSelector } from '../../engine/store/field-selector.ts';
 import { parseLabelSelector } from '../../engine/store/label-selector.ts';
@@ -110,22 +110,17 @@ function sanitize(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-interface Selectors {
-  fieldSelector?: SelectorRequirement[];
-  labelSelector?: SelectorRequirement[];
-}
-
-const NO_SELECTORS: Selectors = Object.freeze({});
+const NO_SELECTORS: RequestSelectors = Object.freeze({});
 
 /**
  * Field and label selectors as SubjectAccessReview requirements (`=`/`==`/`in` → In, `!=`/`notin` →
  * NotIn, `x` → Exists, `!x` → DoesNotExist). Selectors that do not parse, and `>`/`<` terms, which
  * have no requirement form, are left out, as kube-apiserver leaves them out.
  */
-function selectorsOf(context: RequestContext): Selectors {
+function selectorsOf(context: RequestContext): RequestSelectors {
   const { verb } = context.requestInfo;
   if (verb !== 'list' && verb !== 'watch' && verb !== 'deletecollection') return NO_SELECTORS;
-  const out: Selectors = {};
+  const out: RequestSelectors = {};
   const fieldText = context.query.get('fieldSelector');
   if (fieldText !== null && fieldText !== '') {
     try {

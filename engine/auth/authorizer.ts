@@ -110,12 +110,11 @@ export const noOpinion = (reason = ''): AuthorizationResult => ({ decision: 'noO
 export const ALLOWED: AuthorizationResult = Object.freeze(allow());
 export const NO_OPINION: AuthorizationResult = Object.freeze(noOpinion());
 
+/** A list's or watch's selectors as requirements (only a resource request's are kept). */
+export type RequestSelectors = Pick<AuthorizationAttributes, 'fieldSelector' | 'labelSelector'>;
+
 /** The attributes of an HTTP request, from its parsed RequestInfo and authenticated user. */
-export function attributesFromRequest(
-  requestInfo: RequestInfo,
-  user: UserInfo,
-  selectors: { fieldSelector?: SelectorRequirement[]; labelSelector?: SelectorRequirement[] } = {},
-): AuthorizationAttributes {
+export function attributesFromRequest(requestInfo: RequestInfo, user: UserInfo, selectors: RequestSelectors = {}): AuthorizationAttributes {
   const attributes: AuthorizationAttributes = {
     user,
     verb: requestInfo.verb,
