@@ -9,7 +9,7 @@
 import type { Clock } from '../clock.ts';
 import type { Prng } from '../random.ts';
 import type { AuthorizationAttributes, AuthorizationOutcome, AuthorizationResult, Authorizer, Cancellation, Decision } from './authorizer.ts';
-import { cannotListRules } from './authorizer.ts';
+import { cannotListRules, NO_OPINION } from './authorizer.ts';
 import type { AuthorizationMetrics, WebhookResult } from './authorization-metrics.ts';
 import { noopAuthorizationMetrics } from './authorization-metrics.ts';
 import type { MatchConditions } from './cel-match-conditions.ts';
@@ -91,7 +91,7 @@ export function createWebhookAuthorizer(options: WebhookAuthorizerOptions): Auth
       }
       if (!outcome.matches) {
         metrics.matchConditionExclusion(name);
-        return { decision: 'noOpinion', reason: '' };
+        return NO_OPINION;
       }
     }
     const key = specJson(spec);
