@@ -46,7 +46,7 @@ export function createAuthenticationFilter(options: AuthenticationOptions): Filt
       return next();
     }
     sendStatusNegotiated(context, unauthorized());
-    return Promise.resolve();
+    return undefined;
   };
 }
 

@@ -30,7 +30,7 @@ export function createAuthorizationFilter(options: AuthorizationFilterOptions): 
     const user = context.user;
     if (user === undefined) {
       writeInternalError(context, 'no user found for request');
-      return DONE;
+      return undefined;
     }
     const attributes = attributesFromRequest(context.requestInfo, user, selectorsOf(context));
     const outcome = options.authorizer.authorize(attributes, context);
@@ -38,8 +38,6 @@ export function createAuthorizationFilter(options: AuthorizationFilterOptions): 
     return answer(options, context, next, attributes, outcome);
   };
 }
-
-const DONE: Promise<void> = Promise.resolve();
 
 async function answerLater(
   options: AuthorizationFilterOptions,
@@ -66,10 +64,10 @@ function answer(
         `${result.error}`,
     );
     writeInternalError(context, result.error);
-    return DONE;
+    return undefined;
   }
   sendStatusNegotiated(context, forbiddenStatus(attributes, result.reason));
-  return DONE;
+  return undefined;
 }
 
 /** The 403 Status for attributes an authorizer did not allow. */

@@ -83,7 +83,7 @@ export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilt
     if (user === undefined) {
       // A wiring error (authentication must run first), answered the way Go's handleError does.
       plainTextError(context, 500, `Internal Server Error: ${goQuote(requestUri(context))}: no User found in context`);
-      return Promise.resolve();
+      return undefined;
     }
     // One reading of the clock serves the wait limit and the controller's arrival time.
     const nowMs = clock.now();
@@ -169,7 +169,7 @@ function runAdmitted(
     observer?.rejected?.(context, outcome);
     context.res.setHeader('Retry-After', String(outcome.retryAfterSeconds));
     plainTextError(context, 429, TOO_MANY_REQUESTS_TEXT);
-    return DONE;
+    return undefined;
   }
   if (isWatch) return runWatch(context, next, watchTracker, () => admission.finish());
   return holdSeats(context, next, admission);
@@ -197,8 +197,6 @@ function releaseSeats(this: HoldingResponse): void {
   this[HELD_ADMISSION] = undefined;
   admission?.finish();
 }
-
-const DONE = Promise.resolve();
 
 /**
  * Shadow mode: the request runs now; its shadow goes through the queue set with the request's real
