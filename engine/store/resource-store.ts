@@ -104,23 +104,27 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
   async get(name: string, options: GetOptions = {}): Promise<KubeObject> {
     const opening = this.core.ready(this.prefix);
     if (opening !== undefined) await opening;
-    checkName(name);
-    const text = options.resourceVersion ?? '';
-    const wanted = parseResourceVersion(text);
-    if (text === '') {
-      const fresh = this.core.waitFresh();
-      if (fresh !== undefined) await fresh;
-    } else if (wanted > 0) await this.core.cache.waitFor(wanted);
+    const resourceVersion = options.resourceVersion ?? '';
+    if (!this.cacheCanAnswer(name, resourceVersion)) {
+      await (resourceVersion === '' ? this.core.waitFresh() : this.core.cache.waitFor(parseResourceVersion(resourceVersion)));
+    }
     return this.cachedObject(name);
   }
 
   /** The same checks as `get` in the same order, each a question instead of a wait. */
   getNow(name: string, resourceVersion = ''): KubeObject | undefined {
-    if (!this.core.isReady(this.prefix)) return undefined;
+    if (!this.core.isReady(this.prefix) || !this.cacheCanAnswer(name, resourceVersion)) return undefined;
+    return this.cachedObject(name);
+  }
+
+  /**
+   * The checks a read by name makes once the store serves (the name, then the resourceVersion), and
+   * whether the cache is already as fresh as asked: "" a consistent read, "0" any, "N" at least N.
+   */
+  private cacheCanAnswer(name: string, resourceVersion: string): boolean {
     checkName(name);
     const wanted = parseResourceVersion(resourceVersion);
-    if (resourceVersion === '' ? !this.core.isFresh() : wanted > this.core.cache.revision) return undefined;
-    return this.cachedObject(name);
+    return resourceVersion === '' ? this.core.isFresh() : wanted <= this.core.cache.revision;
   }
 
   /** The read itself, once the cache is as fresh as the caller asked. */
