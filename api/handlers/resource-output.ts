@@ -189,9 +189,8 @@ export function sendStoredObject(
   const form = formOf(object);
   const contentType = output.negotiated.contentType;
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, [form], renderSpec(context, out, output), statusCode, contentType);
-  const json = form.jsonBytes;
-  if (json !== undefined) return sendBytes(context.res, statusCode, contentType, objectJsonLine(form, json));
-  return cacheJson([form], out.executor).then(() => sendBytes(context.res, statusCode, contentType, objectJsonLine(form, form.jsonBytes!)));
+  if (form.jsonBytes !== undefined) return sendBytes(context.res, statusCode, contentType, objectJsonLine(form));
+  return cacheJson([form], out.executor).then(() => sendBytes(context.res, statusCode, contentType, objectJsonLine(form)));
 }
 
 async function renderAndSend(

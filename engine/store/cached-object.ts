@@ -93,12 +93,13 @@ const NEWLINE = 0x0a;
 
 /**
  * The object's JSON followed by a newline, as a GET sends it (json.Encoder's framing), made once per
- * version from its JSON, so a GET writes the cached bytes as they are instead of joining them per
- * request. The JSON then becomes a view of the same bytes, so the version keeps one copy.
+ * version from its JSON (`objectJsonBytes`), so a GET writes the cached bytes as they are instead of
+ * joining them per request. The JSON then becomes a view of the same bytes, so the version keeps one copy.
  */
-export function objectJsonLine(form: StoredForm, json: Buffer): Buffer {
+export function objectJsonLine(form: StoredForm): Buffer {
   let line = form.jsonLine;
   if (line === undefined) {
+    const json = objectJsonBytes(form);
     line = Buffer.allocUnsafeSlow(json.byteLength + 1);
     line.set(json, 0);
     line[json.byteLength] = NEWLINE;
