@@ -5,8 +5,7 @@
 // the very same function, and come back the same way, so both paths hand the write the same object.
 // A refusal crosses as data (the Status, or the store error's fields) and is thrown again here.
 import type { KubeObject, Status } from '../../engine/resources/types.ts';
-import { storedFormOf } from '../../engine/store/cached-object.ts';
-import { encodeObject } from '../../engine/store/codec.ts';
+import { newStoredForm, storedFormOf } from '../../engine/store/cached-object.ts';
 import { isStoreError, StoreError, type StoreErrorCode } from '../../engine/store/store-errors.ts';
 import type { StatusDetails } from '../../engine/resources/types.ts';
 import type { Executor, Work } from '../../workers/executor.ts';
@@ -67,10 +66,7 @@ export function patchWorkSize(payload: unknown): number {
 
 function patchWork(request: PatchRequest, group: string): Work {
   const { current, ...rest } = request;
-  const forms =
-    current === undefined
-      ? []
-      : [storedFormOf(current) ?? { object: current, revision: 0, codecBytes: encodeObject(current), jsonBytes: undefined, jsonLine: undefined }];
+  const forms = current === undefined ? [] : [storedFormOf(current) ?? newStoredForm(current, 0)];
   return { stage: patchStage(request.contentType), payload: { objects: forms, request: rest, group } satisfies PatchPayload };
 }
 

@@ -7,8 +7,7 @@
 // a worker. Large bodies are streamed in chunks (api/server/response-body.ts). Each function resolves when
 // the body has been handed to the response, so the request keeps its APF seats until then.
 import type { KubeObject, ListMeta } from '../../engine/resources/types.ts';
-import { objectJsonLine, storedFormOf } from '../../engine/store/cached-object.ts';
-import { encodeObject } from '../../engine/store/codec.ts';
+import { newStoredForm, objectJsonLine, storedFormOf } from '../../engine/store/cached-object.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
@@ -131,15 +130,7 @@ export async function cacheJson(forms: readonly StoredForm[], executor: Executor
 
 /** The stored form of an object the store returned (or one made now, for an object it did not). */
 function formOf(object: KubeObject): StoredForm {
-  return (
-    storedFormOf(object) ?? {
-      object,
-      revision: Number(object.metadata?.resourceVersion ?? 0),
-      codecBytes: encodeObject(object),
-      jsonBytes: undefined,
-      jsonLine: undefined,
-    }
-  );
+  return storedFormOf(object) ?? newStoredForm(object, Number(object.metadata?.resourceVersion ?? 0));
 }
 
 const COMMA = Buffer.from(',');

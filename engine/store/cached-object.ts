@@ -10,7 +10,7 @@
 
 import type { KubeObject } from '../resources/types.ts';
 import { setOwn } from '../own-property.ts';
-import { decodeObject } from './codec.ts';
+import { decodeObject, encodeObject } from './codec.ts';
 import { goJsonText } from './go-json.ts';
 
 /**
@@ -47,6 +47,11 @@ const formsByObject = new WeakMap<KubeObject, CachedObject>();
 /** The stored form of an object the store returned (undefined for any other object). */
 export function storedFormOf(object: KubeObject): StoredForm | undefined {
   return formsByObject.get(object);
+}
+
+/** A stored form made now (encoded here) for an object the store did not hand out, shown at `revision`. */
+export function newStoredForm(object: KubeObject, revision: number): StoredForm {
+  return { object, revision, codecBytes: encodeObject(object), jsonBytes: undefined, jsonLine: undefined };
 }
 
 function remember(cached: CachedObject): CachedObject {
