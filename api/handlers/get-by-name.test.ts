@@ -4,15 +4,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Filter } from '../server/http-context.ts';
+import { PLC as P, validPlc as plc } from '../testing/bad-input-corpus.ts';
 import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
-
-const P = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
-const plc = (name: string) => ({
-  apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
-  kind: 'PriorityLevelConfiguration',
-  metadata: { name },
-  spec: { type: 'Limited', limited: { nominalConcurrencyShares: 5, limitResponse: { type: 'Reject' } } },
-});
 
 /** What the rest of the chain (the handler) returned for each GET, and the response right then. */
 interface Seen {
