@@ -90,13 +90,7 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
       if (consistent !== undefined) assert.equal(consistent, created);
       assert.is(plcs.getNow('alpha', String(store.revision() + 1)), undefined, 'a resourceVersion the cache has not reached');
       // What get would reject with, thrown.
-      const thrown = (read: () => unknown): Promise<unknown> => {
-        try {
-          return Promise.resolve(read());
-        } catch (error) {
-          return Promise.reject(error);
-        }
-      };
+      const thrown = async (read: () => unknown): Promise<unknown> => read();
       const missing = await rejects(
         thrown(() => plcs.getNow('nosuch', '0')),
         'FW_ERR_STORE_NOT_FOUND',
