@@ -69,6 +69,11 @@ export interface ResourceHandlerDeps {
   logger?: Logger;
 }
 
+// What each kind of request may be answered as (a Table only for reads), made once rather than per request.
+const READ = { conversions: true } as const;
+const WATCH = { conversions: true, watch: true } as const;
+const WRITE = { conversions: false } as const;
+
 export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
   // Shared by every watch of this handler: an open watch keeps no closure of its own for these.
   const releaseWatchSlot = (context: RequestContext) => deps.watchLimiter?.release(context.user?.name ?? '');
@@ -88,7 +93,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
     let representation: Representation | undefined;
     try {
       const route = routeOf(context, deps);
-      const output = negotiate(context, deps.metaGroup, { conversions: true });
+      const output = negotiate(context, deps.metaGroup, READ);
       representation = output;
       const resourceVersion = checkResourceVersion(context.query.get('resourceVersion') ?? undefined) ?? '';
       const name = context.requestInfo.name;
@@ -124,7 +129,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
       switch (info.verb) {
         case 'list': {
           if (subresource !== '') throw new ApiError(routeNotFound());
-          const output = negotiate(context, deps.metaGroup, { conversions: true });
+          const output = negotiate(context, deps.metaGroup, READ);
           representation = output;
           query.int('timeoutSeconds'); // validated, then not needed: lists never take that long
           const list = await route.registry.store.list(listOptions(query));
@@ -133,7 +138,7 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
         }
         case 'watch': {
           if (subresource !== '') throw new ApiError(routeNotFound());
-          const output = negotiate(context, deps.metaGroup, { conversions: true, watch: true });
+          const output = negotiate(context, deps.metaGroup, WATCH);
           representation = output;
           const options = parseWatchOptions(query, info.name, deps.minRequestTimeoutMs ?? MIN_REQUEST_TIMEOUT_MS);
           const limiter = deps.watchLimiter;
@@ -151,28 +156,28 @@ export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
         }
         case 'create':
           if (info.name !== '') throw new ApiError(routeMethodNotAllowed());
-          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          representation = negotiate(context, deps.metaGroup, WRITE);
           await create(context, route, query, representation as Output, deps);
           return;
         case 'update':
           // PUT and PATCH exist only on an object's path: on the collection kube's router answers 405.
           if (info.name === '') throw new ApiError(routeMethodNotAllowed());
-          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          representation = negotiate(context, deps.metaGroup, WRITE);
           await update(context, route, query, representation as Output, subresource, deps);
           return;
         case 'patch':
           if (info.name === '') throw new ApiError(routeMethodNotAllowed());
-          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          representation = negotiate(context, deps.metaGroup, WRITE);
           await patch(context, route, query, representation as Output, subresource, deps);
           return;
         case 'delete':
           if (subresource !== '') throw new ApiError(routeMethodNotAllowed());
-          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          representation = negotiate(context, deps.metaGroup, WRITE);
           await remove(context, route, query, representation as Output, deps);
           return;
         case 'deletecollection':
           if (subresource !== '') throw new ApiError(routeMethodNotAllowed());
-          representation = negotiate(context, deps.metaGroup, { conversions: false });
+          representation = negotiate(context, deps.metaGroup, WRITE);
           await removeCollection(context, route, query, representation as Output, deps);
           return;
         default:
