@@ -132,7 +132,7 @@ export class ResourceCache {
   }
 
   /** Every current object in key order; shared until the next change. */
-  latest(): readonly CachedObject[] {
+  private latest(): readonly CachedObject[] {
     if (this.everything === undefined) {
       const names = this.sortedNames();
       const items = new Array<CachedObject>(names.length);
