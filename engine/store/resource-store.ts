@@ -171,9 +171,9 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
     const countRemaining = selection.filter === undefined;
     const page = this.cache.page(at, startName, limit, selection.filter, countRemaining);
     const last = page.items[page.items.length - 1];
-    return makeListResult(
+    return new CachedList(
       page.items,
-      revision,
+      String(revision),
       page.more && last !== undefined ? continueAfter(last.name, revision) : undefined,
       page.more && countRemaining ? page.remaining : undefined,
     );
@@ -353,10 +353,6 @@ function checkName(name: string): void {
 
 function isConflict(error: unknown): boolean {
   return isStoreErrorCode(error, 'FW_ERR_STORE_CONFLICT') || isStoreErrorCode(error, 'FW_ERR_STORE_PRECONDITION_FAILED');
-}
-
-function makeListResult(items: readonly CachedObject[], revision: number, continueToken: string | undefined, remaining: number | undefined): ListResult {
-  return new CachedList(items, String(revision), continueToken, remaining);
 }
 
 /**
