@@ -17,4 +17,20 @@ test('computes once per key and never grows past its capacity', () => {
   assert.is(cache.get('6', square), 36);
 });
 
+test('peek computes nothing; set keeps a value under the same bound', () => {
+  const cache = new BoundedCache<string, number>(2);
+  assert.is(cache.peek('a'), undefined);
+  cache.set('a', 1);
+  assert.is(cache.peek('a'), 1);
+  assert.is(
+    cache.get('a', () => 0),
+    1,
+    'a value set is not computed again',
+  );
+  cache.set('b', 2);
+  cache.set('c', 3);
+  assert.ok(cache.size <= 2);
+  assert.is(cache.peek('c'), 3);
+});
+
 test.run();
