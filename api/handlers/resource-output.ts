@@ -9,6 +9,7 @@
 import type { KubeObject, ListMeta } from '../../engine/resources/types.ts';
 import { newStoredForm, objectJsonLine, storedFormOf } from '../../engine/store/cached-object.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
+import { BoundedCache } from '../../engine/bounded-cache.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
 import { encodeObjectsWork, splitObjectsJson } from '../../workers/objects-json.ts';
@@ -49,14 +50,14 @@ interface Negotiation {
 }
 
 /** By endpoint variant (conversions × watch), then meta group, then Accept header. */
-const negotiations: Map<string, Map<string, Negotiation>>[] = [new Map(), new Map(), new Map(), new Map()];
+const negotiations: Map<string, BoundedCache<string, Negotiation>>[] = [new Map(), new Map(), new Map(), new Map()];
 
 function negotiationFor(accept: string | undefined, metaGroup: string, conversions: boolean, watch: boolean): Negotiation {
   const byGroup = negotiations[(conversions ? 1 : 0) + (watch ? 2 : 0)]!;
   let byAccept = byGroup.get(metaGroup);
-  if (byAccept === undefined) byGroup.set(metaGroup, (byAccept = new Map()));
+  if (byAccept === undefined) byGroup.set(metaGroup, (byAccept = new BoundedCache(NEGOTIATIONS_PER_VARIANT)));
   const key = accept ?? '\u0000';
-  let negotiation = byAccept.get(key);
+  let negotiation = byAccept.peek(key);
   if (negotiation === undefined) {
     const result = negotiateOutput(accept, {
       conversions: conversions ? tableConversions(metaGroup) : [],
@@ -64,7 +65,6 @@ function negotiationFor(accept: string | undefined, metaGroup: string, conversio
       mediaTypes: OBJECT_MEDIA_TYPES,
     });
     negotiation = { result, outputs: [undefined, undefined] };
-    if (byAccept.size >= NEGOTIATIONS_PER_VARIANT) byAccept.clear();
     byAccept.set(key, negotiation);
   }
   return negotiation;
