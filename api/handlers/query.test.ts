@@ -38,6 +38,17 @@ test('integers parse as Go parses them (bad values are 400 with strconv words); 
   assert.is(statusOf(() => checkResourceVersion('-1')).code, 400);
 });
 
+test('resourceVersion is a uint64 as Go parses it: leading zeros allowed, the range checked exactly, a megabyte of digits refused', () => {
+  const max = '18446744073709551615';
+  assert.is(checkResourceVersion(max), max);
+  assert.is(checkResourceVersion(`0000000000${max}`), `0000000000${max}`, 'leading zeros do not count against the range');
+  const outOfRange = (value: string) => statusOf(() => checkResourceVersion(value)).message ?? '';
+  assert.match(outOfRange('18446744073709551616'), 'value out of range');
+  assert.match(outOfRange(`1${'0'.repeat(20)}`), 'value out of range');
+  assert.match(outOfRange('9'.repeat(1 << 20)), 'value out of range');
+  assert.match(outOfRange(`${'9'.repeat(30)}x`), 'invalid syntax');
+});
+
 test('write options: defaults, dryRun and fieldValidation values, field manager rules', () => {
   assert.equal(parseWriteOptions(q(''), 'CreateOptions'), { dryRun: false, fieldManager: '', fieldValidation: 'Warn' });
   assert.equal(parseWriteOptions(q('dryRun=All&fieldManager=me&fieldValidation=Strict'), 'UpdateOptions'), {
