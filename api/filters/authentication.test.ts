@@ -6,6 +6,7 @@ import { fakeResponse } from '../testing/fake-response.ts';
 import type { Logger } from '../log.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
+import type { Authenticator } from '../../engine/auth/authenticator.ts';
 import { generateCertificateAuthority, issueClientCertificate } from '../security/tls.ts';
 import { authenticationRequestOf, createAuthenticationFilter } from './authentication.ts';
 
@@ -121,6 +122,78 @@ test('over HTTP/2 the chain is read from the session socket, once per connection
   assert.is(first.peerCertificates?.length, 1);
   assert.is(first.peerCertificates, second.peerCertificates);
   assert.is(sessionSocket.calls(), 1);
+});
+
+/** What the filter did with one request: its user, or the status it answered. */
+async function outcome(filter: ReturnType<typeof createAuthenticationFilter>, authorization: string | undefined, socket: object, path = '/apis') {
+  const { context, written } = fakeContext(path, authorization, socket);
+  let ran = false;
+  await filter(context, async () => {
+    ran = true;
+  });
+  return { ran, user: context.user, status: written.status, body: written.body };
+}
+
+/** Counts the answers `inner` is asked for. */
+function counted(inner: Authenticator): Authenticator & { calls: number } {
+  const spy = {
+    calls: 0,
+    authenticate: (request: Parameters<Authenticator['authenticate']>[0]) => {
+      spy.calls++;
+      return inner.authenticate(request);
+    },
+  };
+  return spy;
+}
+
+test('requests on one connection are answered exactly as each would be on a connection of its own, whatever the order of headers', async () => {
+  const headers = [
+    'Bearer good',
+    'Bearer good',
+    'Bearer bad',
+    undefined,
+    'bearer good',
+    'Bearer good extra',
+    'Basic Zm9v',
+    'Bearer good',
+    undefined,
+    'Bearer bad',
+  ];
+  for (const anonymous of [false, true]) {
+    const logged: string[] = [];
+    const freshLogged: string[] = [];
+    const logger = (into: string[]): Logger => ({ info: () => undefined, warning: () => undefined, error: (m) => into.push(m) });
+    const shared = createAuthenticationFilter({ authenticator: authenticator(anonymous), logger: logger(logged), isPublicPath: (p) => p === '/healthz' });
+    const fresh = createAuthenticationFilter({ authenticator: authenticator(anonymous), logger: logger(freshLogged), isPublicPath: (p) => p === '/healthz' });
+    const socket = {};
+    for (const path of ['/apis', '/healthz'])
+      for (const header of headers) assert.equal(await outcome(shared, header, socket, path), await outcome(fresh, header, {}, path), `${header} on ${path}`);
+    assert.equal(logged, freshLogged, 'every failure is logged, the repeated ones too');
+    assert.ok(logged.length > 0);
+  }
+});
+
+test('a connection without a certificate asks the authenticator again only when the header changes', async () => {
+  const spy = counted(authenticator(false));
+  const filter = createAuthenticationFilter({ authenticator: spy });
+  const socket = {};
+  for (const header of ['Bearer good', 'Bearer good', 'Bearer good', 'Bearer bad', 'Bearer bad', 'Bearer good']) await outcome(filter, header, socket);
+  assert.is(spy.calls, 3);
+  // Another authenticator (another server) on the same connection is asked itself.
+  const other = counted(authenticator(false));
+  const second = await outcome(createAuthenticationFilter({ authenticator: other }), 'Bearer good', socket);
+  assert.is(other.calls, 1);
+  assert.is(second.user?.name, 'alice');
+});
+
+test('a connection with a client certificate asks the authenticator on every request (a certificate expires)', async () => {
+  const ca = await generateCertificateAuthority({ commonName: 'clients' });
+  const carol = await issueClientCertificate(ca, { user: 'carol' });
+  const spy = counted(authenticator(false, [ca.certPem]));
+  const filter = createAuthenticationFilter({ authenticator: spy });
+  const socket = socketWith([carol.certPem, ca.certPem]);
+  for (let i = 0; i < 3; i++) assert.is((await outcome(filter, 'Bearer good', socket)).user?.name, 'carol');
+  assert.is(spy.calls, 3);
 });
 
 test.run();

@@ -9,7 +9,7 @@
 // - no credential: 401 when anonymous access is off, except on the health checks, which then run
 //   as system:anonymous.
 import type { IncomingMessage } from 'node:http';
-import type { AuthenticationRequest, Authenticator } from '../../engine/auth/authenticator.ts';
+import type { AuthenticationRequest, AuthenticationResult, Authenticator } from '../../engine/auth/authenticator.ts';
 import { SYSTEM_ANONYMOUS, SYSTEM_UNAUTHENTICATED } from '../../engine/auth/authenticator.ts';
 import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import type { Filter } from '../server/http-context.ts';
@@ -32,7 +32,7 @@ const ANONYMOUS: UserInfo = { name: SYSTEM_ANONYMOUS, groups: [SYSTEM_UNAUTHENTI
 export function createAuthenticationFilter(options: AuthenticationOptions): Filter {
   const { authenticator, logger } = options;
   return (context, next) => {
-    const result = authenticator.authenticate(authenticationRequestOf(context.req, context.connection));
+    const result = authenticate(authenticator, context.req, context.connection ?? connectionOf(context.req));
     if (result.kind === 'authenticated') {
       // Cleared rather than deleted: deleting a property costs a runtime call and leaves the
       // headers object slow for every later lookup.
@@ -48,6 +48,28 @@ export function createAuthenticationFilter(options: AuthenticationOptions): Filt
     sendStatusNegotiated(context, unauthorized());
     return undefined;
   };
+}
+
+/**
+ * The authenticator's answer for the request. A connection without a client certificate keeps its
+ * last answer: clients send the same header on every request of a connection, and the answer for
+ * such a request depends on the header alone (the Authenticator contract), so the next request with
+ * the same header costs one string comparison instead of the token's parsing, hashing and lookups.
+ * A client certificate's answer is asked for every time: it expires with the wall clock.
+ */
+function authenticate(authenticator: Authenticator, req: IncomingMessage, connection: Connection): AuthenticationResult {
+  if (connection.peerCertificates.length > 0) return authenticator.authenticate(authenticationRequestOf(req, connection));
+  const authorization = req.headers.authorization;
+  const last = connection.lastAuthentication;
+  if (last !== undefined && last.authorization === authorization && last.authenticator === authenticator) return last.result;
+  const result = authenticator.authenticate(authorization === undefined ? {} : { authorization });
+  if (last === undefined) connection.lastAuthentication = { authenticator, authorization, result };
+  else {
+    last.authenticator = authenticator;
+    last.authorization = authorization;
+    last.result = result;
+  }
+  return result;
 }
 
 /** What the engine's authenticators read from a request: the header and the connection's client chain. */

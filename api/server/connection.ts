@@ -6,12 +6,22 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
+import type { AuthenticationResult, Authenticator } from '../../engine/auth/authenticator.ts';
 
 export interface Connection {
   /** `ip:port` (`[ip]:port` for IPv6), as Go's `Request.RemoteAddr`. */
   readonly srcIP: string;
   /** The client's certificate chain as DER, leaf first; empty without one. */
   readonly peerCertificates: readonly Uint8Array[];
+  /** The last answer of the authentication filter on this connection (authentication.ts); set on every connection, so all share one shape. */
+  lastAuthentication: LastAuthentication | undefined;
+}
+
+/** An authenticator's answer for one `Authorization` header (undefined: none sent). */
+export interface LastAuthentication {
+  authenticator: Authenticator;
+  authorization: string | undefined;
+  result: AuthenticationResult;
 }
 
 const NO_CERTIFICATES: readonly Uint8Array[] = [];
@@ -38,10 +48,10 @@ function readConnection(socket: Socket): Connection {
   try {
     const host = socket.remoteAddress ?? '';
     const srcIP = host.includes(':') ? `[${host}]:${socket.remotePort ?? ''}` : `${host}:${socket.remotePort ?? ''}`;
-    return { srcIP, peerCertificates: peerChain(socket as Partial<TLSSocket>) };
+    return { srcIP, peerCertificates: peerChain(socket as Partial<TLSSocket>), lastAuthentication: undefined };
   } catch {
     // The HTTP/2 session went away under the request: nothing to read, and nobody to answer.
-    return { srcIP: '', peerCertificates: NO_CERTIFICATES };
+    return { srcIP: '', peerCertificates: NO_CERTIFICATES, lastAuthentication: undefined };
   }
 }
 

@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../engine/clock.ts';
 import { goDurationToMs, parseGoDuration } from '../../engine/config/go-duration.ts';
 import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
-import { chain, type AbortListener, type Answered, type EndHook, type Filter, type Handler, type RequestContext } from './http-context.ts';
+import { ChainRun, type AbortListener, type Answered, type EndHook, type Filter, type Handler, type Pipeline, type RequestContext } from './http-context.ts';
 import { connectionOf, type Connection } from './connection.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -64,7 +64,7 @@ const INITIALIZED = Promise.resolve();
  * measurable share of a small GET). A class without per-request closures: an open watch keeps this
  * alive for as long as it lasts, so its size is the server's memory per watch.
  */
-class InFlightRequest implements RequestContext, Deadline, ListMember<InFlightRequest> {
+class InFlightRequest extends ChainRun implements RequestContext, Deadline, ListMember<InFlightRequest> {
   user: UserInfo | undefined = undefined;
   impersonator: UserInfo | undefined = undefined;
   watchInitialized: Promise<void> = INITIALIZED;
@@ -88,6 +88,7 @@ class InFlightRequest implements RequestContext, Deadline, ListMember<InFlightRe
   deadlineSeq = 0;
 
   constructor(
+    pipeline: Pipeline,
     private readonly server: RequestEnder,
     readonly req: IncomingMessage,
     readonly res: ServerResponse,
@@ -99,8 +100,13 @@ class InFlightRequest implements RequestContext, Deadline, ListMember<InFlightRe
     private readonly target: string,
     parsedUrl: URL | undefined,
   ) {
+    super(pipeline);
     this.parsedUrl = parsedUrl;
     if (requestInfo.verb === 'watch') this.watchInitialized = new Promise<void>((resolve) => (this.resolveInitialized = resolve));
+  }
+
+  protected get chainContext(): RequestContext {
+    return this;
   }
 
   get url(): URL {
@@ -244,12 +250,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   };
   // Resource requests go straight to their handler, which answers every failure itself.
-  const run = chain(filters, (context) => {
-    // Health paths are never resource paths: resource requests skip the health check.
-    if (context.requestInfo.isResourceRequest) return options.resources(context);
-    if (serveHealth(context, options.health)) return INITIALIZED;
-    return routeOther(context);
-  });
+  const pipeline: Pipeline = {
+    filters,
+    handler: (context) => {
+      // Health paths are never resource paths: resource requests skip the health check.
+      if (context.requestInfo.isResourceRequest) return options.resources(context);
+      if (serveHealth(context, options.health)) return INITIALIZED;
+      return routeOther(context);
+    },
+  };
 
   // kube-apiserver's timeout filter: a 504 if nothing was written yet, and the handler's later
   // writes go nowhere; a body already under way cannot be finished, so the connection is cut, as
@@ -274,7 +283,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const serve = (context: InFlightRequest): void => {
     let chainDone: Answered;
     try {
-      chainDone = run(context);
+      chainDone = context.step();
     } catch (error) {
       chainDone = Promise.reject(error);
     }
@@ -343,7 +352,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       sendStatus(res, errorStatus(error, logger), statusRepresentation(req, query));
       return;
     }
-    const context = new InFlightRequest(ender, req, res, connectionOf(req), requestInfo, receivedMs, deadlineMs, query, target, url);
+    const context = new InFlightRequest(pipeline, ender, req, res, connectionOf(req), requestInfo, receivedMs, deadlineMs, query, target, url);
     inFlight.add(context);
     serve(context);
   };

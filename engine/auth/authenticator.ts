@@ -24,6 +24,11 @@ export type AuthenticationResult =
   | { kind: 'none' }
   | { kind: 'failed' /** For the server log only; the client is told just `Unauthorized`. */; error: string };
 
+/**
+ * The answer for a request without a client certificate depends on its `Authorization` header
+ * alone (the token table is read once, at start; no token answer reads the clock), so a caller may
+ * keep it for the same header; a certificate's answer also depends on the wall clock.
+ */
 export interface Authenticator {
   authenticate(request: AuthenticationRequest): AuthenticationResult;
 }
