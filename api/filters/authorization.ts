@@ -18,7 +18,7 @@ export interface AuthorizationFilterOptions {
   /** The chain (a swappable one when --authorization-config reloads). */
   authorizer: Authorizer;
   logger?: Logger;
-  /** Paths served without asking (the health checks, which authentication also lets through). */
+  /** Paths served without asking (the health checks, which authentication also lets through); never a resource request's. */
   skipPath?: ((path: string) => boolean) | undefined;
 }
 
@@ -26,7 +26,8 @@ export function createAuthorizationFilter(options: AuthorizationFilterOptions): 
   // Not async: a decision made at once (system:masters, RBAC, AlwaysAllow, a cached webhook answer)
   // goes straight on to `next()`; only a pending one is waited for.
   return (context, next) => {
-    if (options.skipPath?.(context.requestInfo.path) === true) return next();
+    // The paths served without asking are health checks, never resource paths: a resource request skips the check.
+    if (!context.requestInfo.isResourceRequest && options.skipPath?.(context.requestInfo.path) === true) return next();
     const user = context.user;
     if (user === undefined) {
       writeInternalError(context, 'no user found for request');

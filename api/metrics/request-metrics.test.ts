@@ -162,6 +162,25 @@ test('requests sharing one RequestInfo (a query-less target) are counted by thei
   assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, dry_run: 'All', verb: 'DELETE', code: '200' }), 1);
 });
 
+test('one series counts each code by itself however the codes alternate, codes outside the label set as "other"', async () => {
+  const clock = new SimClock(5_000);
+  const metrics = started(createFairwayMetrics(podsServed()));
+  const filter = createRequestMetricsFilter(metrics.requests, clock);
+  const shared = podsInfo('get', 'default', 'x');
+  const codes = [200, 200, 404, 200, 1000, 1000, 404, 200, 99, 200];
+  for (const code of codes) {
+    const context = fakeContext('GET', '/api/v1/namespaces/default/pods/x', shared, clock.now());
+    await serve(filter, context, async () => {
+      context.res.statusCode = code;
+    });
+  }
+  const samples = parseExposition(await metrics.registry.metrics());
+  const labels = { component: 'apiserver', dry_run: '', group: '', resource: 'pods', subresource: '', version: 'v1', scope: 'resource', verb: 'GET' };
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, code: '200' }), 5);
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, code: '404' }), 2);
+  assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, code: 'other' }), 3);
+});
+
 test('labels from the URL name only what is served; everything else is one "other" bucket per level', () => {
   const served = podsServed();
   const labels = (path: string) => served.resource(parseRequestInfo('GET', path, q()));

@@ -177,6 +177,9 @@ export class RequestMetrics {
 /** The cells of one (resources, verb, scope, dry run) combination; the counter per status code. */
 class RequestSeries {
   private readonly byCode = new Map<number, CounterCell>();
+  /** The code counted last and its cell: a series' requests mostly answer the same code, which then needs no lookup. */
+  private lastCode = 0;
+  private lastCell: CounterCell | undefined = undefined;
 
   constructor(
     readonly duration: HistogramCell,
@@ -184,6 +187,7 @@ class RequestSeries {
   ) {}
 
   total(statusCode: number): CounterCell {
+    if (statusCode === this.lastCode && this.lastCell !== undefined) return this.lastCell;
     let cell = this.byCode.get(statusCode);
     if (cell === undefined) {
       const code = codeLabel(statusCode);
@@ -191,6 +195,8 @@ class RequestSeries {
       cell = this.totalCell(code);
       if (code !== OTHER_LABEL) this.byCode.set(statusCode, cell);
     }
+    this.lastCode = statusCode;
+    this.lastCell = cell;
     return cell;
   }
 }

@@ -12,7 +12,7 @@ function context(path: string, httpVersion: string, extra: Partial<RequestContex
   return {
     req: { method: 'GET', url: path, httpVersion, headers: { 'user-agent': 'kubectl/v1.32.4 (linux/amd64) kubernetes/4cb5f07' } } as unknown as IncomingMessage,
     res: { statusCode: 200 } as unknown as ServerResponse,
-    connection: { srcIP: '127.0.0.1:50412', peerCertificates: [], lastAuthentication: undefined },
+    connection: { srcIP: '127.0.0.1:50412', peerCertificates: [], lastAuthentication: undefined, lastTarget: undefined },
     url,
     query: url.searchParams,
     requestInfo: parseRequestInfo('GET', url.pathname, url.searchParams),

@@ -15,7 +15,7 @@ test('one record per connection: the HTTP/2 session socket keys it, later reads 
   });
   const request = () => ({ headers: {}, socket: {}, stream: { session: { socket: sessionSocket } } }) as unknown as IncomingMessage;
   const first = connectionOf(request());
-  assert.equal(first, { srcIP: '[::1]:4242', peerCertificates: [], lastAuthentication: undefined });
+  assert.equal(first, { srcIP: '[::1]:4242', peerCertificates: [], lastAuthentication: undefined, lastTarget: undefined });
   assert.is(connectionOf(request()), first);
 });
 
@@ -29,7 +29,7 @@ test('a session gone before its first request is read gives an empty record, not
     },
   );
   const req = { headers: {}, socket: gone } as unknown as IncomingMessage;
-  assert.equal(connectionOf(req), { srcIP: '', peerCertificates: [], lastAuthentication: undefined });
+  assert.equal(connectionOf(req), { srcIP: '', peerCertificates: [], lastAuthentication: undefined, lastTarget: undefined });
 });
 
 test.run();

@@ -7,14 +7,17 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { DetailedPeerCertificate, TLSSocket } from 'node:tls';
 import type { AuthenticationResult, Authenticator } from '../../engine/auth/authenticator.ts';
+import type { LastTarget, TargetMemo } from './request-target.ts';
 
-export interface Connection {
+export interface Connection extends TargetMemo {
   /** `ip:port` (`[ip]:port` for IPv6), as Go's `Request.RemoteAddr`. */
   readonly srcIP: string;
   /** The client's certificate chain as DER, leaf first; empty without one. */
   readonly peerCertificates: readonly Uint8Array[];
   /** The last answer of the authentication filter on this connection (authentication.ts); set on every connection, so all share one shape. */
   lastAuthentication: LastAuthentication | undefined;
+  /** The last request target read on this connection (request-target.ts). */
+  lastTarget: LastTarget | undefined;
 }
 
 /** An authenticator's answer for one `Authorization` header (undefined: none sent). */
@@ -48,10 +51,10 @@ function readConnection(socket: Socket): Connection {
   try {
     const host = socket.remoteAddress ?? '';
     const srcIP = host.includes(':') ? `[${host}]:${socket.remotePort ?? ''}` : `${host}:${socket.remotePort ?? ''}`;
-    return { srcIP, peerCertificates: peerChain(socket as Partial<TLSSocket>), lastAuthentication: undefined };
+    return { srcIP, peerCertificates: peerChain(socket as Partial<TLSSocket>), lastAuthentication: undefined, lastTarget: undefined };
   } catch {
     // The HTTP/2 session went away under the request: nothing to read, and nobody to answer.
-    return { srcIP: '', peerCertificates: NO_CERTIFICATES, lastAuthentication: undefined };
+    return { srcIP: '', peerCertificates: NO_CERTIFICATES, lastAuthentication: undefined, lastTarget: undefined };
   }
 }
 

@@ -339,7 +339,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const receivedMs = clock.now();
     const target = req.url ?? '/';
-    const parsed = targets.parse(req.method ?? 'GET', target);
+    const connection = connectionOf(req);
+    const parsed = targets.parse(req.method ?? 'GET', target, connection);
     if (parsed === undefined) {
       sendStatus(res, badRequest(`invalid request URI: ${JSON.stringify(target)}`), statusRepresentation(req));
       return;
@@ -352,7 +353,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       sendStatus(res, errorStatus(error, logger), statusRepresentation(req, query));
       return;
     }
-    const context = new InFlightRequest(pipeline, ender, req, res, connectionOf(req), requestInfo, receivedMs, deadlineMs, query, target, url);
+    const context = new InFlightRequest(pipeline, ender, req, res, connection, requestInfo, receivedMs, deadlineMs, query, target, url);
     inFlight.add(context);
     serve(context);
   };

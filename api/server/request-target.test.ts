@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parseRequestInfo } from './request-info.ts';
-import { RequestTargets } from './request-target.ts';
+import { RequestTargets, type TargetMemo } from './request-target.ts';
 
 const GET_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/p1';
 
@@ -58,6 +58,38 @@ test('a client making up paths fills a bounded table: it starts over when full',
   assert.ok(targets.parse('GET', '/api/v1/pods/p0') === first, 'still kept at 4,096 targets');
   targets.parse('GET', '/api/v1/pods/p4096');
   assert.ok(targets.parse('GET', '/api/v1/pods/p0') !== first, 'the table started over');
+});
+
+test("a connection's last kept reading answers its next request for the same method and target, and only that", () => {
+  const targets = new RequestTargets();
+  const other = new RequestTargets();
+  const memo: TargetMemo = { lastTarget: undefined };
+  const list = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations?limit=1';
+  const sequence: [RequestTargets, string, string][] = [
+    [targets, 'GET', GET_PATH],
+    [targets, 'GET', GET_PATH],
+    [targets, 'DELETE', GET_PATH],
+    [targets, 'GET', list],
+    [targets, 'GET', GET_PATH],
+    [targets, 'MKCOL', GET_PATH],
+    [other, 'GET', GET_PATH],
+    [targets, 'GET', `${GET_PATH}x`],
+    [targets, 'GET', GET_PATH],
+  ];
+  for (const [owner, method, target] of sequence) {
+    const read = owner.parse(method, target, memo)!;
+    assert.equal(read.requestInfo, parseRequestInfo(method, target.split('?')[0]!, new URLSearchParams(target.split('?')[1] ?? '')), `${method} ${target}`);
+    assert.equal([...read.query], [...new URLSearchParams(target.split('?')[1] ?? '')]);
+    if (method === 'GET' && !target.includes('?')) {
+      assert.ok(read === owner.parse(method, target), 'the kept reading itself');
+      assert.ok(memo.lastTarget?.parsed === read && memo.lastTarget.targets === owner);
+    }
+  }
+  assert.is(memo.lastTarget?.target, GET_PATH);
+  // A target with a query is never kept, so it leaves the last kept reading in place.
+  targets.parse('GET', list, memo);
+  assert.is(memo.lastTarget?.target, GET_PATH);
+  assert.is(targets.parse('GET', '/api/v1/%zz', memo)?.requestInfo.path, '/api/v1/%zz');
 });
 
 test.run();

@@ -36,21 +36,56 @@ export interface ParsedTarget {
   readonly url: URL | undefined;
 }
 
+/** The last kept reading on one connection (request-path.ts keeps it on the connection's record). */
+export interface LastTarget {
+  targets: RequestTargets;
+  method: string;
+  target: string;
+  parsed: ParsedTarget;
+}
+
+/** Where a connection keeps its LastTarget. */
+export interface TargetMemo {
+  lastTarget: LastTarget | undefined;
+}
+
 /** One server's reading of request targets. */
 export class RequestTargets {
   private readonly byMethod = new Map(KEPT_METHODS.map((method) => [method, new BoundedCache<string, ParsedTarget>(TARGETS_PER_METHOD)]));
 
-  /** The target read for `method`, or undefined when it is not a valid request target. */
-  parse(method: string, target: string): ParsedTarget | undefined {
+  /**
+   * The target read for `method`, or undefined when it is not a valid request target. A connection
+   * (`memo`) keeps its last kept reading: a client's requests on one connection often repeat their
+   * target (polling one object), and comparing a fresh target string with the last one costs less
+   * than hashing it for the table.
+   */
+  parse(method: string, target: string, memo?: TargetMemo): ParsedTarget | undefined {
+    const last = memo?.lastTarget;
+    if (last !== undefined && last.target === target && last.method === method && last.targets === this) return last.parsed;
     const kept = this.byMethod.get(method);
-    const hit = kept?.peek(target);
-    if (hit !== undefined) return hit;
-    const parsed = readTarget(method, target);
-    // Only plain targets without a query are kept: their reading shares nothing mutable (no URL).
-    if (kept !== undefined && parsed !== undefined && parsed.url === undefined && parsed.query === EMPTY_QUERY && target.length <= MAX_KEPT_TARGET_LENGTH)
+    let parsed = kept?.peek(target);
+    if (parsed === undefined) {
+      parsed = readTarget(method, target);
+      // Only plain targets without a query are kept: their reading shares nothing mutable (no URL).
+      if (kept === undefined || parsed === undefined || parsed.url !== undefined || parsed.query !== EMPTY_QUERY || target.length > MAX_KEPT_TARGET_LENGTH)
+        return parsed;
       kept.set(target, parsed);
+    }
+    if (memo !== undefined) remember(memo, this, method, target, parsed);
     return parsed;
   }
+}
+
+function remember(memo: TargetMemo, targets: RequestTargets, method: string, target: string, parsed: ParsedTarget): void {
+  const last = memo.lastTarget;
+  if (last === undefined) {
+    memo.lastTarget = { targets, method, target, parsed };
+    return;
+  }
+  last.targets = targets;
+  last.method = method;
+  last.target = target;
+  last.parsed = parsed;
 }
 
 function readTarget(method: string, target: string): ParsedTarget | undefined {
