@@ -19,6 +19,7 @@ import { addWarnings, sendError, sendObject, type Representation } from './respo
 import { negotiate, sendList, sendStoredObject, type Output, type OutputContext } from './resource-output.ts';
 import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.ts';
 import type { WatchLimiter } from './watch-limit.ts';
+import { internString } from '../../engine/interned-string.ts';
 
 /** What a PATCH computes: the caller's new object, before defaulting and the strategy. */
 export interface PatchResult {
@@ -74,7 +75,15 @@ const READ = { conversions: true } as const;
 const WATCH = { conversions: true, watch: true } as const;
 const WRITE = { conversions: false } as const;
 
-export function createResourceHandler(deps: ResourceHandlerDeps): Handler {
+export function createResourceHandler(options: ResourceHandlerDeps): Handler {
+  // Every request's group, version and resource (interned when its target is kept) are compared with
+  // these: interned too, the comparisons and the lookup are by pointer (engine/interned-string.ts).
+  const deps: ResourceHandlerDeps = {
+    ...options,
+    group: internString(options.group),
+    version: internString(options.version),
+    routes: new Map([...options.routes].map(([resource, route]) => [internString(resource), route])),
+  };
   // Shared by every watch of this handler: an open watch keeps no closure of its own for these.
   const releaseWatchSlot = (context: RequestContext) => deps.watchLimiter?.release(context.user?.name ?? '');
   const onWatchTerminated =

@@ -9,6 +9,7 @@
 // read each time: their values (resourceVersion, continue tokens) rarely repeat.
 import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { BoundedCache } from '../../engine/bounded-cache.ts';
+import { internString } from '../../engine/interned-string.ts';
 import { parseRequestInfo } from './request-info.ts';
 
 export const URL_BASE = 'https://fairway.invalid';
@@ -65,10 +66,14 @@ export class RequestTargets {
     const kept = this.byMethod.get(method);
     let parsed = kept?.peek(target);
     if (parsed === undefined) {
-      parsed = readTarget(method, target);
+      const read = readTarget(method, target);
+      if (read === undefined) return undefined;
       // Only plain targets without a query are kept: their reading shares nothing mutable (no URL).
-      if (kept === undefined || parsed === undefined || parsed.url !== undefined || parsed.query !== EMPTY_QUERY || target.length > MAX_KEPT_TARGET_LENGTH)
-        return parsed;
+      const keep = kept !== undefined && read.url === undefined && read.query === EMPTY_QUERY && target.length <= MAX_KEPT_TARGET_LENGTH;
+      if (keep) internStrings(read.requestInfo);
+      Object.freeze(read.requestInfo);
+      if (!keep) return read;
+      parsed = read;
       kept.set(target, parsed);
     }
     if (memo !== undefined) remember(memo, this, method, target, parsed);
@@ -88,7 +93,8 @@ function remember(memo: TargetMemo, targets: RequestTargets, method: string, tar
   last.parsed = parsed;
 }
 
-function readTarget(method: string, target: string): ParsedTarget | undefined {
+/** The target's reading, its RequestInfo not frozen yet. */
+function readTarget(method: string, target: string): { query: URLSearchParams; requestInfo: RequestInfo; url: URL | undefined } | undefined {
   let path: string;
   let query: URLSearchParams;
   let url: URL | undefined;
@@ -105,7 +111,24 @@ function readTarget(method: string, target: string): ParsedTarget | undefined {
     path = url.pathname;
     query = url.searchParams;
   }
-  return { query, requestInfo: Object.freeze(parseRequestInfo(method, decodePath(path), query)), url };
+  return { query, requestInfo: parseRequestInfo(method, decodePath(path), query), url };
+}
+
+/**
+ * Interns a kept RequestInfo's strings (engine/interned-string.ts): every request to the target
+ * then compares its verb, group, version and resource with the server's constants, and looks them
+ * up, by pointer instead of character by character. Once per kept target, before it is frozen.
+ */
+function internStrings(info: RequestInfo): void {
+  info.path = internString(info.path);
+  info.verb = internString(info.verb);
+  if (info.apiPrefix !== undefined) info.apiPrefix = internString(info.apiPrefix);
+  info.apiGroup = internString(info.apiGroup);
+  info.apiVersion = internString(info.apiVersion);
+  info.namespace = internString(info.namespace);
+  info.resource = internString(info.resource);
+  info.subresource = internString(info.subresource);
+  info.name = internString(info.name);
 }
 
 function decodePath(pathname: string): string {

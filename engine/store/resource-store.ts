@@ -340,13 +340,11 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
   }
 }
 
-/** Characters a name may not contain; one RegExp for every call (a literal in the function is a new object per call). */
-const SLASH_OR_PERCENT = /[/%]/;
-
 /** Refuses names kube's key function refuses (a read checks the name without building the key). */
 function checkName(name: string): void {
   if (name.length === 0) throw badRequestError('FW_ERR_STORE_BAD_NAME', 'Name parameter required.');
-  if (!SLASH_OR_PERCENT.test(name) && name !== '.' && name !== '..') return;
+  // Two scans rather than a regular expression: every read by name asks this.
+  if (!name.includes('/') && !name.includes('%') && name !== '.' && name !== '..') return;
   const problems = name === '.' || name === '..' ? [`may not be '${name}'`] : ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
   if (problems.length > 0) throw badRequestError('FW_ERR_STORE_BAD_NAME', `Name parameter invalid: ${JSON.stringify(name)}: ${problems.join(';')}`);
 }
