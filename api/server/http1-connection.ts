@@ -72,23 +72,36 @@ export class Http1Response extends NodeServerResponse {
     connectionResponseClosed(this);
     const hook1 = this.closeHook1;
     const hook2 = this.closeHook2;
+    const arg1 = this.closeArg1;
+    const arg2 = this.closeArg2;
     const more = this.moreCloseHooks;
-    this.closeHook1 = this.closeHook2 = this.moreCloseHooks = undefined;
-    hook1?.call(this);
-    hook2?.call(this);
-    if (more !== undefined) for (const hook of more) hook.call(this);
+    this.closeHook1 = this.closeHook2 = this.closeArg1 = this.closeArg2 = this.moreCloseHooks = undefined;
+    hook1?.call(this, arg1);
+    hook2?.call(this, arg2);
+    if (more !== undefined) for (const [hook, arg] of more) hook.call(this, arg);
   };
 
-  /** Run by the one 'close' listener above, in the order added: a second listener would cost the response a listener array. */
+  /**
+   * Run by the one 'close' listener above, in the order added: a second listener would cost the
+   * response a listener array. Each with its argument: a shared hook finds its state there rather
+   * than in a property added to the response (which would change the response's shape).
+   */
   private closeHook1: CloseHook | undefined = undefined;
   private closeHook2: CloseHook | undefined = undefined;
-  private moreCloseHooks: CloseHook[] | undefined = undefined;
+  private closeArg1: unknown = undefined;
+  private closeArg2: unknown = undefined;
+  private moreCloseHooks: [CloseHook, unknown][] | undefined = undefined;
 
-  /** Runs `hook` (with the response as `this`) when the response closes, as a 'close' listener added now would. */
-  onClose(hook: CloseHook): void {
-    if (this.closeHook1 === undefined) this.closeHook1 = hook;
-    else if (this.closeHook2 === undefined) this.closeHook2 = hook;
-    else (this.moreCloseHooks ??= []).push(hook);
+  /** Runs `hook` (with the response as `this`, and `arg`) when the response closes, as a 'close' listener added now would. */
+  onClose<A>(hook: (this: Http1Response, arg: A) => void, arg?: A): void {
+    const any = hook as CloseHook;
+    if (this.closeHook1 === undefined) {
+      this.closeHook1 = any;
+      this.closeArg1 = arg;
+    } else if (this.closeHook2 === undefined) {
+      this.closeHook2 = any;
+      this.closeArg2 = arg;
+    } else (this.moreCloseHooks ??= []).push([any, arg]);
   }
 
   /** Header lines already validated and serialized (preset-headers.ts), sent right after the status line. */
@@ -144,7 +157,7 @@ interface Http1Internals {
   _storeHeader(this: ServerResponse, firstLine: string, headers: unknown): void;
 }
 
-type CloseHook = (this: Http1Response) => void;
+type CloseHook = (this: Http1Response, arg: unknown) => void;
 
 function connectionResponseClosed(res: Http1Response): void {
   const socket = res[responseSocket];

@@ -191,10 +191,6 @@ interface RequestEnder {
   endRequest(context: InFlightRequest): void;
 }
 
-/** On a response whose request is ending: that request, until its body is on the socket. */
-const SERVED_REQUEST = Symbol('fairway.servedRequest');
-type ServedResponse = ServerResponse & { [SERVED_REQUEST]?: InFlightRequest | undefined };
-
 /** Which request each response belongs to, for the one shared 'close' listener. */
 const requestOfResponse = new WeakMap<object, InFlightRequest>();
 
@@ -315,21 +311,17 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   // The end of every request: end hooks, the response ended, and, once its body is on the socket,
   // out of the in-flight set (shutdown's drain must not cut a slow reader's body) and logged.
   const endRequest = (context: InFlightRequest): void => {
-    const res = context.res as ServedResponse;
+    const res = context.res;
     try {
       context.markWatchInitialized();
       context.runEndHooks();
     } finally {
       if (!res.writableEnded) res.end();
     }
-    res[SERVED_REQUEST] = context;
-    whenFlushed(res, requestFlushed);
+    whenFlushed(res, requestFlushed, context);
   };
-  // One listener for every response of this server; the response says which request it ends.
-  const requestFlushed = function (this: ServedResponse): void {
-    const context = this[SERVED_REQUEST];
-    if (context === undefined) return;
-    this[SERVED_REQUEST] = undefined;
+  // One listener for every response of this server, told which request it ends.
+  const requestFlushed = (context: InFlightRequest): void => {
     inFlight.delete(context);
     options.onDone?.(context);
     if (inFlight.size === 0) idle?.();

@@ -75,4 +75,35 @@ test('whenFlushed on an HTTP/1.1 response runs each hook once, in the order adde
   server.close();
 });
 
+test('whenFlushed hands each hook its own argument: on the HTTP/1.1 hooks, on a plain response, and at once when already flushed', async () => {
+  const calls: [string, string, boolean][] = [];
+  const hook = function (this: ServerResponse, arg: string): void {
+    calls.push([arg, (this as { label?: string }).label ?? '', this.writableEnded]);
+  };
+  for (const options of [HTTP1_SERVER_OPTIONS, {}]) {
+    const server = createServer(options, (_req, res) => {
+      (res as { label?: string }).label = options === HTTP1_SERVER_OPTIONS ? 'http1' : 'plain';
+      whenFlushed(res, hook, 'before end');
+      res.end('{}');
+      for (const name of ['a', 'b', 'c']) whenFlushed(res, hook, name);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => request({ host: '127.0.0.1', port, path: '/' }, (res) => res.resume().on('end', resolve)).end());
+    await new Promise((resolve) => setImmediate(resolve));
+    server.close();
+  }
+  // Not ended yet when asked: flushed at once, as responseFlushed resolves at once.
+  assert.equal(calls, [
+    ['before end', 'http1', false],
+    ['a', 'http1', true],
+    ['b', 'http1', true],
+    ['c', 'http1', true],
+    ['before end', 'plain', false],
+    ['a', 'plain', true],
+    ['b', 'plain', true],
+    ['c', 'plain', true],
+  ]);
+});
+
 test.run();

@@ -35,13 +35,13 @@ function flushedNow(res: ServerResponse): boolean {
 
 /**
  * responseFlushed without a promise, for the per-request path: calls `listener` (with the response
- * as `this`) at once, or from the response's 'close'. `listener` is one function shared by every
- * response, which finds its request's state on the response itself.
+ * as `this`, and `arg`) at once, or from the response's 'close'. `listener` is one function shared
+ * by every response, which finds its request's state in `arg` (or on the response itself).
  */
-export function whenFlushed<R extends ServerResponse>(res: R, listener: (this: R) => void): void {
-  if (flushedNow(res)) listener.call(res);
+export function whenFlushed<R extends ServerResponse, A = undefined>(res: R, listener: (this: R, arg: A) => void, arg?: A): void {
+  if (flushedNow(res)) listener.call(res, arg as A);
   // Run by the HTTP/1.1 response's own 'close' listener: no listener array per response.
-  else if (res instanceof Http1Response) res.onClose(listener as unknown as (this: Http1Response) => void);
+  else if (res instanceof Http1Response) res.onClose(listener as unknown as (this: Http1Response, arg: A) => void, arg);
   // A response emits 'close' once; `on` spares the wrapper `once` would allocate.
-  else res.on('close', listener);
+  else res.on('close', arg === undefined ? listener : () => listener.call(res, arg));
 }
