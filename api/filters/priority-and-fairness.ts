@@ -33,7 +33,6 @@ export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
 export const MAX_QUEUE_WAIT_MS = 60_000;
 
 // kube-apiserver's BasicLongRunningRequestCheck: these never enter APF, except watches.
-const LONG_RUNNING_VERBS: ReadonlySet<string> = new Set(['watch', 'proxy']);
 const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
 
 /** Hooks for the metrics the filter itself produces (the engine's own go through FlowControlObserver). */
@@ -57,8 +56,10 @@ export interface PriorityAndFairnessFilterOptions {
 
 /** Long-running requests other than watches bypass APF entirely. */
 export function isLongRunning(info: RequestInfo): boolean {
-  if (LONG_RUNNING_VERBS.has(info.verb)) return true;
-  if (info.isResourceRequest) return LONG_RUNNING_SUBRESOURCES.has(info.subresource);
+  // Two verbs are compared rather than looked up, and most requests have no subresource: every
+  // request asks this.
+  if (info.verb === 'watch' || info.verb === 'proxy') return true;
+  if (info.isResourceRequest) return info.subresource !== '' && LONG_RUNNING_SUBRESOURCES.has(info.subresource);
   return info.path.startsWith('/debug/pprof/');
 }
 

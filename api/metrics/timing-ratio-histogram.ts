@@ -35,6 +35,11 @@ export class TimingRatioCell {
     this.ratio = numerator / this.denominator;
   }
 
+  /** Moves the numerator by `delta`: a count kept in the cell itself. */
+  add(delta: number, nowMs: number): void {
+    this.set(this.numerator + delta, nowMs);
+  }
+
   setDenominator(denominator: number, nowMs: number): void {
     if (denominator === this.denominator) return;
     this.advance(nowMs);

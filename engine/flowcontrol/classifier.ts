@@ -44,6 +44,13 @@ export interface Classification {
    * warning then). It happens for a user in neither `system:authenticated` nor `system:unauthenticated`.
    */
   fallback: boolean;
+  /**
+   * The names and the level's type, read once here: a classification serves many requests, and
+   * the controller needs them for each.
+   */
+  flowSchemaName: string;
+  priorityLevelName: string;
+  exempt: boolean;
 }
 
 const CLASSIFICATION = Symbol('fairway.classification');
@@ -153,7 +160,16 @@ export function buildClassifier(
       throw new Error(`classifier: FlowSchema "${flowSchema.metadata?.name}" has no priority level`);
     }
     const { flowDistinguisher, hashValue } = flowOf(digest, flowSchema, priorityLevel);
-    return { flowSchema, priorityLevel, flowDistinguisher, hashValue, fallback: matched === undefined };
+    return {
+      flowSchema,
+      priorityLevel,
+      flowDistinguisher,
+      hashValue,
+      fallback: matched === undefined,
+      flowSchemaName: flowSchema.metadata?.name ?? '',
+      priorityLevelName: priorityLevel.metadata?.name ?? '',
+      exempt: priorityLevel.spec?.type === 'Exempt',
+    };
   }
 }
 

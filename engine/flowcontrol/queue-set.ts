@@ -92,13 +92,13 @@ export interface Admission {
  */
 export interface QueueSetObserver<D = unknown> {
   seatDemandChanged?(seatDemand: number, nowMs: number): void;
-  queued?(descriptor: D, queueLengthAfter: number, nowMs: number): void;
+  queued?: ((descriptor: D, queueLengthAfter: number, nowMs: number) => void) | undefined;
   /** `fromQueue`: it had been queued (and `queued` was called for it), as opposed to a queueless level's. */
-  dispatched?(descriptor: D, waitMs: number, fromQueue: boolean, nowMs: number): void;
+  dispatched?: ((descriptor: D, waitMs: number, fromQueue: boolean, nowMs: number) => void) | undefined;
   rejected?(descriptor: D, reason: RejectReason, waitMs: number, nowMs: number): void;
   /** `releasing`: its seats are released in the same event (a `seatDemandChanged` follows), not held for its additional latency. */
   finished?(descriptor: D, executionMs: number, nowMs: number, releasing: boolean): void;
-  noAccommodation?(descriptor: D): void;
+  noAccommodation?: ((descriptor: D) => void) | undefined;
   /** A queue came into being (the level grew); ids are stable, indexes shift on attrition. */
   queueAdded?(queueId: number): void;
   /** A surplus queue emptied and was removed. */
