@@ -459,13 +459,12 @@ export class FlowController {
     const level = () => (actor ??= this.levels.get(levelName));
     let demand: SeatDemandTracker | undefined;
     let gauges: LevelGauges | undefined;
-    const levelChanged = observer.levelChanged?.bind(observer);
     const gaugesChanged =
-      levelChanged === undefined
+      observer.levelChanged === undefined
         ? undefined
         : (nowMs: number) => {
             gauges ??= this.gaugesOf(levelName);
-            if (gauges !== undefined) levelChanged(gauges, nowMs);
+            if (gauges !== undefined) observer.levelChanged!(gauges, nowMs);
           };
     // apf_controller.go maybeReap: a quiescing level that went idle asks for a digest, which drops
     // it and gives its share back to the others.
