@@ -88,31 +88,47 @@ export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilt
     }
     // One reading of the clock serves the wait limit and the controller's arrival time.
     const nowMs = clock.now();
-    const waitLimitMs = queueWaitLimitMs(context.receivedMs, context.deadlineMs, nowMs, options.controller.defaultWaitLimitMs);
-    if (!enforce)
+    if (!enforce) {
+      const waitLimitMs = queueWaitLimitMs(context.receivedMs, context.deadlineMs, nowMs, options.controller.defaultWaitLimitMs);
       return admitShadow(options, context, next, { digest: { requestInfo: info, user }, query: context.query, waitLimitMs, arrivalMs: nowMs }, isWatch);
-    return admitEnforced(options, context, next, new PendingAdmission(info, user, context.query, waitLimitMs, nowMs), isWatch);
+    }
+    return admitEnforced(options, context, next, new PendingAdmission(context, user, options.controller.defaultWaitLimitMs, nowMs), isWatch);
   };
 }
 
 /**
  * One request's way into the flow controller, and its digest. The controller hands the outcome to
  * one shared callback with this object attached, so admission costs no closure per request; most
- * requests are decided inside `admit()` and never wait.
+ * requests are decided inside `admit()` and never wait. What the request context holds is read
+ * from it, and the wait limit is worked out only for a request that waits.
  */
 class PendingAdmission implements AdmitRequest, RequestDigest {
-  readonly digest: RequestDigest = this;
   outcome: AdmitOutcome | undefined = undefined;
   /** Set only while a queued request waits. */
   wake: ((outcome: AdmitOutcome) => void) | undefined = undefined;
 
   constructor(
-    readonly requestInfo: RequestInfo,
+    private readonly context: RequestContext,
     readonly user: UserInfo,
-    readonly query: URLSearchParams,
-    readonly waitLimitMs: number,
+    private readonly defaultWaitLimitMs: number,
     readonly arrivalMs: number,
   ) {}
+
+  get digest(): RequestDigest {
+    return this;
+  }
+
+  get requestInfo(): RequestInfo {
+    return this.context.requestInfo;
+  }
+
+  get query(): URLSearchParams {
+    return this.context.query;
+  }
+
+  get waitLimitMs(): number {
+    return queueWaitLimitMs(this.context.receivedMs, this.context.deadlineMs, this.arrivalMs, this.defaultWaitLimitMs);
+  }
 }
 
 function deliverOutcome(outcome: AdmitOutcome): void {

@@ -108,13 +108,18 @@ export interface FlowControlObserver {
   callbackFailed?(request: RequestDescriptor, error: unknown): void;
 }
 
+/**
+ * One request as a caller hands it to `admit`. The controller reads `waitLimitMs` and `arrivalMs`
+ * from it when it needs them (the wait limit only if the request waits in a queue) rather than
+ * copying them, so they must not change while the request is in the engine.
+ */
 export interface AdmitRequest {
   digest: RequestDigest;
   query: WorkEstimateRequest['query'];
   /** Overrides the default wait limit (e.g. a quarter of the request's own `?timeout=`). */
-  waitLimitMs?: number | undefined;
+  readonly waitLimitMs?: number | undefined;
   /** The controller's clock as the caller read it just before `admit`; read by `admit` when absent. */
-  arrivalMs?: number | undefined;
+  readonly arrivalMs?: number | undefined;
   /** Skips estimation (the simulator knows the seats of replayed requests). */
   workEstimate?: WorkEstimate | undefined;
   /**
@@ -333,14 +338,8 @@ export class FlowController {
     const classification = this.classifier.classify(request.digest);
     const context = this.levels.get(classification.priorityLevelName)!.getSnapshot().context;
     this.sampledWatchCount = -1;
-    const record = new AdmissionRecord(
-      this.nextRequestId++,
-      request,
-      classification,
-      request.arrivalMs ?? this.options.clock.now(),
-      request.waitLimitMs ?? this.options.defaultWaitLimitMs,
-      onOutcome,
-    );
+    const record = new AdmissionRecord(this.nextRequestId++, request, classification, this.options.defaultWaitLimitMs, onOutcome);
+    if (request.arrivalMs === undefined) record.clockArrivalMs = this.options.clock.now();
     // The record is also the estimator's view of the request: no object made for the call.
     const workEstimate = request.workEstimate ?? estimateWork(record, this.estimator, context.books.maxSeats);
     record.workEstimate = workEstimate;
@@ -590,14 +589,27 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
   decision: Decision = UNDECIDED;
   retryAfterSeconds = 0;
 
+  /**
+   * The controller's reading when the caller gave no arrival time. The caller's own is read from
+   * it, not copied: a fractional number copied into a field is a number boxed, per request.
+   */
+  clockArrivalMs: number | undefined = undefined;
+
   constructor(
     readonly id: number,
     readonly admitted: AdmitRequest,
     readonly classification: Classification,
-    readonly arrivalMs: number,
-    readonly waitLimitMs: number,
+    private readonly defaultWaitLimitMs: number,
     readonly onOutcome: (outcome: AdmitOutcome) => void,
   ) {}
+
+  get arrivalMs(): number {
+    return this.admitted.arrivalMs ?? this.clockArrivalMs!;
+  }
+
+  get waitLimitMs(): number {
+    return this.admitted.waitLimitMs ?? this.defaultWaitLimitMs;
+  }
 
   get priorityLevel(): string {
     return this.classification.priorityLevelName;
