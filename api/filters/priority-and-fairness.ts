@@ -92,7 +92,7 @@ export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilt
       const waitLimitMs = queueWaitLimitMs(context.receivedMs, context.deadlineMs, nowMs, options.controller.defaultWaitLimitMs);
       return admitShadow(options, context, next, { digest: { requestInfo: info, user }, query: context.query, waitLimitMs, arrivalMs: nowMs }, isWatch);
     }
-    return admitEnforced(options, context, next, new PendingAdmission(context, user, options.controller.defaultWaitLimitMs, nowMs), isWatch);
+    return admitEnforced(options, context, next, new PendingAdmission(context, options.controller.defaultWaitLimitMs, nowMs), isWatch);
   };
 }
 
@@ -109,7 +109,6 @@ class PendingAdmission implements AdmitRequest, RequestDigest {
 
   constructor(
     private readonly context: RequestContext,
-    readonly user: UserInfo,
     private readonly defaultWaitLimitMs: number,
     readonly arrivalMs: number,
   ) {}
@@ -120,6 +119,11 @@ class PendingAdmission implements AdmitRequest, RequestDigest {
 
   get requestInfo(): RequestInfo {
     return this.context.requestInfo;
+  }
+
+  /** Set by authentication (checked before admission) and not changed by the filters after this one. */
+  get user(): UserInfo {
+    return this.context.user!;
   }
 
   get query(): URLSearchParams {
