@@ -188,6 +188,8 @@ interface Queue<D> {
   readonly id: number;
   index: number;
   readonly waiting: RequestFifo<Entry<D>>;
+  /** Whether it is in the queue set's waitingQueues (it is exactly while `waiting` is not empty). */
+  inWaitingQueues: boolean;
   executing: number;
   seatsInUse: number;
   /** Virtual time in seat-second units relative to the queue set's origin (see rebaseR). */
@@ -555,7 +557,12 @@ export class QueueSet<D = unknown> {
   private noteQueueActivity(queue: Queue<D>, wasActive: boolean): void {
     const active = queue.waiting.length > 0 || queue.executing > 0;
     if (active !== wasActive) this.activeQueues += active ? 1 : -1;
-    if (queue.waiting.length > 0) this.waitingQueues.add(queue);
+    // The set changes only when the queue starts or stops having waiters: most calls (a finish,
+    // a dispatch that leaves others waiting) touch it not at all.
+    const waiting = queue.waiting.length > 0;
+    if (waiting === queue.inWaitingQueues) return;
+    queue.inWaitingQueues = waiting;
+    if (waiting) this.waitingQueues.add(queue);
     else this.waitingQueues.delete(queue);
   }
 
@@ -858,7 +865,7 @@ export class QueueSet<D = unknown> {
 }
 
 function newQueue<D>(id: number, index: number): Queue<D> {
-  return { id, index, waiting: new RequestFifo<Entry<D>>(), executing: 0, seatsInUse: 0, nextDispatchR: 0, frozenR: undefined };
+  return { id, index, waiting: new RequestFifo<Entry<D>>(), inWaitingQueues: false, executing: 0, seatsInUse: 0, nextDispatchR: 0, frozenR: undefined };
 }
 
 /**
