@@ -580,8 +580,9 @@ class LevelGaugesView implements LevelGauges {
 /**
  * One request inside the controller. It is at once the descriptor observers see, the queue set's
  * request, the work estimator's view of it and, once decided, the outcome: a request costs the
- * engine one object here instead of five (the simulator's allocation profile counted 1.4 KB per
- * request before). What the classification already holds is read from it, not copied.
+ * engine one object here, not one per role (the simulator's allocation profile counted 1.4 KB per
+ * request before). What the classification and the caller's request hold is read from them, not
+ * copied.
  */
 class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescriptor>, AdmitOutcome, WorkEstimateRequest {
   /** Set right after construction, before anyone else sees the record. */
