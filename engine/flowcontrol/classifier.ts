@@ -126,10 +126,12 @@ export function buildClassifier(
     danglingFlowSchemas: dangling,
     classify(digest) {
       const info = digest.requestInfo;
-      if (Object.isFrozen(info)) {
-        let byUser = byTarget.get(info);
-        const known = byUser?.get(digest.user);
-        if (known !== undefined) return known;
+      // Only frozen RequestInfos are kept, and a frozen object stays frozen, so a RequestInfo found
+      // here needs no Object.isFrozen (which costs more than the lookup: it checks every property).
+      let byUser = byTarget.get(info);
+      const known = byUser?.get(digest.user);
+      if (known !== undefined) return known;
+      if (byUser !== undefined || Object.isFrozen(info)) {
         const classification = classifyOnce(digest);
         if (byUser === undefined) byTarget.set(info, (byUser = new WeakMap()));
         byUser.set(digest.user, classification);
