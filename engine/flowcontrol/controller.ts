@@ -543,13 +543,17 @@ export interface LevelGauges {
 
 class LevelGaugesView implements LevelGauges {
   observed: unknown = undefined;
+  /** The denominator of a level whose CurrentCL is 0, worked out once: it is read at every change of the level's counts. */
+  private readonly zeroLimitDenominator: number;
 
   constructor(
     readonly priorityLevel: string,
     private readonly queueSet: QueueSet<RequestDescriptor>,
     private readonly books: LevelBooks,
-    private readonly serverConcurrencyLimit: number,
-  ) {}
+    serverConcurrencyLimit: number,
+  ) {
+    this.zeroLimitDenominator = Math.max(1, goRound(serverConcurrencyLimit / 10));
+  }
 
   get seatsInUse(): number {
     return this.queueSet.seatsInUse;
@@ -569,7 +573,7 @@ class LevelGaugesView implements LevelGauges {
 
   get concurrencyDenominator(): number {
     const currentCL = this.books.currentCL;
-    return currentCL > 0 ? currentCL : Math.max(1, goRound(this.serverConcurrencyLimit / 10));
+    return currentCL > 0 ? currentCL : this.zeroLimitDenominator;
   }
 
   get waitingCapacity(): number {
