@@ -357,6 +357,79 @@ test('a request without a deadline (a watch) waits the server default, request t
   await Promise.all([a.served, b.served]);
 });
 
+test('a queued request waits a quarter of its deadline counted from its arrival at the server: time before APF is used up', async () => {
+  const clock = new SimClock(1_000_000);
+  const controller = newTestController({ clock });
+  const filter = createPriorityAndFairnessFilter({ controller, enforce: true, clock });
+  const a = fakeContext(clock);
+  const b = fakeContext(clock);
+  const served = [filter(a.context, a.run), filter(b.context, b.run)];
+  const late = fakeContext(clock, 60_000);
+  clock.advance(4_000); // spent in the filters before APF (an authentication webhook, say)
+  const lateServed = filter(late.context, late.run);
+  await settle();
+  assert.is(tiny(controller).waitingRequests, 1);
+  clock.advance(11_000 - 1);
+  assert.is(tiny(controller).waitingRequests, 1, 'still within 15 s - 4 s');
+  clock.advance(1);
+  await lateServed;
+  assert.is(late.context.res.statusCode, 429);
+  a.done();
+  b.done();
+  await Promise.all(served);
+});
+
+test('an exempt request holds its seat until its response is written, and one whose client stops reading releases it when the connection closes', async () => {
+  const gate = latch();
+  let flushed = false;
+  let bigEnded = false;
+  // More than loopback socket buffers take, so the body stays in user space while the client does not read.
+  const big = 'x'.repeat(32 * 1024 * 1024);
+  const h = await startServer({
+    enforce: true,
+    handler: async (context) => {
+      if (context.requestInfo.name === 'big') {
+        context.res.end(big);
+        bigEnded = true;
+        return;
+      }
+      context.res.write('first part ', () => (flushed = true));
+      await gate.opened;
+      await respond(context, 'rest');
+    },
+  });
+  const exempt = () => h.controller.dump().levels.find((l) => l.name === 'exempt')!.queueSet;
+  try {
+    const reply = send(h.port, '/api/v1/namespaces/default/pods/p1', 'root', MASTERS);
+    await eventually(() => flushed, 'first chunk on the wire');
+    const client = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: h.port,
+        path: '/api/v1/namespaces/default/pods/big',
+        agent: false,
+        headers: { 'x-user': 'root', 'x-groups': MASTERS.join(',') },
+      },
+      (res) => res.pause(),
+    );
+    client.on('error', () => undefined);
+    client.end();
+    await eventually(() => bigEnded, 'the big response ended by its handler');
+    await settle();
+    assert.is(exempt().executingRequests, 2, 'the unread body still holds its seat');
+    assert.is(exempt().seatsInUse, 2);
+    client.destroy();
+    await eventually(() => exempt().seatsInUse === 1, 'released when its connection closed');
+    gate.open();
+    assert.is((await reply).body, 'first part rest');
+    await eventually(() => exempt().executingRequests === 0 && exempt().seatsInUse === 0, 'released');
+    assert.is(exempt().dispatched, 2);
+    assert.is(tiny(h.controller).dispatched, 0);
+  } finally {
+    await h.close();
+  }
+});
+
 // --- shadow mode -----------------------------------------------------------------------------
 
 test('shadow mode never holds back or rejects: the whole flood runs at once and would-be rejections are reported', async () => {

@@ -33,7 +33,6 @@ export const PRIORITY_LEVEL_UID_HEADER = 'X-Kubernetes-PF-PriorityLevel-UID';
 export const MAX_QUEUE_WAIT_MS = 60_000;
 
 // kube-apiserver's BasicLongRunningRequestCheck: these never enter APF, except watches.
-const LONG_RUNNING_VERBS: ReadonlySet<string> = new Set(['watch', 'proxy']);
 const LONG_RUNNING_SUBRESOURCES: ReadonlySet<string> = new Set(['attach', 'exec', 'proxy', 'log', 'portforward']);
 
 /** Hooks for the metrics the filter itself produces (the engine's own go through FlowControlObserver). */
@@ -57,8 +56,10 @@ export interface PriorityAndFairnessFilterOptions {
 
 /** Long-running requests other than watches bypass APF entirely. */
 export function isLongRunning(info: RequestInfo): boolean {
-  if (LONG_RUNNING_VERBS.has(info.verb)) return true;
-  if (info.isResourceRequest) return LONG_RUNNING_SUBRESOURCES.has(info.subresource);
+  // Two verbs are compared rather than looked up, and most requests have no subresource: every
+  // request asks this.
+  if (info.verb === 'watch' || info.verb === 'proxy') return true;
+  if (info.isResourceRequest) return info.subresource !== '' && LONG_RUNNING_SUBRESOURCES.has(info.subresource);
   return info.path.startsWith('/debug/pprof/');
 }
 
@@ -87,31 +88,51 @@ export function createPriorityAndFairnessFilter(options: PriorityAndFairnessFilt
     }
     // One reading of the clock serves the wait limit and the controller's arrival time.
     const nowMs = clock.now();
-    const waitLimitMs = queueWaitLimitMs(context.receivedMs, context.deadlineMs, nowMs, options.controller.defaultWaitLimitMs);
-    if (!enforce)
+    if (!enforce) {
+      const waitLimitMs = queueWaitLimitMs(context.receivedMs, context.deadlineMs, nowMs, options.controller.defaultWaitLimitMs);
       return admitShadow(options, context, next, { digest: { requestInfo: info, user }, query: context.query, waitLimitMs, arrivalMs: nowMs }, isWatch);
-    return admitEnforced(options, context, next, new PendingAdmission(info, user, context.query, waitLimitMs, nowMs), isWatch);
+    }
+    return admitEnforced(options, context, next, new PendingAdmission(context, options.controller.defaultWaitLimitMs, nowMs), isWatch);
   };
 }
 
 /**
  * One request's way into the flow controller, and its digest. The controller hands the outcome to
  * one shared callback with this object attached, so admission costs no closure per request; most
- * requests are decided inside `admit()` and never wait.
+ * requests are decided inside `admit()` and never wait. What the request context holds is read
+ * from it, and the wait limit is worked out only for a request that waits.
  */
 class PendingAdmission implements AdmitRequest, RequestDigest {
-  readonly digest: RequestDigest = this;
   outcome: AdmitOutcome | undefined = undefined;
   /** Set only while a queued request waits. */
   wake: ((outcome: AdmitOutcome) => void) | undefined = undefined;
 
   constructor(
-    readonly requestInfo: RequestInfo,
-    readonly user: UserInfo,
-    readonly query: URLSearchParams,
-    readonly waitLimitMs: number,
+    private readonly context: RequestContext,
+    private readonly defaultWaitLimitMs: number,
     readonly arrivalMs: number,
   ) {}
+
+  get digest(): RequestDigest {
+    return this;
+  }
+
+  get requestInfo(): RequestInfo {
+    return this.context.requestInfo;
+  }
+
+  /** Set by authentication (checked before admission) and not changed by the filters after this one. */
+  get user(): UserInfo {
+    return this.context.user!;
+  }
+
+  get query(): URLSearchParams {
+    return this.context.query;
+  }
+
+  get waitLimitMs(): number {
+    return queueWaitLimitMs(this.context.receivedMs, this.context.deadlineMs, this.arrivalMs, this.defaultWaitLimitMs);
+  }
 }
 
 function deliverOutcome(outcome: AdmitOutcome): void {

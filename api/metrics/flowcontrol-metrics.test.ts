@@ -7,6 +7,8 @@ import { createFairwayMetrics, type FairwayMetrics } from './fairway-metrics.ts'
 import { KUBE_FLOWCONTROL_FAMILIES } from './kube-flowcontrol-families.ts';
 import { AUTHENTICATED, defaultApfConfig, digestOf, MASTERS, newTestController, podsInfo, tinyApfConfig } from './testing/apf-fixtures.ts';
 import { byLabel, parseExposition, sampleValue } from './testing/exposition.ts';
+import { PRIORITY_LEVEL_SEAT_UTILIZATION_BUCKETS } from './buckets.ts';
+import { bucketIndex } from './metric-family.ts';
 
 // Each test's metrics stop after it: their event-loop monitor and GC observer would outlive it.
 const started: FairwayMetrics[] = [];
@@ -298,6 +300,85 @@ test('shadow-mode would-be rejections have their own counter', async () => {
   }
   const samples = await scrape();
   assert.is(sampleValue(samples, 'fairway_flowcontrol_unenforced_rejections_total', { flow_schema: 'flood', priority_level: 'tiny', reason: 'queue-full' }), 1);
+});
+
+/** Per-bucket (not cumulative) values of a histogram series, in bound order, +Inf last. */
+function bucketWeights(samples: ReturnType<typeof parseExposition>, name: string, labels: Record<string, string>, bounds: readonly number[]): number[] {
+  const cumulative = [...bounds.map(String), '+Inf'].map((le) => sampleValue(samples, `${name}_bucket`, { ...labels, le })!);
+  return cumulative.map((c, i) => c - (i === 0 ? 0 : cumulative[i - 1]!));
+}
+
+test('timing-ratio series follow an exempt and a limited level through starts, finishes, a new limit and a level made again', async () => {
+  const { clock, controller, scrape } = setup(10, tinyApfConfig());
+  const ms = 1e6;
+  const seatName = `${NS}priority_level_seat_utilization`;
+  const seatBounds = PRIORITY_LEVEL_SEAT_UTILIZATION_BUCKETS;
+  const level = (name: string) => controller.dump().levels.find((l) => l.name === name)!;
+  // apf_controller.go: CurrentCL, or max(1, round(ServerCL / 10)) when that is 0.
+  const denominator = (name: string) => level(name).currentCL || Math.max(1, Math.round(10 / 10));
+  const start = (user: string, groups: string[]) => controller.admit({ digest: digestOf(user, groups, podsInfo('get', 'default', 'p')), query: {} }, () => {});
+  /** What the series must have gained: 100 ms at each ratio in turn. */
+  const expected = (bounds: readonly number[], ratios: number[]) => {
+    const weights = new Array<number>(bounds.length + 1).fill(0);
+    for (const r of ratios) weights[bucketIndex(bounds, r)]! += 100 * ms;
+    return weights;
+  };
+  const gained = (before: number[], after: number[]) => after.map((w, i) => w - before[i]!);
+
+  // The exempt level (its admin requests take the path the served GET bench measures).
+  const exemptSeries = { priority_level: 'exempt', phase: 'executing' };
+  let before = bucketWeights(await scrape(), seatName, exemptSeries, seatBounds);
+  const rwBefore = sampleValue(await scrape(), `${NS}read_vs_write_current_requests_sum`, { phase: 'executing', request_kind: 'readOnly' })!;
+  const exemptDen = denominator('exempt');
+  const a = start('root', MASTERS);
+  const b = start('root', MASTERS);
+  clock.advance(100);
+  a.finish();
+  clock.advance(100);
+  b.finish();
+  clock.advance(100);
+  let samples = await scrape();
+  assert.equal(gained(before, bucketWeights(samples, seatName, exemptSeries, seatBounds)), expected(seatBounds, [2 / exemptDen, 1 / exemptDen, 0]));
+  assert.is(level('exempt').queueSet.seatsInUse, 0);
+  const nominalSum = controller.dump().levels.reduce((sum, l) => sum + l.limits.nominalCL, 0);
+  const rw = sampleValue(samples, `${NS}read_vs_write_current_requests_sum`, { phase: 'executing', request_kind: 'readOnly' })! - rwBefore;
+  assert.ok(Math.abs(rw - (300 * ms) / nominalSum) < 1e-3, `read_vs_write executing readOnly gained ${rw}`);
+
+  // A limited level whose limit changes while a request executes: the ratio's denominator moves.
+  const tinySeries = { priority_level: 'tiny', phase: 'executing' };
+  before = bucketWeights(samples, seatName, tinySeries, seatBounds);
+  const firstDen = denominator('tiny');
+  const c = start('mallory', AUTHENTICATED);
+  clock.advance(100);
+  const wider = tinyApfConfig();
+  const tinyPlc = wider.priorityLevels.find((p) => p.metadata?.name === 'tiny')!;
+  tinyPlc.spec!.limited!.nominalConcurrencyShares = 4;
+  controller.configure(wider);
+  const secondDen = denominator('tiny');
+  assert.is.not(bucketIndex(seatBounds, 1 / secondDen), bucketIndex(seatBounds, 1 / firstDen), 'the new limit moves the ratio to another bucket');
+  clock.advance(100);
+  c.finish();
+  samples = await scrape();
+  assert.equal(gained(before, bucketWeights(samples, seatName, tinySeries, seatBounds)), expected(seatBounds, [1 / firstDen, 1 / secondDen]));
+
+  // Dropped (idle, so at once) and made again with the first limit: the series goes on, over the new level's limit.
+  const withoutTiny = tinyApfConfig();
+  withoutTiny.priorityLevels = withoutTiny.priorityLevels.filter((p) => p.metadata?.name !== 'tiny');
+  withoutTiny.flowSchemas = withoutTiny.flowSchemas.filter((f) => f.metadata?.name !== 'flood');
+  controller.configure(withoutTiny);
+  assert.is(
+    controller.dump().levels.find((l) => l.name === 'tiny'),
+    undefined,
+  );
+  controller.configure(tinyApfConfig());
+  assert.is(denominator('tiny'), firstDen);
+  before = bucketWeights(await scrape(), seatName, tinySeries, seatBounds);
+  const d = start('mallory', AUTHENTICATED);
+  clock.advance(100);
+  d.finish();
+  clock.advance(100);
+  samples = await scrape();
+  assert.equal(gained(before, bucketWeights(samples, seatName, tinySeries, seatBounds)), expected(seatBounds, [1 / firstDen, 0]));
 });
 
 test.run();

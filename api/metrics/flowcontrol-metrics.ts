@@ -73,10 +73,18 @@ interface LevelRatioCells {
   requestsWaiting: TimingRatioCell;
   requestsExecuting: TimingRatioCell;
   demand: TimingRatioCell;
+  /**
+   * The denominators the cells were last given: nearly every change moves only numerators, so the
+   * denominators are handed on only when they moved.
+   */
+  concurrencyDenominator: number;
+  waitingCapacity: number;
 }
 
-/** server/filters: GET, LIST and WATCH are read-only; everything else is mutating. */
-const READ_ONLY_VERBS: ReadonlySet<string> = new Set(['get', 'list', 'watch']);
+/** server/filters: GET, LIST and WATCH are read-only; everything else is mutating. Compared, not looked up: it runs twice per request. */
+function isReadOnlyVerb(verb: string): boolean {
+  return verb === 'get' || verb === 'list' || verb === 'watch';
+}
 
 export interface FlowControlMetricsOptions {
   /** Milliseconds; the clock the controller runs on (default: the real clock). */
@@ -145,10 +153,9 @@ export class FlowControlMetrics {
   private readonly requestUtilization: TimingRatioHistogramVec;
   private readonly demandSeats: TimingRatioHistogramVec;
   private readonly readVsWrite: TimingRatioHistogramVec;
-  /** By level name: a level dropped and made again continues its series. */
+  /** By level name (levelRatioCells). */
   private readonly levelRatios = new Map<string, LevelRatioCells>();
-  /** read_vs_write_current_requests numerators and cells: [waiting, executing] × [readOnly, mutating]. */
-  private readonly readWriteCounts = { waitingReadOnly: 0, waitingMutating: 0, executingReadOnly: 0, executingMutating: 0 };
+  /** read_vs_write_current_requests: [waiting, executing] × [readOnly, mutating]; each cell keeps its count as its numerator. */
   private readonly readWriteCells: {
     waitingReadOnly: TimingRatioCell;
     waitingMutating: TimingRatioCell;
@@ -161,7 +168,7 @@ export class FlowControlMetrics {
     estimated: (d, estimate) => (this.cells(d).seats ??= this.workSeats.cell(d.priorityLevel, d.flowSchema)).observe(maxSeatsOf(estimate)),
     queued: (d, length, nowMs) => {
       (this.cells(d).queueLength ??= this.queueLength.cell(d.priorityLevel, d.flowSchema)).observe(length);
-      this.countReadWrite(d, 'waiting', +1, nowMs);
+      this.countReadWrite(d, false, +1, nowMs);
     },
     dispatched: (d, waitMs, fromQueue, nowMs) => {
       const cells = this.cells(d);
@@ -169,8 +176,8 @@ export class FlowControlMetrics {
       if (!d.exempt) {
         (cells.waitExecuted ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'true')).observe(waitMs / 1000);
       }
-      if (fromQueue) this.countReadWrite(d, 'waiting', -1, nowMs);
-      this.countReadWrite(d, 'executing', +1, nowMs);
+      if (fromQueue) this.countReadWrite(d, false, -1, nowMs);
+      this.countReadWrite(d, true, +1, nowMs);
     },
     rejected: (d, reason, waitMs, nowMs) => {
       const cells = this.cells(d);
@@ -185,7 +192,7 @@ export class FlowControlMetrics {
           : (cells.waitRejected ??= this.waitDuration.cell(d.priorityLevel, d.flowSchema, 'false'));
         cell.observe(waitMs / 1000);
       }
-      if (reason === 'time-out') this.countReadWrite(d, 'waiting', -1, nowMs);
+      if (reason === 'time-out') this.countReadWrite(d, false, -1, nowMs);
     },
     finished: (d, executionMs, nowMs) => {
       const cells = this.cells(d);
@@ -194,7 +201,7 @@ export class FlowControlMetrics {
           ? (cells.executionWatch ??= this.execution.cell(d.priorityLevel, d.flowSchema, 'watch'))
           : (cells.executionRegular ??= this.execution.cell(d.priorityLevel, d.flowSchema, 'regular'));
       cell.observe(executionMs / 1000);
-      this.countReadWrite(d, 'executing', -1, nowMs);
+      this.countReadWrite(d, true, -1, nowMs);
     },
     noAccommodation: (d) => (this.cells(d).noAccommodation ??= this.noAccommodation.cell(d.priorityLevel, d.flowSchema)).value++,
     watchCountSampled: (d, count) => (this.cells(d).watchCount ??= this.watchCounts.cell(d.priorityLevel, d.flowSchema)).observe(count),
@@ -382,7 +389,28 @@ export class FlowControlMetrics {
 
   /** The timing-ratio series of one level follow its counts and denominators. */
   private levelChanged(level: LevelGauges, nowMs: number): void {
-    const name = level.priorityLevel;
+    const cells = (level.observed as LevelRatioCells | undefined) ?? (level.observed = this.levelRatioCells(level.priorityLevel));
+    const denominator = level.concurrencyDenominator;
+    if (denominator !== cells.concurrencyDenominator) {
+      cells.concurrencyDenominator = denominator;
+      cells.seatUtilization.setDenominator(denominator, nowMs);
+      cells.requestsExecuting.setDenominator(denominator, nowMs);
+      cells.demand.setDenominator(denominator, nowMs);
+    }
+    const waitingCapacity = level.waitingCapacity;
+    if (waitingCapacity !== cells.waitingCapacity) {
+      cells.waitingCapacity = waitingCapacity;
+      cells.requestsWaiting.setDenominator(waitingCapacity, nowMs);
+    }
+    const seatsInUse = level.seatsInUse;
+    cells.seatUtilization.set(seatsInUse, nowMs);
+    cells.requestsExecuting.set(level.requestsExecuting, nowMs);
+    cells.requestsWaiting.set(level.requestsWaiting, nowMs);
+    cells.demand.set(seatsInUse + level.seatsWaiting, nowMs);
+  }
+
+  /** By name: a level dropped and made again continues its series. */
+  private levelRatioCells(name: string): LevelRatioCells {
     let cells = this.levelRatios.get(name);
     if (cells === undefined) {
       // A level's series start at 0 over 1 when the level is made, as upstream's do.
@@ -391,28 +419,20 @@ export class FlowControlMetrics {
         requestsWaiting: this.requestUtilization.cell(['waiting', name]),
         requestsExecuting: this.requestUtilization.cell(['executing', name]),
         demand: this.demandSeats.cell([name]),
+        concurrencyDenominator: 1,
+        waitingCapacity: 1,
       };
       this.levelRatios.set(name, cells);
     }
-    const denominator = level.concurrencyDenominator;
-    const seatsInUse = level.seatsInUse;
-    cells.seatUtilization.setDenominator(denominator, nowMs);
-    cells.seatUtilization.set(seatsInUse, nowMs);
-    cells.requestsExecuting.setDenominator(denominator, nowMs);
-    cells.requestsExecuting.set(level.requestsExecuting, nowMs);
-    cells.requestsWaiting.setDenominator(level.waitingCapacity, nowMs);
-    cells.requestsWaiting.set(level.requestsWaiting, nowMs);
-    cells.demand.setDenominator(denominator, nowMs);
-    cells.demand.set(seatsInUse + level.seatsWaiting, nowMs);
+    return cells;
   }
 
   /** server/filters/priority-and-fairness.go noteWaitingDelta / noteExecutingDelta. */
-  private countReadWrite(d: RequestDescriptor, phase: 'waiting' | 'executing', delta: number, nowMs: number): void {
-    const readOnly = READ_ONLY_VERBS.has(d.digest.requestInfo.verb);
-    const counts = this.readWriteCounts;
-    const key = phase === 'waiting' ? (readOnly ? 'waitingReadOnly' : 'waitingMutating') : readOnly ? 'executingReadOnly' : 'executingMutating';
-    counts[key] += delta;
-    this.readWriteCells[key].set(counts[key], nowMs);
+  private countReadWrite(d: RequestDescriptor, executing: boolean, delta: number, nowMs: number): void {
+    const c = this.readWriteCells;
+    const readOnly = isReadOnlyVerb(d.digest.requestInfo.verb);
+    const cell = executing ? (readOnly ? c.executingReadOnly : c.executingMutating) : readOnly ? c.waitingReadOnly : c.waitingMutating;
+    cell.add(delta, nowMs);
   }
 
   private pairGauges(): PairGauges[] {

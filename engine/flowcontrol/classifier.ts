@@ -44,6 +44,13 @@ export interface Classification {
    * warning then). It happens for a user in neither `system:authenticated` nor `system:unauthenticated`.
    */
   fallback: boolean;
+  /**
+   * The names and the level's type, read once here: a classification serves many requests, and
+   * the controller needs them for each.
+   */
+  flowSchemaName: string;
+  priorityLevelName: string;
+  exempt: boolean;
 }
 
 const CLASSIFICATION = Symbol('fairway.classification');
@@ -119,10 +126,12 @@ export function buildClassifier(
     danglingFlowSchemas: dangling,
     classify(digest) {
       const info = digest.requestInfo;
-      if (Object.isFrozen(info)) {
-        let byUser = byTarget.get(info);
-        const known = byUser?.get(digest.user);
-        if (known !== undefined) return known;
+      // Only frozen RequestInfos are kept, and a frozen object stays frozen, so a RequestInfo found
+      // here needs no Object.isFrozen (which costs more than the lookup: it checks every property).
+      let byUser = byTarget.get(info);
+      const known = byUser?.get(digest.user);
+      if (known !== undefined) return known;
+      if (byUser !== undefined || Object.isFrozen(info)) {
         const classification = classifyOnce(digest);
         if (byUser === undefined) byTarget.set(info, (byUser = new WeakMap()));
         byUser.set(digest.user, classification);
@@ -153,7 +162,16 @@ export function buildClassifier(
       throw new Error(`classifier: FlowSchema "${flowSchema.metadata?.name}" has no priority level`);
     }
     const { flowDistinguisher, hashValue } = flowOf(digest, flowSchema, priorityLevel);
-    return { flowSchema, priorityLevel, flowDistinguisher, hashValue, fallback: matched === undefined };
+    return {
+      flowSchema,
+      priorityLevel,
+      flowDistinguisher,
+      hashValue,
+      fallback: matched === undefined,
+      flowSchemaName: flowSchema.metadata?.name ?? '',
+      priorityLevelName: priorityLevel.metadata?.name ?? '',
+      exempt: priorityLevel.spec?.type === 'Exempt',
+    };
   }
 }
 

@@ -108,13 +108,18 @@ export interface FlowControlObserver {
   callbackFailed?(request: RequestDescriptor, error: unknown): void;
 }
 
+/**
+ * One request as a caller hands it to `admit`. The controller reads `waitLimitMs` and `arrivalMs`
+ * from it when it needs them (the wait limit only if the request waits in a queue) rather than
+ * copying them, so they must not change while the request is in the engine.
+ */
 export interface AdmitRequest {
   digest: RequestDigest;
   query: WorkEstimateRequest['query'];
   /** Overrides the default wait limit (e.g. a quarter of the request's own `?timeout=`). */
-  waitLimitMs?: number | undefined;
+  readonly waitLimitMs?: number | undefined;
   /** The controller's clock as the caller read it just before `admit`; read by `admit` when absent. */
-  arrivalMs?: number | undefined;
+  readonly arrivalMs?: number | undefined;
   /** Skips estimation (the simulator knows the seats of replayed requests). */
   workEstimate?: WorkEstimate | undefined;
   /**
@@ -331,22 +336,13 @@ export class FlowController {
    */
   admit(request: AdmitRequest, onOutcome: (outcome: AdmitOutcome) => void): Admission {
     const classification = this.classifier.classify(request.digest);
-    const levelName = classification.priorityLevel.metadata?.name ?? '';
-    const level = this.levels.get(levelName)!;
-    const context = level.getSnapshot().context;
+    const context = this.levels.get(classification.priorityLevelName)!.getSnapshot().context;
     this.sampledWatchCount = -1;
-    const workEstimate =
-      request.workEstimate ?? estimateWork({ requestInfo: request.digest.requestInfo, query: request.query }, this.estimator, context.books.maxSeats);
-    const record = new AdmissionRecord(
-      this.nextRequestId++,
-      request,
-      classification,
-      levelName,
-      request.arrivalMs ?? this.options.clock.now(),
-      workEstimate,
-      request.waitLimitMs ?? this.options.defaultWaitLimitMs,
-      onOutcome,
-    );
+    const record = new AdmissionRecord(this.nextRequestId++, request, classification, this.options.defaultWaitLimitMs, onOutcome);
+    if (request.arrivalMs === undefined) record.clockArrivalMs = this.options.clock.now();
+    // The record is also the estimator's view of the request: no object made for the call.
+    const workEstimate = request.workEstimate ?? estimateWork(record, this.estimator, context.books.maxSeats);
+    record.workEstimate = workEstimate;
     this.options.observer?.estimated?.(record, workEstimate);
     if (this.sampledWatchCount >= 0) this.options.observer?.watchCountSampled?.(record, this.sampledWatchCount);
     request.onClassified?.(classification, record, workEstimate);
@@ -450,18 +446,23 @@ export class FlowController {
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  /** Hooks one level's queue set to demand integration, metrics and lifecycle events. */
+  /**
+   * Hooks one level's queue set to demand integration, metrics and lifecycle events. These run
+   * several times per request, so what they need of the level (its actor, demand tracker and
+   * gauges) is looked up once it exists, not per call; during the queue set's construction it does
+   * not yet. The observer's own hooks are handed over bound, without a forwarding call each.
+   */
   private queueSetObserver(levelName: string): QueueSetObserver<RequestDescriptor> {
     const observer = this.options.observer ?? {};
-    const level = () => this.levels.get(levelName);
+    let actor: LevelActor | undefined;
+    const level = () => (actor ??= this.levels.get(levelName));
     let demand: SeatDemandTracker | undefined;
-    // The level's state is looked up once it exists (not per request); during the queue set's
-    // construction it does not yet.
+    let gauges: LevelGauges | undefined;
     const gaugesChanged =
       observer.levelChanged === undefined
         ? undefined
         : (nowMs: number) => {
-            const gauges = this.gaugesOf(levelName);
+            gauges ??= this.gaugesOf(levelName);
             if (gauges !== undefined) observer.levelChanged!(gauges, nowMs);
           };
     // apf_controller.go maybeReap: a quiescing level that went idle asks for a digest, which drops
@@ -472,21 +473,23 @@ export class FlowController {
       actor.send({ type: 'IDLE_CHECK' });
       if (actor.getSnapshot().status === 'done') this.configQueue.add();
     };
+    const finished = observer.finished?.bind(observer);
+    const rejected = observer.rejected?.bind(observer);
     return {
       seatDemandChanged: (seatDemand, nowMs) => {
         demand ??= level()?.getSnapshot().context.demand;
         demand?.set(seatDemand, nowMs);
         gaugesChanged?.(nowMs);
       },
-      queued: (d, length, nowMs) => observer.queued?.(d, length, nowMs),
-      dispatched: (d, waitMs, fromQueue, nowMs) => observer.dispatched?.(d, waitMs, fromQueue, nowMs),
-      noAccommodation: (d) => observer.noAccommodation?.(d),
+      queued: observer.queued?.bind(observer),
+      dispatched: observer.dispatched?.bind(observer),
+      noAccommodation: observer.noAccommodation?.bind(observer),
       rejected: (d, reason, waitMs, nowMs) => {
-        observer.rejected?.(d, reason, waitMs, nowMs);
+        rejected?.(d, reason, waitMs, nowMs);
         afterLeaving();
       },
       finished: (d, executionMs, nowMs, releasing) => {
-        observer.finished?.(d, executionMs, nowMs);
+        finished?.(d, executionMs, nowMs);
         // Seats released in the same event: the seat-demand change that follows updates the
         // gauges once for both, at the same instant.
         if (!releasing) gaugesChanged?.(nowMs);
@@ -534,15 +537,23 @@ export interface LevelGauges {
   readonly concurrencyDenominator: number;
   /** queueset.go: what waiting requests are measured against. */
   readonly waitingCapacity: number;
+  /** The observer's own state for this level (its series), so that a change needs no lookup by name. */
+  observed: unknown;
 }
 
 class LevelGaugesView implements LevelGauges {
+  observed: unknown = undefined;
+  /** The denominator of a level whose CurrentCL is 0, worked out once: it is read at every change of the level's counts. */
+  private readonly zeroLimitDenominator: number;
+
   constructor(
     readonly priorityLevel: string,
     private readonly queueSet: QueueSet<RequestDescriptor>,
     private readonly books: LevelBooks,
-    private readonly serverConcurrencyLimit: number,
-  ) {}
+    serverConcurrencyLimit: number,
+  ) {
+    this.zeroLimitDenominator = Math.max(1, goRound(serverConcurrencyLimit / 10));
+  }
 
   get seatsInUse(): number {
     return this.queueSet.seatsInUse;
@@ -562,7 +573,7 @@ class LevelGaugesView implements LevelGauges {
 
   get concurrencyDenominator(): number {
     const currentCL = this.books.currentCL;
-    return currentCL > 0 ? currentCL : Math.max(1, goRound(this.serverConcurrencyLimit / 10));
+    return currentCL > 0 ? currentCL : this.zeroLimitDenominator;
   }
 
   get waitingCapacity(): number {
@@ -572,33 +583,69 @@ class LevelGaugesView implements LevelGauges {
 
 /**
  * One request inside the controller. It is at once the descriptor observers see, the queue set's
- * request and, once decided, the outcome: a request costs the engine one object here instead of
- * four (the simulator's allocation profile counted 1.4 KB per request before).
+ * request, the work estimator's view of it and, once decided, the outcome: a request costs the
+ * engine one object here, not one per role (the simulator's allocation profile counted 1.4 KB per
+ * request before). What the classification and the caller's request hold is read from them, not
+ * copied.
  */
-class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescriptor>, AdmitOutcome {
-  readonly flowSchema: string;
-  readonly flowDistinguisher: string;
-  readonly digest: RequestDigest;
-  readonly flowHash: bigint;
-  readonly exempt: boolean;
+class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescriptor>, AdmitOutcome, WorkEstimateRequest {
+  /** Set right after construction, before anyone else sees the record. */
+  workEstimate: WorkEstimate = NO_ESTIMATE;
   decision: Decision = UNDECIDED;
   retryAfterSeconds = 0;
+
+  /**
+   * The controller's reading when the caller gave no arrival time. The caller's own is read from
+   * it, not copied: a fractional number copied into a field is a number boxed, per request.
+   */
+  clockArrivalMs: number | undefined = undefined;
 
   constructor(
     readonly id: number,
     readonly admitted: AdmitRequest,
     readonly classification: Classification,
-    readonly priorityLevel: string,
-    readonly arrivalMs: number,
-    readonly workEstimate: WorkEstimate,
-    readonly waitLimitMs: number,
+    private readonly defaultWaitLimitMs: number,
     readonly onOutcome: (outcome: AdmitOutcome) => void,
-  ) {
-    this.flowSchema = classification.flowSchema.metadata?.name ?? '';
-    this.flowDistinguisher = classification.flowDistinguisher;
-    this.digest = admitted.digest;
-    this.flowHash = classification.hashValue;
-    this.exempt = classification.priorityLevel.spec?.type === 'Exempt';
+  ) {}
+
+  get arrivalMs(): number {
+    return this.admitted.arrivalMs ?? this.clockArrivalMs!;
+  }
+
+  get waitLimitMs(): number {
+    return this.admitted.waitLimitMs ?? this.defaultWaitLimitMs;
+  }
+
+  get priorityLevel(): string {
+    return this.classification.priorityLevelName;
+  }
+
+  get flowSchema(): string {
+    return this.classification.flowSchemaName;
+  }
+
+  get flowDistinguisher(): string {
+    return this.classification.flowDistinguisher;
+  }
+
+  get flowHash(): bigint {
+    return this.classification.hashValue;
+  }
+
+  get exempt(): boolean {
+    return this.classification.exempt;
+  }
+
+  get digest(): RequestDigest {
+    return this.admitted.digest;
+  }
+
+  get requestInfo(): RequestDigest['requestInfo'] {
+    return this.admitted.digest.requestInfo;
+  }
+
+  get query(): AdmitRequest['query'] {
+    return this.admitted.query;
   }
 
   get descriptor(): RequestDescriptor {
@@ -609,6 +656,8 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
     return this;
   }
 }
+
+const NO_ESTIMATE: WorkEstimate = Object.freeze({ initialSeats: 0, finalSeats: 0, additionalLatencyMs: 0 });
 
 /** Placeholder until the queue set decides; never handed to a caller. */
 const UNDECIDED: Decision = Object.freeze({ kind: 'reject', reason: 'time-out' });

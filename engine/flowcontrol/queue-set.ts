@@ -62,6 +62,7 @@ export interface QueuingConfig {
 export interface QueueSetRequest<D = unknown> {
   /** hashFlowId(flowSchema, distinguisher); ignored when the level does not queue. */
   flowHash: bigint;
+  /** Read, not copied, while the request is in the queue set: it must not change meanwhile. */
   workEstimate: WorkEstimate;
   /** How long the request may wait in its queue before it is rejected with `time-out`. */
   waitLimitMs: number;
@@ -92,13 +93,13 @@ export interface Admission {
  */
 export interface QueueSetObserver<D = unknown> {
   seatDemandChanged?(seatDemand: number, nowMs: number): void;
-  queued?(descriptor: D, queueLengthAfter: number, nowMs: number): void;
+  queued?: ((descriptor: D, queueLengthAfter: number, nowMs: number) => void) | undefined;
   /** `fromQueue`: it had been queued (and `queued` was called for it), as opposed to a queueless level's. */
-  dispatched?(descriptor: D, waitMs: number, fromQueue: boolean, nowMs: number): void;
+  dispatched?: ((descriptor: D, waitMs: number, fromQueue: boolean, nowMs: number) => void) | undefined;
   rejected?(descriptor: D, reason: RejectReason, waitMs: number, nowMs: number): void;
   /** `releasing`: its seats are released in the same event (a `seatDemandChanged` follows), not held for its additional latency. */
   finished?(descriptor: D, executionMs: number, nowMs: number, releasing: boolean): void;
-  noAccommodation?(descriptor: D): void;
+  noAccommodation?: ((descriptor: D) => void) | undefined;
   /** A queue came into being (the level grew); ids are stable, indexes shift on attrition. */
   queueAdded?(queueId: number): void;
   /** A surplus queue emptied and was removed. */
@@ -112,7 +113,8 @@ export interface QueueSetObserver<D = unknown> {
   decideFailed?: ((descriptor: D, error: unknown) => void) | undefined;
 }
 
-type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected';
+/** `abandoned`: finished by the queue set because its execute decision threw (see the header). */
+type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected' | 'abandoned';
 
 /** What an Entry calls back into; one per QueueSet, so a request allocates no closures. */
 interface EntryOwner<D> {
@@ -120,17 +122,16 @@ interface EntryOwner<D> {
   cancel(entry: Entry<D>): void;
 }
 
-/** A request inside the queue set; it is also the caller's Admission handle. */
+/**
+ * A request inside the queue set; it is also the caller's Admission handle. One is made per
+ * request, so what its work estimate says is read from the estimate rather than copied (every
+ * field is 8 bytes per request).
+ */
 class Entry<D> implements Admission, ListMember<Entry<D>> {
-  /** max(initial, final) at arrival; what the waiting sums counted. */
-  readonly maxSeats: number;
   readonly totalWork: number;
-  readonly initialSeats: number;
   /** May be clipped to the concurrency limit at dispatch (work preserved via the latency). */
   finalSeats: number;
   additionalLatencyMs: number;
-  /** Seats held while executing: max(initialSeats, finalSeats) after clipping. */
-  seatsHeld: number;
   state: RequestState = 'waiting';
   queue: Queue<D> | undefined = undefined;
   startMs = 0;
@@ -149,19 +150,32 @@ class Entry<D> implements Admission, ListMember<Entry<D>> {
     public arrivalR: number,
   ) {
     const estimate = request.workEstimate;
-    this.initialSeats = estimate.initialSeats;
     this.finalSeats = estimate.finalSeats;
     this.additionalLatencyMs = estimate.additionalLatencyMs;
-    this.maxSeats = Math.max(estimate.initialSeats, estimate.finalSeats);
-    this.seatsHeld = this.maxSeats;
     this.totalWork = totalWorkUnits(estimate);
   }
 
-  /** Its execute decision threw: the queue set finished it, and the owner's finish() is moot. */
-  abandoned = false;
+  get initialSeats(): number {
+    return this.request.workEstimate.initialSeats;
+  }
+
+  /** max(initial, final) at arrival, before any clipping; what the waiting sums counted. */
+  get maxSeats(): number {
+    const estimate = this.request.workEstimate;
+    return Math.max(estimate.initialSeats, estimate.finalSeats);
+  }
+
+  /**
+   * Seats held while executing: max(initialSeats, finalSeats) after clipping. Before dispatch
+   * nothing is clipped yet, so it equals maxSeats; clipping happens only at dispatch.
+   */
+  get seatsHeld(): number {
+    return Math.max(this.request.workEstimate.initialSeats, this.finalSeats);
+  }
 
   finish(): void {
-    if (this.abandoned) return;
+    // Its execute decision threw: the queue set finished it, and the owner's finish() is moot.
+    if (this.state === 'abandoned') return;
     this.owner.finish(this);
   }
 
@@ -174,6 +188,8 @@ interface Queue<D> {
   readonly id: number;
   index: number;
   readonly waiting: RequestFifo<Entry<D>>;
+  /** Whether it is in the queue set's waitingQueues (it is exactly while `waiting` is not empty). */
+  inWaitingQueues: boolean;
   executing: number;
   seatsInUse: number;
   /** Virtual time in seat-second units relative to the queue set's origin (see rebaseR). */
@@ -541,7 +557,12 @@ export class QueueSet<D = unknown> {
   private noteQueueActivity(queue: Queue<D>, wasActive: boolean): void {
     const active = queue.waiting.length > 0 || queue.executing > 0;
     if (active !== wasActive) this.activeQueues += active ? 1 : -1;
-    if (queue.waiting.length > 0) this.waitingQueues.add(queue);
+    // The set changes only when the queue starts or stops having waiters: most calls (a finish,
+    // a dispatch that leaves others waiting) touch it not at all.
+    const waiting = queue.waiting.length > 0;
+    if (waiting === queue.inWaitingQueues) return;
+    queue.inWaitingQueues = waiting;
+    if (waiting) this.waitingQueues.add(queue);
     else this.waitingQueues.delete(queue);
   }
 
@@ -705,7 +726,6 @@ export class QueueSet<D = unknown> {
   private startExecuting(entry: Entry<D>): void {
     entry.state = 'executing';
     entry.startMs = this.lastSyncMs;
-    entry.seatsHeld = Math.max(entry.initialSeats, entry.finalSeats);
     this.live.add(entry);
     this.totDispatched++;
     this.totRequestsExecuting++;
@@ -744,7 +764,7 @@ export class QueueSet<D = unknown> {
   /** Finishes a request whose execute decision threw; its owner's finish() becomes a no-op. */
   private abandon(entry: Entry<D>): void {
     this.finish(entry);
-    entry.abandoned = true;
+    entry.state = 'abandoned';
   }
 
   // --- leaving --------------------------------------------------------------------------------
@@ -845,7 +865,7 @@ export class QueueSet<D = unknown> {
 }
 
 function newQueue<D>(id: number, index: number): Queue<D> {
-  return { id, index, waiting: new RequestFifo<Entry<D>>(), executing: 0, seatsInUse: 0, nextDispatchR: 0, frozenR: undefined };
+  return { id, index, waiting: new RequestFifo<Entry<D>>(), inWaitingQueues: false, executing: 0, seatsInUse: 0, nextDispatchR: 0, frozenR: undefined };
 }
 
 /**
