@@ -23,7 +23,6 @@ import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
 import type { Answered, EndHook, Filter, RequestContext } from '../server/http-context.ts';
 import { responseFlushed, whenFlushed } from '../server/response-flushed.ts';
-import type { ServerResponse } from 'node:http';
 import { addPresetHeaders, PresetHeaders } from '../server/preset-headers.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
 
@@ -201,22 +200,16 @@ function runAdmitted(
  * the response is on the socket. An end hook rather than `await next()`: no async frame per request.
  */
 function holdSeats(context: RequestContext, next: () => Answered, admission: Admission): Answered {
-  (context.res as HoldingResponse)[HELD_ADMISSION] = admission;
-  context.onEnd(releaseWhenFlushed);
+  context.onEnd(releaseWhenFlushed, admission);
   return next();
 }
 
-function releaseWhenFlushed(context: RequestContext): void {
-  whenFlushed(context.res as HoldingResponse, releaseSeats);
+function releaseWhenFlushed(context: RequestContext, admission: Admission): void {
+  whenFlushed(context.res, releaseSeats, admission);
 }
 
-const HELD_ADMISSION = Symbol('fairway.heldAdmission');
-type HoldingResponse = ServerResponse & { [HELD_ADMISSION]?: Admission | undefined };
-
-function releaseSeats(this: HoldingResponse): void {
-  const admission = this[HELD_ADMISSION];
-  this[HELD_ADMISSION] = undefined;
-  admission?.finish();
+function releaseSeats(admission: Admission): void {
+  admission.finish();
 }
 
 /**
@@ -283,7 +276,7 @@ async function runWatch(context: RequestContext, next: () => Answered, tracker: 
     if (tracker !== undefined) {
       // A detached watch stays registered until it ends.
       if (context.detached) context.onEnd(forgetWatch(tracker));
-      else forgetWatch(tracker)(context);
+      else forgetWatch(tracker)(context, undefined);
     }
   }
 }

@@ -39,8 +39,11 @@ export interface RequestContext {
    * Runs `hook` when the request ends: the chain has settled (a thrown error already answered) and
    * the response is ended, or, for a detached watch, when the watch ends. Filters with work at the
    * end of a request register it here instead of awaiting `next()`: no async frame per request,
-   * and an open watch keeps none of their frames. Hooks run last registered first.
+   * and an open watch keeps none of their frames. Hooks run last registered first. `arg` is handed
+   * to the hook: a hook shared by every request finds its request's state there, not in a property
+   * added to Node's request or response (a shape change per request).
    */
+  onEnd<A>(hook: EndHook<A>, arg: A): void;
   onEnd(hook: EndHook): void;
   /**
    * Told when the request is aborted (client gone, deadline, shutdown), without the cost of an
@@ -58,8 +61,8 @@ export interface RequestContext {
   end(): void;
 }
 
-/** End-of-request work; one function per filter, shared by all requests (the context says which). */
-export type EndHook = (context: RequestContext) => void;
+/** End-of-request work; one function per filter, shared by all requests (the context and `arg` say which). */
+export type EndHook<A = undefined> = (context: RequestContext, arg: A) => void;
 
 export interface AbortListener {
   requestAborted(): void;

@@ -98,12 +98,14 @@ test('a handler that throws: its 500 is what the request metrics count, and APF 
   }
 });
 
-test('end hooks run once each, last registered first, after the chain and before the response is done', async () => {
+test('end hooks run once each, last registered first, each with its own argument, after the chain and before the response is done', async () => {
   const ran: string[] = [];
+  // One hook shared by every filter, as the server's filters share theirs: the argument says whose it is.
+  const hook = (c: RequestContext, name: string) => ran.push(`${name} ${c.res.statusCode} ended=${c.res.writableEnded}`);
   const hooking =
     (name: string): Filter =>
     (context, next) => {
-      context.onEnd((c: RequestContext) => ran.push(`${name} ${c.res.statusCode} ended=${c.res.writableEnded}`));
+      context.onEnd(hook, name);
       return next();
     };
   const { server, get } = await listen([hooking('a'), hooking('b'), hooking('c'), hooking('d')], async (context) => {

@@ -74,9 +74,11 @@ class InFlightRequest extends ChainRun implements RequestContext, Deadline, List
   private controller: AbortController | undefined = undefined;
   private abortListener: AbortListener | undefined = undefined;
   /** The first two end hooks (every request has some: APF, request metrics), then any others. */
-  private endHook1: EndHook | undefined = undefined;
-  private endHook2: EndHook | undefined = undefined;
-  private moreEndHooks: EndHook[] | undefined = undefined;
+  private endHook1: EndHook<unknown> | undefined = undefined;
+  private endHook2: EndHook<unknown> | undefined = undefined;
+  private endArg1: unknown = undefined;
+  private endArg2: unknown = undefined;
+  private moreEndHooks: [EndHook<unknown>, unknown][] | undefined = undefined;
   private hearsClose = false;
   private aborted = false;
   /** Links of the server's list of requests in flight. */
@@ -140,11 +142,17 @@ class InFlightRequest extends ChainRun implements RequestContext, Deadline, List
     resolve();
   }
 
-  onEnd(hook: EndHook): void {
-    if (this.endHook1 === undefined) this.endHook1 = hook;
-    else if (this.endHook2 === undefined) this.endHook2 = hook;
+  onEnd<A>(hook: EndHook<A>, arg?: A): void {
+    const any = hook as EndHook<unknown>;
+    if (this.endHook1 === undefined) {
+      this.endHook1 = any;
+      this.endArg1 = arg;
+    } else if (this.endHook2 === undefined) {
+      this.endHook2 = any;
+      this.endArg2 = arg;
+    }
     // Exactly as long as needed (`concat`): a pushed-to array reserves 17 slots, kept while a watch is open.
-    else this.moreEndHooks = this.moreEndHooks === undefined ? [hook] : this.moreEndHooks.concat(hook);
+    else this.moreEndHooks = (this.moreEndHooks ?? []).concat([[any, arg]]);
   }
 
   detach(): void {
@@ -160,10 +168,17 @@ class InFlightRequest extends ChainRun implements RequestContext, Deadline, List
     const more = this.moreEndHooks;
     const second = this.endHook2;
     const first = this.endHook1;
-    this.moreEndHooks = this.endHook2 = this.endHook1 = undefined;
-    if (more !== undefined) for (let i = more.length - 1; i >= 0; i--) more[i]!(this);
-    second?.(this);
-    first?.(this);
+    const secondArg = this.endArg2;
+    const firstArg = this.endArg1;
+    this.moreEndHooks = this.endHook2 = this.endHook1 = this.endArg2 = this.endArg1 = undefined;
+    if (more !== undefined) {
+      for (let i = more.length - 1; i >= 0; i--) {
+        const [hook, arg] = more[i]!;
+        hook(this, arg);
+      }
+    }
+    second?.(this, secondArg);
+    first?.(this, firstArg);
   }
 
   abort(): void {

@@ -14,15 +14,15 @@ export const UNDETACHED: Pick<RequestContext, 'onEnd' | 'setAbortListener' | 'de
 
 /** `context` collecting its end hooks; `runEndHooks()` runs them as the server does (last registered first, once). */
 export function withEndHooks<C extends RequestContext>(context: C): C & { runEndHooks(): void } {
-  let hooks: EndHook[] = [];
+  let hooks: [EndHook<unknown>, unknown][] = [];
   return Object.assign(context, {
-    onEnd: (hook: EndHook) => {
-      hooks.push(hook);
+    onEnd: <A>(hook: EndHook<A>, arg?: A) => {
+      hooks.push([hook as EndHook<unknown>, arg]);
     },
     runEndHooks: () => {
       const ran = hooks;
       hooks = [];
-      for (let i = ran.length - 1; i >= 0; i--) ran[i]!(context);
+      for (let i = ran.length - 1; i >= 0; i--) ran[i]![0](context, ran[i]![1]);
     },
   });
 }
