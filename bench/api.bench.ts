@@ -15,6 +15,10 @@
 //
 // Each endpoint is measured in R rounds of S seconds per server, alternating which server goes
 // first; medians over the rounds are printed (the machine is shared, so single rounds are noisy).
+// Pinned, the VM's own speed still changes within seconds (the same server's CPU per GET moved
+// between ~47 and ~79 µs from one 4 s run to the next), so the default is many short rounds (9 of
+// 3 s): each ratio compares two runs next to each other in time, and the median drops the pairs a
+// change of speed fell between.
 // Two ratios: throughput (req/s) and capacity (server CPU time per request, read from /proc, bare
 // over Fairway: the share of the bare server's throughput a CPU-bound Fairway would keep).
 // Goals: GET throughput ≥ 0.70× bare, GET p99 ≤ 2× bare. BENCH_QUICK=1 for a smoke run.
@@ -30,10 +34,10 @@ import { requestsPerSecond, requireWrk, runWrk } from './wrk.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const QUICK = process.env.BENCH_QUICK === '1';
-const SECONDS = arg('seconds', QUICK ? 2 : 5);
+const SECONDS = arg('seconds', QUICK ? 2 : 3);
 const CONNECTIONS = arg('connections', 50);
 const OBJECTS = arg('objects', 100);
-const ROUNDS = arg('rounds', QUICK ? 1 : 5);
+const ROUNDS = arg('rounds', QUICK ? 1 : 9);
 const PLC_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 const PIN = availableParallelism() >= 2 && !process.argv.includes('--no-pin');
 const SERVER_CPUS = '0';
