@@ -208,7 +208,7 @@ function releaseWhenFlushed(context: RequestContext, admission: Admission): void
   whenFlushed(context.res, releaseSeats, admission);
 }
 
-function releaseSeats(admission: Admission): void {
+function releaseSeats(_res: unknown, admission: Admission): void {
   admission.finish();
 }
 

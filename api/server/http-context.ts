@@ -3,6 +3,7 @@
 // kube-apiserver) and each decides whether to call `next()`; a filter that answers the request
 // itself does not.
 
+import type { Hook } from './hook-slots.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import type { Connection } from './connection.ts';
@@ -62,7 +63,7 @@ export interface RequestContext {
 }
 
 /** End-of-request work; one function per filter, shared by all requests (the context and `arg` say which). */
-export type EndHook<A = undefined> = (context: RequestContext, arg: A) => void;
+export type EndHook<A = undefined> = Hook<RequestContext, A>;
 
 export interface AbortListener {
   requestAborted(): void;

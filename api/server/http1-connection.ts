@@ -23,6 +23,7 @@ import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { routeMethodNotAllowed } from '../errors.ts';
+import { addHook, runHooks, type Hook } from './hook-slots.ts';
 
 /** What Go's server reads of a body its handler left unread (`maxPostHandlerReadBytes`). */
 export const MAX_POST_HANDLER_READ_BYTES = 256 * 1024;
@@ -70,38 +71,22 @@ export class Http1Response extends NodeServerResponse {
   /** The one 'close' listener of every response, shared (no closure per response). */
   private static readonly closed = function (this: Http1Response): void {
     connectionResponseClosed(this);
-    const hook1 = this.closeHook1;
-    const hook2 = this.closeHook2;
-    const arg1 = this.closeArg1;
-    const arg2 = this.closeArg2;
-    const more = this.moreCloseHooks;
-    this.closeHook1 = this.closeHook2 = this.closeArg1 = this.closeArg2 = this.moreCloseHooks = undefined;
-    hook1?.call(this, arg1);
-    hook2?.call(this, arg2);
-    if (more !== undefined) for (const [hook, arg] of more) hook.call(this, arg);
+    runHooks(this, this, false);
   };
 
   /**
-   * Run by the one 'close' listener above, in the order added: a second listener would cost the
-   * response a listener array. Each with its argument: a shared hook finds its state there rather
-   * than in a property added to the response (which would change the response's shape).
+   * The close hooks (hook-slots.ts), run by the one 'close' listener above in the order added: a
+   * second listener would cost the response a listener array.
    */
-  private closeHook1: CloseHook | undefined = undefined;
-  private closeHook2: CloseHook | undefined = undefined;
-  private closeArg1: unknown = undefined;
-  private closeArg2: unknown = undefined;
-  private moreCloseHooks: [CloseHook, unknown][] | undefined = undefined;
+  hook1: Hook<Http1Response> | undefined = undefined;
+  hook2: Hook<Http1Response> | undefined = undefined;
+  hookArg1: unknown = undefined;
+  hookArg2: unknown = undefined;
+  moreHooks: [Hook<Http1Response>, unknown][] | undefined = undefined;
 
-  /** Runs `hook` (with the response as `this`, and `arg`) when the response closes, as a 'close' listener added now would. */
-  onClose<A>(hook: (this: Http1Response, arg: A) => void, arg?: A): void {
-    const any = hook as CloseHook;
-    if (this.closeHook1 === undefined) {
-      this.closeHook1 = any;
-      this.closeArg1 = arg;
-    } else if (this.closeHook2 === undefined) {
-      this.closeHook2 = any;
-      this.closeArg2 = arg;
-    } else (this.moreCloseHooks ??= []).push([any, arg]);
+  /** Runs `hook(response, arg)` when the response closes, as a 'close' listener added now would. */
+  onClose<A>(hook: Hook<Http1Response, A>, arg: A): void {
+    addHook(this, hook, arg);
   }
 
   /** Header lines already validated and serialized (preset-headers.ts), sent right after the status line. */
@@ -156,8 +141,6 @@ export interface PresetLines {
 interface Http1Internals {
   _storeHeader(this: ServerResponse, firstLine: string, headers: unknown): void;
 }
-
-type CloseHook = (this: Http1Response, arg: unknown) => void;
 
 function connectionResponseClosed(res: Http1Response): void {
   const socket = res[responseSocket];

@@ -12,6 +12,7 @@ import { goDurationToMs, parseGoDuration } from '../../engine/config/go-duration
 import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import { ChainRun, type AbortListener, type Answered, type EndHook, type Filter, type Handler, type Pipeline, type RequestContext } from './http-context.ts';
 import { connectionOf, type Connection } from './connection.ts';
+import { addHook, runHooks, type Hook } from './hook-slots.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { RequestTargets, URL_BASE } from './request-target.ts';
@@ -73,12 +74,12 @@ class InFlightRequest extends ChainRun implements RequestContext, Deadline, List
   private parsedUrl: URL | undefined;
   private controller: AbortController | undefined = undefined;
   private abortListener: AbortListener | undefined = undefined;
-  /** The first two end hooks (every request has some: APF, request metrics), then any others. */
-  private endHook1: EndHook<unknown> | undefined = undefined;
-  private endHook2: EndHook<unknown> | undefined = undefined;
-  private endArg1: unknown = undefined;
-  private endArg2: unknown = undefined;
-  private moreEndHooks: [EndHook<unknown>, unknown][] | undefined = undefined;
+  /** The end hooks (hook-slots.ts): every request has some (APF, request metrics). */
+  hook1: Hook<RequestContext> | undefined = undefined;
+  hook2: Hook<RequestContext> | undefined = undefined;
+  hookArg1: unknown = undefined;
+  hookArg2: unknown = undefined;
+  moreHooks: [Hook<RequestContext>, unknown][] | undefined = undefined;
   private hearsClose = false;
   private aborted = false;
   /** Links of the server's list of requests in flight. */
@@ -143,16 +144,7 @@ class InFlightRequest extends ChainRun implements RequestContext, Deadline, List
   }
 
   onEnd<A>(hook: EndHook<A>, arg?: A): void {
-    const any = hook as EndHook<unknown>;
-    if (this.endHook1 === undefined) {
-      this.endHook1 = any;
-      this.endArg1 = arg;
-    } else if (this.endHook2 === undefined) {
-      this.endHook2 = any;
-      this.endArg2 = arg;
-    }
-    // Exactly as long as needed (`concat`): a pushed-to array reserves 17 slots, kept while a watch is open.
-    else this.moreEndHooks = (this.moreEndHooks ?? []).concat([[any, arg]]);
+    addHook(this, hook, arg as A);
   }
 
   detach(): void {
@@ -165,20 +157,7 @@ class InFlightRequest extends ChainRun implements RequestContext, Deadline, List
 
   /** The end hooks, last registered first; each runs once. */
   runEndHooks(): void {
-    const more = this.moreEndHooks;
-    const second = this.endHook2;
-    const first = this.endHook1;
-    const secondArg = this.endArg2;
-    const firstArg = this.endArg1;
-    this.moreEndHooks = this.endHook2 = this.endHook1 = this.endArg2 = this.endArg1 = undefined;
-    if (more !== undefined) {
-      for (let i = more.length - 1; i >= 0; i--) {
-        const [hook, arg] = more[i]!;
-        hook(this, arg);
-      }
-    }
-    second?.(this, secondArg);
-    first?.(this, firstArg);
+    runHooks<RequestContext>(this, this, true);
   }
 
   abort(): void {
@@ -336,7 +315,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     whenFlushed(res, requestFlushed, context);
   };
   // One listener for every response of this server, told which request it ends.
-  const requestFlushed = (context: InFlightRequest): void => {
+  const requestFlushed = (_res: unknown, context: InFlightRequest): void => {
     inFlight.delete(context);
     options.onDone?.(context);
     if (inFlight.size === 0) idle?.();

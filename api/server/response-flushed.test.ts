@@ -63,7 +63,7 @@ test('whenFlushed on an HTTP/1.1 response runs each hook once, in the order adde
   const listeners: number[] = [];
   const server = createServer(HTTP1_SERVER_OPTIONS, (_req, res) => {
     res.end('{}');
-    for (const name of ['a', 'b', 'c']) whenFlushed(res, () => calls.push(name));
+    for (const name of ['a', 'b', 'c']) whenFlushed(res, () => calls.push(name), undefined);
     listeners.push(res.listenerCount('close'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -75,10 +75,10 @@ test('whenFlushed on an HTTP/1.1 response runs each hook once, in the order adde
   server.close();
 });
 
-test('whenFlushed hands each hook its own argument: on the HTTP/1.1 hooks, on a plain response, and at once when already flushed', async () => {
+test('whenFlushed hands each hook its response and its own argument: on the HTTP/1.1 hooks, on a plain response, and at once when already flushed', async () => {
   const calls: [string, string, boolean][] = [];
-  const hook = function (this: ServerResponse, arg: string): void {
-    calls.push([arg, (this as { label?: string }).label ?? '', this.writableEnded]);
+  const hook = (res: ServerResponse, arg: string): void => {
+    calls.push([arg, (res as { label?: string }).label ?? '', res.writableEnded]);
   };
   for (const options of [HTTP1_SERVER_OPTIONS, {}]) {
     const server = createServer(options, (_req, res) => {

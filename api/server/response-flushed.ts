@@ -5,6 +5,7 @@
 // callers that hold seats or count in-flight requests wait for this promise to do the same.
 import type { ServerResponse } from 'node:http';
 import { Http1Response } from './http1-connection.ts';
+import type { Hook } from './hook-slots.ts';
 
 const FLUSHED = Symbol('fairway.responseFlushed');
 type Tracked = ServerResponse & { [FLUSHED]?: Promise<void> };
@@ -34,14 +35,14 @@ function flushedNow(res: ServerResponse): boolean {
 }
 
 /**
- * responseFlushed without a promise, for the per-request path: calls `listener` (with the response
- * as `this`, and `arg`) at once, or from the response's 'close'. `listener` is one function shared
- * by every response, which finds its request's state in `arg` (or on the response itself).
+ * responseFlushed without a promise, for the per-request path: calls `listener(res, arg)` at once,
+ * or from the response's 'close'. `listener` is one function shared by every response, which
+ * finds its request's state in `arg`.
  */
-export function whenFlushed<R extends ServerResponse, A = undefined>(res: R, listener: (this: R, arg: A) => void, arg?: A): void {
-  if (flushedNow(res)) listener.call(res, arg as A);
+export function whenFlushed<A>(res: ServerResponse, listener: Hook<ServerResponse, A>, arg: A): void {
+  if (flushedNow(res)) listener(res, arg);
   // Run by the HTTP/1.1 response's own 'close' listener: no listener array per response.
-  else if (res instanceof Http1Response) res.onClose(listener as unknown as (this: Http1Response, arg: A) => void, arg);
-  // A response emits 'close' once; `on` spares the wrapper `once` would allocate.
-  else res.on('close', arg === undefined ? listener : () => listener.call(res, arg));
+  else if (res instanceof Http1Response) res.onClose(listener, arg);
+  // HTTP/2: a response emits 'close' once; `on` spares the wrapper `once` would allocate.
+  else res.on('close', () => listener(res, arg));
 }
