@@ -17,6 +17,11 @@ export interface HookSlots<T> {
   moreHooks: [Hook<T>, unknown][] | undefined;
 }
 
+/** Slots of an object that keeps no others (a hand-built test context). */
+export function emptyHookSlots<T>(): HookSlots<T> {
+  return { hook1: undefined, hook2: undefined, hookArg1: undefined, hookArg2: undefined, moreHooks: undefined };
+}
+
 export function addHook<T, A>(slots: HookSlots<T>, hook: Hook<T, A>, arg: A): void {
   const any = hook as Hook<T>;
   if (slots.hook1 === undefined) {

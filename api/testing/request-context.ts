@@ -3,6 +3,7 @@
 // `withEndHooks` for a hand-built context whose filters register end hooks (APF's seats, the request
 // metrics): the test ends the request where the server would, once the chain has settled.
 import type { EndHook, RequestContext } from '../server/http-context.ts';
+import { addHook, emptyHookSlots, runHooks } from '../server/hook-slots.ts';
 
 export const UNDETACHED: Pick<RequestContext, 'onEnd' | 'setAbortListener' | 'detach' | 'detached' | 'end'> = {
   onEnd: () => undefined,
@@ -14,15 +15,9 @@ export const UNDETACHED: Pick<RequestContext, 'onEnd' | 'setAbortListener' | 'de
 
 /** `context` collecting its end hooks; `runEndHooks()` runs them as the server does (last registered first, once). */
 export function withEndHooks<C extends RequestContext>(context: C): C & { runEndHooks(): void } {
-  let hooks: [EndHook<unknown>, unknown][] = [];
+  const hooks = emptyHookSlots<RequestContext>();
   return Object.assign(context, {
-    onEnd: <A>(hook: EndHook<A>, arg?: A) => {
-      hooks.push([hook as EndHook<unknown>, arg]);
-    },
-    runEndHooks: () => {
-      const ran = hooks;
-      hooks = [];
-      for (let i = ran.length - 1; i >= 0; i--) ran[i]![0](context, ran[i]![1]);
-    },
+    onEnd: <A>(hook: EndHook<A>, arg?: A) => addHook(hooks, hook, arg as A),
+    runEndHooks: () => runHooks(hooks, context, true),
   });
 }
