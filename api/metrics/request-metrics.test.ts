@@ -136,25 +136,29 @@ test('the request-metrics filter counts answered resource requests with their co
   assert.is(sampleValue(samples, 'apiserver_request_terminations_total', { ...terminationLabels, verb: 'POST', scope: 'resource', code: '429' }), 1);
 });
 
-test('requests sharing one RequestInfo (a query-less target) are counted by their own method, query and code', async () => {
+/** The samples after answering each (method, URL, code) for requests sharing one RequestInfo, as a kept target's do. */
+async function countSharedTarget(answers: [string, string, number][]): Promise<ReturnType<typeof parseExposition>> {
   const clock = new SimClock(5_000);
   const metrics = started(createFairwayMetrics(podsServed()));
   const filter = createRequestMetricsFilter(metrics.requests, clock);
   const shared = podsInfo('get', 'default', 'x');
-  const answers: [string, string, number][] = [
-    ['GET', '/api/v1/namespaces/default/pods/x', 200],
-    ['GET', '/api/v1/namespaces/default/pods/x', 200],
-    ['GET', '/api/v1/namespaces/default/pods/x', 404],
-    ['DELETE', '/api/v1/namespaces/default/pods/x', 200],
-    ['DELETE', '/api/v1/namespaces/default/pods/x?dryRun=All', 200],
-  ];
   for (const [method, url, code] of answers) {
     const context = fakeContext(method, url, shared, clock.now());
     await serve(filter, context, async () => {
       context.res.statusCode = code;
     });
   }
-  const samples = parseExposition(await metrics.registry.metrics());
+  return parseExposition(await metrics.registry.metrics());
+}
+
+test('requests sharing one RequestInfo (a query-less target) are counted by their own method, query and code', async () => {
+  const samples = await countSharedTarget([
+    ['GET', '/api/v1/namespaces/default/pods/x', 200],
+    ['GET', '/api/v1/namespaces/default/pods/x', 200],
+    ['GET', '/api/v1/namespaces/default/pods/x', 404],
+    ['DELETE', '/api/v1/namespaces/default/pods/x', 200],
+    ['DELETE', '/api/v1/namespaces/default/pods/x?dryRun=All', 200],
+  ]);
   const labels = { component: 'apiserver', dry_run: '', group: '', resource: 'pods', subresource: '', version: 'v1', scope: 'resource' };
   assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, verb: 'GET', code: '200' }), 2);
   assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, verb: 'GET', code: '404' }), 1);
@@ -163,18 +167,8 @@ test('requests sharing one RequestInfo (a query-less target) are counted by thei
 });
 
 test('one series counts each code by itself however the codes alternate, codes outside the label set as "other"', async () => {
-  const clock = new SimClock(5_000);
-  const metrics = started(createFairwayMetrics(podsServed()));
-  const filter = createRequestMetricsFilter(metrics.requests, clock);
-  const shared = podsInfo('get', 'default', 'x');
   const codes = [200, 200, 404, 200, 1000, 1000, 404, 200, 99, 200];
-  for (const code of codes) {
-    const context = fakeContext('GET', '/api/v1/namespaces/default/pods/x', shared, clock.now());
-    await serve(filter, context, async () => {
-      context.res.statusCode = code;
-    });
-  }
-  const samples = parseExposition(await metrics.registry.metrics());
+  const samples = await countSharedTarget(codes.map((code) => ['GET', '/api/v1/namespaces/default/pods/x', code]));
   const labels = { component: 'apiserver', dry_run: '', group: '', resource: 'pods', subresource: '', version: 'v1', scope: 'resource', verb: 'GET' };
   assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, code: '200' }), 5);
   assert.is(sampleValue(samples, 'apiserver_request_total', { ...labels, code: '404' }), 2);
