@@ -75,7 +75,7 @@ test('whenFlushed on an HTTP/1.1 response runs each hook once, in the order adde
   server.close();
 });
 
-test('whenFlushed hands each hook its response and its own argument: on the HTTP/1.1 hooks, on a plain response, and at once when already flushed', async () => {
+test('whenFlushed hands each hook its response and argument: HTTP/1.1 hooks, a plain response, and at once when already flushed', async () => {
   const calls: [string, string, boolean][] = [];
   const hook = (res: ServerResponse, arg: string): void => {
     calls.push([arg, (res as { label?: string }).label ?? '', res.writableEnded]);
