@@ -4,6 +4,7 @@ import { isApiError } from '../errors.ts';
 import type { Status } from '../../engine/resources/types.ts';
 import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
 import { parseGoJson } from '../../engine/go-json.ts';
+import { longestBigIntText } from '../../engine/testing/longest-bigint-text.ts';
 
 const q = (text: string) => new QueryReader(new URLSearchParams(text));
 function statusOf(fn: () => unknown): Status {
@@ -134,6 +135,16 @@ test('delete options go through the DeleteOptions shape: Go type names, nested f
     dryRun: false,
     preconditions: { resourceVersion: '5' },
   });
+});
+
+test('a megabyte of digits in an integer parameter or a resourceVersion is out of range, read without a BigInt of it', () => {
+  const huge = '9'.repeat(1 << 20);
+  const longest = longestBigIntText(() => {
+    for (const name of ['limit', 'timeoutSeconds', 'gracePeriodSeconds'])
+      assert.match(statusOf(() => new QueryReader(new URLSearchParams([[name, huge]])).int(name)).message ?? '', /: value out of range$/);
+    assert.match(statusOf(() => checkResourceVersion(huge)).message ?? '', /: value out of range$/);
+  });
+  assert.ok(longest <= 21, `a BigInt was made of ${longest} characters`);
 });
 
 test.run();

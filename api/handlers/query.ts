@@ -7,6 +7,7 @@ import { forbidden, invalid, notSupported, required, tooLong, type FieldError } 
 import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, invalid as invalidStatus } from '../errors.ts';
 import { goQuote } from '../go-format.ts';
+import { goParseInt64, goParseUint64 } from '../../engine/go-integer.ts';
 import { queryBool } from '../server/request-info.ts';
 import { DELETE_OPTIONS_SHAPE, type DeleteOptions, type PropagationPolicy } from '../../engine/registry/delete-options.ts';
 import { decodeShape } from '../../engine/config/object-shape.ts';
@@ -15,9 +16,8 @@ import { firstTypeError, type FieldValidation } from './decode.ts';
 
 /** Go's strconv.ParseInt(s, 10, 64) with its error text. */
 export function parseGoInt64(text: string): number {
-  if (!/^[+-]?[0-9]+$/.test(text)) throw new ApiError(badRequest(`strconv.ParseInt: parsing ${goQuote(text)}: invalid syntax`));
-  const value = BigInt(text);
-  if (value > 2n ** 63n - 1n || value < -(2n ** 63n)) throw new ApiError(badRequest(`strconv.ParseInt: parsing ${goQuote(text)}: value out of range`));
+  const value = goParseInt64(text);
+  if (typeof value !== 'bigint') throw new ApiError(badRequest(`strconv.ParseInt: parsing ${goQuote(text)}: ${value}`));
   return Number(value);
 }
 
@@ -50,27 +50,11 @@ export class QueryReader {
 /** A resourceVersion the store can read: "" or a decimal uint64. */
 export function checkResourceVersion(value: string | undefined): string | undefined {
   if (value === undefined || value === '') return value;
-  const digits = DIGITS.test(value);
-  if (!digits || aboveUint64(value)) {
-    const why = digits ? 'value out of range' : 'invalid syntax';
-    throw new ApiError(badRequest(`resourceVersion: Invalid value: ${goQuote(value)}: strconv.ParseUint: parsing ${goQuote(value)}: ${why}`));
+  const parsed = goParseUint64(value);
+  if (typeof parsed !== 'bigint') {
+    throw new ApiError(badRequest(`resourceVersion: Invalid value: ${goQuote(value)}: strconv.ParseUint: parsing ${goQuote(value)}: ${parsed}`));
   }
   return value;
-}
-
-const DIGITS = /^[0-9]+$/;
-const LEADING_ZEROS = /^0+/;
-const UINT64_MAX = 2n ** 64n - 1n;
-const UINT64_MAX_DIGITS = 20;
-
-/**
- * Whether decimal `digits` exceed 2^64 - 1, without making a BigInt of a client's megabyte of
- * digits (that takes the main thread a fifth of a second): only a 20-digit number needs one.
- */
-function aboveUint64(digits: string): boolean {
-  if (digits.length < UINT64_MAX_DIGITS) return false;
-  const significant = digits.replace(LEADING_ZEROS, '');
-  return significant.length > UINT64_MAX_DIGITS || (significant.length === UINT64_MAX_DIGITS && BigInt(significant) > UINT64_MAX);
 }
 
 const FIELD_MANAGER_MAX_LENGTH = 128;

@@ -4,6 +4,7 @@
 
 import type { RequestInfo } from './request-digest.ts';
 import { effectiveMaxSeats } from './max-seats.ts';
+import { goParseInt64 } from '../go-integer.ts';
 import { durationMsToNs, durationNsToMs, durationPerSeatNs, seatsTimesDuration } from './seat-seconds.ts';
 import { DEFAULT_WORK_ESTIMATOR_CONFIG, type WorkEstimatorConfig } from './work-estimator-config.ts';
 
@@ -210,12 +211,8 @@ function firstQueryValue(query: WorkEstimateRequest['query'], key: string): stri
   return typeof value === 'string' ? value : value[0];
 }
 
-const INT64_MIN = -(1n << 63n);
-const INT64_MAX = (1n << 63n) - 1n;
-
 /** Go `strconv.ParseInt(s, 10, 64)`: optional sign, decimal digits only, in int64 range. */
 export function parseGoInt64(text: string): bigint | undefined {
-  if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
-  const value = BigInt(text);
-  return value < INT64_MIN || value > INT64_MAX ? undefined : value;
+  const value = goParseInt64(text);
+  return typeof value === 'bigint' ? value : undefined;
 }

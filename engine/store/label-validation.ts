@@ -1,6 +1,7 @@
 // apimachinery's validators for label keys and values (util/validation: IsQualifiedName,
 // IsValidLabelValue) and Go's strconv.ParseInt, with their exact texts, as the label selector
 // parser reports them.
+import { goParseInt64 } from '../go-integer.ts';
 
 const QUALIFIED_NAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const QUALIFIED_NAME = new RegExp(`^${QUALIFIED_NAME_FMT}$`);
@@ -54,12 +55,8 @@ export function labelValueProblems(value: string): string[] {
   return problems;
 }
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
 /** Go's strconv.ParseInt(s, 10, 64): optional sign, decimal digits, in int64 range. */
 export function parseInt64(text: string): bigint | undefined {
-  if (!/^[+-]?[0-9]+$/.test(text)) return undefined;
-  const value = BigInt(text);
-  return value < INT64_MIN || value > INT64_MAX ? undefined : value;
+  const value = goParseInt64(text);
+  return typeof value === 'bigint' ? value : undefined;
 }

@@ -3,20 +3,18 @@
 // continue/resourceVersion combination rule (400).
 
 import { forbidden, notSupported, type FieldError } from '../resources/field-errors.ts';
+import { goParseUint64 } from '../go-integer.ts';
 import { EVERYTHING_FIELDS, parseFieldSelector, type FieldSelector } from './field-selector.ts';
 import { EVERYTHING_LABELS, parseLabelSelector, type LabelSelector } from './label-selector.ts';
 import { badRequestError, invalidListOptionsError, invalidResourceVersionError } from './store-errors.ts';
 import type { ListOptions, WatchOptions } from './store-types.ts';
 import type { ObjectFilter } from './watcher.ts';
 
-const UINT64_MAX = 2n ** 64n - 1n;
-
 /** "" and "0" are 0; otherwise a decimal uint64 (Go's ParseUint rules: no sign, no spaces). */
 export function parseResourceVersion(value: string | undefined): number {
   if (value === undefined || value === '' || value === '0') return 0;
-  if (!/^[0-9]+$/.test(value)) throw invalidResourceVersionError(value, false);
-  const parsed = BigInt(value);
-  if (parsed > UINT64_MAX) throw invalidResourceVersionError(value, true);
+  const parsed = goParseUint64(value);
+  if (typeof parsed !== 'bigint') throw invalidResourceVersionError(value, parsed === 'value out of range');
   // Versions past 2^53 cannot be exact here, but they are above every revision this store will
   // reach, which is all that matters (they wait, then time out as "too large").
   return Number(parsed);
