@@ -8,7 +8,8 @@ import type { RequestContext } from '../server/http-context.ts';
 import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
 import type { Authenticator } from '../../engine/auth/authenticator.ts';
 import { generateCertificateAuthority, issueClientCertificate } from '../security/tls.ts';
-import { authenticationRequestOf, createAuthenticationFilter } from './authentication.ts';
+import { authenticationRequestOf, createAuthenticationFilter, MAX_KEPT_AUTHORIZATION_LENGTH } from './authentication.ts';
+import { connectionOf } from '../server/connection.ts';
 
 /** A socket presenting `pems` as its peer chain (leaf first), the way node:tls reports it. */
 function socketWith(pems: readonly string[]) {
@@ -194,6 +195,25 @@ test('a connection with a client certificate asks the authenticator on every req
   const socket = socketWith([carol.certPem, ca.certPem]);
   for (let i = 0; i < 3; i++) assert.is((await outcome(filter, 'Bearer good', socket)).user?.name, 'carol');
   assert.is(spy.calls, 3);
+});
+
+test('a connection does not keep an Authorization header longer than any token: it is asked again, and only a short one is kept', async () => {
+  const spy = counted(authenticator(false));
+  const filter = createAuthenticationFilter({ authenticator: spy });
+  const socket = {};
+  const long = `Bearer ${'t'.repeat(MAX_KEPT_AUTHORIZATION_LENGTH)}`;
+  for (let i = 0; i < 3; i++) assert.is((await outcome(filter, long, socket)).status, 401);
+  assert.is(spy.calls, 3);
+  const connection = connectionOf({ headers: {}, socket } as unknown as IncomingMessage);
+  assert.is(connection.lastAuthentication, undefined, 'the long header is not held by the idle connection');
+  for (let i = 0; i < 2; i++) assert.is((await outcome(filter, 'Bearer good', socket)).user?.name, 'alice');
+  assert.is(spy.calls, 4);
+  assert.is(connection.lastAuthentication?.authorization, 'Bearer good');
+  assert.is((await outcome(filter, long, socket)).status, 401);
+  assert.is(spy.calls, 5);
+  assert.is(connection.lastAuthentication?.authorization, 'Bearer good', 'the last short header stays');
+  assert.is((await outcome(filter, 'Bearer good', socket)).user?.name, 'alice');
+  assert.is(spy.calls, 5);
 });
 
 test.run();

@@ -27,6 +27,9 @@ export interface AuthenticationOptions {
   logger?: Logger;
 }
 
+/** The longest Authorization header a connection keeps the answer for: service-account and OIDC tokens are a few kilobytes. */
+export const MAX_KEPT_AUTHORIZATION_LENGTH = 16 * 1024;
+
 const ANONYMOUS: UserInfo = { name: SYSTEM_ANONYMOUS, groups: [SYSTEM_UNAUTHENTICATED] };
 
 export function createAuthenticationFilter(options: AuthenticationOptions): Filter {
@@ -55,7 +58,9 @@ export function createAuthenticationFilter(options: AuthenticationOptions): Filt
  * last answer: clients send the same header on every request of a connection, and the answer for
  * such a request depends on the header alone (the Authenticator contract), so the next request with
  * the same header costs one string comparison instead of the token's parsing, hashing and lookups.
- * A client certificate's answer is asked for every time: it expires with the wall clock.
+ * A client certificate's answer is asked for every time: it expires with the wall clock. So is a
+ * header longer than any token (headers may take a mebibyte): kept, it would outlive its request
+ * on every idle connection.
  */
 function authenticate(authenticator: Authenticator, req: IncomingMessage, connection: Connection): AuthenticationResult {
   if (connection.peerCertificates.length > 0) return authenticator.authenticate(authenticationRequestOf(req, connection));
@@ -63,6 +68,7 @@ function authenticate(authenticator: Authenticator, req: IncomingMessage, connec
   const last = connection.lastAuthentication;
   if (last !== undefined && last.authorization === authorization && last.authenticator === authenticator) return last.result;
   const result = authenticator.authenticate(authorization === undefined ? {} : { authorization });
+  if (authorization !== undefined && authorization.length > MAX_KEPT_AUTHORIZATION_LENGTH) return result;
   if (last === undefined) connection.lastAuthentication = { authenticator, authorization, result };
   else {
     last.authenticator = authenticator;
