@@ -1,8 +1,8 @@
-// Go's strconv.ParseInt(s, 10, 64) and ParseUint(s, 10, 64), for integers a client writes
-// (limit, timeoutSeconds, gracePeriodSeconds, resourceVersion, a label selector's `gt`/`lt`). A
-// request may carry a megabyte of digits, and a BigInt of that takes the main thread about a fifth
-// of a second; no int64 or uint64 has more than 20 significant digits, so only a number that short
-// is ever made into a BigInt.
+// Go's strconv.ParseInt(s, 10, 64) and ParseUint(s, 10, 64), for integers a client writes (limit,
+// timeoutSeconds, gracePeriodSeconds, resourceVersion, a label selector's `gt`/`lt`, an int64 field
+// of a body such as DeleteOptions). A request may carry a megabyte of digits, and a BigInt of that
+// takes the main thread about a fifth of a second; no int64 or uint64 has more than 20 significant
+// digits, so only a number that short is ever made into a BigInt.
 
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;

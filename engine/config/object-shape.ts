@@ -12,6 +12,7 @@ import type { FieldError } from '../resources/field-errors.ts';
 import { FieldPath, forbidden, invalid, typeInvalid } from '../resources/field-errors.ts';
 import { normalizeRfc3339 } from '../resources/rfc3339.ts';
 import { isRecord, ownValue, setOwn } from '../own-property.ts';
+import { goParseInt64 } from '../go-integer.ts';
 
 export type Shape = (
   | { readonly type: 'string' }
@@ -75,9 +76,8 @@ function writtenAsInteger(path: FieldPath, literals: ReadonlyMap<string, string>
 function isGoInt64(value: unknown, literal: string | undefined): boolean {
   if (typeof value !== 'number') return false;
   if (literal === undefined) return Number.isSafeInteger(value);
-  if (!/^-?\d+$/.test(literal)) return false;
-  const big = BigInt(literal);
-  return big >= -(2n ** 63n) && big < 2n ** 63n;
+  // JSON writes no `+`; otherwise strconv's rule (and never a BigInt of a megabyte literal).
+  return literal[0] !== '+' && typeof goParseInt64(literal) === 'bigint';
 }
 
 const INT32_MIN = -(2 ** 31);
