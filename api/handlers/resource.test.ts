@@ -386,6 +386,7 @@ test('malformed client input is never answered with a 5xx', async () => {
     '?limit=x',
     '?resourceVersion=-1',
     '?timeout=x',
+    '?timeout=1constructor',
     '?gracePeriodSeconds=x',
     '?propagationPolicy=x',
     '?continue=%ff',

@@ -5,16 +5,24 @@
 
 export type GoDurationParse = { ok: true; nanoseconds: bigint } | { ok: false; error: string };
 
-const UNIT_NANOSECONDS: Record<string, bigint> = {
-  ns: 1n,
-  us: 1_000n,
-  µs: 1_000n, // U+00B5 micro sign
-  μs: 1_000n, // U+03BC Greek mu
-  ms: 1_000_000n,
-  s: 1_000_000_000n,
-  m: 60_000_000_000n,
-  h: 3_600_000_000_000n,
-};
+// A Map, not an object literal: the unit is a client's text (`?timeout=1__proto__`), and an
+// object would answer `__proto__` or `constructor` from Object.prototype.
+const UNIT_NANOSECONDS: ReadonlyMap<string, bigint> = new Map([
+  ['ns', 1n],
+  ['us', 1_000n],
+  ['µs', 1_000n], // U+00B5 micro sign
+  ['μs', 1_000n], // U+03BC Greek mu
+  ['ms', 1_000_000n],
+  ['s', 1_000_000_000n],
+  ['m', 60_000_000_000n],
+  ['h', 3_600_000_000_000n],
+]);
+
+/** A whole number of more significant digits is past 2^63 in any unit: invalid, with no BigInt made of it. */
+const MAX_WHOLE_DIGITS = 19;
+/** Go reads a fraction's digits while they fit an int64 and ignores the rest (time.leadingFraction). */
+const MAX_FRACTION_DIGITS = 19;
+const LEADING_ZEROS = /^0+/;
 
 const MAX_NANOSECONDS = (1n << 63n) - 1n;
 
@@ -39,14 +47,16 @@ export function parseGoDuration(text: string): GoDurationParse {
     const unitMatch = /^[^\d.]+/.exec(rest);
     if (unitMatch === null) return { ok: false, error: `time: missing unit in duration ${goQuoteSimple(text)}` };
     const unit = unitMatch[0];
-    const scale = UNIT_NANOSECONDS[unit];
+    const scale = UNIT_NANOSECONDS.get(unit);
     if (scale === undefined) return { ok: false, error: `time: unknown unit ${goQuoteSimple(unit)} in duration ${goQuoteSimple(text)}` };
     rest = rest.slice(unit.length);
-    let value = BigInt(whole === '' ? '0' : whole) * scale;
+    const significant = whole.replace(LEADING_ZEROS, '');
+    if (significant.length > MAX_WHOLE_DIGITS) return invalid;
+    let value = BigInt(significant === '' ? '0' : significant) * scale;
     if (fraction !== undefined && fraction !== '') {
       // Go keeps the fraction exactly up to the unit's resolution and truncates the rest.
-      const digits = BigInt(fraction);
-      value += (digits * scale) / 10n ** BigInt(fraction.length);
+      const kept = fraction.slice(0, MAX_FRACTION_DIGITS);
+      value += (BigInt(kept) * scale) / 10n ** BigInt(kept.length);
     }
     total += value;
     if (total > MAX_NANOSECONDS + (negative ? 1n : 0n)) return invalid;
