@@ -135,10 +135,11 @@ async function outcome(filter: ReturnType<typeof createAuthenticationFilter>, au
   return { ran, user: context.user, status: written.status, body: written.body };
 }
 
-/** Counts the answers `inner` is asked for. */
-function counted(inner: Authenticator): Authenticator & { calls: number } {
+/** Counts the answers `inner` is asked for; `keepable` overrides what it says of its answers. */
+function counted(inner: Authenticator, keepable = inner.headerAnswersKeepable): Authenticator & { calls: number } {
   const spy = {
     calls: 0,
+    headerAnswersKeepable: keepable,
     authenticate: (request: Parameters<Authenticator['authenticate']>[0]) => {
       spy.calls++;
       return inner.authenticate(request);
@@ -185,6 +186,15 @@ test('a connection without a certificate asks the authenticator again only when 
   const second = await outcome(createAuthenticationFilter({ authenticator: other }), 'Bearer good', socket);
   assert.is(other.calls, 1);
   assert.is(second.user?.name, 'alice');
+});
+
+test('an authenticator whose answers may change for the same header (expiry, revocation) is asked on every request', async () => {
+  const spy = counted(authenticator(false), false);
+  const filter = createAuthenticationFilter({ authenticator: spy });
+  const socket = {};
+  for (let i = 0; i < 3; i++) assert.is((await outcome(filter, 'Bearer good', socket)).user?.name, 'alice');
+  assert.is(spy.calls, 3);
+  assert.is(connectionOf({ headers: {}, socket } as unknown as IncomingMessage).lastAuthentication, undefined);
 });
 
 test('a connection with a client certificate asks the authenticator on every request (a certificate expires)', async () => {

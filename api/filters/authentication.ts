@@ -56,14 +56,16 @@ export function createAuthenticationFilter(options: AuthenticationOptions): Filt
 /**
  * The authenticator's answer for the request. A connection without a client certificate keeps its
  * last answer: clients send the same header on every request of a connection, and the answer for
- * such a request depends on the header alone (the Authenticator contract), so the next request with
+ * such a request depends on the header alone (when the authenticator says so:
+ * `headerAnswersKeepable`), so the next request with
  * the same header costs one string comparison instead of the token's parsing, hashing and lookups.
  * A client certificate's answer is asked for every time: it expires with the wall clock. So is a
  * header longer than any token (headers may take a mebibyte): kept, it would outlive its request
  * on every idle connection.
  */
 function authenticate(authenticator: Authenticator, req: IncomingMessage, connection: Connection): AuthenticationResult {
-  if (connection.peerCertificates.length > 0) return authenticator.authenticate(authenticationRequestOf(req, connection));
+  if (connection.peerCertificates.length > 0 || !authenticator.headerAnswersKeepable)
+    return authenticator.authenticate(authenticationRequestOf(req, connection));
   const authorization = req.headers.authorization;
   const last = connection.lastAuthentication;
   if (last !== undefined && last.authorization === authorization && last.authenticator === authenticator) return last.result;

@@ -94,7 +94,7 @@ test('a bad client CA bundle is an error value', () => {
 });
 
 test('the union takes the first success; errors only when nothing succeeds', () => {
-  const failing: Authenticator = { authenticate: () => ({ kind: 'failed', error: 'boom' }) };
+  const failing: Authenticator = { headerAnswersKeepable: true, authenticate: () => ({ kind: 'failed', error: 'boom' }) };
   const authn = createRequestAuthenticator({ authenticators: [failing, tokens], anonymous: false });
   assert.is(authn.authenticate({ authorization: 'Bearer t-bob' }).kind, 'authenticated');
   assert.equal(authn.authenticate({ authorization: 'Bearer x' }), { kind: 'failed', error: '[boom, invalid bearer token]' });

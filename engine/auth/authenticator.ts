@@ -24,13 +24,16 @@ export type AuthenticationResult =
   | { kind: 'none' }
   | { kind: 'failed' /** For the server log only; the client is told just `Unauthorized`. */; error: string };
 
-/**
- * The answer for a request without a client certificate depends on its `Authorization` header
- * alone (the token table is read once, at start; no token answer reads the clock), so a caller may
- * keep it for the same header; a certificate's answer also depends on the wall clock.
- */
 export interface Authenticator {
   authenticate(request: AuthenticationRequest): AuthenticationResult;
+  /**
+   * Whether the answer for a request without a client certificate depends on its `Authorization`
+   * header alone, so that a caller may keep it for the same header (api/filters/authentication.ts
+   * does, per connection). True for the static token file (read once, at start; no answer reads
+   * the clock); an authenticator whose answers expire or can be revoked (a token webhook, service
+   * account tokens) must say false. A certificate's answer is never kept: it expires.
+   */
+  readonly headerAnswersKeepable: boolean;
 }
 
 const NONE: AuthenticationResult = { kind: 'none' };
@@ -38,6 +41,7 @@ const NONE: AuthenticationResult = { kind: 'none' };
 /** Tries each authenticator; the first success wins, errors are aggregated if none succeeds. */
 export function unionAuthenticator(authenticators: readonly Authenticator[]): Authenticator {
   return {
+    headerAnswersKeepable: authenticators.every((authenticator) => authenticator.headerAnswersKeepable),
     authenticate(request) {
       let errors: string[] | undefined;
       for (const authenticator of authenticators) {
@@ -68,6 +72,7 @@ export function createRequestAuthenticator(options: RequestAuthenticatorOptions)
   const anonymous: AuthenticationResult = { kind: 'authenticated', method: 'anonymous', user: { name: SYSTEM_ANONYMOUS, groups: [SYSTEM_UNAUTHENTICATED] } };
   const withGroup = new WeakMap<UserInfo, AuthenticationResult>();
   return {
+    headerAnswersKeepable: union.headerAnswersKeepable,
     authenticate(request) {
       const result = union.authenticate(request);
       if (result.kind === 'failed') return result;

@@ -31,6 +31,7 @@ export function createTokenAuthenticator(tokens: ReadonlyMap<string, Readonly<Us
   const invalid: AuthenticationResult = { kind: 'failed', error: INVALID_BEARER_TOKEN };
   const none: AuthenticationResult = { kind: 'none' };
   return {
+    headerAnswersKeepable: true,
     authenticate({ authorization }) {
       const token = bearerToken(authorization);
       if (token === undefined) return none;

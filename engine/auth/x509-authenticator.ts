@@ -44,6 +44,8 @@ export function createX509Authenticator(options: X509AuthenticatorOptions): { ok
   }
   const verified = new WeakMap<Uint8Array, { result: AuthenticationResult; window: ValidityWindow }>();
   const authenticator: Authenticator = {
+    // Without a client certificate it answers `none`, whatever the header.
+    headerAnswersKeepable: true,
     authenticate({ peerCertificates }) {
       if (peerCertificates === undefined || peerCertificates.length === 0) return { kind: 'none' };
       const nowMs = options.wallClockMs();
