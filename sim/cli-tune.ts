@@ -1,6 +1,8 @@
-// `fairway sim tune SCENARIO --objectives FILE [--seeds LIST] [--budget N] --out DIR`: searches
-// for the smallest configuration change that meets every objective in every seed, and writes it
-// as manifests ready for `kubectl apply`, with the search's record and a comparison page.
+// `fairway sim tune SCENARIO --objectives FILE [--variant FILE] [--seeds LIST] [--budget N] --out DIR`:
+// searches for the smallest configuration change that meets every objective in every seed (on top
+// of the variant's what-if, when given), and writes it as manifests ready for `kubectl apply`, with
+// the search's record, the objectives table, why each changed field helps and what it costs, and a
+// comparison page.
 
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -8,18 +10,21 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
 import { flag } from '../cli/flag-table.ts';
-import { nonEmpty, reportWarnings, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, seedValue, SEEDS_FLAGS } from './cli-args.ts';
+import { nonEmpty, reportWarnings, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, seedValue, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
 import { compareHtml } from './compare/compare-html.ts';
 import { runComparison } from './compare/run-comparison.ts';
 import { createProgress } from './progress.ts';
-import { esc, fmtSeconds } from './report/format.ts';
+import { esc } from './report/format.ts';
+import { table } from './report/page.ts';
 import { loadRunInputs } from './run-scenario.ts';
 import { parseSeed, streamPrng } from './seed.ts';
 import { createSweepPool } from './sweep/sweep.ts';
 import type { SweepTask } from './sweep/task.ts';
-import { assess, failures } from './tune/assess.ts';
+import { assess } from './tune/assess.ts';
+import { changeEffects } from './tune/change-effects.ts';
 import { candidateKey, candidateManifests, candidateObjects, describeCandidate, EMPTY_CANDIDATE, type Candidate } from './tune/candidate.ts';
-import { readObjectivesFile } from './tune/objectives.ts';
+import { improves, readObjectivesFile } from './tune/objectives.ts';
+import { failures, objectivesTable, objectivesTableText, type ObjectiveRow } from './tune/objectives-table.ts';
 import { searchConfigurations, type Evaluation } from './tune/search.ts';
 import { buildSpace } from './tune/space.ts';
 
@@ -36,6 +41,10 @@ const SIM_TUNE_FLAGS = {
     description: 'seeds every candidate must meet the objectives in: a range 1..5, a list 1,2,7, or both',
   },
   objectives: flag('string', 'objectives', '', 'a TuneObjectives file', { valueName: 'FILE', required: '--objectives FILE is required', validate: nonEmpty }),
+  variant: {
+    ...VARIANT_FLAG,
+    description: "manifests applied over the scenario's configuration before tuning (a what-if to tune on top of); repeatable, applied in order",
+  },
   out: flag('string', 'out', '', 'output directory', { valueName: 'DIR', required: '--out DIR is required', validate: nonEmpty }),
   budget: flag('int', 'budget', DEFAULT_BUDGET, 'most candidates to try, the baseline included', {
     valueName: 'N',
@@ -47,12 +56,14 @@ const SIM_TUNE_FLAGS = {
 export const SIM_TUNE_COMMAND: CommandSpec<typeof SIM_TUNE_FLAGS> = {
   path: 'fairway sim tune',
   usage: 'fairway sim tune SCENARIO --objectives FILE --out DIR [flags]',
-  description: `Searches APF configurations for the smallest change to the scenario's configuration that meets
-every objective in every seed (docs/simulator.md, "sim tune"), and writes:
+  description: `Searches APF configurations for the smallest change to the scenario's configuration (with any
+--variant files applied) that meets every objective in every seed (docs/simulator.md, "sim tune"),
+prints the objectives table and why each changed field helps and what it costs, and writes:
   DIR/recommended.yaml  the created and changed objects, ready for 'kubectl apply' (when met;
                         DIR/closest.yaml otherwise)
-  DIR/tune.json         whether the objectives were met, the worst value of each across seeds,
-                        every candidate tried, the seeds and the search seed
+  DIR/tune.json         whether the objectives were met, the objectives table (limit, baseline,
+                        recommendation, margin), the effects of each change, every candidate
+                        tried, the seeds and the search seed
   DIR/compare.html      the baseline against the recommendation, with every run's report`,
   flags: SIM_TUNE_FLAGS,
   positionals: SCENARIO_ARGUMENT,
@@ -78,10 +89,11 @@ export async function runSimTune(args: string[], output: Output): Promise<number
   const searchSeed = parseSeed(values.searchSeed);
   if (!searchSeed.ok) return command.usageError(`--search-seed: ${searchSeed.message}`);
   const budget = values.budget;
+  const variantFiles = values.variant;
 
   output.stdout(`SEEDS=${seedsText} SEARCH_SEED=${searchSeed.seed}\n`);
   const objectives = await readObjectivesFile(objectivesFile);
-  const inputs = await loadRunInputs({ scenarioFile, seed: '0', auditLogFile });
+  const inputs = await loadRunInputs({ scenarioFile, seed: '0', auditLogFile, variantFiles });
   const inputErrors = [...(objectives.ok ? [] : objectives.errors), ...(inputs.ok ? [] : inputs.errors)];
   if (!objectives.ok || !inputs.ok) {
     for (const error of inputErrors) output.stderr(`${error}\n`);
@@ -90,7 +102,10 @@ export async function runSimTune(args: string[], output: Output): Promise<number
   }
   if (reportWarnings(inputs.loaded.warnings, options.strict, 'sim tune', output)) return 1;
   const loaded = inputs.loaded;
-  output.stdout(`SCENARIO=${scenarioFile} NAME=${loaded.scenario.name} OBJECTIVES=${objectivesFile} BUDGET=${budget} WORKERS=${workers}\n`);
+  output.stdout(
+    `SCENARIO=${scenarioFile} NAME=${loaded.scenario.name} OBJECTIVES=${objectivesFile}${variantFiles.length > 0 ? ` VARIANT=${variantFiles.join(',')}` : ''} ` +
+      `BUDGET=${budget} WORKERS=${workers}\n`,
+  );
 
   const pool = createSweepPool(Math.min(workers, budget * seeds.seeds.length));
   const progress = createProgress();
@@ -104,7 +119,7 @@ export async function runSimTune(args: string[], output: Output): Promise<number
     };
     const runCandidates = async (candidates: readonly Candidate[], objectsOf: (c: Candidate) => SweepTask['extraObjects']) => {
       const tasks: SweepTask[] = candidates.flatMap((c, i) =>
-        seeds.seeds.map((seed) => ({ ...taskBase, seed, variant: `candidate-${i}`, variantFiles: [], extraObjects: objectsOf(c) ?? [] })),
+        seeds.seeds.map((seed) => ({ ...taskBase, seed, variant: `candidate-${i}`, variantFiles, extraObjects: objectsOf(c) ?? [] })),
       );
       const results = await pool.run(tasks);
       return candidates.map((_, i) => {
@@ -138,7 +153,7 @@ export async function runSimTune(args: string[], output: Output): Promise<number
         candidates.length === 1 && candidateKey(candidates[0]!) === baselineKey
           ? Promise.resolve([baselineRuns!])
           : runCandidates(candidates, (c) => candidateObjects(c, space, `candidate ${describeCandidate(c, space).join('; ')}`)),
-      assess: (runs) => assess(objectives.objectives.objectives, matched, runs),
+      assess: (runs) => assess(objectives.objectives.objectives, matched, runs, baselineRuns!.runs),
       focusOf: (evaluation) => focusOf(evaluation, space.levels, space.dedicatable),
       onRound: (_round, evaluated) => progress.update(evaluated / budget, `${evaluated}/${budget} candidates`),
     });
@@ -148,10 +163,14 @@ export async function runSimTune(args: string[], output: Output): Promise<number
     await mkdir(outDir, { recursive: true });
     const manifests = candidateManifests(result.best.candidate, space);
     const changes = describeCandidate(result.best.candidate, space);
+    const improvedFlows = new Set(objectives.objectives.objectives.filter(improves).flatMap((o) => matched.get(o.index)?.flows ?? []));
+    const effects = changeEffects(result.best.candidate, space, result.baseline.runs, result.best.runs, improvedFlows);
+    const objectiveRows = objectivesTable(objectives.objectives.objectives, result.baseline.assessment, result.best.assessment);
     const yamlName = result.met ? 'recommended.yaml' : 'closest.yaml';
     const header = [
       `# ${result.met ? 'Recommended' : 'Closest (objectives NOT met)'} by: fairway sim tune ${scenarioFile} --objectives ${objectivesFile} --seeds ` +
-        `${seedsText} --search-seed ${searchSeed.seed}`,
+        `${seedsText} --search-seed ${searchSeed.seed}${variantFiles.map((v) => ` --variant ${v}`).join('')}`,
+      ...(variantFiles.length > 0 ? [`# Apply after ${variantFiles.join(', ')}: these changes are on top of that configuration.`] : []),
       ...changes.map((c) => `# - ${c}`),
       ...(changes.length === 0 ? ['# The configuration as it is meets every objective: nothing to apply.'] : []),
     ].join('\n');
@@ -162,6 +181,7 @@ export async function runSimTune(args: string[], output: Output): Promise<number
       version: 1,
       scenario: loaded.scenario.name,
       objectivesFile,
+      variantFiles,
       seeds: seeds.seeds,
       searchSeed: searchSeed.seed,
       budget,
@@ -173,6 +193,8 @@ export async function runSimTune(args: string[], output: Output): Promise<number
         relativeChange: result.best.size.relativeChange,
         candidate: result.best.index,
       },
+      objectivesTable: objectiveRows,
+      effects,
       objectives: result.best.assessment?.objectives ?? [],
       baseline: result.baseline.assessment?.objectives ?? [],
       candidatesTried: result.evaluations.length,
@@ -191,8 +213,8 @@ export async function runSimTune(args: string[], output: Output): Promise<number
 
     // The page: baseline against the recommendation, each run's report written beside it.
     const variants = [
-      { name: 'baseline', files: [] as string[] },
-      ...(changes.length > 0 ? [{ name: result.met ? 'recommended' : 'closest', files: [join(outDir, yamlName)] }] : []),
+      { name: 'baseline', files: variantFiles },
+      ...(changes.length > 0 ? [{ name: result.met ? 'recommended' : 'closest', files: [...variantFiles, join(outDir, yamlName)] }] : []),
     ];
     const comparison = await runComparison({
       scenarioFile,
@@ -219,8 +241,10 @@ export async function runSimTune(args: string[], output: Output): Promise<number
         intro: [
           summary,
           ...changes.map((c) => `• ${esc(c)}`),
+          ...effects.map((e) => esc(e)),
           `Manifests: <a href="${yamlName}">${yamlName}</a>; the search: <a href="tune.json">tune.json</a> (${result.evaluations.length} candidates).`,
         ],
+        blocks: ['<h2>Objectives</h2>', objectivesTableHtml(objectiveRows)],
       }),
     );
 
@@ -228,17 +252,18 @@ export async function runSimTune(args: string[], output: Output): Promise<number
     output.stdout(
       `tried ${result.evaluations.length} candidates × ${seeds.seeds.length} seeds in ${searchSeconds.toFixed(2)} s (${rate.toFixed(2)} candidates/s)\n`,
     );
+    for (const line of objectivesTableText(objectiveRows)) output.stdout(`${line}\n`);
     if (result.met) {
       output.stdout(
         changes.length === 0
           ? 'MET: the configuration as it is meets every objective\n'
-          : `MET by candidate ${result.best.index}:\n${changes.map((c) => `  ${c}\n`).join('')}`,
+          : `MET by candidate ${result.best.index}:\n${changes.map((c) => `  ${c}\n`).join('')}why, and what it costs:\n${effects.map((e) => `  ${e}\n`).join('')}`,
       );
     } else {
       output.stdout(
         `NOT MET within the budget; closest (candidate ${result.best.index}):\n${changes.map((c) => `  ${c}\n`).join('') || '  (no change)\n'}still failing:\n`,
       );
-      for (const line of result.best.assessment === undefined ? result.best.errors : failures(result.best.assessment, fmtSeconds)) output.stdout(`  ${line}\n`);
+      for (const line of result.best.assessment === undefined ? result.best.errors : failures(result.best.assessment)) output.stdout(`  ${line}\n`);
     }
     output.stdout(`wrote ${join(outDir, yamlName)}, ${join(outDir, 'tune.json')} and ${join(outDir, 'compare.html')}\n`);
     return result.met ? 0 : 1;
@@ -267,4 +292,13 @@ function focusOf(
     for (const [flow, f] of Object.entries(run.digest.flows)) if (failing.has(flow) || focusLevels.has(f.priorityLevel)) focusFlows.add(flow);
   }
   return { levels: new Set([...focusLevels].filter((l) => levels.has(l))), flows: new Set([...focusFlows].filter((f) => dedicatable.has(f))) };
+}
+
+/** The objectives table on the comparison page. */
+function objectivesTableHtml(rows: readonly ObjectiveRow[]): string {
+  const head = ['objective', 'limit', 'baseline (worst seed)', 'recommended (worst seed)', 'margin', ''];
+  return table(
+    head,
+    rows.map((r) => [`[${r.objective}] ${r.what}`, r.limit, r.baseline, r.recommended, r.margin, r.met ? 'met' : 'NOT MET'].map(esc)),
+  );
 }

@@ -112,9 +112,11 @@ function levelTable(v: VariantComparison): string {
   return table(head, rows, [0], { wrap: true });
 }
 
-export function compareHtml(comparison: Comparison, options: { title?: string; intro?: string[] } = {}): string {
+/** `intro`: lines of HTML, each a paragraph; `blocks`: HTML blocks (tables) after them. */
+export function compareHtml(comparison: Comparison, options: { title?: string; intro?: string[]; blocks?: string[] } = {}): string {
   const parts: string[] = [`<h1>${esc(options.title ?? `Comparison: ${comparison.scenario}`)}</h1>`];
   for (const line of options.intro ?? []) parts.push(`<p class="lead">${line}</p>`);
+  parts.push(...(options.blocks ?? []));
   parts.push(
     `<p class="note">${comparison.seeds.length} seed${comparison.seeds.length === 1 ? '' : 's'} (${comparison.seeds.map(esc).join(', ')}) per ` +
       "configuration. Each cell: the baseline's median across seeds → the variant's, with [min–max] when the seeds differ, and below it the median of " +

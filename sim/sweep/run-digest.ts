@@ -28,6 +28,20 @@ export interface LevelDigest {
   rejectedTotal: number;
   seatsInUseMean: number;
   waitingMean: number;
+  /** The most seats the level borrowed at any moment (CurrentCL above NominalCL). */
+  borrowingMaxSeats: number;
+  /** The most seats one request of the level is charged (from its NominalCL and handSize). */
+  maxSeats: number;
+}
+
+/** The modelled server's peak use; null when the scenario does not model its capacity. */
+export interface CapacityDigest {
+  cpus: number;
+  /** Peak CPU use over the run, as a fraction of the cores. */
+  peakCpu: number;
+  peakMemoryBytes: number;
+  /** server.memory; null when unbounded. */
+  memoryBytes: number | null;
 }
 
 /** The per-run numbers compared across seeds and variants. */
@@ -36,6 +50,7 @@ export interface RunDigest {
   flows: Record<string, FlowDigest>;
   levels: Record<string, LevelDigest>;
   fairness: Record<string, { jain: number | null; jainVsMaxMinFair: number | null }>;
+  capacity: CapacityDigest | null;
 }
 
 export function digestOf(report: SimulationReport): RunDigest {
@@ -71,9 +86,12 @@ export function digestOf(report: SimulationReport): RunDigest {
           rejectedTotal: l.rejectedTotal,
           seatsInUseMean: l.seatsInUse.mean,
           waitingMean: l.waiting.mean,
+          borrowingMaxSeats: l.borrowing.maxSeats,
+          maxSeats: l.maxSeats,
         },
       ]),
     ),
     fairness: Object.fromEntries(Object.entries(report.fairness).map(([name, f]) => [name, { jain: f.jain, jainVsMaxMinFair: f.jainVsMaxMinFair }])),
+    capacity: null,
   };
 }

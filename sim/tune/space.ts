@@ -9,7 +9,13 @@ import type { LoadedScenario } from '../scenario-load.ts';
 import type { FlowSpec } from '../scenario.ts';
 import type { RunDigest } from '../sweep/run-digest.ts';
 import { dedicatedName, subjectFor, type DedicatedTarget, type LevelParams, type TuneSpace } from './candidate.ts';
-import { matchFlows, type TuneObjectives } from './objectives.ts';
+import { improves, matchFlows, type TuneObjectives } from './objectives.ts';
+
+/** What an objective covers in the baseline run: its flows (by name or by level) and its levels. */
+export interface Matched {
+  flows: string[];
+  levels: string[];
+}
 
 export function levelParamsOf(plc: PriorityLevelConfiguration): LevelParams | undefined {
   const limited = plc.spec?.limited;
@@ -29,19 +35,33 @@ export function buildSpace(
   loaded: LoadedScenario,
   objectives: TuneObjectives,
   baseline: readonly { seed: string; digest: RunDigest }[],
-): { ok: true; space: TuneSpace; matched: Map<number, string[]> } | { ok: false; errors: string[] } {
+): { ok: true; space: TuneSpace; matched: Map<number, Matched> } | { ok: false; errors: string[] } {
   const file = objectives.file;
   const errors: string[] = [];
   const flowNames = [...new Set(baseline.flatMap((r) => Object.keys(r.digest.flows)))];
-  const matched = new Map<number, string[]>();
+  const levelNames = [...new Set(baseline.flatMap((r) => Object.keys(r.digest.levels)))];
+  const capacity = baseline[0]?.digest.capacity ?? null;
+  const matched = new Map<number, Matched>();
+  const quote = (names: readonly string[]) => names.map((f) => JSON.stringify(f)).join(', ');
   for (const o of objectives.objectives) {
-    const names = matchFlows(o.flows, flowNames);
-    if (names.length === 0)
-      errors.push(
-        `${file}: objectives[${o.index}].flows: ${o.flows.map((f) => JSON.stringify(f)).join(', ')} matches no flow of the scenario (flows: ` +
-          `${flowNames.join(', ') || 'none'})`,
-      );
-    matched.set(o.index, names);
+    const at = `${file}: objectives[${o.index}]`;
+    if (o.serverCpu !== undefined || o.serverMemory !== undefined) {
+      if (capacity === null) errors.push(`${at}.server: the scenario does not model the server's capacity (give server.cpus)`);
+      else if (o.serverMemory !== undefined && capacity.memoryBytes === null)
+        errors.push(`${at}.server.memory: the scenario's server has no memory bound (give server.memory)`);
+      matched.set(o.index, { flows: [], levels: [] });
+      continue;
+    }
+    const levels = matchFlows(o.levels, levelNames);
+    if (o.levels.length > 0 && levels.length === 0)
+      errors.push(`${at}.levels: ${quote(o.levels)} matches no priority level of the run (levels: ${levelNames.join(', ') || 'none'})`);
+    const ofLevels = new Set(levels);
+    const flows = flowNames.filter(
+      (name) => matchFlows(o.flows, [name]).length > 0 || baseline.some((r) => ofLevels.has(r.digest.flows[name]?.priorityLevel ?? '')),
+    );
+    if (o.flows.length > 0 && matchFlows(o.flows, flowNames).length === 0)
+      errors.push(`${at}.flows: ${quote(o.flows)} matches no flow of the scenario (flows: ${flowNames.join(', ') || 'none'})`);
+    matched.set(o.index, { flows, levels });
   }
 
   const plcs = new Map(loaded.config.priorityLevels.map((p) => [p.metadata?.name ?? '', p]));
@@ -72,7 +92,8 @@ export function buildSpace(
   }
 
   const dedicatable: TuneSpace['dedicatable'] = new Map();
-  const createFor = objectives.changes.createFor ?? [...new Set([...matched.values()].flat())];
+  // By default only flows that must improve may get a level of their own, not those merely protected.
+  const createFor = objectives.changes.createFor ?? [...new Set(objectives.objectives.filter(improves).flatMap((o) => matched.get(o.index)?.flows ?? []))];
   const specs = new Map(loaded.scenario.flows.map((f) => [f.name, f]));
   const usedNames = new Set([...plcs.keys(), ...schemas.keys()]);
   for (const pattern of createFor) {

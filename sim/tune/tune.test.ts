@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { fmtSeconds } from '../report/format.ts';
 import { runScenario } from '../run-scenario.ts';
 import { globMatches, parseObjectives } from './objectives.ts';
 
@@ -71,6 +72,18 @@ test('sim tune: the recommendation meets the objective in every seed, the same a
     assert.is(tune.baseline[0].met, false);
     assert.is(tune.objectives[0].waitP99Seconds.met, true);
     assert.ok(tune.objectives[0].waitP99Seconds.worst <= 0.1);
+    // The objectives table: each measure with its limit, the baseline's and the recommendation's worst.
+    assert.match(first.stdout, /^objective +limit +baseline +recommended +margin$/m);
+    assert.equal(
+      tune.objectivesTable.map((r: { what: string; met: boolean }) => [r.what, r.met]),
+      [
+        ['ctrl-* wait p99', true],
+        ['ctrl-* rejected', true],
+      ],
+    );
+    assert.is(tune.objectivesTable[0].baseline, `${fmtSeconds(tune.baseline[0].waitP99Seconds.worst)} (ctrl-gets)`);
+    assert.match(first.stdout, /why, and what it costs:\n/);
+    assert.match(tune.effects.at(-1), /^Measured cost: /);
 
     // The manifests are what kubectl would apply; a changed suggested level opts out of the ensurer.
     const text = await readFile(join(outs[0]!, 'recommended.yaml'), 'utf8');
@@ -92,7 +105,33 @@ test('sim tune: the recommendation meets the objective in every seed, the same a
       assert.equal(after.loaded.warnings, []);
       assert.ok(after.report.flows['ctrl-gets']!.waitSeconds.p99! <= 0.1, `seed ${seed}`);
       assert.is(after.report.flows['ctrl-gets']!.rejectedTotal, 0);
+      // Each changed level's sentence quotes the NominalCL the level really had in the run.
+      for (const d of documents.filter((x) => x.kind === 'PriorityLevelConfiguration')) {
+        const nominal = after.report.levels[d.metadata.name]!.nominalCL;
+        assert.ok(
+          tune.effects.some((e: string) => e.startsWith(`${d.metadata.name}: `) && new RegExp(`NominalCL (\\d+ → )?${nominal} seats`).test(e)),
+          `${d.metadata.name} NominalCL ${nominal}: ${tune.effects.join(' | ')}`,
+        );
+      }
     }
+    // Tuned on top of that recommendation as a what-if, nothing more is needed.
+    const onTop = run([
+      scenario,
+      '--objectives',
+      objectives,
+      '--seeds',
+      '1..2',
+      '--workers',
+      '1',
+      '--no-plots',
+      '--out',
+      join(dir, 'v'),
+      '--variant',
+      join(outs[0]!, 'recommended.yaml'),
+    ]);
+    assert.is(onTop.status, 0, onTop.stdout + onTop.stderr);
+    assert.match(onTop.stdout, /MET: the configuration as it is meets every objective/);
+    assert.equal(JSON.parse(await readFile(join(dir, 'v', 'tune.json'), 'utf8')).variantFiles, [join(outs[0]!, 'recommended.yaml')]);
     const html = await readFile(join(outs[0]!, 'compare.html'), 'utf8');
     assert.match(html, /baseline vs recommended/);
     assert.match(html, /href="baseline\/seed-1\/report\.html"/);
@@ -140,8 +179,8 @@ test('objectives: percentages, durations and globs', () => {
   );
   assert.ok(parsed.ok);
   if (!parsed.ok) return;
-  assert.equal(parsed.objectives.objectives[0], { index: 0, flows: ['a', 'b-*'], waitP99Seconds: 90, rejectedFraction: 0.005 });
-  assert.equal(parsed.objectives.objectives[1], { index: 1, flows: ['c'], rejectedFraction: 0 });
+  assert.equal(parsed.objectives.objectives[0], { index: 0, flows: ['a', 'b-*'], levels: [], waitP99Seconds: 90, rejectedFraction: 0.005 });
+  assert.equal(parsed.objectives.objectives[1], { index: 1, flows: ['c'], levels: [], rejectedFraction: 0 });
   assert.ok(globMatches('kcm-*', 'kcm-deployment-controller'));
   assert.ok(globMatches('a?c', 'abc'));
   assert.not.ok(globMatches('kcm-*', 'xkcm-a'));

@@ -1,0 +1,117 @@
+// The objectives table that `sim tune` prints and writes (tune.json, compare.html): one row per
+// objective and measure, with its limit, the baseline's worst value over the seeds, the
+// recommendation's, and the margin left, so an operator sees what the change bought and what it
+// spent, including what it was asked to protect.
+
+import { fmtNumber, fmtPercent, fmtSeconds } from '../report/format.ts';
+import { MEASURES, type Assessment, type Measure, type Worst } from './assess.ts';
+import type { Objective } from './objectives.ts';
+
+export interface ObjectiveRow {
+  objective: number;
+  /** "ctrl-* wait p99", "workload-low borrowed seats", "server CPU". */
+  what: string;
+  /** "≤ 100 ms", "≤ baseline + 10%". */
+  limit: string;
+  baseline: string;
+  recommended: string;
+  /** Limit minus the recommendation's worst value, in the measure's unit (negative: over). */
+  margin: string;
+  met: boolean;
+}
+
+const NAMES: Record<Measure, string> = {
+  waitP99Seconds: 'wait p99',
+  latencyP99Seconds: 'latency p99',
+  rejectedFraction: 'rejected',
+  latencyP99NoWorse: 'latency p99 no worse than baseline',
+  rejectedNoWorse: 'rejected no worse than baseline',
+  borrowedSeats: 'borrowed seats',
+  serverCpu: 'server CPU peak',
+  serverMemory: 'server memory peak',
+};
+
+function format(measure: Measure, value: number): string {
+  switch (measure) {
+    case 'waitP99Seconds':
+    case 'latencyP99Seconds':
+    case 'latencyP99NoWorse':
+      return fmtSeconds(value);
+    case 'borrowedSeats':
+      return fmtNumber(value);
+    default:
+      return fmtPercent(value);
+  }
+}
+
+/** A signed difference in the measure's unit ("+12 ms", "−0.5%"). */
+function signed(measure: Measure, value: number): string {
+  const text = format(measure, Math.abs(value));
+  return value < 0 ? `−${text}` : `+${text}`;
+}
+
+const valueText = (measure: Measure, w: Worst | undefined): string =>
+  w?.worst === null || w === undefined ? '—' : `${format(measure, w.worst)}${w.flow !== null && w.flow !== 'server' ? ` (${w.flow})` : ''}`;
+
+function subject(o: Assessment['objectives'][number]): string {
+  const names = [...o.flows, ...o.levels.map((l) => `level ${l}`)];
+  return names.length === 0 ? '' : `${names.join(', ')} `;
+}
+
+/** The rows for the recommendation's assessment against the baseline's. */
+export function objectivesTable(objectives: readonly Objective[], baseline: Assessment | undefined, recommended: Assessment | undefined): ObjectiveRow[] {
+  const rows: ObjectiveRow[] = [];
+  for (const o of recommended?.objectives ?? baseline?.objectives ?? []) {
+    const b = baseline?.objectives.find((x) => x.index === o.index);
+    for (const measure of MEASURES) {
+      const w = o[measure];
+      if (w === undefined) continue;
+      const protection = measure.endsWith('NoWorse');
+      const slack = objectives.find((x) => x.index === o.index)?.noWorseThan?.slack ?? 0;
+      rows.push({
+        objective: o.index,
+        what: `${subject(o)}${NAMES[measure]}`,
+        limit: protection ? `≤ baseline + ${fmtPercent(slack)}` : `≤ ${format(measure, w.limit)}`,
+        // A protection's baseline is the worst flow's own baseline value: the one it is held to.
+        baseline: protection
+          ? w.baseline == null
+            ? '—'
+            : `${format(measure, w.baseline)}${w.flow === null ? '' : ` (${w.flow})`}`
+          : valueText(measure, b?.[measure]),
+        recommended: valueText(measure, w),
+        margin: w.worst === null ? '—' : signed(measure, w.limit - w.worst),
+        met: w.met,
+      });
+    }
+  }
+  return rows;
+}
+
+/** The table as aligned text columns, for the terminal. */
+export function objectivesTableText(rows: readonly ObjectiveRow[]): string[] {
+  const header = ['objective', 'limit', 'baseline', 'recommended', 'margin', ''];
+  const cells = rows.map((r) => [`[${r.objective}] ${r.what}`, r.limit, r.baseline, r.recommended, r.margin, r.met ? 'met' : 'NOT MET']);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  return [header, ...cells].map((c) =>
+    c
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+/** "objectives[0]: ctrl-gets wait p99 1.2 s in seed 3 (limit 100 ms)" for each measure still failing. */
+export function failures(assessment: Assessment): string[] {
+  const lines: string[] = [];
+  for (const o of assessment.objectives) {
+    for (const measure of MEASURES) {
+      const w = o[measure];
+      if (w === undefined || w.met || w.worst === null) continue;
+      const baseline = w.baseline == null ? '' : `, baseline ${format(measure, w.baseline)}`;
+      lines.push(
+        `objectives[${o.index}]: ${w.flow} ${NAMES[measure]} ${format(measure, w.worst)} in seed ${w.seed} (limit ${format(measure, w.limit)}${baseline})`,
+      );
+    }
+  }
+  return lines;
+}
