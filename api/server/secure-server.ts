@@ -29,7 +29,13 @@ import type { Server as TlsServer } from 'node:tls';
 
 /** kube-apiserver's MaxHeaderBytes: 1 MiB (Node's default of 16 KiB refuses long tokens). */
 export const MAX_HEADER_BYTES = 1 << 20;
-/** Concurrent streams per HTTP/2 connection when --http2-max-streams-per-connection is 0. */
+/**
+ * Concurrent streams per HTTP/2 connection when --http2-max-streams-per-connection is 0. 100, not
+ * 250: since the HTTP/2 rapid-reset fixes (1.25.15, 1.26.10, 1.27.7, 1.28.3 and every release from
+ * 1.29), secure_serving.go sets 100, Go's client's initial limit, so that a client can open few
+ * streams before it is cut off. The comment above that line in kube's source still speaks of
+ * "the default of 250"; the code it describes was changed under it.
+ */
 export const DEFAULT_HTTP2_MAX_STREAMS = 100;
 /** kube-apiserver's resourceBody99Percentile: per-stream receive window and largest frame. */
 export const HTTP2_STREAM_WINDOW_BYTES = 256 * 1024;
