@@ -98,6 +98,12 @@ test('value checks after parsing name the flag', () => {
   assert.is(error(['--secure-port=0']), '--secure-port 0 must be between 1 and 65535, inclusive. It cannot be turned off with 0');
   assert.is(error(['--secure-port=70000']), '--secure-port 70000 must be between 1 and 65535, inclusive. It cannot be turned off with 0');
   assert.is(error(['--max-requests-inflight=-1']), '--max-requests-inflight can not be negative value');
+  assert.is(
+    error(['--show-hidden-metrics-for-version=1.30']),
+    "--show-hidden-metrics-for-version must be omitted or have the value '1.31'. Only the previous minor version is allowed",
+  );
+  const ok = parseServeFlags(['--show-hidden-metrics-for-version=1.31']);
+  assert.is(ok.kind === 'options' ? ok.options.showHiddenMetricsForVersion : ok.kind, '1.31');
   assert.is(error(['--max-mutating-requests-inflight=-1']), '--max-mutating-requests-inflight can not be negative value');
   assert.match(error(['--storage-backend=rocks']), /^--storage-backend invalid, allowed values: leveldb, etcd3, memory/);
   assert.is(error(['--storage-backend=etcd3']), '--etcd-servers must be specified');

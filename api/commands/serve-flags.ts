@@ -14,6 +14,8 @@ export const MAX_EXECUTION_THREADS = 256;
 
 export const STORAGE_BACKENDS = ['leveldb', 'etcd3', 'memory'] as const;
 
+/** component-base accepts only the release before the running one (1.32) for --show-hidden-metrics-for-version. */
+export const PREVIOUS_MINOR = '1.31';
 const notNegative = (value: number, name: string) => (value < 0 ? `${name} can not be negative value` : undefined);
 
 /** `--data-dir`: serve's, and the offline storage commands' (which read what serve wrote). */
@@ -158,6 +160,20 @@ export const SERVE_FLAGS = {
     validate: (value, name) =>
       value < 1 || value > 65535 ? `${name} ${value} must be between 1 and 65535, inclusive. It cannot be turned off with 0` : undefined,
   }),
+  showHiddenMetricsForVersion: flag(
+    'string',
+    'show-hidden-metrics-for-version',
+    '',
+    `The previous minor version (${PREVIOUS_MINOR}) whose hidden metrics to show again: metrics deprecated before this release are hidden ` +
+      'unless asked for, so that their removal in the next release is noticed while they can still be read.',
+    {
+      valueName: 'string',
+      validate: (value, name) =>
+        value === '' || value === PREVIOUS_MINOR
+          ? undefined
+          : `${name} must be omitted or have the value '${PREVIOUS_MINOR}'. Only the previous minor version is allowed`,
+    },
+  ),
   storageBackend: flag('string', 'storage-backend', 'leveldb', `Where objects are stored: ${STORAGE_BACKENDS.map((b) => `'${b}'`).join(', ')}.`, {
     validate: (value, name) =>
       (STORAGE_BACKENDS as readonly string[]).includes(value)

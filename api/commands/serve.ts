@@ -211,6 +211,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     maxWatchesPerUser: options.maxWatchesPerUser,
     enablePriorityAndFairness: options.enablePriorityAndFairness,
     apfEnforce: options.apfEnforce,
+    showHiddenMetrics: options.showHiddenMetricsForVersion !== '',
     workEstimator,
     accessControl: access.value,
     verbosity: options.verbosity,

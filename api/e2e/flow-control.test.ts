@@ -32,7 +32,8 @@ test.before(async () => {
   [defaults, overload] = await Promise.all([
     startServerProcess(),
     // 150 objects of ~64 KB: one LIST is ~10 MB, more than loopback socket buffers take, and 2 seats.
-    startOverloadServer({ bulkObjects: 150, annotationBytes: 64_000 }),
+    // It also shows the metrics 1.32 hides, as --show-hidden-metrics-for-version=1.31 asks.
+    startOverloadServer({ bulkObjects: 150, annotationBytes: 64_000, start: { args: ['--show-hidden-metrics-for-version=1.31'] } }),
   ]);
 });
 
@@ -71,6 +72,17 @@ test('a flood of slow LISTs on a Reject level gets 429 with Retry-After; exempt 
 
   assert.ok(result.counts.get(429) > 0, `the flood is rejected: ${result.counts}`);
   assert.ok(result.counts.get(200) > 0, `the level still serves the flood one LIST at a time: ${result.counts}`);
+  // The hidden metrics the overload server was asked to show equal the ones that replaced them.
+  const shown = await scrape(overload.endpoint, overload.tokens.admin);
+  for (const level of ['exempt', 'global-default']) {
+    const labels = { priority_level: level };
+    assert.is(
+      sampleValue(shown, 'apiserver_flowcontrol_request_concurrency_limit', labels),
+      sampleValue(shown, 'apiserver_flowcontrol_nominal_limit_seats', labels),
+      `${level} request_concurrency_limit`,
+    );
+  }
+  assert.ok(series(shown, 'apiserver_flowcontrol_request_concurrency_in_use').length > 0, 'request_concurrency_in_use is shown');
   assert.equal(result.failures, [], 'no 5xx and no broken connection for the flood');
   assert.is(result.counts.total, result.counts.get(200) + result.counts.get(429), `only 200 and 429: ${result.counts}`);
   assert.is(result.missingRetryAfter, 0, 'every 429 carries Retry-After');

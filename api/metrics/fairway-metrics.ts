@@ -12,7 +12,7 @@ import { Registry } from 'prom-client';
 import type { PriorityAndFairnessFilterObserver } from '../filters/priority-and-fairness.ts';
 import { registerEventLoopMetrics } from './event-loop-metrics.ts';
 import { registerGcMetrics } from './gc-metrics.ts';
-import { FlowControlMetrics } from './flowcontrol-metrics.ts';
+import { FlowControlMetrics, type FlowControlMetricsOptions } from './flowcontrol-metrics.ts';
 import { RequestMetrics } from './request-metrics.ts';
 import { ServedLabels } from './served-labels.ts';
 import { fairwayDiscoveryModel } from '../discovery/discovery.ts';
@@ -28,9 +28,13 @@ export interface FairwayMetrics {
 
 /**
  * `served`: what request labels may say (default: the default server's resources, no extra paths).
- * `now` (milliseconds) is the flow controller's clock: the timing-ratio histograms measure in it.
+ * `now` (milliseconds) is the flow controller's clock: the timing-ratio histograms measure in it;
+ * `showHidden` adds the flow-control metrics that component-base hides in 1.32.
  */
-export function createFairwayMetrics(served: ServedLabels = new ServedLabels(fairwayDiscoveryModel()), options: { now?: () => number } = {}): FairwayMetrics {
+export function createFairwayMetrics(
+  served: ServedLabels = new ServedLabels(fairwayDiscoveryModel()),
+  options: FlowControlMetricsOptions = {},
+): FairwayMetrics {
   const registry = new Registry();
   const flowControl = new FlowControlMetrics(options);
   const requests = new RequestMetrics(served);

@@ -4,7 +4,7 @@ import type { FlowController } from '../../engine/flowcontrol/controller.ts';
 import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
 import { createFairwayMetrics, type FairwayMetrics } from './fairway-metrics.ts';
-import { KUBE_FLOWCONTROL_FAMILIES } from './kube-flowcontrol-families.ts';
+import { KUBE_FLOWCONTROL_FAMILIES, KUBE_HIDDEN_FLOWCONTROL_FAMILIES } from './kube-flowcontrol-families.ts';
 import { AUTHENTICATED, defaultApfConfig, digestOf, MASTERS, newTestController, podsInfo, tinyApfConfig } from './testing/apf-fixtures.ts';
 import { byLabel, parseExposition, sampleValue } from './testing/exposition.ts';
 import { PRIORITY_LEVEL_SEAT_UTILIZATION_BUCKETS } from './buckets.ts';
@@ -16,9 +16,9 @@ test.after.each(() => {
   for (const metrics of started.splice(0)) metrics.stop();
 });
 
-function setup(serverConcurrencyLimit: number, config = defaultApfConfig()) {
+function setup(serverConcurrencyLimit: number, config = defaultApfConfig(), showHidden = false) {
   const clock = new SimClock(1_000_000);
-  const metrics = createFairwayMetrics(undefined, { now: () => clock.now() });
+  const metrics = createFairwayMetrics(undefined, { now: () => clock.now(), showHidden });
   started.push(metrics);
   const controller = newTestController({ clock, serverConcurrencyLimit, config, observer: metrics.flowControl.observer });
   metrics.flowControl.attach(controller);
@@ -249,6 +249,37 @@ test('every apiserver_flowcontrol_* family kube-apiserver 1.32 shows, with its t
       assert.equal(les, [...family.buckets.map(String), '+Inf'], `${family.name} buckets`);
     }
   }
+});
+
+// component-base: with --show-hidden-metrics-for-version the families deprecated before 1.32 come
+// back, each equal to the family that replaced it, its help saying since when it is deprecated.
+test('--show-hidden-metrics-for-version: request_concurrency_limit and request_concurrency_in_use, equal to their successors', async () => {
+  const hidden = KUBE_HIDDEN_FLOWCONTROL_FAMILIES.map((f) => f.name);
+  const { controller, metrics, scrape } = setup(10, tinyApfConfig(), true);
+  controller.admit(
+    { digest: digestOf('mallory', AUTHENTICATED, podsInfo('list')), query: {}, workEstimate: { initialSeats: 2, finalSeats: 0, additionalLatencyMs: 0 } },
+    () => {},
+  );
+  const text = await metrics.registry.metrics();
+  const types = new Map([...text.matchAll(/^# TYPE (apiserver_flowcontrol_\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+  assert.equal([...types.keys()].sort(), [...KUBE_FLOWCONTROL_FAMILIES, ...KUBE_HIDDEN_FLOWCONTROL_FAMILIES].map((f) => f.name).sort());
+  assert.match(text, /^# HELP apiserver_flowcontrol_request_concurrency_limit \[ALPHA\] \(Deprecated since 1\.30\.0\) /m);
+  assert.match(text, /^# HELP apiserver_flowcontrol_request_concurrency_in_use \[ALPHA\] \(Deprecated since 1\.31\.0\) /m);
+  const samples = await scrape();
+  const values = (name: string) =>
+    samples
+      .filter((x) => x.name === name)
+      .map((x) => `${JSON.stringify(x.labels)}=${x.value}`)
+      .sort();
+  assert.equal(values(hidden[0]!), values(`${NS}nominal_limit_seats`));
+  assert.equal(values(hidden[1]!), values(`${NS}current_executing_seats`));
+  assert.ok(
+    values(hidden[1]!).some((v) => v.endsWith('=2')),
+    'the two seats in use',
+  );
+  // Without the flag they stay hidden.
+  const plain = await setup(10, tinyApfConfig()).metrics.registry.metrics();
+  for (const name of hidden) assert.not.match(plain, name);
 });
 
 // metrics/timing_ratio_histogram.go over component-base's TimingHistogram: each bucket holds the

@@ -89,6 +89,12 @@ function isReadOnlyVerb(verb: string): boolean {
 export interface FlowControlMetricsOptions {
   /** Milliseconds; the clock the controller runs on (default: the real clock). */
   now?: () => number;
+  /**
+   * --show-hidden-metrics-for-version: also the families deprecated before 1.32, which
+   * component-base hides unless asked (request_concurrency_limit since 1.30, request_concurrency_in_use
+   * since 1.31). Their help says since when, as component-base marks a deprecated metric.
+   */
+  showHidden?: boolean;
 }
 
 export class FlowControlMetrics {
@@ -319,6 +325,16 @@ export class FlowControlMetrics {
       new CollectedFamily(`${NS}seat_fair_frac`, '[ALPHA] The fair fraction of seat demand granted by the last borrowing adjustment.', 'gauge', () =>
         this.controller === undefined ? [] : [{ labels: {}, value: this.controller.seatFairFrac }],
       ),
+      ...(options.showHidden === true
+        ? [
+            perLevel('request_concurrency_limit', '[ALPHA] (Deprecated since 1.30.0) NominalCL, as nominal_limit_seats reports it.', (l) => l.limits.nominalCL),
+            perPair(
+              'request_concurrency_in_use',
+              '[ALPHA] (Deprecated since 1.31.0) Seats held by the requests executing now, as current_executing_seats reports them.',
+              (g) => g.executingSeats,
+            ),
+          ]
+        : []),
       this.watchCounts.family,
       this.epochAdvances.family,
       this.seatUtilization.family,

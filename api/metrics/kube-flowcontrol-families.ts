@@ -5,7 +5,8 @@
 // Registerables list, the four timing-ratio histogram vectors appended to it, their options).
 // Left out: request_concurrency_limit (DeprecatedVersion 1.30.0) and request_concurrency_in_use
 // (DeprecatedVersion 1.31.0), which component-base hides in 1.32 (a metric deprecated before the
-// running minor version is hidden unless --show-hidden-metrics-for-version asks for it).
+// running minor version is hidden unless --show-hidden-metrics-for-version asks for it:
+// KUBE_HIDDEN_FLOWCONTROL_FAMILIES).
 // The timing-ratio histograms are exposed as histograms; priority_level_seat_utilization carries
 // the constant label phase="executing". Labels are listed sorted.
 
@@ -69,4 +70,10 @@ export const KUBE_FLOWCONTROL_FAMILIES: readonly KubeFamily[] = [
     buckets: [0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1],
   },
   { name: 'apiserver_flowcontrol_demand_seats', type: 'histogram', labels: LEVEL, buckets: [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6] },
+];
+
+/** The families 1.32 hides, shown with --show-hidden-metrics-for-version=1.31. */
+export const KUBE_HIDDEN_FLOWCONTROL_FAMILIES: readonly KubeFamily[] = [
+  { name: 'apiserver_flowcontrol_request_concurrency_limit', type: 'gauge', labels: LEVEL },
+  { name: 'apiserver_flowcontrol_request_concurrency_in_use', type: 'gauge', labels: PAIR },
 ];

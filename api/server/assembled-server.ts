@@ -57,6 +57,8 @@ export interface FairwayServerOptions {
   serverConcurrencyLimit: number;
   enablePriorityAndFairness: boolean;
   apfEnforce: boolean;
+  /** --show-hidden-metrics-for-version was given: /metrics shows the metrics 1.32 hides. */
+  showHiddenMetrics?: boolean | undefined;
   /** The work estimator's tunables (--apf-work-estimator-config-file); Kubernetes' defaults when absent. */
   workEstimator?: WorkEstimatorConfig | undefined;
   /** `host:port` for /api's serverAddressByClientCIDRs. */
@@ -128,7 +130,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const access = options.accessControl;
   const discoveryModel = fairwayDiscoveryModel(apiDomain, { selfReviews: access.reviews.length > 0 });
   const servedLabels = new ServedLabels(discoveryModel);
-  const metrics = createFairwayMetrics(servedLabels, { now: () => clock.now() });
+  const metrics = createFairwayMetrics(servedLabels, { now: () => clock.now(), showHidden: options.showHiddenMetrics === true });
   storageObjectsFamily(store).registerIn(metrics.registry);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({
