@@ -23,7 +23,7 @@
 // from the previous build may yet load one of its chunks. `npm run build` empties dist/ first.
 //
 // `node build.mjs`: build when stale. `--clean`: empty dist/ and build. `--outdir DIR`: build there.
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,6 +32,8 @@ export const DIST = join(ROOT, 'dist');
 /** The command's entry: `fairway` imports its `main`. */
 export const MAIN = 'main.js';
 const STAMP = '.build.json';
+/** The command's source entry; a tree without it is an installed package, not a checkout. */
+const ENTRY = 'api/commands/main.ts';
 
 /** Modules that Piscina threads load, each reached through a thread entry file that the code names relative to itself. */
 const THREAD_ENTRIES = [
@@ -54,7 +56,12 @@ const packageName = (specifier) =>
     .join('/');
 const posix = (path) => path.split(sep).join('/');
 
-/** True when `outdir` holds a build whose every input still has the mtime it had when built. */
+/**
+ * True when `outdir` holds a build whose every input still has the mtime it had when built, or
+ * when the sources are not there at all: an installed package carries dist/ without the sources it
+ * was built from (`npm pack` runs the build; package.json's `files`), so there is nothing it could
+ * be older than and nothing to rebuild from.
+ */
 export function isFresh(root = ROOT, outdir = DIST) {
   let mtimes;
   try {
@@ -63,6 +70,7 @@ export function isFresh(root = ROOT, outdir = DIST) {
     return false;
   }
   if (mtimes === null || typeof mtimes !== 'object' || Object.keys(mtimes).length === 0) return false;
+  if (!existsSync(join(root, ENTRY))) return true;
   for (const [path, mtime] of Object.entries(mtimes)) {
     try {
       if (statSync(join(root, path)).mtimeMs !== mtime) return false;
@@ -132,7 +140,7 @@ export async function build(root = ROOT, outdir = DIST, options = {}) {
   try {
     result = await esbuild.build({
       absWorkingDir: root,
-      entryPoints: [{ in: 'api/commands/main.ts', out: MAIN.replace(/\.js$/, '') }, ...THREAD_ENTRIES.map((t) => ({ in: t.task, out: t.out }))],
+      entryPoints: [{ in: ENTRY, out: MAIN.replace(/\.js$/, '') }, ...THREAD_ENTRIES.map((t) => ({ in: t.task, out: t.out }))],
       outdir,
       entryNames: '[name]',
       chunkNames: 'chunk-[hash]',

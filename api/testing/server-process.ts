@@ -55,6 +55,8 @@ export interface StartOptions {
   umask?: number;
   /** The script that runs `fairway` (default api/fairway.mjs, the sources under the test runner). */
   launcher?: string;
+  /** Environment variables set (or replaced) for the server process. */
+  env?: Record<string, string>;
 }
 
 export async function startServerProcess(options: StartOptions = {}): Promise<ServerProcess> {
@@ -72,7 +74,7 @@ export async function startServerProcess(options: StartOptions = {}): Promise<Se
   const previousUmask = options.umask !== undefined ? process.umask(options.umask) : undefined;
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...options.env } });
   } finally {
     if (previousUmask !== undefined) process.umask(previousUmask);
   }
