@@ -1,7 +1,7 @@
 // `fairway sim import --kubeconfig FILE [--context NAME] --out SCENARIO`: a scenario skeleton from
 // a running API server's APF configuration, concurrency limits and object counts.
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
 import { flag } from '../cli/flag-table.ts';
@@ -9,6 +9,7 @@ import { loadWebhookKubeconfig } from '../engine/auth/webhook-kubeconfig.ts';
 import { nonEmpty } from './cli-args.ts';
 import { apiGet } from './import/api-reader.ts';
 import { importScenario } from './import/import-scenario.ts';
+import { makeDirectories } from '../engine/make-directories.ts';
 
 const SIM_IMPORT_FLAGS = {
   kubeconfig: flag('string', 'kubeconfig', '', 'the kubeconfig to reach the server with', {
@@ -72,7 +73,7 @@ export async function runSimImport(args: string[], output: Output): Promise<numb
       metricsText: metrics.body,
       name: basename(out, extname(out)),
     });
-    await mkdir(dirname(out), { recursive: true });
+    await makeDirectories(dirname(out));
     await writeFile(out, result.text);
     for (const warning of result.warnings) output.stderr(`warning: ${warning}\n`);
     output.stdout(

@@ -4,7 +4,7 @@
 // the search's record, the objectives table, why each changed field helps and what it costs, and a
 // comparison page.
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -27,6 +27,7 @@ import { improves, readObjectivesFile } from './tune/objectives.ts';
 import { failures, objectivesTable, objectivesTableText, type ObjectiveRow } from './tune/objectives-table.ts';
 import { searchConfigurations, type Evaluation } from './tune/search.ts';
 import { buildSpace } from './tune/space.ts';
+import { makeDirectories } from '../engine/make-directories.ts';
 
 export const DEFAULT_TUNE_SEEDS = '1..3';
 export const DEFAULT_BUDGET = 120;
@@ -160,7 +161,7 @@ export async function runSimTune(args: string[], output: Output): Promise<number
     progress.done();
     const searchSeconds = (performance.now() - startMs) / 1000;
 
-    await mkdir(outDir, { recursive: true });
+    await makeDirectories(outDir);
     const manifests = candidateManifests(result.best.candidate, space);
     const changes = describeCandidate(result.best.candidate, space);
     const improvedFlows = new Set(objectives.objectives.objectives.filter(improves).flatMap((o) => matched.get(o.index)?.flows ?? []));

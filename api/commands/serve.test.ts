@@ -12,9 +12,10 @@ import { startServerProcess } from '../testing/server-process.ts';
 
 const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), '../fairway.mjs');
 
-function fairway(args: string[], as: { uid?: number; gid?: number } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `guardMs`: a run that has not ended by then is killed (a hang, not a slow run). */
+function fairway(args: string[], as: { uid?: number; gid?: number } = {}, guardMs = 0): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [LAUNCHER, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...as });
+    const child = spawn(process.execPath, [LAUNCHER, ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...as, timeout: guardMs, killSignal: 'SIGKILL' });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
@@ -74,6 +75,40 @@ test('port in use, data dir not a directory or not writable: exit 1 with one lin
     assert.match(denied.stderr, `--data-dir ${JSON.stringify(readOnly)} is not writable by this user (permission denied)`);
   } finally {
     holder.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('a --data-dir no mkdir can make (/proc/<missing>) is a clear error at once, not a spin that ignores SIGTERM', async () => {
+  // Node's recursive mkdir never returns here, so the guard kills a hung server instead of hanging the suite.
+  const run = await fairway(['serve', '--data-dir=/proc/fairway-missing/data', '--storage-backend=memory'], {}, 120_000);
+  assert.is(run.code, 1, run.stderr);
+  assert.match(run.stderr, '--data-dir "/proc/fairway-missing/data" could not be created (ENOENT: no such file or directory');
+});
+
+test('SIGTERM while start-up stalls (an etcd that accepts and never answers): the process says so and exits within the grace', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'fairway-serve-'));
+  const silent = createServer(() => {});
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const etcd = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+    const child = spawn(process.execPath, [LAUNCHER, 'serve', `--data-dir=${dir}`, '--storage-backend=etcd3', `--etcd-servers=${etcd}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // Once the certificates are written, start-up is waiting on the store.
+    while (!stderr.includes('generated ca and serving certificate')) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGTERM');
+    const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await exited;
+    clearTimeout(guard);
+    assert.is(code, 1, stderr);
+    assert.match(stderr, 'received SIGTERM during start-up; stopping once it is done (at most 5 s)');
+    assert.match(stderr, 'start-up did not finish within 5 s of SIGTERM; exiting now');
+  } finally {
+    silent.close();
     await rm(dir, { recursive: true, force: true });
   }
 });

@@ -126,12 +126,26 @@ export function serverUrl(bindAddress: string, port: number): string {
   return `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
 }
 
+/** How long a stop signal waits for a start-up in progress before the process exits regardless. */
+const STARTUP_STOP_GRACE_MS = 5_000;
+
 async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   // Listen for the stop signal from the start, so one that arrives while starting up is a clean
-  // shutdown too (it takes effect once the server is up).
+  // shutdown too (it takes effect once the server is up). A start-up that does not finish soon
+  // after (a store or KMS plugin that never answers) must not keep the process: it exits.
+  let up = false;
   const stopSignal = new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
+    const onSignal = (signal: string) => {
+      resolve(signal);
+      if (up) return;
+      logger.info(`received ${signal} during start-up; stopping once it is done (at most ${STARTUP_STOP_GRACE_MS / 1000} s)`);
+      setTimeout(() => {
+        logger.warning(`start-up did not finish within ${STARTUP_STOP_GRACE_MS / 1000} s of ${signal}; exiting now`);
+        process.exit(1);
+      }, STARTUP_STOP_GRACE_MS).unref();
+    };
+    process.once('SIGTERM', () => onSignal('SIGTERM'));
+    process.once('SIGINT', () => onSignal('SIGINT'));
   });
   await preparePrivateDataDir(options.dataDir, logger);
   let certPem: string;
@@ -243,6 +257,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   await writeAdminKubeconfig(kubeconfigPath, { serverUrl: url, caPem, token: admin });
   logger.info(`admin kubeconfig: ${kubeconfigPath}`);
 
+  up = true;
   const signal = await stopSignal;
   logger.info(`received ${signal}, shutting down`);
   const force = () => {

@@ -6,8 +6,9 @@
 // directory that already exists keeps its mode, as the operator chose it; one others can enter or
 // read gets a warning.
 import { constants } from 'node:fs';
-import { access, chmod, mkdir, stat } from 'node:fs/promises';
+import { access, chmod, stat } from 'node:fs/promises';
 import type { Logger } from '../log.ts';
+import { makeDirectories } from '../../engine/make-directories.ts';
 
 export const PRIVATE_DIR_MODE = 0o700;
 /** Everything created from now on loses the group and other bits. */
@@ -38,7 +39,7 @@ export async function preparePrivateDataDir(dataDir: string, logger: Logger): Pr
       throw new Error(`${flag} cannot be reached by this user (permission denied on a directory above it); give a directory this user can write`);
     if (code !== 'ENOENT') throw error;
     try {
-      await mkdir(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE });
+      await makeDirectories(dataDir, PRIVATE_DIR_MODE);
     } catch (mkdirError) {
       throw new Error(`${flag} could not be created (${reason(mkdirError)}); give a directory this user can create or write, or create it first`);
     }

@@ -12,11 +12,12 @@
 // (about 0.5 s of CPU) than the rest of a restart that reuses its certificates.
 import type * as X509 from '@peculiar/x509';
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../data-dir/atomic-write.ts';
+import { makeDirectories } from '../../engine/make-directories.ts';
 
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' } as const;
@@ -83,7 +84,7 @@ export async function ensureServingCertificates(options: EnsureOptions): Promise
   const nowMs = options.nowMs ?? Date.now();
   const hosts = servingHosts(options.bindAddress, options.extraHosts);
   const path = (name: string) => join(options.certDir, name);
-  await mkdir(options.certDir, { recursive: true, mode: 0o700 });
+  await makeDirectories(options.certDir, 0o700);
   const written: ('ca' | 'serving')[] = [];
 
   let ca = await readPair(path(CERT_FILES.caCert), path(CERT_FILES.caKey));

@@ -1,11 +1,12 @@
 // Writes a run's output directory: report.json, plots/*.svg and report.html (which embeds the
 // same SVGs, so it is one self-contained file).
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { reportJson, type SimulationReport } from '../report.ts';
 import { renderHtml, type RenderedPlot } from './html.ts';
 import { buildPlots, placeholderSvg, renderSvg } from './plots.ts';
+import { makeDirectories } from '../../engine/make-directories.ts';
 
 export interface WrittenRun {
   reportJson: string;
@@ -14,13 +15,13 @@ export interface WrittenRun {
 }
 
 export async function writeRunOutput(dir: string, report: SimulationReport, reproduce: string, options: { plots?: boolean } = {}): Promise<WrittenRun> {
-  await mkdir(dir, { recursive: true });
+  await makeDirectories(dir);
   const jsonPath = join(dir, 'report.json');
   await writeFile(jsonPath, reportJson(report));
   const rendered: RenderedPlot[] = [];
   const plotPaths: string[] = [];
   if (options.plots !== false) {
-    await mkdir(join(dir, 'plots'), { recursive: true });
+    await makeDirectories(join(dir, 'plots'));
     for (const plot of buildPlots(report)) {
       const svg = plot.spec === undefined ? placeholderSvg(plot.emptyText ?? 'Nothing to plot.') : await renderSvg(plot.spec);
       const path = join(dir, 'plots', plot.file);
