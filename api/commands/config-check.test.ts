@@ -117,14 +117,8 @@ test("an admission plugin's path to /dev/urandom or a FIFO is an error on that f
   execFileSync('mkfifo', [fifo]);
   const config = file(
     'admission-hostile.yaml',
-    `apiVersion: apiserver.config.k8s.io/v1
-kind: AdmissionConfiguration
-plugins:
-- name: EventRateLimit
-  path: /dev/urandom
-- name: ValidatingAdmissionPolicy
-  path: ${fifo}
-`,
+    'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\n' +
+      `plugins: [{name: EventRateLimit, path: /dev/urandom}, {name: ValidatingAdmissionPolicy, path: ${fifo}}]\n`,
   );
   const result = await run(config);
   assert.is(result.code, 1);
