@@ -95,7 +95,7 @@ export async function runSimImport(args: string[], output: Output, limits: { max
       fetchList(`${FLOWCONTROL}/flowschemas`, 'FlowSchema'),
       get('/metrics', 'text/plain'),
     ]);
-    if (metrics.status !== 200) throw new Error(`GET /metrics: HTTP ${metrics.status}: ${statusMessage(metrics.body)}`);
+    if (metrics.status !== 200) throw new Error(`GET ${new URL('/metrics', connection.url).href}: HTTP ${metrics.status}: ${statusMessage(metrics.body)}`);
     const result = importScenario({
       server,
       context: context ?? 'current-context',
