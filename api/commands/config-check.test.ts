@@ -1,11 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runConfigCheck } from './config-check.ts';
+import { MAX_CONFIG_FILE_BYTES } from '../../engine/config/config-file.ts';
+import { MAX_NESTING_DEPTH } from '../../engine/nesting-depth.ts';
 
 const FC = 'flowcontrol.apiserver.k8s.io/v1';
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -93,6 +95,52 @@ test('unreadable file, bad YAML, unknown kind and non-object documents: clear on
     `${mixed}:17: document 3: expected an object with apiVersion and kind, got a list`,
   ]);
   assert.match(result.stdout[1]!, new RegExp(`^${escapeRegExp(badYaml)}:2:7: invalid YAML: \\S`));
+});
+
+test('a device, a FIFO, a directory or an oversized file is refused by name, never read', async () => {
+  const fifo = join(dir, 'fifo.yaml');
+  execFileSync('mkfifo', [fifo]);
+  const oversized = file('oversized.yaml', '');
+  truncateSync(oversized, MAX_CONFIG_FILE_BYTES + 1);
+  const result = await run('/dev/urandom', fifo, dir, oversized);
+  assert.is(result.code, 1);
+  assert.equal(result.stdout, [
+    '/dev/urandom: cannot read: /dev/urandom is not a regular file (a character device)',
+    `${fifo}: cannot read: ${fifo} is not a regular file (a named pipe)`,
+    `${dir}: cannot read: is a directory`,
+    `${oversized}: cannot read: ${oversized} is larger than ${MAX_CONFIG_FILE_BYTES} bytes`,
+  ]);
+});
+
+test("an admission plugin's path to /dev/urandom or a FIFO is an error on that field, not a read", async () => {
+  const fifo = join(dir, 'plugin-fifo.yaml');
+  execFileSync('mkfifo', [fifo]);
+  const config = file(
+    'admission-hostile.yaml',
+    'apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\n' +
+      `plugins: [{name: EventRateLimit, path: /dev/urandom}, {name: ValidatingAdmissionPolicy, path: ${fifo}}]\n`,
+  );
+  const result = await run(config);
+  assert.is(result.code, 1);
+  const prefix = `${config}: AdmissionConfiguration/(document 1)`;
+  assert.equal(result.stdout, [
+    `${prefix}: plugins[0].path: Invalid value: "/dev/urandom": Couldn't open admission plugin configuration /dev/urandom: ` +
+      '/dev/urandom is not a regular file (a character device)',
+    `${prefix}: plugins[1].path: Invalid value: ${JSON.stringify(fifo)}: Couldn't open admission plugin configuration ${fifo}: ` +
+      `${fifo} is not a regular file (a named pipe)`,
+  ]);
+});
+
+test('a million levels of JSON or YAML nesting: one line naming the file, exit 1, no stack overflow', async () => {
+  const levels = 1_000_000;
+  const deepJson = file('deep.json', `{"apiVersion":"${FC}","kind":"FlowSchema","metadata":{"name":"x"},"spec":${'['.repeat(levels)}${']'.repeat(levels)}}`);
+  const deepYaml = file('deep.yaml', `apiVersion: ${FC}\nkind: FlowSchema\nmetadata: {name: x}\nspec: ${'['.repeat(levels)}${']'.repeat(levels)}\n`);
+  const result = await run(deepJson, deepYaml);
+  assert.is(result.code, 1);
+  assert.equal(result.stdout, [
+    `${deepJson}: nests objects and lists more than ${MAX_NESTING_DEPTH} levels deep`,
+    `${deepYaml}: nests objects and lists more than ${MAX_NESTING_DEPTH} levels deep`,
+  ]);
 });
 
 test('EncryptionConfiguration: a key written in the wrong shape is never printed', async () => {

@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { realClock } from '../../engine/clock.ts';
 import { loadWorkEstimatorConfig } from '../../engine/config/work-estimator-file.ts';
+import { readConfigFile } from '../../engine/config/config-file.ts';
 import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import type { WorkEstimatorConfig } from '../../engine/flowcontrol/work-estimator-config.ts';
 import { createStore } from '../../engine/store/store.ts';
@@ -152,8 +153,8 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   let keyPem: string;
   let caPem: string;
   if (options.tlsCertFile !== '') {
-    certPem = await readFile(options.tlsCertFile, 'utf8');
-    keyPem = await readFile(options.tlsPrivateKeyFile, 'utf8');
+    certPem = (await readConfigFile(options.tlsCertFile)).toString('utf8');
+    keyPem = (await readConfigFile(options.tlsPrivateKeyFile)).toString('utf8');
     checkServingPair(certPem, keyPem, options.tlsCertFile, options.tlsPrivateKeyFile);
     caPem = certPem;
   } else {
@@ -162,7 +163,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     ({ certPem, keyPem } = certificates.serving);
     caPem = certificates.ca.certPem;
   }
-  const clientCa = options.clientCaFile === '' ? undefined : await readFile(options.clientCaFile, 'utf8');
+  const clientCa = options.clientCaFile === '' ? undefined : (await readConfigFile(options.clientCaFile)).toString('utf8');
   if (clientCa !== undefined) checkClientCaBundle(clientCa, options.clientCaFile);
   const admin = await adminToken(options.dataDir);
   const users = await tokens(options, admin, logger);

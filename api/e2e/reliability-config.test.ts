@@ -10,6 +10,7 @@
 //   writes fail at once naming the provider, health checks answer (failing), everything else works.
 // FAIRWAY_LONG=1: 50 requests held by the hung webhook (timeout 5 s) and 200 answered meanwhile,
 // instead of 5 (timeout 1 s) and 10.
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,6 +82,8 @@ test('invalid or unreadable files at startup: exit 1 at once, naming the file (a
   const bad = join(dir, 'bad');
   await mkdir(bad);
   const file = (name: string, text: string) => writeFile(join(bad, name), text).then(() => join(bad, name));
+  const fifo = join(bad, 'fifo');
+  execFileSync('mkfifo', [fifo]);
   const cases: [string, string[], RegExp][] = [
     [
       'authorization config with an invalid field',
@@ -136,6 +139,13 @@ test('invalid or unreadable files at startup: exit 1 at once, naming the file (a
       ),
     ],
     ['token file that is a directory', [`--token-auth-file=${bad}`], /read .*bad: is a directory/],
+    // Each file flag goes through the bounded regular-file reader: a device would be read until
+    // the heap is gone, a FIFO would wait forever for a writer.
+    ['encryption config that is a device', ['--encryption-provider-config=/dev/urandom'], /\/dev\/urandom is not a regular file \(a character device\)/],
+    ['authorization config that is a FIFO', [`--authorization-config=${fifo}`], /fifo is not a regular file \(a named pipe\)/],
+    ['admission config that is a device', ['--admission-control-config-file=/dev/zero'], /\/dev\/zero is not a regular file \(a character device\)/],
+    ['token file that is a FIFO', [`--token-auth-file=${fifo}`], /fifo is not a regular file \(a named pipe\)/],
+    ['client CA file that is a device', ['--client-ca-file=/dev/urandom'], /\/dev\/urandom is not a regular file \(a character device\)/],
     [
       'client CA file without a certificate',
       [`--client-ca-file=${await file('ca.crt', 'not a certificate\n')}`],

@@ -12,7 +12,7 @@
 // (about 0.5 s of CPU) than the rest of a restart that reuses its certificates.
 import type * as X509 from '@peculiar/x509';
 import { X509Certificate, createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readConfigFile } from '../../engine/config/config-file.ts';
 import { isIP } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import { join } from 'node:path';
@@ -106,7 +106,7 @@ export async function ensureServingCertificates(options: EnsureOptions): Promise
 
 async function readPair(certPath: string, keyPath: string): Promise<KeyPairPem | undefined> {
   try {
-    return { certPem: await readFile(certPath, 'utf8'), keyPem: await readFile(keyPath, 'utf8') };
+    return { certPem: (await readConfigFile(certPath)).toString('utf8'), keyPem: (await readConfigFile(keyPath)).toString('utf8') };
   } catch {
     return undefined;
   }

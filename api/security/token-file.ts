@@ -5,7 +5,7 @@
 // its tokenfile package: fewer than 3 columns is an error, an empty token is skipped with a warning,
 // a repeated token warns and the last one wins, and the groups column is split on commas as is
 // (so an empty fourth column gives the single group "", as in Kubernetes).
-import { readFile } from 'node:fs/promises';
+import { readConfigFile } from '../../engine/config/config-file.ts';
 
 export interface TokenUser {
   name: string;
@@ -42,7 +42,7 @@ export function parseTokenFile(text: string, path: string): TokenFile {
 export async function readTokenFile(path: string): Promise<TokenFile> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readConfigFile(path)).toString('utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =

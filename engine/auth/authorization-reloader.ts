@@ -5,7 +5,7 @@
 // unchanged, builds a new chain and swaps it in. Any failure is logged and counted and the last
 // good chain keeps serving. A new chain means new webhook decision caches.
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readConfigFile } from '../config/config-file.ts';
 import type { Clock } from '../clock.ts';
 import type { AuthorizationConfigOptions, LoadedAuthorizationConfig } from '../config/authorization-config.ts';
 import { formatAuthorizationConfigError, parseAuthorizationConfig } from '../config/authorization-config.ts';
@@ -45,7 +45,7 @@ export async function startAuthorizationConfigController(
   const metrics = options.metrics ?? noopAuthorizationMetrics;
   let lastBytes: Buffer;
   try {
-    lastBytes = await readFile(file);
+    lastBytes = await readConfigFile(file);
   } catch (error) {
     return { ok: false, error: `failed to read authorization config file ${JSON.stringify(file)}: ${(error as Error).message}` };
   }
@@ -66,7 +66,7 @@ export async function startAuthorizationConfigController(
     };
     let bytes: Buffer;
     try {
-      bytes = await readFile(file);
+      bytes = await readConfigFile(file);
     } catch (error) {
       return failed((error as Error).message);
     }

@@ -4,7 +4,7 @@
 // and the CA, and whose user gives the credentials Fairway presents (client certificate, bearer
 // token or basic auth). File paths inside resolve against the kubeconfig's own directory, as
 // client-go's loader resolves them.
-import { readFileSync } from 'node:fs';
+import { readConfigFileSync } from '../config/config-file.ts';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 
@@ -30,7 +30,7 @@ export type KubeconfigLoad = { ok: true; connection: WebhookConnection } | { ok:
 export function loadWebhookKubeconfig(file: string, options: { context?: string | undefined } = {}): KubeconfigLoad {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readConfigFileSync(file).toString('utf8');
   } catch (error) {
     return { ok: false, error: `invalid configuration: unable to read ${file}: ${(error as Error).message}` };
   }
@@ -92,7 +92,7 @@ function resolveConnection(config: unknown, baseDir: string, contextName: string
     if (typeof path === 'string' && path !== '') {
       const absolute = isAbsolute(path) ? path : resolve(baseDir, path);
       try {
-        return readFileSync(absolute, 'utf8');
+        return readConfigFileSync(absolute).toString('utf8');
       } catch (error) {
         throw new Error(`unable to read ${fileKey} ${absolute}: ${(error as Error).message}`);
       }

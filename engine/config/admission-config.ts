@@ -7,13 +7,13 @@
 //   the AdmissionConfiguration file; a `path` that cannot be read is a startup error naming it;
 // - no file at all means every plugin gets no configuration.
 // Each plugin then decodes and validates what it was given (engine/auth/admission/build-admission.ts).
-import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { FieldError } from '../resources/field-errors.ts';
 import { apiGroupsFor } from '../resources/api-domain.ts';
 import { anything, arrayOf, decodeShape, string, struct } from './object-shape.ts';
 import { isRecord } from '../own-property.ts';
 import { parseManifests } from './manifests.ts';
+import { readConfigFile } from './config-file.ts';
 
 export const ADMISSION_CONFIG_KIND = 'AdmissionConfiguration';
 /** The old group that still loads: `apiserver.k8s.io/v1alpha1` (not apiserver.config). */
@@ -50,7 +50,7 @@ const CONFIG_SHAPE = struct({
 export async function loadAdmissionConfig(file: string, options: { apiDomain?: string | undefined } = {}): Promise<AdmissionConfigResult> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await readConfigFile(file)).toString('utf8');
   } catch (error) {
     return { ok: false, error: `unable to read admission control configuration from ${JSON.stringify(file)} [${goOpenError(error, file)}]`, fieldErrors: [] };
   }
@@ -119,7 +119,7 @@ export async function pluginConfig(
   if (entry.path === undefined) return { ok: true, value: { source: 'none' } };
   let text: string;
   try {
-    text = await readFile(entry.path, 'utf8');
+    text = (await readConfigFile(entry.path)).toString('utf8');
   } catch (error) {
     return { ok: false, error: `Couldn't open admission plugin configuration ${entry.path}: ${goOpenError(error, entry.path)}` };
   }

@@ -4,12 +4,12 @@
 // (relative to this file), decoded and validated as the plugin would at startup, and for
 // ValidatingAdmissionPolicy every manifest in its static manifests directory. Entries for plugins
 // Fairway does not have are ignored, as kube-apiserver ignores entries for plugins not enabled.
-import { readFileSync } from 'node:fs';
 import type { FieldError } from '../resources/field-errors.ts';
 import { FieldPath, invalid } from '../resources/field-errors.ts';
 import { apiGroupsFor } from '../resources/api-domain.ts';
 import type { ManifestKind } from './manifests.ts';
 import { parseManifests } from './manifests.ts';
+import { readConfigFileSync } from './config-file.ts';
 import { ADMISSION_CONFIG_KIND, decodeAdmissionObject, LEGACY_ADMISSION_API_VERSION } from './admission-config.ts';
 import { decodeEventRateLimit, decodePolicyConfig } from '../auth/admission/build-admission.ts';
 import { EVENT_RATE_LIMIT_PLUGIN } from '../auth/admission/event-rate-limit.ts';
@@ -39,7 +39,7 @@ export function checkAdmissionDocument(document: Record<string, unknown>, file: 
     if (object === undefined && entry.path !== undefined) {
       at = path.child('path');
       try {
-        const first = parseManifests(readFileSync(entry.path, 'utf8'), entry.path).documents[0];
+        const first = parseManifests(readConfigFileSync(entry.path).toString('utf8'), entry.path).documents[0];
         if (first === undefined) {
           errors.push(invalid(at, entry.path, 'no configuration object in the file'));
           return;

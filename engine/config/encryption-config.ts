@@ -8,7 +8,7 @@
 // print. The result also carries the resolved rules: which providers, in order, serve a resource.
 
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readConfigFile } from './config-file.ts';
 import type { FieldError } from '../resources/field-errors.ts';
 import { FieldPath, formatFieldError, formatFieldErrors, invalid } from '../resources/field-errors.ts';
 import { apiGroupsFor } from '../resources/api-domain.ts';
@@ -68,7 +68,7 @@ export function formatEncryptionConfigError(error: EncryptionConfigError): strin
 export async function loadEncryptionConfig(file: string, options: EncryptionConfigOptions = {}): Promise<EncryptionConfigResult> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(file);
+    bytes = await readConfigFile(file);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return failure(file, 'read', `error while parsing file: error opening encryption provider configuration file ${JSON.stringify(file)}: ${why}`);

@@ -7,7 +7,7 @@
 // bad content, never thrown. Reading the file is the only I/O; a test may substitute it.
 
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readConfigFile } from './config-file.ts';
 import type { Cancel, Clock } from '../clock.ts';
 import type { EncryptionConfigError, EncryptionConfigOptions, LoadedEncryptionConfig } from './encryption-config.ts';
 import { parseEncryptionConfig } from './encryption-config.ts';
@@ -49,7 +49,7 @@ export interface EncryptionConfigWatcher {
 }
 
 export function createEncryptionConfigWatcher(options: EncryptionConfigWatcherOptions): EncryptionConfigWatcher {
-  const read = options.readFile ?? ((file: string) => readFile(file));
+  const read = options.readFile ?? ((file: string) => readConfigFile(file));
   const intervalMs = options.intervalMs ?? RELOAD_POLL_INTERVAL_MS;
   let current = options.initial;
   let rejection: Extract<ReloadOutcome, { kind: 'rejected' }> | undefined;

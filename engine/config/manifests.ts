@@ -10,11 +10,12 @@
 // objects), anything else is YAML. YAML is read with 1.1 rules as sigs.k8s.io/yaml (go-yaml v2)
 // does: `yes`/`on` are booleans and `0755` is octal, but timestamps stay strings.
 
-import { readFile } from 'node:fs/promises';
 import { LineCounter, parseAllDocuments, isMap, isSeq } from 'yaml';
 import type { Document } from 'yaml';
 import type { FieldError } from '../resources/field-errors.ts';
 import { isRecord } from '../own-property.ts';
+import { readConfigFile } from './config-file.ts';
+import { jsonNestingDepth, MAX_NESTING_DEPTH, yamlNestingDepthBound } from '../nesting-depth.ts';
 
 export interface ManifestDocument {
   file: string;
@@ -27,7 +28,16 @@ export interface ManifestDocument {
   object: Record<string, unknown>;
 }
 
-export type ManifestProblem = 'unreadable' | 'empty' | 'invalid-yaml' | 'invalid-json' | 'not-an-object' | 'invalid-list' | 'unknown-kind' | 'check-failed';
+export type ManifestProblem =
+  | 'unreadable'
+  | 'empty'
+  | 'too-deep'
+  | 'invalid-yaml'
+  | 'invalid-json'
+  | 'not-an-object'
+  | 'invalid-list'
+  | 'unknown-kind'
+  | 'check-failed';
 
 export interface ManifestError {
   file: string;
@@ -50,7 +60,7 @@ export interface ManifestFile {
 export async function readManifestFile(file: string): Promise<ManifestFile> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await readConfigFile(file)).toString('utf8');
   } catch (error) {
     return { file, documents: [], errors: [{ file, problem: 'unreadable', message: `cannot read: ${describeIoError(error)}` }] };
   }
@@ -61,7 +71,14 @@ export async function readManifestFile(file: string): Promise<ManifestFile> {
 export function parseManifests(text: string, file: string): ManifestFile {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const result: ManifestFile = { file, documents: [], errors: [] };
-  if (/^\s*\{/.test(source)) parseJsonStream(source, result);
+  const json = /^\s*\{/.test(source);
+  // Parsing, checking and rendering a bad value all recurse per level: refuse deep text first.
+  const depth = json ? jsonNestingDepth(source) : yamlNestingDepthBound(source);
+  if (depth > MAX_NESTING_DEPTH) {
+    result.errors.push({ file, problem: 'too-deep', message: `nests objects and lists more than ${MAX_NESTING_DEPTH} levels deep` });
+    return result;
+  }
+  if (json) parseJsonStream(source, result);
   else parseYamlStream(source, result);
   if (result.documents.length === 0 && result.errors.length === 0) result.errors.push({ file, problem: 'empty', message: 'no objects found' });
   return result;

@@ -30,4 +30,14 @@ test('an aggregate of several errors is bracketed; one is bare', () => {
   assert.is(formatFieldErrors([a, b]), '[a: Invalid value: 1: x, b: Invalid value: 2: y]');
 });
 
+test('a bad value nested a million levels deep is rendered cut off, without overflowing the stack', () => {
+  let deep: unknown = [];
+  for (let i = 0; i < 1_000_000; i++) deep = [deep];
+  const text = formatFieldError(invalid('spec', deep, 'must be an object'));
+  assert.is(text, `spec: Invalid value: ${'['.repeat(32)}"..."${']'.repeat(32)}: must be an object`);
+  const shared = { a: 1 };
+  const twice = formatFieldError(invalid('spec', [shared, { b: shared }], 'x'));
+  assert.is(twice, 'spec: Invalid value: [{"a":1},{"b":{"a":1}}]: x', 'a value seen twice renders twice');
+});
+
 test.run();

@@ -118,7 +118,26 @@ function renderValue(value: unknown): string {
   if (value === null || value === undefined) return '<nil>';
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
-  return JSON.stringify(value);
+  return depthBoundedJson(value);
+}
+
+/** Deeper parts of a rendered value show as `"..."`: no error message needs them. */
+const MAX_RENDERED_DEPTH = 32;
+
+/**
+ * JSON.stringify recurses once per level, so a value a million levels deep overflowed the stack
+ * while its error was being worded. The replacer cuts the value off below MAX_RENDERED_DEPTH;
+ * each object's depth is its holder's plus one (the root's holder is JSON.stringify's wrapper).
+ */
+function depthBoundedJson(value: unknown): string {
+  const depths = new WeakMap<object, number>();
+  return JSON.stringify(value, function (this: object, _key: string, child: unknown) {
+    if (child === null || typeof child !== 'object') return child;
+    const depth = (depths.get(this) ?? 0) + 1;
+    if (depth > MAX_RENDERED_DEPTH) return '...';
+    depths.set(child, depth);
+    return child;
+  });
 }
 
 /** The text after the field path: `Invalid value: -1: must be a non-negative integer`. */

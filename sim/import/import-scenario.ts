@@ -18,6 +18,7 @@ const DROPPED_ANNOTATIONS = new Set(['kubectl.kubernetes.io/last-applied-configu
 export interface ImportInput {
   server: string;
   context: string;
+  /** Manifests (manifestOf), checked and in name order (imported-objects.ts). */
   priorityLevels: Record<string, unknown>[];
   flowSchemas: Record<string, unknown>[];
   metricsText: string;
@@ -78,11 +79,20 @@ export function importScenario(input: ImportInput): ImportResult {
   const warnings: string[] = [];
   const families = parsePrometheusTextFormat(input.metricsText);
   const samples = (name: string) => families.find((f) => f.name === name)?.metrics ?? [];
+  // A sample that is not a count (NaN, Inf, -3, 2.5) is not one; the rest of the metrics still are.
+  const count = (name: string, label: string, m: { labels?: Record<string, string>; value?: string }): number | undefined => {
+    const value = Number(m.value);
+    if (Number.isSafeInteger(value) && value >= 0) return value;
+    warnings.push(`/metrics: ${name}{${label}=${JSON.stringify(m.labels?.[label] ?? '')}} is ${JSON.stringify(m.value ?? '')}, not a count: skipped`);
+    return undefined;
+  };
   const perLevel = (name: string) => {
     const values = new Map<string, number>();
     for (const m of samples(name)) {
       const level = m.labels?.priority_level;
-      if (level !== undefined && m.value !== undefined) values.set(level, Number(m.value));
+      if (level === undefined || m.value === undefined) continue;
+      const value = count(name, 'priority_level', m);
+      if (value !== undefined) values.set(level, value);
     }
     return values;
   };
@@ -91,15 +101,16 @@ export function importScenario(input: ImportInput): ImportResult {
   const objectCounts: Record<string, number> = {};
   for (const m of samples('apiserver_storage_objects').sort((a, b) => ((a.labels?.resource ?? '') < (b.labels?.resource ?? '') ? -1 : 1))) {
     const resource = m.labels?.resource;
-    const value = Number(m.value);
     // -1: the server could not count them.
-    if (resource !== undefined && Number.isSafeInteger(value) && value >= 0) objectCounts[resource] = value;
+    if (resource === undefined || Number(m.value) === -1) continue;
+    const value = count('apiserver_storage_objects', 'resource', m);
+    if (value !== undefined) objectCounts[resource] = value;
   }
   if (Object.keys(objectCounts).length === 0)
     warnings.push('/metrics has no apiserver_storage_objects samples: the scenario has no objectCounts, so LISTs are priced at 1 seat until you add them');
 
-  const plcs = input.priorityLevels.map((o) => manifestOf(o, 'PriorityLevelConfiguration'));
-  const schemas = input.flowSchemas.map((o) => manifestOf(o, 'FlowSchema'));
+  const plcs = input.priorityLevels;
+  const schemas = input.flowSchemas;
   let serverCL: number | undefined;
   if (nominal.size === 0)
     warnings.push('/metrics has no apiserver_flowcontrol_nominal_limit_seats samples (is APF enabled?): using the default server concurrency limit, 600');

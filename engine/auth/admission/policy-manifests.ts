@@ -4,7 +4,7 @@
 // `.static.k8s.io` and be unique across the directory; objects are decoded strictly, defaulted and
 // validated, and their CEL compiled, so a bad policy is a startup (or `fairway config check`)
 // error naming the file and field, never a surprise at request time.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FieldError } from '../../resources/field-errors.ts';
 import { formatFieldError } from '../../resources/field-errors.ts';
@@ -13,6 +13,7 @@ import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from
 import { STATIC_NAME_SUFFIX } from './policy-types.ts';
 import { decodeBinding, decodePolicy } from './policy-decode.ts';
 import { compilePolicy, type CompiledPolicy } from './policy-compile.ts';
+import { readConfigFileSync } from '../../config/config-file.ts';
 
 export interface PolicyManifests {
   policies: CompiledPolicy[];
@@ -94,7 +95,7 @@ export function loadPolicyManifests(dir: string, apiDomain = 'k8s.io'): PolicyMa
 
 function readManifest(file: string): ManifestFile {
   try {
-    return parseManifests(readFileSync(file, 'utf8'), file);
+    return parseManifests(readConfigFileSync(file).toString('utf8'), file);
   } catch (error) {
     return { file, documents: [], errors: [{ file, problem: 'unreadable', message: `cannot read: ${(error as Error).message}` }] };
   }
