@@ -1,5 +1,7 @@
-// `fairway sim import --kubeconfig FILE [--context NAME] --out SCENARIO`: a scenario skeleton from
-// a running API server's APF configuration, concurrency limits and object counts.
+// `fairway sim import --kubeconfig FILE [--context NAME] [--traffic DURATION] (--out SCENARIO | --merge SCENARIO)`:
+// a scenario from a running API server's APF configuration, concurrency limits and object counts,
+// with flows that reproduce the load its /metrics showed over a window (--traffic), written anew or
+// merged into an operator's scenario (--merge keeps its flows and everything else).
 
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
@@ -11,7 +13,10 @@ import { nonEmpty } from './cli-args.ts';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../engine/nesting-depth.ts';
 import { apiGet, DEFAULT_REQUEST_TIMEOUT_MS, MAX_RESPONSE_BYTES, type ApiGetOptions } from './import/api-reader.ts';
 import { importedObjects, MAX_IMPORTED_OBJECTS, type FlowcontrolKind } from './import/imported-objects.ts';
-import { importScenario } from './import/import-scenario.ts';
+import { importScenario, mergeScenario } from './import/import-scenario.ts';
+import { observedTraffic, type ObservedTraffic } from './import/observed-traffic.ts';
+import { readConfigFile } from '../engine/config/config-file.ts';
+import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../engine/flowcontrol/work-estimator-config.ts';
 import { makeDirectories } from '../engine/make-directories.ts';
 import { loadScenarioText } from './scenario-load.ts';
 
@@ -22,7 +27,21 @@ const SIM_IMPORT_FLAGS = {
     validate: nonEmpty,
   }),
   context: flag('string', 'context', '', 'the context to use', { valueName: 'NAME', defaultText: "the file's current-context" }),
-  out: flag('string', 'out', '', 'the scenario file to write', { valueName: 'SCENARIO', required: '--out SCENARIO is required', validate: nonEmpty }),
+  out: flag('string', 'out', '', 'the scenario file to write', { valueName: 'SCENARIO', defaultText: 'the --merge file' }),
+  merge: flag(
+    'string',
+    'merge',
+    '',
+    "an existing scenario to refresh: its configuration, limits and object counts are replaced by the server's, its flows (but earlier observed-* ones, with --traffic) and everything else are kept",
+    { valueName: 'SCENARIO' },
+  ),
+  traffic: flag(
+    'duration',
+    'traffic',
+    0,
+    "also scrape /metrics again this long after the first scrape and write flows (observed-<flowschema>) that reproduce each FlowSchema's request rate, execution time and seats over that window; 0: no flows",
+    { valueName: 'DURATION', validate: (value, name) => (value < 0 ? `${name} can not be negative` : undefined) },
+  ),
   requestTimeoutMs: flag(
     'duration',
     'request-timeout',
@@ -34,11 +53,18 @@ const SIM_IMPORT_FLAGS = {
 
 export const SIM_IMPORT_COMMAND: CommandSpec<typeof SIM_IMPORT_FLAGS> = {
   path: 'fairway sim import',
-  usage: 'fairway sim import --kubeconfig FILE [--context NAME] [--request-timeout DURATION] --out SCENARIO',
+  usage: 'fairway sim import --kubeconfig FILE [--context NAME] [--request-timeout DURATION] [--traffic DURATION] (--out SCENARIO | --merge SCENARIO)',
   description: `Reads a running API server's PriorityLevelConfigurations and FlowSchemas, its concurrency limits
 (apiserver_flowcontrol_nominal_limit_seats in /metrics) and stored object counts
 (apiserver_storage_objects), and writes a scenario with that configuration (bootstrap: none) and
-no flows yet: add flows or replay an audit log, then run or tune it.
+no flows yet: add flows or replay an audit log, then run or tune it. With --traffic 60s it scrapes
+/metrics a second time a minute later and adds one flow per FlowSchema that served requests in
+between (observed-<flowschema>): its Poisson rate, its execution time's mean and p99 (as a
+log-normal), and its mean seats, as apiserver_flowcontrol_dispatched_requests_total,
+_rejected_requests_total, _request_execution_seconds and _work_estimated_seats showed them, with a
+user and request its rules classify into it. --merge SCENARIO refreshes an operator's scenario in
+place (or into --out): the configuration, limits and object counts are the server's, its own flows
+stay.
 
 The server's answers are not trusted: each response may be at most ${MAX_RESPONSE_BYTES} bytes and each list
 at most ${MAX_IMPORTED_OBJECTS} objects; an object the server itself would refuse, or a metric sample that is not a
@@ -59,7 +85,18 @@ export const simImportCommand: Command = {
 export async function runSimImport(args: string[], output: Output, limits: { maxResponseBytes?: number } = {}): Promise<number> {
   const command = parseCommandLine(SIM_IMPORT_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
-  const { kubeconfig, out, requestTimeoutMs } = command.values;
+  const { kubeconfig, merge, requestTimeoutMs, traffic } = command.values;
+  const out = command.values.out === '' ? merge : command.values.out;
+  if (out === '') return command.usageError('--out SCENARIO is required (or --merge SCENARIO, which it then defaults to)');
+  let existing: string | undefined;
+  if (merge !== '') {
+    try {
+      existing = (await readConfigFile(merge)).toString('utf8');
+    } catch (error) {
+      output.stderr(`fairway sim import: --merge ${merge}: ${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    }
+  }
   const context = command.values.context === '' ? undefined : command.values.context;
   const loaded = loadWebhookKubeconfig(kubeconfig, { context });
   if (!loaded.ok) {
@@ -96,24 +133,53 @@ export async function runSimImport(args: string[], output: Output, limits: { max
       fetchList(`${FLOWCONTROL}/flowschemas`, 'FlowSchema'),
       get('/metrics', 'text/plain'),
     ]);
-    if (metrics.status !== 200) throw new Error(`GET ${new URL('/metrics', connection.url).href}: HTTP ${metrics.status}: ${statusMessage(metrics.body)}`);
+    const metricsUrl = new URL('/metrics', connection.url).href;
+    if (metrics.status !== 200) throw new Error(`GET ${metricsUrl}: HTTP ${metrics.status}: ${statusMessage(metrics.body)}`);
+    let metricsText = metrics.body;
+    let observed: ObservedTraffic | undefined;
+    if (traffic > 0) {
+      const startMs = clock.now();
+      output.stderr(`scraping ${metricsUrl} again in ${traffic / 1000} s for the traffic\n`);
+      await new Promise<void>((resolve) => clock.after(traffic, resolve));
+      const again = await get('/metrics', 'text/plain');
+      if (again.status !== 200) throw new Error(`GET ${metricsUrl}: HTTP ${again.status}: ${statusMessage(again.body)}`);
+      observed = observedTraffic({
+        before: metrics.body,
+        after: again.body,
+        elapsedSeconds: (clock.now() - startMs) / 1000,
+        flowSchemas: schemas.manifests,
+        priorityLevels: plcs.manifests,
+        objectsPerSeat: DEFAULT_WORK_ESTIMATOR_CONFIG.objectsPerSeat,
+      });
+      metricsText = again.body;
+    }
     const result = importScenario({
       server,
       context: context ?? 'current-context',
       priorityLevels: plcs.manifests,
       flowSchemas: schemas.manifests,
-      metricsText: metrics.body,
+      metricsText,
       name: basename(out, extname(out)),
+      ...(observed === undefined ? {} : { flows: observed.flows }),
     });
+    let text = result.text;
+    const warnings = [...plcs.warnings, ...schemas.warnings, ...(observed?.warnings ?? []), ...result.warnings];
+    if (existing !== undefined) {
+      const merged = mergeScenario(existing, result.scenario, observed !== undefined);
+      if ('error' in merged) throw new Error(`--merge ${merge}: ${merged.error}`);
+      text = merged.text;
+      warnings.push(...merged.warnings);
+    }
     // What is written is what sim run will load: anything the checks above missed stops here.
-    const check = await loadScenarioText(result.text, out);
+    const check = await loadScenarioText(text, out);
     if (!check.ok) throw new Error(`the scenario made from its answers does not load, so ${out} was not written:\n  ${check.errors.join('\n  ')}`);
-    await writeWhole(out, result.text);
-    for (const warning of [...plcs.warnings, ...schemas.warnings, ...result.warnings]) output.stderr(`warning: ${warning}\n`);
+    await writeWhole(out, text);
+    for (const warning of warnings) output.stderr(`warning: ${warning}\n`);
     output.stdout(
       `wrote ${out}: ${plcs.manifests.length} PriorityLevelConfigurations, ${schemas.manifests.length} FlowSchemas, server concurrency limit ` +
         `${result.serverConcurrencyLimit}, ` +
-        `object counts for ${Object.keys(result.objectCounts).length} resources, from ${server}\n`,
+        `object counts for ${Object.keys(result.objectCounts).length} resources` +
+        `${observed === undefined ? '' : `, ${observed.flows.length} observed flows`}${existing === undefined ? '' : `, merged into ${merge}`}, from ${server}\n`,
     );
     return 0;
   } catch (error) {

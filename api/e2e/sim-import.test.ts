@@ -4,7 +4,7 @@
 // and simulates as written.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,6 +129,55 @@ test('sim import writes the live configuration, limits and object counts as a sc
       )![1],
     ),
   );
+});
+
+test('sim import --traffic: flows that reproduce the observed load, classified as the server classified it; --merge keeps the operator’s flows', async () => {
+  const out = join(dir, 'traffic.yaml');
+  const importing = spawn(process.execPath, [FAIRWAY, 'sim', 'import', '--kubeconfig', server.kubeconfigPath, '--traffic', '3s', '--out', out], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  importing.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+  importing.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => importing.once('exit', resolve));
+  // The admin's GETs (FlowSchema exempt) while the window is open.
+  let sent = 0;
+  let done = false;
+  void exited.then(() => (done = true));
+  while (!done) {
+    assert.is((await server.client.get(`${FLOWCONTROL}/flowschemas/exempt`)).status, 200);
+    sent++;
+  }
+  assert.is(await exited, 0, stderr);
+  assert.match(stdout, /\d+ observed flows/);
+  const scenario = parse(await readFile(out, 'utf8'));
+  const exempt = scenario.flows.find((f: { name: string }) => f.name === 'observed-exempt');
+  assert.ok(exempt !== undefined, JSON.stringify(scenario.flows));
+  assert.ok(exempt.groups.includes('system:masters'));
+  // The window held part of what was sent (the import's own GETs count too).
+  assert.ok(exempt.arrival.rate > 0 && exempt.arrival.rate * 3 <= sent + 10, `rate ${exempt.arrival.rate}/s, ${sent} sent`);
+
+  // Simulated, each observed flow lands in the FlowSchema it is named after.
+  const sim = spawnSync(process.execPath, [FAIRWAY, 'sim', 'run', out, '--seed', '1', '--no-plots', '--strict', '--out', join(dir, 'traffic-run')], {
+    encoding: 'utf8',
+  });
+  assert.is(sim.status, 0, sim.stderr);
+  const report = JSON.parse(await readFile(join(dir, 'traffic-run', 'report.json'), 'utf8'));
+  for (const flow of scenario.flows as { name: string }[]) assert.is(`observed-${report.flows[flow.name].flowSchema}`, flow.name);
+
+  // --merge into the operator's scenario: its flow and duration stay, the configuration is refreshed.
+  const mine = join(dir, 'mine.yaml');
+  await writeFile(
+    mine,
+    'kind: Scenario\nname: mine\nduration: 20s\nflows:\n  - {name: lists, user: eve, groups: [system:authenticated], namespace: x, verb: list, ' +
+      'resource: pods, objects: 50, arrival: {type: poisson, rate: 5}, service: {type: constant, value: 20ms}}\n',
+  );
+  const merge = spawnSync(process.execPath, [FAIRWAY, 'sim', 'import', '--kubeconfig', server.kubeconfigPath, '--merge', mine], { encoding: 'utf8' });
+  assert.is(merge.status, 0, merge.stderr);
+  const merged = parse(await readFile(mine, 'utf8'));
+  assert.equal([merged.duration, merged.bootstrap, merged.flows.map((f: { name: string }) => f.name)], ['20s', 'none', ['lists']]);
+  assert.ok(merged.objects.some((o: { metadata: { name: string } }) => o.metadata.name === 'batch'));
 });
 
 test('sim import: an unknown context and an unreachable server are errors naming them', async () => {

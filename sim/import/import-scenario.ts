@@ -5,12 +5,13 @@
 // objectCounts from apiserver_storage_objects. Flows are for the operator to add (or an audit log
 // to replay).
 
-import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { stringify } from 'yaml';
+import { isMap, isSeq, parseDocument, stringify } from 'yaml';
 import { computeLevelLimits } from '../../engine/flowcontrol/concurrency-limits.ts';
 import { levelConfigOf } from '../../engine/flowcontrol/level-config.ts';
 import { defaultPriorityLevelConfiguration } from '../../engine/resources/defaults.ts';
+import { parseExposition, type ExpositionSample } from '../../engine/prometheus-text.ts';
 import type { PriorityLevelConfiguration } from '../../engine/resources/types.ts';
+import { OBSERVED_PREFIX, type ObservedFlow } from './observed-traffic.ts';
 
 /** Annotations that record how an object was written, not what it says. */
 const DROPPED_ANNOTATIONS = new Set(['kubectl.kubernetes.io/last-applied-configuration']);
@@ -23,10 +24,14 @@ export interface ImportInput {
   flowSchemas: Record<string, unknown>[];
   metricsText: string;
   name: string;
+  /** Flows that reproduce the observed load (`--traffic`); none by default. */
+  flows?: readonly ObservedFlow[];
 }
 
 export interface ImportResult {
   text: string;
+  /** What the text holds, for `--merge` to take the configuration from. */
+  scenario: Record<string, unknown>;
   serverConcurrencyLimit: number;
   objectCounts: Record<string, number>;
   warnings: string[];
@@ -77,20 +82,19 @@ export function inferServerCL(
 
 export function importScenario(input: ImportInput): ImportResult {
   const warnings: string[] = [];
-  const families = parsePrometheusTextFormat(input.metricsText);
-  const samples = (name: string) => families.find((f) => f.name === name)?.metrics ?? [];
+  const exposition = parseExposition(input.metricsText);
+  const samples = (name: string) => exposition.filter((s) => s.name === name);
   // A sample that is not a count (NaN, Inf, -3, 2.5) is not one; the rest of the metrics still are.
-  const count = (name: string, label: string, m: { labels?: Record<string, string>; value?: string }): number | undefined => {
-    const value = Number(m.value);
-    if (Number.isSafeInteger(value) && value >= 0) return value;
-    warnings.push(`/metrics: ${name}{${label}=${JSON.stringify(m.labels?.[label] ?? '')}} is ${JSON.stringify(m.value ?? '')}, not a count: skipped`);
+  const count = (name: string, label: string, m: ExpositionSample): number | undefined => {
+    if (Number.isSafeInteger(m.value) && m.value >= 0) return m.value;
+    warnings.push(`/metrics: ${name}{${label}=${JSON.stringify(m.labels[label] ?? '')}} is ${JSON.stringify(goValue(m.value))}, not a count: skipped`);
     return undefined;
   };
   const perLevel = (name: string) => {
     const values = new Map<string, number>();
     for (const m of samples(name)) {
-      const level = m.labels?.priority_level;
-      if (level === undefined || m.value === undefined) continue;
+      const level = m.labels.priority_level;
+      if (level === undefined) continue;
       const value = count(name, 'priority_level', m);
       if (value !== undefined) values.set(level, value);
     }
@@ -99,10 +103,10 @@ export function importScenario(input: ImportInput): ImportResult {
   const nominal = perLevel('apiserver_flowcontrol_nominal_limit_seats');
   const upper = perLevel('apiserver_flowcontrol_upper_limit_seats');
   const objectCounts: Record<string, number> = {};
-  for (const m of samples('apiserver_storage_objects').sort((a, b) => ((a.labels?.resource ?? '') < (b.labels?.resource ?? '') ? -1 : 1))) {
-    const resource = m.labels?.resource;
+  for (const m of samples('apiserver_storage_objects').sort((a, b) => ((a.labels.resource ?? '') < (b.labels.resource ?? '') ? -1 : 1))) {
+    const resource = m.labels.resource;
     // -1: the server could not count them.
-    if (resource === undefined || Number(m.value) === -1) continue;
+    if (resource === undefined || m.value === -1) continue;
     const value = count('apiserver_storage_objects', 'resource', m);
     if (value !== undefined) objectCounts[resource] = value;
   }
@@ -136,7 +140,7 @@ export function importScenario(input: ImportInput): ImportResult {
     bootstrap: 'none',
     objectCounts,
     objects: [...plcs, ...schemas],
-    flows: [],
+    flows: [...(input.flows ?? [])],
   };
   const header = [
     `# Imported by fairway sim import from ${input.server} (context ${input.context}).`,
@@ -144,12 +148,54 @@ export function importScenario(input: ImportInput): ImportResult {
       ' APF uses only the sum of the two limits.',
     `# ${plcs.length} PriorityLevelConfigurations and ${schemas.length} FlowSchemas as stored (status, managedFields and server-set metadata ` +
       'dropped); bootstrap: none keeps exactly them.',
-    '# Next: add flows (docs/simulator.md, "Scenario file") or replay an audit log with --audit-log,',
+    ...(input.flows === undefined
+      ? ['# Next: add flows (docs/simulator.md, "Scenario file") or replay an audit log with --audit-log,']
+      : [`# ${input.flows.length} flows (${OBSERVED_PREFIX}*) reproduce the load /metrics showed over the --traffic window; add your own beside them,`]),
     '# then fairway sim run / sim tune (docs/simulator.md, "The operator\'s loop").',
   ];
-  return { text: `${header.join('\n')}\n${stringify(scenario, { lineWidth: 0 })}`, serverConcurrencyLimit: total, objectCounts, warnings };
+  return { text: `${header.join('\n')}\n${stringify(scenario, { lineWidth: 0 })}`, scenario, serverConcurrencyLimit: total, objectCounts, warnings };
 }
 
 function isRecord(value: unknown): value is Record<string, string> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * `--merge`: the existing scenario with the imported configuration, limits and object counts in
+ * place of its own, its comments and every other field (duration, flows, report) kept. Observed
+ * flows replace the earlier observed ones (`--traffic`); the operator's flows stay. Manifest
+ * `files` give way to the imported objects, with a warning naming them.
+ */
+export function mergeScenario(
+  existing: string,
+  imported: Record<string, unknown>,
+  replaceObserved: boolean,
+): { text: string; warnings: string[] } | { error: string } {
+  const document = parseDocument(existing);
+  if (document.errors.length > 0) return { error: document.errors[0]!.message };
+  if (!isRecord(document.toJS()) || document.get('kind') !== 'Scenario') return { error: 'not a Scenario (kind: Scenario)' };
+  const warnings: string[] = [];
+  const files = document.get('files');
+  if (isSeq(files) && files.items.length > 0) {
+    warnings.push(`the imported objects replace the manifest files the scenario named (${files.items.map(String).join(', ')})`);
+    document.delete('files');
+  }
+  const server = imported.server as Record<string, number>;
+  document.setIn(['server', 'maxRequestsInflight'], server.maxRequestsInflight);
+  document.setIn(['server', 'maxMutatingRequestsInflight'], server.maxMutatingRequestsInflight);
+  document.set('bootstrap', 'none');
+  document.set('objectCounts', imported.objectCounts);
+  document.set('objects', imported.objects);
+  const observed = imported.flows as ObservedFlow[];
+  const flows = document.get('flows');
+  const kept = isSeq(flows) ? flows.items.filter((f) => !(replaceObserved && isMap(f) && String(f.get('name')).startsWith(OBSERVED_PREFIX))) : [];
+  document.set('flows', [...kept, ...observed.map((f) => document.createNode(f))]);
+  return { text: document.toString({ lineWidth: 0 }), warnings };
+}
+
+/** A sample's value as the exposition spells it. */
+function goValue(value: number): string {
+  if (value === Number.POSITIVE_INFINITY) return '+Inf';
+  if (value === Number.NEGATIVE_INFINITY) return '-Inf';
+  return String(value);
 }

@@ -1,0 +1,295 @@
+// Flows that reproduce the load a server saw, from two scrapes of its /metrics some seconds apart
+// (`sim import --traffic`). Only kube-apiserver's standard families are read, so this works against
+// any kube-apiserver as against Fairway. Per FlowSchema × priority level:
+//
+//   arrivals   (Δ apiserver_flowcontrol_dispatched_requests_total + Δ …_rejected_requests_total) ÷ elapsed, as Poisson
+//   service    apiserver_flowcontrol_request_execution_seconds{type="regular"}: the window's mean and
+//              p99 (from the buckets' deltas) as a log-normal with that mean and p99, or an
+//              exponential of that mean when the p99 is not above it
+//   seats      apiserver_flowcontrol_work_estimated_seats: the window's mean, rounded; a flow of s > 1
+//              seats is written as a LIST of s × objectsPerSeat objects, which the work estimator
+//              prices at s seats
+//
+// A flow's requests must classify into its FlowSchema: its user, groups, verb and resource are
+// taken from the schema's rules (a wildcard becomes a concrete value) and checked with the same
+// classifier the simulator runs; a schema whose rules give no request that lands in it (a broader
+// schema of higher precedence catches each) is skipped with a warning, as are watches (their
+// execution is their initial listing, not their length).
+
+import { buildClassifier } from '../../engine/flowcontrol/classifier.ts';
+import { parseExposition, samplesByKey, type ExpositionSample } from '../../engine/prometheus-text.ts';
+import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../../engine/resources/defaults.ts';
+import type { FlowSchema, PolicyRulesWithSubjects, PriorityLevelConfiguration, Subject } from '../../engine/resources/types.ts';
+import { NORMAL_Z_P99 } from '../distributions.ts';
+import { requestDigest, type RequestShape } from '../request-shape.ts';
+
+/** The prefix of every flow `--traffic` writes; `--merge` replaces these and keeps the operator's. */
+export const OBSERVED_PREFIX = 'observed-';
+const NAMED_VERBS = new Set(['get', 'update', 'patch', 'delete']);
+
+export interface ObservedFlow {
+  name: string;
+  user: string;
+  groups: string[];
+  verb: string;
+  apiGroup?: string;
+  resource?: string;
+  namespace?: string;
+  objectName?: string;
+  path?: string;
+  objects?: number;
+  arrival: { type: 'poisson'; rate: number };
+  service: { type: 'lognormal'; median: string; p99: string } | { type: 'exponential'; mean: string };
+}
+
+export interface ObservedTraffic {
+  flows: ObservedFlow[];
+  warnings: string[];
+}
+
+const key = (fs: string, pl: string) => `${fs}\u0000${pl}`;
+const pairOf = (labels: Record<string, string>) =>
+  labels.flow_schema === undefined || labels.priority_level === undefined ? undefined : key(labels.flow_schema, labels.priority_level);
+/** A sample's labels less `le`: which series of a histogram a bucket belongs to. */
+const seriesOf = (labels: Record<string, string>) => JSON.stringify(Object.entries(labels).filter(([k]) => k !== 'le'));
+/** A finite, non-negative value, or 0 (a counter that reads NaN or negative counts nothing). */
+const num = (value: number | undefined) => (value !== undefined && Number.isFinite(value) && value >= 0 ? value : 0);
+
+/** Δ of a counter summed over a pair's series; a counter that went down (a restart) counts from 0. */
+function counterDelta(before: ExpositionSample[] | undefined, after: ExpositionSample[] | undefined): number {
+  const prior = new Map((before ?? []).map((m) => [seriesOf(m.labels), num(m.value)]));
+  let delta = 0;
+  for (const m of after ?? []) {
+    const now = num(m.value);
+    const then = prior.get(seriesOf(m.labels)) ?? 0;
+    delta += now >= then ? now - then : now;
+  }
+  return delta;
+}
+
+interface HistogramDelta {
+  count: number;
+  sum: number;
+  /** Cumulative counts by upper bound, ascending, +Inf last. */
+  buckets: [number, number][];
+}
+
+/** One scrape's histograms of a family by FlowSchema × level (regular executions only, if asked). */
+type Histograms = { count: Map<string, ExpositionSample[]>; sum: Map<string, ExpositionSample[]>; bucket: Map<string, ExpositionSample[]> };
+
+function histograms(samples: readonly ExpositionSample[], family: string, filter: (labels: Record<string, string>) => boolean = () => true): Histograms {
+  const keyOf = (labels: Record<string, string>) => (filter(labels) ? pairOf(labels) : undefined);
+  return {
+    count: samplesByKey(samples, `${family}_count`, keyOf),
+    sum: samplesByKey(samples, `${family}_sum`, keyOf),
+    bucket: samplesByKey(samples, `${family}_bucket`, keyOf),
+  };
+}
+
+/** The window's histogram of a pair: each series' after − before (from 0 when its count went down). */
+function histogramDelta(before: Histograms, after: Histograms, pair: string): HistogramDelta {
+  const restarted = new Set<string>();
+  const priorCount = new Map((before.count.get(pair) ?? []).map((m) => [seriesOf(m.labels), num(m.value)]));
+  let count = 0;
+  for (const m of after.count.get(pair) ?? []) {
+    const id = seriesOf(m.labels);
+    const then = priorCount.get(id) ?? 0;
+    if (num(m.value) < then) restarted.add(id);
+    count += num(m.value) - (restarted.has(id) ? 0 : then);
+  }
+  const minus = (list: ExpositionSample[] | undefined, prior: ExpositionSample[] | undefined, keyOf: (m: ExpositionSample) => string) => {
+    const then = new Map((prior ?? []).map((m) => [keyOf(m), num(m.value)]));
+    return (list ?? []).map((m) => [m, num(m.value) - (restarted.has(seriesOf(m.labels)) ? 0 : (then.get(keyOf(m)) ?? 0))] as const);
+  };
+  let sum = 0;
+  for (const [, value] of minus(after.sum.get(pair), before.sum.get(pair), (m) => seriesOf(m.labels))) sum += value;
+  const buckets = new Map<number, number>();
+  for (const [m, value] of minus(after.bucket.get(pair), before.bucket.get(pair), (m) => JSON.stringify(Object.entries(m.labels)))) {
+    const le = m.labels.le;
+    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+    if (le === undefined || Number.isNaN(bound)) continue;
+    buckets.set(bound, (buckets.get(bound) ?? 0) + value);
+  }
+  return { count, sum, buckets: [...buckets].sort((a, b) => a[0] - b[0]) };
+}
+
+/** Prometheus' histogram_quantile: linear within the bucket the rank falls in. */
+export function histogramQuantile(q: number, h: HistogramDelta): number | undefined {
+  if (h.count <= 0 || h.buckets.length === 0) return undefined;
+  const rank = q * h.buckets[h.buckets.length - 1]![1];
+  let lowerBound = 0;
+  let lowerCount = 0;
+  for (const [bound, cumulative] of h.buckets) {
+    if (cumulative >= rank) {
+      if (bound === Number.POSITIVE_INFINITY) return lowerBound;
+      const inBucket = cumulative - lowerCount;
+      return inBucket <= 0 ? bound : lowerBound + ((bound - lowerBound) * (rank - lowerCount)) / inBucket;
+    }
+    lowerBound = bound;
+    lowerCount = cumulative;
+  }
+  return lowerBound;
+}
+
+const ms = (seconds: number) => `${Math.max(0.001, Math.round(seconds * 1e6) / 1e3)}ms`;
+
+/**
+ * A log-normal with this mean and p99: mean = median·e^(σ²/2) and p99 = median·e^(zσ), so σ is the
+ * smaller root of σ²/2 − zσ + ln(p99/mean) = 0. None when the p99 is not above the mean (or too
+ * far above it for any log-normal): then an exponential of the mean.
+ */
+export function serviceFrom(meanSeconds: number, p99Seconds: number | undefined): ObservedFlow['service'] {
+  if (p99Seconds !== undefined && p99Seconds > meanSeconds && meanSeconds > 0) {
+    const r = Math.log(p99Seconds / meanSeconds);
+    const disc = NORMAL_Z_P99 * NORMAL_Z_P99 - 2 * r;
+    if (disc >= 0) {
+      const sigma = NORMAL_Z_P99 - Math.sqrt(disc);
+      const median = meanSeconds / Math.exp((sigma * sigma) / 2);
+      return { type: 'lognormal', median: ms(median), p99: ms(p99Seconds) };
+    }
+  }
+  return { type: 'exponential', mean: ms(meanSeconds) };
+}
+
+/** Requests a rule's subjects and rules can make, most specific first; wildcards made concrete. */
+function* candidateShapes(rule: PolicyRulesWithSubjects, wantList: boolean): Generator<Omit<RequestShape, 'name' | 'subresource'>> {
+  const users = (rule.subjects ?? []).flatMap(userOf);
+  for (const who of users) {
+    for (const r of rule.resourceRules ?? []) {
+      const verbs = r.verbs ?? [];
+      const verb = verbs.includes(wantList ? 'list' : 'get') || verbs.includes('*') ? (wantList ? 'list' : 'get') : (verbs.find((v) => v !== 'watch') ?? '');
+      if (verb === '') continue;
+      const apiGroup = (r.apiGroups ?? []).find((g) => g !== '*') ?? '';
+      const resource = (r.resources ?? []).find((x) => x !== '*') ?? 'configmaps';
+      const namespaces = r.namespaces ?? [];
+      const namespace = namespaces.find((n) => n !== '*') ?? (namespaces.includes('*') ? 'default' : '');
+      if (namespace === '' && r.clusterScope !== true) continue;
+      yield { ...who, verb, apiGroup, resource: resource.split('/')[0]!, namespace, nonResourcePath: '' };
+    }
+    for (const r of rule.nonResourceRules ?? []) {
+      const verb = (r.verbs ?? []).find((v) => v !== '*') ?? 'get';
+      const url = (r.nonResourceURLs ?? []).find((u) => u !== '*') ?? '/healthz';
+      yield { ...who, verb, apiGroup: '', resource: '', namespace: '', nonResourcePath: url.endsWith('*') ? `${url.slice(0, -1)}observed` : url };
+    }
+  }
+}
+
+function userOf(subject: Subject): { user: string; groups: string[] }[] {
+  switch (subject.kind) {
+    case 'User': {
+      const name = subject.user?.name ?? '*';
+      return [{ user: name === '*' ? 'observed-user' : name, groups: ['system:authenticated'] }];
+    }
+    case 'ServiceAccount': {
+      const ns = subject.serviceAccount?.namespace ?? 'default';
+      const name = subject.serviceAccount?.name ?? '*';
+      return [
+        {
+          user: `system:serviceaccount:${ns}:${name === '*' ? 'observed' : name}`,
+          groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
+        },
+      ];
+    }
+    case 'Group': {
+      const group = subject.group?.name ?? '*';
+      if (group === 'system:unauthenticated') return [{ user: 'system:anonymous', groups: ['system:unauthenticated'] }];
+      return [
+        { user: 'observed-user', groups: group === '*' || group === 'system:authenticated' ? ['system:authenticated'] : [group, 'system:authenticated'] },
+      ];
+    }
+    default:
+      return [];
+  }
+}
+
+/** A flow name from the schema's: observed-<schema>, within the scenario's name rules. */
+function flowName(schema: string): string {
+  return `${OBSERVED_PREFIX}${schema.replace(/[^A-Za-z0-9._-]+/g, '-')}`.slice(0, 63).replace(/[^A-Za-z0-9]+$/, '');
+}
+
+export function observedTraffic(input: {
+  before: string;
+  after: string;
+  elapsedSeconds: number;
+  flowSchemas: readonly Record<string, unknown>[];
+  priorityLevels: readonly Record<string, unknown>[];
+  objectsPerSeat: number;
+}): ObservedTraffic {
+  const warnings: string[] = [];
+  const a = parseExposition(input.before);
+  const b = parseExposition(input.after);
+  const schemas = input.flowSchemas.map((f) => defaultFlowSchema(f as FlowSchema));
+  const levels = input.priorityLevels.map((p) => defaultPriorityLevelConfiguration(p as PriorityLevelConfiguration));
+  const classifier = buildClassifier(schemas, levels);
+  const bySchema = new Map(schemas.map((s) => [s.metadata?.name ?? '', s]));
+
+  const counters = (name: string) => [samplesByKey(a, name, pairOf), samplesByKey(b, name, pairOf)] as const;
+  const dispatched = counters('apiserver_flowcontrol_dispatched_requests_total');
+  const rejected = counters('apiserver_flowcontrol_rejected_requests_total');
+  const regular = (labels: Record<string, string>) => labels.type !== 'watch';
+  const execution = [
+    histograms(a, 'apiserver_flowcontrol_request_execution_seconds', regular),
+    histograms(b, 'apiserver_flowcontrol_request_execution_seconds', regular),
+  ] as const;
+  const seats = [histograms(a, 'apiserver_flowcontrol_work_estimated_seats'), histograms(b, 'apiserver_flowcontrol_work_estimated_seats')] as const;
+
+  const pairs = [...new Set([...dispatched[1].keys(), ...rejected[1].keys()])].sort();
+  const flows: ObservedFlow[] = [];
+  for (const pair of pairs) {
+    const [fs, pl] = pair.split('\u0000') as [string, string];
+    const arrivals = counterDelta(dispatched[0].get(pair), dispatched[1].get(pair)) + counterDelta(rejected[0].get(pair), rejected[1].get(pair));
+    if (arrivals <= 0) continue;
+    const rate = Math.round((arrivals / input.elapsedSeconds) * 1000) / 1000;
+    const exec = histogramDelta(execution[0], execution[1], pair);
+    if (exec.count <= 0) {
+      warnings.push(`${fs} (level ${pl}): ${arrivals} requests arrived but none finished a regular execution in the window: no flow written`);
+      continue;
+    }
+    const seatHistogram = histogramDelta(seats[0], seats[1], pair);
+    const meanSeats = seatHistogram.count > 0 ? seatHistogram.sum / seatHistogram.count : 1;
+    const wantSeats = Math.max(1, Math.round(meanSeats));
+    const schema = bySchema.get(fs);
+    if (schema === undefined) {
+      warnings.push(`${fs} (level ${pl}): /metrics names a FlowSchema the server did not list: no flow written`);
+      continue;
+    }
+    let shape: Omit<RequestShape, 'name' | 'subresource'> | undefined;
+    for (const rule of schema.spec?.rules ?? []) {
+      for (const candidate of candidateShapes(rule, wantSeats > 1)) {
+        const digest = requestDigest({ ...candidate, name: '', subresource: '' });
+        if (classifier.classify(digest).flowSchema.metadata?.name === fs) {
+          shape = candidate;
+          break;
+        }
+      }
+      if (shape !== undefined) break;
+    }
+    if (shape === undefined) {
+      warnings.push(`${fs} (level ${pl}): no request its rules describe classifies into it (a schema of higher precedence takes each): no flow written`);
+      continue;
+    }
+    const flow: ObservedFlow = {
+      name: flowName(fs),
+      user: shape.user,
+      groups: [...shape.groups],
+      verb: shape.verb,
+      arrival: { type: 'poisson', rate },
+      service: serviceFrom(exec.sum / exec.count, histogramQuantile(0.99, exec)),
+    };
+    if (shape.nonResourcePath !== '') flow.path = shape.nonResourcePath;
+    else {
+      if (shape.apiGroup !== '') flow.apiGroup = shape.apiGroup;
+      flow.resource = shape.resource;
+      if (shape.namespace !== '') flow.namespace = shape.namespace;
+      if (shape.verb === 'list') flow.objects = wantSeats * input.objectsPerSeat;
+      else {
+        // A request that names its object (a GET by name, not a LIST): as the URL would.
+        if (NAMED_VERBS.has(shape.verb)) flow.objectName = 'observed';
+        if (wantSeats > 1)
+          warnings.push(`${fs} (level ${pl}): its requests took ${meanSeats.toFixed(2)} seats on average, but its rules allow no LIST: written at 1 seat`);
+      }
+    }
+    flows.push(flow);
+  }
+  return { flows, warnings };
+}
