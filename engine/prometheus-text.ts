@@ -15,7 +15,7 @@ export interface ExpositionSample {
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*/;
 const LABEL = /\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?/y;
 
-function unescape(value: string): string {
+function unescapeLabel(value: string): string {
   return value.includes('\\') ? value.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)) : value;
 }
 
@@ -46,7 +46,7 @@ export function parseExposition(text: string): ExpositionSample[] {
       at++;
       LABEL.lastIndex = at;
       for (let m = LABEL.exec(line); m !== null; m = LABEL.exec(line)) {
-        labels[m[1]!] = unescape(m[2]!);
+        labels[m[1]!] = unescapeLabel(m[2]!);
         at = LABEL.lastIndex;
       }
       while (line[at] === ' ') at++;

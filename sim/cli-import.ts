@@ -32,14 +32,16 @@ const SIM_IMPORT_FLAGS = {
     'string',
     'merge',
     '',
-    "an existing scenario to refresh: its configuration, limits and object counts are replaced by the server's, its flows (but earlier observed-* ones, with --traffic) and everything else are kept",
+    "an existing scenario to refresh: its configuration, limits and object counts are replaced by the server's, " +
+      'its flows (but earlier observed-* ones, with --traffic) and everything else are kept',
     { valueName: 'SCENARIO' },
   ),
   traffic: flag(
     'duration',
     'traffic',
     0,
-    "also scrape /metrics again this long after the first scrape and write flows (observed-<flowschema>) that reproduce each FlowSchema's request rate, execution time and seats over that window; 0: no flows",
+    'also scrape /metrics again this long after the first scrape and write flows (observed-<flowschema>) that reproduce ' +
+      "each FlowSchema's request rate, execution time and seats over that window; 0: no flows",
     { valueName: 'DURATION', validate: (value, name) => (value < 0 ? `${name} can not be negative` : undefined) },
   ),
   requestTimeoutMs: flag(
@@ -179,7 +181,8 @@ export async function runSimImport(args: string[], output: Output, limits: { max
       `wrote ${out}: ${plcs.manifests.length} PriorityLevelConfigurations, ${schemas.manifests.length} FlowSchemas, server concurrency limit ` +
         `${result.serverConcurrencyLimit}, ` +
         `object counts for ${Object.keys(result.objectCounts).length} resources` +
-        `${observed === undefined ? '' : `, ${observed.flows.length} observed flows`}${existing === undefined ? '' : `, merged into ${merge}`}, from ${server}\n`,
+        `${observed === undefined ? '' : `, ${observed.flows.length} observed flows`}` +
+        `${existing === undefined ? '' : `, merged into ${merge}`}, from ${server}\n`,
     );
     return 0;
   } catch (error) {
