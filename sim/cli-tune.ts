@@ -104,7 +104,8 @@ export async function runSimTune(args: string[], output: Output): Promise<number
   if (reportWarnings(inputs.loaded.warnings, options.strict, 'sim tune', output)) return 1;
   const loaded = inputs.loaded;
   output.stdout(
-    `SCENARIO=${scenarioFile} NAME=${loaded.scenario.name} OBJECTIVES=${objectivesFile}${variantFiles.length > 0 ? ` VARIANT=${variantFiles.join(',')}` : ''} ` +
+    `SCENARIO=${scenarioFile} NAME=${loaded.scenario.name} OBJECTIVES=${objectivesFile}` +
+      `${variantFiles.length > 0 ? ` VARIANT=${variantFiles.join(',')}` : ''} ` +
       `BUDGET=${budget} WORKERS=${workers}\n`,
   );
 
@@ -258,7 +259,8 @@ export async function runSimTune(args: string[], output: Output): Promise<number
       output.stdout(
         changes.length === 0
           ? 'MET: the configuration as it is meets every objective\n'
-          : `MET by candidate ${result.best.index}:\n${changes.map((c) => `  ${c}\n`).join('')}why, and what it costs:\n${effects.map((e) => `  ${e}\n`).join('')}`,
+          : `MET by candidate ${result.best.index}:\n${changes.map((c) => `  ${c}\n`).join('')}` +
+              `why, and what it costs:\n${effects.map((e) => `  ${e}\n`).join('')}`,
       );
     } else {
       output.stdout(

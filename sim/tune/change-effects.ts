@@ -70,34 +70,39 @@ function levelSentences(name: string, edit: Partial<LevelParams>, c: Candidate, 
     );
   }
   if (edit.borrowingLimitPercent !== undefined) {
+    const borrowed = worstOver(recommended, (d) => d.levels[name]?.borrowingMaxSeats) ?? 0;
     const limit = (pct: number | undefined) => (pct === undefined ? 'unlimited' : `${Math.round((nominalAfter * pct) / 100)} seats`);
     lines.push(
       field(
-        `borrowingLimitPercent ${base.borrowingLimitPercent ?? 'unset'} → ${edit.borrowingLimitPercent}: it may borrow ${limit(edit.borrowingLimitPercent)} ` +
-          `instead of ${limit(base.borrowingLimitPercent)} (it borrowed up to ${fmtNumber(worstOver(recommended, (d) => d.levels[name]?.borrowingMaxSeats) ?? 0)}); ` +
-          'what it borrows, lenders lose while they have demand of their own',
+        `borrowingLimitPercent ${base.borrowingLimitPercent ?? 'unset'} → ${edit.borrowingLimitPercent}: ` +
+          `it may borrow ${limit(edit.borrowingLimitPercent)} instead of ${limit(base.borrowingLimitPercent)} ` +
+          `(it borrowed up to ${fmtNumber(borrowed)}); what it borrows, lenders lose while they have demand of their own`,
       ),
     );
   }
   if (edit.handSize !== undefined) {
     const seatsBefore = before?.maxSeats ?? 0;
     const seatsAfter = after?.maxSeats ?? seatsBefore;
+    const more =
+      seatsAfter < seatsBefore ? `up to ${times(seatsBefore, seatsAfter)} as many run at once; ${cpuClause(baseline, recommended)}` : 'fewer run at once';
     const seats =
       seatsAfter !== seatsBefore
         ? `; it also sets the level's maxSeats (⌈NominalCL / handSize⌉) ${seatsBefore} → ${seatsAfter}, so each heavy request is charged ` +
-          `${seatsAfter} seats instead of ${seatsBefore} and ${seatsAfter < seatsBefore ? `up to ${times(seatsBefore, seatsAfter)} as many run at once; ${cpuClause(baseline, recommended)}` : 'fewer run at once'}`
+          `${seatsAfter} seats instead of ${seatsBefore} and ${more}`
         : '';
     lines.push(
       field(
-        `handSize ${base.handSize} → ${edit.handSize}: each flow may use ${edit.handSize} of the ${next.queues} queues instead of ${base.handSize}, so fewer flows collide in their shortest queue${seats}`,
+        `handSize ${base.handSize} → ${edit.handSize}: each flow may use ${edit.handSize} of the ${next.queues} queues instead of ${base.handSize}, ` +
+          `so fewer flows collide in their shortest queue${seats}`,
       ),
     );
   }
   if (edit.queues !== undefined) {
     lines.push(
       field(
-        `queues ${base.queues} → ${edit.queues}: flows spread over ${edit.queues} queues, so fewer share a queue by chance; up to ` +
-          `${fmtNumber(edit.queues * (next.queueLengthLimit ?? 0))} requests may now wait at once instead of ${fmtNumber((base.queues ?? 0) * (next.queueLengthLimit ?? 0))}`,
+        `queues ${base.queues} → ${edit.queues}: flows spread over ${edit.queues} queues, so fewer share a queue by chance; ` +
+          `up to ${fmtNumber(edit.queues * (next.queueLengthLimit ?? 0))} requests may now wait at once ` +
+          `instead of ${fmtNumber((base.queues ?? 0) * (next.queueLengthLimit ?? 0))}`,
       ),
     );
   }
@@ -106,8 +111,9 @@ function levelSentences(name: string, edit: Partial<LevelParams>, c: Candidate, 
     const waitAfter = worstOver(recommended, (d) => levelWaitP99(d, name));
     lines.push(
       field(
-        `queueLengthLimit ${base.queueLengthLimit} → ${edit.queueLengthLimit}: a queue holds ${edit.queueLengthLimit} requests before it rejects with 429 ` +
-          `instead of ${base.queueLengthLimit}; requests that were rejected wait instead (its flows' worst wait p99 ${fmtSeconds(waitBefore)} → ${fmtSeconds(waitAfter)})`,
+        `queueLengthLimit ${base.queueLengthLimit} → ${edit.queueLengthLimit}: a queue holds ${edit.queueLengthLimit} requests ` +
+          `before it rejects with 429 instead of ${base.queueLengthLimit}; requests that were rejected wait instead ` +
+          `(its flows' worst wait p99 ${fmtSeconds(waitBefore)} → ${fmtSeconds(waitAfter)})`,
       ),
     );
   }
