@@ -19,7 +19,7 @@ import { renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
 import { PROTOBUF_MEDIA_TYPE } from '../api/handlers/content-negotiation.ts';
 import type { Executor, Work } from '../workers/executor.ts';
 import { createInlineExecutor } from '../workers/inline-executor.ts';
-import { encodeObjectsWork, splitObjectsJson } from '../workers/objects-json.ts';
+import { encodeObjectsWork, splitEncodedObjects } from '../workers/objects-json.ts';
 import { createPiscinaExecutor } from '../workers/piscina-executor.ts';
 import { DEFAULT_POOL_THRESHOLDS } from '../workers/routing-executor.ts';
 
@@ -234,7 +234,7 @@ async function encodeSection(pool: Executor, inline: Executor, hopUs: number): P
       record(stage, 'pool', bodyKb, await measure(() => pool.execute(work(forms)), reps, warmup), here);
     }
     // Plain JSON once every item's JSON is cached: no stage at all, the body is a copy.
-    const jsons = splitObjectsJson(await inline.execute<Buffer>(encodeObjectsWork(forms)));
+    const jsons = splitEncodedObjects(await inline.execute<Buffer>(encodeObjectsWork(forms)));
     const concat = await measure(async () => concatCachedJson(jsons), reps, warmup);
     record('cached JSON list body', 'inline copy', concatCachedJson(jsons).byteLength / 1024, concat, concat);
     if (count === 100 || count === 1000) {

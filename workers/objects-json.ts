@@ -1,22 +1,38 @@
-// The `encode-objects` stage: many objects' JSON at once, so the watch cache can keep each one's
-// encoding (StoredForm.jsonBytes) and every later LIST, GET and watch only copies bytes. The result
-// is one buffer, moved back from a worker whole: a count, each object's end offset, then the JSON
-// texts back to back; `splitObjectsJson` cuts it into one view per object (no copy).
+// Per-object encodings made many at a time, so that each stored object version keeps its bytes and
+// every later LIST, GET and watch only copies them: `encode-objects`, each object's JSON (kept as
+// StoredForm.jsonBytes), and `encode-yaml-items`, each object's YAML as an item of a list (kept by
+// api/handlers/encoded-items.ts). The result is one buffer, moved back from a worker whole: a count,
+// each object's end offset, then the texts back to back; `splitEncodedObjects` cuts it into one view
+// per object (no copy).
 
 import { goJsonText } from '../engine/store/go-json.ts';
+import { yamlListItem, yamlText } from '../engine/store/yaml-text.ts';
 import type { StoredForm } from '../engine/store/store-types.ts';
 import type { Work } from './executor.ts';
 import { objectsOf } from './stored-objects.ts';
 
 export const ENCODE_OBJECTS_STAGE = 'encode-objects';
+export const ENCODE_YAML_ITEMS_STAGE = 'encode-yaml-items';
 
 /** Work that encodes `forms` (their objects, or their codec bytes once packed for a worker). */
 export function encodeObjectsWork(forms: readonly StoredForm[]): Work {
   return { stage: ENCODE_OBJECTS_STAGE, payload: { objects: forms } };
 }
 
+/** Work that writes `forms` as YAML list items (engine/store/yaml-text.ts). */
+export function encodeYamlItemsWork(forms: readonly StoredForm[]): Work {
+  return { stage: ENCODE_YAML_ITEMS_STAGE, payload: { objects: forms } };
+}
+
 export function encodeObjectsJson(payload: unknown): Buffer {
-  const texts = objectsOf(payload).map((object) => goJsonText(object));
+  return packTexts(objectsOf(payload).map((object) => goJsonText(object)));
+}
+
+export function encodeYamlItems(payload: unknown): Buffer {
+  return packTexts(objectsOf(payload).map((object) => yamlListItem(yamlText(object))));
+}
+
+function packTexts(texts: readonly string[]): Buffer {
   const headerBytes = 4 * (texts.length + 1);
   let byteLength = headerBytes;
   const lengths = new Uint32Array(texts.length);
@@ -36,8 +52,8 @@ export function encodeObjectsJson(payload: unknown): Buffer {
   return out;
 }
 
-/** One view per object into an `encode-objects` result. */
-export function splitObjectsJson(bytes: Buffer): Buffer[] {
+/** One view per object into an `encode-objects` or `encode-yaml-items` result. */
+export function splitEncodedObjects(bytes: Buffer): Buffer[] {
   const count = bytes.readUInt32LE(0);
   const parts: Buffer[] = new Array(count);
   let start = 4 * (count + 1);

@@ -21,6 +21,8 @@ export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
   'render-table': 64 * 1024,
   // YAML: the yaml library costs ≈ 20× JSON (≈ 130 µs per codec KB).
   'render-yaml': 4 * 1024,
+  // YAML list items, made once per object version (the same emitter as render-yaml).
+  'encode-yaml-items': 4 * 1024,
   // Protobuf, measured cold (≈ 2.2× encode-objects, ≈ 11 µs per codec KB); objects whose messages
   // the main thread has cached cost less, but the line is drawn at the cold cost.
   'render-protobuf': 32 * 1024,

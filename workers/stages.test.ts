@@ -7,7 +7,7 @@ import type { KubeObject } from '../engine/resources/types.ts';
 import { renderBody, renderStageFor, renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
 import { PROTOBUF_MEDIA_TYPE } from '../api/handlers/content-negotiation.ts';
 import { encodeObject as encodeProtobuf } from '../api/protobuf/objects.ts';
-import { encodeObjectsWork, splitObjectsJson } from './objects-json.ts';
+import { encodeObjectsWork, splitEncodedObjects } from './objects-json.ts';
 import { findStage, SLEEP_CPU_ITERATIONS_MAX, sleepCpu, stageNames, STAGES } from './stages.ts';
 import { packPayload } from './stored-objects.ts';
 
@@ -155,14 +155,14 @@ test('encode-objects gives each object its cached JSON, from the objects or from
   const there = run(work.stage, packedPayload(work.payload as object)) as Buffer;
   assert.ok(here.equals(there), 'same bytes whichever thread decodes');
   assert.ok(ownsWholeBuffer(here));
-  const parts = splitObjectsJson(here);
+  const parts = splitEncodedObjects(here);
   assert.equal(
     parts.map((p) => p.toString('utf8')),
     forms().map((f) => JSON.stringify(f.object).replace(/</g, '\\u003c').replace(/>/g, '\\u003e')),
   );
   // resourceVersion sits where Go's ObjectMeta puts it: after uid, before generation.
   assert.equal(Object.keys(JSON.parse(parts[0]!.toString()).metadata), ['name', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'labels']);
-  assert.equal(splitObjectsJson(run('encode-objects', { objects: [] }) as Buffer), []);
+  assert.equal(splitEncodedObjects(run('encode-objects', { objects: [] }) as Buffer), []);
 });
 
 for (const [name, spec] of RENDER_CASES) {

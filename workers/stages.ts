@@ -11,7 +11,7 @@ import { threadId, type TransferListItem } from 'node:worker_threads';
 import { goJsonText, newlineTerminatedBytes } from '../engine/store/go-json.ts';
 import { renderBody, type RenderSpec } from '../api/handlers/render-body.ts';
 import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, patchWorkSize, runPatchStage } from '../api/handlers/patch-work.ts';
-import { ENCODE_OBJECTS_STAGE, encodeObjectsJson } from './objects-json.ts';
+import { ENCODE_OBJECTS_STAGE, ENCODE_YAML_ITEMS_STAGE, encodeObjectsJson, encodeYamlItems } from './objects-json.ts';
 import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
 
 export interface Stage {
@@ -59,6 +59,15 @@ const STAGE_LIST: readonly Stage[] = [
     sizeUnit: 'bytes',
     sizeOf: objectsByteLength,
     run: encodeObjectsJson,
+    pack: packPayload,
+  },
+  {
+    // Stored objects → each one's YAML as a list item, for a YAML LIST to reuse (api/handlers/encoded-items.ts).
+    name: ENCODE_YAML_ITEMS_STAGE,
+    purpose: 'serving',
+    sizeUnit: 'bytes',
+    sizeOf: objectsByteLength,
+    run: encodeYamlItems,
     pack: packPayload,
   },
   // Stored objects → a response body (api/handlers/render-body.ts), one stage per cost class so each

@@ -8,6 +8,7 @@ import { commandHelp, type CommandSpec } from '../../cli/command.ts';
 import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import { DEFAULT_MAX_WATCHES_PER_USER } from '../handlers/watch-limit.ts';
 import { defaultThreadCount } from '../../workers/piscina-executor.ts';
+import { DEFAULT_ENCODING_CACHE_BYTES } from '../handlers/encoded-items.ts';
 
 /** More threads than this only compete for the same cores. */
 export const MAX_EXECUTION_THREADS = 256;
@@ -92,6 +93,13 @@ export const SERVE_FLAGS = {
     true,
     'Classify requests with FlowSchemas and admit them through API Priority and Fairness. When false, --max-requests-inflight and ' +
       '--max-mutating-requests-inflight limit them instead.',
+  ),
+  encodingCacheBytes: flag(
+    'int',
+    'encoding-cache-bytes',
+    DEFAULT_ENCODING_CACHE_BYTES,
+    "Bytes the stored objects' kept encodings besides JSON (each one's YAML as a list item) may hold in all; past it, they are made per response. 0 keeps none.",
+    { validate: notNegative },
   ),
   encryptionProviderConfig: flag('string', 'encryption-provider-config', '', 'File with an EncryptionConfiguration for encrypting stored objects.'),
   encryptionProviderConfigAutomaticReload: flag(

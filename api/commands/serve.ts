@@ -227,6 +227,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     enablePriorityAndFairness: options.enablePriorityAndFairness,
     apfEnforce: options.apfEnforce,
     showHiddenMetrics: options.showHiddenMetricsForVersion !== '',
+    encodingCacheBytes: options.encodingCacheBytes,
     workEstimator,
     accessControl: access.value,
     verbosity: options.verbosity,

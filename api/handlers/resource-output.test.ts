@@ -5,7 +5,7 @@ import { encodeObject } from '../../engine/store/codec.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import type { Executor, Work } from '../../workers/executor.ts';
 import { createInlineExecutor } from '../../workers/inline-executor.ts';
-import { cacheJson } from './resource-output.ts';
+import { cacheJson } from './encoded-items.ts';
 
 const forms = (count: number, prefix = 'o') =>
   Array.from({ length: count }, (_, i) => {

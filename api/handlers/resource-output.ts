@@ -12,13 +12,14 @@ import { goJsonText } from '../../engine/store/go-json.ts';
 import { BoundedCache } from '../../engine/bounded-cache.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
-import { encodeObjectsWork, splitObjectsJson } from '../../workers/objects-json.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES, tableConversions, type NegotiatedMediaType } from './content-negotiation.ts';
 import { ApiError } from '../errors.ts';
 import { parseIncludeObject, type FlowcontrolKind } from './table.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { type BodyParts, sendBody, sendBytes } from '../server/response-body.ts';
 import { renderWork, type RenderSpec } from './render-body.ts';
+import { cacheJson, type YamlItems } from './encoded-items.ts';
+import { yamlListFrame } from '../../engine/store/yaml-text.ts';
 import { wantsPretty, type Representation } from './respond.ts';
 
 export interface OutputContext {
@@ -30,6 +31,8 @@ export interface OutputContext {
   nowMs: () => number;
   /** Where encoding work runs (the routing executor of the execution plane, or inline). */
   executor: Executor;
+  /** Each object's YAML as a list item, kept (encoded-items.ts); absent: YAML LISTs are rendered whole. */
+  yamlItems?: YamlItems | undefined;
 }
 
 export interface Output extends Representation {
@@ -84,48 +87,6 @@ export function negotiate(context: RequestContext, metaGroup: string, options: {
     negotiation.outputs[slot] = output;
   }
   return output;
-}
-
-// Forms whose JSON is being computed right now: concurrent requests for the same objects (a LIST
-// flood right after start-up) wait for that work instead of repeating it.
-const encoding = new WeakMap<StoredForm, Promise<void>>();
-
-/**
- * Makes sure every form has its JSON cached. Encoding many objects is work for the execution plane:
- * the routing executor keeps a few on the main thread and sends many to a worker as codec bytes.
- */
-export async function cacheJson(forms: readonly StoredForm[], executor: Executor): Promise<void> {
-  const missing: StoredForm[] = [];
-  const others = new Set<Promise<void>>();
-  for (const form of forms) {
-    if (form.jsonBytes !== undefined) continue;
-    const pending = encoding.get(form);
-    if (pending !== undefined) others.add(pending);
-    else missing.push(form);
-  }
-  let own: Promise<void> | undefined;
-  if (missing.length > 0) {
-    own = executor.execute<Buffer>(encodeObjectsWork(missing)).then((bytes) => {
-      const parts = splitObjectsJson(bytes);
-      for (let i = 0; i < missing.length; i++) missing[i]!.jsonBytes ??= parts[i];
-    });
-    // What other requests wait for: settles either way; a failure is reported to this request only.
-    const settled = own.then(
-      () => undefined,
-      () => undefined,
-    );
-    for (const form of missing) encoding.set(form, settled);
-    void settled.then(() => {
-      for (const form of missing) if (encoding.get(form) === settled) encoding.delete(form);
-    });
-  }
-  for (const other of others) await other;
-  if (own !== undefined) await own;
-  // Objects whose encoding by another request failed: encode them here.
-  if (others.size > 0) {
-    const left = forms.filter((form) => form.jsonBytes === undefined);
-    if (left.length > 0) await cacheJson(left, executor);
-  }
 }
 
 /** The stored form of an object the store returned (or one made now, for an object it did not). */
@@ -213,6 +174,13 @@ export function sendList(context: RequestContext, out: OutputContext, output: Ou
  */
 async function sendForms(context: RequestContext, out: OutputContext, output: Output, forms: readonly StoredForm[], metadata: ListMeta): Promise<unknown> {
   const contentType = output.negotiated.contentType;
+  if (output.mediaType === 'application/yaml' && output.conversion === undefined && forms.length > 0 && out.yamlItems !== undefined) {
+    // Each object's kept YAML item between the list's head and tail: what the whole list's YAML would be (engine/store/yaml-text.ts).
+    const items = await out.yamlItems.of(forms, out.executor);
+    const frame = yamlListFrame({ apiVersion: out.apiVersion, kind: out.listKind, metadata });
+    const parts = new FramedParts(Buffer.from(frame.head, 'utf8'), items, Buffer.from(frame.tail, 'utf8'));
+    return sendBody(context.res, 200, contentType, parts, parts.byteLength);
+  }
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, forms, renderSpec(context, out, output, metadata), 200, contentType);
   await cacheJson(forms, out.executor);
   const head = Buffer.from(
@@ -230,6 +198,29 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
  * many turns of the event loop, and arrays that live that long are copied by every young-generation
  * garbage collection meanwhile.
  */
+/** A head, items back to back, a tail. */
+class FramedParts implements BodyParts {
+  readonly length: number;
+  readonly byteLength: number;
+
+  constructor(
+    private readonly head: Uint8Array,
+    private readonly items: readonly Uint8Array[],
+    private readonly tail: Uint8Array,
+  ) {
+    this.length = items.length + 2;
+    let byteLength = head.byteLength + tail.byteLength;
+    for (const item of items) byteLength += item.byteLength;
+    this.byteLength = byteLength;
+  }
+
+  at(index: number): Uint8Array | undefined {
+    if (index === 0) return this.head;
+    if (index === this.length - 1) return this.tail;
+    return this.items[index - 1];
+  }
+}
+
 class ListParts implements BodyParts {
   readonly length: number;
 

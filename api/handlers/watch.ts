@@ -19,7 +19,8 @@ import { CHUNK_BYTES, ChunkedBody } from '../server/response-body.ts';
 import { checkResourceVersion, type QueryReader } from './query.ts';
 import { PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
 import { encodeObject, watchFrame } from '../protobuf/objects.ts';
-import { cacheJson, type Output, type OutputContext } from './resource-output.ts';
+import { cacheJson } from './encoded-items.ts';
+import type { Output, OutputContext } from './resource-output.ts';
 import { DEFAULT_POOL_THRESHOLDS } from '../../workers/pool-thresholds.ts';
 
 /** kube-apiserver's --min-request-timeout default: watches without timeoutSeconds last 1–2× this. */

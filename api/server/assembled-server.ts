@@ -44,8 +44,9 @@ import { canonicalOrder } from '../../engine/resources/canonical-order.ts';
 import { shapeOf } from '../handlers/decode.ts';
 import type { AccessControl } from '../security/access-control.ts';
 import { withReviewRoutes } from '../handlers/review.ts';
-import { Counter, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { startExecutionPlane, type ExecutionPlane } from './execution-plane.ts';
+import { DEFAULT_ENCODING_CACHE_BYTES, EncodingBudget, YamlItems } from '../handlers/encoded-items.ts';
 
 export interface FairwayServerOptions {
   /** An open store. */
@@ -76,6 +77,8 @@ export interface FairwayServerOptions {
   extraFilters?: readonly Filter[] | undefined;
   /** Where CPU-heavy stages of admitted requests run (api/server/execution-plane.ts); default: inline on the main thread. The caller closes it. */
   executionPlane?: ExecutionPlane;
+  /** --encoding-cache-bytes: what the kept YAML items of stored objects may hold (api/handlers/encoded-items.ts). */
+  encodingCacheBytes?: number | undefined;
   /** --v: 3 and above logs every request (api/server/access-log.ts). */
   verbosity?: number;
 }
@@ -225,6 +228,16 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const executor = plane.executor;
   let executorStarted = false;
   void plane.ready.then(() => (executorStarted = true));
+  const encodingBudget = new EncodingBudget(options.encodingCacheBytes ?? DEFAULT_ENCODING_CACHE_BYTES);
+  const yamlItems = new YamlItems(encodingBudget);
+  new Gauge({
+    name: 'fairway_encoding_cache_bytes',
+    help: "Bytes held by stored objects' kept encodings besides JSON (YAML list items), against --encoding-cache-bytes.",
+    registers: [metrics.registry],
+    collect() {
+      this.set(encodingBudget.usedBytes);
+    },
+  });
   const out = (kind: FlowcontrolKind, listKind: string) => ({
     kind,
     listKind,
@@ -233,6 +246,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     nowMs,
     executor,
     apiDomain,
+    yamlItems,
   });
   const registryDeps = {
     apiVersion,

@@ -47,6 +47,8 @@ export interface InProcessOptions {
   maxRequestBytes?: number | undefined;
   /** Filters after authorization (tests that look at how the chain runs). */
   extraFilters?: readonly Filter[] | undefined;
+  /** --encoding-cache-bytes (0: no YAML item is kept). */
+  encodingCacheBytes?: number | undefined;
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
@@ -91,6 +93,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     serverAddress: () => address,
     accessControl,
     extraFilters: options.extraFilters,
+    encodingCacheBytes: options.encodingCacheBytes,
   });
   const server = createServer(HTTP1_SERVER_OPTIONS, fairway.apiServer.handle);
   installHttp1Rules(server);

@@ -1,0 +1,126 @@
+// Per stored object version, the bytes of an encoding made once and reused by every response until
+// the version leaves the watch cache, as kube-apiserver's caching objects keep each serialization:
+// each object's JSON (StoredForm.jsonBytes, bounded by the watch cache itself), and, counted
+// against one byte budget (`--encoding-cache-bytes`), each object's YAML as a list item. A LIST
+// is then a head, the items' bytes and a tail, whatever the encoding. Making missing items is work
+// for the execution plane, many at a time (a worker for many, the main thread for a few).
+import type { StoredForm } from '../../engine/store/store-types.ts';
+import type { Executor, Work } from '../../workers/executor.ts';
+import { encodeObjectsWork, encodeYamlItemsWork, splitEncodedObjects } from '../../workers/objects-json.ts';
+
+/** 256 MiB: the YAML items of ~40,000 objects of 4 KiB as JSON (a YAML item is about 1.2× its JSON). */
+export const DEFAULT_ENCODING_CACHE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * What the kept encodings may hold in all. A holder's bytes count from when they are kept until
+ * the object version holding them is collected; past the limit, items are made for the response
+ * and not kept.
+ */
+export class EncodingBudget {
+  #used = 0;
+  readonly #released = new FinalizationRegistry<number>((bytes) => {
+    this.#used -= bytes;
+  });
+
+  constructor(readonly limitBytes: number) {}
+
+  get usedBytes(): number {
+    return this.#used;
+  }
+
+  /** Whether `bytes` more may be kept for `holder` (and, if so, they now count). */
+  charge(holder: object, bytes: number): boolean {
+    if (this.#used + bytes > this.limitBytes) return false;
+    this.#used += bytes;
+    this.#released.register(holder, bytes);
+    return true;
+  }
+}
+
+/** Where one encoding of a form is kept, and the work that makes it for many forms. */
+interface Slot {
+  get(form: StoredForm): Uint8Array | undefined;
+  /** Keeps `bytes` for `form` if it may; false when it may not (the budget is spent). */
+  keep(form: StoredForm, bytes: Buffer): boolean;
+  work(forms: readonly StoredForm[]): Work;
+  /** Forms whose encoding is being made now: concurrent requests wait for that work instead of repeating it. */
+  readonly pending: WeakMap<StoredForm, Promise<void>>;
+}
+
+/**
+ * Every form's bytes in `slot`, in order: those kept as they are, the rest made now (one piece of
+ * work for all of them) and kept where the slot may.
+ */
+async function encoded(forms: readonly StoredForm[], executor: Executor, slot: Slot): Promise<Uint8Array[]> {
+  const missing: StoredForm[] = [];
+  const others = new Set<Promise<void>>();
+  for (const form of forms) {
+    if (slot.get(form) !== undefined) continue;
+    const pending = slot.pending.get(form);
+    if (pending !== undefined) others.add(pending);
+    else missing.push(form);
+  }
+  const made = new Map<StoredForm, Uint8Array>();
+  if (missing.length > 0) {
+    const own = executor.execute<Buffer>(slot.work(missing)).then((bytes) => {
+      const parts = splitEncodedObjects(bytes);
+      for (let i = 0; i < missing.length; i++) if (!slot.keep(missing[i]!, parts[i]!)) made.set(missing[i]!, parts[i]!);
+    });
+    // What other requests wait for: settles either way; a failure is reported to this request only.
+    const settled = own.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const form of missing) slot.pending.set(form, settled);
+    void settled.then(() => {
+      for (const form of missing) if (slot.pending.get(form) === settled) slot.pending.delete(form);
+    });
+    await own;
+  }
+  for (const other of others) await other;
+  const out: Uint8Array[] = new Array(forms.length);
+  for (let i = 0; i < forms.length; i++) {
+    const form = forms[i]!;
+    // Made by another request that could not keep it: this one makes its own.
+    out[i] = slot.get(form) ?? made.get(form) ?? (await encoded([form], executor, slot))[0]!;
+  }
+  return out;
+}
+
+const JSON_SLOT: Slot = {
+  get: (form) => form.jsonBytes,
+  keep: (form, bytes) => {
+    form.jsonBytes ??= bytes;
+    return true;
+  },
+  work: encodeObjectsWork,
+  pending: new WeakMap(),
+};
+
+/** Makes sure every form has its JSON kept (StoredForm.jsonBytes). */
+export async function cacheJson(forms: readonly StoredForm[], executor: Executor): Promise<void> {
+  await encoded(forms, executor, JSON_SLOT);
+}
+
+/** Each form's YAML as a list item (engine/store/yaml-text.ts), kept within `budget`. */
+export class YamlItems {
+  readonly #items = new WeakMap<StoredForm, Uint8Array>();
+  readonly #slot: Slot;
+
+  constructor(budget: EncodingBudget) {
+    this.#slot = {
+      get: (form) => this.#items.get(form),
+      keep: (form, bytes) => {
+        if (!budget.charge(form, bytes.byteLength)) return false;
+        this.#items.set(form, bytes);
+        return true;
+      },
+      work: encodeYamlItemsWork,
+      pending: new WeakMap(),
+    };
+  }
+
+  of(forms: readonly StoredForm[], executor: Executor): Promise<Uint8Array[]> {
+    return encoded(forms, executor, this.#slot);
+  }
+}
