@@ -25,19 +25,21 @@ export function encodeYamlItemsWork(forms: readonly StoredForm[]): Work {
 }
 
 export function encodeObjectsJson(payload: unknown): Buffer {
-  return packTexts(objectsOf(payload).map((object) => goJsonText(object)));
+  return packEncoded(objectsOf(payload).map((object) => goJsonText(object)));
 }
 
 export function encodeYamlItems(payload: unknown): Buffer {
-  return packTexts(objectsOf(payload).map((object) => yamlListItem(yamlText(object))));
+  return packEncoded(objectsOf(payload).map((object) => yamlListItem(yamlText(object))));
 }
 
-function packTexts(texts: readonly string[]): Buffer {
+/** Per-object encodings (texts as UTF-8, or bytes) as one buffer that `splitEncodedObjects` cuts again. */
+export function packEncoded(texts: readonly (string | Uint8Array)[]): Buffer {
   const headerBytes = 4 * (texts.length + 1);
   let byteLength = headerBytes;
   const lengths = new Uint32Array(texts.length);
   for (let i = 0; i < texts.length; i++) {
-    lengths[i] = Buffer.byteLength(texts[i]!, 'utf8');
+    const text = texts[i]!;
+    lengths[i] = typeof text === 'string' ? Buffer.byteLength(text, 'utf8') : text.byteLength;
     byteLength += lengths[i]!;
   }
   // Owns its whole ArrayBuffer, so a worker can move it back.
@@ -45,14 +47,16 @@ function packTexts(texts: readonly string[]): Buffer {
   out.writeUInt32LE(texts.length, 0);
   let end = headerBytes;
   for (let i = 0; i < texts.length; i++) {
-    out.write(texts[i]!, end, 'utf8');
+    const text = texts[i]!;
+    if (typeof text === 'string') out.write(text, end, 'utf8');
+    else out.set(text, end);
     end += lengths[i]!;
     out.writeUInt32LE(end, 4 * (i + 1));
   }
   return out;
 }
 
-/** One view per object into an `encode-objects` or `encode-yaml-items` result. */
+/** One view per object into a `packEncoded` buffer (the `encode-*` stages' results). */
 export function splitEncodedObjects(bytes: Buffer): Buffer[] {
   const count = bytes.readUInt32LE(0);
   const parts: Buffer[] = new Array(count);

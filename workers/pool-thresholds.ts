@@ -26,6 +26,8 @@ export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
   // Protobuf, measured cold (≈ 2.2× encode-objects, ≈ 11 µs per codec KB); objects whose messages
   // the main thread has cached cost less, but the line is drawn at the cold cost.
   'render-protobuf': 32 * 1024,
+  // Protobuf messages of objects, made once per object version (cold, as render-protobuf).
+  'encode-protobuf-items': 32 * 1024,
   // Server-side apply and strategic merge: milliseconds even for a small object, so always.
   'apply-patch': 0,
   // Merge and JSON patches (≈ 40 µs per KB of the stored object).

@@ -1,12 +1,14 @@
 // Per stored object version, the bytes of an encoding made once and reused by every response until
 // the version leaves the watch cache, as kube-apiserver's caching objects keep each serialization:
 // each object's JSON (StoredForm.jsonBytes, bounded by the watch cache itself), and, counted
-// against one byte budget (`--encoding-cache-bytes`), each object's YAML as a list item. A LIST
+// against one byte budget (`--encoding-cache-bytes`), each object's YAML as a list item and its
+// protobuf message. A LIST
 // is then a head, the items' bytes and a tail, whatever the encoding. Making missing items is work
 // for the execution plane, many at a time (a worker for many, the main thread for a few).
 import type { StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor, Work } from '../../workers/executor.ts';
 import { encodeObjectsWork, encodeYamlItemsWork, splitEncodedObjects } from '../../workers/objects-json.ts';
+import { keepObjectMessage, keptObjectMessage } from '../protobuf/objects.ts';
 
 /** 256 MiB: the YAML items of ~40,000 objects of 4 KiB as JSON (a YAML item is about 1.2× its JSON). */
 export const DEFAULT_ENCODING_CACHE_BYTES = 256 * 1024 * 1024;
@@ -102,25 +104,45 @@ export async function cacheJson(forms: readonly StoredForm[], executor: Executor
   await encoded(forms, executor, JSON_SLOT);
 }
 
-/** Each form's YAML as a list item (engine/store/yaml-text.ts), kept within `budget`. */
-export class YamlItems {
-  readonly #items = new WeakMap<StoredForm, Uint8Array>();
+/** Kept per form: one encoding's bytes, within `budget`. */
+class KeptItems {
   readonly #slot: Slot;
 
-  constructor(budget: EncodingBudget) {
+  constructor(
+    budget: EncodingBudget,
+    work: (forms: readonly StoredForm[]) => Work,
+    store: { get(form: StoredForm): Uint8Array | undefined; set(form: StoredForm, bytes: Uint8Array): void },
+  ) {
     this.#slot = {
-      get: (form) => this.#items.get(form),
+      get: store.get,
       keep: (form, bytes) => {
         if (!budget.charge(form, bytes.byteLength)) return false;
-        this.#items.set(form, bytes);
+        store.set(form, bytes);
         return true;
       },
-      work: encodeYamlItemsWork,
+      work,
       pending: new WeakMap(),
     };
   }
 
+  /** Each form's bytes, in order: kept ones as they are, the rest made now. */
   of(forms: readonly StoredForm[], executor: Executor): Promise<Uint8Array[]> {
     return encoded(forms, executor, this.#slot);
   }
+}
+
+export type { KeptItems };
+
+/** Each form's YAML as a list item (engine/store/yaml-text.ts). */
+export function yamlItems(budget: EncodingBudget): KeptItems {
+  const items = new WeakMap<StoredForm, Uint8Array>();
+  return new KeptItems(budget, encodeYamlItemsWork, { get: (form) => items.get(form), set: (form, bytes) => items.set(form, bytes) });
+}
+
+export const ENCODE_PROTOBUF_ITEMS_STAGE = 'encode-protobuf-items';
+
+/** Each form's protobuf message, kept where the protobuf codec keeps a stored object's (api/protobuf/objects.ts). */
+export function protobufItems(budget: EncodingBudget): KeptItems {
+  const work = (forms: readonly StoredForm[]): Work => ({ stage: ENCODE_PROTOBUF_ITEMS_STAGE, payload: { objects: forms } });
+  return new KeptItems(budget, work, { get: (form) => keptObjectMessage(form.object), set: (form, bytes) => keepObjectMessage(form.object, bytes) });
 }

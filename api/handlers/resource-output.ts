@@ -12,13 +12,14 @@ import { goJsonText } from '../../engine/store/go-json.ts';
 import { BoundedCache } from '../../engine/bounded-cache.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
-import { negotiateOutput, OBJECT_MEDIA_TYPES, tableConversions, type NegotiatedMediaType } from './content-negotiation.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, tableConversions, type NegotiatedMediaType } from './content-negotiation.ts';
 import { ApiError } from '../errors.ts';
 import { parseIncludeObject, type FlowcontrolKind } from './table.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { type BodyParts, sendBody, sendBytes } from '../server/response-body.ts';
 import { renderWork, type RenderSpec } from './render-body.ts';
-import { cacheJson, type YamlItems } from './encoded-items.ts';
+import { cacheJson, type KeptItems } from './encoded-items.ts';
+import { listBodyParts } from '../protobuf/objects.ts';
 import { yamlListFrame } from '../../engine/store/yaml-text.ts';
 import { wantsPretty, type Representation } from './respond.ts';
 
@@ -31,8 +32,9 @@ export interface OutputContext {
   nowMs: () => number;
   /** Where encoding work runs (the routing executor of the execution plane, or inline). */
   executor: Executor;
-  /** Each object's YAML as a list item, kept (encoded-items.ts); absent: YAML LISTs are rendered whole. */
-  yamlItems?: YamlItems | undefined;
+  /** Each object's YAML as a list item and its protobuf message, kept (encoded-items.ts); absent: such LISTs are rendered whole. */
+  yamlItems?: KeptItems | undefined;
+  protobufItems?: KeptItems | undefined;
 }
 
 export interface Output extends Representation {
@@ -180,6 +182,13 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
     const frame = yamlListFrame({ apiVersion: out.apiVersion, kind: out.listKind, metadata });
     const parts = new FramedParts(Buffer.from(frame.head, 'utf8'), items, Buffer.from(frame.tail, 'utf8'));
     return sendBody(context.res, 200, contentType, parts, parts.byteLength);
+  }
+  if (output.mediaType === PROTOBUF_MEDIA_TYPE && output.conversion === undefined && out.protobufItems !== undefined) {
+    // The list message around each object's kept message, as Go writes FooList.
+    const messages = await out.protobufItems.of(forms, out.executor);
+    const parts = listBodyParts(out.listKind, out.apiVersion, metadata, messages);
+    const body = new FramedParts(parts[0]!, parts.slice(1, -1), parts.at(-1)!);
+    return sendBody(context.res, 200, contentType, body, body.byteLength);
   }
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, forms, renderSpec(context, out, output, metadata), 200, contentType);
   await cacheJson(forms, out.executor);

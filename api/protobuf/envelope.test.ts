@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decodeBody } from './objects.ts';
-import { decodeEnvelope } from './envelope.ts';
+import { decodeEnvelope, encodeEnvelope, envelopeAround } from './envelope.ts';
 
 const varint = (n: number): number[] => {
   const out: number[] = [];
@@ -83,6 +83,14 @@ test('malformed input is an error value in Go’s words', () => {
   assert.is(error([0x0b]), 'proto: wrong wireType = 3 for field Metadata');
   assert.is(error([0x4f]), 'proto: illegal wireType 7');
   assert.is(error([0x1a, 0x02, 0x10, 0x01]), 'proto: wrong wireType = 0 for field Reason');
+});
+
+test('envelopeAround: the head and tail around a raw of any length are what encodeEnvelope writes', () => {
+  for (const length of [1, 2, 127, 128, 16_383, 16_384, 2_500_000]) {
+    const raw = Buffer.alloc(length, 7);
+    const { head, tail } = envelopeAround('flowcontrol.apiserver.k8s.io/v1', 'FlowSchemaList', length);
+    assert.ok(Buffer.concat([head, raw, tail]).equals(encodeEnvelope('flowcontrol.apiserver.k8s.io/v1', 'FlowSchemaList', raw)), `raw of ${length} bytes`);
+  }
 });
 
 test.run();

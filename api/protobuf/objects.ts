@@ -3,7 +3,7 @@
 // watch fan-out encodes each object once (as the JSON path does with its cached text).
 import type { KubeObject } from '../../engine/resources/types.ts';
 import { decodeMessage, encodeMessage, ProtobufError } from './codec.ts';
-import { decodeEnvelope, encodeEnvelope, PROTOBUF_MEDIA_TYPE } from './envelope.ts';
+import { decodeEnvelope, encodeEnvelope, envelopeAround, fieldHeader, PROTOBUF_MEDIA_TYPE } from './envelope.ts';
 import { MESSAGE_PREFIX } from './go-types.ts';
 
 export { PROTOBUF_MEDIA_TYPE, ProtobufError };
@@ -38,6 +38,16 @@ interface Typed {
 
 const messageBytes = new WeakMap<object, Uint8Array>();
 
+/** The message bytes kept for a stored object, if any. */
+export function keptObjectMessage(object: KubeObject): Uint8Array | undefined {
+  return messageBytes.get(object);
+}
+
+/** Keeps a stored object's message bytes (made on a worker: api/handlers/encoded-items.ts). */
+export function keepObjectMessage(object: KubeObject, bytes: Uint8Array): void {
+  messageBytes.set(object, bytes);
+}
+
 /** The message bytes (no envelope) of an object of a known kind; cached for frozen (stored) objects. */
 export function objectMessage(object: KubeObject): Uint8Array {
   let bytes = messageBytes.get(object);
@@ -59,10 +69,31 @@ export function encodeObject(object: unknown): Buffer {
  * (field 2), exactly what Go writes for FooList.
  */
 export function encodeList(listKind: string, apiVersion: string, metadata: unknown, items: readonly KubeObject[]): Buffer {
+  return encodeListOfMessages(listKind, apiVersion, metadata, items.map(objectMessage));
+}
+
+/** The same, from the items' message bytes. */
+export function encodeListOfMessages(listKind: string, apiVersion: string, metadata: unknown, messages: readonly Uint8Array[]): Buffer {
+  return Buffer.concat(listBodyParts(listKind, apiVersion, metadata, messages));
+}
+
+/**
+ * The list body as parts, the items' messages among them as they are (no copy): the envelope's
+ * head, ListMeta (field 1), each item's field header (field 2) and message, the envelope's tail.
+ */
+export function listBodyParts(listKind: string, apiVersion: string, metadata: unknown, messages: readonly Uint8Array[]): Uint8Array[] {
   messageFor(listKind);
-  const parts: Uint8Array[] = [lengthDelimited(1, encodeMessage(`${META}ListMeta`, metadata))];
-  for (const item of items) parts.push(lengthDelimited(2, objectMessage(item)));
-  return encodeEnvelope(apiVersion, listKind, Buffer.concat(parts));
+  const parts: Uint8Array[] = [Buffer.alloc(0), lengthDelimited(1, encodeMessage(`${META}ListMeta`, metadata))];
+  let rawLength = parts[1]!.length;
+  for (const message of messages) {
+    const header = fieldHeader(2, message.length);
+    parts.push(header, message);
+    rawLength += header.length + message.length;
+  }
+  const { head, tail } = envelopeAround(apiVersion, listKind, rawLength);
+  parts[0] = head;
+  parts.push(tail);
+  return parts;
 }
 
 /** One frame of a `;stream=watch` body: a 4-byte big-endian length, then WatchEvent {type, object {raw: the object's body}}. */
@@ -76,24 +107,7 @@ export function watchFrame(type: string, objectBody: Uint8Array): Buffer {
 
 /** A field `number` of wire type 2 holding `payload`. */
 function lengthDelimited(number: number, payload: Uint8Array): Buffer {
-  const header: number[] = [];
-  for (let value = (number << 3) | 2; ; ) {
-    if (value < 0x80) {
-      header.push(value);
-      break;
-    }
-    header.push((value & 0x7f) | 0x80);
-    value >>>= 7;
-  }
-  for (let value = payload.length; ; ) {
-    if (value < 0x80) {
-      header.push(value);
-      break;
-    }
-    header.push((value & 0x7f) | 0x80);
-    value = Math.floor(value / 128);
-  }
-  return Buffer.concat([Buffer.from(header), payload]);
+  return Buffer.concat([fieldHeader(number, payload.length), payload]);
 }
 
 export interface DecodedBody {

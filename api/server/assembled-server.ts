@@ -46,7 +46,7 @@ import type { AccessControl } from '../security/access-control.ts';
 import { withReviewRoutes } from '../handlers/review.ts';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { startExecutionPlane, type ExecutionPlane } from './execution-plane.ts';
-import { DEFAULT_ENCODING_CACHE_BYTES, EncodingBudget, YamlItems } from '../handlers/encoded-items.ts';
+import { DEFAULT_ENCODING_CACHE_BYTES, EncodingBudget, protobufItems, yamlItems } from '../handlers/encoded-items.ts';
 
 export interface FairwayServerOptions {
   /** An open store. */
@@ -229,10 +229,11 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   let executorStarted = false;
   void plane.ready.then(() => (executorStarted = true));
   const encodingBudget = new EncodingBudget(options.encodingCacheBytes ?? DEFAULT_ENCODING_CACHE_BYTES);
-  const yamlItems = new YamlItems(encodingBudget);
+  const keptYaml = yamlItems(encodingBudget);
+  const keptProtobuf = protobufItems(encodingBudget);
   new Gauge({
     name: 'fairway_encoding_cache_bytes',
-    help: "Bytes held by stored objects' kept encodings besides JSON (YAML list items), against --encoding-cache-bytes.",
+    help: "Bytes held by stored objects' kept encodings besides JSON (YAML list items, protobuf messages), against --encoding-cache-bytes.",
     registers: [metrics.registry],
     collect() {
       this.set(encodingBudget.usedBytes);
@@ -246,7 +247,8 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     nowMs,
     executor,
     apiDomain,
-    yamlItems,
+    yamlItems: keptYaml,
+    protobufItems: keptProtobuf,
   });
   const registryDeps = {
     apiVersion,

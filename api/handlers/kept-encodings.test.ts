@@ -1,13 +1,16 @@
-// A YAML LIST is each object's kept YAML item between the list's head and tail: byte for byte the
-// YAML of the list value (as the JSON LIST of the same query gives it), for selectors, pages, an
-// empty result and resourceVersion forms; the same again once the items are kept, and with no
-// budget to keep them (--encoding-cache-bytes=0).
+// A YAML LIST is each object's kept YAML item between the list's head and tail, and a protobuf LIST
+// the list message around each object's kept message: byte for byte the YAML, and the protobuf, of
+// the list value (as the JSON LIST of the same query gives it), for selectors, pages, an empty
+// result and resourceVersion forms; the same again once the items are kept, and with no budget to
+// keep them (--encoding-cache-bytes=0).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { yamlText } from '../../engine/store/yaml-text.ts';
+import { encodeObject } from '../protobuf/objects.ts';
 import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
 
 const FS = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const QUERIES = ['', '?labelSelector=team%3Da', '?fieldSelector=metadata.name%3Dyaml-3', '?limit=2', '?labelSelector=team%3Dnobody', '?resourceVersion=0'];
 
 async function seed(server: InProcessServer): Promise<void> {
@@ -40,6 +43,10 @@ async function checkQueries(server: InProcessServer): Promise<void> {
       assert.is(yaml.status, 200, query);
       assert.is(yaml.headers['content-type'], 'application/yaml', query);
       assert.is(yaml.text, yamlText(json.json()), `${query} (round ${round})`);
+      const protobuf = await server.client.request('GET', `${FS}${query}`, { headers: { Accept: PROTOBUF } });
+      assert.is(protobuf.headers['content-type'], PROTOBUF, query);
+      // The whole list value through the codec: what the kept items' parts must add up to.
+      assert.ok(protobuf.bytes.equals(encodeObject(json.json())), `protobuf ${query} (round ${round})`);
     }
     if (continued !== undefined) {
       const next = `${FS}?limit=2&continue=${encodeURIComponent(continued)}`;
@@ -49,7 +56,7 @@ async function checkQueries(server: InProcessServer): Promise<void> {
   }
 }
 
-test('YAML LISTs from kept items equal the YAML of the list, kept or not', async () => {
+test('YAML and protobuf LISTs from kept items equal the encoding of the whole list, kept or not', async () => {
   for (const encodingCacheBytes of [undefined, 0]) {
     const server = await startInProcessServer({ encodingCacheBytes });
     try {
