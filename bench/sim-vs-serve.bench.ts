@@ -242,7 +242,9 @@ async function main(): Promise<void> {
       };
     }
     table(
-      `sim vs serve: ${OBJECTS} FlowSchemas, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up, ${cores} cores; server CPU ${(serverCpu / (SECONDS + WARMUP_SECONDS)).toFixed(2)} cores busy, client CPU ${mixed.clientCpuSeconds.toFixed(1)} s, worst send lag ${mixed.maxSendLagMs.toFixed(1)} ms`,
+      `sim vs serve: ${OBJECTS} FlowSchemas, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up, ${cores} cores; ` +
+        `server CPU ${(serverCpu / (SECONDS + WARMUP_SECONDS)).toFixed(2)} cores busy, client CPU ${mixed.clientCpuSeconds.toFixed(1)} s, ` +
+        `worst send lag ${mixed.maxSendLagMs.toFixed(1)} ms`,
       rows,
     );
     process.stdout.write(`${JSON.stringify({ bench: 'sim-vs-serve', objects: OBJECTS, seconds: SECONDS, cores, scenario, ...summary })}\n`);

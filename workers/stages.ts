@@ -9,11 +9,9 @@
 
 import { threadId, type TransferListItem } from 'node:worker_threads';
 import { goJsonText, newlineTerminatedBytes } from '../engine/store/go-json.ts';
-import { renderBody, type RenderSpec } from '../api/handlers/render-body.ts';
+import { ENCODE_PROTOBUF_ITEMS_STAGE, encodeProtobufItems, renderBody, type RenderSpec } from '../api/handlers/render-body.ts';
 import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, patchWorkSize, runPatchStage } from '../api/handlers/patch-work.ts';
-import { ENCODE_OBJECTS_STAGE, ENCODE_YAML_ITEMS_STAGE, encodeObjectsJson, encodeYamlItems, packEncoded } from './objects-json.ts';
-import { ENCODE_PROTOBUF_ITEMS_STAGE } from '../api/handlers/encoded-items.ts';
-import { objectMessage } from '../api/protobuf/objects.ts';
+import { ENCODE_OBJECTS_STAGE, ENCODE_YAML_ITEMS_STAGE, encodeObjectsJson, encodeYamlItems } from './objects-json.ts';
 import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
 
 export interface Stage {
@@ -78,7 +76,7 @@ const STAGE_LIST: readonly Stage[] = [
     purpose: 'serving',
     sizeUnit: 'bytes',
     sizeOf: objectsByteLength,
-    run: (payload) => packEncoded(objectsOf(payload).map(objectMessage)),
+    run: encodeProtobufItems,
     pack: packPayload,
   },
   // Stored objects → a response body (api/handlers/render-body.ts), one stage per cost class so each

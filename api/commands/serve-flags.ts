@@ -98,7 +98,8 @@ export const SERVE_FLAGS = {
     'int',
     'encoding-cache-bytes',
     DEFAULT_ENCODING_CACHE_BYTES,
-    "Bytes the stored objects' kept encodings besides JSON (each one's YAML as a list item) may hold in all; past it, they are made per response. 0 keeps none.",
+    "Bytes the stored objects' kept encodings besides JSON (each one's YAML as a list item, its protobuf message) may hold in all; " +
+      'past it, they are made per response. 0 keeps none.',
     { validate: notNegative },
   ),
   encryptionProviderConfig: flag('string', 'encryption-provider-config', '', 'File with an EncryptionConfiguration for encrypting stored objects.'),

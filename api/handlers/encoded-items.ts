@@ -9,6 +9,7 @@ import type { StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor, Work } from '../../workers/executor.ts';
 import { encodeObjectsWork, encodeYamlItemsWork, splitEncodedObjects } from '../../workers/objects-json.ts';
 import { keepObjectMessage, keptObjectMessage } from '../protobuf/objects.ts';
+import { ENCODE_PROTOBUF_ITEMS_STAGE } from './render-body.ts';
 
 /** 256 MiB: the YAML items of ~40,000 objects of 4 KiB as JSON (a YAML item is about 1.2× its JSON). */
 export const DEFAULT_ENCODING_CACHE_BYTES = 256 * 1024 * 1024;
@@ -138,8 +139,6 @@ export function yamlItems(budget: EncodingBudget): KeptItems {
   const items = new WeakMap<StoredForm, Uint8Array>();
   return new KeptItems(budget, encodeYamlItemsWork, { get: (form) => items.get(form), set: (form, bytes) => items.set(form, bytes) });
 }
-
-export const ENCODE_PROTOBUF_ITEMS_STAGE = 'encode-protobuf-items';
 
 /** Each form's protobuf message, kept where the protobuf codec keeps a stored object's (api/protobuf/objects.ts). */
 export function protobufItems(budget: EncodingBudget): KeptItems {

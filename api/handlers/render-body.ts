@@ -7,7 +7,9 @@ import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resou
 import type { StoredForm } from '../../engine/store/store-types.ts';
 import type { Work } from '../../workers/executor.ts';
 import { PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from './content-negotiation.ts';
-import { encodeList } from '../protobuf/objects.ts';
+import { encodeList, objectMessage } from '../protobuf/objects.ts';
+import { objectsOf } from '../../workers/stored-objects.ts';
+import { packEncoded } from '../../workers/objects-json.ts';
 import { toTable, type FlowcontrolKind, type IncludeObject } from './table.ts';
 import { encode } from './respond.ts';
 
@@ -71,4 +73,11 @@ function bodyValue(objects: readonly KubeObject[], spec: RenderSpec): unknown {
   if (spec.conversion !== undefined)
     return { kind: 'PartialObjectMetadataList', apiVersion: partialApiVersion, metadata: list.metadata, items: objects.map(partial) };
   return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: objects };
+}
+
+/** The stage that makes each stored object's protobuf message, for protobuf LISTs to keep (encoded-items.ts). */
+export const ENCODE_PROTOBUF_ITEMS_STAGE = 'encode-protobuf-items';
+
+export function encodeProtobufItems(payload: unknown): Buffer {
+  return packEncoded(objectsOf(payload).map(objectMessage));
 }
