@@ -19,6 +19,8 @@ export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
   'render-json': 64 * 1024,
   // Tables (≈ 6 µs per codec KB).
   'render-table': 64 * 1024,
+  // Table rows of objects, made once per object version and includeObject form.
+  'encode-table-rows': 64 * 1024,
   // YAML: the yaml library costs ≈ 20× JSON (≈ 130 µs per codec KB).
   'render-yaml': 4 * 1024,
   // YAML list items, made once per object version (the same emitter as render-yaml).

@@ -9,7 +9,14 @@
 
 import { threadId, type TransferListItem } from 'node:worker_threads';
 import { goJsonText, newlineTerminatedBytes } from '../engine/store/go-json.ts';
-import { ENCODE_PROTOBUF_ITEMS_STAGE, encodeProtobufItems, renderBody, type RenderSpec } from '../api/handlers/render-body.ts';
+import {
+  ENCODE_PROTOBUF_ITEMS_STAGE,
+  ENCODE_TABLE_ROWS_STAGE,
+  encodeProtobufItems,
+  encodeTableRows,
+  renderBody,
+  type RenderSpec,
+} from '../api/handlers/render-body.ts';
 import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, patchWorkSize, runPatchStage } from '../api/handlers/patch-work.ts';
 import { ENCODE_OBJECTS_STAGE, ENCODE_YAML_ITEMS_STAGE, encodeObjectsJson, encodeYamlItems } from './objects-json.ts';
 import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
@@ -77,6 +84,15 @@ const STAGE_LIST: readonly Stage[] = [
     sizeUnit: 'bytes',
     sizeOf: objectsByteLength,
     run: encodeProtobufItems,
+    pack: packPayload,
+  },
+  {
+    // Stored objects → each one's Table row, cut where its Age goes, for Table LISTs to reuse (api/handlers/encoded-items.ts).
+    name: ENCODE_TABLE_ROWS_STAGE,
+    purpose: 'serving',
+    sizeUnit: 'bytes',
+    sizeOf: objectsByteLength,
+    run: encodeTableRows,
     pack: packPayload,
   },
   // Stored objects → a response body (api/handlers/render-body.ts), one stage per cost class so each

@@ -1,15 +1,16 @@
 // Per stored object version, the bytes of an encoding made once and reused by every response until
 // the version leaves the watch cache, as kube-apiserver's caching objects keep each serialization:
 // each object's JSON (StoredForm.jsonBytes, bounded by the watch cache itself), and, counted
-// against one byte budget (`--encoding-cache-bytes`), each object's YAML as a list item and its
-// protobuf message. A LIST
+// against one byte budget (`--encoding-cache-bytes`), each object's YAML as a list item, its
+// protobuf message and its Table row (for each includeObject form, cut where its Age goes). A LIST
 // is then a head, the items' bytes and a tail, whatever the encoding. Making missing items is work
 // for the execution plane, many at a time (a worker for many, the main thread for a few).
 import type { StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor, Work } from '../../workers/executor.ts';
 import { encodeObjectsWork, encodeYamlItemsWork, splitEncodedObjects } from '../../workers/objects-json.ts';
 import { keepObjectMessage, keptObjectMessage } from '../protobuf/objects.ts';
-import { ENCODE_PROTOBUF_ITEMS_STAGE } from './render-body.ts';
+import { ENCODE_PROTOBUF_ITEMS_STAGE, ENCODE_TABLE_ROWS_STAGE } from './render-body.ts';
+import type { FlowcontrolKind, IncludeObject } from './table.ts';
 
 /** 256 MiB: the YAML items of ~40,000 objects of 4 KiB as JSON (a YAML item is about 1.2× its JSON). */
 export const DEFAULT_ENCODING_CACHE_BYTES = 256 * 1024 * 1024;
@@ -144,4 +145,17 @@ export function yamlItems(budget: EncodingBudget): KeptItems {
 export function protobufItems(budget: EncodingBudget): KeptItems {
   const work = (forms: readonly StoredForm[]): Work => ({ stage: ENCODE_PROTOBUF_ITEMS_STAGE, payload: { objects: forms } });
   return new KeptItems(budget, work, { get: (form) => keptObjectMessage(form.object), set: (form, bytes) => keepObjectMessage(form.object, bytes) });
+}
+
+/** Each form's Table row (cut where its Age goes), per includeObject form, for one kind. */
+export function tableRows(budget: EncodingBudget, kind: FlowcontrolKind, apiDomain?: string): Record<IncludeObject, KeptItems> {
+  const kept = (includeObject: IncludeObject) => {
+    const items = new WeakMap<StoredForm, Uint8Array>();
+    const work = (forms: readonly StoredForm[]): Work => ({
+      stage: ENCODE_TABLE_ROWS_STAGE,
+      payload: { objects: forms, table: { kind, includeObject, apiDomain } },
+    });
+    return new KeptItems(budget, work, { get: (form) => items.get(form), set: (form, bytes) => items.set(form, bytes) });
+  };
+  return { None: kept('None'), Metadata: kept('Metadata'), Object: kept('Object') };
 }

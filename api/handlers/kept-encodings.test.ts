@@ -1,12 +1,15 @@
-// A YAML LIST is each object's kept YAML item between the list's head and tail, and a protobuf LIST
-// the list message around each object's kept message: byte for byte the YAML, and the protobuf, of
-// the list value (as the JSON LIST of the same query gives it), for selectors, pages, an empty
-// result and resourceVersion forms; the same again once the items are kept, and with no budget to
-// keep them (--encoding-cache-bytes=0).
+// A YAML LIST is each object's kept YAML item between the list's head and tail, a protobuf LIST
+// the list message around each object's kept message, and a Table each object's kept row with its
+// Age of the moment: byte for byte the YAML, the protobuf and the Table of the list value (as the
+// JSON LIST of the same query gives it), for selectors, pages, an empty result, resourceVersion
+// forms, both kinds and every includeObject form; the same again once the items are kept, and with
+// no budget to keep them (--encoding-cache-bytes=0).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { yamlText } from '../../engine/store/yaml-text.ts';
+import { goJsonText } from '../../engine/store/go-json.ts';
 import { encodeObject } from '../protobuf/objects.ts';
+import { toTable, type IncludeObject } from './table.ts';
 import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
 
 const FS = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';
@@ -56,12 +59,42 @@ async function checkQueries(server: InProcessServer): Promise<void> {
   }
 }
 
-test('YAML and protobuf LISTs from kept items equal the encoding of the whole list, kept or not', async () => {
+const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
+const PLC = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
+
+async function checkTables(server: InProcessServer): Promise<void> {
+  for (const [path, kind] of [
+    [FS, 'FlowSchema'],
+    [PLC, 'PriorityLevelConfiguration'],
+  ] as const) {
+    for (const query of ['', '?limit=3', '?includeObject=None', '?includeObject=Object', '?labelSelector=team%3Da&includeObject=Metadata']) {
+      const list = (await server.client.get(`${path}${query}`)).json();
+      const includeObject = /includeObject=(\w+)/.exec(query)?.[1] ?? 'Metadata';
+      for (let round = 0; round < 2; round++) {
+        const table = await server.client.request('GET', `${path}${query}`, { headers: { Accept: TABLE_ACCEPT } });
+        assert.is(table.status, 200, query);
+        // The expected Table at any instant, then with the Ages the server wrote at its own.
+        const expected = toTable(kind, list.items, { nowMs: 0, includeObject: includeObject as IncludeObject, listMeta: list.metadata });
+        const ageColumn = expected.columnDefinitions!.findIndex((c) => c.name === 'Age');
+        const rows = table.json().rows as { cells: unknown[] }[];
+        assert.is(rows.length, expected.rows.length, `${path}${query}`);
+        rows.forEach((row, i) => {
+          assert.match(String(row.cells[ageColumn]), /^\d+s$/);
+          expected.rows[i]!.cells[ageColumn] = row.cells[ageColumn];
+        });
+        assert.is(table.text, `${goJsonText(expected)}\n`, `${path}${query} (round ${round})`);
+      }
+    }
+  }
+}
+
+test('YAML, protobuf and Table LISTs from kept items equal the encoding of the whole list, kept or not', async () => {
   for (const encodingCacheBytes of [undefined, 0]) {
     const server = await startInProcessServer({ encodingCacheBytes });
     try {
       await seed(server);
       await checkQueries(server);
+      await checkTables(server);
       const metrics = (await server.client.get('/metrics')).text;
       const kept = Number(/^fairway_encoding_cache_bytes (\S+)$/m.exec(metrics)?.[1]);
       if (encodingCacheBytes === 0) assert.is(kept, 0, 'nothing kept without a budget');

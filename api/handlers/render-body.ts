@@ -10,7 +10,7 @@ import { PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from './content-negotia
 import { encodeList, objectMessage } from '../protobuf/objects.ts';
 import { objectsOf } from '../../workers/stored-objects.ts';
 import { packEncoded } from '../../workers/objects-json.ts';
-import { toTable, type FlowcontrolKind, type IncludeObject } from './table.ts';
+import { tableRowParts, toTable, type FlowcontrolKind, type IncludeObject } from './table.ts';
 import { encode } from './respond.ts';
 
 export interface RenderSpec {
@@ -80,4 +80,29 @@ export const ENCODE_PROTOBUF_ITEMS_STAGE = 'encode-protobuf-items';
 
 export function encodeProtobufItems(payload: unknown): Buffer {
   return packEncoded(objectsOf(payload).map(objectMessage));
+}
+
+/** The stage that makes each stored object's Table row, cut where its Age goes (table.ts `tableRowParts`), for Table LISTs to keep. */
+export const ENCODE_TABLE_ROWS_STAGE = 'encode-table-rows';
+
+export interface TableRowsSpec {
+  readonly kind: FlowcontrolKind;
+  readonly includeObject: IncludeObject;
+  readonly apiDomain?: string | undefined;
+}
+
+/** Per object: the byte length of the part before its Age (4 bytes, little-endian), then both parts. */
+export function encodeTableRows(payload: unknown): Buffer {
+  const spec = (payload as { table: TableRowsSpec }).table;
+  return packEncoded(
+    objectsOf(payload).map((object) => {
+      const [before, after] = tableRowParts(spec.kind, object as FlowcontrolObject, spec.includeObject, spec.apiDomain);
+      const beforeBytes = Buffer.byteLength(before, 'utf8');
+      const out = Buffer.allocUnsafe(4 + beforeBytes + Buffer.byteLength(after, 'utf8'));
+      out.writeUInt32LE(beforeBytes, 0);
+      out.write(before, 4, 'utf8');
+      out.write(after, 4 + beforeBytes, 'utf8');
+      return out;
+    }),
+  );
 }

@@ -6,7 +6,7 @@
 // the execution plane (workers/), which keeps small work on the main thread and sends large work to
 // a worker. Large bodies are streamed in chunks (api/server/response-body.ts). Each function resolves when
 // the body has been handed to the response, so the request keeps its APF seats until then.
-import type { KubeObject, ListMeta } from '../../engine/resources/types.ts';
+import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
 import { newStoredForm, objectJsonLine, storedFormOf } from '../../engine/store/cached-object.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
 import { BoundedCache } from '../../engine/bounded-cache.ts';
@@ -14,7 +14,7 @@ import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, tableConversions, type NegotiatedMediaType } from './content-negotiation.ts';
 import { ApiError } from '../errors.ts';
-import { parseIncludeObject, type FlowcontrolKind } from './table.ts';
+import { ageJson, parseIncludeObject, tableFrame, tableOrder, type FlowcontrolKind, type IncludeObject } from './table.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { type BodyParts, sendBody, sendBytes } from '../server/response-body.ts';
 import { renderWork, type RenderSpec } from './render-body.ts';
@@ -35,6 +35,7 @@ export interface OutputContext {
   /** Each object's YAML as a list item and its protobuf message, kept (encoded-items.ts); absent: such LISTs are rendered whole. */
   yamlItems?: KeptItems | undefined;
   protobufItems?: KeptItems | undefined;
+  tableRows?: Record<IncludeObject, KeptItems> | undefined;
 }
 
 export interface Output extends Representation {
@@ -182,6 +183,22 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
     const frame = yamlListFrame({ apiVersion: out.apiVersion, kind: out.listKind, metadata });
     const parts = new FramedParts(Buffer.from(frame.head, 'utf8'), items, Buffer.from(frame.tail, 'utf8'));
     return sendBody(context.res, 200, contentType, parts, parts.byteLength);
+  }
+  if (output.conversion === 'Table' && output.mediaType === 'application/json' && !output.pretty && forms.length > 0 && out.tableRows !== undefined) {
+    // Each object's kept row with its Age at this instant, in the printer's order, inside the Table's frame.
+    const rows = await out.tableRows[includeObject(context)].of(forms, out.executor);
+    const objects = forms.map((form) => form.object as FlowcontrolObject);
+    const nowMs = out.nowMs();
+    const frame = tableFrame(out.kind, metadata, out.apiDomain);
+    const parts: Uint8Array[] = [];
+    for (const i of tableOrder(out.kind, objects)) {
+      const row = rows[i]!;
+      const split = 4 + Buffer.from(row.buffer, row.byteOffset, 4).readUInt32LE(0);
+      if (parts.length > 0) parts.push(COMMA);
+      parts.push(row.subarray(4, split), Buffer.from(ageJson(objects[i]!, nowMs), 'utf8'), row.subarray(split));
+    }
+    const body = new FramedParts(Buffer.from(frame.head, 'utf8'), parts, Buffer.from(frame.tail, 'utf8'));
+    return sendBody(context.res, 200, contentType, body, body.byteLength);
   }
   if (output.mediaType === PROTOBUF_MEDIA_TYPE && output.conversion === undefined && out.protobufItems !== undefined) {
     // The list message around each object's kept message, as Go writes FooList.

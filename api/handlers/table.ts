@@ -9,6 +9,7 @@ import { FLOW_SCHEMA } from '../../engine/resources/schema/flow-schema.ts';
 import { OBJECT_META } from '../../engine/resources/schema/meta-v1.ts';
 import { PRIORITY_LEVEL_CONFIGURATION } from '../../engine/resources/schema/priority-level-configuration.ts';
 import { unrecognizedIncludeObject } from '../errors.ts';
+import { goJsonText } from '../../engine/store/go-json.ts';
 
 export type FlowcontrolKind = typeof PRIORITY_LEVEL_KIND | typeof FLOW_SCHEMA_KIND;
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
@@ -92,10 +93,7 @@ export function toTable(kind: FlowcontrolKind, objects: readonly FlowcontrolObje
   const objectApiVersion = flowcontrolApiVersion(apiDomain);
   const isFlowSchema = kind === FLOW_SCHEMA_KIND;
   const ordered = isFlowSchema ? [...(objects as readonly FlowSchema[])].sort(byPrecedenceThenName) : objects;
-  const rows = ordered.map((object) => ({
-    cells: isFlowSchema ? flowSchemaCells(object as FlowSchema, nowMs) : priorityLevelCells(object as PriorityLevelConfiguration, nowMs),
-    object: rowObject(object, kind, includeObject, metaApiVersion, objectApiVersion),
-  }));
+  const rows = ordered.map((object) => row(kind, object, includeObject, age(object.metadata, nowMs), metaApiVersion, objectApiVersion));
   const columns = isFlowSchema ? FLOW_SCHEMA_COLUMNS : PRIORITY_LEVEL_COLUMNS;
   return {
     kind: 'Table',
@@ -104,6 +102,60 @@ export function toTable(kind: FlowcontrolKind, objects: readonly FlowcontrolObje
     columnDefinitions: noHeaders ? null : columns.map((c) => ({ ...c })),
     rows,
   };
+}
+
+function row(
+  kind: FlowcontrolKind,
+  object: FlowcontrolObject,
+  includeObject: IncludeObject,
+  ageText: string,
+  metaApiVersion: string,
+  objectApiVersion: string,
+): TableRow {
+  return {
+    cells: kind === FLOW_SCHEMA_KIND ? flowSchemaCells(object as FlowSchema, ageText) : priorityLevelCells(object as PriorityLevelConfiguration, ageText),
+    object: rowObject(object, kind, includeObject, metaApiVersion, objectApiVersion),
+  };
+}
+
+// What no Age cell can hold (names before it in a row are DNS names and enum values): where a kept
+// row's JSON is cut, for each response to put the Age of its own instant there.
+const AGE_MARK = '\u0000age\u0000';
+const AGE_MARK_JSON = goJsonText(AGE_MARK);
+
+/**
+ * A row's JSON, cut where its Age goes: `[before, after]`, so that `before + JSON(age) + after` is
+ * the row toTable makes at any instant. Kept per object version (api/handlers/encoded-items.ts).
+ */
+export function tableRowParts(kind: FlowcontrolKind, object: FlowcontrolObject, includeObject: IncludeObject, apiDomain?: string): [string, string] {
+  const text = goJsonText(row(kind, object, includeObject, AGE_MARK, `${apiGroupsFor(apiDomain).meta}/v1`, flowcontrolApiVersion(apiDomain)));
+  const at = text.indexOf(AGE_MARK_JSON);
+  return [text.slice(0, at), text.slice(at + AGE_MARK_JSON.length)];
+}
+
+/** A row's Age cell as JSON, at `nowMs`. */
+export function ageJson(object: FlowcontrolObject, nowMs: number): string {
+  return goJsonText(age(object.metadata, nowMs));
+}
+
+/** The rows' order: FlowSchemas by precedence, then name (as the printer sorts them); levels as listed. */
+export function tableOrder(kind: FlowcontrolKind, objects: readonly FlowcontrolObject[]): number[] {
+  const order = objects.map((_, i) => i);
+  if (kind === FLOW_SCHEMA_KIND) order.sort((a, b) => byPrecedenceThenName(objects[a] as FlowSchema, objects[b] as FlowSchema));
+  return order;
+}
+
+/** A Table's JSON around its rows: everything before the first row and after the last (compact, as a LIST is sent). */
+export function tableFrame(kind: FlowcontrolKind, listMeta: ListMeta, apiDomain?: string): { head: string; tail: string } {
+  const empty = goJsonText({
+    kind: 'Table',
+    apiVersion: `${apiGroupsFor(apiDomain).meta}/v1`,
+    metadata: tableMetadata(listMeta),
+    columnDefinitions: (kind === FLOW_SCHEMA_KIND ? FLOW_SCHEMA_COLUMNS : PRIORITY_LEVEL_COLUMNS).map((c) => ({ ...c })),
+    rows: [],
+  });
+  // `…"rows":[]}`: the rows go between the brackets.
+  return { head: empty.slice(0, -2), tail: ']}\n' };
 }
 
 function tableMetadata(listMeta: ListMeta): ListMeta {
@@ -135,7 +187,7 @@ function byPrecedenceThenName(a: FlowSchema, b: FlowSchema): number {
   return precedence !== 0 ? precedence : compareNames(a.metadata?.name ?? '', b.metadata?.name ?? '');
 }
 
-function priorityLevelCells(pl: PriorityLevelConfiguration, nowMs: number): unknown[] {
+function priorityLevelCells(pl: PriorityLevelConfiguration, ageText: string): unknown[] {
   // As the printer does: the numbers show only when `limited` (and for the queue numbers, `queuing`)
   // is set, whatever `type` says; unset numbers inside them print as 0, as the internal type holds them.
   const limited = pl.spec?.limited;
@@ -147,11 +199,11 @@ function priorityLevelCells(pl: PriorityLevelConfiguration, nowMs: number): unkn
     queuing ? (queuing.queues ?? 0) : NONE,
     queuing ? (queuing.handSize ?? 0) : NONE,
     queuing ? (queuing.queueLengthLimit ?? 0) : NONE,
-    age(pl.metadata, nowMs),
+    ageText,
   ];
 }
 
-function flowSchemaCells(fs: FlowSchema, nowMs: number): unknown[] {
+function flowSchemaCells(fs: FlowSchema, ageText: string): unknown[] {
   const distinguisher = fs.spec?.distinguisherMethod;
   const dangling = fs.status?.conditions?.find((c) => c.type === FLOW_SCHEMA_CONDITION_DANGLING);
   return [
@@ -159,7 +211,7 @@ function flowSchemaCells(fs: FlowSchema, nowMs: number): unknown[] {
     fs.spec?.priorityLevelConfiguration?.name ?? '',
     fs.spec?.matchingPrecedence ?? 0,
     distinguisher ? (distinguisher.type ?? '') : NONE,
-    age(fs.metadata, nowMs),
+    ageText,
     dangling ? (dangling.status ?? '') : '?',
   ];
 }

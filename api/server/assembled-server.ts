@@ -46,7 +46,7 @@ import type { AccessControl } from '../security/access-control.ts';
 import { withReviewRoutes } from '../handlers/review.ts';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { startExecutionPlane, type ExecutionPlane } from './execution-plane.ts';
-import { DEFAULT_ENCODING_CACHE_BYTES, EncodingBudget, protobufItems, yamlItems } from '../handlers/encoded-items.ts';
+import { DEFAULT_ENCODING_CACHE_BYTES, EncodingBudget, protobufItems, tableRows, yamlItems } from '../handlers/encoded-items.ts';
 
 export interface FairwayServerOptions {
   /** An open store. */
@@ -233,7 +233,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const keptProtobuf = protobufItems(encodingBudget);
   new Gauge({
     name: 'fairway_encoding_cache_bytes',
-    help: "Bytes held by stored objects' kept encodings besides JSON (YAML list items, protobuf messages), against --encoding-cache-bytes.",
+    help: "Bytes held by stored objects' kept encodings besides JSON (YAML list items, protobuf messages, Table rows), against --encoding-cache-bytes.",
     registers: [metrics.registry],
     collect() {
       this.set(encodingBudget.usedBytes);
@@ -249,6 +249,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     apiDomain,
     yamlItems: keptYaml,
     protobufItems: keptProtobuf,
+    tableRows: tableRows(encodingBudget, kind, apiDomain),
   });
   const registryDeps = {
     apiVersion,
