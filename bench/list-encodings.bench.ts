@@ -7,8 +7,9 @@
 //   node --import tsx bench/list-encodings.bench.ts [--objects=600] [--padding=3800] [--seconds=6] [--rounds=3]
 //   BENCH_QUICK=1 …   (one short round)
 //
-// Goal (docs/benchmarks.md): each encoding ≥ 0.5× JSON's LISTs per second. Prints a table, then
-// one JSON line (`{"bench":"list-encodings",...}`).
+// Goal (docs/benchmarks.md): each encoding ≥ 0.5× JSON's LISTs per second. Prints a table, what
+// the kept encodings hold (fairway_encoding_cache_bytes), then one JSON line
+// (`{"bench":"list-encodings",...}`).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +81,8 @@ async function main(): Promise<void> {
         results[name].p99Ms.push(run.p99Us / 1000);
       }
     }
+    // What the kept encodings hold once every encoding has been LISTed (docs/storage.md, "Kept encodings").
+    const keptBytes = Number(/^fairway_encoding_cache_bytes (\S+)$/m.exec((await server.client.get('/metrics')).text)?.[1] ?? Number.NaN);
     const json = median(results.json.rate);
     const summary = Object.fromEntries(
       (Object.keys(ENCODINGS) as Encoding[]).map((name) => [
@@ -102,7 +105,11 @@ async function main(): Promise<void> {
       ]),
     );
     process.stdout.write(
-      `${JSON.stringify({ bench: 'list-encodings', objects: OBJECTS, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, ...summary })}\n`,
+      `  kept encodings: ${(keptBytes / 2 ** 20).toFixed(1)} MiB for ${OBJECTS} objects (${Math.round(keptBytes / OBJECTS)} bytes each: YAML item, ` +
+        `protobuf message, Table row with includeObject=Metadata), JSON ${(bytes.json / 2 ** 20).toFixed(1)} MiB\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'list-encodings', objects: OBJECTS, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, keptBytes, ...summary })}\n`,
     );
   } finally {
     await server.stop();
