@@ -209,7 +209,8 @@ test('a LIST built on the pool keeps its seat until its body is on the socket: t
     await until(async () => !Number.isNaN(await executing(server, 'e2e-one-seat')), 'the level is in the configuration');
     await until(() => digested(server, 'e2e-one-seat'), 'the schema is in the configuration');
 
-    // A Table of every object with the objects in it: rendered on the pool, then read slowly.
+    // A Table of every object with the objects in it: its rows made on the pool (kept for the next
+    // Table LIST, api/handlers/encoded-items.ts), then read slowly.
     const held = timedRequest(endpoint(server), `${FS}?includeObject=Object`, {
       token: SLOW_TOKEN,
       headers: { Accept: TABLE },
@@ -218,15 +219,15 @@ test('a LIST built on the pool keeps its seat until its body is on the socket: t
       timeoutMs: 120_000,
     });
     await until(async () => (await executing(server, 'e2e-one-seat')) === 1, "the slow LIST holds the level's seat");
-    // The render has finished on the pool; the body sits unread; the seat is still taken.
+    // The rows are made on the pool; the body sits unread; the seat is still taken.
     await until(
       async () =>
         (sampleValue((await get(server, '/metrics', 'text/plain')).text, 'fairway_execution_stages_total', {
-          stage: 'render-table',
+          stage: 'encode-table-rows',
           executor: 'pool',
           outcome: 'ok',
         }) ?? 0) >= 1,
-      'the Table was rendered on the pool',
+      "the Table's rows were made on the pool",
     );
     const next = await timedRequest(endpoint(server), FS, { token: SLOW_TOKEN, discardBody: true });
     assert.is(next.status, 429, "the level's one seat is still held");
