@@ -4,8 +4,12 @@
 // in a closed loop — `admin` (exempt level) and a node (`system` level) — first on a quiet server,
 // then while a third user in `global-default` keeps 12 LISTs of the whole collection in flight. All
 // load comes from wrk (bench/wrk.ts). Rounds alternate between the two servers; medians are printed.
+// On the pooled server the flood runs once per encoding (JSON, YAML, and the Table `kubectl get`
+// asks for), since each encoding's LIST does different work on the main thread; the inline server,
+// there to show what the pool buys, gets the JSON flood only.
 //
-//   node --import tsx bench/isolation.bench.ts [--objects=3000] [--seconds=8] [--rounds=3] [--flood=12] [--trace] [--only=pool|inline] [--flood-nice=N]
+//   node --import tsx bench/isolation.bench.ts [--objects=3000] [--seconds=8] [--rounds=3] [--flood=12] [--trace] [--only=pool|inline]
+//     [--flood-nice=N] [--floods=json,yaml,table]
 //   BENCH_QUICK=1 …   (one short round)
 //
 // --trace: the servers run with bench/isolation-trace.mjs preloaded and the GET clients stamp each
@@ -42,6 +46,15 @@ const TRACE = process.argv.includes('--trace');
 const FLOOD_NICE = arg('flood-nice', 0);
 /** One server only (no throughput ratio): for repeating rounds of one configuration faster. */
 const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+/** The flood's Accept header per encoding: Table as kubectl 1.32 sends it. */
+const FLOOD_ACCEPT = {
+  json: 'application/json',
+  yaml: 'application/yaml',
+  table: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json',
+} as const;
+type FloodEncoding = keyof typeof FLOOD_ACCEPT;
+const FLOODS = (process.argv.find((a) => a.startsWith('--floods='))?.slice('--floods='.length) ?? 'json,yaml,table').split(',') as FloodEncoding[];
+for (const f of FLOODS) if (!(f in FLOOD_ACCEPT)) throw new Error(`--floods: unknown encoding ${f}: use ${Object.keys(FLOOD_ACCEPT).join(', ')}`);
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const FS_PATH = `/apis/${GROUP}/v1/flowschemas`;
@@ -150,15 +163,26 @@ async function phaseTrace(
     node: await user('node', TOKENS.node),
   };
 }
-const listFlood = (server: ServerProcess, seconds: number) =>
-  runWrk({ url: `${server.url}${FS_PATH}`, token: TOKENS.flooder, connections: FLOOD, seconds, timeoutSeconds: 30, niceIncrement: FLOOD_NICE });
+const listFlood = (server: ServerProcess, seconds: number, encoding: FloodEncoding) =>
+  runWrk({
+    url: `${server.url}${FS_PATH}`,
+    token: TOKENS.flooder,
+    connections: FLOOD,
+    seconds,
+    timeoutSeconds: 30,
+    niceIncrement: FLOOD_NICE,
+    headers: { Accept: FLOOD_ACCEPT[encoding] },
+  });
 
-async function round(server: ServerProcess): Promise<RoundResult> {
+/** The floods a server gets: the inline server only JSON's (it is the comparison for the pool). */
+const floodsOf = (mode: Mode): FloodEncoding[] => (mode.name === 'inline' ? ['json'] : FLOODS);
+
+async function round(server: ServerProcess, encoding: FloodEncoding): Promise<RoundResult> {
   const files = TRACE ? [0, 1, 2, 3].map(clientTraceFile) : [];
   const quietStart = TRACE ? await serverTrace(server) : undefined;
   const [admin, node] = await Promise.all([getLoad(server, server.token, SECONDS, files[0]), getLoad(server, TOKENS.node, SECONDS, files[1])]);
   const quietEnd = TRACE ? await serverTrace(server) : undefined;
-  const flooding = listFlood(server, SECONDS + 2);
+  const flooding = listFlood(server, SECONDS + 2, encoding);
   const cpuBefore = processCpuSeconds(server.pid);
   await new Promise((resolve) => setTimeout(resolve, 1_000));
   await loopWindow(server);
@@ -259,19 +283,23 @@ async function main(): Promise<void> {
     );
     console.log(
       `${OBJECTS} bulk FlowSchemas; LIST body ${(Buffer.byteLength(probe.text) / 1e6).toFixed(2)} MB; ${ROUNDS} round(s) of ${SECONDS} s per phase; ` +
-        `flood: ${FLOOD} LISTs in flight`,
+        `flood: ${FLOOD} LISTs in flight (${FLOODS.join(', ')})`,
     );
     // Warm-up: JIT, the watch cache's per-object JSON, TLS sessions.
     for (const mode of modes) {
-      await Promise.all([listFlood(mode.server!, 2), getLoad(mode.server!, mode.server!.token, 2), getLoad(mode.server!, TOKENS.node, 2)]);
+      for (const encoding of floodsOf(mode)) await listFlood(mode.server!, 2, encoding);
+      await Promise.all([getLoad(mode.server!, mode.server!.token, 2), getLoad(mode.server!, TOKENS.node, 2)]);
     }
-    const results = new Map<Mode['name'], RoundResult[]>(modes.map((m) => [m.name, []]));
+    const key = (mode: Mode, encoding: FloodEncoding) => `${mode.name}:${encoding}`;
+    const results = new Map<string, RoundResult[]>(modes.flatMap((m) => floodsOf(m).map((e) => [key(m, e), []] as const)));
     for (let r = 0; r < ROUNDS; r++) {
       // Alternate which server goes first, so a change in machine load hits both alike.
       for (const mode of r % 2 === 0 ? modes : [...modes].reverse()) {
-        const result = await round(mode.server!);
-        results.get(mode.name)!.push(result);
-        printTrace(mode.name, r, result);
+        for (const encoding of floodsOf(mode)) {
+          const result = await round(mode.server!, encoding);
+          results.get(key(mode, encoding))!.push(result);
+          printTrace(`${mode.name} ${encoding}`, r, result);
+        }
       }
     }
     const summary: Record<string, unknown> = {
@@ -284,57 +312,61 @@ async function main(): Promise<void> {
       seconds: SECONDS,
       flood: FLOOD,
       floodNice: FLOOD_NICE,
+      floods: FLOODS,
     };
     const ms = (us: number) => us / 1000;
     console.log(
-      '\n| server | user (level) | quiet p50 / p99 ms | flood p50 / p99 ms | p99 flood ÷ quiet (goal ≤ 3) | flood LIST/s | server CPU ms per LIST | ' +
+      '\n| server | flood | user (level) | quiet p50 / p99 ms | flood p50 / p99 ms | p99 flood ÷ quiet (goal ≤ 3) | flood LIST/s | server CPU ms per LIST | ' +
         'worst loop delay ms | loop utilisation |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|---|---|');
     const listRates: Record<string, number> = {};
     const roundsMet: string[] = [];
     for (const mode of modes) {
-      const rounds = results.get(mode.name)!;
-      const listsPerSecond = median(rounds.map((x) => requestsPerSecond(x.flood.lists)));
-      listRates[mode.name] = listsPerSecond;
-      const users: Record<string, unknown> = {};
-      for (const user of ['admin', 'node'] as const) {
-        const quietP50 = median(rounds.map((x) => ms(x.quiet[user].p50Us)));
-        const quietP99 = median(rounds.map((x) => ms(x.quiet[user].p99Us)));
-        const floodP50 = median(rounds.map((x) => ms(x.flood[user].p50Us)));
-        const floodP99 = median(rounds.map((x) => ms(x.flood[user].p99Us)));
-        const ratio = median(rounds.map((x) => x.flood[user].p99Us / x.quiet[user].p99Us));
-        users[user] = { quietP50, quietP99, floodP50, floodP99, p99Ratio: ratio, p99Ratios: rounds.map((x) => x.flood[user].p99Us / x.quiet[user].p99Us) };
-        console.log(
-          `| ${mode.label} | ${user === 'admin' ? 'admin (exempt)' : 'node (system)'} | ${quietP50.toFixed(2)} / ${quietP99.toFixed(2)} | ` +
-            `${floodP50.toFixed(2)} / ${floodP99.toFixed(2)} | ${ratio.toFixed(2)}× | ${listsPerSecond.toFixed(1)} | ` +
-            `${median(rounds.map((x) => x.flood.listCpuMs)).toFixed(1)} | ${median(rounds.map((x) => x.flood.maxLoopDelayMs)).toFixed(1)} | ` +
-            `${median(rounds.map((x) => x.flood.loopUtilization)).toFixed(2)} |`,
+      for (const encoding of floodsOf(mode)) {
+        const rounds = results.get(key(mode, encoding))!;
+        const listsPerSecond = median(rounds.map((x) => requestsPerSecond(x.flood.lists)));
+        if (encoding === 'json') listRates[mode.name] = listsPerSecond;
+        const users: Record<string, unknown> = {};
+        for (const user of ['admin', 'node'] as const) {
+          const quietP50 = median(rounds.map((x) => ms(x.quiet[user].p50Us)));
+          const quietP99 = median(rounds.map((x) => ms(x.quiet[user].p99Us)));
+          const floodP50 = median(rounds.map((x) => ms(x.flood[user].p50Us)));
+          const floodP99 = median(rounds.map((x) => ms(x.flood[user].p99Us)));
+          const ratio = median(rounds.map((x) => x.flood[user].p99Us / x.quiet[user].p99Us));
+          users[user] = { quietP50, quietP99, floodP50, floodP99, p99Ratio: ratio, p99Ratios: rounds.map((x) => x.flood[user].p99Us / x.quiet[user].p99Us) };
+          console.log(
+            `| ${mode.label} | ${encoding} | ${user === 'admin' ? 'admin (exempt)' : 'node (system)'} | ${quietP50.toFixed(2)} / ${quietP99.toFixed(2)} | ` +
+              `${floodP50.toFixed(2)} / ${floodP99.toFixed(2)} | ${ratio.toFixed(2)}× | ${listsPerSecond.toFixed(1)} | ` +
+              `${median(rounds.map((x) => x.flood.listCpuMs)).toFixed(1)} | ${median(rounds.map((x) => x.flood.maxLoopDelayMs)).toFixed(1)} | ` +
+              `${median(rounds.map((x) => x.flood.loopUtilization)).toFixed(2)} |`,
+          );
+        }
+        // The goal is per round, not only for the median round: a round meets it when both users do.
+        const ratios = (x: RoundResult) => [x.flood.admin.p99Us / x.quiet.admin.p99Us, x.flood.node.p99Us / x.quiet.node.p99Us];
+        const roundsMeetingGoal = rounds.filter((x) => ratios(x).every((ratio) => ratio <= 3)).length;
+        roundsMet.push(
+          `${mode.label}, ${encoding} flood: ${roundsMeetingGoal} of ${rounds.length} rounds within 3× (admin / node by round: ${rounds
+            .map((x) =>
+              ratios(x)
+                .map((ratio) => ratio.toFixed(1))
+                .join(' / '),
+            )
+            .join(', ')})`,
         );
+        summary[key(mode, encoding)] = {
+          label: mode.label,
+          flood: encoding,
+          roundsMeetingGoal,
+          users,
+          listsPerSecond,
+          listsPerSecondRounds: rounds.map((x) => requestsPerSecond(x.flood.lists)),
+          listCpuMs: median(rounds.map((x) => x.flood.listCpuMs)),
+          maxLoopDelayMs: median(rounds.map((x) => x.flood.maxLoopDelayMs)),
+          loopUtilization: median(rounds.map((x) => x.flood.loopUtilization)),
+          ...(TRACE ? { trace: rounds.map((x) => x.trace) } : {}),
+        };
       }
-      // The goal is per round, not only for the median round: a round meets it when both users do.
-      const ratios = (x: RoundResult) => [x.flood.admin.p99Us / x.quiet.admin.p99Us, x.flood.node.p99Us / x.quiet.node.p99Us];
-      const roundsMeetingGoal = rounds.filter((x) => ratios(x).every((ratio) => ratio <= 3)).length;
-      roundsMet.push(
-        `${mode.label}: ${roundsMeetingGoal} of ${rounds.length} rounds within 3× (admin / node by round: ${rounds
-          .map((x) =>
-            ratios(x)
-              .map((ratio) => ratio.toFixed(1))
-              .join(' / '),
-          )
-          .join(', ')})`,
-      );
-      summary[mode.name] = {
-        label: mode.label,
-        roundsMeetingGoal,
-        users,
-        listsPerSecond,
-        listsPerSecondRounds: rounds.map((x) => requestsPerSecond(x.flood.lists)),
-        listCpuMs: median(rounds.map((x) => x.flood.listCpuMs)),
-        maxLoopDelayMs: median(rounds.map((x) => x.flood.maxLoopDelayMs)),
-        loopUtilization: median(rounds.map((x) => x.flood.loopUtilization)),
-        ...(TRACE ? { trace: rounds.map((x) => x.trace) } : {}),
-      };
     }
     summary.loadavg = loadavg();
     console.log('');
