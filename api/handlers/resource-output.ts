@@ -187,17 +187,8 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
   if (output.conversion === 'Table' && output.mediaType === 'application/json' && !output.pretty && forms.length > 0 && out.tableRows !== undefined) {
     // Each object's kept row with its Age at this instant, in the printer's order, inside the Table's frame.
     const rows = await out.tableRows[includeObject(context)].of(forms, out.executor);
-    const objects = forms.map((form) => form.object as FlowcontrolObject);
-    const nowMs = out.nowMs();
     const frame = tableFrame(out.kind, metadata, out.apiDomain);
-    const parts: Uint8Array[] = [];
-    for (const i of tableOrder(out.kind, objects)) {
-      const row = rows[i]!;
-      const split = 4 + Buffer.from(row.buffer, row.byteOffset, 4).readUInt32LE(0);
-      if (parts.length > 0) parts.push(COMMA);
-      parts.push(row.subarray(4, split), Buffer.from(ageJson(objects[i]!, nowMs), 'utf8'), row.subarray(split));
-    }
-    const body = new FramedParts(Buffer.from(frame.head, 'utf8'), parts, Buffer.from(frame.tail, 'utf8'));
+    const body = new TableParts(Buffer.from(frame.head, 'utf8'), rows, forms, out.kind, out.nowMs(), Buffer.from(frame.tail, 'utf8'));
     return sendBody(context.res, 200, contentType, body, body.byteLength);
   }
   if (output.mediaType === PROTOBUF_MEDIA_TYPE && output.conversion === undefined && out.protobufItems !== undefined) {
@@ -244,6 +235,67 @@ class FramedParts implements BodyParts {
     if (index === 0) return this.head;
     if (index === this.length - 1) return this.tail;
     return this.items[index - 1];
+  }
+}
+
+/**
+ * A Table body read in place: the frame's head, then per row in the printer's order a comma (but
+ * before the first), the kept row up to its Age cell, the Age at this instant, the rest of the row;
+ * the frame's tail. Parts are made as they are read: a body of thousands of rows streams over many
+ * turns of the event loop, and holding its parts in an array would have every young-generation
+ * garbage collection meanwhile copy it (as ListParts). The Ages are few distinct texts (objects
+ * made together share one), kept once each.
+ */
+class TableParts implements BodyParts {
+  readonly length: number;
+  readonly byteLength: number;
+  readonly #order: Uint32Array;
+  /** Per row (in `rows`' order), which of `#ages` is its Age cell. */
+  readonly #ageOf: Uint32Array;
+  readonly #ages: Uint8Array[] = [];
+
+  constructor(
+    private readonly head: Uint8Array,
+    private readonly rows: readonly Uint8Array[],
+    forms: readonly StoredForm[],
+    kind: FlowcontrolKind,
+    nowMs: number,
+    private readonly tail: Uint8Array,
+  ) {
+    const objects = forms.map((form) => form.object as FlowcontrolObject);
+    this.#order = Uint32Array.from(tableOrder(kind, objects));
+    this.#ageOf = new Uint32Array(rows.length);
+    const ageIndex = new Map<string, number>();
+    let byteLength = head.byteLength + tail.byteLength + Math.max(0, rows.length - 1);
+    for (let i = 0; i < rows.length; i++) {
+      // The row's kept bytes carry a 4-byte prefix (where the Age goes) that is not sent.
+      byteLength += rows[i]!.byteLength - 4;
+      const text = ageJson(objects[i]!, nowMs);
+      let at = ageIndex.get(text);
+      if (at === undefined) {
+        at = this.#ages.push(Buffer.from(text, 'utf8')) - 1;
+        ageIndex.set(text, at);
+      }
+      this.#ageOf[i] = at;
+      byteLength += this.#ages[at]!.byteLength;
+    }
+    this.byteLength = byteLength;
+    this.length = rows.length === 0 ? 2 : 4 * rows.length + 1;
+  }
+
+  at(index: number): Uint8Array | undefined {
+    if (index === 0) return this.head;
+    if (index === this.length - 1) return this.tail;
+    if (index < 0 || index >= this.length) return undefined;
+    // Row k's parts are at 4k (its comma; none before row 0) to 4k + 3.
+    const k = index >> 2;
+    const part = index & 3;
+    if (part === 0) return COMMA;
+    const i = this.#order[k]!;
+    if (part === 2) return this.#ages[this.#ageOf[i]!];
+    const row = this.rows[i]!;
+    const split = 4 + ((row[0]! | (row[1]! << 8) | (row[2]! << 16) | (row[3]! << 24)) >>> 0);
+    return part === 1 ? row.subarray(4, split) : row.subarray(split);
   }
 }
 
