@@ -10,6 +10,7 @@
 // Goal (docs/benchmarks.md): each encoding ≥ 0.5× JSON's LISTs per second. Prints a table, what
 // the kept encodings hold (fairway_encoding_cache_bytes), then one JSON line
 // (`{"bench":"list-encodings",...}`).
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,9 @@ const ENCODINGS = {
 } as const;
 type Encoding = keyof typeof ENCODINGS;
 
+/** A process's resident set (bytes), from /proc/<pid>/status. */
+const rssBytes = (pid: number): number => Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN) * 1024;
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 async function main(): Promise<void> {
@@ -48,6 +52,7 @@ async function main(): Promise<void> {
   await prefillFlowSchemas(dataDir, { count: OBJECTS, paddingBytes: PADDING });
   const server = await startServerProcess({ dataDir, storageBackend: 'leveldb' });
   try {
+    const rssBefore = rssBytes(server.pid);
     // Each encoding answers as asked, and how big its LIST is.
     const bytes = {} as Record<Encoding, number>;
     for (const [name, e] of Object.entries(ENCODINGS) as [Encoding, (typeof ENCODINGS)[Encoding]][]) {
@@ -83,6 +88,7 @@ async function main(): Promise<void> {
     }
     // What the kept encodings hold once every encoding has been LISTed (docs/storage.md, "Kept encodings").
     const keptBytes = Number(/^fairway_encoding_cache_bytes (\S+)$/m.exec((await server.client.get('/metrics')).text)?.[1] ?? Number.NaN);
+    const rssAfter = rssBytes(server.pid);
     const json = median(results.json.rate);
     const summary = Object.fromEntries(
       (Object.keys(ENCODINGS) as Encoding[]).map((name) => [
@@ -106,10 +112,11 @@ async function main(): Promise<void> {
     );
     process.stdout.write(
       `  kept encodings: ${(keptBytes / 2 ** 20).toFixed(1)} MiB for ${OBJECTS} objects (${Math.round(keptBytes / OBJECTS)} bytes each: YAML item, ` +
-        `protobuf message, Table row with includeObject=Metadata), JSON ${(bytes.json / 2 ** 20).toFixed(1)} MiB\n`,
+        `protobuf message, Table row with includeObject=Metadata), JSON ${(bytes.json / 2 ** 20).toFixed(1)} MiB; ` +
+        `server RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before the first LIST, ${(rssAfter / 2 ** 20).toFixed(0)} MiB after the last\n`,
     );
     process.stdout.write(
-      `${JSON.stringify({ bench: 'list-encodings', objects: OBJECTS, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, keptBytes, ...summary })}\n`,
+      `${JSON.stringify({ bench: 'list-encodings', objects: OBJECTS, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, keptBytes, rssBefore, rssAfter, ...summary })}\n`,
     );
   } finally {
     await server.stop();
