@@ -265,16 +265,23 @@ class TableParts implements BodyParts {
     const objects = forms.map((form) => form.object as FlowcontrolObject);
     this.#order = Uint32Array.from(tableOrder(kind, objects));
     this.#ageOf = new Uint32Array(rows.length);
-    const ageIndex = new Map<string, number>();
+    // An Age depends only on the creation time: worked out once per distinct creation time.
+    const byCreation = new Map<string | undefined, number>();
+    const byText = new Map<string, number>();
     let byteLength = head.byteLength + tail.byteLength + Math.max(0, rows.length - 1);
     for (let i = 0; i < rows.length; i++) {
       // The row's kept bytes carry a 4-byte prefix (where the Age goes) that is not sent.
       byteLength += rows[i]!.byteLength - 4;
-      const text = ageJson(objects[i]!, nowMs);
-      let at = ageIndex.get(text);
+      const created = objects[i]!.metadata?.creationTimestamp;
+      let at = byCreation.get(created);
       if (at === undefined) {
-        at = this.#ages.push(Buffer.from(text, 'utf8')) - 1;
-        ageIndex.set(text, at);
+        const text = ageJson(objects[i]!, nowMs);
+        at = byText.get(text);
+        if (at === undefined) {
+          at = this.#ages.push(Buffer.from(text, 'utf8')) - 1;
+          byText.set(text, at);
+        }
+        byCreation.set(created, at);
       }
       this.#ageOf[i] = at;
       byteLength += this.#ages[at]!.byteLength;
