@@ -133,26 +133,32 @@ function dataEntries(block: Uint8Array): SalvagedEntry[] | undefined {
   }
 }
 
-/** Every entry of every intact data block of the table `bytes`. */
-export function salvageTable(bytes: Uint8Array): TableSalvage {
+/**
+ * The data blocks an intact index block names, each with its entries (undefined when the block is
+ * damaged); undefined when the footer or the index block is damaged.
+ */
+export function indexedBlocks(bytes: Uint8Array): { offset: number; size: number; entries: SalvagedEntry[] | undefined }[] | undefined {
   const footer = readFooter(bytes);
   const index = footer === undefined ? undefined : readBlock(bytes, footer.index);
-  const handles = index === undefined ? undefined : handlesOf(index);
-  if (handles !== undefined) {
-    const entries: SalvagedEntry[] = [];
-    const skipped: [number, number][] = [];
-    let blocks = 0;
-    for (const handle of handles) {
-      const block = readBlock(bytes, handle);
-      const found = block === undefined ? undefined : dataEntries(block);
-      if (found === undefined) skipped.push([handle.offset, handle.offset + handle.size + 5]);
-      else {
-        entries.push(...found);
-        blocks++;
-      }
-    }
-    return { entries, blocks, via: 'index', skipped };
+  return (index === undefined ? undefined : handlesOf(index))?.map((handle) => {
+    const block = readBlock(bytes, handle);
+    return { ...handle, entries: block === undefined ? undefined : dataEntries(block) };
+  });
+}
+
+/** Every entry of every intact data block of the table `bytes`. */
+export function salvageTable(bytes: Uint8Array): TableSalvage {
+  const indexed = indexedBlocks(bytes);
+  if (indexed !== undefined) {
+    const intact = indexed.filter((b) => b.entries !== undefined);
+    return {
+      entries: intact.flatMap((b) => b.entries!),
+      blocks: intact.length,
+      via: 'index',
+      skipped: indexed.filter((b) => b.entries === undefined).map((b) => [b.offset, b.offset + b.size + 5]),
+    };
   }
+  const footer = readFooter(bytes);
   // The data region ends where the metaindex block begins, if the footer's handle to it holds;
   // else the walk goes on to the footer (the blocks after the data are told apart by their contents).
   const limit = footer !== undefined && readBlock(bytes, footer.metaindex) !== undefined ? footer.metaindex.offset : Math.max(0, bytes.length - FOOTER_SIZE);
