@@ -5,8 +5,9 @@
 // crc32c of contents and type), then the filter, metaindex and index blocks and the 48-byte footer
 // (leveldb-files.ts has the format). So the data blocks are found through the index when it is
 // intact, and otherwise by walking that chain: from a block's start, its end is the first place
-// where a trailer's checksum matches what came before it. Past a damaged block, the walk tries each
-// next byte as a start, within MAX_RESYNC_BLOCK bytes and SCAN_BUDGET steps per table.
+// where a trailer's checksum matches what came before it. Past a damaged block, the next start is
+// the first byte from which some intact block's checksum holds, all found in one pass (see
+// `nextVerifiedStart`).
 
 import snappy from 'snappyjs';
 import { blockEntries, FOOTER_SIZE, Reader, TABLE_MAGIC, u32, unmask } from './leveldb-files.ts';
@@ -35,10 +36,6 @@ interface Handle {
   readonly size: number;
 }
 
-/** Past damage, how far a block is looked for from each candidate start (the largest block found again). */
-const MAX_RESYNC_BLOCK = 256 * 1024;
-/** Bytes hashed per table while looking for blocks past damage: bounds the cost of a badly damaged file. */
-const SCAN_BUDGET = 64 * 1024 * 1024;
 const MAX_SEQUENCE = (1n << 56n) - 1n;
 
 const CRC32C_TABLE = (() => {
@@ -49,6 +46,18 @@ const CRC32C_TABLE = (() => {
     table[n] = c;
   }
   return table;
+})();
+
+/** The low byte of the register before a zero byte, by the top byte after it (a bijection for CRC tables). */
+const CRC32C_UNDO = (() => {
+  const undo = new Uint8Array(256).fill(0);
+  const seen = new Set<number>();
+  for (let i = 0; i < 256; i++) {
+    undo[CRC32C_TABLE[i]! >>> 24] = i;
+    seen.add(CRC32C_TABLE[i]! >>> 24);
+  }
+  if (seen.size !== 256) throw new Error('crc32c table: top bytes are not a bijection');
+  return undo;
 })();
 
 /** The footer's metaindex and index handles, or undefined when the footer is damaged. */
@@ -196,36 +205,84 @@ function scanDataBlocks(bytes: Uint8Array, limit: number, known: readonly number
   const entries: SalvagedEntry[] = [];
   const skipped: [number, number][] = [];
   let blocks = 0;
-  let budget = SCAN_BUDGET;
   let start = 0;
-  let damagedFrom: number | undefined;
-  while (start < limit && budget > 0) {
-    const window = damagedFrom === undefined ? limit : Math.min(limit, start + MAX_RESYNC_BLOCK);
-    const found = nextBlock(bytes, start, window);
-    budget -= (found?.end ?? window) - start;
+  while (start < limit) {
+    const found = nextBlock(bytes, start, limit);
     if (found !== undefined) {
-      if (damagedFrom !== undefined) skipped.push([damagedFrom, start]);
-      damagedFrom = undefined;
       entries.push(...found.entries);
       if (found.data) blocks++;
       start = found.end + 5;
       continue;
     }
-    damagedFrom ??= start;
-    // Past damage: the next block the damaged index names, else every next byte in turn.
-    start = known.find((k) => k > start) ?? start + 1;
+    // Past damage: the next block the damaged index names, else the next one whose checksum holds.
+    const next = known.find((k) => k > start) ?? nextVerifiedStart(bytes, start, limit) ?? limit;
+    skipped.push([start, next]);
+    start = next;
   }
-  if (damagedFrom !== undefined || start < limit) skipped.push([damagedFrom ?? start, limit]);
   return { entries, blocks, via: 'scan', skipped };
+}
+
+/** a·b modulo the crc32c polynomial, in the register's reflected bit order (zlib's multmodp). */
+function multiplyModPolynomial(a: number, b: number): number {
+  // Signed 32-bit throughout: values past 2^30 would otherwise be allocated as heap numbers.
+  let product = 0;
+  for (let rest = a | 0; rest !== 0; rest <<= 1) {
+    if (rest < 0) product ^= b; // the top bit: this power of x is in a
+    b = b & 1 ? (b >>> 1) ^ 0x82f63b78 : b >>> 1;
+  }
+  return product;
+}
+
+/** One step of the CRC register over a zero byte, undone. */
+const undoZeroByte = (c: number): number => {
+  const low = CRC32C_UNDO[c >>> 24]!;
+  return ((c ^ CRC32C_TABLE[low]!) << 8) | low;
+};
+
+/**
+ * The first t in (from, limit) where a block with an intact trailer starts, in one pass. The crc32c
+ * register is affine in its starting state: with P(p) the register after bytes[from, p) from zero
+ * and Z the step over a zero byte, the crc of bytes[t, e] from the usual all-ones start is
+ * ~(Z^(e+1-t)(~0 ^ P(t)) ^ P(e+1)). It equals the trailer's checksum c(e) exactly when
+ * Z^-t(~0 ^ P(t)) = Z^-(e+1)(P(e+1) ^ ~c(e)): each side depends on one end only, so every start is
+ * matched with every end through a map. Z is a product with x^8 modulo the polynomial, so Z^-p is
+ * one with x^-8p, kept as it goes.
+ */
+function nextVerifiedStart(bytes: Uint8Array, from: number, limit: number): number | undefined {
+  const n = limit - from;
+  const starts = new Int32Array(n + 1);
+  const ends = new Map<number, number[]>();
+  let inverse = 1 << 31; // x^-8p mod the polynomial; the register's top bit is x^0
+  const apply = (v: number): number => multiplyModPolynomial(v, inverse);
+  let register = 0;
+  for (let p = 0; p <= n; p++) {
+    starts[p] = apply(~register);
+    const end = from + p - 1;
+    if (p > 0 && end + 5 <= limit && bytes[end]! <= 1) {
+      const side = apply(register ^ ~unmask(u32(bytes, end + 1)));
+      ends.set(side, [...(ends.get(side) ?? []), end]);
+    }
+    if (p === n) break;
+    register = CRC32C_TABLE[(register ^ bytes[from + p]!) & 0xff]! ^ (register >>> 8);
+    inverse = undoZeroByte(inverse);
+  }
+  for (let p = 1; p < n; p++) {
+    const matching = ends.get(starts[p]!);
+    if (matching === undefined) continue;
+    for (const end of matching) {
+      if (end >= from + p && readBlock(bytes, { offset: from + p, size: end - from - p }) !== undefined) return from + p;
+    }
+  }
+  return undefined;
 }
 
 /**
  * The block that starts at `start`: the first end whose trailer's checksum matches. Only a data
  * block's entries are kept; the table's other blocks (filter, metaindex, index) do not parse as one.
  */
-function nextBlock(bytes: Uint8Array, start: number, window: number): { end: number; data: boolean; entries: SalvagedEntry[] } | undefined {
+function nextBlock(bytes: Uint8Array, start: number, limit: number): { end: number; data: boolean; entries: SalvagedEntry[] } | undefined {
   let c = -1;
-  for (let end = start; end + 5 <= window; end++) {
+  for (let end = start; end + 5 <= limit; end++) {
     const type = bytes[end]!;
     const withType = CRC32C_TABLE[(c ^ type) & 0xff]! ^ (c >>> 8);
     if ((type === 0 || type === 1) && ~withType >>> 0 === unmask(u32(bytes, end + 1))) {
