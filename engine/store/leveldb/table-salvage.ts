@@ -214,8 +214,10 @@ function scanDataBlocks(bytes: Uint8Array, limit: number, known: readonly number
       start = found.end + 5;
       continue;
     }
-    // Past damage: the next block the damaged index names, else the next one whose checksum holds.
-    const next = known.find((k) => k > start) ?? nextVerifiedStart(bytes, start, limit) ?? limit;
+    // Past damage: the first block whose checksum holds, looked for only up to the next block the
+    // damaged index names (it may have lost the entries of some blocks before that one).
+    const named = known.find((k) => k > start);
+    const next = nextVerifiedStart(bytes, start, named ?? limit) ?? named ?? limit;
     skipped.push([start, next]);
     start = next;
   }
