@@ -147,7 +147,7 @@ test('a backup that fails part way (a full disk) leaves no partial backup and th
   const location = join(dataDir, 'store');
   injectLevelDbFault(location, 'log-flipped');
   const damaged = await filesOf(location);
-  const backup = join(dataDir, 'backup');
+  const backup = join(dataDir, 'new', 'backup');
   const fullDisk = async (from: string, to: string) => {
     const [first] = await readdir(from);
     await copyFile(join(from, first!), join(to, first!));
@@ -163,7 +163,7 @@ test('a backup that fails part way (a full disk) leaves no partial backup and th
   );
   assert.is(code, 1, stdout);
   assert.match(stderr, new RegExp(`^Error: backing up ${location} to ${backup} failed: ENOSPC: no space left on device, write .*; nothing was changed\n$`));
-  assert.equal((await readdir(dataDir)).sort(), ['store'], 'no partial backup');
+  assert.equal((await readdir(dataDir)).sort(), ['store'], 'no partial backup, nor the directory made for it');
   assert.equal(await filesOf(location), damaged, 'the store is untouched');
 
   // A backup directory that cannot be made (its parent is a file) is a real failure of the same kind.

@@ -151,13 +151,16 @@ async function makeFairwayStore(location: string, read: StoreInspection, acknowl
 
 /** Copies the store into a temporary directory beside `backup` and renames it: all of it or nothing. */
 async function backUp(location: string, backup: string, copy: CopyDirectory): Promise<void> {
-  await mkdir(dirname(backup), { recursive: true });
-  const partial = await mkdtemp(join(dirname(backup), `.${basename(backup)}.partial-`));
+  // The first directory made for it, if its parent did not exist: removed too if the copy fails.
+  const made = await mkdir(dirname(backup), { recursive: true });
+  let partial: string | undefined;
   try {
+    partial = await mkdtemp(join(dirname(backup), `.${basename(backup)}.partial-`));
     await copy(location, partial);
     await rename(partial, backup);
   } catch (error) {
-    await rm(partial, { recursive: true, force: true });
+    const leftover = made ?? partial;
+    if (leftover !== undefined) await rm(leftover, { recursive: true, force: true });
     throw error;
   }
 }
