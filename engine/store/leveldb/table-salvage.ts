@@ -60,9 +60,11 @@ const CRC32C_UNDO = (() => {
   return undo;
 })();
 
+const hasMagic = (bytes: Uint8Array): boolean => bytes.length >= FOOTER_SIZE && TABLE_MAGIC.every((b, i) => bytes[bytes.length - 8 + i] === b);
+
 /** The footer's metaindex and index handles, or undefined when the footer is damaged. */
 export function readFooter(bytes: Uint8Array): { metaindex: Handle; index: Handle } | undefined {
-  if (bytes.length < FOOTER_SIZE || !TABLE_MAGIC.every((b, i) => bytes[bytes.length - 8 + i] === b)) return undefined;
+  if (!hasMagic(bytes)) return undefined;
   try {
     const reader = new Reader(bytes, bytes.length - FOOTER_SIZE, bytes.length - 8);
     const metaindex = { offset: reader.varint(), size: reader.varint() };
@@ -169,8 +171,14 @@ export function salvageTable(bytes: Uint8Array): TableSalvage {
   }
   const footer = readFooter(bytes);
   // The data region ends where the metaindex block begins, if the footer's handle to it holds;
-  // else the walk goes on to the footer (the blocks after the data are told apart by their contents).
-  const limit = footer !== undefined && readBlock(bytes, footer.metaindex) !== undefined ? footer.metaindex.offset : Math.max(0, bytes.length - FOOTER_SIZE);
+  // else the walk goes on to the footer, or to the end of a file without one (cut, or its magic
+  // damaged). The blocks after the data are told apart by their contents.
+  const limit =
+    footer !== undefined && readBlock(bytes, footer.metaindex) !== undefined
+      ? footer.metaindex.offset
+      : hasMagic(bytes)
+        ? bytes.length - FOOTER_SIZE
+        : bytes.length;
   return scanDataBlocks(bytes, limit, footer === undefined ? [] : damagedIndexStarts(bytes, footer.index));
 }
 
