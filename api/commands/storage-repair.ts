@@ -36,10 +36,11 @@ export const STORAGE_REPAIR_COMMAND: CommandSpec<typeof STORAGE_REPAIR_FLAGS> = 
   path: 'fairway storage repair',
   usage: 'fairway storage repair [--data-dir DIR] [--backup-dir DIR] [--encryption-provider-config FILE] [--api-domain DOMAIN]',
   description: `Repairs the LevelDB store under DIR/store after "fairway storage check" found it damaged. Run it
-with the server stopped. It first copies DIR/store to the backup directory, then runs LevelDB's
-repair, removes what still does not decode, clears the watch event log, and moves the revision
-counter to at least the newest acknowledged revision, so that resourceVersions are never reused.
-It then checks the store again and reports what was lost. An intact store is left as it is.`,
+with the server stopped. It first copies DIR/store to the backup directory (all of it or nothing),
+then rebuilds each damaged table from its intact data blocks, runs LevelDB's repair, removes what
+still does not decode, clears the watch event log, and moves the revision counter to at least the
+newest acknowledged revision, so that resourceVersions are never reused. It then checks the store
+again and reports what was lost. An intact store is left as it is.`,
   flags: STORAGE_REPAIR_FLAGS,
   epilogue: `Exit status: 0 when the store is intact afterwards (what was lost is reported), 1 when it could not
 be repaired or is in use, 2 for usage errors.`,
