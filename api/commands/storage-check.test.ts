@@ -3,7 +3,7 @@
 // exits 1 without changing anything; repair backs the directory up, repairs it, reports what was
 // lost, and leaves a store the server opens with resourceVersions above every acknowledged one.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
@@ -12,6 +12,7 @@ import { SimClock } from '../../engine/sim-clock.ts';
 import { createLevelDbBackend } from '../../engine/store/leveldb/leveldb-backend.ts';
 import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
+import { readFooter } from '../../engine/store/leveldb/table-salvage.ts';
 import { injectLevelDbFault, LEVELDB_FAULTS } from '../../engine/store/leveldb/testing/leveldb-faults.ts';
 import { PLC, plc, rvOf } from '../../engine/store/testing/suite-kit.ts';
 import { runStorageCheck } from './storage-check.ts';
@@ -105,7 +106,7 @@ for (const fault of LEVELDB_FAULTS) {
     if (fault === 'log-truncated') assert.match(repair.stdout, /lost: the changes of revisions \d+-60 \(acknowledged, no longer in the store\)/);
     if (fault === 'log-flipped') assert.match(repair.stdout, /lost: the changes of revisions \d+-\d+ \(missing from the event log of the damaged store\)/);
     if (fault === 'table-flipped') {
-      assert.match(repair.stdout, /marked unreadable, so that LevelDB's repair skips it: .*\.ldb at byte \d+/);
+      assert.match(repair.stdout, /rebuilt .*\.ldb from \d+ intact data blocks found through its index block: \d+ entries kept; unreadable bytes \d+-\d+/);
       assert.match(repair.stdout, /lost: \/registry\/flowcontrol\.apiserver\.k8s\.io\/prioritylevelconfigurations\/p\d+ at revision \d+ \(gone\)/);
     }
     if (fault === 'current-removed') assert.match(repair.stdout, /objects after the repair: prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io 60\n/);
@@ -117,6 +118,61 @@ for (const fault of LEVELDB_FAULTS) {
     await store.close();
   });
 }
+
+test('repair keeps every object of a table whose index block has one flipped byte', async () => {
+  const { dataDir, acknowledged } = await dataDirWithObjects(120);
+  const location = join(dataDir, 'store');
+  await (await open(dataDir)).close(); // the log becomes a table
+  const tables = (await readdir(location)).filter((n) => n.endsWith('.ldb'));
+  assert.is(tables.length, 1, tables.join(' '));
+  const path = join(location, tables[0]!);
+  const bytes = await readFile(path);
+  const { index } = readFooter(bytes)!;
+  bytes[index.offset + Math.floor(index.size / 2)]! ^= 0x10;
+  await writeFile(path, bytes);
+
+  const repair = await run(runStorageRepair, ['--data-dir', dataDir, '--backup-dir', join(dataDir, 'backup')]);
+  assert.is(repair.code, 0, repair.stdout + repair.stderr);
+  assert.match(repair.stdout, /objects after the repair: prioritylevelconfigurations\.flowcontrol\.apiserver\.k8s\.io 120\n/);
+  assert.not.match(repair.stdout, /^lost: /m);
+  assert.match(repair.stdout, /rebuilt .*\.ldb from \d+ intact data blocks found through a scan of its data blocks \(its index block or footer is damaged\)/);
+  const store = await open(dataDir);
+  assert.is((await store.for(PLC).list()).items.length, 120);
+  assert.is(store.revision(), acknowledged);
+  await store.close();
+});
+
+test('a backup that fails part way (a full disk) leaves no partial backup and the store as it was', async () => {
+  const { dataDir } = await dataDirWithObjects(20);
+  const location = join(dataDir, 'store');
+  injectLevelDbFault(location, 'log-flipped');
+  const damaged = await filesOf(location);
+  const backup = join(dataDir, 'new', 'backup');
+  const fullDisk = async (from: string, to: string) => {
+    const [first] = await readdir(from);
+    await copyFile(join(from, first!), join(to, first!));
+    throw Object.assign(new Error(`ENOSPC: no space left on device, write '${join(to, 'x.log')}'`), { code: 'ENOSPC' });
+  };
+  let stdout = '';
+  let stderr = '';
+  const code = await runStorageRepair(
+    ['--data-dir', dataDir, '--backup-dir', backup],
+    { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t) },
+    undefined,
+    fullDisk,
+  );
+  assert.is(code, 1, stdout);
+  assert.match(stderr, new RegExp(`^Error: backing up ${location} to ${backup} failed: ENOSPC: no space left on device, write .*; nothing was changed\n$`));
+  assert.equal((await readdir(dataDir)).sort(), ['store'], 'no partial backup, nor the directory made for it');
+  assert.equal(await filesOf(location), damaged, 'the store is untouched');
+
+  // A backup directory that cannot be made (its parent is a file) is a real failure of the same kind.
+  const underFile = join(location, 'CURRENT', 'backup');
+  const refused = await run(runStorageRepair, ['--data-dir', dataDir, '--backup-dir', underFile]);
+  assert.is(refused.code, 1);
+  assert.match(refused.stderr, /^Error: backing up .* to .*CURRENT\/backup failed: E\w+: .*; nothing was changed\n$/);
+  assert.equal(await filesOf(location), damaged, 'the store is untouched');
+});
 
 test('an intact store is not repaired; a store in use is refused; flags are named in errors', async () => {
   const { dataDir } = await dataDirWithObjects(2);

@@ -147,14 +147,23 @@ type Say = (ok: boolean, name: string, text: string) => void;
 type Found = Pick<StoreInspection, 'objects' | 'keys' | 'logged' | 'unreadable' | 'missing'>;
 
 async function readAll(db: ClassicLevel<string, Uint8Array>, transformer: Transformer | undefined, say: Say, found: Found): Promise<number> {
-  const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8'));
-  const format = text(await db.get(FORMAT_KEY));
+  // A damaged table block under a meta key is a finding, like one under an object's key.
+  const text = async (key: string): Promise<string | undefined> => {
+    try {
+      const bytes = await db.get(key);
+      return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
+    } catch (error) {
+      say(false, 'read', `LevelDB cannot read ${key}: ${levelMessage(error)}`);
+      return undefined;
+    }
+  };
+  const format = await text(FORMAT_KEY);
   say(
     format === FORMAT_VALUE,
     'format',
     format === FORMAT_VALUE ? `storage format ${format}` : `storage format ${JSON.stringify(format ?? '(none)')}, expected ${FORMAT_VALUE}`,
   );
-  const counterText = text(await db.get(REVISION_KEY)) ?? '0';
+  const counterText = (await text(REVISION_KEY)) ?? '0';
   let revision = Number(counterText);
   if (!Number.isSafeInteger(revision) || revision < 0) {
     say(false, 'revision', `the revision counter ${REVISION_KEY} is ${JSON.stringify(counterText)}, not a number`);

@@ -1,20 +1,25 @@
 // `fairway storage repair`: brings a damaged LevelDB store back to one the server opens, saying what
 // was lost. In order: check (storage-inspect.ts; a store in use or an intact one is left alone), copy
-// the store directory to a backup, run LevelDB's own repair (it rebuilds the manifest from the
-// tables and logs it can read), then make the result a Fairway store again: remove values that do not
+// the store directory to a backup (into a temporary directory beside it, renamed once complete: a
+// failed copy leaves no partial backup and the store as it was), rebuild each damaged table from
+// its intact data blocks (table-salvage.ts: LevelDB's repair drops a table whose index block or
+// footer is damaged, though its data blocks are intact), run LevelDB's own repair (it rebuilds the
+// manifest from the tables and logs it can read), then make the result a Fairway store again: remove values that do not
 // decode and keys that are not Fairway's, clear the event log (its history no longer matches the
 // data: watches from before the repair get 410 and list again), and move the revision counter to at
 // least the acknowledged revision, so that no resourceVersion a client may have seen is handed out
 // again. Then check again.
 
 import { ClassicLevel } from 'classic-level';
-import { cp, open, readFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
 import { flag } from '../../cli/flag-table.ts';
 import { AcknowledgedRevision } from '../../engine/store/leveldb/acknowledged-revision.ts';
-import { describeDamage, type FileDamage } from '../../engine/store/leveldb/leveldb-files.ts';
+import type { FileDamage } from '../../engine/store/leveldb/leveldb-files.ts';
+import { encodeSalvageLog } from '../../engine/store/leveldb/salvage-log.ts';
+import { newestPerKey, salvageTable, type SalvagedEntry } from '../../engine/store/leveldb/table-salvage.ts';
 import { ACKNOWLEDGED_MARKER_KEY, FORMAT_KEY, FORMAT_VALUE, LOG_PREFIX, REVISION_KEY, prefixEnd } from '../../engine/store/leveldb/leveldb-layout.ts';
 import { KEY_PREFIX } from '../../engine/store/store.ts';
 import { useOwnerOnlyUmask } from '../data-dir/data-dir.ts';
@@ -31,10 +36,11 @@ export const STORAGE_REPAIR_COMMAND: CommandSpec<typeof STORAGE_REPAIR_FLAGS> = 
   path: 'fairway storage repair',
   usage: 'fairway storage repair [--data-dir DIR] [--backup-dir DIR] [--encryption-provider-config FILE] [--api-domain DOMAIN]',
   description: `Repairs the LevelDB store under DIR/store after "fairway storage check" found it damaged. Run it
-with the server stopped. It first copies DIR/store to the backup directory, then runs LevelDB's
-repair, removes what still does not decode, clears the watch event log, and moves the revision
-counter to at least the newest acknowledged revision, so that resourceVersions are never reused.
-It then checks the store again and reports what was lost. An intact store is left as it is.`,
+with the server stopped. It first copies DIR/store to the backup directory (all of it or nothing),
+then rebuilds each damaged table from its intact data blocks, runs LevelDB's repair, removes what
+still does not decode, clears the watch event log, and moves the revision counter to at least the
+newest acknowledged revision, so that resourceVersions are never reused. It then checks the store
+again and reports what was lost. An intact store is left as it is.`,
   flags: STORAGE_REPAIR_FLAGS,
   epilogue: `Exit status: 0 when the store is intact afterwards (what was lost is reported), 1 when it could not
 be repaired or is in use, 2 for usage errors.`,
@@ -48,7 +54,12 @@ export const storageRepairCommand: Command = {
 /** The LevelDB meta keys of Fairway's layout; any other key outside /registry/ is not Fairway's. */
 const META_KEYS = new Set([FORMAT_KEY, REVISION_KEY, ACKNOWLEDGED_MARKER_KEY]);
 
-export async function runStorageRepair(args: string[], output: Output, now: () => Date = () => new Date()): Promise<number> {
+/** Copies a directory tree (injected by tests to fail part way, as a full disk does). */
+export type CopyDirectory = (from: string, to: string) => Promise<void>;
+
+const copyTree: CopyDirectory = (from, to) => cp(from, to, { recursive: true, errorOnExist: true, force: false });
+
+export async function runStorageRepair(args: string[], output: Output, now: () => Date = () => new Date(), copy: CopyDirectory = copyTree): Promise<number> {
   const command = await startStorageCommand(STORAGE_REPAIR_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
   // The backup and the rebuilt tables hold the same secrets as the store: as private as the store.
@@ -72,14 +83,18 @@ export async function runStorageRepair(args: string[], output: Output, now: () =
       output.stdout('storage check passed: nothing to repair\n');
       return 0;
     }
-    await cp(location, backup, { recursive: true, errorOnExist: true, force: false });
+    try {
+      await backUp(location, backup, copy);
+    } catch (error) {
+      output.stderr(`Error: backing up ${location} to ${backup} failed: ${(error as Error).message}; nothing was changed\n`);
+      return 1;
+    }
     output.stdout(`backed up ${location} to ${backup}\n`);
     let read: StoreInspection;
     let fixed: Fixed;
     let after: StoreInspection;
     try {
-      for (const d of await markUnreadable(location, before.damage))
-        output.stdout(`marked unreadable, so that LevelDB's repair skips it: ${describeDamage(location, d)}\n`);
+      for (const line of await rebuildDamagedTables(location, before.damage)) output.stdout(`${line}\n`);
       await ClassicLevel.repair(location);
       for (const line of await leveldbRepairLog(location)) output.stdout(`leveldb repair: ${line}\n`);
       read = await inspectStore(location, transformer);
@@ -135,24 +150,49 @@ async function makeFairwayStore(location: string, read: StoreInspection, acknowl
   }
 }
 
-/**
- * LevelDB's repair reads tables without verifying checksums, so a damaged block would be copied as
- * garbage. An invalid block type makes it skip exactly that block and keep the rest of the table.
- */
-async function markUnreadable(location: string, damage: readonly FileDamage[]): Promise<FileDamage[]> {
-  const marked: FileDamage[] = [];
-  for (const d of damage) {
-    if (d.blockTypeOffset === undefined) continue;
-    const handle = await open(join(location, d.file), 'r+');
-    try {
-      await handle.write(Buffer.from([0xff]), 0, 1, d.blockTypeOffset);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    marked.push(d);
+/** Copies the store into a temporary directory beside `backup` and renames it: all of it or nothing. */
+async function backUp(location: string, backup: string, copy: CopyDirectory): Promise<void> {
+  // The first directory made for it, if its parent did not exist: removed too if the copy fails.
+  const made = await mkdir(dirname(backup), { recursive: true });
+  let partial: string | undefined;
+  try {
+    partial = await mkdtemp(join(dirname(backup), `.${basename(backup)}.partial-`));
+    await copy(location, partial);
+    await rename(partial, backup);
+  } catch (error) {
+    const leftover = made ?? partial;
+    if (leftover !== undefined) await rm(leftover, { recursive: true, force: true });
+    throw error;
   }
-  return marked;
+}
+
+/**
+ * Takes every damaged table out of the store (into lost/, as LevelDB's repair does with what it
+ * cannot read) and writes the entries of its intact data blocks to a new log file, which LevelDB's
+ * repair then turns back into a table. LevelDB's repair alone would drop a table whose index block
+ * or footer is damaged, and copy a damaged data block as garbage (it does not verify checksums).
+ */
+async function rebuildDamagedTables(location: string, damage: readonly FileDamage[]): Promise<string[]> {
+  const tables = [...new Set(damage.map((d) => d.file).filter((f) => /^\d+\.(ldb|sst)$/.test(f)))];
+  if (tables.length === 0) return [];
+  const lines: string[] = [];
+  const entries: SalvagedEntry[] = [];
+  await mkdir(join(location, 'lost'), { recursive: true });
+  for (const table of tables) {
+    const salvage = salvageTable(await readFile(join(location, table)));
+    entries.push(...salvage.entries);
+    const through = salvage.via === 'index' ? 'its index block' : 'a scan of its data blocks (its index block or footer is damaged)';
+    const unread = salvage.skipped.map(([from, to]) => `${from}-${to}`).join(', ');
+    lines.push(
+      `rebuilt ${join(location, table)} from ${salvage.blocks} intact data blocks found through ${through}: ${salvage.entries.length} entries kept` +
+        `${unread === '' ? '' : `; unreadable bytes ${unread}`}; the table itself is now in ${join(location, 'lost', table)}`,
+    );
+    await rename(join(location, table), join(location, 'lost', table));
+  }
+  const numbers = (await readdir(location)).map((n) => Number(/^(?:MANIFEST-)?(\d+)(?:\.(?:log|ldb|sst))?$/.exec(n)?.[1] ?? 0));
+  const log = `${String(Math.max(0, ...numbers) + 1).padStart(6, '0')}.log`;
+  await writeFile(join(location, log), encodeSalvageLog(newestPerKey(entries)), { flush: true });
+  return lines;
 }
 
 /** What LevelDB's repair wrote to its info log about what it kept and dropped. */

@@ -28,8 +28,6 @@ export interface FileDamage {
   readonly file: string;
   readonly offset: number;
   readonly reason: string;
-  /** A damaged table block: the offset of its type byte (a repair marks the block unreadable there). */
-  readonly blockTypeOffset?: number;
 }
 
 export interface LevelDbFiles {
@@ -46,17 +44,17 @@ export interface LevelDbFiles {
 
 const BLOCK_SIZE = 32 * 1024;
 const HEADER_SIZE = 7;
-const FOOTER_SIZE = 48;
-const TABLE_MAGIC = [0x57, 0xfb, 0x80, 0x8b, 0x24, 0x75, 0x47, 0xdb];
+export const FOOTER_SIZE = 48;
+export const TABLE_MAGIC = [0x57, 0xfb, 0x80, 0x8b, 0x24, 0x75, 0x47, 0xdb];
 const MASK_DELTA = 0xa282ead8;
 
 /** LevelDB stores crc32c values rotated and offset, so that a CRC of data holding CRCs stays strong. */
-function unmask(masked: number): number {
+export function unmask(masked: number): number {
   const rot = (masked - MASK_DELTA) >>> 0;
   return ((rot >>> 17) | (rot << 15)) >>> 0;
 }
 
-class Reader {
+export class Reader {
   constructor(
     readonly bytes: Uint8Array,
     public at: number,
@@ -80,7 +78,7 @@ class Reader {
   }
 }
 
-const u32 = (bytes: Uint8Array, at: number): number => (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
+export const u32 = (bytes: Uint8Array, at: number): number => (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
 
 interface LogScan {
   readonly records: { offset: number; payload: Uint8Array }[];
@@ -187,7 +185,7 @@ export function checkTable(file: string, bytes: Uint8Array): FileDamage[] {
       const type = bytes[offset + size]!;
       const expected = unmask(u32(bytes, offset + size + 1));
       if (crc32c(bytes.subarray(offset, offset + size + 1)) !== expected) {
-        damage.push({ file, offset, reason: `${what}: checksum mismatch`, blockTypeOffset: offset + size });
+        damage.push({ file, offset, reason: `${what}: checksum mismatch` });
         return undefined;
       }
       const contents = bytes.subarray(offset, offset + size);
@@ -227,7 +225,7 @@ export function checkTable(file: string, bytes: Uint8Array): FileDamage[] {
 const userKey = (internal: Uint8Array): string => Buffer.from(internal.subarray(0, Math.max(0, internal.length - 8))).toString('utf8');
 
 /** A block's entries: keys are prefix-compressed against the entry before. */
-function blockEntries(block: Uint8Array): { key: Uint8Array; value: Uint8Array }[] {
+export function blockEntries(block: Uint8Array): { key: Uint8Array; value: Uint8Array }[] {
   if (block.length < 4) throw new Error('block shorter than its restart count');
   const restarts = u32(block, block.length - 4);
   const end = block.length - 4 * (restarts + 1);
