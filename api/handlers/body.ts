@@ -7,7 +7,7 @@ import { ApiError, badRequest, malformedBody, MAX_REQUEST_BODY_BYTES, requestEnt
 import { negotiateInput, PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
 import { decodeBody } from '../protobuf/objects.ts';
 import { parseGoJson } from '../../engine/go-json.ts';
-import { parseGoYaml, strictYamlError } from '../go-yaml.ts';
+import { parseGoYaml, strictYamlError } from '../../engine/go-yaml.ts';
 import { goQuote } from '../go-format.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
 import { beginBodyRead, onBodyFramingError } from '../server/http1-connection.ts';

@@ -1,6 +1,7 @@
 // Request bodies nested deeper than the decoders may recurse are the client's mistake: a 400
 // before anything parses them (engine/nesting-depth.ts says why and how the depth is measured).
-import { jsonNestingDepth, MAX_NESTING_DEPTH, yamlNestingDepthBound } from '../../engine/nesting-depth.ts';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../engine/nesting-depth.ts';
+import { yamlNestingDepthBound } from '../../engine/yaml-cost.ts';
 import { ApiError, nestingTooDeep } from '../errors.ts';
 
 export const MAX_BODY_NESTING_DEPTH = MAX_NESTING_DEPTH;

@@ -4,12 +4,12 @@
 
 import type { Status } from '../../engine/resources/types.ts';
 import { badRequest } from '../errors.ts';
-import { parseGoYaml } from '../go-yaml.ts';
+import { parseGoYaml } from '../../engine/go-yaml.ts';
 import { goJsonTypeName } from './go-json.ts';
 import type { JsonObject } from './typed-value.ts';
 import { isRecord } from '../../engine/own-property.ts';
 
-export { strictYamlError } from '../go-yaml.ts';
+export { strictYamlError } from '../../engine/go-yaml.ts';
 
 export type ApplyBodyResult = { config: JsonObject; duplicateKeys: string[] } | { status: Status };
 
