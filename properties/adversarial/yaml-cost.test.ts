@@ -28,7 +28,8 @@ test.after(async () => {
 });
 
 const document = (x: string, before = '') =>
-  `${before}apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata: {name: adv-yaml}\nspec:\n  priorityLevelConfiguration: {name: global-default}\nx: ${x}\n`;
+  `${before}apiVersion: flowcontrol.apiserver.k8s.io/v1\nkind: FlowSchema\nmetadata: {name: adv-yaml}\n` +
+  `spec:\n  priorityLevelConfiguration: {name: global-default}\nx: ${x}\n`;
 
 type Expected = 'accepted' | RegExp;
 
