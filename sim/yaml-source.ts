@@ -3,6 +3,7 @@
 // `on` and `off` are plain words (the burst arrival uses them as keys); duplicate keys are errors.
 
 import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { aliasExpansion, measureYamlCost } from '../engine/yaml-cost.ts';
 
 export type PathSegment = string | number;
 
@@ -22,8 +23,12 @@ export interface YamlSource {
 }
 
 export function parseYamlSource(text: string, file: string): { source: YamlSource } | { error: SourceError } {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text;
+  // Hostile text is refused before composing it costs more than any scenario needs (engine/yaml-cost.ts).
+  const { exceeded } = measureYamlCost(body);
+  if (exceeded !== undefined) return { error: { file, message: `refused before parsing: the YAML ${exceeded.message}` } };
   const lineCounter = new LineCounter();
-  const document: Document.Parsed = parseDocument(text.startsWith('\uFEFF') ? text.slice(1) : text, {
+  const document: Document.Parsed = parseDocument(body, {
     lineCounter,
     prettyErrors: false,
     version: '1.2',
@@ -34,9 +39,11 @@ export function parseYamlSource(text: string, file: string): { source: YamlSourc
     const { line } = lineCounter.linePos(first.pos[0]);
     return { error: { file, line, message: `invalid YAML: ${first.message.split('\n')[0]}` } };
   }
+  const expansion = aliasExpansion(document.contents);
+  if ('exceeded' in expansion) return { error: { file, message: `invalid YAML: ${expansion.exceeded.message}` } };
   let value: unknown;
   try {
-    value = document.toJS({ maxAliasCount: 100 });
+    value = document.toJS({ maxAliasCount: -1 });
   } catch (error) {
     return { error: { file, message: `invalid YAML: ${error instanceof Error ? error.message : String(error)}` } };
   }

@@ -79,6 +79,18 @@ test('stored objects cross as moved codec bytes and render the same bytes as inl
   assert.is(Buffer.from(echoed).toString('utf8'), 'hello, worker');
 });
 
+test('a YAML body composed on a thread gives the inline value, repeated keys and refusals', async () => {
+  // A view into a larger buffer, as small request bodies are: only its own bytes are read.
+  const slab = Buffer.from('#### a: 1\nb: [yes, "x", {c: ~}]\na: 2\n ####');
+  const bytes = slab.subarray(5, slab.length - 5);
+  const work = (body: Uint8Array): Work => ({ stage: 'decode-yaml', payload: { bytes: body } });
+  const pooled = await pool.execute(work(bytes));
+  assert.equal(pooled, await inline.execute(work(bytes)));
+  assert.equal(pooled, { ok: true, value: { a: 2, b: [true, 'x', { c: null }] }, duplicateKeys: ['line 3: key "a" already set in map'] });
+  const cycle = await pool.execute(work(Buffer.from('a: &a [1, *a]\n')));
+  assert.equal(cycle, { ok: false, error: "yaml: anchor 'a' value contains itself", bound: 'expandedNodes' });
+});
+
 test('a stage that throws rejects with the stage name and the original error as cause', async () => {
   const error = await assertRejectsWith(
     pool.execute({ stage: 'sleep-cpu', payload: { iterations: -5 } }),

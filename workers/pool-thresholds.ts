@@ -34,6 +34,9 @@ export const DEFAULT_POOL_THRESHOLDS: PoolThresholds = {
   'apply-patch': 0,
   // Merge and JSON patches (≈ 40 µs per KB of the stored object).
   'merge-patch': 8 * 1024,
+  // YAML request bodies: composing costs ≈ 2 µs per byte (a 174-byte SelfSubjectAccessReview ≈ 0.3 ms,
+  // a 477-byte FlowSchema ≈ 0.6 ms), so from 256 bytes.
+  'decode-yaml': 256,
   // ≈ 600k iterations per ms → 0.5 ms.
   'sleep-cpu': 300_000,
   // encode-json and encode-json-lines have NO threshold: their payload is a live object graph, and

@@ -28,6 +28,7 @@ test('the registry holds the serving and diagnostic stages, keyed by their own n
     'render-table',
     'render-yaml',
     'render-protobuf',
+    'decode-yaml',
     'sleep-cpu',
     'noop',
     'thread-id',

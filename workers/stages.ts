@@ -20,6 +20,7 @@ import {
 import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, patchWorkSize, runPatchStage } from '../api/handlers/patch-work.ts';
 import { ENCODE_OBJECTS_STAGE, ENCODE_YAML_ITEMS_STAGE, encodeObjectsJson, encodeYamlItems } from './objects-json.ts';
 import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
+import { DECODE_YAML_STAGE, decodeYamlSize, runDecodeYaml } from './decode-yaml.ts';
 
 export interface Stage {
   readonly name: string;
@@ -105,6 +106,14 @@ const STAGE_LIST: readonly Stage[] = [
   // server-side apply and strategic merge; merge and JSON patches.
   patchStage(APPLY_PATCH_STAGE),
   patchStage(MERGE_PATCH_STAGE),
+  {
+    // A YAML request body → its value, repeated keys or error, its cost bounded first (decode-yaml.ts).
+    name: DECODE_YAML_STAGE,
+    purpose: 'serving',
+    sizeUnit: 'bytes',
+    sizeOf: decodeYamlSize,
+    run: runDecodeYaml,
+  },
   {
     // Deterministic CPU work: `iterations` steps of xorshift32; returns the final state so the loop
     // cannot be optimised away. Models a stage of known cost in tests and benchmarks.

@@ -143,6 +143,25 @@ test('a million levels of JSON or YAML nesting: one line naming the file, exit 1
   ]);
 });
 
+test('a YAML file whose anchors and aliases would take minutes to compose is refused at once, naming the file', async () => {
+  // 200k anchors, each aliased once: resolving the aliases walked every anchor before each (> 200 s).
+  let annotations = '';
+  for (let i = 0; i < 200_000; i++) annotations += `    a${i}: &a${i} v\n    b${i}: *a${i}\n`;
+  const anchors = file('anchors.yaml', `apiVersion: ${FC}\nkind: FlowSchema\nmetadata:\n  name: x\n  annotations:\n${annotations}`);
+  let laughs = 'a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n';
+  for (let level = 1; level < 9; level++)
+    laughs += `l${level}: &l${level} [${Array(9)
+      .fill(level === 1 ? '*a' : `*l${level - 1}`)
+      .join(', ')}]\n`;
+  const bomb = file('laughs.yaml', `apiVersion: ${FC}\nkind: FlowSchema\nmetadata:\n  name: x\n${laughs}`);
+  const result = await run(anchors, bomb);
+  assert.is(result.code, 1);
+  assert.equal(result.stdout, [
+    `${anchors}: refused before parsing: the YAML document has more than 1000 anchors`,
+    `${bomb}:1: document 1: invalid YAML: document contains excessive aliasing`,
+  ]);
+});
+
 test('EncryptionConfiguration: a key written in the wrong shape is never printed', async () => {
   const key = Buffer.alloc(32, 7).toString('base64');
   const path = file(

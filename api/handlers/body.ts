@@ -1,15 +1,18 @@
 // Request bodies: read up to kube-apiserver's 3 MiB cap (413 beyond it), then parsed as JSON, YAML
 // or protobuf (api/protobuf/) by Content-Type, as Go reads each (syntax errors in Go's words,
-// repeated keys listed for strict field validation). A body that does not parse, or nests too
-// deeply for the recursive code after parsing (nesting-depth.ts), is the client's mistake: 400.
+// repeated keys listed for strict field validation). A body that does not parse, nests too deeply
+// for the recursive code after parsing (nesting-depth.ts), or is YAML that would cost more to
+// compose than any object needs (engine/yaml-cost.ts), is the client's mistake: 400. YAML is read
+// by a YamlDecoder: on a worker beyond a few hundred bytes (workers/decode-yaml.ts).
 import type { IncomingMessage } from 'node:http';
-import { ApiError, badRequest, malformedBody, MAX_REQUEST_BODY_BYTES, requestEntityTooLarge } from '../errors.ts';
+import { ApiError, badRequest, malformedBody, MAX_REQUEST_BODY_BYTES, nestingTooDeep, requestEntityTooLarge } from '../errors.ts';
 import { negotiateInput, PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
 import { decodeBody } from '../protobuf/objects.ts';
 import { parseGoJson } from '../../engine/go-json.ts';
-import { parseGoYaml, strictYamlError } from '../go-yaml.ts';
+import { strictYamlError, type GoYamlResult } from '../../engine/go-yaml.ts';
+import { inlineYamlDecoder, type YamlDecoder } from '../../workers/decode-yaml.ts';
 import { goQuote } from '../go-format.ts';
-import { checkNestingDepth } from './nesting-depth.ts';
+import { checkNestingDepth, MAX_BODY_NESTING_DEPTH } from './nesting-depth.ts';
 import { beginBodyRead, onBodyFramingError } from '../server/http1-connection.ts';
 
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
@@ -78,17 +81,30 @@ export interface BodyTarget {
   options?: boolean;
 }
 
-/** Parses a body by its Content-Type (JSON when absent); 415 for a type neither JSON, YAML nor protobuf. */
-export function parseBody(bytes: Buffer, contentType: string | undefined, target: BodyTarget): ParsedBody {
+/**
+ * Parses a body by its Content-Type (JSON when absent); 415 for a type neither JSON, YAML nor
+ * protobuf. YAML goes through `decodeYaml`.
+ */
+export async function parseBody(
+  bytes: Buffer,
+  contentType: string | undefined,
+  target: BodyTarget,
+  decodeYaml: YamlDecoder = inlineYamlDecoder,
+): Promise<ParsedBody> {
   const negotiated = negotiateInput(contentType, BODY_MEDIA_TYPES);
   if (!negotiated.ok) throw new ApiError(negotiated.status);
   const { mediaType } = negotiated;
   if (target.options === true && bytes.length === 0) return { value: undefined, duplicates: [], yamlDuplicates: [], numberLiterals: NONE, mediaType };
   if (mediaType === PROTOBUF_MEDIA_TYPE)
     return { value: parseProtobuf(bytes, target.kind), duplicates: [], yamlDuplicates: [], numberLiterals: NONE, mediaType };
-  const text = bytes.toString('utf8');
-  checkNestingDepth(text, mediaType === 'application/json' ? 'json' : 'yaml');
-  const parsed = mediaType === 'application/json' ? jsonBody(text) : yamlBody(text);
+  let parsed: TextBody;
+  if (mediaType === 'application/json') {
+    const text = bytes.toString('utf8');
+    checkNestingDepth(text);
+    parsed = jsonBody(text);
+  } else {
+    parsed = yamlBody(await decodeYaml(bytes));
+  }
   if ('error' in parsed) {
     if (target.options === true) throw new ApiError(badRequest(parsed.error));
     throw new ApiError(badRequest(`the object provided is unrecognized (must be of type ${target.kind}): ${parsed.error} (${summarizeData(bytes, 30)})`));
@@ -112,9 +128,11 @@ function jsonBody(text: string): TextBody {
   };
 }
 
-function yamlBody(text: string): TextBody {
-  const parsed = parseGoYaml(text);
-  if (!parsed.ok) return { error: `error converting YAML to JSON: ${parsed.error}` };
+function yamlBody(parsed: GoYamlResult): TextBody {
+  if (!parsed.ok) {
+    if (parsed.bound === 'depth') throw new ApiError(nestingTooDeep(MAX_BODY_NESTING_DEPTH));
+    return { error: `error converting YAML to JSON: ${parsed.error}` };
+  }
   return {
     value: parsed.value,
     duplicates: [],

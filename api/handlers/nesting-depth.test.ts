@@ -5,15 +5,11 @@ import { checkNestingDepth, MAX_BODY_NESTING_DEPTH } from './nesting-depth.ts';
 
 test('checkNestingDepth throws the registry 400 past MAX_BODY_NESTING_DEPTH only', () => {
   const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
-  checkNestingDepth(nested(MAX_BODY_NESTING_DEPTH), 'json');
-  checkNestingDepth(nested(MAX_BODY_NESTING_DEPTH - 2), 'yaml');
-  for (const [text, syntax] of [
-    [nested(MAX_BODY_NESTING_DEPTH + 1), 'json'],
-    [nested(MAX_BODY_NESTING_DEPTH - 1), 'yaml'],
-  ] as const) {
+  checkNestingDepth(nested(MAX_BODY_NESTING_DEPTH));
+  for (const text of [nested(MAX_BODY_NESTING_DEPTH + 1)]) {
     try {
-      checkNestingDepth(text, syntax);
-      assert.unreachable(`${syntax}: one level more must throw`);
+      checkNestingDepth(text);
+      assert.unreachable('one level more must throw');
     } catch (error) {
       assert.ok(isApiError(error), String(error));
       assert.is(errorCodeOf(error.status), 'FW_ERR_REQUEST_NESTING_TOO_DEEP');

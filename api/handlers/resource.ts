@@ -10,6 +10,7 @@ import { ApiError, nameMismatch, routeMethodNotAllowed, routeNotFound } from '..
 import { PATCH_MEDIA_TYPES, negotiateInput, type PatchMediaType } from './content-negotiation.ts';
 import type { Logger } from '../log.ts';
 import { parseBody, readBody } from './body.ts';
+import type { YamlDecoder } from '../../workers/decode-yaml.ts';
 import { decodeObject } from './decode.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
 import type { ObjectRegistry, Subresource } from '../../engine/registry/kind-registry.ts';
@@ -61,6 +62,8 @@ export interface ResourceHandlerDeps {
   metaGroup: string;
   apiDomain?: string | undefined;
   applyPatch: PatchApplier;
+  /** Reads YAML bodies (workers/decode-yaml.ts); absent: on the main thread. */
+  decodeYaml?: YamlDecoder;
   nowTime: () => string;
   minRequestTimeoutMs?: number | undefined;
   /** --max-watches-per-user; absent means no limit. */
@@ -241,8 +244,8 @@ export function requesterOf(context: RequestContext): Requester {
   };
 }
 
-async function readObject(context: RequestContext, route: ResourceRoute, fieldValidation: 'Ignore' | 'Warn' | 'Strict') {
-  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: route.registry.kind });
+async function readObject(context: RequestContext, route: ResourceRoute, fieldValidation: 'Ignore' | 'Warn' | 'Strict', deps: ResourceHandlerDeps) {
+  const parsed = await parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: route.registry.kind }, deps.decodeYaml);
   return decodeObject(
     { value: parsed.value, duplicates: parsed.duplicates, yamlDuplicates: parsed.yamlDuplicates, numberLiterals: parsed.numberLiterals },
     { kind: route.registry.kind, apiVersion: route.out.apiVersion },
@@ -252,7 +255,7 @@ async function readObject(context: RequestContext, route: ResourceRoute, fieldVa
 
 async function create(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
   const options = parseWriteOptions(query, 'CreateOptions', deps.apiDomain);
-  const { object, warnings } = await readObject(context, route, options.fieldValidation);
+  const { object, warnings } = await readObject(context, route, options.fieldValidation, deps);
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
   const created = await route.registry.create(object, { dryRun: options.dryRun, manager, requester: requesterOf(context) });
   addWarnings(context.res, warnings);
@@ -268,7 +271,7 @@ async function update(
   deps: ResourceHandlerDeps,
 ): Promise<void> {
   const options = parseWriteOptions(query, 'UpdateOptions', deps.apiDomain);
-  const { object, warnings } = await readObject(context, route, options.fieldValidation);
+  const { object, warnings } = await readObject(context, route, options.fieldValidation, deps);
   const name = context.requestInfo.name;
   const bodyName = object.metadata?.name ?? '';
   if (bodyName !== name) throw new ApiError(nameMismatch(bodyName, name));
@@ -297,7 +300,8 @@ async function patch(
   const isApply = contentType === 'application/apply-patch+yaml';
   const options = parsePatchOptions(query, isApply, deps.apiDomain);
   const body = (await readBody(context.req)).toString('utf8');
-  checkNestingDepth(body, isApply ? 'yaml' : 'json');
+  // An apply body is YAML: its depth is bounded with its other costs where it is read (the apply-patch stage).
+  if (!isApply) checkNestingDepth(body);
   const name = context.requestInfo.name;
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
   const warnings: string[] = [];
@@ -355,13 +359,13 @@ function isNotFound(error: unknown): boolean {
   return isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND');
 }
 
-async function readDeleteBody(context: RequestContext): Promise<DeleteBody> {
-  const parsed = parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: 'DeleteOptions', options: true });
+async function readDeleteBody(context: RequestContext, deps: ResourceHandlerDeps): Promise<DeleteBody> {
+  const parsed = await parseBody(await readBody(context.req), context.req.headers['content-type'], { kind: 'DeleteOptions', options: true }, deps.decodeYaml);
   return { value: parsed.value, numberLiterals: parsed.numberLiterals };
 }
 
 async function remove(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
-  const options = parseDeleteOptions(query, await readDeleteBody(context), deps.apiDomain);
+  const options = parseDeleteOptions(query, await readDeleteBody(context, deps), deps.apiDomain);
   const outcome = await route.registry.delete(context.requestInfo.name, options, requesterOf(context));
   if (outcome.type === 'deleted') {
     // A success Status has no code; the response is 200.
@@ -372,7 +376,7 @@ async function remove(context: RequestContext, route: ResourceRoute, query: Quer
 }
 
 async function removeCollection(context: RequestContext, route: ResourceRoute, query: QueryReader, output: Output, deps: ResourceHandlerDeps): Promise<void> {
-  const options = parseDeleteOptions(query, await readDeleteBody(context), deps.apiDomain);
+  const options = parseDeleteOptions(query, await readDeleteBody(context, deps), deps.apiDomain);
   query.int('timeoutSeconds');
   const result = await route.registry.deleteCollection(listOptions(query), options, requesterOf(context));
   await sendList(context, route.out, output, result);

@@ -7,6 +7,7 @@ import type { Handler, RequestContext } from '../server/http-context.ts';
 import { ApiError, badRequest, malformedBody, routeMethodNotAllowed } from '../errors.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES, type SerializerMediaType } from './content-negotiation.ts';
 import { parseBody, readBody } from './body.ts';
+import { inlineYamlDecoder, type YamlDecoder } from '../../workers/decode-yaml.ts';
 import { sendObject, wantsPretty, type Representation } from './respond.ts';
 
 export interface ReviewKind {
@@ -27,10 +28,13 @@ export function reviewOutput(context: RequestContext, mediaTypes: readonly Seria
 }
 
 /** Reads the review's body in any of its forms as its JSON value; 400 for another kind or version. */
-export async function readReviewBody(context: RequestContext, review: ReviewKind): Promise<Record<string, unknown>> {
+export async function readReviewBody(context: RequestContext, review: ReviewKind, decodeYaml: YamlDecoder): Promise<Record<string, unknown>> {
   const bytes = await readBody(context.req);
   const version = review.apiVersion.slice(review.apiVersion.indexOf('/') + 1);
-  const value = parseBody(bytes, context.req.headers['content-type'], { kind: review.kind }).value as Record<string, unknown> | null | undefined;
+  const value = (await parseBody(bytes, context.req.headers['content-type'], { kind: review.kind }, decodeYaml)).value as
+    | Record<string, unknown>
+    | null
+    | undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ApiError(malformedBody(review.kind, version, 'expected an object'));
   if ((value.kind !== undefined && value.kind !== review.kind) || (value.apiVersion !== undefined && value.apiVersion !== review.apiVersion)) {
     throw new ApiError(badRequest(`the API version in the data (${String(value.apiVersion)}) does not match the expected API version (${review.apiVersion})`));
@@ -43,14 +47,17 @@ export function sendReview(context: RequestContext, review: Record<string, unkno
   sendObject(context.res, 201, review, output);
 }
 
+/** A review's handler; YAML bodies are read by `decodeYaml` (the server's: on its execution plane). */
+export type ReviewHandler = (context: RequestContext, decodeYaml: YamlDecoder) => Promise<void>;
+
 export interface ReviewRoute {
   path: string;
-  handler: Handler;
+  handler: ReviewHandler;
 }
 
 /** Routes each review's path (trailing slashes ignored) to its handler and everything else to `resources`. */
-export function withReviewRoutes(resources: Handler, routes: readonly ReviewRoute[]): Handler {
-  const byPath = new Map(routes.map((route) => [route.path, route.handler]));
+export function withReviewRoutes(resources: Handler, routes: readonly ReviewRoute[], decodeYaml: YamlDecoder = inlineYamlDecoder): Handler {
+  const byPath = new Map<string, Handler>(routes.map((route) => [route.path, (context) => route.handler(context, decodeYaml)]));
   const reviewResources = new Set(routes.map((route) => route.path.slice(route.path.lastIndexOf('/') + 1)));
   // The resource name first: most requests are for other resources, and the path check builds a string.
   return (context) =>

@@ -9,7 +9,7 @@ import { specFromWire, wireSpec } from '../../engine/auth/subject-access-review.
 import { FieldPath, invalid as invalidField, type FieldError } from '../../engine/resources/field-errors.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { ApiError, internalError, invalid } from '../errors.ts';
-import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
+import { readReviewBody, reviewOutput, sendReview, type ReviewHandler, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';
 
 export const SELF_SUBJECT_ACCESS_REVIEW_KIND = 'SelfSubjectAccessReview';
@@ -26,12 +26,12 @@ export function selfSubjectAccessReviewPath(group: string): string {
 }
 
 /** A route handler; resolves when the response is written. */
-export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessReviewOptions): (context: RequestContext) => Promise<void> {
+export function createSelfSubjectAccessReviewHandler(options: SelfSubjectAccessReviewOptions): ReviewHandler {
   const review: ReviewKind = { kind: SELF_SUBJECT_ACCESS_REVIEW_KIND, apiVersion: `${options.group}/v1` };
-  return async (context) => {
+  return async (context, decodeYaml) => {
     try {
       const output = reviewOutput(context);
-      const spec = specFromWire((await readReviewBody(context, review)).spec, 'v1');
+      const spec = specFromWire((await readReviewBody(context, review, decodeYaml)).spec, 'v1');
       const problems = validateSpec(spec);
       if (problems.length > 0) throw new ApiError(invalid({ group: options.group, kind: SELF_SUBJECT_ACCESS_REVIEW_KIND }, '', problems));
       const user = context.user;

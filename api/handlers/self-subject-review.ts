@@ -2,10 +2,9 @@
 // own user information, after impersonation, as kube-apiserver's REST answers it: 201, a
 // creationTimestamp of now, and `status.userInfo` {username, uid, groups, extra}, empty ones left
 // out.
-import type { RequestContext } from '../server/http-context.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import { SUPPORTED_MEDIA_TYPES } from './content-negotiation.ts';
-import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
+import { readReviewBody, reviewOutput, sendReview, type ReviewHandler, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';
 
 export const SELF_SUBJECT_REVIEW_KIND = 'SelfSubjectReview';
@@ -14,13 +13,13 @@ export function selfSubjectReviewPath(group: string): string {
   return `/apis/${group}/v1/selfsubjectreviews`;
 }
 
-export function createSelfSubjectReviewHandler(options: { group: string; nowTime: () => string }): (context: RequestContext) => Promise<void> {
+export function createSelfSubjectReviewHandler(options: { group: string; nowTime: () => string }): ReviewHandler {
   const review: ReviewKind = { kind: SELF_SUBJECT_REVIEW_KIND, apiVersion: `${options.group}/v1` };
-  return async (context) => {
+  return async (context, decodeYaml) => {
     try {
       // JSON or YAML: a protobuf answer would need UserInfo's ExtraValue form (kubectl takes JSON).
       const output = reviewOutput(context, SUPPORTED_MEDIA_TYPES);
-      await readReviewBody(context, review);
+      await readReviewBody(context, review, decodeYaml);
       const user = context.user;
       if (user === undefined) throw new ApiError(badRequest('no user present on request'));
       const userInfo: Record<string, unknown> = {};

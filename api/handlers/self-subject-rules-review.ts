@@ -7,7 +7,8 @@
 import type { Authorizer, NonResourceRule, ResourceRule, RulesResult } from '../../engine/auth/authorizer.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { ApiError, badRequest, internalError, malformedBody } from '../errors.ts';
-import { readReviewBody, reviewOutput, sendReview, type ReviewKind } from './review.ts';
+import type { YamlDecoder } from '../../workers/decode-yaml.ts';
+import { readReviewBody, reviewOutput, sendReview, type ReviewHandler, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';
 
 export const SELF_SUBJECT_RULES_REVIEW_KIND = 'SelfSubjectRulesReview';
@@ -16,12 +17,12 @@ export function selfSubjectRulesReviewPath(group: string): string {
   return `/apis/${group}/v1/selfsubjectrulesreviews`;
 }
 
-export function createSelfSubjectRulesReviewHandler(options: { authorizer: Authorizer; group: string }): (context: RequestContext) => Promise<void> {
+export function createSelfSubjectRulesReviewHandler(options: { authorizer: Authorizer; group: string }): ReviewHandler {
   const review: ReviewKind = { kind: SELF_SUBJECT_RULES_REVIEW_KIND, apiVersion: `${options.group}/v1` };
-  return async (context) => {
+  return async (context, decodeYaml) => {
     try {
       const output = reviewOutput(context);
-      const namespace = await readNamespace(context, review);
+      const namespace = await readNamespace(context, review, decodeYaml);
       const user = context.user;
       if (user === undefined) throw new ApiError(badRequest('no user present on request'));
       if (namespace === '') throw new ApiError(badRequest('no namespace on request'));
@@ -34,8 +35,8 @@ export function createSelfSubjectRulesReviewHandler(options: { authorizer: Autho
   };
 }
 
-async function readNamespace(context: RequestContext, review: ReviewKind): Promise<string> {
-  const spec = (await readReviewBody(context, review)).spec;
+async function readNamespace(context: RequestContext, review: ReviewKind, decodeYaml: YamlDecoder): Promise<string> {
+  const spec = (await readReviewBody(context, review, decodeYaml)).spec;
   if (spec === undefined || spec === null) return '';
   const namespace = typeof spec === 'object' && !Array.isArray(spec) ? (spec as Record<string, unknown>).namespace : undefined;
   if (namespace !== undefined && namespace !== null && typeof namespace !== 'string') {

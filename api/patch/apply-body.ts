@@ -3,18 +3,20 @@
 // bodies, which kubectl sends, are YAML too.
 
 import type { Status } from '../../engine/resources/types.ts';
-import { badRequest } from '../errors.ts';
-import { parseGoYaml } from '../go-yaml.ts';
+import { badRequest, nestingTooDeep } from '../errors.ts';
+import { MAX_NESTING_DEPTH } from '../../engine/nesting-depth.ts';
+import { parseGoYaml } from '../../engine/go-yaml.ts';
 import { goJsonTypeName } from './go-json.ts';
 import type { JsonObject } from './typed-value.ts';
 import { isRecord } from '../../engine/own-property.ts';
 
-export { strictYamlError } from '../go-yaml.ts';
+export { strictYamlError } from '../../engine/go-yaml.ts';
 
 export type ApplyBodyResult = { config: JsonObject; duplicateKeys: string[] } | { status: Status };
 
 export function decodeApplyBody(text: string): ApplyBodyResult {
   const parsed = parseGoYaml(text);
+  if (!parsed.ok && parsed.bound === 'depth') return { status: nestingTooDeep(MAX_NESTING_DEPTH) };
   if (!parsed.ok) return { status: badRequest(`error decoding YAML: error converting YAML to JSON: ${parsed.error}`) };
   const value = parsed.value ?? {};
   if (!isRecord(value)) {

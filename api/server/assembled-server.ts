@@ -40,6 +40,7 @@ import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from '../handlers/watch-li
 import type { FlowcontrolKind } from '../handlers/table.ts';
 import { managedFieldsRecorder } from '../handlers/patch-adapter.ts';
 import { executorPatchApplier } from '../handlers/patch-work.ts';
+import { executorYamlDecoder } from '../../workers/decode-yaml.ts';
 import { canonicalOrder } from '../../engine/resources/canonical-order.ts';
 import { shapeOf } from '../handlers/decode.ts';
 import type { AccessControl } from '../security/access-control.ts';
@@ -264,6 +265,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     new KindRegistry({ ...registryDeps, store: plcStore, kind: PRIORITY_LEVEL }),
     new KindRegistry({ ...registryDeps, store: fsStore, kind: FLOW_SCHEMA }),
   ];
+  const decodeYaml = executorYamlDecoder(executor);
   const routes = new Map<string, ResourceRoute>(registries.map((registry) => [registry.resource, { registry, out: out(registry.kind, registry.listKind) }]));
   const resources = createResourceHandler({
     routes,
@@ -272,6 +274,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     metaGroup: groups.meta,
     apiDomain,
     applyPatch: executorPatchApplier(executor, groups.flowcontrol),
+    decodeYaml,
     nowTime,
     minRequestTimeoutMs: options.minRequestTimeoutMs,
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER),
@@ -328,7 +331,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     requestTimeoutMs: options.requestTimeoutMs,
     filters,
     health,
-    resources: access.reviews.length > 0 ? withReviewRoutes(resources, access.reviews) : resources,
+    resources: access.reviews.length > 0 ? withReviewRoutes(resources, access.reviews, decodeYaml) : resources,
     describe: createDescriptionHandler({
       model: discoveryModel,
       apiDomain,

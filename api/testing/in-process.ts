@@ -16,6 +16,7 @@ import { createAccessControl, type AccessControl } from '../security/access-cont
 import { isHealthPath } from '../handlers/health.ts';
 import { createTestClient, type TestClient } from './http-client.ts';
 import type { Filter } from '../server/http-context.ts';
+import type { ExecutionPlane } from '../server/execution-plane.ts';
 
 export interface InProcessServer {
   client: TestClient;
@@ -49,6 +50,8 @@ export interface InProcessOptions {
   extraFilters?: readonly Filter[] | undefined;
   /** --encoding-cache-bytes (0: no YAML item is kept). */
   encodingCacheBytes?: number | undefined;
+  /** Instead of running every stage inline (tests that look at where work runs). */
+  executionPlane?: ExecutionPlane | undefined;
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
@@ -94,6 +97,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     accessControl,
     extraFilters: options.extraFilters,
     encodingCacheBytes: options.encodingCacheBytes,
+    ...(options.executionPlane !== undefined ? { executionPlane: options.executionPlane } : {}),
   });
   const server = createServer(HTTP1_SERVER_OPTIONS, fairway.apiServer.handle);
   installHttp1Rules(server);

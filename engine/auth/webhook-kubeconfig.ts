@@ -7,6 +7,7 @@
 import { readConfigFileSync } from '../config/config-file.ts';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { measureYamlCost } from '../yaml-cost.ts';
 
 export interface WebhookConnection {
   /** The full URL the review is POSTed to. */
@@ -34,6 +35,9 @@ export function loadWebhookKubeconfig(file: string, options: { context?: string 
   } catch (error) {
     return { ok: false, error: `invalid configuration: unable to read ${file}: ${(error as Error).message}` };
   }
+  // Hostile text is refused before composing it costs more than any kubeconfig needs (engine/yaml-cost.ts).
+  const { exceeded } = measureYamlCost(text);
+  if (exceeded !== undefined) return { ok: false, error: `error loading config file "${file}": yaml: ${exceeded.message}` };
   let config: unknown;
   try {
     config = parseYaml(text);

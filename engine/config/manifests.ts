@@ -15,7 +15,8 @@ import type { Document } from 'yaml';
 import type { FieldError } from '../resources/field-errors.ts';
 import { isRecord } from '../own-property.ts';
 import { readConfigFile } from './config-file.ts';
-import { jsonNestingDepth, MAX_NESTING_DEPTH, yamlNestingDepthBound } from '../nesting-depth.ts';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../nesting-depth.ts';
+import { aliasExpansion, measureYamlCost } from '../yaml-cost.ts';
 
 export interface ManifestDocument {
   file: string;
@@ -32,6 +33,7 @@ export type ManifestProblem =
   | 'unreadable'
   | 'empty'
   | 'too-deep'
+  | 'too-costly'
   | 'invalid-yaml'
   | 'invalid-json'
   | 'not-an-object'
@@ -72,10 +74,15 @@ export function parseManifests(text: string, file: string): ManifestFile {
   const source = text.startsWith('\uFEFF') ? text.slice(1) : text;
   const result: ManifestFile = { file, documents: [], errors: [] };
   const json = /^\s*\{/.test(source);
-  // Parsing, checking and rendering a bad value all recurse per level: refuse deep text first.
-  const depth = json ? jsonNestingDepth(source) : yamlNestingDepthBound(source);
-  if (depth > MAX_NESTING_DEPTH) {
+  // Parsing, checking and rendering a bad value all recurse per level: refuse deep text first; and
+  // YAML whose composing would cost more than any configuration needs (engine/yaml-cost.ts).
+  const exceeded = json ? undefined : measureYamlCost(source).exceeded;
+  if ((json ? jsonNestingDepth(source) : 0) > MAX_NESTING_DEPTH || exceeded?.bound === 'depth') {
     result.errors.push({ file, problem: 'too-deep', message: `nests objects and lists more than ${MAX_NESTING_DEPTH} levels deep` });
+    return result;
+  }
+  if (exceeded !== undefined) {
+    result.errors.push({ file, problem: 'too-costly', message: `refused before parsing: the YAML ${exceeded.message}` });
     return result;
   }
   if (json) parseJsonStream(source, result);
@@ -201,9 +208,15 @@ function parseYamlStream(source: string, result: ManifestFile): void {
     // `---` with nothing after it, or a document of only comments: kubectl skips these.
     if (document.contents === null) return;
     const line = lineOf(lineCounter, document.contents.range?.[0]);
+    const expansion = aliasExpansion(document.contents);
+    if ('exceeded' in expansion) {
+      result.errors.push({ file: result.file, problem: 'too-costly', message: `invalid YAML: ${expansion.exceeded.message}`, line, index });
+      return;
+    }
     let value: unknown;
     try {
-      value = document.toJS({ maxAliasCount: 100 });
+      // Aliases' expansion is bounded above; the yaml package's own count walks the document per alias.
+      value = document.toJS({ maxAliasCount: -1 });
     } catch (error) {
       result.errors.push({ file: result.file, problem: 'invalid-yaml', message: `invalid YAML: ${describeError(error)}`, line, index });
       return;
