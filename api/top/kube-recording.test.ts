@@ -7,45 +7,62 @@
 // - the debug dumps: kubernetes/website content/en/docs/concepts/cluster-administration/flow-control.md
 //   ("Debug endpoints"): dump_priority_levels with the exempt level's `<none>` row, and
 //   dump_requests in the older form (a comma ending each line, only waiting requests, no seats).
+// Lines longer than the line width are split between words; the text is the same.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { layoutScreen } from './top-layout.ts';
 import { topSnapshot } from './top-model.ts';
 
-const KUBE_METRICS = `# HELP apiserver_flowcontrol_rejected_requests_total [BETA] Number of requests rejected by API Priority and Fairness subsystem
-# TYPE apiserver_flowcontrol_rejected_requests_total counter
-apiserver_flowcontrol_rejected_requests_total{flow_schema="test-fs",priority_level="test-pl",reason="queue-full"} 1
-# HELP apiserver_flowcontrol_dispatched_requests_total [BETA] Number of requests executed by API Priority and Fairness subsystem
-# TYPE apiserver_flowcontrol_dispatched_requests_total counter
-apiserver_flowcontrol_dispatched_requests_total{flow_schema="test-fs",priority_level="test-pl"} 1
-# HELP apiserver_flowcontrol_current_executing_requests [BETA] Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem
-# TYPE apiserver_flowcontrol_current_executing_requests gauge
-apiserver_flowcontrol_current_executing_requests{flow_schema="test-fs",priority_level="test-pl"} 2
-# HELP apiserver_flowcontrol_current_executing_seats [BETA] Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem
-# TYPE apiserver_flowcontrol_current_executing_seats gauge
-apiserver_flowcontrol_current_executing_seats{flow_schema="test-fs",priority_level="test-pl"} 3
-`;
+const KUBE_METRICS = [
+  '# HELP apiserver_flowcontrol_rejected_requests_total [BETA] Number of requests rejected by API Priority and Fairness ' + 'subsystem',
+  '# TYPE apiserver_flowcontrol_rejected_requests_total counter',
+  'apiserver_flowcontrol_rejected_requests_total{flow_schema="test-fs",priority_level="test-pl",reason="queue-full"} 1',
+  '# HELP apiserver_flowcontrol_dispatched_requests_total [BETA] Number of requests executed by API Priority and Fairness ' + 'subsystem',
+  '# TYPE apiserver_flowcontrol_dispatched_requests_total counter',
+  'apiserver_flowcontrol_dispatched_requests_total{flow_schema="test-fs",priority_level="test-pl"} 1',
+  '# HELP apiserver_flowcontrol_current_executing_requests [BETA] Number of requests in initial (for a WATCH) or any (for ' +
+    'a non-WATCH) execution stage in the API Priority and Fairness subsystem',
+  '# TYPE apiserver_flowcontrol_current_executing_requests gauge',
+  'apiserver_flowcontrol_current_executing_requests{flow_schema="test-fs",priority_level="test-pl"} 2',
+  '# HELP apiserver_flowcontrol_current_executing_seats [BETA] Concurrency (number of seats) occupied by the currently ' +
+    'executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem',
+  '# TYPE apiserver_flowcontrol_current_executing_seats gauge',
+  'apiserver_flowcontrol_current_executing_seats{flow_schema="test-fs",priority_level="test-pl"} 3',
+  '',
+].join('\n');
 
-const KUBE_DUMP_PRIORITY_LEVELS = `PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests
-catch-all,         0,            true,   false,       0,               0,                 1,                  0,                0,                0
-exempt,            <none>,       <none>, <none>,      <none>,          <none>,            <none>,             <none>,           <none>,           <none>
-global-default,    0,            true,   false,       0,               0,                 46,                 0,                0,                0
-leader-election,   0,            true,   false,       0,               0,                 4,                  0,                0,                0
-node-high,         0,            true,   false,       0,               0,                 34,                 0,                0,                0
-system,            0,            true,   false,       0,               0,                 48,                 0,                0,                0
-workload-high,     0,            true,   false,       0,               0,                 500,                0,                0,                0
-workload-low,      0,            true,   false,       0,               0,                 0,                  0,                0,                0
-`;
+const KUBE_DUMP_PRIORITY_LEVELS = [
+  'PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, ' +
+    'RejectedRequests, TimedoutRequests, CancelledRequests',
+  'catch-all,         0,            true,   false,       0,               0,                 1,                  0,                ' + '0,                0',
+  'exempt,            <none>,       <none>, <none>,      <none>,          <none>,            <none>,             <none>,           ' +
+    '<none>,           <none>',
+  'global-default,    0,            true,   false,       0,               0,                 46,                 0,                ' + '0,                0',
+  'leader-election,   0,            true,   false,       0,               0,                 4,                  0,                ' + '0,                0',
+  'node-high,         0,            true,   false,       0,               0,                 34,                 0,                ' + '0,                0',
+  'system,            0,            true,   false,       0,               0,                 48,                 0,                ' + '0,                0',
+  'workload-high,     0,            true,   false,       0,               0,                 500,                0,                ' + '0,                0',
+  'workload-low,      0,            true,   false,       0,               0,                 0,                  0,                ' + '0,                0',
+  '',
+].join('\n');
 
-const KUBE_DUMP_REQUESTS = `PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher,       ArriveTime,
-exempt,            <none>,         <none>,     <none>,              <none>,                <none>,
-system,            system-nodes,   12,         0,                   system:node:127.0.0.1, 2020-07-23T15:26:57.179170694Z,
-`;
+const KUBE_DUMP_REQUESTS = [
+  'PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher,       ArriveTime,',
+  'exempt,            <none>,         <none>,     <none>,              <none>,                <none>,',
+  'system,            system-nodes,   12,         0,                   system:node:127.0.0.1, ' + '2020-07-23T15:26:57.179170694Z,',
+  '',
+].join('\n');
 
-const KUBE_DUMP_REQUESTS_DETAILED = `PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher,       ArriveTime,                     UserName,              Verb,   APIPath,                                                     Namespace, Name,   APIVersion, Resource, SubResource,
-system,            system-nodes,   12,         0,                   system:node:127.0.0.1, 2020-07-23T15:31:03.583823404Z, system:node:127.0.0.1, create, /api/v1/namespaces/scaletest/configmaps,
-system,            system-nodes,   12,         1,                   system:node:127.0.0.1, 2020-07-23T15:31:03.594555947Z, system:node:127.0.0.1, create, /api/v1/namespaces/scaletest/configmaps,
-`;
+const KUBE_DUMP_REQUESTS_DETAILED = [
+  'PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher,       ArriveTime,                     ' +
+    'UserName,              Verb,   APIPath,                                                     Namespace, Name,   ' +
+    'APIVersion, Resource, SubResource,',
+  'system,            system-nodes,   12,         0,                   system:node:127.0.0.1, ' +
+    '2020-07-23T15:31:03.583823404Z, system:node:127.0.0.1, create, /api/v1/namespaces/scaletest/configmaps,',
+  'system,            system-nodes,   12,         1,                   system:node:127.0.0.1, ' +
+    '2020-07-23T15:31:03.594555947Z, system:node:127.0.0.1, create, /api/v1/namespaces/scaletest/configmaps,',
+  '',
+].join('\n');
 
 test("kube-apiserver's /metrics: its level and FlowSchema, rates from a first scrape with nothing yet", () => {
   const snapshot = topSnapshot({ before: '', after: KUBE_METRICS, elapsedSeconds: 2 });
