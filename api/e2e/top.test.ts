@@ -221,7 +221,7 @@ const levelOrder = (screen: string) => {
 
 test('in a real terminal (tmux): the screen shows the levels, s re-sorts, a narrower window drops columns, q restores the terminal', async () => {
   const command = [process.execPath, FAIRWAY, 'top', '--kubeconfig', server.kubeconfigPath, '--interval', '1s'].map((a) => `'${a}'`).join(' ');
-  const started = tmux('new-session', '-d', '-x', '120', '-y', '40', '-s', 'top', '-c', ROOT, `env FAIRWAY_TEST=1 ${command}; echo TOP-EXITED=$?; sleep 120`);
+  const started = tmux('new-session', '-d', '-x', '120', '-y', '40', '-s', 'top', '-c', ROOT, `env FAIRWAY_TEST=1 ${command}; echo TOP-EXITED=$?; exec sh`);
   assert.is(started.status, 0, started.stderr);
   let screen = await until('the levels with rates', (s) => /\ne2e-top +.*\d+\.\d/.test(s) && s.includes('sort: seats') && s.includes('Busiest FlowSchemas'));
   assert.ok(screen.split('\n').every((line) => line.length <= 120));
@@ -248,6 +248,17 @@ test('in a real terminal (tmux): the screen shows the levels, s re-sorts, a narr
   screen = await until('top exiting', (s) => s.includes('TOP-EXITED=0'));
   assert.not.ok(screen.includes('PRIORITY LEVEL'), 'the main screen is back, without top’s tables');
   assert.is(tmux('display', '-p', '-t', 'top', '#{alternate_on}').stdout.trim(), '0');
+
+  // Ctrl-C too gives the terminal back: the shell's next command is echoed as typed (cooked mode).
+  tmux('send-keys', '-t', 'top', 'C-c');
+  tmux('send-keys', '-t', 'top', `clear; env FAIRWAY_TEST=1 ${command}; echo TOP-EXITED-AGAIN=$?`, 'Enter');
+  await until('the levels again', (s) => s.includes('PRIORITY LEVEL') && s.includes('e2e-top'));
+  tmux('send-keys', '-t', 'top', 'C-c');
+  screen = await until('top stopped by Ctrl-C', (s) => s.includes('TOP-EXITED-AGAIN=0'));
+  assert.not.ok(screen.includes('PRIORITY LEVEL'));
+  assert.is(tmux('display', '-p', '-t', 'top', '#{alternate_on}').stdout.trim(), '0');
+  tmux('send-keys', '-t', 'top', 'echo typed-back', 'Enter');
+  await until('the shell echoing again', (s) => s.includes('echo typed-back') && /\ntyped-back\n/.test(s));
 });
 
 test.run();
