@@ -175,11 +175,12 @@ test('an unreachable server and a bad kubeconfig: the address, or the file and w
   const port = await freePort();
   const unreachable = join(dir, 'unreachable.kubeconfig');
   await writeKubeconfig(unreachable, { serverUrl: `https://127.0.0.1:${port}`, caPem: server.caPem, user: { name: 'x', token: 'x' } });
-  const [refused, context, missing, usage] = await Promise.all([
+  const [refused, context, missing, usage, notTerminal] = await Promise.all([
     top(['--kubeconfig', unreachable, '--once']),
     top(['--kubeconfig', server.kubeconfigPath, '--context', 'nope', '--once']),
     top(['--once'], { KUBECONFIG: join(dir, 'missing.kubeconfig') }),
     top(['--sort', 'size']),
+    top(['--kubeconfig', server.kubeconfigPath]),
   ]);
   assert.is(refused.code, 1);
   assert.match(refused.stderr, new RegExp(`^fairway top: cannot reach https://127\\.0\\.0\\.1:${port}: connection refused`));
@@ -191,6 +192,7 @@ test('an unreachable server and a bad kubeconfig: the address, or the file and w
   assert.match(missing.stderr, /^fairway top: invalid configuration: unable to read .*missing\.kubeconfig: /);
   assert.is(usage.code, 2);
   assert.match(usage.stderr, /--sort must be one of seats, queued, rejected, dispatched, wait, name, not "size"/);
+  assert.equal([notTerminal.code, notTerminal.stderr], [1, 'fairway top: the live screen needs a terminal; for scripts use --once (-o json, yaml or wide)\n']);
 });
 
 // A real terminal: tmux runs top in a 120×40 pane; the pane is read as a person would see it.

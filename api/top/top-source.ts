@@ -5,12 +5,13 @@
 
 import type { WebhookConnection } from '../../engine/auth/webhook-kubeconfig.ts';
 import type { Clock } from '../../engine/clock.ts';
-import { apiGet, MAX_RESPONSE_BYTES } from '../../sim/import/api-reader.ts';
+import { apiGet, MAX_RESPONSE_BYTES, type ApiResponse } from '../../sim/import/api-reader.ts';
 
 export const METRICS_PATH = '/metrics';
 export const DUMP_PRIORITY_LEVELS = '/debug/api_priority_and_fairness/dump_priority_levels';
 export const DUMP_REQUESTS = '/debug/api_priority_and_fairness/dump_requests';
 const DEBUG_GRANT = '/debug/api_priority_and_fairness/*';
+const DUMP_ANY = '/debug/api_priority_and_fairness/dump_*';
 
 export interface Scrape {
   metrics: string;
@@ -61,6 +62,18 @@ export function unreachableMessage(server: string, error: unknown): string {
   return `cannot reach ${server}: ${why}`;
 }
 
+type Settled = PromiseSettledResult<ApiResponse>;
+
+const okBody = (result: Settled) => (result.status === 'fulfilled' && result.value.status === 200 ? result.value.body : undefined);
+
+/** Why an optional endpoint could not be read, naming its path. */
+function problem(result: Settled, path: string): string {
+  if (result.status === 'rejected') return `${path}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`;
+  const { status, body } = result.value;
+  if (status === 401 || status === 403) return refusalMessage(path, status, body, DEBUG_GRANT);
+  return `${path}: HTTP ${status} (is API Priority and Fairness enabled?)`;
+}
+
 export function createSource(connection: WebhookConnection, clock: Clock, requestTimeoutMs: number) {
   const server = connection.url.origin;
   const get = (path: string) =>
@@ -76,30 +89,18 @@ export function createSource(connection: WebhookConnection, clock: Clock, reques
       if (metrics.value.status !== 200)
         throw new ScrapeError(`GET ${server}${METRICS_PATH}: HTTP ${metrics.value.status}: ${metrics.value.body.slice(0, 200)}`);
       const scrape: Scrape = { metrics: metrics.value.body, notices: [] };
-      const optional = (result: (typeof settled)[number], path: string, what: string): string | undefined => {
-        if (result.status === 'rejected') {
-          scrape.notices.push(`${path}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}; ${what}`);
-          return undefined;
-        }
-        const { status, body } = result.value;
-        if (status === 200) return body;
-        if (status === 401 || status === 403) scrape.notices.push(`${refusalMessage(path, status, body, DEBUG_GRANT)}; ${what}`);
-        else scrape.notices.push(`${path}: HTTP ${status} (is API Priority and Fairness enabled?); ${what}`);
-        return undefined;
-      };
-      const dumpPriorityLevels = optional(levels, DUMP_PRIORITY_LEVELS, 'active queues are not shown');
-      const dumpRequests = optional(requests, DUMP_REQUESTS, 'flows are not shown');
-      if (dumpPriorityLevels !== undefined) scrape.dumpPriorityLevels = dumpPriorityLevels;
-      if (dumpRequests !== undefined) scrape.dumpRequests = dumpRequests;
-      // One notice for both dumps when both are refused for the same reason.
-      if (scrape.notices.length === 2 && dumpPriorityLevels === undefined && dumpRequests === undefined) {
-        const [a, b] = scrape.notices as [string, string];
-        const permission = (n: string) => n.replace(/nonResourceURL \S+:/, '').replace(/;[^;]*$/, '');
-        if (permission(a) === permission(b)) {
-          scrape.notices = [
-            `${a.replace(DUMP_PRIORITY_LEVELS, '/debug/api_priority_and_fairness/dump_*').replace(/;[^;]*$/, '')}; active queues and flows are not shown`,
-          ];
-        }
+      const levelsBody = okBody(levels);
+      const requestsBody = okBody(requests);
+      if (levelsBody !== undefined) scrape.dumpPriorityLevels = levelsBody;
+      if (requestsBody !== undefined) scrape.dumpRequests = requestsBody;
+      const levelsProblem = levelsBody === undefined ? problem(levels, DUMP_PRIORITY_LEVELS) : undefined;
+      const requestsProblem = requestsBody === undefined ? problem(requests, DUMP_REQUESTS) : undefined;
+      // Both dumps refused for the same reason (the usual case: a monitoring user): one line.
+      const both = levelsProblem !== undefined && levelsProblem === requestsProblem?.replace(DUMP_REQUESTS, DUMP_PRIORITY_LEVELS);
+      if (both) scrape.notices.push(`${levelsProblem.replace(DUMP_PRIORITY_LEVELS, DUMP_ANY)}; active queues and flows are not shown`);
+      else {
+        if (levelsProblem !== undefined) scrape.notices.push(`${levelsProblem}; active queues are not shown`);
+        if (requestsProblem !== undefined) scrape.notices.push(`${requestsProblem}; flows are not shown`);
       }
       return scrape;
     },
