@@ -37,8 +37,12 @@ export function refusedUser(body: string): string | undefined {
 
 /** What a 401 or 403 on `path` means to the operator, with the rule that would allow it. */
 export function refusalMessage(path: string, status: number, body: string, grant: string = path): string {
-  if (status === 401)
-    return `the server did not accept the kubeconfig's credentials for ${path} (401 Unauthorized): check its user's token or client certificate`;
+  if (status === 401) {
+    return (
+      `the server did not accept the kubeconfig's credentials for ${path} (401 Unauthorized): check its user's token or client ` +
+      'certificate (exec plugins and auth-providers are not run: give the user a token or a certificate)'
+    );
+  }
   const user = refusedUser(body);
   return (
     `${user === undefined ? "the kubeconfig's user" : `user "${user}"`} may not get nonResourceURL ${path}: ` +
