@@ -171,16 +171,19 @@ test('a user without /metrics: exit 1 and the permission it needs', async () => 
   );
 });
 
-test('an unreachable server and a bad kubeconfig: the address, or the file and what is wrong in it', async () => {
+test('an unreachable server, a bad kubeconfig, bad credentials: the address, the file and what is wrong in it, the 401', async () => {
   const port = await freePort();
   const unreachable = join(dir, 'unreachable.kubeconfig');
   await writeKubeconfig(unreachable, { serverUrl: `https://127.0.0.1:${port}`, caPem: server.caPem, user: { name: 'x', token: 'x' } });
-  const [refused, context, missing, usage, notTerminal] = await Promise.all([
+  const badToken = join(dir, 'bad-token.kubeconfig');
+  await writeKubeconfig(badToken, { serverUrl: server.url, caPem: server.caPem, user: { name: 'x', token: 'not-a-token' } });
+  const [refused, context, missing, usage, notTerminal, unauthorized] = await Promise.all([
     top(['--kubeconfig', unreachable, '--once']),
     top(['--kubeconfig', server.kubeconfigPath, '--context', 'nope', '--once']),
     top(['--once'], { KUBECONFIG: join(dir, 'missing.kubeconfig') }),
     top(['--sort', 'size']),
     top(['--kubeconfig', server.kubeconfigPath]),
+    top(['--kubeconfig', badToken, '--once']),
   ]);
   assert.is(refused.code, 1);
   assert.match(refused.stderr, new RegExp(`^fairway top: cannot reach https://127\\.0\\.0\\.1:${port}: connection refused`));
@@ -193,6 +196,8 @@ test('an unreachable server and a bad kubeconfig: the address, or the file and w
   assert.is(usage.code, 2);
   assert.match(usage.stderr, /--sort must be one of seats, queued, rejected, dispatched, wait, name, not "size"/);
   assert.equal([notTerminal.code, notTerminal.stderr], [1, 'fairway top: the live screen needs a terminal; for scripts use --once (-o json, yaml or wide)\n']);
+  assert.is(unauthorized.code, 1);
+  assert.match(unauthorized.stderr, /^fairway top: the server did not accept the kubeconfig's credentials for \/metrics \(401 Unauthorized\)/);
 });
 
 // A real terminal: tmux runs top in a 120×40 pane; the pane is read as a person would see it.
