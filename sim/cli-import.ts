@@ -1,4 +1,4 @@
-// `fairway sim import --kubeconfig FILE [--context NAME] [--traffic DURATION] (--out SCENARIO | --merge SCENARIO)`:
+// `fairway sim import [--kubeconfig FILE] [--context NAME] [--traffic DURATION] (--out SCENARIO | --merge SCENARIO)`:
 // a scenario from a running API server's APF configuration, concurrency limits and object counts,
 // with flows that reproduce the load its /metrics showed over a window (--traffic), written anew or
 // merged into an operator's scenario (--merge keeps its flows and everything else).
