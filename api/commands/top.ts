@@ -14,7 +14,7 @@ import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../sim/import/api-reader.ts';
 import { isSortKey, nextSortKey, SORT_KEYS, sortFlows, sortRows, type SortKey } from '../top/sort-keys.ts';
 import { layoutScreen } from '../top/top-layout.ts';
 import { topSnapshot, type TopSnapshot } from '../top/top-model.ts';
-import { createSource, ScrapeError, type Scrape } from '../top/top-source.ts';
+import { createSource, type Scrape } from '../top/top-source.ts';
 import { openTerminalScreen } from '../top/terminal-screen.ts';
 
 const OUTPUTS = ['json', 'yaml', 'wide'];
@@ -61,6 +61,9 @@ export const topCommand: Command = {
 
 const wait = (clock: Clock, ms: number) => new Promise<void>((resolve) => clock.after(ms, resolve));
 
+/** A ScrapeError is already worded for the operator; anything else is shown as thrown. */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /** hh:mm:ss in UTC, for the title line. */
 const timeOfDay = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
@@ -91,7 +94,7 @@ export async function runTop(args: string[], output: Output): Promise<number> {
     firstAt = clock.now();
     first = await source.scrape();
   } catch (error) {
-    output.stderr(`fairway top: ${error instanceof ScrapeError ? error.message : String(error)}\n`);
+    output.stderr(`fairway top: ${messageOf(error)}\n`);
     return 1;
   }
 
@@ -102,7 +105,7 @@ export async function runTop(args: string[], output: Output): Promise<number> {
     try {
       second = await source.scrape();
     } catch (error) {
-      output.stderr(`fairway top: ${error instanceof ScrapeError ? error.message : String(error)}\n`);
+      output.stderr(`fairway top: ${messageOf(error)}\n`);
       return 1;
     }
     const snapshot = snapshotOf(first.metrics, second, (secondAt - firstAt) / 1000);
@@ -153,7 +156,7 @@ export async function runTop(args: string[], output: Output): Promise<number> {
         notices = scrape.notices;
       } catch (error) {
         // Keep the last tables and say why they are not fresh; the next tick tries again.
-        notices = [`${timeOfDay(at)} UTC: ${error instanceof Error ? error.message : String(error)}; retrying`];
+        notices = [`${timeOfDay(at)} UTC: ${messageOf(error)}; retrying`];
       }
       if (stopped) return;
       drawnAt = at;
