@@ -7,6 +7,7 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
 import { flag } from '../cli/flag-table.ts';
+import { withExecCredential } from '../cli/exec-credential.ts';
 import { KUBECONFIG_DEFAULT_TEXT, kubeconfigPath } from '../cli/kubeconfig-path.ts';
 import { loadWebhookKubeconfig } from '../engine/auth/webhook-kubeconfig.ts';
 import { realClock } from '../engine/clock.ts';
@@ -102,7 +103,12 @@ export async function runSimImport(args: string[], output: Output, limits: { max
     output.stderr(`fairway sim import: ${loaded.error}\n`);
     return 1;
   }
-  const connection = loaded.connection;
+  const credential = withExecCredential(loaded.connection);
+  if (!credential.ok) {
+    output.stderr(`fairway sim import: ${kubeconfig}: ${credential.error}\n`);
+    return 1;
+  }
+  const connection = credential.connection;
   const server = connection.url.origin;
   const clock = realClock();
   const get = (path: string, accept?: string) => {

@@ -7,6 +7,7 @@
 import { stringify } from 'yaml';
 import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
 import { flag } from '../../cli/flag-table.ts';
+import { withExecCredential } from '../../cli/exec-credential.ts';
 import { KUBECONFIG_DEFAULT_TEXT, kubeconfigPath } from '../../cli/kubeconfig-path.ts';
 import { loadWebhookKubeconfig } from '../../engine/auth/webhook-kubeconfig.ts';
 import { realClock, type Cancel, type Clock } from '../../engine/clock.ts';
@@ -80,12 +81,17 @@ export async function runTop(args: string[], output: Output): Promise<number> {
     output.stderr(`fairway top: ${loaded.error}\n`);
     return 1;
   }
+  const credential = withExecCredential(loaded.connection);
+  if (!credential.ok) {
+    output.stderr(`fairway top: ${file}: ${credential.error}\n`);
+    return 1;
+  }
   if (!once && !(process.stdout.isTTY && process.stdin.isTTY)) {
     output.stderr('fairway top: the live screen needs a terminal; for scripts use --once (-o json, yaml or wide)\n');
     return 1;
   }
   const clock = realClock();
-  const source = createSource(loaded.connection, clock, requestTimeoutMs);
+  const source = createSource(credential.connection, clock, requestTimeoutMs);
   const title = (at: number) => `fairway top  ${source.server}  every ${interval / 1000}s  sort: ${sort}  (s: sort, q: quit)  ${timeOfDay(at)} UTC`;
 
   let first: Scrape;

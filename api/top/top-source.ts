@@ -40,7 +40,7 @@ export function refusalMessage(path: string, status: number, body: string, grant
   if (status === 401) {
     return (
       `the server did not accept the kubeconfig's credentials for ${path} (401 Unauthorized): check its user's token or client ` +
-      'certificate (exec plugins and auth-providers are not run: give the user a token or a certificate)'
+      "certificate (an exec plugin's token may have expired: run again; auth-providers are not run)"
     );
   }
   const user = refusedUser(body);
