@@ -77,6 +77,21 @@ async function assertNothingWritten(out: string): Promise<void> {
   );
 }
 
+test('without --kubeconfig: $KUBECONFIG, as kubectl (the one lookup fairway top uses too)', async () => {
+  const saved = process.env.KUBECONFIG;
+  process.env.KUBECONFIG = server.kubeconfig;
+  try {
+    let stderr = '';
+    const out = join(dir, 'from-env.yaml');
+    const code = await runSimImport(['--out', out], { stdout: () => {}, stderr: (t) => (stderr += t) });
+    assert.is(code, 0, stderr);
+    assert.ok(existsSync(out));
+  } finally {
+    if (saved === undefined) delete process.env.KUBECONFIG;
+    else process.env.KUBECONFIG = saved;
+  }
+});
+
 test('a well-behaved server: a scenario that loads, exit 0', async () => {
   const result = await importTo('good.yaml');
   assert.is(result.code, 0, result.stderr);

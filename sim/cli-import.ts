@@ -1,4 +1,4 @@
-// `fairway sim import --kubeconfig FILE [--context NAME] [--traffic DURATION] (--out SCENARIO | --merge SCENARIO)`:
+// `fairway sim import [--kubeconfig FILE] [--context NAME] [--traffic DURATION] (--out SCENARIO | --merge SCENARIO)`:
 // a scenario from a running API server's APF configuration, concurrency limits and object counts,
 // with flows that reproduce the load its /metrics showed over a window (--traffic), written anew or
 // merged into an operator's scenario (--merge keeps its flows and everything else).
@@ -7,9 +7,10 @@ import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
 import { flag } from '../cli/flag-table.ts';
+import { withExecCredential } from '../cli/exec-credential.ts';
+import { KUBECONFIG_DEFAULT_TEXT, kubeconfigPath } from '../cli/kubeconfig-path.ts';
 import { loadWebhookKubeconfig } from '../engine/auth/webhook-kubeconfig.ts';
 import { realClock } from '../engine/clock.ts';
-import { nonEmpty } from './cli-args.ts';
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../engine/nesting-depth.ts';
 import { apiGet, DEFAULT_REQUEST_TIMEOUT_MS, MAX_RESPONSE_BYTES, type ApiGetOptions } from './import/api-reader.ts';
 import { importedObjects, MAX_IMPORTED_OBJECTS, type FlowcontrolKind } from './import/imported-objects.ts';
@@ -21,11 +22,7 @@ import { makeDirectories } from '../engine/make-directories.ts';
 import { loadScenarioText } from './scenario-load.ts';
 
 const SIM_IMPORT_FLAGS = {
-  kubeconfig: flag('string', 'kubeconfig', '', 'the kubeconfig to reach the server with', {
-    valueName: 'FILE',
-    required: '--kubeconfig FILE is required',
-    validate: nonEmpty,
-  }),
+  kubeconfig: flag('string', 'kubeconfig', '', 'the kubeconfig to reach the server with', { valueName: 'FILE', defaultText: KUBECONFIG_DEFAULT_TEXT }),
   context: flag('string', 'context', '', 'the context to use', { valueName: 'NAME', defaultText: "the file's current-context" }),
   out: flag('string', 'out', '', 'the scenario file to write', { valueName: 'SCENARIO', defaultText: 'the --merge file' }),
   merge: flag(
@@ -55,7 +52,7 @@ const SIM_IMPORT_FLAGS = {
 
 export const SIM_IMPORT_COMMAND: CommandSpec<typeof SIM_IMPORT_FLAGS> = {
   path: 'fairway sim import',
-  usage: 'fairway sim import --kubeconfig FILE [--context NAME] [--request-timeout DURATION] [--traffic DURATION] (--out SCENARIO | --merge SCENARIO)',
+  usage: 'fairway sim import [--kubeconfig FILE] [--context NAME] [--request-timeout DURATION] [--traffic DURATION] (--out SCENARIO | --merge SCENARIO)',
   description: `Reads a running API server's PriorityLevelConfigurations and FlowSchemas, its concurrency limits
 (apiserver_flowcontrol_nominal_limit_seats in /metrics) and stored object counts
 (apiserver_storage_objects), and writes a scenario with that configuration (bootstrap: none) and
@@ -87,7 +84,8 @@ export const simImportCommand: Command = {
 export async function runSimImport(args: string[], output: Output, limits: { maxResponseBytes?: number } = {}): Promise<number> {
   const command = parseCommandLine(SIM_IMPORT_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
-  const { kubeconfig, merge, requestTimeoutMs, traffic } = command.values;
+  const { merge, requestTimeoutMs, traffic } = command.values;
+  const kubeconfig = kubeconfigPath(command.values.kubeconfig);
   const out = command.values.out === '' ? merge : command.values.out;
   if (out === '') return command.usageError('--out SCENARIO is required (or --merge SCENARIO, which it then defaults to)');
   let existing: string | undefined;
@@ -105,7 +103,12 @@ export async function runSimImport(args: string[], output: Output, limits: { max
     output.stderr(`fairway sim import: ${loaded.error}\n`);
     return 1;
   }
-  const connection = loaded.connection;
+  const credential = withExecCredential(loaded.connection);
+  if (!credential.ok) {
+    output.stderr(`fairway sim import: ${kubeconfig}: ${credential.error}\n`);
+    return 1;
+  }
+  const connection = credential.connection;
   const server = connection.url.origin;
   const clock = realClock();
   const get = (path: string, accept?: string) => {

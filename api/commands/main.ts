@@ -48,6 +48,10 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
     summary: 'repair a damaged LevelDB data directory (backs it up first) and report what was lost',
     load: async () => (await import('./storage-repair.ts')).storageRepairCommand,
   },
+  top: {
+    summary: 'watch API Priority and Fairness live on any kube-apiserver (levels, FlowSchemas, flows)',
+    load: async () => (await import('./top.ts')).topCommand,
+  },
 };
 
 export async function main(argv: string[]): Promise<number> {

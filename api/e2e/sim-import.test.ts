@@ -192,7 +192,12 @@ test('sim import: an unknown context and an unreachable server are errors naming
   const down = spawnSync(process.execPath, [FAIRWAY, 'sim', 'import', '--kubeconfig', kubeconfig, '--out', out], { encoding: 'utf8' });
   assert.is(down.status, 1);
   assert.match(down.stderr, /fairway sim import: https:\/\/127\.0\.0\.1:1: .*ECONNREFUSED/);
-  assert.is(spawnSync(process.execPath, [FAIRWAY, 'sim', 'import', '--out', out], { encoding: 'utf8' }).status, 2);
+  // Without --kubeconfig: kubectl's default, $KUBECONFIG, else ~/.kube/config; a missing one is named.
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: dir };
+  delete env.KUBECONFIG;
+  const home = spawnSync(process.execPath, [FAIRWAY, 'sim', 'import', '--out', out], { encoding: 'utf8', env });
+  assert.is(home.status, 1);
+  assert.match(home.stderr, new RegExp(`unable to read ${join(dir, '.kube', 'config').replace(/[.]/g, '\\.')}`));
 });
 
 test.run();

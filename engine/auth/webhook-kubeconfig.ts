@@ -20,6 +20,19 @@ export interface WebhookConnection {
   token?: string;
   username?: string;
   password?: string;
+  /**
+   * The user's client-go exec credential plugin, as written (kubectl's clusters on EKS, GKE, AKS):
+   * the engine does not run programs, a command that needs the credential runs it
+   * (cli/exec-credential.ts) and sets the token or certificate it prints.
+   */
+  exec?: ExecPlugin;
+}
+
+export interface ExecPlugin {
+  apiVersion: string;
+  command: string;
+  args: string[];
+  env: { name: string; value: string }[];
 }
 
 export type KubeconfigLoad = { ok: true; connection: WebhookConnection } | { ok: false; error: string };
@@ -118,11 +131,29 @@ function resolveConnection(config: unknown, baseDir: string, contextName: string
     const token = fileOrData('tokenFile', '', user);
     if (token !== undefined) connection.token = token.trim();
   }
+  if (user.exec !== undefined && user.exec !== null) connection.exec = execPlugin(user.exec, userName ?? '');
   if (typeof user.username === 'string' && user.username !== '') {
     connection.username = user.username;
     connection.password = typeof user.password === 'string' ? user.password : '';
   }
   return connection;
+}
+
+function execPlugin(value: unknown, user: string): ExecPlugin {
+  const exec = asObject(value, `users[${user}].user.exec must be an object`);
+  if (typeof exec.command !== 'string' || exec.command === '') throw new Error(`users[${user}].user.exec.command is required`);
+  const strings = (list: unknown, field: string): unknown[] => {
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list)) throw new Error(`users[${user}].user.exec.${field} must be a list`);
+    return list;
+  };
+  const args = strings(exec.args, 'args').map((arg) => String(arg));
+  const env = strings(exec.env, 'env').map((entry, i) => {
+    const e = asObject(entry, `users[${user}].user.exec.env[${i}] must be an object`);
+    return { name: String(e.name ?? ''), value: String(e.value ?? '') };
+  });
+  const apiVersion = typeof exec.apiVersion === 'string' ? exec.apiVersion : 'client.authentication.k8s.io/v1';
+  return { apiVersion, command: exec.command, args, env };
 }
 
 function namedEntries(list: unknown, field: string): Map<string, Record<string, unknown>> {

@@ -1,5 +1,5 @@
 // GETs against a running API server with a kubeconfig's credentials (CA, client certificate,
-// bearer token or basic auth), for `fairway sim import`. Read-only and bounded, since the server
+// bearer token or basic auth), for `fairway sim import` and `fairway top`. Read-only and bounded, since the server
 // may be anyone's: a response larger than `maxBytes` is an error rather than a memory problem, and
 // each request has a total deadline (`--request-timeout`), not only an idle one, so a server that
 // trickles a byte every few seconds cannot keep the command waiting forever.
@@ -24,13 +24,15 @@ export interface ApiGetOptions {
   /** The whole request, connection to last byte; 0 waits forever, as kubectl's --request-timeout=0. */
   deadlineMs?: number;
   maxBytes?: number;
+  /** Who is asking, for the server's logs; `fairway-sim-import` unless told. */
+  userAgent?: string;
 }
 
 export function apiGet(connection: WebhookConnection, path: string, options: ApiGetOptions): Promise<ApiResponse> {
   const url = new URL(path, connection.url);
   const deadlineMs = options.deadlineMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const maxBytes = options.maxBytes ?? MAX_RESPONSE_BYTES;
-  const headers: Record<string, string> = { Accept: options.accept ?? 'application/json', 'User-Agent': 'fairway-sim-import' };
+  const headers: Record<string, string> = { Accept: options.accept ?? 'application/json', 'User-Agent': options.userAgent ?? 'fairway-sim-import' };
   if (connection.token !== undefined) headers.Authorization = `Bearer ${connection.token}`;
   else if (connection.username !== undefined)
     headers.Authorization = `Basic ${Buffer.from(`${connection.username}:${connection.password ?? ''}`).toString('base64')}`;

@@ -7,7 +7,8 @@ import { parse } from 'yaml';
 import { lognormalSigma } from '../distributions.ts';
 import { parseDurationMs } from '../duration.ts';
 import { mergeScenario } from './import-scenario.ts';
-import { histogramQuantile, observedTraffic, serviceFrom } from './observed-traffic.ts';
+import { histogramQuantile } from '../../engine/prometheus-delta.ts';
+import { observedTraffic, serviceFrom } from './observed-traffic.ts';
 
 const level = (name: string) => ({
   apiVersion: 'flowcontrol.apiserver.k8s.io/v1',

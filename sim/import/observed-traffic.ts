@@ -17,7 +17,8 @@
 // execution is their initial listing, not their length).
 
 import { buildClassifier } from '../../engine/flowcontrol/classifier.ts';
-import { parseExposition, samplesByKey, type ExpositionSample } from '../../engine/prometheus-text.ts';
+import { counterDelta, histogramDelta, histogramQuantile, histograms } from '../../engine/prometheus-delta.ts';
+import { parseExposition, samplesByKey } from '../../engine/prometheus-text.ts';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../../engine/resources/defaults.ts';
 import type { FlowSchema, PolicyRulesWithSubjects, PriorityLevelConfiguration, Subject } from '../../engine/resources/types.ts';
 import { NORMAL_Z_P99 } from '../distributions.ts';
@@ -50,87 +51,6 @@ export interface ObservedTraffic {
 const key = (fs: string, pl: string) => `${fs}\u0000${pl}`;
 const pairOf = (labels: Record<string, string>) =>
   labels.flow_schema === undefined || labels.priority_level === undefined ? undefined : key(labels.flow_schema, labels.priority_level);
-/** A sample's labels less `le`: which series of a histogram a bucket belongs to. */
-const seriesOf = (labels: Record<string, string>) => JSON.stringify(Object.entries(labels).filter(([k]) => k !== 'le'));
-/** A finite, non-negative value, or 0 (a counter that reads NaN or negative counts nothing). */
-const num = (value: number | undefined) => (value !== undefined && Number.isFinite(value) && value >= 0 ? value : 0);
-
-/** Δ of a counter summed over a pair's series; a counter that went down (a restart) counts from 0. */
-function counterDelta(before: ExpositionSample[] | undefined, after: ExpositionSample[] | undefined): number {
-  const prior = new Map((before ?? []).map((m) => [seriesOf(m.labels), num(m.value)]));
-  let delta = 0;
-  for (const m of after ?? []) {
-    const now = num(m.value);
-    const then = prior.get(seriesOf(m.labels)) ?? 0;
-    delta += now >= then ? now - then : now;
-  }
-  return delta;
-}
-
-interface HistogramDelta {
-  count: number;
-  sum: number;
-  /** Cumulative counts by upper bound, ascending, +Inf last. */
-  buckets: [number, number][];
-}
-
-/** One scrape's histograms of a family by FlowSchema × level (regular executions only, if asked). */
-type Histograms = { count: Map<string, ExpositionSample[]>; sum: Map<string, ExpositionSample[]>; bucket: Map<string, ExpositionSample[]> };
-
-function histograms(samples: readonly ExpositionSample[], family: string, filter: (labels: Record<string, string>) => boolean = () => true): Histograms {
-  const keyOf = (labels: Record<string, string>) => (filter(labels) ? pairOf(labels) : undefined);
-  return {
-    count: samplesByKey(samples, `${family}_count`, keyOf),
-    sum: samplesByKey(samples, `${family}_sum`, keyOf),
-    bucket: samplesByKey(samples, `${family}_bucket`, keyOf),
-  };
-}
-
-/** The window's histogram of a pair: each series' after − before (from 0 when its count went down). */
-function histogramDelta(before: Histograms, after: Histograms, pair: string): HistogramDelta {
-  const restarted = new Set<string>();
-  const priorCount = new Map((before.count.get(pair) ?? []).map((m) => [seriesOf(m.labels), num(m.value)]));
-  let count = 0;
-  for (const m of after.count.get(pair) ?? []) {
-    const id = seriesOf(m.labels);
-    const then = priorCount.get(id) ?? 0;
-    if (num(m.value) < then) restarted.add(id);
-    count += num(m.value) - (restarted.has(id) ? 0 : then);
-  }
-  const minus = (list: ExpositionSample[] | undefined, prior: ExpositionSample[] | undefined, keyOf: (m: ExpositionSample) => string) => {
-    const then = new Map((prior ?? []).map((m) => [keyOf(m), num(m.value)]));
-    return (list ?? []).map((m) => [m, num(m.value) - (restarted.has(seriesOf(m.labels)) ? 0 : (then.get(keyOf(m)) ?? 0))] as const);
-  };
-  let sum = 0;
-  for (const [, value] of minus(after.sum.get(pair), before.sum.get(pair), (m) => seriesOf(m.labels))) sum += value;
-  const buckets = new Map<number, number>();
-  for (const [m, value] of minus(after.bucket.get(pair), before.bucket.get(pair), (m) => JSON.stringify(Object.entries(m.labels)))) {
-    const le = m.labels.le;
-    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
-    if (le === undefined || Number.isNaN(bound)) continue;
-    buckets.set(bound, (buckets.get(bound) ?? 0) + value);
-  }
-  return { count, sum, buckets: [...buckets].sort((a, b) => a[0] - b[0]) };
-}
-
-/** Prometheus' histogram_quantile: linear within the bucket the rank falls in. */
-export function histogramQuantile(q: number, h: HistogramDelta): number | undefined {
-  if (h.count <= 0 || h.buckets.length === 0) return undefined;
-  const rank = q * h.buckets[h.buckets.length - 1]![1];
-  let lowerBound = 0;
-  let lowerCount = 0;
-  for (const [bound, cumulative] of h.buckets) {
-    if (cumulative >= rank) {
-      if (bound === Number.POSITIVE_INFINITY) return lowerBound;
-      const inBucket = cumulative - lowerCount;
-      return inBucket <= 0 ? bound : lowerBound + ((bound - lowerBound) * (rank - lowerCount)) / inBucket;
-    }
-    lowerBound = bound;
-    lowerCount = cumulative;
-  }
-  return lowerBound;
-}
-
 const ms = (seconds: number) => `${Math.max(0.001, Math.round(seconds * 1e6) / 1e3)}ms`;
 
 /**
@@ -226,12 +146,15 @@ export function observedTraffic(input: {
   const counters = (name: string) => [samplesByKey(a, name, pairOf), samplesByKey(b, name, pairOf)] as const;
   const dispatched = counters('apiserver_flowcontrol_dispatched_requests_total');
   const rejected = counters('apiserver_flowcontrol_rejected_requests_total');
-  const regular = (labels: Record<string, string>) => labels.type !== 'watch';
+  const regular = (labels: Record<string, string>) => (labels.type !== 'watch' ? pairOf(labels) : undefined);
   const execution = [
     histograms(a, 'apiserver_flowcontrol_request_execution_seconds', regular),
     histograms(b, 'apiserver_flowcontrol_request_execution_seconds', regular),
   ] as const;
-  const seats = [histograms(a, 'apiserver_flowcontrol_work_estimated_seats'), histograms(b, 'apiserver_flowcontrol_work_estimated_seats')] as const;
+  const seats = [
+    histograms(a, 'apiserver_flowcontrol_work_estimated_seats', pairOf),
+    histograms(b, 'apiserver_flowcontrol_work_estimated_seats', pairOf),
+  ] as const;
 
   const pairs = [...new Set([...dispatched[1].keys(), ...rejected[1].keys()])].sort();
   const flows: ObservedFlow[] = [];
