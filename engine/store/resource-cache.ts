@@ -38,10 +38,10 @@ export class ResourceCache {
 
   constructor(
     readonly prefix: string,
-    window: { capacity: number; maxAgeMs: number },
+    window: { capacity: number; maxAgeMs: number; maxBytes?: number | undefined },
     startRevision: number,
   ) {
-    this.window = new EventWindow(window.capacity, window.maxAgeMs, startRevision);
+    this.window = new EventWindow(window.capacity, window.maxAgeMs, startRevision, window.maxBytes);
   }
 
   get size(): number {
