@@ -97,8 +97,23 @@ export class EventWindow {
     this.start = Math.max(this.start, revision);
   }
 
+  /** The held event that brought `version` (found by its revision), if it is still held. */
+  eventBringing(version: CachedObject): CacheEvent | undefined {
+    for (let i = this.lowerBound(version.modRevision - 1); i < this.events.length; i++) {
+      const event = this.events[i]!;
+      if (event.revision !== version.modRevision) return undefined;
+      if (event.current === version) return event;
+    }
+    return undefined;
+  }
+
   /** Events with revision above `after`, oldest first (a copy; cheap, it holds references). */
   since(after: number): CacheEvent[] {
+    return this.events.slice(this.lowerBound(after));
+  }
+
+  /** The index of the first held event with revision above `after`. */
+  private lowerBound(after: number): number {
     let lo = this.head;
     let hi = this.events.length;
     while (lo < hi) {
@@ -106,6 +121,6 @@ export class EventWindow {
       if (this.events[mid]!.revision <= after) lo = mid + 1;
       else hi = mid;
     }
-    return this.events.slice(lo);
+    return lo;
   }
 }
