@@ -18,9 +18,9 @@ import type { FlowcontrolKind, IncludeObject } from './table.ts';
 export const DEFAULT_ENCODING_CACHE_BYTES = 256 * 1024 * 1024;
 
 /**
- * What the kept encodings may hold in all. A holder's bytes count from when they are kept until
- * the object version holding them is collected; past the limit, items are made for the response
- * and not kept.
+ * What the kept encodings may hold in all. Bytes count from when they are kept until their holder
+ * (a version's map of kept items, `keptByForm`) is collected; past the limit, items are made for
+ * the response and not kept.
  */
 export class EncodingBudget {
   #used = 0;
