@@ -162,6 +162,7 @@ async function main(): Promise<void> {
     const writtenMb = (writes: number) => (writes * objectBytes) / MB;
     const fill = samples.find((s) => s.written >= FILL_WRITES) ?? samples[samples.length - 1]!;
     const last = samples[samples.length - 1]!;
+    const half = samples[Math.floor((samples.length - 1) / 2)]!;
     const peak = Math.max(...samples.map((s) => s.rss));
     const fillRatio = (fill.rss - baseline) / (writtenMb(fill.written) * MB);
     const wholeRatio = (last.rss - baseline) / (writtenMb(last.written) * MB);
@@ -170,6 +171,7 @@ async function main(): Promise<void> {
       ['RSS at start', `${(baseline / MB).toFixed(0)} MB`],
       [`RSS growth per MB written, first ${fill.written} writes`, `${fillRatio.toFixed(2)}×`],
       [`RSS growth per MB written, all ${last.written} writes`, `${wholeRatio.toFixed(2)}×`],
+      [`RSS after ${half.written} writes`, `${(half.rss / MB).toFixed(0)} MB`],
       ['RSS at end / peak', `${(last.rss / MB).toFixed(0)} MB / ${(peak / MB).toFixed(0)} MB`],
       ['watch bytes received', `${(watched / MB).toFixed(0)} MB`],
     ]);
@@ -183,6 +185,7 @@ async function main(): Promise<void> {
         fillWrites: fill.written,
         fillRssPerMbWritten: Number(fillRatio.toFixed(2)),
         rssPerMbWritten: Number(wholeRatio.toFixed(2)),
+        halfRssMb: Math.round(half.rss / MB),
         endRssMb: Math.round(last.rss / MB),
         peakRssMb: Math.round(peak / MB),
       })}\n`,
