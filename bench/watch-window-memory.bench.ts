@@ -1,4 +1,5 @@
-// What the watch cache's event window costs in memory under large writes (issue #32, item 6), two
+// What the watch cache's event window costs in memory under large writes (three writers of
+// 1 MB objects grew the server by ~35 MB/s while it kept every version for 5 minutes), two
 // ways:
 // - retained: the store in this process (memory backend keeping no event log, so only the watch
 //   cache holds past versions), one watcher whose events are encoded as a JSON watch encodes
