@@ -9,6 +9,7 @@ import { DEFAULT_API_DOMAIN } from '../../engine/resources/api-domain.ts';
 import { DEFAULT_MAX_WATCHES_PER_USER } from '../handlers/watch-limit.ts';
 import { defaultThreadCount } from '../../workers/piscina-executor.ts';
 import { DEFAULT_ENCODING_CACHE_BYTES } from '../handlers/encoded-items.ts';
+import { STORE_DEFAULTS } from '../../engine/store/store.ts';
 
 /** More threads than this only compete for the same cores. */
 export const MAX_EXECUTION_THREADS = 256;
@@ -199,6 +200,15 @@ export const SERVE_FLAGS = {
   tokenAuthFile: flag('string', 'token-auth-file', '', 'If set, the CSV file (token,user,uid,"group1,group2") whose bearer tokens authenticate requests.'),
   /** klog verbosity; 3 and above logs every request. */
   verbosity: flag('int', 'v', 0, 'number for the log level verbosity (3 and above: one access log line per request)', { shorthand: 'v', valueName: 'Level' }),
+  watchCacheHistoryBytes: flag(
+    'int',
+    'watch-cache-history-bytes',
+    STORE_DEFAULTS.windowMaxBytes,
+    "Bytes of past object versions the watch cache keeps per resource for watches and lists at an older resourceVersion, counted by each version's " +
+      'stored size (it holds about three times that in memory); older events are dropped as after 5 minutes, and a watch from before them ' +
+      'gets 410 Gone. The newest event is always kept.',
+    { validate: notNegative },
+  ),
 };
 
 /**

@@ -97,7 +97,7 @@ async function openStore(options: ServeOptions, encryption: EncryptionAtRest | u
       : options.storageBackend === 'etcd3'
         ? await etcdBackend(options)
         : createLevelDbBackend({ location: join(options.dataDir, 'store'), recoveryHint: recoveryHint(options.dataDir) });
-  return createStore({ backend, clock: realClock(), transformer: encryption?.holder });
+  return createStore({ backend, clock: realClock(), transformer: encryption?.holder, windowMaxBytes: options.watchCacheHistoryBytes });
 }
 
 /** Why the server could not listen, naming the flag that would fix it. */

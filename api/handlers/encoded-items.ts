@@ -1,10 +1,12 @@
 // Per stored object version, the bytes of an encoding made once and reused by every response until
-// the version leaves the watch cache, as kube-apiserver's caching objects keep each serialization:
+// a newer version replaces it (engine/store/cached-object.ts, releaseEncodings), as
+// kube-apiserver's caching objects keep each serialization:
 // each object's JSON (StoredForm.jsonBytes, bounded by the watch cache itself), and, counted
 // against one byte budget (`--encoding-cache-bytes`), each object's YAML as a list item, its
 // protobuf message and its Table row (for each includeObject form, cut where its Age goes). A LIST
 // is then a head, the items' bytes and a tail, whatever the encoding. Making missing items is work
 // for the execution plane, many at a time (a worker for many, the main thread for a few).
+import { onEncodingsReleased } from '../../engine/store/cached-object.ts';
 import type { StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor, Work } from '../../workers/executor.ts';
 import { encodeObjectsWork, encodeYamlItemsWork, splitEncodedObjects } from '../../workers/objects-json.ts';
@@ -16,9 +18,9 @@ import type { FlowcontrolKind, IncludeObject } from './table.ts';
 export const DEFAULT_ENCODING_CACHE_BYTES = 256 * 1024 * 1024;
 
 /**
- * What the kept encodings may hold in all. A holder's bytes count from when they are kept until
- * the object version holding them is collected; past the limit, items are made for the response
- * and not kept.
+ * What the kept encodings may hold in all. Bytes count from when they are kept until their holder
+ * (a version's map of kept items, `keptByForm`) is collected; past the limit, items are made for
+ * the response and not kept.
  */
 export class EncodingBudget {
   #used = 0;
@@ -39,6 +41,30 @@ export class EncodingBudget {
     this.#released.register(holder, bytes);
     return true;
   }
+}
+
+/**
+ * Each form's kept items (YAML, Table rows), by the KeptItems that made them. The map is also what
+ * their bytes, and the form's protobuf message, are charged to: once the form is past the map is
+ * forgotten, and when it is collected the budget gets the bytes back, though the form itself stays
+ * in the watch cache's window.
+ */
+const keptByForm = new WeakMap<StoredForm, Map<object, Uint8Array>>();
+onEncodingsReleased((form) => keptByForm.delete(form));
+
+function keptOf(form: StoredForm): Map<object, Uint8Array> {
+  let kept = keptByForm.get(form);
+  if (kept === undefined) {
+    kept = new Map();
+    keptByForm.set(form, kept);
+  }
+  return kept;
+}
+
+/** A place among each form's kept items. */
+function keptPlace(): { get(form: StoredForm): Uint8Array | undefined; set(form: StoredForm, bytes: Uint8Array): void } {
+  const place = {};
+  return { get: (form) => keptByForm.get(form)?.get(place), set: (form, bytes) => keptOf(form).set(place, bytes) };
 }
 
 /** Where one encoding of a form is kept, and the work that makes it for many forms. */
@@ -118,7 +144,7 @@ class KeptItems {
     this.#slot = {
       get: store.get,
       keep: (form, bytes) => {
-        if (!budget.charge(form, bytes.byteLength)) return false;
+        if (!budget.charge(keptOf(form), bytes.byteLength)) return false;
         store.set(form, bytes);
         return true;
       },
@@ -137,8 +163,7 @@ export type { KeptItems };
 
 /** Each form's YAML as a list item (engine/store/yaml-text.ts). */
 export function yamlItems(budget: EncodingBudget): KeptItems {
-  const items = new WeakMap<StoredForm, Uint8Array>();
-  return new KeptItems(budget, encodeYamlItemsWork, { get: (form) => items.get(form), set: (form, bytes) => items.set(form, bytes) });
+  return new KeptItems(budget, encodeYamlItemsWork, keptPlace());
 }
 
 /** Each form's protobuf message, kept where the protobuf codec keeps a stored object's (api/protobuf/objects.ts). */
@@ -150,12 +175,11 @@ export function protobufItems(budget: EncodingBudget): KeptItems {
 /** Each form's Table row (cut where its Age goes), per includeObject form, for one kind. */
 export function tableRows(budget: EncodingBudget, kind: FlowcontrolKind, apiDomain?: string): Record<IncludeObject, KeptItems> {
   const kept = (includeObject: IncludeObject) => {
-    const items = new WeakMap<StoredForm, Uint8Array>();
     const work = (forms: readonly StoredForm[]): Work => ({
       stage: ENCODE_TABLE_ROWS_STAGE,
       payload: { objects: forms, table: { kind, includeObject, apiDomain } },
     });
-    return new KeptItems(budget, work, { get: (form) => items.get(form), set: (form, bytes) => items.set(form, bytes) });
+    return new KeptItems(budget, work, keptPlace());
   };
   return { None: kept('None'), Metadata: kept('Metadata'), Object: kept('Object') };
 }

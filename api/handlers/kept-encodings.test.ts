@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { yamlText } from '../../engine/store/yaml-text.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
-import { encodeObject } from '../protobuf/objects.ts';
+import { encodeObject, keptObjectMessage } from '../protobuf/objects.ts';
 import { toTable, type IncludeObject } from './table.ts';
 import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
 
@@ -102,6 +102,31 @@ test('YAML, protobuf and Table LISTs from kept items equal the encoding of the w
     } finally {
       await server.close();
     }
+  }
+});
+
+test('a version replaced by a newer one lets its kept message go, and its lists stay right', async () => {
+  const server = await startInProcessServer();
+  try {
+    await seed(server);
+    const schemas = server.store.for({
+      group: 'flowcontrol.apiserver.k8s.io',
+      resource: 'flowschemas',
+      kind: 'FlowSchema',
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    });
+    assert.is((await server.client.request('GET', FS, { headers: { Accept: PROTOBUF } })).status, 200);
+    const old = schemas.getNow('yaml-2')!;
+    assert.ok(keptObjectMessage(old) !== undefined, 'kept by the LIST');
+    const patched = await server.client.request('PATCH', `${FS}/yaml-2`, {
+      body: { metadata: { labels: { team: 'c' } } },
+      headers: { 'Content-Type': 'application/merge-patch+json' },
+    });
+    assert.is(patched.status, 200);
+    assert.is(keptObjectMessage(old), undefined, 'the past version keeps no message');
+    await checkQueries(server);
+  } finally {
+    await server.close();
   }
 });
 

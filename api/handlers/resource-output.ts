@@ -7,7 +7,7 @@
 // a worker. Large bodies are streamed in chunks (api/server/response-body.ts). Each function resolves when
 // the body has been handed to the response, so the request keeps its APF seats until then.
 import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
-import { newStoredForm, objectJsonLine, storedFormOf } from '../../engine/store/cached-object.ts';
+import { newStoredForm, objectJsonBytes, objectJsonLine, storedFormOf } from '../../engine/store/cached-object.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
 import { BoundedCache } from '../../engine/bounded-cache.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
@@ -205,7 +205,7 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
     'utf8',
   );
   let byteLength = head.byteLength + LIST_END.byteLength + Math.max(0, forms.length - 1);
-  for (let i = 0; i < forms.length; i++) byteLength += forms[i]!.jsonBytes!.byteLength;
+  for (let i = 0; i < forms.length; i++) byteLength += objectJsonBytes(forms[i]!).byteLength;
   return sendBody(context.res, 200, contentType, new ListParts(head, forms), byteLength);
 }
 
@@ -320,6 +320,7 @@ class ListParts implements BodyParts {
     if (index === 0) return this.head;
     if (index === this.length - 1) return LIST_END;
     if (index < 0 || index >= this.length) return undefined;
-    return index % 2 === 1 ? this.forms[(index - 1) >> 1]!.jsonBytes : COMMA;
+    // A version replaced while the body streams has let its JSON go (releaseEncodings): made again, the same bytes.
+    return index % 2 === 1 ? objectJsonBytes(this.forms[(index - 1) >> 1]!) : COMMA;
   }
 }

@@ -2,6 +2,7 @@
 // is, the envelope around it, and the bytes kept per stored object version so that a LIST or a
 // watch fan-out encodes each object once (as the JSON path does with its cached text).
 import type { KubeObject } from '../../engine/resources/types.ts';
+import { onEncodingsReleased } from '../../engine/store/cached-object.ts';
 import { decodeMessage, encodeMessage, ProtobufError } from './codec.ts';
 import { decodeEnvelope, encodeEnvelope, envelopeAround, fieldHeader, PROTOBUF_MEDIA_TYPE } from './envelope.ts';
 import { MESSAGE_PREFIX } from './go-types.ts';
@@ -37,6 +38,8 @@ interface Typed {
 }
 
 const messageBytes = new WeakMap<object, Uint8Array>();
+// A past version keeps no message (engine/store/cached-object.ts, releaseEncodings).
+onEncodingsReleased((form) => messageBytes.delete(form.object));
 
 /** The message bytes kept for a stored object, if any. */
 export function keptObjectMessage(object: KubeObject): Uint8Array | undefined {

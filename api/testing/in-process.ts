@@ -38,6 +38,8 @@ export interface InProcessOptions {
   requestTimeoutMs?: number;
   /** Events the watch cache keeps per resource (small values make 410 Expired easy to reach). */
   windowCapacity?: number | undefined;
+  /** --watch-cache-history-bytes: what one resource's window may hold. */
+  windowMaxBytes?: number | undefined;
   /** Instead of a fresh memory backend (a LevelDB backend with injected faults). */
   backend?: StorageBackend;
   /** After a failed write, how often the store tries to take writes again. */
@@ -59,6 +61,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     backend: options.backend ?? createMemoryBackend(),
     clock: realClock(),
     windowCapacity: options.windowCapacity,
+    windowMaxBytes: options.windowMaxBytes,
     writeRetryMs: options.writeRetryMs,
     maxRequestBytes: options.maxRequestBytes,
   });

@@ -84,6 +84,28 @@ export function cachedAtRevision(source: CachedObject, revision: number): Cached
   return remember({ ...source, revision, object, jsonBytes: undefined, jsonLine: undefined });
 }
 
+// Who else keeps encodings of a version (the API layer: api/handlers/encoded-items.ts,
+// api/protobuf/objects.ts), told when it is past; registered once per module, at its loading.
+const releasers: ((form: StoredForm) => void)[] = [];
+
+/** Calls `release` for every version that becomes past (`releaseEncodings`): drop what you keep for it. */
+export function onEncodingsReleased(release: (form: StoredForm) => void): void {
+  releasers.push(release);
+}
+
+/**
+ * Drops a version's kept encodings (its JSON, and what `onEncodingsReleased` listeners keep) once a
+ * newer version or a deletion has replaced it. The watch cache still holds it for watches and lists
+ * at older revisions, which are rare next to the writes that push it out; keeping its encodings
+ * would hold two or three more copies of it for as long as the window does. A reader that
+ * still wants one makes it again (`objectJsonBytes`).
+ */
+export function releaseEncodings(form: StoredForm): void {
+  form.jsonBytes = undefined;
+  form.jsonLine = undefined;
+  for (const release of releasers) release(form);
+}
+
 /** The object's JSON (Go's encoding, no trailing newline), computed once per version. */
 export function objectJsonBytes(form: StoredForm): Buffer {
   let bytes = form.jsonBytes;

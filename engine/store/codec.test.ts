@@ -44,6 +44,17 @@ test('the structure set is the documented, fixed one', () => {
   assert.is(CODEC_STRUCTURES_V1.length, 32);
 });
 
+test('a large value owns its bytes: it pins no block of msgpackr shared with other values', () => {
+  const large = { ...sample, metadata: { ...sample.metadata, annotations: { fill: 'x'.repeat(100_000) } } };
+  for (let i = 0; i < 3; i++) {
+    const bytes = encodeObject(large);
+    assert.is(bytes.buffer.byteLength, bytes.byteLength, `value ${i}`);
+    assert.is(decodeObject(bytes).metadata?.annotations?.fill, large.metadata.annotations.fill);
+  }
+  const small = encodeObject(sample);
+  assert.ok(small.buffer.byteLength > small.byteLength, 'a small value stays a view (no copy per write)');
+});
+
 test('frozen decoding freezes everything', () => {
   const frozen = decodeFrozenObject(encodeObject(sample));
   assert.ok(Object.isFrozen(frozen));

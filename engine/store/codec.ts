@@ -40,13 +40,24 @@ export class CodecError extends Error {
 /** msgpackr's RESERVE_START_SPACE flag, with the number of bytes to leave free in the low byte. */
 const RESERVE_FORMAT_BYTE = 2048 | 1;
 
+/**
+ * From this size a value gets its own bytes instead of a view of msgpackr's output block: a value
+ * that did not fit made msgpackr allocate a block of up to four times its size, which later values
+ * fill, and a view pins the whole block as long as any value in it lives (the watch cache holds
+ * past versions for minutes). Copying costs little next to packing a value this large.
+ */
+const OWN_BYTES_FROM = 16 * 1024;
+
 /** Encodes an object for storage. metadata.resourceVersion is dropped: the revision is the truth. */
 export function encodeObject(object: KubeObject): Uint8Array {
-  // Packed straight after a reserved byte for the format, so the value is never copied. The result
-  // is a view of msgpackr's current output block, which later packs never overwrite.
+  // Packed straight after a reserved byte for the format, so a small value is never copied. The
+  // result is a view of msgpackr's current output block, which later packs never overwrite.
   const out = packerV1.pack(withoutResourceVersion(object), RESERVE_FORMAT_BYTE);
   out[0] = CODEC_FORMAT_V1;
-  return out;
+  if (out.byteLength < OWN_BYTES_FROM) return out;
+  const own = Buffer.allocUnsafeSlow(out.byteLength);
+  own.set(out);
+  return own;
 }
 
 /** Decodes stored bytes into a fresh, mutable object (no resourceVersion). */

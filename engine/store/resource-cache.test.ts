@@ -1,7 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { makeCachedObject, type CachedObject } from './cached-object.ts';
+import { makeCachedObject, objectJsonBytes, onEncodingsReleased, type CachedObject, type StoredForm } from './cached-object.ts';
 import { ResourceCache } from './resource-cache.ts';
+import { addedEventFor, type WatchEvent } from './watch-event.ts';
+import { eventViewFor } from './watcher.ts';
 
 const PREFIX = '/registry/things/';
 const object = (name: string, revision: number): CachedObject =>
@@ -34,6 +36,37 @@ test('every full latest page shares one array, in key order, until the next chan
   assert.equal(names(cache.page('latest', '', 0, undefined, true).items), ['able', 'bravo', 'charlie']);
   cache.apply(4, 'bravo', object('bravo', 4), 0);
   assert.is(cache.page('latest', '', 0, undefined, true).items.find((c) => c.name === 'bravo')!.modRevision, 4, 'an update is seen too');
+});
+
+const released: StoredForm[] = [];
+onEncodingsReleased((form) => released.push(form));
+
+test("a replaced or deleted version keeps no encodings: its JSON, its events' lines, what listeners keep", () => {
+  const cache = cacheOf([]);
+  const before = released.length;
+  let encoded = 0;
+  const line = (event: WatchEvent) => `${++encoded}:${event.objectBytes().toString()}`;
+  const first = object('a', 2);
+  const added = cache.apply(2, 'a', first, 0);
+  const view = eventViewFor(added, undefined)!;
+  assert.is(view.encode(line), `1:${objectJsonBytes(first).toString()}`);
+  addedEventFor(first).encode(line);
+  assert.ok(first.jsonBytes !== undefined);
+
+  const second = object('a', 3);
+  cache.apply(3, 'a', second, 0);
+  assert.is(first.jsonBytes, undefined, 'its JSON');
+  assert.is(first.jsonLine, undefined);
+  assert.equal(released.slice(before), [first], 'listeners are told');
+  assert.is(addedEventFor(first).encode(line).split(':')[0], '3', 'its initial-listing event is a new one');
+  assert.is(view.encode(line).split(':')[0], '4', 'the event that brought it makes its line again');
+  assert.is(view.encode(line).split(':')[0], '4', 'once');
+  assert.is(cache.page(2, '', 0, undefined, false).items[0], first, 'still served at its revision');
+
+  objectJsonBytes(second);
+  cache.apply(4, 'a', undefined, 0);
+  assert.is(second.jsonBytes, undefined, 'a deletion releases the last version too');
+  assert.equal(released.slice(before), [first, second], 'current versions are not released');
 });
 
 test('pages with a limit, a start, a filter or at an older revision are their own arrays', () => {

@@ -12,9 +12,10 @@
 // brings on mark-compact pauses (docs/execution-plane.md, "Garbage").
 
 import { lowerBound } from '../lower-bound.ts';
-import type { CachedObject } from './cached-object.ts';
+import { releaseEncodings, type CachedObject } from './cached-object.ts';
 import { EventWindow, type CacheEvent } from './event-window.ts';
 import type { ResourceInfo } from './store-types.ts';
+import { forgetAddedEvent } from './watch-event.ts';
 import type { CacheWatcher, ObjectFilter } from './watcher.ts';
 
 export interface ListPage {
@@ -38,10 +39,10 @@ export class ResourceCache {
 
   constructor(
     readonly prefix: string,
-    window: { capacity: number; maxAgeMs: number },
+    window: { capacity: number; maxAgeMs: number; maxBytes?: number | undefined },
     startRevision: number,
   ) {
-    this.window = new EventWindow(window.capacity, window.maxAgeMs, startRevision);
+    this.window = new EventWindow(window.capacity, window.maxAgeMs, startRevision, window.maxBytes);
   }
 
   get size(): number {
@@ -75,10 +76,22 @@ export class ResourceCache {
       this.objects.delete(name);
       if (this.sorted !== undefined) this.sorted.splice(lowerBound(this.sorted, name), 1);
     }
+    if (previous !== undefined && previous !== current) this.releasePast(previous);
     const event: CacheEvent = { revision, name, current, previous, atMs: nowMs, views: {} };
     this.window.append(event, nowMs);
     for (const watcher of this.watchers) watcher.deliver(event);
     return event;
+  }
+
+  /**
+   * A version just replaced keeps no encodings (releaseEncodings): neither its own, nor the events
+   * that showed it (the one that brought it, if still held, and its initial-listing ADDED).
+   */
+  private releasePast(version: CachedObject): void {
+    releaseEncodings(version);
+    forgetAddedEvent(version);
+    const brought = this.window.eventBringing(version);
+    if (brought !== undefined) for (const view of Object.values(brought.views)) view?.releaseEncodings();
   }
 
   sortedNames(): readonly string[] {

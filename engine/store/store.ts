@@ -35,6 +35,8 @@ export interface StoreOptions {
   readonly windowCapacity?: number | undefined;
   /** Events older than this leave the window (default 5 min, etcd's compaction interval in kube). */
   readonly windowMaxAgeMs?: number;
+  /** What one resource's window may hold, by the stored size of its events' versions (default 64 MiB, --watch-cache-history-bytes). */
+  readonly windowMaxBytes?: number | undefined;
   /** Undelivered events a watcher may hold before it is cut off (default 1,000). */
   readonly watcherBufferSize?: number;
   /** Period of bookmarks to watchers that allow them (default 60 s, as kube). */
@@ -52,6 +54,8 @@ export interface StoreOptions {
 export const STORE_DEFAULTS = {
   windowCapacity: 10_000,
   windowMaxAgeMs: 300_000,
+  // Without it, 1 MB objects written a few times a second would hold gigabytes for the 5 minutes.
+  windowMaxBytes: 64 * 1024 * 1024,
   watcherBufferSize: 1_000,
   bookmarkIntervalMs: 60_000,
   waitTimeoutMs: 3_000,
@@ -113,6 +117,7 @@ export class StoreCore implements Store, SharedStoreCore {
     this.cache = new WatchCache(options.clock, {
       windowCapacity: options.windowCapacity ?? STORE_DEFAULTS.windowCapacity,
       windowMaxAgeMs: options.windowMaxAgeMs ?? STORE_DEFAULTS.windowMaxAgeMs,
+      windowMaxBytes: options.windowMaxBytes ?? STORE_DEFAULTS.windowMaxBytes,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? STORE_DEFAULTS.bookmarkIntervalMs,
       waitTimeoutMs: options.waitTimeoutMs ?? STORE_DEFAULTS.waitTimeoutMs,
     });

@@ -16,6 +16,8 @@ export interface WatchCacheOptions {
   readonly windowCapacity: number;
   /** Events older than this are dropped. */
   readonly windowMaxAgeMs: number;
+  /** What one resource's events may hold, counted by the stored size of their versions (event-window.ts). */
+  readonly windowMaxBytes: number;
   readonly bookmarkIntervalMs: number;
   readonly waitTimeoutMs: number;
 }
@@ -66,7 +68,7 @@ export class WatchCache {
     let cache = this.resources.get(prefix);
     if (cache === undefined) {
       // No event of this resource has been seen since the log start, or it would exist already.
-      const window = { capacity: this.options.windowCapacity, maxAgeMs: this.options.windowMaxAgeMs };
+      const window = { capacity: this.options.windowCapacity, maxAgeMs: this.options.windowMaxAgeMs, maxBytes: this.options.windowMaxBytes };
       cache = new ResourceCache(prefix, window, this.baseRevision);
       this.resources.set(prefix, cache);
     }

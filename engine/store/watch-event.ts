@@ -58,6 +58,13 @@ export class WatchEvent {
     return this.jsonText;
   }
 
+  /** Forgets its encodings (its object's version is past: cached-object.ts, releaseEncodings); they are made again if asked for. */
+  releaseEncodings(): void {
+    this.jsonText = undefined;
+    this.ownBytes = undefined;
+    this.encodings = undefined;
+  }
+
   /** `encoder(this)`, computed once per event and encoder. */
   encode<T>(encoder: (event: WatchEvent) => T): T {
     this.encodings ??= new Map();
@@ -88,6 +95,11 @@ export function addedEventFor(cached: CachedObject): WatchEvent {
     addedEvents.set(cached, event);
   }
   return event;
+}
+
+/** Forgets the shared initial-listing event of a version that is past, with its encodings. */
+export function forgetAddedEvent(cached: CachedObject): void {
+  addedEvents.delete(cached);
 }
 
 /**
