@@ -11,7 +11,7 @@
 // rides along on the Status as a non-enumerable symbol: JSON never shows it, `errorCodeOf` reads it.
 // (Over the usual file length on purpose: one table, and one builder per entry, belong together.)
 import type { Status, StatusCause, StatusDetails } from '../engine/resources/types.ts';
-import { fieldErrorBody, formatFieldErrors, type FieldError } from '../engine/resources/field-errors.ts';
+import { formatShownFieldErrors, showFieldErrors, type FieldError } from '../engine/resources/field-errors.ts';
 import { goSprintf } from './go-format.ts';
 
 export type StatusReason =
@@ -223,19 +223,23 @@ export function applyConflict(message: string, causes: StatusCause[]): Status {
   return build('FW_ERR_APPLY_CONFLICT', format('FW_ERR_APPLY_CONFLICT', message), details({ causes }));
 }
 
-/** 422 from validation: the causes keep every error, the message lists each distinct one once. */
+/**
+ * 422 from validation: one cause per error shown, and the message lists each distinct one once. The
+ * errors shown are those whose text fits in MAX_FIELD_ERRORS_TEXT (about 8 KiB, so 16 KiB in causes
+ * and message together); the message then says how many it left out.
+ */
 export function invalid(gk: GroupKind, name: string, errors: readonly FieldError[]): Status {
-  const causes: StatusCause[] = errors.map((error) => {
+  const shown = showFieldErrors(errors);
+  const causes: StatusCause[] = shown.shown.map(({ error, body }) => {
     const cause: StatusCause = { reason: error.type };
-    const message = fieldErrorBody(error);
-    if (message) cause.message = message;
+    if (body) cause.message = body;
     if (error.field) cause.field = error.field;
     return cause;
   });
   const message =
     errors.length === 0
       ? goSprintf('%s %q is invalid', qualifiedKind(gk), name)
-      : format('FW_ERR_RESOURCE_INVALID', qualifiedKind(gk), name, formatFieldErrors(errors));
+      : format('FW_ERR_RESOURCE_INVALID', qualifiedKind(gk), name, formatShownFieldErrors(shown));
   return build('FW_ERR_RESOURCE_INVALID', message, details({ name, group: gk.group, kind: gk.kind, causes }));
 }
 

@@ -15,6 +15,7 @@ import { objectCountWarnings } from './object-count-check.ts';
 import { buildConfig, type AppliedObject } from './scenario-config.ts';
 import { parseScenario, type Scenario } from './scenario.ts';
 import { formatPath, formatSourceError, parseFieldPath, parseYamlSource, type SourceError } from './yaml-source.ts';
+import { append } from '../engine/append.ts';
 
 export interface LoadedScenario {
   /** The scenario file as given on the command line. */
@@ -136,7 +137,7 @@ export async function loadScenarioText(text: string, file: string, options: Load
       warnings.push(`${origins}: the variant changes nothing the controller digests (same PriorityLevelConfiguration and FlowSchema specs as without it)`);
     }
   }
-  warnings.push(...objectCountWarnings(scenario, file));
+  append(warnings, objectCountWarnings(scenario, file));
   return { ok: true, loaded: { file, scenario, config, warnings } };
 }
 
