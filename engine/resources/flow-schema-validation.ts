@@ -169,7 +169,9 @@ function validateResourceRule(rule: ResourcePolicyRule, path: FieldPath): FieldE
   if (namespaces.length === 0 && rule.clusterScope !== true) {
     addFieldError(errors, required(path.child('namespaces'), 'resource rules that are not cluster scoped must supply at least one namespace')); // R8
   } else if (namespaces.includes(WILDCARD)) {
-    if (namespaces.length > 1) addFieldError(errors, invalid(path.child('namespaces'), namespaces, "if '*' is present, must not specify other namespaces")); // R9
+    if (namespaces.length > 1) {
+      addFieldError(errors, invalid(path.child('namespaces'), namespaces, "if '*' is present, must not specify other namespaces")); // R9
+    }
   } else {
     namespaces.forEach((namespace, n) => {
       for (const message of nameIsDnsLabel(namespace, false)) {
