@@ -225,10 +225,15 @@ export function showFieldErrors(errors: readonly FieldError[], budget = MAX_FIEL
   return { shown, left: errors.length - shown.length + omittedFieldErrors(errors) };
 }
 
+/** What a wording says of the `count` errors it leaves out. */
+export function moreFieldErrors(count: number): string {
+  return `and ${count} more ${count === 1 ? 'error' : 'errors'}`;
+}
+
 /** `ErrorList.ToAggregate().Error()`: one message, or `[a, b]` for several; then what was left out. */
 export function formatShownFieldErrors({ shown, left }: ShownFieldErrors): string {
   const messages = [...new Set(shown.map(({ error, body }) => `${error.field}: ${body}`))];
-  if (left > 0) messages.push(`and ${left} more ${left === 1 ? 'error' : 'errors'}`);
+  if (left > 0) messages.push(moreFieldErrors(left));
   return messages.length === 1 ? messages[0]! : `[${messages.join(', ')}]`;
 }
 
