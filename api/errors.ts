@@ -11,7 +11,7 @@
 // rides along on the Status as a non-enumerable symbol: JSON never shows it, `errorCodeOf` reads it.
 // (Over the usual file length on purpose: one table, and one builder per entry, belong together.)
 import type { Status, StatusCause, StatusDetails } from '../engine/resources/types.ts';
-import { formatShownFieldErrors, showFieldErrors, type FieldError } from '../engine/resources/field-errors.ts';
+import { MAX_FIELD_ERRORS_TEXT, formatShownFieldErrors, moreFieldErrors, showFieldErrors, type FieldError } from '../engine/resources/field-errors.ts';
 import { goSprintf } from './go-format.ts';
 
 export type StatusReason =
@@ -257,7 +257,24 @@ export function unrecognizedIncludeObject(value: string): Status {
 
 /** `fieldValidation=Strict` problems, e.g. [`unknown field "spec.bogus"`]. */
 export function strictDecoding(kind: string, version: string, problems: readonly string[]): Status {
-  return build('FW_ERR_DECODE_STRICT', format('FW_ERR_DECODE_STRICT', kind, version, kind, problems.join(', ')));
+  return build('FW_ERR_DECODE_STRICT', format('FW_ERR_DECODE_STRICT', kind, version, kind, joinWithin(problems)));
+}
+
+/**
+ * `a, b, c`, as far as MAX_FIELD_ERRORS_TEXT characters go (the first always), then how many were
+ * left out: kube lists every unknown field, and 5,000 of them made a 179 KB Status.
+ */
+function joinWithin(problems: readonly string[]): string {
+  const shown: string[] = [];
+  let used = 0;
+  for (const problem of problems) {
+    if (shown.length > 0 && used + problem.length + 2 > MAX_FIELD_ERRORS_TEXT) break;
+    // One name alone can be megabytes long: cut it too.
+    shown.push(problem.length > MAX_FIELD_ERRORS_TEXT ? `${problem.slice(0, MAX_FIELD_ERRORS_TEXT)}...` : problem);
+    used += problem.length + 2;
+  }
+  const left = problems.length - shown.length;
+  return left === 0 ? shown.join(', ') : `${shown.join(', ')}, ${moreFieldErrors(left)}`;
 }
 
 /** A body that is not a decodable object of the kind (bad JSON, wrong kind/apiVersion...). */

@@ -217,7 +217,7 @@ export function showFieldErrors(errors: readonly FieldError[], budget = MAX_FIEL
     const size = error.field.length + 2 + body.length;
     if (used + size > budget) {
       if (shown.length > 0) break;
-      body = cutOff(body, Math.max(0, budget - error.field.length - 2));
+      body = cutOff(body, Math.max(0, budget - error.field.length - 2 - '...'.length));
     }
     shown.push({ error, body });
     used += size;
