@@ -91,4 +91,16 @@ test('a /status PUT of empty conditions is a bounded 422', async () => {
   assertCapped(response, 'PriorityLevelConfiguration', 'status-conditions', 2 * N - 1);
 });
 
+test('5,000 unknown fields under fieldValidation=Warn: 4 Ki characters of Warning headers, as kube-apiserver sends', async () => {
+  const extra = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`unknown${i}`, 1]));
+  const body = { ...level('warned'), spec: { ...level('warned').spec, ...extra } };
+  const response = await server.client.request('POST', `${PLC}?fieldValidation=Warn`, { body });
+  assert.is(response.status, 201, response.text.slice(0, 200));
+  // Node joins the Warning headers with ', '; each is `299 - "<text, quotes escaped>"`.
+  const texts = [...String(response.headers.warning ?? '').matchAll(/299 - "((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
+  assert.equal(texts.slice(0, 2), ['unknown field "spec.unknown0"', 'unknown field "spec.unknown1"']);
+  const total = texts.reduce((sum, t) => sum + t.length, 0);
+  assert.ok(total <= 4 * 1024 && total > 4 * 1024 - 64, `${texts.length} warnings, ${total} characters`);
+});
+
 test.run();
