@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { invalid as invalidField, notSupported, required } from '../engine/resources/field-errors.ts';
+import { MAX_FIELD_ERRORS_TEXT, invalid as invalidField, notSupported, required } from '../engine/resources/field-errors.ts';
 import {
   API_ERRORS,
   ApiError,
@@ -203,6 +203,17 @@ test('negotiation and size errors carry the kube wording', () => {
   const media = unsupportedMediaType(['application/json']);
   assert.equal([media.reason, media.code, media.details], ['UnsupportedMediaType', 415, undefined]);
   assert.is(requestEntityTooLarge().message, 'Request entity too large: limit is 3145728');
+});
+
+test('a strict decoding error lists the unknown fields that fit in 8 KiB, then how many it left out', () => {
+  const problems = Array.from({ length: 5_000 }, (_, i) => `unknown field "spec.unknown${i}"`);
+  const message = strictDecoding('PriorityLevelConfiguration', 'v1', problems).message ?? '';
+  assert.ok(message.length < MAX_FIELD_ERRORS_TEXT + 300, `${message.length} characters`);
+  const shown = message.split(', unknown field').length;
+  assert.ok(message.includes('strict decoding error: unknown field "spec.unknown0", unknown field "spec.unknown1", '), message.slice(0, 200));
+  assert.ok(message.endsWith(`, and ${5_000 - shown} more errors`), message.slice(-80));
+  const long = strictDecoding('PriorityLevelConfiguration', 'v1', [`unknown field "spec.${'k'.repeat(1_000_000)}"`]).message ?? '';
+  assert.ok(long.length < MAX_FIELD_ERRORS_TEXT + 300 && long.endsWith('kkk...'), `${long.length} characters`);
 });
 
 test('quoted user input is quoted as Go quotes it', () => {

@@ -11,7 +11,7 @@
 // rides along on the Status as a non-enumerable symbol: JSON never shows it, `errorCodeOf` reads it.
 // (Over the usual file length on purpose: one table, and one builder per entry, belong together.)
 import type { Status, StatusCause, StatusDetails } from '../engine/resources/types.ts';
-import { fieldErrorBody, formatFieldErrors, type FieldError } from '../engine/resources/field-errors.ts';
+import { MAX_FIELD_ERRORS_TEXT, formatShownFieldErrors, moreFieldErrors, showFieldErrors, type FieldError } from '../engine/resources/field-errors.ts';
 import { goSprintf } from './go-format.ts';
 
 export type StatusReason =
@@ -223,19 +223,23 @@ export function applyConflict(message: string, causes: StatusCause[]): Status {
   return build('FW_ERR_APPLY_CONFLICT', format('FW_ERR_APPLY_CONFLICT', message), details({ causes }));
 }
 
-/** 422 from validation: the causes keep every error, the message lists each distinct one once. */
+/**
+ * 422 from validation: one cause per error shown, and the message lists each distinct one once. The
+ * errors shown are those whose text fits in MAX_FIELD_ERRORS_TEXT (about 8 KiB, so 16 KiB in causes
+ * and message together); the message then says how many it left out.
+ */
 export function invalid(gk: GroupKind, name: string, errors: readonly FieldError[]): Status {
-  const causes: StatusCause[] = errors.map((error) => {
+  const shown = showFieldErrors(errors);
+  const causes: StatusCause[] = shown.shown.map(({ error, body }) => {
     const cause: StatusCause = { reason: error.type };
-    const message = fieldErrorBody(error);
-    if (message) cause.message = message;
+    if (body) cause.message = body;
     if (error.field) cause.field = error.field;
     return cause;
   });
   const message =
     errors.length === 0
       ? goSprintf('%s %q is invalid', qualifiedKind(gk), name)
-      : format('FW_ERR_RESOURCE_INVALID', qualifiedKind(gk), name, formatFieldErrors(errors));
+      : format('FW_ERR_RESOURCE_INVALID', qualifiedKind(gk), name, formatShownFieldErrors(shown));
   return build('FW_ERR_RESOURCE_INVALID', message, details({ name, group: gk.group, kind: gk.kind, causes }));
 }
 
@@ -253,7 +257,24 @@ export function unrecognizedIncludeObject(value: string): Status {
 
 /** `fieldValidation=Strict` problems, e.g. [`unknown field "spec.bogus"`]. */
 export function strictDecoding(kind: string, version: string, problems: readonly string[]): Status {
-  return build('FW_ERR_DECODE_STRICT', format('FW_ERR_DECODE_STRICT', kind, version, kind, problems.join(', ')));
+  return build('FW_ERR_DECODE_STRICT', format('FW_ERR_DECODE_STRICT', kind, version, kind, joinWithin(problems)));
+}
+
+/**
+ * `a, b, c`, as far as MAX_FIELD_ERRORS_TEXT characters go (the first always), then how many were
+ * left out: kube lists every unknown field, and 5,000 of them made a 179 KB Status.
+ */
+function joinWithin(problems: readonly string[]): string {
+  const shown: string[] = [];
+  let used = 0;
+  for (const problem of problems) {
+    if (shown.length > 0 && used + problem.length + 2 > MAX_FIELD_ERRORS_TEXT) break;
+    // One name alone can be megabytes long: cut it too.
+    shown.push(problem.length > MAX_FIELD_ERRORS_TEXT ? `${problem.slice(0, MAX_FIELD_ERRORS_TEXT)}...` : problem);
+    used += problem.length + 2;
+  }
+  const left = problems.length - shown.length;
+  return left === 0 ? shown.join(', ') : `${shown.join(', ')}, ${moreFieldErrors(left)}`;
 }
 
 /** A body that is not a decodable object of the kind (bad JSON, wrong kind/apiVersion...). */

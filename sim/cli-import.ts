@@ -20,6 +20,7 @@ import { readConfigFile } from '../engine/config/config-file.ts';
 import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../engine/flowcontrol/work-estimator-config.ts';
 import { makeDirectories } from '../engine/make-directories.ts';
 import { loadScenarioText } from './scenario-load.ts';
+import { append } from '../engine/append.ts';
 
 const SIM_IMPORT_FLAGS = {
   kubeconfig: flag('string', 'kubeconfig', '', 'the kubeconfig to reach the server with', { valueName: 'FILE', defaultText: KUBECONFIG_DEFAULT_TEXT }),
@@ -173,7 +174,7 @@ export async function runSimImport(args: string[], output: Output, limits: { max
       const merged = mergeScenario(existing, result.scenario, observed !== undefined);
       if ('error' in merged) throw new Error(`--merge ${merge}: ${merged.error}`);
       text = merged.text;
-      warnings.push(...merged.warnings);
+      append(warnings, merged.warnings);
     }
     // What is written is what sim run will load: anything the checks above missed stops here.
     const check = await loadScenarioText(text, out);

@@ -101,6 +101,22 @@ test("server.workEstimator sets the estimator's tunables (Kubernetes' WorkEstima
   );
 });
 
+test('an inline manifest with thousands of field errors: the first 100, then how many more', async () => {
+  // Each bad finalizer is reported on the list and on its item: 1,000 errors.
+  const finalizers = Array.from({ length: 500 }, (_, i) => `-bad${i}`).join(', ');
+  const text = `kind: Scenario
+duration: 10s
+objects:
+  - apiVersion: flowcontrol.apiserver.k8s.io/v1
+    kind: PriorityLevelConfiguration
+    metadata: {name: many, finalizers: [${finalizers}]}
+    spec: {type: Limited, limited: {limitResponse: {type: Reject}}}
+`;
+  const errors = errorsOf(await loadScenarioText(text, 'many.yaml'));
+  assert.is(errors.length, 101, errors.slice(-2).join('\n'));
+  assert.is(errors.at(-1), 'many.yaml: objects[0]: and 900 more errors');
+});
+
 test('inline manifests go through the server’s validation, errors pointing at the field’s line', async () => {
   const text = `kind: Scenario
 duration: 10s

@@ -9,12 +9,13 @@ import { basename, dirname, extname, isAbsolute, join } from 'node:path';
 import { flowcontrolManifestKinds } from '../engine/config/flowcontrol-kinds.ts';
 import { checkManifests, createManifestRegistry, formatManifestError, readManifestFile } from '../engine/config/manifests.ts';
 import type { FlowcontrolConfig } from '../engine/flowcontrol/controller.ts';
-import { fieldErrorBody, formatFieldError } from '../engine/resources/field-errors.ts';
+import { fieldErrorBody, formatFieldError, moreFieldErrors, omittedFieldErrors } from '../engine/resources/field-errors.ts';
 import { canonicalFlowSchemaSpec, canonicalPriorityLevelSpec } from '../engine/resources/spec-equality.ts';
 import { objectCountWarnings } from './object-count-check.ts';
 import { buildConfig, type AppliedObject } from './scenario-config.ts';
 import { parseScenario, type Scenario } from './scenario.ts';
 import { formatPath, formatSourceError, parseFieldPath, parseYamlSource, type SourceError } from './yaml-source.ts';
+import { append } from '../engine/append.ts';
 
 export interface LoadedScenario {
   /** The scenario file as given on the command line. */
@@ -94,6 +95,8 @@ export async function loadScenarioText(text: string, file: string, options: Load
       };
       errors.push(formatSourceError(error));
     }
+    // Validation keeps its first errors and counts the rest: say how many, as `config check` does.
+    if (omittedFieldErrors(fieldErrors) > 0) errors.push(`${file}: ${where}: ${moreFieldErrors(omittedFieldErrors(fieldErrors))}`);
     if (fieldErrors.length === 0) applied.push({ kind: entry.kind, object, origin: `${file}: ${where}` });
   }
 
@@ -107,6 +110,7 @@ export async function loadScenarioText(text: string, file: string, options: Load
     for (const c of checked) {
       const label = `${shown}${c.document.line === undefined ? '' : `:${c.document.line}`}`;
       for (const e of c.errors) errors.push(`${label}: ${c.kind.kind}/${c.name || '(unnamed)'}: ${formatFieldError(e)}`);
+      if (omittedFieldErrors(c.errors) > 0) errors.push(`${label}: ${c.kind.kind}/${c.name || '(unnamed)'}: ${moreFieldErrors(omittedFieldErrors(c.errors))}`);
       if (c.errors.length === 0) applied.push({ kind: c.kind.kind, object: c.document.object, origin: `${label}: ${c.kind.kind}/${c.name}`, variant });
     }
   }
@@ -119,6 +123,7 @@ export async function loadScenarioText(text: string, file: string, options: Load
     }
     const fieldErrors = safeCheck(() => entry.check(object, extra.origin));
     for (const e of fieldErrors) errors.push(`${extra.origin}: ${entry.kind}: ${formatFieldError(e)}`);
+    if (omittedFieldErrors(fieldErrors) > 0) errors.push(`${extra.origin}: ${entry.kind}: ${moreFieldErrors(omittedFieldErrors(fieldErrors))}`);
     if (fieldErrors.length === 0) applied.push({ kind: entry.kind, object, origin: extra.origin, variant: true });
   }
   if (errors.length > 0) return { ok: false, errors };
@@ -136,7 +141,7 @@ export async function loadScenarioText(text: string, file: string, options: Load
       warnings.push(`${origins}: the variant changes nothing the controller digests (same PriorityLevelConfiguration and FlowSchema specs as without it)`);
     }
   }
-  warnings.push(...objectCountWarnings(scenario, file));
+  append(warnings, objectCountWarnings(scenario, file));
   return { ok: true, loaded: { file, scenario, config, warnings } };
 }
 

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { runConfigCheck } from './config-check.ts';
 import { MAX_CONFIG_FILE_BYTES } from '../../engine/config/config-file.ts';
 import { MAX_NESTING_DEPTH } from '../../engine/nesting-depth.ts';
+import { MAX_FIELD_ERRORS } from '../../engine/resources/field-errors.ts';
 
 const FC = 'flowcontrol.apiserver.k8s.io/v1';
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -66,6 +67,25 @@ test('an invalid object: one line per field error, exit 1', async () => {
   assert.equal(result.stdout, [
     `${path}: PriorityLevelConfiguration/foo: spec.limited.lendablePercent: Invalid value: 101: must be between 0 and 100, inclusive`,
   ]);
+});
+
+test('an object with thousands of field errors: the first 100 lines, then how many more', async () => {
+  const finalizers = Array.from({ length: 5_000 }, (_, i) => `-bad${i}`);
+  const path = file(
+    'many.json',
+    JSON.stringify({
+      apiVersion: FC,
+      kind: 'PriorityLevelConfiguration',
+      metadata: { name: 'many', finalizers },
+      spec: { type: 'Limited', limited: { limitResponse: { type: 'Reject' } } },
+    }),
+  );
+  const result = await run(path);
+  assert.is(result.code, 1);
+  // Each bad finalizer is reported on the list and on its item: 10,000 errors.
+  assert.is(result.stdout.length, MAX_FIELD_ERRORS + 1);
+  assert.match(result.stdout[0]!, `${path}: PriorityLevelConfiguration/many: metadata.finalizers: Invalid value: "-bad0": name part must consist of`);
+  assert.is(result.stdout.at(-1), `${path}: PriorityLevelConfiguration/many: and ${10_000 - MAX_FIELD_ERRORS} more errors`);
 });
 
 test('mandatory objects must keep their fixed spec', async () => {

@@ -4,7 +4,7 @@
 
 import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
 import { API_DOMAIN_FLAG } from './serve-flags.ts';
-import { formatFieldError } from '../../engine/resources/field-errors.ts';
+import { formatFieldError, moreFieldErrors, omittedFieldErrors } from '../../engine/resources/field-errors.ts';
 import { checkManifests, createManifestRegistry, documentLabel, formatManifestError, readManifestFile } from '../../engine/config/manifests.ts';
 import { flowcontrolManifestKinds } from '../../engine/config/flowcontrol-kinds.ts';
 import { authorizationManifestKinds } from '../../engine/config/authorization-kind.ts';
@@ -73,6 +73,9 @@ export async function runConfigCheck(args: string[], output: Output): Promise<nu
       const label = name !== '' ? name : `(${documentLabel(document).slice(0, -2)})`;
       const prefix = `${file}: ${kind.kind}/${label}`;
       const texts = fieldErrors.length === 0 ? [`${prefix}: valid`] : fieldErrors.map((e) => `${prefix}: ${formatFieldError(e)}`);
+      // Validation keeps its first errors and counts the rest; the count is said, not dropped.
+      const omitted = omittedFieldErrors(fieldErrors);
+      if (omitted > 0) texts.push(`${prefix}: ${moreFieldErrors(omitted)}`);
       for (const text of texts) lines.push({ order: [document.index, document.item ?? -1], text });
     }
     lines.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1]);

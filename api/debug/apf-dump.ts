@@ -13,6 +13,7 @@ import type { RequestDump } from '../../engine/flowcontrol/queue-set.ts';
 import { formatSeatSeconds } from '../../engine/flowcontrol/seat-seconds.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { tabwrite } from './tabwriter.ts';
+import { append } from '../../engine/append.ts';
 
 export const APF_DEBUG_PREFIX = '/debug/api_priority_and_fairness/';
 
@@ -139,10 +140,13 @@ function orderedRequests(level: LevelDump): RequestDump<RequestDescriptor>[] {
   const out: RequestDump<RequestDescriptor>[] = [];
   level.queueSet.queues.forEach((_, index) => {
     const inQueue = requests.filter((r) => r.queueIndex === index);
-    out.push(...inQueue.filter((r) => r.indexInQueue >= 0).sort((a, b) => a.indexInQueue - b.indexInQueue));
-    out.push(...inQueue.filter((r) => r.indexInQueue < 0).sort(byStart));
+    append(
+      out,
+      inQueue.filter((r) => r.indexInQueue >= 0).sort((a, b) => a.indexInQueue - b.indexInQueue),
+    );
+    append(out, inQueue.filter((r) => r.indexInQueue < 0).sort(byStart));
   });
-  out.push(...requests.filter((r) => r.queueIndex < 0).sort(byStart));
+  append(out, requests.filter((r) => r.queueIndex < 0).sort(byStart));
   return out;
 }
 

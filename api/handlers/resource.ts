@@ -21,6 +21,7 @@ import { negotiate, sendList, sendStoredObject, type Output, type OutputContext 
 import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.ts';
 import type { WatchLimiter } from './watch-limit.ts';
 import { internString } from '../../engine/interned-string.ts';
+import { append } from '../../engine/append.ts';
 
 /** What a PATCH computes: the caller's new object, before defaulting and the strategy. */
 export interface PatchResult {
@@ -321,7 +322,8 @@ async function patch(
   });
   const produce = async (current: KubeObject) => {
     const result = await deps.applyPatch(request(current));
-    warnings.splice(0, warnings.length, ...result.warnings);
+    warnings.length = 0;
+    append(warnings, result.warnings);
     managedFieldsSet = result.managedFieldsSet;
     return result.object;
   };

@@ -71,13 +71,70 @@ export function warningHeaderValue(text: string): string | undefined {
   return `299 - "${Buffer.from(quoted, 'utf8').toString('latin1')}"`;
 }
 
+/**
+ * kube-apiserver's warning recorder: each text once, in order; once the texts pass 4 Ki characters
+ * (Unicode code points) in all, each is cut to 256 and those past 4 Ki are dropped. Unbounded,
+ * 5,000 unknown fields under `fieldValidation=Warn` were 180 KB of headers, past a client's limit.
+ */
+const WARNINGS_TOTAL_RUNES = 4 * 1024;
+const WARNING_ITEM_RUNES = 256;
+
+interface RecordedWarnings {
+  texts: string[];
+  seen: Set<string>;
+}
+
+const recordedWarnings = new WeakMap<ServerResponse, RecordedWarnings>();
+
 export function addWarnings(res: ServerResponse, warnings: readonly string[]): void {
   if (warnings.length === 0 || res.headersSent) return;
-  const values = warnings.map(warningHeaderValue).filter((value): value is string => value !== undefined);
-  if (values.length === 0) return;
-  const existing = res.getHeader('Warning');
-  const previous = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)];
-  res.setHeader('Warning', [...previous, ...values]);
+  let recorded = recordedWarnings.get(res);
+  if (recorded === undefined) {
+    recorded = { texts: [], seen: new Set() };
+    recordedWarnings.set(res, recorded);
+  }
+  const before = recorded.texts.length;
+  for (const text of warnings) {
+    if (text === '' || recorded.seen.has(text) || warningHeaderValue(text) === undefined) continue;
+    recorded.seen.add(text);
+    recorded.texts.push(text);
+  }
+  if (recorded.texts.length > before) res.setHeader('Warning', warningHeaders(recorded.texts));
+}
+
+function warningHeaders(texts: readonly string[]): string[] {
+  let total = 0;
+  for (const text of texts) total += runesUpTo(text, WARNINGS_TOTAL_RUNES + 1);
+  if (total <= WARNINGS_TOTAL_RUNES) return texts.map((text) => warningHeaderValue(text)!);
+  const values: string[] = [];
+  let written = 0;
+  for (const text of texts) {
+    const cut = firstRunes(text, WARNING_ITEM_RUNES);
+    const length = runesUpTo(cut, WARNING_ITEM_RUNES);
+    if (written + length > WARNINGS_TOTAL_RUNES) break;
+    const value = warningHeaderValue(cut);
+    if (value === undefined) continue;
+    written += length;
+    values.push(value);
+  }
+  return values;
+}
+
+/** The number of code points in `text`, counting no further than `limit`. */
+function runesUpTo(text: string, limit: number): number {
+  let count = 0;
+  for (const _ of text) if (++count >= limit) break;
+  return count;
+}
+
+function firstRunes(text: string, count: number): string {
+  let end = 0;
+  let seen = 0;
+  for (const rune of text) {
+    if (seen++ === count) break;
+    end += rune.length;
+  }
+  return text.slice(0, end);
 }
 
 /** Writes a complete response. */

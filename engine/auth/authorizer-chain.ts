@@ -18,6 +18,7 @@ import { isPending, NO_OPINION, noRules } from './authorizer.ts';
 import { privilegedGroupsAuthorizer } from './always.ts';
 import type { AuthorizationMetrics } from './authorization-metrics.ts';
 import { noopAuthorizationMetrics } from './authorization-metrics.ts';
+import { append } from '../append.ts';
 
 export interface ChainMember {
   /** `Webhook`, `AlwaysAllow`, ... */
@@ -108,8 +109,8 @@ async function unionRules(authorizers: readonly Authorizer[], user: UserInfo, na
   for (const authorizer of authorizers) {
     if (authorizer.rulesFor === undefined) continue;
     const rules = await authorizer.rulesFor(user, namespace);
-    union.resourceRules.push(...rules.resourceRules);
-    union.nonResourceRules.push(...rules.nonResourceRules);
+    append(union.resourceRules, rules.resourceRules);
+    append(union.nonResourceRules, rules.nonResourceRules);
     union.incomplete ||= rules.incomplete;
     if (rules.error !== undefined && rules.error !== '') errors.push(rules.error);
   }

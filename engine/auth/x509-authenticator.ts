@@ -12,6 +12,7 @@
 // on the verified path stays valid; failures are verified again each time, as in Kubernetes.
 import { X509Certificate } from 'node:crypto';
 import type { AuthenticationResult, Authenticator } from './authenticator.ts';
+import { append } from '../append.ts';
 
 const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EXTENDED_KEY_USAGE = '2.5.29.37.0';
@@ -40,7 +41,7 @@ export function createX509Authenticator(options: X509AuthenticatorOptions): { ok
   for (const pem of options.caPems) {
     const parsed = parseCertificateBundle(pem);
     if (!parsed.ok) return parsed;
-    roots.push(...parsed.certificates);
+    append(roots, parsed.certificates);
   }
   const verified = new WeakMap<Uint8Array, { result: AuthenticationResult; window: ValidityWindow }>();
   const authenticator: Authenticator = {

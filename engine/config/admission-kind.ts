@@ -15,6 +15,7 @@ import { decodeEventRateLimit, decodePolicyConfig } from '../auth/admission/buil
 import { EVENT_RATE_LIMIT_PLUGIN } from '../auth/admission/event-rate-limit.ts';
 import { VALIDATING_ADMISSION_POLICY_PLUGIN } from '../auth/admission/validating-admission-policy.ts';
 import { loadPolicyManifests } from '../auth/admission/policy-manifests.ts';
+import { append } from '../append.ts';
 
 export function admissionManifestKinds(apiDomain?: string): ManifestKind[] {
   const check = (document: Record<string, unknown>, file: string): FieldError[] => checkAdmissionDocument(document, file, apiDomain);
@@ -54,11 +55,11 @@ export function checkAdmissionDocument(document: Record<string, unknown>, file: 
     const prefix = (e: FieldError): FieldError => ({ ...e, field: e.field === '' ? at.toString() : `${at.toString()}.${e.field}` });
     if (entry.name === EVENT_RATE_LIMIT_PLUGIN) {
       const limits = decodeEventRateLimit(object);
-      if ('errors' in limits) errors.push(...limits.errors.map(prefix));
+      if ('errors' in limits) append(errors, limits.errors.map(prefix));
       return;
     }
     const dir = decodePolicyConfig(object, apiDomain);
-    if (typeof dir === 'object') errors.push(...dir.errors.map(prefix));
+    if (typeof dir === 'object') append(errors, dir.errors.map(prefix));
     else if (dir !== undefined) {
       for (const problem of loadPolicyManifests(dir, apiDomain).errors) errors.push(invalid(at.child('staticManifestsDir'), dir, problem));
     }

@@ -11,6 +11,7 @@ import { isDns1123Subdomain } from '../resources/name-validation.ts';
 import { compileMatchConditions, type MatchConditions } from '../auth/cel-match-conditions.ts';
 import { formatGoDuration } from './go-duration.ts';
 import type { AuthorizationConfiguration, WebhookConfiguration } from './authorization-types.ts';
+import { append } from '../append.ts';
 
 /** kube-apiserver's authorizer types (`--authorization-mode` choices). */
 export const AUTHORIZER_TYPES = ['ABAC', 'AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;
@@ -66,7 +67,7 @@ export function validateAuthorizationConfiguration(config: AuthorizationConfigur
         continue;
       }
       const webhook = validateWebhook(authorizer.webhook, path, options);
-      errors.push(...webhook.errors);
+      append(errors, webhook.errors);
       if (webhook.conditions !== undefined) matchConditions.set(i, webhook.conditions);
     } else if (authorizer.webhook !== undefined) {
       errors.push(invalid(path.child('webhook'), 'non-null', 'may only be specified when type=Webhook'));
@@ -103,9 +104,9 @@ function validateWebhook(
   const policy = webhook.failurePolicy;
   if (policy === '') errors.push(required(path.child('failurePolicy')));
   else if (policy !== 'NoOpinion' && policy !== 'Deny') errors.push(notSupported(path.child('failurePolicy'), policy, ['NoOpinion', 'Deny']));
-  errors.push(...validateConnectionInfo(webhook, path.child('connectionInfo'), options));
+  append(errors, validateConnectionInfo(webhook, path.child('connectionInfo'), options));
   const conditions = validateMatchConditions(webhook.matchConditions, path.child('matchConditions'));
-  errors.push(...conditions.errors);
+  append(errors, conditions.errors);
   return conditions.conditions === undefined ? { errors } : { errors, conditions: conditions.conditions };
 }
 

@@ -18,6 +18,7 @@ import { goDurationToMs, parseGoDuration } from './go-duration.ts';
 import { validateEncryptionConfiguration } from './encryption-validation.ts';
 import type { EncryptionConfiguration, EncryptionRules, GroupResource, ProviderConfiguration, ProviderRef } from './encryption-types.ts';
 import { formatGroupResource, parseGroupResource } from './encryption-types.ts';
+import { append } from '../append.ts';
 
 export type * from './encryption-types.ts';
 export { formatGroupResource, parseGroupResource, PROVIDER_KINDS } from './encryption-types.ts';
@@ -258,7 +259,7 @@ export function buildEncryptionRules(config: EncryptionConfiguration, options: E
       if (existing === undefined) {
         byKey.set(keyOf(gr), [...refs]);
         order.push(formatGroupResource(gr));
-      } else existing.push(...refs);
+      } else append(existing, refs);
     }
   }
   const rules: EncryptionRules = {

@@ -12,6 +12,7 @@ import { FieldPath, invalid, required } from '../resources/field-errors.ts';
 import type { EncryptionConfiguration, EncryptionKey, KmsConfiguration, ProviderConfiguration } from './encryption-types.ts';
 import { parseGroupResource, PROVIDER_KINDS } from './encryption-types.ts';
 import { formatGoDuration } from './go-duration.ts';
+import { append } from '../append.ts';
 
 /** Key lengths in bytes. aescbc takes any AES key in code, though its type comment says 32 only. */
 export const KEY_SIZES = { aesgcm: [16, 24, 32], aescbc: [16, 24, 32], secretbox: [32] } as const;
@@ -38,22 +39,22 @@ export function validateEncryptionConfiguration(config: EncryptionConfiguration 
     const resourcesPath = root.index(i).child('resources');
     const providersPath = root.index(i).child('providers');
     if (entry.resources.length === 0) errors.push(required(resourcesPath, `at least one ${resourcesPath} is required`));
-    errors.push(...validateResourceOverlap(entry.resources, resourcesPath));
-    errors.push(...validateResourceNames(entry.resources, resourcesPath));
+    append(errors, validateResourceOverlap(entry.resources, resourcesPath));
+    append(errors, validateResourceNames(entry.resources, resourcesPath));
     if (entry.providers.length === 0) errors.push(required(providersPath, `at least one ${providersPath} is required`));
     entry.providers.forEach((provider, j) => {
       const path = providersPath.index(j);
-      errors.push(...validateSingleProvider(provider, path));
+      append(errors, validateSingleProvider(provider, path));
       // As upstream: the first provider kind set decides which checks run, even when several are.
       if (provider.kms !== undefined) {
-        errors.push(...validateKms(provider.kms, path.child('kms'), kmsNames, options.reload === true));
+        append(errors, validateKms(provider.kms, path.child('kms'), kmsNames, options.reload === true));
         kmsNames.add(provider.kms.name);
       } else if (provider.aesgcm !== undefined) {
-        errors.push(...validateKeys(provider.aesgcm.keys, path.child('aesgcm').child('keys'), KEY_SIZES.aesgcm));
+        append(errors, validateKeys(provider.aesgcm.keys, path.child('aesgcm').child('keys'), KEY_SIZES.aesgcm));
       } else if (provider.aescbc !== undefined) {
-        errors.push(...validateKeys(provider.aescbc.keys, path.child('aescbc').child('keys'), KEY_SIZES.aescbc));
+        append(errors, validateKeys(provider.aescbc.keys, path.child('aescbc').child('keys'), KEY_SIZES.aescbc));
       } else if (provider.secretbox !== undefined) {
-        errors.push(...validateKeys(provider.secretbox.keys, path.child('secretbox').child('keys'), KEY_SIZES.secretbox));
+        append(errors, validateKeys(provider.secretbox.keys, path.child('secretbox').child('keys'), KEY_SIZES.secretbox));
       }
     });
   });
@@ -150,7 +151,7 @@ function validateKms(kms: KmsConfiguration, path: FieldPath, seenNames: Readonly
     errors.push(invalid(namePath, kms.name, `duplicate KMS provider name ${kms.name}, names must be unique`));
   }
   if (kms.timeoutNanoseconds <= 0n) errors.push(invalid(path.child('timeout'), formatGoDuration(kms.timeoutNanoseconds), 'timeout should be a positive value'));
-  errors.push(...validateKmsEndpoint(kms.endpoint, path.child('endpoint')));
+  append(errors, validateKmsEndpoint(kms.endpoint, path.child('endpoint')));
   const cachePath = path.child('cachesize');
   if (kms.apiVersion !== 'v1' && kms.cachesize !== undefined) errors.push(invalid(cachePath, kms.cachesize, 'cachesize is not supported in v2'));
   if (kms.apiVersion === 'v1' && kms.cachesize === 0) errors.push(invalid(cachePath, 0, 'cachesize should be a positive value, or negative to disable'));

@@ -14,7 +14,7 @@ import type {
 } from './types.ts';
 import { FLOW_SCHEMA_KIND, FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE, FLOW_SCHEMA_NAME_EXEMPT } from './types.ts';
 import type { FieldError } from './field-errors.ts';
-import { FieldPath, forbidden, invalid, notSupported, required } from './field-errors.ts';
+import { FieldPath, addFieldError, addFieldErrors, forbidden, invalid, notSupported, required } from './field-errors.ts';
 import { nameIsDnsLabel, nameIsDnsSubdomain, validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation.ts';
 import { validateConditions } from './status-validation.ts';
 import { mandatoryObject } from './bootstrap.ts';
@@ -33,63 +33,63 @@ export function validateFlowSchema(fs: FlowSchema): FieldError[] {
   const spec: FlowSchemaSpec = fs.spec ?? {};
   const specPath = FieldPath.root('spec');
   const errors = validateObjectMeta(fs.metadata, 'metadata');
-  errors.push(...validateSpec(name, spec, specPath));
+  addFieldErrors(errors, validateSpec(name, spec, specPath));
   const mandatory = mandatoryObject(FLOW_SCHEMA_KIND, name);
   if (mandatory !== undefined && !flowSchemaSpecsEqual(spec, defaultFlowSchema(mandatory).spec)) {
-    errors.push(invalid(specPath, spec, `spec of '${name}' must equal the fixed value`)); // M1
+    addFieldError(errors, invalid(specPath, spec, `spec of '${name}' must equal the fixed value`)); // M1
   }
-  errors.push(...validateConditions(fs.status));
+  addFieldErrors(errors, validateConditions(fs.status));
   return errors;
 }
 
 /** Update: the ObjectMeta update rules, then the whole object again (Kubernetes has no spec immutability here). */
 export function validateFlowSchemaUpdate(fs: FlowSchema, old: FlowSchema): FieldError[] {
-  return [...validateObjectMetaUpdate(fs.metadata, old.metadata, 'metadata'), ...validateFlowSchema(fs)];
+  return addFieldErrors(validateObjectMetaUpdate(fs.metadata, old.metadata, 'metadata'), validateFlowSchema(fs));
 }
 
 /** `/status` update: the ObjectMeta update rules and the status alone. */
 export function validateFlowSchemaStatusUpdate(fs: FlowSchema, old: FlowSchema): FieldError[] {
-  return [...validateObjectMetaUpdate(fs.metadata, old.metadata, 'metadata'), ...validateConditions(fs.status)];
+  return addFieldErrors(validateObjectMetaUpdate(fs.metadata, old.metadata, 'metadata'), validateConditions(fs.status));
 }
 
 function validateSpec(name: string, spec: FlowSchemaSpec, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   const precedence = spec.matchingPrecedence ?? 0;
   const precedencePath = path.child('matchingPrecedence');
-  if (precedence <= 0) errors.push(invalid(precedencePath, precedence, 'must be a positive value')); // F1
+  if (precedence <= 0) addFieldError(errors, invalid(precedencePath, precedence, 'must be a positive value')); // F1
   if (precedence > FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE) {
-    errors.push(invalid(precedencePath, precedence, `must not be greater than ${FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE}`)); // F2
+    addFieldError(errors, invalid(precedencePath, precedence, `must not be greater than ${FLOW_SCHEMA_MAX_MATCHING_PRECEDENCE}`)); // F2
   }
   if (precedence === 1 && name !== FLOW_SCHEMA_NAME_EXEMPT) {
-    errors.push(invalid(precedencePath, precedence, "only the schema named 'exempt' may have matchingPrecedence 1")); // F3
+    addFieldError(errors, invalid(precedencePath, precedence, "only the schema named 'exempt' may have matchingPrecedence 1")); // F3
   }
   const method = spec.distinguisherMethod;
   if (method !== undefined && method !== null && !SUPPORTED_DISTINGUISHER_METHODS.includes(text(method.type))) {
-    errors.push(notSupported(path.child('distinguisherMethod').child('type'), method, SUPPORTED_DISTINGUISHER_METHODS)); // F4
+    addFieldError(errors, notSupported(path.child('distinguisherMethod').child('type'), method, SUPPORTED_DISTINGUISHER_METHODS)); // F4
   }
   const levelName = text(spec.priorityLevelConfiguration?.name);
   const levelPath = path.child('priorityLevelConfiguration').child('name');
   if (levelName.length > 0) {
-    for (const message of nameIsDnsSubdomain(levelName, false)) errors.push(invalid(levelPath, levelName, message)); // F5
+    for (const message of nameIsDnsSubdomain(levelName, false)) addFieldError(errors, invalid(levelPath, levelName, message)); // F5
   } else {
-    errors.push(required(levelPath, 'must reference a priority level')); // F6
+    addFieldError(errors, required(levelPath, 'must reference a priority level')); // F6
   }
-  list<PolicyRulesWithSubjects>(spec.rules).forEach((rule, i) => errors.push(...validateRule(rule ?? {}, path.child('rules').index(i))));
+  list<PolicyRulesWithSubjects>(spec.rules).forEach((rule, i) => addFieldErrors(errors, validateRule(rule ?? {}, path.child('rules').index(i))));
   return errors;
 }
 
 function validateRule(rule: PolicyRulesWithSubjects, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   const subjects = list<Subject>(rule.subjects);
-  if (subjects.length > 0) subjects.forEach((s, j) => errors.push(...validateSubject(s ?? {}, path.child('subjects').index(j))));
-  else errors.push(required(path.child('subjects'), 'subjects must contain at least one value')); // F7
+  if (subjects.length > 0) subjects.forEach((s, j) => addFieldErrors(errors, validateSubject(s ?? {}, path.child('subjects').index(j))));
+  else addFieldError(errors, required(path.child('subjects'), 'subjects must contain at least one value')); // F7
   const resourceRules = list<ResourcePolicyRule>(rule.resourceRules);
   const nonResourceRules = list<NonResourcePolicyRule>(rule.nonResourceRules);
   if (resourceRules.length === 0 && nonResourceRules.length === 0) {
-    errors.push(required(path, 'at least one of resourceRules and nonResourceRules has to be non-empty')); // F8
+    addFieldError(errors, required(path, 'at least one of resourceRules and nonResourceRules has to be non-empty')); // F8
   }
-  resourceRules.forEach((r, k) => errors.push(...validateResourceRule(r ?? {}, path.child('resourceRules').index(k))));
-  nonResourceRules.forEach((r, k) => errors.push(...validateNonResourceRule(r ?? {}, path.child('nonResourceRules').index(k))));
+  resourceRules.forEach((r, k) => addFieldErrors(errors, validateResourceRule(r ?? {}, path.child('resourceRules').index(k))));
+  nonResourceRules.forEach((r, k) => addFieldErrors(errors, validateNonResourceRule(r ?? {}, path.child('nonResourceRules').index(k))));
   return errors;
 }
 
@@ -98,26 +98,27 @@ function validateSubject(subject: Subject, path: FieldPath): FieldError[] {
   // S10: a member that belongs to another kind.
   const forbid = (member: 'user' | 'group' | 'serviceAccount', kind: string): void => {
     const value = subject[member];
-    if (value !== undefined && value !== null) errors.push(forbidden(path.child(member), `${member} is forbidden when subject kind is not '${kind}'`));
+    if (value !== undefined && value !== null)
+      addFieldError(errors, forbidden(path.child(member), `${member} is forbidden when subject kind is not '${kind}'`));
   };
   switch (subject.kind) {
     case 'ServiceAccount':
-      errors.push(...validateServiceAccount(subject.serviceAccount, path.child('serviceAccount')));
+      addFieldErrors(errors, validateServiceAccount(subject.serviceAccount, path.child('serviceAccount')));
       forbid('user', 'User');
       forbid('group', 'Group');
       break;
     case 'User':
-      errors.push(...validateNamedMember(subject.user, path.child('user'), "user is required when subject kind is 'User'")); // S6, S7
+      addFieldErrors(errors, validateNamedMember(subject.user, path.child('user'), "user is required when subject kind is 'User'")); // S6, S7
       forbid('serviceAccount', 'ServiceAccount');
       forbid('group', 'Group');
       break;
     case 'Group':
-      errors.push(...validateNamedMember(subject.group, path.child('group'), "group is required when subject kind is 'Group'")); // S8, S9
+      addFieldErrors(errors, validateNamedMember(subject.group, path.child('group'), "group is required when subject kind is 'Group'")); // S8, S9
       forbid('serviceAccount', 'ServiceAccount');
       forbid('user', 'User');
       break;
     default:
-      errors.push(notSupported(path.child('kind'), subject.kind ?? '', SUPPORTED_SUBJECT_KINDS)); // S11
+      addFieldError(errors, notSupported(path.child('kind'), subject.kind ?? '', SUPPORTED_SUBJECT_KINDS)); // S11
   }
   return errors;
 }
@@ -127,13 +128,13 @@ function validateServiceAccount(sa: ServiceAccountSubject | null | undefined, pa
   const errors: FieldError[] = [];
   const name = text(sa.name);
   if (name.length === 0)
-    errors.push(required(path.child('name'))); // S2
-  else if (name !== WILDCARD) for (const message of nameIsDnsSubdomain(name, false)) errors.push(invalid(path.child('name'), name, message)); // S3
+    addFieldError(errors, required(path.child('name'))); // S2
+  else if (name !== WILDCARD) for (const message of nameIsDnsSubdomain(name, false)) addFieldError(errors, invalid(path.child('name'), name, message)); // S3
   const namespace = text(sa.namespace);
   if (namespace.length > 0) {
-    for (const message of nameIsDnsLabel(namespace, false)) errors.push(invalid(path.child('namespace'), namespace, message)); // S5
+    for (const message of nameIsDnsLabel(namespace, false)) addFieldError(errors, invalid(path.child('namespace'), namespace, message)); // S5
   } else {
-    errors.push(required(path.child('namespace'), 'must specify namespace for service account')); // S4
+    addFieldError(errors, required(path.child('namespace'), 'must specify namespace for service account')); // S4
   }
   return errors;
 }
@@ -154,25 +155,27 @@ function validateResourceRule(rule: ResourcePolicyRule, path: FieldPath): FieldE
   const errors = validateVerbs(strings(rule.verbs), path.child('verbs'));
   const apiGroups = strings(rule.apiGroups);
   if (apiGroups.length === 0)
-    errors.push(required(path.child('apiGroups'), 'resource rules must supply at least one api group')); // R4
+    addFieldError(errors, required(path.child('apiGroups'), 'resource rules must supply at least one api group')); // R4
   else if (apiGroups.length > 1 && apiGroups.includes(WILDCARD)) {
-    errors.push(invalid(path.child('apiGroups'), apiGroups, "if '*' is present, must not specify other api groups")); // R5
+    addFieldError(errors, invalid(path.child('apiGroups'), apiGroups, "if '*' is present, must not specify other api groups")); // R5
   }
   const resources = strings(rule.resources);
   if (resources.length === 0)
-    errors.push(required(path.child('resources'), 'resource rules must supply at least one resource')); // R6
+    addFieldError(errors, required(path.child('resources'), 'resource rules must supply at least one resource')); // R6
   else if (resources.length > 1 && resources.includes(WILDCARD)) {
-    errors.push(invalid(path.child('resources'), resources, "if '*' is present, must not specify other resources")); // R7
+    addFieldError(errors, invalid(path.child('resources'), resources, "if '*' is present, must not specify other resources")); // R7
   }
   const namespaces = strings(rule.namespaces);
   if (namespaces.length === 0 && rule.clusterScope !== true) {
-    errors.push(required(path.child('namespaces'), 'resource rules that are not cluster scoped must supply at least one namespace')); // R8
+    addFieldError(errors, required(path.child('namespaces'), 'resource rules that are not cluster scoped must supply at least one namespace')); // R8
   } else if (namespaces.includes(WILDCARD)) {
-    if (namespaces.length > 1) errors.push(invalid(path.child('namespaces'), namespaces, "if '*' is present, must not specify other namespaces")); // R9
+    if (namespaces.length > 1) {
+      addFieldError(errors, invalid(path.child('namespaces'), namespaces, "if '*' is present, must not specify other namespaces")); // R9
+    }
   } else {
     namespaces.forEach((namespace, n) => {
       for (const message of nameIsDnsLabel(namespace, false)) {
-        errors.push(invalid(path.child('namespaces').index(n), namespace, NAMESPACE_ERROR_INTRO + message)); // R10
+        addFieldError(errors, invalid(path.child('namespaces').index(n), namespace, NAMESPACE_ERROR_INTRO + message)); // R10
       }
     });
   }
@@ -184,13 +187,13 @@ function validateNonResourceRule(rule: NonResourcePolicyRule, path: FieldPath): 
   const urls = strings(rule.nonResourceURLs);
   const urlsPath = path.child('nonResourceURLs');
   if (urls.length === 0)
-    errors.push(required(urlsPath, 'nonResourceURLs must contain at least one value')); // N2
+    addFieldError(errors, required(urlsPath, 'nonResourceURLs must contain at least one value')); // N2
   else if (urls.includes(WILDCARD)) {
-    if (urls.length > 1) errors.push(invalid(urlsPath, urls, "if '*' is present, must not specify other non-resource URLs")); // N3
+    if (urls.length > 1) addFieldError(errors, invalid(urlsPath, urls, "if '*' is present, must not specify other non-resource URLs")); // N3
   } else {
     urls.forEach((url, n) => {
       const problem = nonResourceUrlProblem(url);
-      if (problem !== undefined) errors.push(invalid(urlsPath.index(n), url, problem));
+      if (problem !== undefined) addFieldError(errors, invalid(urlsPath.index(n), url, problem));
     });
   }
   return errors;

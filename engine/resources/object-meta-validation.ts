@@ -10,7 +10,7 @@
 
 import type { ObjectMeta, OwnerReference } from './types.ts';
 import type { FieldError } from './field-errors.ts';
-import { FieldPath, forbidden, invalid, required, tooLong } from './field-errors.ts';
+import { FieldPath, addFieldError, addFieldErrors, forbidden, invalid, required, tooLong } from './field-errors.ts';
 import type { NameValidator } from './name-validation.ts';
 import { byteLength, isQualifiedName, isValidLabelValue, nameIsDnsLabel, nameIsDnsSubdomain } from './name-validation.ts';
 
@@ -52,27 +52,27 @@ export function validateObjectMeta(
 
   const generateName = text(m.generateName);
   if (generateName.length > 0) {
-    for (const message of validateName(generateName, true)) errors.push(invalid(at.child('generateName'), generateName, message));
+    for (const message of validateName(generateName, true)) addFieldError(errors, invalid(at.child('generateName'), generateName, message));
   }
   const name = text(m.name);
-  if (name.length === 0) errors.push(required(at.child('name'), 'name or generateName is required'));
-  else for (const message of validateName(name, false)) errors.push(invalid(at.child('name'), name, message));
+  if (name.length === 0) addFieldError(errors, required(at.child('name'), 'name or generateName is required'));
+  else for (const message of validateName(name, false)) addFieldError(errors, invalid(at.child('name'), name, message));
 
   const namespace = text(m.namespace);
   if (options.namespaced === true) {
-    if (namespace.length === 0) errors.push(required(at.child('namespace')));
-    else for (const message of nameIsDnsLabel(namespace, false)) errors.push(invalid(at.child('namespace'), namespace, message));
+    if (namespace.length === 0) addFieldError(errors, required(at.child('namespace')));
+    else for (const message of nameIsDnsLabel(namespace, false)) addFieldError(errors, invalid(at.child('namespace'), namespace, message));
   } else if (namespace.length > 0) {
-    errors.push(forbidden(at.child('namespace'), 'not allowed on this type'));
+    addFieldError(errors, forbidden(at.child('namespace'), 'not allowed on this type'));
   }
 
   if (typeof m.generation === 'number' && m.generation < 0) {
-    errors.push(invalid(at.child('generation'), m.generation, 'must be greater than or equal to 0'));
+    addFieldError(errors, invalid(at.child('generation'), m.generation, 'must be greater than or equal to 0'));
   }
-  errors.push(...validateLabels(m.labels, at.child('labels')));
-  errors.push(...validateAnnotations(m.annotations, at.child('annotations')));
-  errors.push(...validateOwnerReferences(m.ownerReferences, at.child('ownerReferences')));
-  errors.push(...validateFinalizers(m.finalizers, at.child('finalizers')));
+  addFieldErrors(errors, validateLabels(m.labels, at.child('labels')));
+  addFieldErrors(errors, validateAnnotations(m.annotations, at.child('annotations')));
+  addFieldErrors(errors, validateOwnerReferences(m.ownerReferences, at.child('ownerReferences')));
+  addFieldErrors(errors, validateFinalizers(m.finalizers, at.child('finalizers')));
   return errors;
 }
 
@@ -87,12 +87,12 @@ export function validateObjectMetaUpdate(meta: ObjectMeta | undefined, oldMeta: 
     const added = [...new Set(list<string>(m.finalizers).filter((f) => !before.has(f)))].sort();
     if (added.length > 0) {
       const shown = `[]string{${added.map((f) => JSON.stringify(f)).join(', ')}}`;
-      errors.push(forbidden(at.child('finalizers'), `no new finalizers can be added if the object is being deleted, found new finalizers ${shown}`));
+      addFieldError(errors, forbidden(at.child('finalizers'), `no new finalizers can be added if the object is being deleted, found new finalizers ${shown}`));
     }
   }
 
   const immutable = (field: string, now: unknown, before: unknown, same: (a: unknown, b: unknown) => boolean): void => {
-    if (!same(now, before)) errors.push(invalid(at.child(field), now, FIELD_IMMUTABLE_MESSAGE));
+    if (!same(now, before)) addFieldError(errors, invalid(at.child(field), now, FIELD_IMMUTABLE_MESSAGE));
   };
   immutable('name', text(m.name), text(old.name), Object.is);
   immutable('namespace', text(m.namespace), text(old.namespace), Object.is);
@@ -101,18 +101,18 @@ export function validateObjectMetaUpdate(meta: ObjectMeta | undefined, oldMeta: 
   immutable('deletionTimestamp', m.deletionTimestamp, old.deletionTimestamp, sameTime);
   immutable('deletionGracePeriodSeconds', nullable(m.deletionGracePeriodSeconds), nullable(old.deletionGracePeriodSeconds), Object.is);
 
-  errors.push(...validateLabels(m.labels, at.child('labels')));
-  errors.push(...validateAnnotations(m.annotations, at.child('annotations')));
-  errors.push(...validateOwnerReferences(m.ownerReferences, at.child('ownerReferences')));
+  addFieldErrors(errors, validateLabels(m.labels, at.child('labels')));
+  addFieldErrors(errors, validateAnnotations(m.annotations, at.child('annotations')));
+  addFieldErrors(errors, validateOwnerReferences(m.ownerReferences, at.child('ownerReferences')));
   return errors;
 }
 
 export function validateLabels(labels: Record<string, string> | undefined, path: FieldPath | string): FieldError[] {
   const errors: FieldError[] = [];
   for (const [key, raw] of entries(labels)) {
-    for (const message of isQualifiedName(key)) errors.push(invalid(path, key, message));
+    for (const message of isQualifiedName(key)) addFieldError(errors, invalid(path, key, message));
     const value = text(raw);
-    for (const message of isValidLabelValue(value)) errors.push(invalid(path, value, message));
+    for (const message of isValidLabelValue(value)) addFieldError(errors, invalid(path, value, message));
   }
   return errors;
 }
@@ -122,10 +122,10 @@ export function validateAnnotations(annotations: Record<string, string> | undefi
   let totalBytes = 0;
   for (const [key, value] of entries(annotations)) {
     // Annotation keys are qualified names compared without regard to case.
-    for (const message of isQualifiedName(key.toLowerCase())) errors.push(invalid(path, key, message));
+    for (const message of isQualifiedName(key.toLowerCase())) addFieldError(errors, invalid(path, key, message));
     totalBytes += byteLength(key) + byteLength(text(value));
   }
-  if (totalBytes > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) errors.push(tooLong(path, '', TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
+  if (totalBytes > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES) addFieldError(errors, tooLong(path, '', TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
   return errors;
 }
 
@@ -136,18 +136,19 @@ function validateOwnerReferences(references: OwnerReference[] | undefined, path:
     const ref: Partial<OwnerReference> = reference ?? {};
     const { group, version } = parseApiVersion(text(ref.apiVersion));
     const kind = text(ref.kind);
-    if (version.length === 0) errors.push(invalid(path.child('apiVersion'), text(ref.apiVersion), 'version must not be empty'));
-    if (kind.length === 0) errors.push(invalid(path.child('kind'), kind, 'must not be empty'));
-    if (text(ref.name).length === 0) errors.push(invalid(path.child('name'), text(ref.name), 'must not be empty'));
-    if (text(ref.uid).length === 0) errors.push(invalid(path.child('uid'), text(ref.uid), 'must not be empty'));
+    if (version.length === 0) addFieldError(errors, invalid(path.child('apiVersion'), text(ref.apiVersion), 'version must not be empty'));
+    if (kind.length === 0) addFieldError(errors, invalid(path.child('kind'), kind, 'must not be empty'));
+    if (text(ref.name).length === 0) addFieldError(errors, invalid(path.child('name'), text(ref.name), 'must not be empty'));
+    if (text(ref.uid).length === 0) addFieldError(errors, invalid(path.child('uid'), text(ref.uid), 'must not be empty'));
     if (group === '' && version === 'v1' && kind === 'Event') {
-      errors.push(invalid(path, ref, `${group}/${version}, Kind=${kind} is disallowed from being an owner`));
+      addFieldError(errors, invalid(path, ref, `${group}/${version}, Kind=${kind} is disallowed from being an owner`));
     }
     if (ref.controller === true) {
       const current = `${kind}/${text(ref.name)}`;
       if (firstController === '') firstController = current;
       else {
-        errors.push(
+        addFieldError(
+          errors,
           invalid(path, references, `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`),
         );
       }
@@ -159,17 +160,17 @@ function validateOwnerReferences(references: OwnerReference[] | undefined, path:
 function validateFinalizers(finalizers: string[] | undefined, path: FieldPath): FieldError[] {
   const names = list<string>(finalizers).map(text);
   const errors: FieldError[] = [];
-  for (const name of names) for (const message of isQualifiedName(name)) errors.push(invalid(path, name, message));
+  for (const name of names) for (const message of isQualifiedName(name)) addFieldError(errors, invalid(path, name, message));
   if (names.includes(FINALIZER_ORPHAN_DEPENDENTS) && names.includes(FINALIZER_DELETE_DEPENDENTS)) {
-    errors.push(invalid(path, names, `finalizer ${FINALIZER_ORPHAN_DEPENDENTS} and ${FINALIZER_DELETE_DEPENDENTS} cannot be both set`));
+    addFieldError(errors, invalid(path, names, `finalizer ${FINALIZER_ORPHAN_DEPENDENTS} and ${FINALIZER_DELETE_DEPENDENTS} cannot be both set`));
   }
   // kube-apiserver's core rule on top: a finalizer without a domain must be one of the standard ones.
   names.forEach((name, i) => {
     const at = path.index(i);
     const generic = isQualifiedName(name);
-    for (const message of generic) errors.push(invalid(at, name, message));
+    for (const message of generic) addFieldError(errors, invalid(at, name, message));
     if (generic.length === 0 && !name.includes('/') && !STANDARD_FINALIZERS.has(name)) {
-      errors.push(invalid(at, name, 'name is neither a standard finalizer name nor is it fully qualified'));
+      addFieldError(errors, invalid(at, name, 'name is neither a standard finalizer name nor is it fully qualified'));
     }
   });
   return errors;

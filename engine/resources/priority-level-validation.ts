@@ -17,7 +17,7 @@ import type {
 } from './types.ts';
 import { PRESERVE_ZERO_CONCURRENCY_SHARES_ANNOTATION_KEY, PRIORITY_LEVEL_KIND, PRIORITY_LEVEL_NAME_CATCH_ALL, PRIORITY_LEVEL_NAME_EXEMPT } from './types.ts';
 import type { FieldError } from './field-errors.ts';
-import { FieldPath, forbidden, invalid, notSupported, required } from './field-errors.ts';
+import { FieldPath, addFieldError, addFieldErrors, forbidden, invalid, notSupported, required } from './field-errors.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-validation.ts';
 import { validateConditions } from './status-validation.ts';
 import { mandatoryObject } from './bootstrap.ts';
@@ -38,42 +38,45 @@ export function validatePriorityLevelConfiguration(plc: PriorityLevelConfigurati
   const annotations = plc.metadata?.annotations;
   if (annotations !== undefined && annotations !== null && Object.hasOwn(annotations, PRESERVE_ZERO_CONCURRENCY_SHARES_ANNOTATION_KEY)) {
     // P0: the v1beta3 round-trip marker must never reach a stored object.
-    errors.push(forbidden(FieldPath.root('metadata').child('annotations'), `annotation '${PRESERVE_ZERO_CONCURRENCY_SHARES_ANNOTATION_KEY}' is forbidden`));
+    addFieldError(
+      errors,
+      forbidden(FieldPath.root('metadata').child('annotations'), `annotation '${PRESERVE_ZERO_CONCURRENCY_SHARES_ANNOTATION_KEY}' is forbidden`),
+    );
   }
-  errors.push(...validateSpec(spec, name, specPath));
-  errors.push(...validateMandatory(name, spec, specPath));
-  errors.push(...validateConditions(plc.status));
+  addFieldErrors(errors, validateSpec(spec, name, specPath));
+  addFieldErrors(errors, validateMandatory(name, spec, specPath));
+  addFieldErrors(errors, validateConditions(plc.status));
   return errors;
 }
 
 /** Update: the ObjectMeta update rules, then the whole object again (Kubernetes has no spec immutability here). */
 export function validatePriorityLevelConfigurationUpdate(plc: PriorityLevelConfiguration, old: PriorityLevelConfiguration): FieldError[] {
-  return [...validateObjectMetaUpdate(plc.metadata, old.metadata, 'metadata'), ...validatePriorityLevelConfiguration(plc)];
+  return addFieldErrors(validateObjectMetaUpdate(plc.metadata, old.metadata, 'metadata'), validatePriorityLevelConfiguration(plc));
 }
 
 /** `/status` update: the ObjectMeta update rules and the status alone. */
 export function validatePriorityLevelConfigurationStatusUpdate(plc: PriorityLevelConfiguration, old: PriorityLevelConfiguration): FieldError[] {
-  return [...validateObjectMetaUpdate(plc.metadata, old.metadata, 'metadata'), ...validateConditions(plc.status)];
+  return addFieldErrors(validateObjectMetaUpdate(plc.metadata, old.metadata, 'metadata'), validateConditions(plc.status));
 }
 
 function validateSpec(spec: PriorityLevelConfigurationSpec, name: string, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   const type = spec.type ?? '';
   if ((name === PRIORITY_LEVEL_NAME_EXEMPT) !== (type === 'Exempt')) {
-    errors.push(invalid(path.child('type'), type, "type must be 'Exempt' if and only if name is 'exempt'")); // P1
+    addFieldError(errors, invalid(path.child('type'), type, "type must be 'Exempt' if and only if name is 'exempt'")); // P1
   }
   switch (type) {
     case 'Exempt':
-      if (isSet(spec.limited)) errors.push(forbidden(path.child('limited'), 'must be nil if the type is not Limited')); // P2
-      if (isSet(spec.exempt)) errors.push(...validateExempt(spec.exempt, path.child('exempt')));
+      if (isSet(spec.limited)) addFieldError(errors, forbidden(path.child('limited'), 'must be nil if the type is not Limited')); // P2
+      if (isSet(spec.exempt)) addFieldErrors(errors, validateExempt(spec.exempt, path.child('exempt')));
       break;
     case 'Limited':
-      if (isSet(spec.exempt)) errors.push(forbidden(path.child('exempt'), 'must be nil if the type is Limited')); // P5
-      if (isSet(spec.limited)) errors.push(...validateLimited(spec.limited, path.child('limited')));
-      else errors.push(required(path.child('limited'), 'must not be empty when type is Limited')); // P6
+      if (isSet(spec.exempt)) addFieldError(errors, forbidden(path.child('exempt'), 'must be nil if the type is Limited')); // P5
+      if (isSet(spec.limited)) addFieldErrors(errors, validateLimited(spec.limited, path.child('limited')));
+      else addFieldError(errors, required(path.child('limited'), 'must not be empty when type is Limited')); // P6
       break;
     default:
-      errors.push(notSupported(path.child('type'), type, ['Exempt', 'Limited'])); // P7
+      addFieldError(errors, notSupported(path.child('type'), type, ['Exempt', 'Limited'])); // P7
   }
   return errors;
 }
@@ -81,10 +84,10 @@ function validateSpec(spec: PriorityLevelConfigurationSpec, name: string, path: 
 function validateExempt(exempt: ExemptPriorityLevelConfiguration, path: FieldPath): FieldError[] {
   const errors: FieldError[] = [];
   const shares = exempt.nominalConcurrencyShares;
-  if (isSet(shares) && shares < 0) errors.push(invalid(path.child('nominalConcurrencyShares'), shares, 'must be a non-negative integer')); // P3
+  if (isSet(shares) && shares < 0) addFieldError(errors, invalid(path.child('nominalConcurrencyShares'), shares, 'must be a non-negative integer')); // P3
   const lendable = exempt.lendablePercent;
   if (isSet(lendable) && !(lendable >= 0 && lendable <= 100)) {
-    errors.push(invalid(path.child('lendablePercent'), lendable, 'must be between 0 and 100, inclusive')); // P4
+    addFieldError(errors, invalid(path.child('lendablePercent'), lendable, 'must be between 0 and 100, inclusive')); // P4
   }
   return errors;
 }
@@ -93,15 +96,15 @@ function validateLimited(limited: LimitedPriorityLevelConfiguration, path: Field
   const errors: FieldError[] = [];
   // The internal type holds a plain int32, so a (never defaulted) nil reads as 0.
   const shares = limited.nominalConcurrencyShares ?? 0;
-  if (shares < 0) errors.push(invalid(path.child('nominalConcurrencyShares'), shares, 'must be a non-negative integer')); // L1
-  errors.push(...validateLimitResponse(limited.limitResponse ?? {}, path.child('limitResponse')));
+  if (shares < 0) addFieldError(errors, invalid(path.child('nominalConcurrencyShares'), shares, 'must be a non-negative integer')); // L1
+  addFieldErrors(errors, validateLimitResponse(limited.limitResponse ?? {}, path.child('limitResponse')));
   const lendable = limited.lendablePercent;
   if (isSet(lendable) && !(lendable >= 0 && lendable <= 100)) {
-    errors.push(invalid(path.child('lendablePercent'), lendable, 'must be between 0 and 100, inclusive')); // L2
+    addFieldError(errors, invalid(path.child('lendablePercent'), lendable, 'must be between 0 and 100, inclusive')); // L2
   }
   const borrowing = limited.borrowingLimitPercent;
   if (isSet(borrowing) && borrowing < 0) {
-    errors.push(invalid(path.child('borrowingLimitPercent'), borrowing, 'if specified, must be a non-negative integer')); // L3
+    addFieldError(errors, invalid(path.child('borrowingLimitPercent'), borrowing, 'if specified, must be a non-negative integer')); // L3
   }
   return errors;
 }
@@ -124,17 +127,18 @@ function validateQueuing(queuing: QueuingConfiguration, path: FieldPath): FieldE
   const queueLengthLimit = queuing.queueLengthLimit ?? 0;
   const queues = queuing.queues ?? 0;
   const handSize = queuing.handSize ?? 0;
-  if (queueLengthLimit <= 0) errors.push(invalid(path.child('queueLengthLimit'), queueLengthLimit, 'must be positive')); // Q1
+  if (queueLengthLimit <= 0) addFieldError(errors, invalid(path.child('queueLengthLimit'), queueLengthLimit, 'must be positive')); // Q1
   // The queue count and the hand size are judged separately: one spec may break both.
   if (queues <= 0)
-    errors.push(invalid(path.child('queues'), queues, 'must be positive')); // Q2
-  else if (queues > QUEUES_MAX) errors.push(invalid(path.child('queues'), queues, `must not be greater than ${QUEUES_MAX}`)); // Q3
+    addFieldError(errors, invalid(path.child('queues'), queues, 'must be positive')); // Q2
+  else if (queues > QUEUES_MAX) addFieldError(errors, invalid(path.child('queues'), queues, `must not be greater than ${QUEUES_MAX}`)); // Q3
   if (handSize <= 0)
-    errors.push(invalid(path.child('handSize'), handSize, 'must be positive')); // Q4
+    addFieldError(errors, invalid(path.child('handSize'), handSize, 'must be positive')); // Q4
   else if (handSize > queues)
-    errors.push(invalid(path.child('handSize'), handSize, `should not be greater than queues (${queues})`)); // Q5
+    addFieldError(errors, invalid(path.child('handSize'), handSize, `should not be greater than queues (${queues})`)); // Q5
   else if (requiredEntropyBits(queues, handSize) > MAX_HASH_BITS) {
-    errors.push(
+    addFieldError(
+      errors,
       invalid(
         path.child('handSize'),
         handSize,

@@ -3,7 +3,7 @@
 
 import type { Condition } from './types.ts';
 import type { FieldError } from './field-errors.ts';
-import { FieldPath, duplicate, required } from './field-errors.ts';
+import { FieldPath, addFieldError, duplicate, required } from './field-errors.ts';
 
 export function validateConditions(status: { conditions?: Condition[] } | undefined, path: FieldPath = FieldPath.root('status')): FieldError[] {
   const errors: FieldError[] = [];
@@ -12,9 +12,9 @@ export function validateConditions(status: { conditions?: Condition[] } | undefi
   conditions.forEach((condition, i) => {
     const type = typeof condition?.type === 'string' ? condition.type : '';
     const at = path.child('conditions').index(i).child('type');
-    if (seen.has(type)) errors.push(duplicate(at, type));
+    if (seen.has(type)) addFieldError(errors, duplicate(at, type));
     seen.add(type);
-    if (type.length === 0) errors.push(required(at, 'must not be empty'));
+    if (type.length === 0) addFieldError(errors, required(at, 'must not be empty'));
   });
   return errors;
 }

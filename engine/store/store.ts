@@ -23,6 +23,7 @@ import { DeferredResources } from './deferred-resources.ts';
 import { recoverWindowEvents } from './log-recovery.ts';
 import { WatchCache, type CacheChange } from './watch-cache.ts';
 import { errorEvent } from './watch-event.ts';
+import { append } from '../append.ts';
 
 export const KEY_PREFIX = '/registry/';
 
@@ -378,7 +379,7 @@ export class StoreCore implements Store, SharedStoreCore {
 
   private onBackendEvents(events: readonly BackendEvent[]): void {
     if (this.heldEvents !== undefined) {
-      this.heldEvents.push(...events);
+      append(this.heldEvents, events);
       return;
     }
     if (this.feedsQueued === 0) {

@@ -112,7 +112,7 @@ function findings(report: SimulationReport): string[] {
   for (const [name, l] of Object.entries(report.levels)) {
     if (l.dispatched + l.rejectedTotal === 0) continue;
     const warm = (report.series.levels[name]?.currentCL ?? []).filter((_, i) => times[i]! * 1000 > COLD_START_MS);
-    const warmMin = warm.length > 0 ? Math.min(...warm) : l.currentCL.min;
+    const warmMin = warm.length > 0 ? warm.reduce((a, b) => Math.min(a, b)) : l.currentCL.min;
     if (l.borrowing.maxSeats > 0)
       out.push(
         `Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–` +

@@ -5,6 +5,7 @@ import { basename, extname } from 'node:path';
 import { reportWarnings } from '../cli-args.ts';
 import { loadRunInputs } from '../run-scenario.ts';
 import type { Scenario } from '../scenario.ts';
+import { append } from '../../engine/append.ts';
 
 export interface Variant {
   name: string;
@@ -47,7 +48,7 @@ export async function checkVariants(options: {
       return undefined;
     }
     scenario ??= check.loaded.scenario;
-    warnings.push(...check.loaded.warnings);
+    append(warnings, check.loaded.warnings);
   }
   if (reportWarnings(warnings, options.strict, command, output)) return undefined;
   return { scenario: scenario! };

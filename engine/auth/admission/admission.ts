@@ -4,6 +4,7 @@
 // into the Status kube-apiserver would send: 429 for the rate limiter, the policy's reason (422 by
 // default) for a ValidatingAdmissionPolicy. Plugins run in order; the first refusal wins.
 import type { UserInfo } from '../../flowcontrol/request-digest.ts';
+import { append } from '../../append.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -58,7 +59,7 @@ export function createAdmissionChain(plugins: readonly ValidatingAdmissionPlugin
       const warnings: string[] = [];
       for (const plugin of plugins) {
         const result = plugin.validate(attributes);
-        warnings.push(...result.warnings);
+        append(warnings, result.warnings);
         if (!result.allowed) return { allowed: false, rejection: result.rejection, warnings };
       }
       return { allowed: true, warnings };

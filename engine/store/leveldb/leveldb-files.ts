@@ -22,6 +22,7 @@ import { crc32c } from '@node-rs/crc32';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import snappy from 'snappyjs';
+import { append } from '../../append.ts';
 
 export interface FileDamage {
   /** The file name inside the directory. */
@@ -268,9 +269,9 @@ export async function inspectLevelDbFiles(dir: string, revisionKey: string): Pro
   if (/^MANIFEST-\d+$/.test(current) && names.includes(current)) {
     const manifest = scanLog(current, await read(current));
     // LevelDB refuses a damaged manifest itself; a cut one it reads up to the cut.
-    damage.push(...trailing(manifest.damage, manifest.records.at(-1)?.offset ?? -1).before);
+    append(damage, trailing(manifest.damage, manifest.records.at(-1)?.offset ?? -1).before);
   }
-  for (const name of tables) damage.push(...checkTable(name, await read(name)));
+  for (const name of tables) append(damage, checkTable(name, await read(name)));
   // The logs are one stream, oldest first: damage with intact records after it, in the same log or
   // a later one, lost acknowledged writes; damage after the last intact record is a cut tail.
   const scans: { name: string; scan: LogScan }[] = [];
@@ -281,7 +282,7 @@ export async function inspectLevelDbFiles(dir: string, revisionKey: string): Pro
   scans.forEach(({ name, scan }, index) => {
     const lastOffset = index < lastIntact ? Number.POSITIVE_INFINITY : index === lastIntact ? scan.records.at(-1)!.offset : -1;
     const split = trailing(scan.damage, lastOffset);
-    damage.push(...split.before);
+    append(damage, split.before);
     tornTail ??= split.after[0];
     for (const record of scan.records) {
       try {

@@ -18,6 +18,7 @@ import {
   type StorageBackend,
 } from '../backend.ts';
 import { StoreError, internalError, notOpenError } from '../store-errors.ts';
+import { append } from '../../append.ts';
 
 export interface MemoryVolume {
   readonly name: string;
@@ -127,7 +128,7 @@ class MemoryBackend implements StorageBackend {
 
   private appendLog(events: BackendEvent[]): void {
     const log = this.volume.log;
-    log.push(...events);
+    append(log, events);
     // Trim in chunks so the array is not shifted on every write.
     const excess = log.length - this.logCapacity;
     if (excess > 0 && excess >= Math.min(256, this.logCapacity)) {
