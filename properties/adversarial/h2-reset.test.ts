@@ -8,6 +8,8 @@
 //   - every seat the requests took is given back as soon as they end, not at the request timeout
 //     (60 s here): executing seats outside the exempt level are back to 0;
 //   - the server is intact afterwards (harness.ts).
+// A stream left open without a reset is held until the request's deadline, as kube-apiserver holds
+// it (docs/reliability.md): the last test shows the deadline ends it.
 import { constants, type ClientHttp2Stream } from 'node:http2';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -161,6 +163,21 @@ test('the reported case: 3 sessions resetting 100 creates each mid-body', async 
   assert.equal(errors, []);
   await Promise.all(sessions.slice(1).map((session) => session.close()));
   await adversary.assertHealthy();
+});
+
+test('a half-open POST (no END_STREAM, no reset) holds its seat until its deadline, as in kube-apiserver, then gets 504 and gives it back', async () => {
+  const stream = h2.session.request(
+    { ':method': 'POST', ':path': `${PLC}?timeout=1s`, authorization: `Bearer ${ORDINARY_USER.token}`, 'content-type': 'application/json' },
+    { endStream: false },
+  );
+  stream.on('error', () => undefined);
+  stream.write(BODY.subarray(0, 10));
+  const status = new Promise<number>((resolve) => stream.once('response', (headers) => resolve(Number(headers[':status']))));
+  await until('the request holds a seat', async () => (await serverCounts()).seats > 0);
+  assert.is(await status, 504);
+  await until('its seat was given back', async () => (await serverCounts()).seats === 0);
+  stream.close(constants.NGHTTP2_CANCEL);
+  assert.equal(errors, []);
 });
 
 test.run();
