@@ -180,4 +180,19 @@ test('a half-open POST (no END_STREAM, no reset) holds its seat until its deadli
   assert.equal(errors, []);
 });
 
+test('an answer before the body (413 for a declared 500 MB) ends the stream: its seat comes back though the client never ends it', async () => {
+  const stream = h2.session.request(
+    { ':method': 'POST', ':path': PLC, authorization: `Bearer ${ORDINARY_USER.token}`, 'content-type': 'application/json', 'content-length': '500000000' },
+    { endStream: false },
+  );
+  stream.on('error', () => undefined);
+  stream.write(BODY.subarray(0, 10));
+  const status = await new Promise<number>((resolve) => stream.once('response', (headers) => resolve(Number(headers[':status']))));
+  assert.is(status, 413);
+  await until('the stream was ended by the server', () => stream.closed);
+  assert.is(stream.rstCode, constants.NGHTTP2_NO_ERROR);
+  assert.is((await serverCounts()).seats, 0);
+  assert.equal(errors, []);
+});
+
 test.run();
