@@ -156,7 +156,7 @@ test('a restart on the same data dir keeps objects, the CA and the admin token',
   }
 });
 
-test('under umask 000 the data dir is created 0700 and every LevelDB file 0600; an existing open data dir gets a warning, readable secrets are made 0600 with one', async () => {
+test('under umask 000: data dir 0700, LevelDB files 0600; an open data dir gets a warning, a readable secret is made 0600 with one', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'fairway-modes-'));
   const dataDir = join(parent, 'data');
   try {
