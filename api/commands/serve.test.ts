@@ -156,7 +156,7 @@ test('a restart on the same data dir keeps objects, the CA and the admin token',
   }
 });
 
-test('under umask 000 the data dir is created 0700 and every LevelDB file 0600; an existing open data dir gets a warning', async () => {
+test('under umask 000: data dir 0700, LevelDB files 0600; an open data dir gets a warning, a readable secret is made 0600 with one', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'fairway-modes-'));
   const dataDir = join(parent, 'data');
   try {
@@ -184,13 +184,24 @@ test('under umask 000 the data dir is created 0700 and every LevelDB file 0600; 
     assert.not.match(server.stderr(), /--data-dir/);
 
     await chmod(dataDir, 0o777);
+    // Secrets left readable (a copy, a restore) are made private again, each with a warning.
+    await chmod(join(dataDir, 'admin.token'), 0o644);
+    await chmod(join(dataDir, 'pki', 'ca.key'), 0o644);
     const reopened = await startServerProcess({ storageBackend: 'leveldb', dataDir });
     try {
       assert.match(reopened.stderr(), new RegExp(`W\\d{4} .*--data-dir "${dataDir}" has mode 0777: other users can reach the store`));
+      for (const secret of ['admin.token', 'pki/ca.key'])
+        assert.match(
+          reopened.stderr(),
+          new RegExp(`W\\d{4} .*${join(dataDir, secret)} had mode 0644: other users could read this secret; its mode is now 0600`),
+        );
+      assert.not.match(reopened.stderr(), /apiserver\.key/);
     } finally {
       assert.is(await reopened.stop({ keepData: true }), 0);
     }
     assert.is(await mode(dataDir), 0o777, 'an existing directory keeps the mode its operator gave it');
+    assert.is(await mode(join(dataDir, 'admin.token')), 0o600);
+    assert.is(await mode(join(dataDir, 'pki', 'ca.key')), 0o600);
   } finally {
     await rm(parent, { recursive: true, force: true });
   }

@@ -21,12 +21,12 @@ import { createLevelDbBackend } from '../../engine/store/leveldb/leveldb-backend
 import { parseCommandLine, processOutput, type Command } from '../../cli/command.ts';
 import { SERVE_COMMAND, serveOptions, type ServeOptions } from './serve-flags.ts';
 import { createLogger, type Logger } from '../log.ts';
-import { checkClientCaBundle, checkServingPair, ensureServingCertificates } from '../security/tls.ts';
+import { CERT_FILES, checkClientCaBundle, checkServingPair, ensureServingCertificates } from '../security/tls.ts';
 import { writeAdminKubeconfig } from '../data-dir/kubeconfig.ts';
 import { readTokenFile } from '../security/token-file.ts';
 import { writeFileAtomic } from '../data-dir/atomic-write.ts';
 import { recoveryHint } from '../data-dir/recovery-hint.ts';
-import { preparePrivateDataDir } from '../data-dir/data-dir.ts';
+import { keepSecretFilePrivate, preparePrivateDataDir } from '../data-dir/data-dir.ts';
 import { createFairwayServer } from '../server/assembled-server.ts';
 import { createSecureApiServer } from '../server/secure-server.ts';
 import { createAccessControl } from '../security/access-control.ts';
@@ -158,6 +158,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     checkServingPair(certPem, keyPem, options.tlsCertFile, options.tlsPrivateKeyFile);
     caPem = certPem;
   } else {
+    for (const key of [CERT_FILES.caKey, CERT_FILES.key]) await keepSecretFilePrivate(join(options.certDir, key), logger);
     const certificates = await ensureServingCertificates({ certDir: options.certDir, bindAddress: options.bindAddress });
     if (certificates.written.length > 0) logger.info(`generated ${certificates.written.join(' and ')} certificate(s) in ${options.certDir}`);
     ({ certPem, keyPem } = certificates.serving);
@@ -165,6 +166,7 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
   }
   const clientCa = options.clientCaFile === '' ? undefined : (await readConfigFile(options.clientCaFile)).toString('utf8');
   if (clientCa !== undefined) checkClientCaBundle(clientCa, options.clientCaFile);
+  await keepSecretFilePrivate(join(options.dataDir, ADMIN_TOKEN_FILE), logger);
   const admin = await adminToken(options.dataDir);
   const users = await tokens(options, admin, logger);
 

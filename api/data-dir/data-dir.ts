@@ -4,7 +4,9 @@
 // with an explicit mode (certificates are 0644). LevelDB creates its tables itself, with 0644 less
 // the umask, at any time (compactions), so the server runs under umask 077 from here on. A
 // directory that already exists keeps its mode, as the operator chose it; one others can enter or
-// read gets a warning.
+// read gets a warning. A secret file in it (the admin token, the CA's and the serving key) is
+// another matter: nothing but the server reads those, so one others can read (left by an older
+// version, a copy, a restore from backup) is made 0600 again, with a warning saying so.
 import { constants } from 'node:fs';
 import { access, chmod, stat } from 'node:fs/promises';
 import type { Logger } from '../log.ts';
@@ -61,6 +63,31 @@ export async function preparePrivateDataDir(dataDir: string, logger: Logger): Pr
     );
   }
 }
+
+/** A secret file others can read or write is made 0600, with a warning; a missing one is left to its writer. */
+export async function keepSecretFilePrivate(path: string, logger: Logger): Promise<void> {
+  let mode: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return;
+    mode = info.mode;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if ((mode & 0o077) === 0) return;
+  try {
+    await chmod(path, SECRET_FILE_MODE);
+  } catch (error) {
+    logger.warning(
+      `${path} has mode ${formatMode(mode)}: other users can read this secret, and its mode could not be changed (${reason(error)}); chmod 600 it`,
+    );
+    return;
+  }
+  logger.warning(`${path} had mode ${formatMode(mode)}: other users could read this secret; its mode is now ${formatMode(SECRET_FILE_MODE)}`);
+}
+
+const SECRET_FILE_MODE = 0o600;
 
 const REASONS: Readonly<Record<string, string>> = {
   EACCES: 'permission denied',

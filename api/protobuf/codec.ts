@@ -1,6 +1,6 @@
 // Kubernetes' generated protobuf messages, read and written as the Go marshallers do, for objects
 // kept in their JSON form. protobufjs reads the .proto files of kubernetes/api and
-// kubernetes/apimachinery (proto/README.md) and supplies the wire reader and writer; the walk over
+// kubernetes/apimachinery (proto/README.md) and supplies the wire writer (go-wire.ts reads); the walk over
 // fields is ours, because Go's rules are not protobuf's defaults and protobufjs has no hook for
 // them: fields in tag order; non-pointer fields always written, even empty (go-types.ts lists the
 // pointers); maps as repeated key/value entries sorted by key bytes, both always written; metav1.Time
@@ -16,6 +16,9 @@ import { formatRfc3339Seconds, parseRfc3339, ZERO_TIME_SECONDS } from '../../eng
 import { compareGoStrings } from '../patch/field-set.ts';
 import { FIELDS_V1_MESSAGE, GO_POINTER_FIELDS, TIME_MESSAGE } from './go-types.ts';
 import { ownValue } from '../../engine/own-property.ts';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../engine/nesting-depth.ts';
+import { GoWireReader, UNEXPECTED_EOF } from './go-wire.ts';
+import { ProtobufError } from './protobuf-error.ts';
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
 
@@ -27,8 +30,7 @@ const PROTO_FILES = [
   'k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto',
 ];
 
-/** Malformed protobuf input (or an object protobuf cannot carry); the text reads as Go's. */
-export class ProtobufError extends Error {}
+export { ProtobufError };
 
 type ScalarType = 'string' | 'bool' | 'int32' | 'int64' | 'bytes';
 const SCALAR_WIRE: Record<ScalarType, number> = { string: 2, bytes: 2, bool: 0, int32: 0, int64: 0 };
@@ -226,10 +228,11 @@ export function encodeMessage(messageName: string, value: unknown): Uint8Array {
 }
 
 // --- decoding ---------------------------------------------------------------------------------
+// The wire is read by go-wire.ts, as gogo's generated Unmarshal methods read it.
 
 const utf8 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 
-function readScalar(reader: protobuf.Reader, type: ScalarType): unknown {
+function readScalar(reader: GoWireReader, type: ScalarType): unknown {
   switch (type) {
     case 'string':
       return utf8(reader.bytes());
@@ -237,10 +240,8 @@ function readScalar(reader: protobuf.Reader, type: ScalarType): unknown {
       return reader.bool();
     case 'int32':
       return reader.int32();
-    case 'int64': {
-      const value = reader.int64() as unknown;
-      return typeof value === 'number' ? value : (value as { toNumber(): number }).toNumber();
-    }
+    case 'int64':
+      return reader.int64();
     case 'bytes':
       return Buffer.from(reader.bytes());
   }
@@ -248,28 +249,21 @@ function readScalar(reader: protobuf.Reader, type: ScalarType): unknown {
 
 const isZero = (value: unknown) => value === '' || value === 0 || value === false;
 
-function readMessage(reader: protobuf.Reader, plan: MessagePlan, end: number): unknown {
-  if (plan.special === 'time') {
-    let seconds = 0;
-    let nanos = 0;
-    while (reader.pos < end) {
-      const tag = reader.uint32();
-      if (tag === 8) seconds = readScalar(reader, 'int64') as number;
-      else if (tag === 16) nanos = reader.int32();
-      else reader.skipType(tag & 7);
-    }
-    return { seconds, nanos };
-  }
+/** The message from the reader's position to its `end` (the message's own slice, in Go). */
+function readMessage(reader: GoWireReader, plan: MessagePlan): unknown {
   const out: Record<string, unknown> = {};
   let maps: Map<FieldPlan, [string, unknown][]> | undefined;
-  while (reader.pos < end) {
-    const tag = reader.uint32();
-    const id = tag >>> 3;
-    const wireType = tag & 7;
-    if (id === 0) throw new ProtobufError(`proto: ${shortName(plan)}: illegal tag 0 (wire type ${wireType})`);
+  while (reader.pos < reader.end) {
+    const start = reader.pos;
+    reader.varint();
+    const wireType = reader.lo & 7;
+    // Go's int32(wire >> 3).
+    const id = (reader.lo >>> 3) | (reader.hi << 29);
+    if (wireType === 4) throw new ProtobufError(`proto: ${shortName(plan)}: wiretype end group for non-group`);
+    if (id <= 0) throw new ProtobufError(`proto: ${shortName(plan)}: illegal tag ${id} (wire type ${reader.uint64Text()})`);
     const field = plan.byId.get(id);
     if (field === undefined) {
-      reader.skipType(wireType);
+      reader.skipField(start);
       continue;
     }
     if (wireType !== field.wireType) throw new ProtobufError(`proto: wrong wireType = ${wireType} for field ${goFieldName(field.name)}`);
@@ -299,63 +293,72 @@ function readMessage(reader: protobuf.Reader, plan: MessagePlan, end: number): u
     if ((field.scalar !== undefined && !field.pointer && !field.repeated && isZero(value)) || (field.message?.special === 'time' && value === TIME_ABSENT))
       delete out[field.name];
   }
-  return plan.special === 'fieldsV1' ? fieldsV1Json(out.Raw as Buffer | undefined) : out;
+  if (plan.special === 'fieldsV1') return fieldsV1Json(out.Raw as Buffer | undefined);
+  return out;
 }
 
 const TIME_ABSENT = Symbol('zero time');
 
-function readNested(reader: protobuf.Reader, plan: MessagePlan): unknown {
-  const length = reader.uint32();
-  const end = reader.pos + length;
-  if (end > reader.len) throw new ProtobufError('unexpected EOF');
-  const value = readMessage(reader, plan, end);
+/** A length-delimited message field, read from its own slice as Go's Unmarshal reads it. */
+function readNested(reader: GoWireReader, plan: MessagePlan): unknown {
+  const outer = reader.end;
+  const end = reader.lengthEnd();
+  const empty = end === reader.pos;
+  reader.end = end;
+  const value = readMessage(reader, plan);
+  reader.end = outer;
+  reader.pos = end;
   if (plan.special !== 'time') return value;
-  const { seconds, nanos } = value as { seconds: number; nanos: number };
-  if (length === 0) return TIME_ABSENT;
+  const { seconds = 0, nanos = 0 } = value as { seconds?: number; nanos?: number };
+  if (empty) return TIME_ABSENT;
   const text = formatRfc3339Seconds(seconds);
   if (text === undefined || nanos < 0 || nanos > 999_999_999) throw new ProtobufError('Time.MarshalJSON: year outside of range [0,9999]');
   return text;
 }
 
-function readMapEntry(reader: protobuf.Reader, field: FieldPlan): [string, unknown] {
-  const length = reader.uint32();
-  const end = reader.pos + length;
-  if (end > reader.len) throw new ProtobufError('unexpected EOF');
+/**
+ * One map entry as gogo's generated code reads it: key (field 1) and value (field 2) by field
+ * number alone, their lengths checked against the enclosing message's end, not the entry's; other
+ * fields skipped, and reading resumes at the entry's end.
+ */
+function readMapEntry(reader: GoWireReader, field: FieldPlan): [string, unknown] {
+  const end = reader.lengthEnd();
   let key = '';
   let value: unknown = field.map!.message !== undefined ? {} : ZERO[field.map!.scalar!];
   while (reader.pos < end) {
-    const tag = reader.uint32();
-    if (tag === 10) key = utf8(reader.bytes());
-    else if (tag >>> 3 === 2) value = field.map!.message !== undefined ? readNested(reader, field.map!.message) : readScalar(reader, field.map!.scalar!);
-    else reader.skipType(tag & 7);
+    const start = reader.pos;
+    reader.varint();
+    const id = (reader.lo >>> 3) | (reader.hi << 29);
+    if (id === 1) key = utf8(reader.bytes());
+    else if (id === 2) value = field.map!.message !== undefined ? readNested(reader, field.map!.message) : readScalar(reader, field.map!.scalar!);
+    else {
+      reader.skipField(start);
+      if (reader.pos > end) throw new ProtobufError(UNEXPECTED_EOF);
+    }
   }
+  reader.pos = end;
   return [key, value];
 }
 
+/** FieldsV1's raw JSON, refused when nested deeper than any request body may be (engine/nesting-depth.ts). */
 function fieldsV1Json(raw: Buffer | undefined): unknown {
   if (raw === undefined) return undefined;
+  const text = raw.toString('utf8');
+  if (jsonNestingDepth(text) > MAX_NESTING_DEPTH)
+    throw new ProtobufError(`managedFields[].fieldsV1 nests objects and lists more than ${MAX_NESTING_DEPTH} levels deep`);
   try {
-    return JSON.parse(raw.toString('utf8'));
+    return JSON.parse(text);
   } catch {
     throw new ProtobufError('invalid JSON in managedFields[].fieldsV1');
   }
 }
 
-const shortName = (plan: MessagePlan) => plan.name.slice(plan.name.lastIndexOf('.') + 1);
+/** gogo's error texts name a message by its Go type (metav1.Time unmarshals as a Timestamp). */
+const shortName = (plan: MessagePlan) => (plan.special === 'time' ? 'Timestamp' : plan.name.slice(plan.name.lastIndexOf('.') + 1));
 /** gogo's error texts name fields by their Go (exported) names. */
 const goFieldName = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 /** The JSON form of a message's bytes; a ProtobufError (Go's wording) when they are malformed. */
 export function decodeMessage(messageName: string, bytes: Uint8Array): Record<string, unknown> {
-  const reader = protobuf.Reader.create(bytes);
-  try {
-    return readMessage(reader, messagePlan(messageName), bytes.length) as Record<string, unknown>;
-  } catch (error) {
-    if (error instanceof ProtobufError) throw error;
-    // protobufjs reports reading past the end as a RangeError ("index out of range").
-    if (error instanceof RangeError) throw new ProtobufError('unexpected EOF');
-    const wireType = /^invalid wire type (\d+)/.exec((error as Error).message);
-    if (wireType !== null) throw new ProtobufError(`proto: illegal wireType ${wireType[1]}`);
-    throw error;
-  }
+  return readMessage(new GoWireReader(bytes), messagePlan(messageName)) as Record<string, unknown>;
 }

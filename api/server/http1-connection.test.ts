@@ -125,6 +125,24 @@ test('an unknown method gets 405 with a Status, then the connection closes', asy
   assert.is(rest.length, 0);
 });
 
+test('CONNECT is answered as Go’s server lets kube-apiserver answer it (401, 404, 405), then the connection closes', async () => {
+  const cases: [string, number, string][] = [
+    ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 401, 'Unauthorized'],
+    [`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nAuthorization: Bearer ${server.token}\r\n\r\n`, 404, 'NotFound'],
+    [`CONNECT ${PLC} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.token}\r\n\r\n`, 405, 'MethodNotAllowed'],
+  ];
+  for (const [head, code, reason] of cases) {
+    const { client } = await connect();
+    client.socket.write(`${head}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await client.closed;
+    const responses = parseResponses(client.received());
+    assert.is(responses.length, 1, client.received());
+    assert.is(responses[0]?.headers.get('connection'), 'close');
+    const status = JSON.parse(responses[0]!.body);
+    assert.equal([responses[0]?.status, status.kind, status.reason], [code, 'Status', reason]);
+  }
+});
+
 test('a parse error never overtakes the response to an earlier request on the same connection', async () => {
   const { client } = await connect();
   // A watch that streams for a second, then a request Node's parser refuses, in one write.

@@ -17,6 +17,8 @@
 // 4. `Expect: 100-continue` is answered `100 Continue` only when a handler starts reading the body
 //    (`beginBodyRead`), as Go does, not as soon as the head arrives, as Node does: a request
 //    refused first (401, 403, 413...) never has its body sent at all, and its connection closes.
+// 5. A `CONNECT` is answered by the handler, as any method is, and its connection then closes
+//    (`answerConnect`).
 //
 // Use: `createServer({ ...HTTP1_SERVER_OPTIONS, ... }, handler)`, then `installHttp1Rules(server)`.
 import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http';
@@ -213,6 +215,24 @@ export function installHttp1Rules(server: HttpServer | HttpsServer | HttpServer<
     (req as FramedRequest)[continuePending] = res;
     http.emit('request', req, res);
   });
+  http.on('connect', (req: IncomingMessage, socket: Socket) => answerConnect(http, req, socket));
+}
+
+/**
+ * Rule 5. Go's server hands a CONNECT to the handler like any other method, and kube-apiserver
+ * answers it (401, 404, 405... as for any request it does not serve). Node gives it to a 'connect'
+ * listener with the bare socket, and without one destroys the connection without a word. Here it
+ * goes to the handler with a response on that socket, and the connection closes once the response
+ * is out: Node's parser has let go of the socket, so no request can follow on it.
+ */
+function answerConnect(http: HttpServer, req: IncomingMessage, socket: Socket): void {
+  // Node took its own error listener off with the parser.
+  socket.on('error', () => socket.destroy());
+  const res = new Http1Response(req);
+  res.shouldKeepAlive = false;
+  res.assignSocket(socket);
+  res.once('finish', () => socket.destroySoon());
+  http.emit('request', req, res);
 }
 
 /** Called by body readers before the first read: sends a `100 Continue` the client waits for. */

@@ -7,6 +7,7 @@
 // flowcontrol group, describing documents (version, discovery, OpenAPI), extra routes (metrics,
 // debug), then 404.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { constants as http2Constants, type ServerHttp2Stream } from 'node:http2';
 import type { Clock } from '../../engine/clock.ts';
 import { goDurationToMs, parseGoDuration } from '../../engine/config/go-duration.ts';
 import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
@@ -24,6 +25,8 @@ import { Deadlines, type Deadline } from '../../engine/deadlines.ts';
 import { LinkedList, type ListMember } from '../../engine/linked-list.ts';
 
 export type RouteHandler = Handler;
+
+const { NGHTTP2_NO_ERROR } = http2Constants;
 
 export interface ApiServerOptions {
   clock: Clock;
@@ -260,8 +263,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     context.abort();
     // A client that stalls mid-body would keep the handler, and its APF seats, waiting for bytes
     // until the socket dies. Go's server fails such reads once the handler has answered; here the
-    // connection is closed once the 504 is out, which fails the handler's read.
-    if (!req.complete) void responseFlushed(res).then(() => req.destroy());
+    // connection is closed once the 504 is out, which fails the handler's read. An HTTP/2 stream
+    // the client keeps open never closes by itself (its response's 'close' waits for the client's
+    // END_STREAM): it is reset with NO_ERROR once the 504 is out, as Go's server resets a stream
+    // whose handler is done before its body.
+    if (!req.complete) {
+      const stream = (res as { stream?: ServerHttp2Stream }).stream;
+      // Node sends a NO_ERROR reset once what the stream has to write (the 504) is written.
+      if (stream !== undefined) stream.close(NGHTTP2_NO_ERROR);
+      else void responseFlushed(res).then(() => req.destroy());
+    }
   };
 
   const deadlines = new Deadlines<InFlightRequest>(clock, onDeadline);

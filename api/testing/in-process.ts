@@ -10,7 +10,9 @@ import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
 import type { StorageBackend } from '../../engine/store/backend.ts';
 import { createFairwayServer, type FairwayServer } from '../server/assembled-server.ts';
-import { silentLogger } from '../log.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import { generateCertificateAuthority, issueServingCertificate } from '../security/tls.ts';
+import { createSecureApiServer, type SecureServer } from '../server/secure-server.ts';
 import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../server/http1-connection.ts';
 import { createAccessControl, type AccessControl } from '../security/access-control.ts';
 import { isHealthPath } from '../handlers/health.ts';
@@ -26,6 +28,8 @@ export interface InProcessServer {
   baseUrl: string;
   store: Store;
   fairway: FairwayServer;
+  /** With `http2`: the same server over TLS with ALPN h2 (as `fairway serve` listens), and its CA. */
+  h2?: { url: string; caPem: string; server: SecureServer } | undefined;
   /** Resolves once the bootstrap configuration is in the store (/readyz passes). */
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -54,6 +58,10 @@ export interface InProcessOptions {
   encodingCacheBytes?: number | undefined;
   /** Instead of running every stage inline (tests that look at where work runs). */
   executionPlane?: ExecutionPlane | undefined;
+  /** The server's log (default: silent). */
+  logger?: Logger | undefined;
+  /** Also listen over TLS with HTTP/2, on a second port (`h2`). */
+  http2?: boolean | undefined;
 }
 
 export async function startInProcessServer(options: InProcessOptions = {}): Promise<InProcessServer> {
@@ -84,14 +92,14 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
         }
       : {}),
     clock: realClock(),
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     isPublicPath: isHealthPath,
   });
   if (!built.ok) throw new Error(built.error);
   const accessControl: AccessControl = built.value;
   const fairway = createFairwayServer({
     store,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
     serverConcurrencyLimit: 600,
     enablePriorityAndFairness: options.enablePriorityAndFairness ?? true,
@@ -108,6 +116,7 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
   address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
   const baseUrl = `http://${address}`;
   const client = createTestClient(baseUrl, { token });
+  const h2 = options.http2 === true ? await listenH2(fairway) : undefined;
   return {
     client,
     httpServer: server as unknown as Server,
@@ -115,11 +124,14 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
     baseUrl,
     store,
     fairway,
+    h2,
     async ready() {
       while ((await client.get('/readyz')).status !== 200) await new Promise((resolve) => setTimeout(resolve, 20));
     },
     async close() {
       fairway.beginShutdown();
+      h2?.server.destroy();
+      await h2?.server.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await fairway.apiServer.drain(5_000);
       server.closeAllConnections();
@@ -129,4 +141,17 @@ export async function startInProcessServer(options: InProcessOptions = {}): Prom
       await store.close();
     },
   };
+}
+
+async function listenH2(fairway: FairwayServer): Promise<InProcessServer['h2']> {
+  const ca = await generateCertificateAuthority();
+  const serving = await issueServingCertificate(ca, { hosts: ['127.0.0.1'] });
+  const server = createSecureApiServer({
+    certPem: serving.certPem,
+    keyPem: serving.keyPem,
+    http2MaxStreamsPerConnection: 0,
+    handler: fairway.apiServer.handle,
+  });
+  await server.listen(0, '127.0.0.1');
+  return { url: `https://127.0.0.1:${(server.server.address() as AddressInfo).port}`, caPem: ca.certPem, server };
 }

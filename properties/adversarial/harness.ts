@@ -71,6 +71,10 @@ export interface AdversaryOptions {
   users?: InProcessOptions['users'];
   /** The store's request limit (default etcd's 1.5 MiB). */
   maxRequestBytes?: number;
+  /** The server's log (default: silent). */
+  logger?: InProcessOptions['logger'];
+  /** Also serve HTTP/2 over TLS (`server.h2`). */
+  http2?: boolean;
 }
 
 export async function startAdversary(options: AdversaryOptions = {}): Promise<Adversary> {
@@ -80,6 +84,8 @@ export async function startAdversary(options: AdversaryOptions = {}): Promise<Ad
     users: new Map([...(options.users ?? []), [ORDINARY_USER.token, { name: ORDINARY_USER.name, groups: [...ORDINARY_USER.groups] }]]),
     authorizationMode: options.authorizationMode,
     maxRequestBytes: options.maxRequestBytes,
+    logger: options.logger,
+    http2: options.http2,
   });
   await server.ready();
 

@@ -20,7 +20,8 @@ export interface FuzzRequest {
   /** Raw (already encoded) query pairs, in order. */
   query: [string, string][];
   headers: Record<string, string>;
-  body: string | undefined;
+  /** Text, or bytes (a protobuf body). */
+  body: string | Uint8Array | undefined;
   /** Sent with the admin token unless the headers already say something about Authorization. */
   authorized: boolean;
 }
