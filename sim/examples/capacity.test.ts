@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runSimTune } from '../cli-tune.ts';
+import { reportJson, type SimulationReport } from '../report.ts';
 import { runScenario } from '../run-scenario.ts';
 
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
@@ -70,6 +71,55 @@ test('cpu-bound-lists: the report shows the CPUs and memory, and a LIST storm th
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+async function replicas(edit: (text: string) => string = (t) => t, seed = '1'): Promise<SimulationReport> {
+  const dir = await mkdtemp(join(tmpdir(), 'fairway-replicas-'));
+  try {
+    const file = join(dir, 'replicas.yaml');
+    await writeFile(file, edit(await readFile(here('replicas.yaml'), 'utf8')));
+    const run = await runScenario({ scenarioFile: file, seed });
+    if (!run.ok) throw new Error(run.errors.join('\n'));
+    return run.report;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test("replicas: one engine each, clients pinned at connection time, the run's levels their sums, one history per seed", async () => {
+  const report = await replicas();
+  assert.is(reportJson(await replicas()), reportJson(report));
+  assert.is.not(reportJson(await replicas(undefined, '2')), reportJson(report));
+  const each = report.replicas!;
+  assert.is(each.length, 3);
+  // Each replica's own APF: its NominalCLs from its own server concurrency limit, summed in the totals.
+  for (const [name, level] of Object.entries(report.levels)) {
+    assert.is(level.nominalCL, 3 * each[0]!.levels[name]!.nominalCL, name);
+    assert.is(
+      level.dispatched,
+      each.reduce((s, r) => s + (r.levels[name]?.dispatched ?? 0), 0),
+      name,
+    );
+  }
+  // Every client is on exactly one replica; the one LIST client's replica carries all its CPU.
+  assert.is(
+    each.reduce((s, r) => s + (r.clients.kubelets ?? 0), 0),
+    30,
+  );
+  const lister = each.find((r) => r.clients['operator-lists'] === 1)!;
+  assert.is(report.capacity!.peakCpu, lister.capacity!.peakCpu);
+  for (const r of each) if (r !== lister) assert.ok(r.capacity!.peakCpu < lister.capacity!.peakCpu, r.name);
+
+  // In turn: 30 kubelet connections split 10 / 10 / 10.
+  const turns = await replicas((t) => t.replace('replicaAssignment: random', 'replicaAssignment: round-robin'));
+  assert.equal(
+    turns.replicas!.map((r) => r.clients.kubelets),
+    [10, 10, 10],
+  );
+  // One replica is the scenario without replicas: no replica keys in its report.
+  const single = await replicas((t) => t.replace('replicas: 3, ', ''));
+  assert.is(single.replicas, undefined);
+  assert.is(single.scenario.server.replicas, undefined);
 });
 
 test.run();
