@@ -126,7 +126,8 @@ test('the capacity model and replicas: sizes as Kubernetes quantities, defaults,
 
   const errors = errorsOf(
     await loadScenarioText(
-      `kind: Scenario\nduration: 30s\nserver: {cores: 4, memory: 12GB, replicas: 0, replicaAssignment: sticky}\nflows:\n${FLOW.replace('    resource: pods\n', '    resource: pods\n    objectSize: -1\n    cpu: 5\n')}`,
+      'kind: Scenario\nduration: 30s\nserver: {cores: 4, memory: 12GB, replicas: 0, replicaAssignment: sticky}\nflows:\n' +
+        FLOW.replace('    resource: pods\n', '    resource: pods\n    objectSize: -1\n    cpu: 5\n'),
       'bad.yaml',
     ),
   );

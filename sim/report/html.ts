@@ -285,8 +285,8 @@ function capacitySection(report: SimulationReport): string {
           ? ' (server.memory unbounded).'
           : c.outOfMemoryAtSeconds === null
             ? ` of ${fmtBytes(c.memoryBytes)}.`
-            : `: more than server.memory (${fmtBytes(c.memoryBytes)}) from ${fmtNumber(c.outOfMemoryAtSeconds)} s, ${fmtSeconds(c.outOfMemorySeconds)} in all; ` +
-              'the modelled server would have run out of memory.'),
+            : `: more than server.memory (${fmtBytes(c.memoryBytes)}) from ${fmtNumber(c.outOfMemoryAtSeconds)} s, ` +
+              `${fmtSeconds(c.outOfMemorySeconds)} in all; the modelled server would have run out of memory.`),
     ].filter((l) => l !== '');
     parts.push(`<h2>Server capacity</h2><ul class="findings">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`);
   }
