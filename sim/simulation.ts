@@ -32,7 +32,9 @@ import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts'
 import { CapacityMetrics } from './capacity-metrics.ts';
 import { cpuDemandOf, cpuMsOf, responseBytesOf } from './request-cost.ts';
 import { SharedCpu, type CpuWork } from './shared-cpu.ts';
-import type { Prng } from '../engine/random.ts';
+import { Replica, ReplicaAssigner, summedDump, type ReplicaResult } from './replica.ts';
+
+export type { ReplicaResult } from './replica.ts';
 
 export interface SimulationInput {
   loaded: LoadedScenario;
@@ -62,16 +64,6 @@ export interface SimulationResult {
   audit?: { file: string; requests: number; replayed: number; beyondDuration: number; skipped: AuditLog['skipped']; originallyRejected: number } | undefined;
 }
 
-export interface ReplicaResult {
-  name: string;
-  /** The replica's own level books (the run's `levels` are the sums over replicas). */
-  levels: LevelMetrics[];
-  /** null when the scenario models neither CPU nor memory. */
-  capacity: CapacityMetrics | null;
-  /** Client connections pinned to it, by flow. */
-  clients: Record<string, number>;
-}
-
 /** What a flow's requests cost the server (sim/request-cost.ts). */
 interface FlowCost {
   cpuMs: number | undefined;
@@ -79,21 +71,6 @@ interface FlowCost {
 }
 
 const AUDIT_COST: FlowCost = { cpuMs: undefined, objectBytes: DEFAULT_OBJECT_BYTES };
-
-/**
- * One kube-apiserver: its own APF controller (so its own server concurrency limit and borrowing),
- * its own execution plane and CPUs. With one replica its levels are the run's.
- */
-class Replica {
-  controller!: FlowController;
-  executor!: VirtualThreads;
-  cpu: SharedCpu | undefined;
-  capacity: CapacityMetrics | null = null;
-  readonly levels = new Map<string, LevelMetrics>();
-  readonly clients: Record<string, number> = {};
-
-  constructor(readonly name: string) {}
-}
 
 const NICE_INTERVALS_MS = [100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
 const MAX_BUCKETS = 300;
@@ -149,7 +126,7 @@ class Simulation {
   private readonly replicas: Replica[] = [];
   /** Several replicas: each keeps its own level books besides the run's sums. */
   private readonly multi: boolean;
-  private nextReplica = 0;
+  private readonly assigner: ReplicaAssigner;
   private readonly flows: FlowMetrics[] = [];
   private readonly levels = new Map<string, LevelMetrics>();
   /** Stored-object counts as kube-apiserver's tracker holds them, polled from the scenario's objectCounts. */
@@ -170,6 +147,7 @@ class Simulation {
     this.intervalMs = this.scenario.reportIntervalMs ?? chooseIntervalMs(this.scenario.durationMs);
     this.multi = server.replicas > 1;
     for (let i = 0; i < server.replicas; i++) this.replicas.push(this.buildReplica(i));
+    this.assigner = new ReplicaAssigner(this.replicas, server.replicaAssignment, input.seed);
   }
 
   private buildReplica(index: number): Replica {
@@ -359,21 +337,7 @@ class Simulation {
 
   /** The run's books of a level are the sums of its replicas' limits and CurrentCL. */
   private sumReplicas(dump: LevelDump, nowMs: number): void {
-    const total = this.level(dump.name);
-    const limits = { ...dump.limits, nominalCL: 0, lendableCL: 0, borrowingCL: 0, minCL: 0, maxCL: 0, initialCurrentCL: 0 };
-    let currentCL = 0;
-    for (const replica of this.replicas) {
-      const own = replica.levels.get(dump.name)?.limits;
-      if (own === undefined) continue;
-      limits.nominalCL += own.nominalCL;
-      limits.lendableCL += own.lendableCL;
-      limits.borrowingCL += own.borrowingCL;
-      limits.minCL += own.minCL;
-      limits.maxCL += own.maxCL;
-      limits.initialCurrentCL += own.initialCurrentCL;
-      currentCL += replica.levels.get(dump.name)!.currentCL;
-    }
-    setLimits(total, { ...dump, limits, currentCL }, nowMs);
+    setLimits(this.level(dump.name), summedDump(dump, this.replicas), nowMs);
   }
 
   // --- workload --------------------------------------------------------------------------------
@@ -419,7 +383,7 @@ class Simulation {
     const clock = this.clock;
     const cost: FlowCost = { cpuMs: spec.cpuMs, objectBytes: spec.objectBytes };
     // Each client connects once, at the start, and keeps its replica; its requests take turns.
-    const pick = this.replicaPicker(spec.name);
+    const pick = this.assigner.picker(spec.name);
     const clients: Replica[] = [];
     for (let i = 0; i < spec.clients; i++) clients.push(pick());
     let arrival = 0;
@@ -472,7 +436,7 @@ class Simulation {
       if (flow === undefined) {
         flow = this.addFlow(flowName, 'audit-log');
         flows.set(flowName, flow);
-        replicaOf.set(flow, this.replicaPicker(flowName)());
+        replicaOf.set(flow, this.assigner.picker(flowName)());
       }
       // A request's own ?timeout= (capped at --request-timeout) sets its deadline, and a quarter
       // of the deadline (at most a minute) is how long it may wait in a queue, as in kube-apiserver.
@@ -501,26 +465,6 @@ class Simulation {
     // The executor model routes the request by how many objects it lists.
     if (this.admitting !== undefined) this.admitting.objects = typeof result === 'object' ? result.count : undefined;
     return result;
-  }
-
-  /**
-   * Picks replicas for a flow's client connections, as a TCP load balancer would: a seeded draw of
-   * the flow's own (so adding a flow never moves another's clients), or in turn over all clients.
-   */
-  private replicaPicker(flowName: string): () => Replica {
-    const replicas = this.replicas;
-    if (replicas.length === 1) return () => replicas[0]!;
-    let prng: Prng | undefined;
-    return () => {
-      let replica: Replica;
-      if (this.scenario.server.replicaAssignment === 'round-robin') replica = replicas[this.nextReplica++ % replicas.length]!;
-      else {
-        prng ??= streamPrng(this.input.seed, `replica:${flowName}`);
-        replica = replicas[prng.int(replicas.length)]!;
-      }
-      replica.clients[flowName] = (replica.clients[flowName] ?? 0) + 1;
-      return replica;
-    };
   }
 
   private addFlow(name: string, source: FlowMetrics['source']): FlowMetrics {
