@@ -4,7 +4,10 @@
 // - each flow's arrivals are its own: removing another flow, or reordering the flows, leaves a
 //   flow's arrivals (its count and its per-bucket series) unchanged (docs/simulator.md);
 // - a sweep at 1 worker and at 2 workers writes, per seed, exactly the report.json `sim run`
-//   writes alone.
+//   writes alone;
+// - the capacity model's shared CPUs (sim/shared-cpu.ts) never finish a request before its
+//   uncontended time, never do more work than the cores allow, finish every request once, and
+//   within the cores leave every request its own pace.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
@@ -14,7 +17,9 @@ import { join } from 'node:path';
 import { reportJson } from '../sim/report.ts';
 import { runScenario } from '../sim/run-scenario.ts';
 import { runSweep } from '../sim/sweep/sweep.ts';
-import { checkAsyncProperty } from './support/runner.ts';
+import { SimClock } from '../engine/sim-clock.ts';
+import { SharedCpu } from '../sim/shared-cpu.ts';
+import { checkAsyncProperty, checkProperty } from './support/runner.ts';
 import { scenarioCase, type ScenarioCase } from './support/sim-scenarios.ts';
 
 let dir: string;
@@ -106,6 +111,47 @@ test('a sweep at 1 and at 2 workers writes each seed’s report.json byte for by
       }
     }),
     { runs: 1 },
+  );
+});
+
+const cpuCase = fc.record({
+  cpus: fc.integer({ min: 1, max: 4 }),
+  works: fc.array(
+    fc.record({
+      startMs: fc.integer({ min: 0, max: 4 }).map((k) => k * 50),
+      serviceMs: fc.integer({ min: 0, max: 300 }),
+      demand: fc.integer({ min: 0, max: 100 }).map((p) => p / 100),
+    }),
+    { minLength: 1, maxLength: 25 },
+  ),
+});
+
+test('shared CPUs: no request before its uncontended time, no more work than the cores, each finished once', () => {
+  checkProperty(
+    'simulator: processor sharing keeps its bounds',
+    fc.property(cpuCase, ({ cpus, works }) => {
+      const clock = new SimClock(0);
+      const finished = works.map(() => [] as number[]);
+      const cpu = new SharedCpu(clock, cpus, () => {});
+      works.forEach((w, i) =>
+        clock.schedule(w.startMs, () => cpu.start({ serviceMs: w.serviceMs, cpuDemand: w.demand, memoryBytes: 0, fire: () => finished[i]!.push(clock.now()) })),
+      );
+      clock.runUntil(1e9);
+      const eps = 1e-6;
+      works.forEach((w, i) => {
+        assert.is(finished[i]!.length, 1, `request ${i} finished ${finished[i]!.length} times`);
+        assert.ok(finished[i]![0]! >= w.startMs + w.serviceMs - eps, `request ${i} finished before its uncontended time`);
+      });
+      assert.is(cpu.demand, 0);
+      // Work conservation: what started at 0 cannot be done before its CPU work fits in the cores.
+      const atZero = works.flatMap((w, i) => (w.startMs === 0 ? [{ w, end: finished[i]![0]! }] : []));
+      const work = atZero.reduce((sum, { w }) => sum + w.demand * w.serviceMs, 0);
+      if (atZero.length > 0) assert.ok(Math.max(...atZero.map((z) => z.end)) >= work / cpus - eps, 'more work done than the cores allow');
+      // Within the cores at every moment (here: even all at once), every request keeps its own pace.
+      if (works.reduce((sum, w) => sum + w.demand, 0) <= cpus)
+        works.forEach((w, i) => assert.ok(Math.abs(finished[i]![0]! - (w.startMs + w.serviceMs)) < eps, `request ${i} slowed within the cores`));
+    }),
+    { runs: 200 },
   );
 });
 

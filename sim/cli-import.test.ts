@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { mandatoryPriorityLevels, suggestedPriorityLevels } from '../engine/resources/bootstrap.ts';
 import { runSimImport } from './cli-import.ts';
 import { loadScenarioFile } from './scenario-load.ts';
-import { FS_PATH, listBody, METRICS_PATH, PLC_PATH, startHostileServer, type HostileServer } from './import/testing/hostile-api-server.ts';
+import { FS_PATH, LEASES_PATH, listBody, METRICS_PATH, PLC_PATH, startHostileServer, type HostileServer } from './import/testing/hostile-api-server.ts';
 
 let dir: string;
 let server: HostileServer;
@@ -24,7 +24,10 @@ test.before.each(() => {
   server.answers.set(PLC_PATH, { body: listBody('PriorityLevelConfiguration', levels) });
   server.answers.set(FS_PATH, { body: listBody('FlowSchema', []) });
   server.answers.set(METRICS_PATH, { body: metrics(NOMINAL_600) });
+  server.answers.set(LEASES_PATH, { body: JSON.stringify({ kind: 'LeaseList', items: [lease('apiserver-a')] }) });
 });
+
+const lease = (name: string) => ({ metadata: { name, namespace: 'kube-system', labels: { 'apiserver.kubernetes.io/identity': 'kube-apiserver' } } });
 
 test.after(async () => {
   await server.close();
@@ -98,6 +101,26 @@ test('a well-behaved server: a scenario that loads, exit 0', async () => {
   assert.match(result.stdout, /8 PriorityLevelConfigurations, 0 FlowSchemas, server concurrency limit \d+/);
   const loaded = await loadScenarioFile(result.out);
   assert.ok(loaded.ok, JSON.stringify(loaded));
+});
+
+test('replicas: counted from the kube-apiserver identity leases; unreadable (403) or absent (404): left unset, and said', async () => {
+  server.answers.set(LEASES_PATH, { body: JSON.stringify({ kind: 'LeaseList', items: ['a', 'b', 'c'].map((n) => lease(`apiserver-${n}`)) }) });
+  const three = await importTo('replicas.yaml');
+  assert.is(three.code, 0, three.stderr);
+  assert.match(three.stdout, /, 3 replicas \(identity leases\)/);
+  const loaded = await loadScenarioFile(three.out);
+  assert.ok(loaded.ok && loaded.loaded.scenario.server.replicas === 3, JSON.stringify(loaded.ok || loaded.errors));
+
+  server.answers.set(LEASES_PATH, { status: 403, body: '{"kind":"Status","message":"forbidden"}' });
+  const forbidden = await importTo('forbidden.yaml');
+  assert.is(forbidden.code, 0, forbidden.stderr);
+  assert.match(forbidden.stderr, /warning: GET \S+leases\S*: HTTP 403 \(the identity leases cannot be read here\): server.replicas left unset/);
+  assert.not.match(await readFile(forbidden.out, 'utf8'), /replicas/);
+
+  server.answers.delete(LEASES_PATH);
+  const absent = await importTo('absent.yaml');
+  assert.is(absent.code, 0, absent.stderr);
+  assert.match(absent.stderr, /HTTP 404 .*server.replicas left unset/);
 });
 
 test('items as a 1 MB string: an error naming the URL at once, not a million objects', async () => {

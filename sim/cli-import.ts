@@ -15,6 +15,7 @@ import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../engine/nesting-depth.ts'
 import { apiGet, DEFAULT_REQUEST_TIMEOUT_MS, MAX_RESPONSE_BYTES, type ApiGetOptions } from './import/api-reader.ts';
 import { importedObjects, MAX_IMPORTED_OBJECTS, type FlowcontrolKind } from './import/imported-objects.ts';
 import { importScenario, mergeScenario } from './import/import-scenario.ts';
+import { IDENTITY_LEASES_PATH, replicasFromLeases } from './import/apiserver-replicas.ts';
 import { observedTraffic, type ObservedTraffic } from './import/observed-traffic.ts';
 import { readConfigFile } from '../engine/config/config-file.ts';
 import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../engine/flowcontrol/work-estimator-config.ts';
@@ -56,7 +57,9 @@ export const SIM_IMPORT_COMMAND: CommandSpec<typeof SIM_IMPORT_FLAGS> = {
   usage: 'fairway sim import [--kubeconfig FILE] [--context NAME] [--request-timeout DURATION] [--traffic DURATION] (--out SCENARIO | --merge SCENARIO)',
   description: `Reads a running API server's PriorityLevelConfigurations and FlowSchemas, its concurrency limits
 (apiserver_flowcontrol_nominal_limit_seats in /metrics) and stored object counts
-(apiserver_storage_objects), and writes a scenario with that configuration (bootstrap: none) and
+(apiserver_storage_objects), and the kube-apiservers it runs (server.replicas, from the
+kube-system Leases labelled apiserver.kubernetes.io/identity=kube-apiserver; left unset, with a
+warning, when they cannot be read), and writes a scenario with that configuration (bootstrap: none) and
 no flows yet: add flows or replay an audit log, then run or tune it. With --traffic 60s it scrapes
 /metrics a second time a minute later and adds one flow per FlowSchema that served requests in
 between (observed-<flowschema>): its Poisson rate, its execution time's mean and p99 (as a
@@ -134,11 +137,13 @@ export async function runSimImport(args: string[], output: Output, limits: { max
       if (!imported.ok) throw new Error(imported.error);
       return imported;
     };
-    const [plcs, schemas, metrics] = await Promise.all([
+    const [plcs, schemas, metrics, leases] = await Promise.all([
       fetchList(`${FLOWCONTROL}/prioritylevelconfigurations`, 'PriorityLevelConfiguration'),
       fetchList(`${FLOWCONTROL}/flowschemas`, 'FlowSchema'),
       get('/metrics', 'text/plain'),
+      get(IDENTITY_LEASES_PATH),
     ]);
+    const replicas = replicasFromLeases(leases, new URL(IDENTITY_LEASES_PATH, connection.url).href);
     const metricsUrl = new URL('/metrics', connection.url).href;
     if (metrics.status !== 200) throw new Error(`GET ${metricsUrl}: HTTP ${metrics.status}: ${statusMessage(metrics.body)}`);
     let metricsText = metrics.body;
@@ -167,9 +172,11 @@ export async function runSimImport(args: string[], output: Output, limits: { max
       metricsText,
       name: basename(out, extname(out)),
       ...(observed === undefined ? {} : { flows: observed.flows }),
+      ...('replicas' in replicas ? { replicas: replicas.replicas } : {}),
     });
     let text = result.text;
     const warnings = [...plcs.warnings, ...schemas.warnings, ...(observed?.warnings ?? []), ...result.warnings];
+    if ('warning' in replicas) warnings.push(replicas.warning);
     if (existing !== undefined) {
       const merged = mergeScenario(existing, result.scenario, observed !== undefined);
       if ('error' in merged) throw new Error(`--merge ${merge}: ${merged.error}`);
@@ -185,6 +192,7 @@ export async function runSimImport(args: string[], output: Output, limits: { max
       `wrote ${out}: ${plcs.manifests.length} PriorityLevelConfigurations, ${schemas.manifests.length} FlowSchemas, server concurrency limit ` +
         `${result.serverConcurrencyLimit}, ` +
         `object counts for ${Object.keys(result.objectCounts).length} resources` +
+        `${'replicas' in replicas ? `, ${replicas.replicas} replica${replicas.replicas === 1 ? '' : 's'} (identity leases)` : ''}` +
         `${observed === undefined ? '' : `, ${observed.flows.length} observed flows`}` +
         `${existing === undefined ? '' : `, merged into ${merge}`}, from ${server}\n`,
     );

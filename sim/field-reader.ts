@@ -131,6 +131,18 @@ export class FieldReader {
     return this.checkDuration(at, parsed.ms, options);
   }
 
+  /** Bytes as a number or a Kubernetes quantity with a binary or decimal suffix (`4Ki`, `16Gi`, `2G`). */
+  bytes(map: Plain, key: string, path: readonly PathSegment[], options: { fallback: number; positive?: boolean }): number {
+    const at = [...path, key];
+    const value = map[key];
+    if (value === undefined || value === null) return options.fallback;
+    const parsed = typeof value === 'number' ? value : typeof value === 'string' ? quantityBytes(value) : undefined;
+    if (parsed === undefined || !Number.isFinite(parsed) || parsed < 0)
+      return this.bad(at, value, 'must be a size in bytes such as 4096, "4Ki", "512Mi" or "16Gi"', options.fallback);
+    if (options.positive === true && parsed === 0) return this.bad(at, value, 'must be greater than 0', options.fallback);
+    return Math.round(parsed);
+  }
+
   stringList(map: Plain, key: string, path: readonly PathSegment[], fallback: string[]): string[] {
     const at = [...path, key];
     const value = map[key];
@@ -174,6 +186,14 @@ export class FieldReader {
     this.fail(at, `${detail}, got ${describe(value)}`);
     return fallback;
   }
+}
+
+const QUANTITY = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)?$/;
+const SUFFIX: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
+
+function quantityBytes(text: string): number | undefined {
+  const m = QUANTITY.exec(text);
+  return m === null ? undefined : Number(m[1]) * (m[2] === undefined ? 1 : SUFFIX[m[2]]!);
 }
 
 export { formatPath };

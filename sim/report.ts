@@ -8,6 +8,7 @@ import type { DurationHistogram } from './histogram.ts';
 import { REJECT_REASONS, type FlowMetrics, type LevelMetrics, type RejectCounts } from './metrics.ts';
 import type { SimulationResult } from './simulation.ts';
 import type { Suggestion } from './explain/remedy.ts';
+import { capacityParts, type CapacityReport, type CapacitySeries, type ReplicaReport } from './capacity-report.ts';
 
 export const REPORT_KIND = 'SimulationReport';
 export const REPORT_VERSION = 1;
@@ -92,6 +93,11 @@ export interface SimulationReport {
       consistentListFromCache: boolean;
       /** null: the execution plane is not modelled. */
       executorThreads: number | null;
+      /** Only when given: the capacity model's cores, memory bound, and the replicas. */
+      cpus?: number;
+      memoryBytes?: number;
+      replicas?: number;
+      replicaAssignment?: string;
     };
     warnings: string[];
   };
@@ -108,11 +114,17 @@ export interface SimulationReport {
   flows: Record<string, FlowReport>;
   levels: Record<string, LevelReport>;
   fairness: Record<string, FairnessReport>;
+  /** The modelled server's use of its CPUs and memory (only with server.cpus or server.memory). */
+  capacity?: CapacityReport;
+  /** Each kube-apiserver's own books (only with server.replicas > 1); `levels` are their sums. */
+  replicas?: ReplicaReport[];
   series: {
     intervalSeconds: number;
     timesSeconds: number[];
     levels: Record<string, LevelMetrics['series']>;
     flows: Record<string, FlowMetrics['series']>;
+    /** Per replica, per bucket (only with the capacity model). */
+    capacity?: Record<string, CapacitySeries>;
   };
   distributions: { waitSeconds: Record<string, [number, number][]>; latencySeconds: Record<string, [number, number][]> };
   audit?: NonNullable<SimulationResult['audit']>;
@@ -271,7 +283,23 @@ export function buildReport(result: SimulationResult): SimulationReport {
     },
   };
   if (result.audit !== undefined) report.audit = result.audit;
+  addCapacity(report, result);
   return report;
+}
+
+/** The capacity model's and the replicas' keys, in a fixed place among the others, when modelled. */
+function addCapacity(report: SimulationReport, result: SimulationResult): void {
+  const server = result.scenario.server;
+  if (server.cpus !== null) report.scenario.server.cpus = server.cpus;
+  if (server.memoryBytes !== null) report.scenario.server.memoryBytes = server.memoryBytes;
+  if (server.replicas > 1) {
+    report.scenario.server.replicas = server.replicas;
+    report.scenario.server.replicaAssignment = server.replicaAssignment;
+  }
+  const parts = capacityParts(result, round);
+  if (parts.capacity !== undefined) report.capacity = parts.capacity;
+  if (parts.replicas !== undefined) report.replicas = parts.replicas;
+  if (parts.series !== undefined) report.series.capacity = parts.series;
 }
 
 /**

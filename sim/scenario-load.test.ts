@@ -117,6 +117,50 @@ objects:
   assert.is(errors.at(-1), 'many.yaml: objects[0]: and 900 more errors');
 });
 
+test('the capacity model and replicas: sizes as Kubernetes quantities, defaults, and errors naming the field', async () => {
+  const flow = FLOW.replace('    resource: pods\n', '    resource: pods\n    cpu: 3ms\n    objectSize: 2Ki\n    clients: 4\n');
+  const loaded = await loadScenarioText(
+    `kind: Scenario\nduration: 30s\nserver: {cpus: 8, memory: 16Gi, replicas: 3, replicaAssignment: round-robin}\nflows:\n${flow}`,
+    'cap.yaml',
+  );
+  assert.ok(loaded.ok, errorsOf(loaded).join('\n'));
+  if (!loaded.ok) return;
+  const { server, flows } = loaded.loaded.scenario;
+  assert.equal([server.cpus, server.memoryBytes, server.replicas, server.replicaAssignment, server.executorThreads], [8, 16 * 2 ** 30, 3, 'round-robin', 7]);
+  assert.equal([flows[0]!.cpuMs, flows[0]!.objectBytes, flows[0]!.clients], [3, 2048, 4]);
+  const plain = await loadScenarioText(`kind: Scenario\nduration: 30s\nserver: {executorThreads: none, cpus: 2}\nflows:\n${FLOW}`, 'p.yaml');
+  assert.ok(plain.ok);
+  if (!plain.ok) return;
+  assert.equal(
+    [plain.loaded.scenario.server.executorThreads, plain.loaded.scenario.server.memoryBytes, plain.loaded.scenario.server.replicas],
+    [null, null, 1],
+  );
+  assert.equal(
+    [plain.loaded.scenario.flows[0]!.cpuMs, plain.loaded.scenario.flows[0]!.objectBytes, plain.loaded.scenario.flows[0]!.clients],
+    [undefined, 4096, 1],
+  );
+
+  const errors = errorsOf(
+    await loadScenarioText(
+      'kind: Scenario\nduration: 30s\nserver: {cores: 4, memory: 12GB, replicas: 0, replicaAssignment: sticky}\nflows:\n' +
+        FLOW.replace('    resource: pods\n', '    resource: pods\n    objectSize: -1\n    cpu: 5\n'),
+      'bad.yaml',
+    ),
+  );
+  for (const expected of [
+    'bad.yaml:3: server.cores: renamed to cpus',
+    'bad.yaml:3: server.memory: must be a size in bytes such as 4096, "4Ki", "512Mi" or "16Gi", got "12GB"',
+    'bad.yaml:3: server.replicas: must be at least 1, got 0',
+    'bad.yaml:3: server.replicaAssignment: must be one of random, round-robin',
+    'flows[0].objectSize: must be a size in bytes',
+    'flows[0].cpu: must be a duration',
+  ])
+    assert.ok(
+      errors.some((e) => e.includes(expected)),
+      `${expected}\n${errors.join('\n')}`,
+    );
+});
+
 test('inline manifests go through the server’s validation, errors pointing at the field’s line', async () => {
   const text = `kind: Scenario
 duration: 10s

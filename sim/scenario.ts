@@ -24,6 +24,11 @@ export const MAX_WAIT_LIMIT_MS = 60_000;
 export const RESOURCE_VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection', 'proxy'] as const;
 export const NON_RESOURCE_VERBS = ['get', 'head', 'post', 'put', 'patch', 'delete', 'options'] as const;
 
+export const REPLICA_ASSIGNMENTS = ['random', 'round-robin'] as const;
+export type ReplicaAssignment = (typeof REPLICA_ASSIGNMENTS)[number];
+/** Bytes a listed object holds in a response, when the flow does not say (a typical pod's JSON). */
+export const DEFAULT_OBJECT_BYTES = 4096;
+
 export interface ServerSpec {
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
@@ -32,12 +37,22 @@ export interface ServerSpec {
   consistentListFromCache: boolean;
   /**
    * The server's execution plane, as `--execution-threads` sets it (sim/execution-plane.ts): N
-   * worker threads, or 0 for the main thread alone; null when not modelled (every admitted request
-   * starts at once). Default: as the server's, cores − 1 (at least 1), when `cores` is given.
+   * worker threads, or 0 for the main thread alone; null when not modelled (`none`, or neither it
+   * nor `cpus` given: every admitted request starts at once, as in kube-apiserver). Default: as the
+   * server's, cpus − 1 (at least 1), when `cpus` is given.
    */
   executorThreads: number | null;
-  /** The server machine's cores; only sets the default of executorThreads. */
-  cores: number | null;
+  /**
+   * The server machine's CPUs: the capacity model's cores (requests share them, sim/shared-cpu.ts)
+   * and the default of executorThreads. null: CPU not modelled, every request runs at its own pace.
+   */
+  cpus: number | null;
+  /** Bytes the server may hold for responses in flight (LISTs); null when unbounded. */
+  memoryBytes: number | null;
+  /** Independent kube-apiservers, each with its own APF, concurrency limit and CPUs. */
+  replicas: number;
+  /** How a client's connection picks its replica: a seeded draw, or in turn. */
+  replicaAssignment: ReplicaAssignment;
   /** The work estimator's tunables (Kubernetes' WorkEstimatorConfig); its defaults when left out. */
   workEstimator: WorkEstimatorConfig;
 }
@@ -59,6 +74,12 @@ export interface FlowSpec {
   objects: number | undefined;
   /** Watches a write of this flow notifies (the mutating estimator's watch count). */
   watchers: number;
+  /** CPU time one request uses (ms); undefined: from its objects (sim/request-cost.ts). */
+  cpuMs: number | undefined;
+  /** Bytes one listed object holds in the response. */
+  objectBytes: number;
+  /** Connections the flow's requests spread over, each pinned to one replica. */
+  clients: number;
   query: Record<string, string>;
   arrival: ArrivalSpec;
   service: ServiceSpec;
@@ -97,7 +118,11 @@ const SERVER_FIELDS = [
   'requestTimeout',
   'consistentListFromCache',
   'executorThreads',
+  'cpus',
   'cores',
+  'memory',
+  'replicas',
+  'replicaAssignment',
   'workEstimator',
 ];
 const FLOW_FIELDS = [
@@ -113,6 +138,9 @@ const FLOW_FIELDS = [
   'path',
   'objects',
   'watchers',
+  'cpu',
+  'objectSize',
+  'clients',
   'query',
   'arrival',
   'service',
@@ -195,15 +223,23 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
     requestTimeoutMs: r.duration(map, 'requestTimeout', path, { fallbackMs: DEFAULT_REQUEST_TIMEOUT_MS, positive: true }),
     consistentListFromCache: r.boolean(map, 'consistentListFromCache', path, true),
     executorThreads: null,
-    cores: map.cores === undefined || map.cores === null ? null : r.number(map, 'cores', path, { fallback: 1, integer: true, min: 1, max: 4096 }),
+    cpus: map.cpus === undefined || map.cpus === null ? null : r.number(map, 'cpus', path, { fallback: 1, integer: true, min: 1, max: 4096 }),
+    memoryBytes: map.memory === undefined || map.memory === null ? null : r.bytes(map, 'memory', path, { fallback: 1, positive: true }),
+    replicas: r.number(map, 'replicas', path, { fallback: 1, integer: true, min: 1, max: 64 }),
+    replicaAssignment: r.oneOf(map, 'replicaAssignment', path, REPLICA_ASSIGNMENTS, 'random'),
     workEstimator: workEstimatorOf(r, map.workEstimator),
   };
+  // One name for the machine's size: `cores` was its first name, when it only set the thread count.
+  if (map.cores !== undefined) r.fail([...path, 'cores'], 'renamed to cpus (the CPUs requests share, and the default of executorThreads)');
   // As `fairway serve --execution-threads`: the cores left after the main thread, at least one.
-  const defaultThreads = server.cores === null ? null : Math.max(1, server.cores - 1);
+  const defaultThreads = server.cpus === null ? null : Math.max(1, server.cpus - 1);
+  // `none`: kube-apiserver has no execution plane; every admitted request runs at once (sharing the CPUs).
   server.executorThreads =
     map.executorThreads === undefined || map.executorThreads === null
       ? defaultThreads
-      : r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 4096 });
+      : map.executorThreads === 'none'
+        ? null
+        : r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 4096 });
   if (server.maxRequestsInflight + server.maxMutatingRequestsInflight <= 0) {
     r.fail(path, 'maxRequestsInflight + maxMutatingRequestsInflight must be greater than 0 (APF needs a server concurrency limit)');
   }
@@ -246,6 +282,9 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
     path: nonResourcePath,
     objects: map.objects === undefined ? undefined : r.number(map, 'objects', path, { fallback: 0, integer: true, min: 0 }),
     watchers: r.number(map, 'watchers', path, { fallback: 0, integer: true, min: 0 }),
+    cpuMs: map.cpu === undefined || map.cpu === null ? undefined : r.duration(map, 'cpu', path, { fallbackMs: 0 }),
+    objectBytes: r.bytes(map, 'objectSize', path, { fallback: DEFAULT_OBJECT_BYTES, positive: true }),
+    clients: r.number(map, 'clients', path, { fallback: 1, integer: true, min: 1, max: 100_000 }),
     query: r.stringMap(map, 'query', path),
     arrival: parseArrival(r, map.arrival, [...path, 'arrival']),
     service: parseService(r, map.service, [...path, 'service']),

@@ -157,14 +157,14 @@ test("executorThreads is the server's --execution-threads: big LISTs wait for it
   assert.is(POOL_WORK_MIN_OBJECTS, 82);
 });
 
-test("executorThreads 0 is the main thread alone, one LIST at a time; the default follows cores as the server's does", async () => {
+test("executorThreads 0 is the main thread alone, one LIST at a time; the default follows cpus as the server's does", async () => {
   const inline = await simulate(storm('executorThreads: 0'));
   const oneThread = await simulate(storm('executorThreads: 1'));
   assert.is(inline.scenario.server.executorThreads, 0);
   assert.equal(inline.flows.lister!.latencySeconds, oneThread.flows.lister!.latencySeconds);
-  assert.is((await simulate(storm('cores: 4'))).scenario.server.executorThreads, 3);
-  assert.is((await simulate(storm('cores: 1'))).scenario.server.executorThreads, 1);
-  assert.is((await simulate(storm('cores: 8, executorThreads: 2'))).scenario.server.executorThreads, 2);
+  assert.is((await simulate(storm('cpus: 4'))).scenario.server.executorThreads, 3);
+  assert.is((await simulate(storm('cpus: 1'))).scenario.server.executorThreads, 1);
+  assert.is((await simulate(storm('cpus: 8, executorThreads: 2'))).scenario.server.executorThreads, 2);
 });
 
 test.run();

@@ -24,11 +24,17 @@ import { arrivalProcess, serviceSampler } from './distributions.ts';
 import { FlowMetrics, LevelMetrics } from './metrics.ts';
 import { requestDigest } from './request-shape.ts';
 import type { LoadedScenario } from './scenario-load.ts';
-import { MAX_WAIT_LIMIT_MS, type FlowSpec, type Scenario } from './scenario.ts';
+import { DEFAULT_OBJECT_BYTES, MAX_WAIT_LIMIT_MS, type FlowSpec, type Scenario } from './scenario.ts';
 import { streamPrng } from './seed.ts';
 import { SimClock } from '../engine/sim-clock.ts';
 import { runsOnPool, threadsFor } from './execution-model.ts';
 import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts';
+import { CapacityMetrics } from './capacity-metrics.ts';
+import { cpuDemandOf, cpuMsOf, responseBytesOf } from './request-cost.ts';
+import { SharedCpu, type CpuWork } from './shared-cpu.ts';
+import { Replica, ReplicaAssigner, summedDump, type ReplicaResult } from './replica.ts';
+
+export type { ReplicaResult } from './replica.ts';
 
 export interface SimulationInput {
   loaded: LoadedScenario;
@@ -53,8 +59,18 @@ export interface SimulationResult {
   levels: LevelMetrics[];
   finalDump: ControllerDump;
   eventsRun: number;
+  /** One per kube-apiserver (server.replicas); its own levels only when there are several. */
+  replicas: ReplicaResult[];
   audit?: { file: string; requests: number; replayed: number; beyondDuration: number; skipped: AuditLog['skipped']; originallyRejected: number } | undefined;
 }
+
+/** What a flow's requests cost the server (sim/request-cost.ts). */
+interface FlowCost {
+  cpuMs: number | undefined;
+  objectBytes: number;
+}
+
+const AUDIT_COST: FlowCost = { cpuMs: undefined, objectBytes: DEFAULT_OBJECT_BYTES };
 
 const NICE_INTERVALS_MS = [100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
 const MAX_BUCKETS = 300;
@@ -68,17 +84,23 @@ export function chooseIntervalMs(durationMs: number): number {
  * One simulated request: what the controller is asked to admit and the work the executor runs.
  * No closures of its own: the controller hands it back in the outcome, the clock runs it as a task.
  */
-class InFlight implements AdmitRequest, VirtualWork {
+class InFlight implements AdmitRequest, VirtualWork, CpuWork {
   queued = false;
   seats = 0;
   releaseDelayMs = 0;
+  cpuDemand = 0;
+  memoryBytes = 0;
   level: LevelMetrics | undefined;
+  /** The replica's own books of the level (several replicas only). */
+  replicaLevel: LevelMetrics | undefined;
   admission: Admission | undefined;
   /** Objects the work estimator counted (LIST and WATCH only). */
   objects: number | undefined;
 
   constructor(
     private readonly run: Simulation,
+    readonly replica: Replica,
+    readonly cost: FlowCost,
     readonly flow: FlowMetrics,
     readonly digest: RequestDigest,
     readonly query: Record<string, string>,
@@ -101,8 +123,10 @@ export function runSimulation(input: SimulationInput): SimulationResult {
 class Simulation {
   private readonly clock = new SimClock(0);
   private readonly scenario: Scenario;
-  private readonly controller: FlowController;
-  private readonly executor: VirtualThreads;
+  private readonly replicas: Replica[] = [];
+  /** Several replicas: each keeps its own level books besides the run's sums. */
+  private readonly multi: boolean;
+  private readonly assigner: ReplicaAssigner;
   private readonly flows: FlowMetrics[] = [];
   private readonly levels = new Map<string, LevelMetrics>();
   /** Stored-object counts as kube-apiserver's tracker holds them, polled from the scenario's objectCounts. */
@@ -121,8 +145,25 @@ class Simulation {
     const server = this.scenario.server;
     this.objectCounts = new ObjectCountTracker(this.clock);
     this.intervalMs = this.scenario.reportIntervalMs ?? chooseIntervalMs(this.scenario.durationMs);
-    this.executor = new VirtualThreads((delayMs, callback) => this.clock.schedule(delayMs, callback), threadsFor(server.executorThreads));
-    this.controller = new FlowController({
+    this.multi = server.replicas > 1;
+    for (let i = 0; i < server.replicas; i++) this.replicas.push(this.buildReplica(i));
+    this.assigner = new ReplicaAssigner(this.replicas, server.replicaAssignment, input.seed);
+  }
+
+  private buildReplica(index: number): Replica {
+    const server = this.scenario.server;
+    const replica = new Replica(`replica-${index}`);
+    if (server.cpus !== null || server.memoryBytes !== null) {
+      const metrics = new CapacityMetrics(server.cpus ?? Number.POSITIVE_INFINITY, server.memoryBytes);
+      replica.capacity = metrics;
+      replica.cpu = new SharedCpu(this.clock, metrics.cpus, (demand, bytes) => metrics.observe(this.clock.now(), demand, bytes));
+    }
+    const cpu = replica.cpu;
+    replica.executor = new VirtualThreads(
+      cpu === undefined ? (delayMs, callback) => this.clock.schedule(delayMs, callback) : (_delayMs, callback, work) => cpu.start(work as InFlight, callback),
+      threadsFor(server.executorThreads),
+    );
+    replica.controller = new FlowController({
       clock: this.clock,
       serverConcurrencyLimit: server.maxRequestsInflight + server.maxMutatingRequestsInflight,
       defaultWaitLimitMs: Math.min(server.requestTimeoutMs / 4, MAX_WAIT_LIMIT_MS),
@@ -142,13 +183,16 @@ class Simulation {
           request.flow.touch(nowMs);
           request.flow.waiting++;
           this.level(descriptor.priorityLevel).addWaiting(nowMs, 1, queueLengthAfter);
+          if (this.multi) this.replicaLevel(replica, descriptor.priorityLevel).addWaiting(nowMs, 1, queueLengthAfter);
         },
         noAccommodation: (descriptor) => {
           this.level(descriptor.priorityLevel).noAccommodation++;
+          if (this.multi) this.replicaLevel(replica, descriptor.priorityLevel).noAccommodation++;
         },
-        limitsChanged: (levels) => this.limitsChanged(levels),
+        limitsChanged: (levels) => this.limitsChanged(replica, levels),
       },
     });
+    return replica;
   }
 
   run(): SimulationResult {
@@ -161,8 +205,10 @@ class Simulation {
       resources: [...counts.keys()],
       count: (key) => counts.get(key) ?? -1,
     });
-    this.controller.configure(input.loaded.config);
-    this.controller.start();
+    for (const replica of this.replicas) {
+      replica.controller.configure(input.loaded.config);
+      replica.controller.start();
+    }
     for (const spec of scenario.flows) this.startFlow(spec);
     const audit = input.auditLog === undefined ? undefined : this.startReplay(input.auditLog);
 
@@ -179,8 +225,9 @@ class Simulation {
     }
     // The last bucket closes after everything due at the end has run.
     this.closeBucket();
-    const finalDump = this.controller.dump();
-    this.controller.stop();
+    // The first replica's state stands for the configuration's (every replica digests the same one).
+    const finalDump = this.replicas[0]!.controller.dump();
+    for (const replica of this.replicas) replica.controller.stop();
     stopCounting();
     for (const flow of this.flows) flow.touch(durationMs);
 
@@ -196,6 +243,12 @@ class Simulation {
       levels: [...this.levels.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
       finalDump,
       eventsRun: this.clock.eventCount,
+      replicas: this.replicas.map((r) => ({
+        name: r.name,
+        levels: [...r.levels.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+        capacity: r.capacity,
+        clients: r.clients,
+      })),
       audit: audit?.(),
     };
   }
@@ -215,26 +268,38 @@ class Simulation {
       flow.levels.add(level.name);
     }
     flow.touch(nowMs);
+    const replicaLevel = this.multi ? this.replicaLevel(request.replica, outcome.request.priorityLevel) : undefined;
     if (request.queued) {
       flow.waiting--;
       level.addWaiting(nowMs, -1);
+      replicaLevel?.addWaiting(nowMs, -1);
     }
     const estimate = outcome.workEstimate;
     flow.offeredSeatMs += maxSeatsOf(estimate) * request.serviceMs;
     if (outcome.decision.kind === 'reject') {
       flow.noteRejected(outcome.decision.reason);
       level.noteRejected(outcome.decision.reason);
+      replicaLevel?.noteRejected(outcome.decision.reason);
       return;
     }
     request.seats = maxSeatsOf(estimate);
     request.releaseDelayMs = estimate.finalSeats > 0 ? estimate.additionalLatencyMs : 0;
     request.level = level;
+    request.replicaLevel = replicaLevel;
     flow.seats += request.seats;
     flow.executing++;
     flow.noteDispatched(nowMs - request.arrivalMs, request.seats);
     level.addSeats(nowMs, request.seats);
     level.noteDispatched();
-    if (runsOnPool(request.objects)) this.executor.execute(request);
+    replicaLevel?.addSeats(nowMs, request.seats);
+    replicaLevel?.noteDispatched();
+    const replica = request.replica;
+    if (replica.cpu !== undefined) {
+      request.cpuDemand = cpuDemandOf(cpuMsOf(request.cost.cpuMs, request.objects), request.serviceMs);
+      request.memoryBytes = responseBytesOf(request.objects, request.cost.objectBytes);
+    }
+    if (runsOnPool(request.objects)) replica.executor.execute(request);
+    else if (replica.cpu !== undefined) replica.cpu.start(request);
     else this.clock.scheduleTask(request.serviceMs, request);
   }
 
@@ -258,24 +323,28 @@ class Simulation {
     request.flow.touch(nowMs);
     request.flow.seats -= request.seats;
     request.level!.addSeats(nowMs, -request.seats);
+    request.replicaLevel?.addSeats(nowMs, -request.seats);
   }
 
-  private limitsChanged(levels: readonly LevelDump[]): void {
+  private limitsChanged(replica: Replica, levels: readonly LevelDump[]): void {
     if (!this.configured) return;
     const nowMs = this.clock.now();
     for (const dump of levels) {
-      const level = this.level(dump.name);
-      level.limits = dump.limits;
-      level.exempt = dump.exempt;
-      level.maxSeats = dump.maxSeats;
-      level.queues = dump.queueSet.queues.length;
-      level.setCurrentCL(nowMs, dump.currentCL);
+      setLimits(this.multi ? this.replicaLevel(replica, dump.name) : this.level(dump.name), dump, nowMs);
+      if (this.multi) this.sumReplicas(dump, nowMs);
     }
+  }
+
+  /** The run's books of a level are the sums of its replicas' limits and CurrentCL. */
+  private sumReplicas(dump: LevelDump, nowMs: number): void {
+    setLimits(this.level(dump.name), summedDump(dump, this.replicas), nowMs);
   }
 
   // --- workload --------------------------------------------------------------------------------
 
   private submit(
+    replica: Replica,
+    cost: FlowCost,
     flow: FlowMetrics,
     digest: RequestDigest,
     query: Record<string, string>,
@@ -286,11 +355,11 @@ class Simulation {
     serviceMs: number,
   ): void {
     flow.noteArrived();
-    const request = new InFlight(this, flow, digest, query, waitLimitMs, this.clock.now(), serviceMs, timeoutMs);
+    const request = new InFlight(this, replica, cost, flow, digest, query, waitLimitMs, this.clock.now(), serviceMs, timeoutMs);
     this.estimating.objects = objects;
     this.estimating.watchers = watchers;
     this.admitting = request;
-    request.admission = this.controller.admit(request, this.onOutcome);
+    request.admission = replica.controller.admit(request, this.onOutcome);
     this.admitting = undefined;
   }
 
@@ -312,10 +381,17 @@ class Simulation {
     const service = serviceSampler(spec.service);
     const stopMs = Math.min(spec.stopMs, this.scenario.durationMs);
     const clock = this.clock;
+    const cost: FlowCost = { cpuMs: spec.cpuMs, objectBytes: spec.objectBytes };
+    // Each client connects once, at the start, and keeps its replica; its requests take turns.
+    const pick = this.assigner.picker(spec.name);
+    const clients: Replica[] = [];
+    for (let i = 0; i < spec.clients; i++) clients.push(pick());
+    let arrival = 0;
     const fire = (): void => {
       // Draw order per arrival is fixed (service time, then the next gap), whatever the engine does.
       const serviceMs = service.nextMs(prng);
-      this.submit(flow, digest, spec.query, spec.objects, spec.watchers, spec.waitLimitMs, spec.timeoutMs, serviceMs);
+      const replica = clients.length === 1 ? clients[0]! : clients[arrival++ % clients.length]!;
+      this.submit(replica, cost, flow, digest, spec.query, spec.objects, spec.watchers, spec.waitLimitMs, spec.timeoutMs, serviceMs);
       const nextMs = arrivals.next(prng, clock.now());
       if (nextMs < stopMs) clock.schedule(nextMs - clock.now(), fire);
     };
@@ -333,6 +409,8 @@ class Simulation {
     // The same classifier the controller builds from this configuration, to name flows by schema.
     const classifier = buildClassifier(this.input.loaded.config.flowSchemas, this.input.loaded.config.priorityLevels);
     let next = 0;
+    // A replayed flow is one client: it keeps the replica it connected to first.
+    const replicaOf = new Map<FlowMetrics, Replica>();
     const fire = (): void => {
       const request = requests[next++]!;
       const shape = request.shape;
@@ -358,12 +436,13 @@ class Simulation {
       if (flow === undefined) {
         flow = this.addFlow(flowName, 'audit-log');
         flows.set(flowName, flow);
+        replicaOf.set(flow, this.assigner.picker(flowName)());
       }
       // A request's own ?timeout= (capped at --request-timeout) sets its deadline, and a quarter
       // of the deadline (at most a minute) is how long it may wait in a queue, as in kube-apiserver.
       const timeoutMs = requestDeadlineMs(request.query.timeout, serverTimeoutMs);
       const waitLimitMs = Math.min(timeoutMs / 4, MAX_WAIT_LIMIT_MS);
-      this.submit(flow, digest, request.query, undefined, 0, waitLimitMs, timeoutMs, request.serviceMs);
+      this.submit(replicaOf.get(flow)!, AUDIT_COST, flow, digest, request.query, undefined, 0, waitLimitMs, timeoutMs, request.serviceMs);
       const following = requests[next];
       if (following !== undefined && following.arrivalMs < durationMs) this.clock.schedule(following.arrivalMs - this.clock.now(), fire);
     };
@@ -405,6 +484,16 @@ class Simulation {
     return level;
   }
 
+  private replicaLevel(replica: Replica, name: string): LevelMetrics {
+    let level = replica.levels.get(name);
+    if (level === undefined) {
+      level = new LevelMetrics(name);
+      for (let i = 0; i < this.bucketsClosed; i++) level.closeBucket(this.clock.now());
+      replica.levels.set(name, level);
+    }
+    return level;
+  }
+
   private scheduleBucketClose(index: number): void {
     // The last bucket is closed by run() after the end instant has fully run.
     if (index >= this.bucketEndsMs.length - 1) return;
@@ -418,6 +507,10 @@ class Simulation {
     const nowMs = this.clock.now();
     for (const level of this.levels.values()) level.closeBucket(nowMs);
     for (const flow of this.flows) flow.closeBucket();
+    for (const replica of this.replicas) {
+      for (const level of replica.levels.values()) level.closeBucket(nowMs);
+      replica.capacity?.closeBucket(nowMs);
+    }
     this.bucketsClosed++;
   }
 }
@@ -426,4 +519,12 @@ function requestDeadlineMs(timeoutParameter: string | undefined, serverTimeoutMs
   if (timeoutParameter === undefined) return serverTimeoutMs;
   const parsed = parseDurationMs(timeoutParameter);
   return parsed.ok && parsed.ms > 0 && parsed.ms < serverTimeoutMs ? parsed.ms : serverTimeoutMs;
+}
+
+function setLimits(level: LevelMetrics, dump: LevelDump, nowMs: number): void {
+  level.limits = dump.limits;
+  level.exempt = dump.exempt;
+  level.maxSeats = dump.maxSeats;
+  level.queues = dump.queueSet.queues.length;
+  level.setCurrentCL(nowMs, dump.currentCL);
 }

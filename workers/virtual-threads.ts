@@ -19,9 +19,12 @@ export class VirtualThreads {
   private readonly waiting: (VirtualWork | undefined)[] = [];
   private waitingHead = 0;
 
-  /** `schedule` runs a callback after a delay of virtual time; `onIdle` is called whenever the last work completes. */
+  /**
+   * `schedule` runs a callback after a delay of virtual time (or when `work` is done, for a caller
+   * that models contention itself); `onIdle` is called whenever the last work completes.
+   */
   constructor(
-    private readonly schedule: (delayMs: number, callback: () => void) => void,
+    private readonly schedule: (delayMs: number, callback: () => void, work: VirtualWork) => void,
     private readonly threads: number,
     private readonly onIdle?: () => void,
   ) {
@@ -47,12 +50,16 @@ export class VirtualThreads {
 
   private start(work: VirtualWork): void {
     this.running++;
-    this.schedule(work.serviceMs, () => {
-      // The work completes while it still holds its thread, so whatever it starts queues behind
-      // the work already waiting; the freed thread then goes to the oldest waiter, at this instant.
-      work.fire();
-      this.workDone();
-    });
+    this.schedule(
+      work.serviceMs,
+      () => {
+        // The work completes while it still holds its thread, so whatever it starts queues behind
+        // the work already waiting; the freed thread then goes to the oldest waiter, at this instant.
+        work.fire();
+        this.workDone();
+      },
+      work,
+    );
   }
 
   private workDone(): void {

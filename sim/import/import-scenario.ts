@@ -26,6 +26,8 @@ export interface ImportInput {
   name: string;
   /** Flows that reproduce the observed load (`--traffic`); none by default. */
   flows?: readonly ObservedFlow[];
+  /** kube-apiservers counted from their identity leases (apiserver-replicas.ts); unset when unknown. */
+  replicas?: number;
 }
 
 export interface ImportResult {
@@ -136,7 +138,11 @@ export function importScenario(input: ImportInput): ImportResult {
     name: input.name,
     description: `Imported from ${input.server} (context ${input.context}).`,
     duration: '60s',
-    server: { maxRequestsInflight, maxMutatingRequestsInflight: total - maxRequestsInflight },
+    server: {
+      maxRequestsInflight,
+      maxMutatingRequestsInflight: total - maxRequestsInflight,
+      ...(input.replicas === undefined ? {} : { replicas: input.replicas }),
+    },
     bootstrap: 'none',
     objectCounts,
     objects: [...plcs, ...schemas],
@@ -183,6 +189,7 @@ export function mergeScenario(
   const server = imported.server as Record<string, number>;
   document.setIn(['server', 'maxRequestsInflight'], server.maxRequestsInflight);
   document.setIn(['server', 'maxMutatingRequestsInflight'], server.maxMutatingRequestsInflight);
+  if (server.replicas !== undefined) document.setIn(['server', 'replicas'], server.replicas);
   document.set('bootstrap', 'none');
   document.set('objectCounts', imported.objectCounts);
   document.set('objects', imported.objects);

@@ -24,6 +24,18 @@ export function fmtPercent(fraction: number): string {
   return `${Number(pct.toPrecision(pct < 1 ? 2 : 3))}%`;
 }
 
+/** Bytes in binary units with three significant digits (`1.5 GiB`). */
+export function fmtBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${Number(value.toPrecision(3))} ${units[unit]}`;
+}
+
 export function esc(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

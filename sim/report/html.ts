@@ -4,7 +4,7 @@
 
 import type { FlowReport, LevelReport, SimulationReport } from '../report.ts';
 import type { Plot } from './plots.ts';
-import { esc, fmtInt, fmtNumber, fmtPercent, fmtSeconds, nameCell } from './format.ts';
+import { esc, fmtBytes, fmtInt, fmtNumber, fmtPercent, fmtSeconds, nameCell } from './format.ts';
 import { COLD_START_MS } from '../explain/explain.ts';
 import { page, stripXmlHeader, table } from './page.ts';
 
@@ -28,6 +28,9 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
         : s.server.executorThreads === 0
           ? ' · execution plane inline (0 threads)'
           : ` · ${s.server.executorThreads} executor thread${s.server.executorThreads === 1 ? '' : 's'}`) +
+      (s.server.cpus === undefined ? '' : ` · ${s.server.cpus} CPUs`) +
+      (s.server.memoryBytes === undefined ? '' : ` · ${fmtBytes(s.server.memoryBytes)} for responses`) +
+      (s.server.replicas === undefined ? '' : ` · ${s.server.replicas} replicas (${esc(s.server.replicaAssignment ?? '')})`) +
       `</p>`,
   );
   parts.push(`<p class="meta">Reproduce: <code>${esc(reproduce)}</code></p>`);
@@ -49,6 +52,7 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
       'others, negative when it lent its own.</p>',
   );
   parts.push(levelTable(report));
+  parts.push(capacitySection(report));
   parts.push(fairnessSection(report));
 
   parts.push('<h2>Plots</h2>');
@@ -264,6 +268,53 @@ const reasons = (r: Record<string, number>) =>
     .filter(([, n]) => n > 0)
     .map(([reason, n]) => `${fmtInt(n)} ${reason}`)
     .join(', ');
+
+/** The modelled server's CPU and memory, and each replica's share of the work; empty when not modelled. */
+function capacitySection(report: SimulationReport): string {
+  const c = report.capacity;
+  const parts: string[] = [];
+  if (c !== undefined) {
+    const of = report.replicas === undefined ? '' : ' (the busiest replica)';
+    const lines = [
+      c.cpus === null
+        ? ''
+        : `CPU${of}: ${fmtPercent(c.meanCpuBusy)} of ${c.cpus} cores busy on average; demand peaked at ${fmtPercent(c.peakCpu)} of the cores` +
+          (c.overloadedSeconds > 0 ? `, and for ${fmtSeconds(c.overloadedSeconds)} it exceeded them, slowing every running request.` : '.'),
+      `Memory${of}: LIST responses in flight peaked at ${fmtBytes(c.peakMemoryBytes)}` +
+        (c.memoryBytes === null
+          ? ' (server.memory unbounded).'
+          : c.outOfMemoryAtSeconds === null
+            ? ` of ${fmtBytes(c.memoryBytes)}.`
+            : `: more than server.memory (${fmtBytes(c.memoryBytes)}) from ${fmtNumber(c.outOfMemoryAtSeconds)} s, ` +
+              `${fmtSeconds(c.outOfMemorySeconds)} in all; the modelled server would have run out of memory.`),
+    ].filter((l) => l !== '');
+    parts.push(`<h2>Server capacity</h2><ul class="findings">${lines.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`);
+  }
+  if (report.replicas !== undefined) {
+    parts.push(
+      '<h2>Replicas</h2><p class="note">Each kube-apiserver has its own APF and server concurrency limit; clients keep the replica they ' +
+        'connected to. The tables above are the sums over replicas.</p>',
+    );
+    const rows = report.replicas.map((r) => {
+      const levels = Object.values(r.levels);
+      return [
+        esc(r.name),
+        esc(
+          Object.entries(r.clients)
+            .map(([flow, n]) => `${flow} ×${n}`)
+            .join(', '),
+        ),
+        fmtInt(levels.reduce((s, l) => s + l.dispatched, 0)),
+        fmtInt(levels.reduce((s, l) => s + l.rejectedTotal, 0)),
+        r.capacity === null || r.capacity.cpus === null ? '—' : fmtPercent(r.capacity.meanCpuBusy),
+        r.capacity === null || r.capacity.cpus === null ? '—' : fmtPercent(r.capacity.peakCpu),
+        r.capacity === null ? '—' : fmtBytes(r.capacity.peakMemoryBytes),
+      ];
+    });
+    parts.push(table(['replica', 'clients', 'dispatched', 'rejected', 'CPU busy', 'CPU demand peak', 'memory peak'], rows, [0, 1], { wrap: true }));
+  }
+  return parts.join('\n');
+}
 
 const signed = (n: number) => (n > 0 ? `+${fmtNumber(n)}` : fmtNumber(n));
 

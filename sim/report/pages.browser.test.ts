@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { runSimCompare } from '../cli-compare.ts';
 import { runSimRun } from '../cli-run.ts';
@@ -114,6 +114,15 @@ test('report, comparison and sweep summary render in Chromium without errors, wi
     assertLaidOut(await inspect(browser, join(dir, 'run', 'report.html')), 'report.html', 5);
     assertLaidOut(await inspect(browser, join(dir, 'compare', 'compare.html')), 'compare.html', 0);
     assertLaidOut(await inspect(browser, join(dir, 'sweep', 'summary.html')), 'summary.html', 1);
+    // The capacity model's section, plots and the replicas' table (sim/examples/replicas.yaml).
+    const replicas = fileURLToPath(new URL('../examples/replicas.yaml', import.meta.url));
+    assert.is(await runSimRun([replicas, '--seed', '1', '--no-suggestions', '--out', join(dir, 'replicas')], sink), 0);
+    const capacity = await inspect(browser, join(dir, 'replicas', 'report.html'));
+    assertLaidOut(capacity, 'replicas report.html', 7);
+    assert.ok(
+      capacity.figures.some((f) => f.caption.startsWith("The server's CPUs over time")),
+      capacity.figures.map((f) => f.caption).join('\n'),
+    );
 
     // The check can fail: a table forced wider than the window is caught.
     const wide = join(dir, 'wide.html');

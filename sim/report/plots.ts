@@ -243,6 +243,56 @@ export function buildPlots(report: SimulationReport): Plot[] {
           },
     emptyText: 'No request was rejected.',
   });
+  plots.push(...capacityPlots(report));
+  return plots;
+}
+
+/** CPU and memory of each modelled replica over time (docs/simulator.md, "A server with finite capacity"). */
+function capacityPlots(report: SimulationReport): Plot[] {
+  const series = report.series.capacity;
+  const capacity = report.capacity;
+  if (series === undefined || capacity === undefined) return [];
+  const times = report.series.timesSeconds;
+  const replicas = Object.keys(series);
+  const x = { field: 't', type: 'quantitative', title: 'simulated time (s)' };
+  const color = { field: 'series', type: 'nominal', title: 'series' };
+  const plots: Plot[] = [];
+  if (capacity.cpus !== null) {
+    const rows = replicas.flatMap((r) =>
+      times.flatMap((t, i) => [
+        { t, series: `${r}: busy (mean)`, value: series[r]!.cpuBusyMean[i] },
+        { t, series: `${r}: demand (max)`, value: series[r]!.cpuDemandMax[i] },
+      ]),
+    );
+    plots.push({
+      file: 'capacity-cpu.svg',
+      title: "The server's CPUs over time",
+      caption:
+        `Busy is the share of the ${capacity.cpus} cores in use; demand is what the running requests asked for, as a share of the cores. Above 1 ` +
+        'the cores are oversubscribed and every running request on that server runs that many times slower.',
+      spec: {
+        ...base('CPU: busy and demand ÷ cores'),
+        data: { values: rows },
+        mark: { type: 'line', interpolate: 'step-before' },
+        encoding: { x, y: { field: 'value', type: 'quantitative', title: 'share of the cores' }, color },
+      },
+    });
+  }
+  if (capacity.peakMemoryBytes > 0 || capacity.memoryBytes !== null) {
+    const rows = replicas.flatMap((r) => times.map((t, i) => ({ t, series: `${r}: LIST responses (max)`, value: series[r]!.memoryBytesMax[i]! / 2 ** 20 })));
+    if (capacity.memoryBytes !== null) for (const t of times) rows.push({ t, series: 'server.memory', value: capacity.memoryBytes / 2 ** 20 });
+    plots.push({
+      file: 'capacity-memory.svg',
+      title: "The server's memory for responses over time",
+      caption: 'Bytes the running LISTs hold for their responses (objects × size). A line above server.memory is a server that would have run out.',
+      spec: {
+        ...base('Response memory (MiB)'),
+        data: { values: rows },
+        mark: { type: 'line', interpolate: 'step-before' },
+        encoding: { x, y: { field: 'value', type: 'quantitative', title: 'MiB' }, color },
+      },
+    });
+  }
   return plots;
 }
 

@@ -92,6 +92,14 @@ export function digestOf(report: SimulationReport): RunDigest {
       ]),
     ),
     fairness: Object.fromEntries(Object.entries(report.fairness).map(([name, f]) => [name, { jain: f.jain, jainVsMaxMinFair: f.jainVsMaxMinFair }])),
-    capacity: null,
+    capacity:
+      report.capacity === undefined || report.capacity.cpus === null
+        ? null
+        : {
+            cpus: report.capacity.cpus,
+            peakCpu: report.capacity.peakCpu,
+            peakMemoryBytes: report.capacity.peakMemoryBytes,
+            memoryBytes: report.capacity.memoryBytes,
+          },
   };
 }

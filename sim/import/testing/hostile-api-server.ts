@@ -11,6 +11,7 @@ export const FLOWCONTROL = '/apis/flowcontrol.apiserver.k8s.io/v1';
 export const PLC_PATH = `${FLOWCONTROL}/prioritylevelconfigurations`;
 export const FS_PATH = `${FLOWCONTROL}/flowschemas`;
 export const METRICS_PATH = '/metrics';
+export const LEASES_PATH = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases';
 
 export type Answer = { status?: number; body: string } | { trickleEveryMs: number };
 

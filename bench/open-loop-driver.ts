@@ -1,0 +1,120 @@
+// An open-loop load client, run as its own process: each flow sends requests at Poisson arrival
+// times whatever the server does (as the simulator's flows arrive), over its own keep-alive HTTPS
+// agent, and records each request's latency and status. wrk is closed-loop (a connection waits for
+// its answer before the next request), which a simulator of open arrivals cannot be compared with;
+// at the tens to hundreds of requests per second the comparison uses, a Node client keeps up (it
+// reports its own CPU, and how late it sent, so a run where it did not is seen).
+//
+//   node --import tsx bench/open-loop-driver.ts '<json DriverConfig>'   → one JSON line, DriverResult
+import { Agent, request } from 'node:https';
+import { performance } from 'node:perf_hooks';
+
+export interface DriverFlow {
+  name: string;
+  path: string;
+  token: string;
+  accept?: string;
+  /** Requests per second (Poisson). */
+  rate: number;
+}
+
+export interface DriverConfig {
+  url: string;
+  caPem: string;
+  seconds: number;
+  /** Requests sent before this many seconds are not recorded (warm-up). */
+  warmupSeconds: number;
+  seed: number;
+  flows: DriverFlow[];
+}
+
+export interface FlowResult {
+  name: string;
+  sent: number;
+  /** Latency in ms of each recorded request that got an answer, sorted. */
+  latenciesMs: number[];
+  statuses: Record<string, number>;
+  errors: number;
+}
+
+export interface DriverResult {
+  flows: FlowResult[];
+  /** The client's own CPU seconds, and its worst lateness sending a request (ms). */
+  clientCpuSeconds: number;
+  maxSendLagMs: number;
+}
+
+/** xorshift32: the driver's arrivals are reproducible per seed. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 0x1_0000_0000;
+  };
+}
+
+export async function drive(config: DriverConfig): Promise<DriverResult> {
+  const start = performance.now();
+  const cpuStart = process.cpuUsage();
+  let maxSendLagMs = 0;
+  const pending: Promise<void>[] = [];
+  const results = config.flows.map((flow, index): FlowResult => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 256, ca: config.caPem });
+    const result: FlowResult = { name: flow.name, sent: 0, latenciesMs: [], statuses: {}, errors: 0 };
+    const random = prng(config.seed * 7919 + index);
+    let due = 0;
+    const next = () => {
+      due += (-Math.log(1 - random()) / flow.rate) * 1000;
+      if (due >= config.seconds * 1000) return;
+      setTimeout(fire, Math.max(0, due - (performance.now() - start)));
+    };
+    const fire = () => {
+      const sentAt = performance.now();
+      maxSendLagMs = Math.max(maxSendLagMs, sentAt - start - due);
+      const recorded = due >= config.warmupSeconds * 1000;
+      if (recorded) result.sent++;
+      pending.push(
+        new Promise<void>((resolve) => {
+          const req = request(
+            new URL(flow.path, config.url),
+            { agent, headers: { Authorization: `Bearer ${flow.token}`, Accept: flow.accept ?? 'application/json' } },
+            (res) => {
+              res.on('data', () => {});
+              res.on('end', () => {
+                if (recorded) {
+                  result.latenciesMs.push(performance.now() - sentAt);
+                  const code = String(res.statusCode);
+                  result.statuses[code] = (result.statuses[code] ?? 0) + 1;
+                }
+                resolve();
+              });
+            },
+          );
+          req.on('error', () => {
+            if (recorded) result.errors++;
+            resolve();
+          });
+          req.end();
+        }),
+      );
+      next();
+    };
+    next();
+    return result;
+  });
+  await new Promise((resolve) => setTimeout(resolve, config.seconds * 1000 + 100));
+  await Promise.all(pending);
+  for (const r of results) r.latenciesMs.sort((a, b) => a - b);
+  const cpu = process.cpuUsage(cpuStart);
+  return { flows: results, clientCpuSeconds: (cpu.user + cpu.system) / 1e6, maxSendLagMs };
+}
+
+if (process.argv[1]?.endsWith('open-loop-driver.ts') && process.argv[2] !== undefined) {
+  const result = await drive(JSON.parse(process.argv[2]) as DriverConfig);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exit(0);
+}

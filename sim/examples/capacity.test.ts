@@ -1,0 +1,125 @@
+// The capacity model's examples: cpu-bound-lists, where a change that only moves seat accounting
+// (a wider handSize, so each LIST is charged fewer seats and more run at once) looks free without
+// the model and is refused with it; and replicas.yaml, one history per seed with three servers.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runSimTune } from '../cli-tune.ts';
+import { reportJson, type SimulationReport } from '../report.ts';
+import { runScenario } from '../run-scenario.ts';
+
+const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
+const CAPACITY = ', cpus: 4, memory: 2Gi, executorThreads: none';
+
+/** The recommendation's changes when tuning `scenarioText` with cpu-bound-lists' objectives. */
+async function tune(scenarioText: string): Promise<{ met: boolean; changes: string[] }> {
+  const dir = await mkdtemp(join(tmpdir(), 'fairway-capacity-'));
+  try {
+    const scenario = join(dir, 'cpu-bound-lists.yaml');
+    await writeFile(scenario, scenarioText);
+    let out = '';
+    const argv = [scenario, '--objectives', here('cpu-bound-lists.objectives.yaml'), '--seeds', '1..2', '--workers', '2', '--no-plots', '--no-suggestions'];
+    const code = await runSimTune([...argv, '--out', join(dir, 'out')], { stdout: (t) => void (out += t), stderr: (t) => void (out += t) });
+    assert.is(code, 0, out);
+    const result = JSON.parse(await readFile(join(dir, 'out', 'tune.json'), 'utf8'));
+    return { met: result.met, changes: result.recommendation.changes };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('cpu-bound-lists: tune does not buy Jenkins its wait with more LISTs at once once CPUs are finite', async () => {
+  const text = await readFile(here('cpu-bound-lists.yaml'), 'utf8');
+  assert.ok(text.includes(CAPACITY), 'the example models the server');
+  const seatAccounting = (c: string) => /ci-tools: (handSize|nominalConcurrencyShares|borrowingLimitPercent|lendablePercent)/.test(c);
+
+  // Without the model more heavy LISTs at once cost nothing, and a seat-accounting change wins.
+  const free = await tune(text.replace(CAPACITY, ''));
+  assert.ok(free.met && free.changes.some(seatAccounting), free.changes.join('; '));
+
+  // With it, that change slows apps-gets past its baseline; Jenkins gets a level of its own instead.
+  const modelled = await tune(text);
+  assert.ok(modelled.met, modelled.changes.join('; '));
+  assert.not.ok(modelled.changes.some(seatAccounting), modelled.changes.join('; '));
+});
+
+test('cpu-bound-lists: the report shows the CPUs and memory, and a LIST storm that runs the server out of memory', async () => {
+  const run = await runScenario({ scenarioFile: here('cpu-bound-lists.yaml'), seed: '1' });
+  assert.ok(run.ok);
+  const capacity = run.report.capacity!;
+  assert.is(capacity.cpus, 4);
+  assert.ok(capacity.peakCpu > 1, `peak ${capacity.peakCpu}`);
+  assert.ok(capacity.meanCpuBusy > 0.5 && capacity.meanCpuBusy <= 1, `busy ${capacity.meanCpuBusy}`);
+  // Five 8,000-pod LISTs at 4 KiB an object at once.
+  assert.is(capacity.peakMemoryBytes % (8000 * 4096), 0);
+  assert.is(capacity.outOfMemoryAtSeconds, null);
+  const series = run.report.series.capacity!['replica-0']!;
+  assert.is(series.cpuBusyMean.length, run.report.series.timesSeconds.length);
+
+  const dir = await mkdtemp(join(tmpdir(), 'fairway-capacity-'));
+  try {
+    const small = join(dir, 'small.yaml');
+    await writeFile(small, (await readFile(here('cpu-bound-lists.yaml'), 'utf8')).replace('memory: 2Gi', 'memory: 100Mi'));
+    const oom = await runScenario({ scenarioFile: small, seed: '1' });
+    assert.ok(oom.ok);
+    assert.ok(oom.report.capacity!.outOfMemoryAtSeconds !== null && oom.report.capacity!.outOfMemorySeconds > 0);
+    assert.is(oom.report.capacity!.memoryBytes, 100 * 2 ** 20);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+async function replicas(edit: (text: string) => string = (t) => t, seed = '1'): Promise<SimulationReport> {
+  const dir = await mkdtemp(join(tmpdir(), 'fairway-replicas-'));
+  try {
+    const file = join(dir, 'replicas.yaml');
+    await writeFile(file, edit(await readFile(here('replicas.yaml'), 'utf8')));
+    const run = await runScenario({ scenarioFile: file, seed });
+    if (!run.ok) throw new Error(run.errors.join('\n'));
+    return run.report;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test("replicas: one engine each, clients pinned at connection time, the run's levels their sums, one history per seed", async () => {
+  const report = await replicas();
+  assert.is(reportJson(await replicas()), reportJson(report));
+  assert.is.not(reportJson(await replicas(undefined, '2')), reportJson(report));
+  const each = report.replicas!;
+  assert.is(each.length, 3);
+  // Each replica's own APF: its NominalCLs from its own server concurrency limit, summed in the totals.
+  for (const [name, level] of Object.entries(report.levels)) {
+    assert.is(level.nominalCL, 3 * each[0]!.levels[name]!.nominalCL, name);
+    assert.is(
+      level.dispatched,
+      each.reduce((s, r) => s + (r.levels[name]?.dispatched ?? 0), 0),
+      name,
+    );
+  }
+  // Every client is on exactly one replica; the one LIST client's replica carries all its CPU.
+  assert.is(
+    each.reduce((s, r) => s + (r.clients.kubelets ?? 0), 0),
+    30,
+  );
+  const lister = each.find((r) => r.clients['operator-lists'] === 1)!;
+  assert.is(report.capacity!.peakCpu, lister.capacity!.peakCpu);
+  for (const r of each) if (r !== lister) assert.ok(r.capacity!.peakCpu < lister.capacity!.peakCpu, r.name);
+
+  // In turn: 30 kubelet connections split 10 / 10 / 10.
+  const turns = await replicas((t) => t.replace('replicaAssignment: random', 'replicaAssignment: round-robin'));
+  assert.equal(
+    turns.replicas!.map((r) => r.clients.kubelets),
+    [10, 10, 10],
+  );
+  // One replica is the scenario without replicas: no replica keys in its report.
+  const single = await replicas((t) => t.replace('replicas: 3, ', ''));
+  assert.is(single.replicas, undefined);
+  assert.is(single.scenario.server.replicas, undefined);
+});
+
+test.run();

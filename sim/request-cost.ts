@@ -1,0 +1,29 @@
+// What one request costs the modelled server (docs/simulator.md, "A server with finite capacity"):
+// the CPU it keeps busy while it runs and the response bytes a LIST holds until it is done.
+//
+// A flow's service time is its uncontended time. Its CPU time is the flow's `cpu` when given, else
+// a small per-request cost plus a cost per listed object (decoding from the watch cache, converting
+// and encoding each object dominates a large LIST in kube-apiserver). One request is one goroutine
+// at a time, so it keeps at most one core busy: its demand is cpu ÷ service time, at most 1.
+
+/** CPU time of a request that lists nothing (authentication, routing, one object's encoding). */
+export const BASE_CPU_MS = 0.5;
+/** CPU time per object a LIST or a watch's initial listing returns (decode, convert, encode). */
+export const CPU_MS_PER_OBJECT = 0.05;
+
+/** CPU time of one request: the flow's own, or from the objects it returns. */
+export function cpuMsOf(explicitCpuMs: number | undefined, objects: number | undefined): number {
+  if (explicitCpuMs !== undefined) return explicitCpuMs;
+  return BASE_CPU_MS + CPU_MS_PER_OBJECT * (objects ?? 0);
+}
+
+/** Cores a request keeps busy while it runs uncontended (0..1). */
+export function cpuDemandOf(cpuMs: number, serviceMs: number): number {
+  if (serviceMs <= 0) return 0;
+  return Math.min(1, cpuMs / serviceMs);
+}
+
+/** Response bytes a request holds while it runs: its listed objects × their size. */
+export function responseBytesOf(objects: number | undefined, objectBytes: number): number {
+  return objects === undefined ? 0 : objects * objectBytes;
+}
