@@ -112,7 +112,7 @@ export interface SimulationReport {
     intervalSeconds: number;
     timesSeconds: number[];
     levels: Record<string, LevelMetrics['series']>;
-    flows: Record<string, FlowMetrics['series']>;
+    flows: Record<string, { arrived: number[]; dispatched: number[]; rejected: number[]; waitMaxSeconds: number[] }>;
   };
   distributions: { waitSeconds: Record<string, [number, number][]>; latencySeconds: Record<string, [number, number][]> };
   audit?: NonNullable<SimulationResult['audit']>;
@@ -260,7 +260,15 @@ export function buildReport(result: SimulationResult): SimulationReport {
         ]),
       ),
       flows: Object.fromEntries(
-        result.flows.map((f) => [f.name, { arrived: [...f.series.arrived], dispatched: [...f.series.dispatched], rejected: [...f.series.rejected] }]),
+        result.flows.map((f) => [
+          f.name,
+          {
+            arrived: [...f.series.arrived],
+            dispatched: [...f.series.dispatched],
+            rejected: [...f.series.rejected],
+            waitMaxSeconds: f.series.waitMaxMs.map((ms) => round(ms / 1000)),
+          },
+        ]),
       ),
     },
     distributions: {

@@ -70,6 +70,8 @@ export function chooseIntervalMs(durationMs: number): number {
  */
 class InFlight implements AdmitRequest, VirtualWork {
   queued = false;
+  /** The length of the queue it joined, counting itself. */
+  queueLength = 0;
   seats = 0;
   releaseDelayMs = 0;
   level: LevelMetrics | undefined;
@@ -139,9 +141,10 @@ class Simulation {
           if (request === undefined || request.digest !== descriptor.digest) throw new Error('simulator: queued() outside admit()');
           const nowMs = this.clock.now();
           request.queued = true;
+          request.queueLength = queueLengthAfter;
           request.flow.touch(nowMs);
           request.flow.waiting++;
-          this.level(descriptor.priorityLevel).addWaiting(nowMs, 1, queueLengthAfter);
+          this.level(descriptor.priorityLevel).addWaiting(nowMs, 1);
         },
         noAccommodation: (descriptor) => {
           this.level(descriptor.priorityLevel).noAccommodation++;
@@ -218,6 +221,7 @@ class Simulation {
     if (request.queued) {
       flow.waiting--;
       level.addWaiting(nowMs, -1);
+      level.noteQueueLength(nowMs - request.arrivalMs, request.queueLength);
     }
     const estimate = outcome.workEstimate;
     flow.offeredSeatMs += maxSeatsOf(estimate) * request.serviceMs;

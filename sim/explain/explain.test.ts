@@ -9,6 +9,7 @@ import { runScenario } from '../run-scenario.ts';
 import { renderHtml } from '../report/html.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
 test('a LIST storm: why argo-gets waits, in operator words, and simulated remedies with their effect on every flow', async () => {
   const outcome = await runScenario({ scenarioFile: example('operator-list-storm.yaml'), seed: '1', suggestions: true });
@@ -63,6 +64,23 @@ test('the cold start is explained as such, with no remedy; idle levels lending i
   const html = renderHtml(report, [], 'x');
   assert.not.match(html, /Levels without traffic/);
   assert.not.match(html, /lent up to/);
+});
+
+test('a level that lends while its only flow never waits: no queueing in its series, no lending finding', async () => {
+  const outcome = await runScenario({ scenarioFile: fixture('quiet-lender.yaml'), seed: '1' });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const report = outcome.report;
+  assert.is(report.flows.dashboard!.waitSeconds.max, 0);
+  assert.ok(report.levels.quiet!.currentCL.min < report.levels.quiet!.nominalCL, 'quiet lends');
+  // Requests the queue set enqueues and dispatches in the same instant never waited.
+  assert.is(report.levels.quiet!.waiting.max, 0);
+  assert.is(report.levels.quiet!.longestQueue, 0);
+  assert.ok(
+    report.series.levels.quiet!.waitingMax.every((n) => n === 0),
+    report.series.levels.quiet!.waitingMax.join(','),
+  );
+  assert.not.match(renderHtml(report, [], 'x'), /quiet<\/b> lent up to/);
 });
 
 test.run();

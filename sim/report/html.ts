@@ -107,21 +107,18 @@ function findings(report: SimulationReport): string[] {
       } had no rejections and a p99 wait under 100 ms.`,
     );
   // Idle levels lend, and every level starts from a CurrentCL without demand history: that is
-  // how APF works, not a finding. Borrowing is reported for busy levels after the cold start.
-  const times = report.series.timesSeconds;
+  // how APF works, not a finding. Lending is a finding only in the intervals after the cold start
+  // in which the level's own requests stayed queued while its CurrentCL was below NominalCL.
   for (const [name, l] of Object.entries(report.levels)) {
     if (l.dispatched + l.rejectedTotal === 0) continue;
-    const warm = (report.series.levels[name]?.currentCL ?? []).filter((_, i) => times[i]! * 1000 > COLD_START_MS);
-    const warmMin = warm.length > 0 ? Math.min(...warm) : l.currentCL.min;
+    const lent = lentWhileQueued(report, name);
     if (l.borrowing.maxSeats > 0)
       out.push(
         `Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–` +
           `${l.currentCL.max}).`,
       );
-    else if (warmMin < l.nominalCL && l.waiting.max > 0)
-      out.push(
-        `Level <b>${esc(name)}</b> lent up to ${l.nominalCL - warmMin} of its ${l.nominalCL} nominal seats to other levels while its own requests queued.`,
-      );
+    else if (lent > 0)
+      out.push(`Level <b>${esc(name)}</b> lent up to ${lent} of its ${l.nominalCL} nominal seats to other levels while its own requests queued.`);
     if (l.noAccommodation > 0)
       out.push(
         `Level <b>${esc(name)}</b> had a wide request at the head of a queue that did not fit ${fmtInt(l.noAccommodation)} times (it blocks the ` +
@@ -141,6 +138,25 @@ function findings(report: SimulationReport): string[] {
       );
   }
   return out;
+}
+
+/**
+ * The most seats `level` had lent (NominalCL − CurrentCL) in an interval after the cold start in
+ * which its own requests stayed queued; 0 when that never happened.
+ */
+export function lentWhileQueued(report: SimulationReport, level: string): number {
+  const l = report.levels[level];
+  const s = report.series.levels[level];
+  if (l === undefined || s === undefined) return 0;
+  const times = report.series.timesSeconds;
+  let lent = 0;
+  for (let i = 0; i < times.length; i++) {
+    // The CurrentCL at the end of the previous interval held during this one's start.
+    if (times[i]! * 1000 <= COLD_START_MS || (s.waitingMax[i] ?? 0) === 0) continue;
+    const cl = Math.min(s.currentCL[i]!, s.currentCL[i - 1] ?? s.currentCL[i]!);
+    lent = Math.max(lent, l.nominalCL - cl);
+  }
+  return lent;
 }
 
 function suggestionsSection(report: SimulationReport): string {
