@@ -6,7 +6,13 @@ import { esc, fmtNumber, fmtPercent, fmtSeconds, nameCell } from '../report/form
 import { page, table } from '../report/page.ts';
 import type { Comparison, MetricComparison, RowComparison, Unit, Verdict, VariantComparison } from './compare.ts';
 
-const VERDICT_TEXT: Record<Verdict, string> = { better: 'better', worse: 'worse', noise: 'within seed noise' };
+const VERDICT_TEXT: Record<Verdict, string> = {
+  better: 'better',
+  worse: 'worse',
+  new: 'new (variant only)',
+  removed: 'removed (baseline only)',
+  noise: 'within seed noise',
+};
 
 function fmt(unit: Unit, value: number | null): string {
   if (value === null) return '—';
@@ -26,20 +32,36 @@ function signed(unit: Unit, value: number | null): string {
   return `${value > 0 ? '+' : '−'}${fmt(unit, Math.abs(value))}`;
 }
 
+/** A typographic minus: "−14.9" reads as negative where "-14.9" reads as a dash. */
+const minus = (text: string) => text.replace(/^-/, '−');
+
+/** "−14.92 to −12.42", not "-14.92–-12.42": an en dash between negative numbers reads as a minus. */
+export function fmtRange(low: string, high: string): string {
+  return low.startsWith('-') || high.startsWith('-') ? `${minus(low)} to ${minus(high)}` : `${low}–${high}`;
+}
+
 /** Values never break inside ("12.3 ms"); a cell breaks only between them, so tables fit the page. */
 const nb = (text: string) => text.replace(/ /g, '\u00a0');
 
 function metricCell(m: MetricComparison | undefined): string {
   if (m === undefined) return '—';
   const range = (s: MetricComparison['baseline']) =>
-    s.min === null ? '—' : s.min === s.max ? nb(fmt(m.unit, s.min)) : nb(`${fmt(m.unit, s.min)}–${fmt(m.unit, s.max)}`);
+    s.min === null || s.max === null ? '—' : s.min === s.max ? nb(minus(fmt(m.unit, s.min))) : nb(fmtRange(fmt(m.unit, s.min), fmt(m.unit, s.max)));
   const spreads =
     m.baseline.min !== m.baseline.max || m.variant.min !== m.variant.max
       ? `<br><span class="dim">seeds: ${range(m.baseline)} → ${range(m.variant)}</span>`
       : '';
   const arrow = m.verdict === null || m.verdict === 'noise' ? '' : `\u00a0<span class="${m.verdict}">${m.verdict === 'better' ? '▼' : '▲'}</span>`;
   const delta = m.delta === null || m.delta === 0 ? '' : `<br><span class="${m.verdict ?? 'noise'}">${nb(signed(m.unit, m.delta))}</span>${arrow}`;
-  return `${nb(fmt(m.unit, m.baseline.median))} → ${nb(fmt(m.unit, m.variant.median))}${spreads}${delta}`;
+  return `${nb(minus(fmt(m.unit, m.baseline.median)))} → ${nb(minus(fmt(m.unit, m.variant.median)))}${spreads}${delta}`;
+}
+
+/** "1 better, 0 worse, 1 new, 3 within seed noise": new and removed rows only when there are some. */
+export function verdictCounts(rows: readonly RowComparison[]): string[] {
+  return (['better', 'worse', 'new', 'removed', 'noise'] as const).flatMap((k) => {
+    const n = rows.filter((r) => r.verdict === k).length;
+    return n === 0 && (k === 'new' || k === 'removed') ? [] : [`${n} ${k === 'new' ? 'new' : k === 'removed' ? 'removed' : VERDICT_TEXT[k]}`];
+  });
 }
 
 function verdictCell(row: RowComparison): string {
@@ -129,8 +151,7 @@ export function compareHtml(comparison: Comparison, options: { title?: string; i
       'worse on another counts as worse. Winners and losers come first.</p>',
   );
   for (const v of comparison.variants) {
-    const counts = (rows: RowComparison[]) =>
-      (['better', 'worse', 'noise'] as const).map((k) => `${rows.filter((r) => r.verdict === k).length} ${VERDICT_TEXT[k]}`).join(', ');
+    const counts = (rows: RowComparison[]) => verdictCounts(rows).join(', ');
     parts.push(`<h2>baseline vs ${esc(v.name)}${v.files.length > 0 ? ` <span class="dim">(${v.files.map(esc).join(', ')})</span>` : ''}</h2>`);
     parts.push(`<p>Flows: ${counts(v.flows)}. Levels: ${counts(v.levels)}.</p>`);
     parts.push('<h3>Flows</h3>', flowTable(v), '<h3>Priority levels</h3>', levelTable(v));
