@@ -9,6 +9,7 @@ import { parseCommandLine, processOutput, type Command, type CommandSpec, type O
 import { flag } from '../cli/flag-table.ts';
 import { nonEmpty, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
 import { compareHtml, verdictCounts } from './compare/compare-html.ts';
+import { comparePlotsHtml } from './compare/compare-plots.ts';
 import { runComparison } from './compare/run-comparison.ts';
 import { createProgress } from './progress.ts';
 import { checkVariants, variantNames } from './sweep/variants.ts';
@@ -81,7 +82,8 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
   const failed = comparison.runs.filter((r) => !r.ok);
   for (const run of failed) output.stderr(`SEED=${run.seed} variant ${run.variant} failed:\n${(run.errors ?? []).join('\n')}\n`);
   await writeFile(join(outDir, 'compare.json'), `${JSON.stringify(comparison, null, 2)}\n`);
-  await writeFile(join(outDir, 'compare.html'), compareHtml(comparison));
+  const plots = options.plots === false ? [] : await comparePlotsHtml(comparison);
+  await writeFile(join(outDir, 'compare.html'), compareHtml(comparison, { plots }));
   for (const v of comparison.variants) {
     const named = (verdict: string) => v.flows.filter((f) => f.verdict === verdict).map((f) => f.name);
     const parts = verdictCounts(v.flows).map((part) => {

@@ -4,6 +4,7 @@
 
 import { esc, fmtNumber, fmtPercent, fmtSeconds, nameCell } from '../report/format.ts';
 import { page, table } from '../report/page.ts';
+import { levelCell } from '../report/colours.ts';
 import type { Comparison, MetricComparison, RowComparison, Unit, Verdict, VariantComparison } from './compare.ts';
 
 const VERDICT_TEXT: Record<Verdict, string> = {
@@ -65,77 +66,78 @@ export function verdictCounts(rows: readonly RowComparison[]): string[] {
 }
 
 function verdictCell(row: RowComparison): string {
-  return `<span class="${row.verdict}">${VERDICT_TEXT[row.verdict]}</span>`;
+  return `<span class="${row.verdict}">${nb(VERDICT_TEXT[row.verdict])}</span>`;
 }
 
-function flowTable(v: VariantComparison): string {
-  const head = [
-    'flow',
-    'verdict',
-    'level',
-    'rejected (share of arrived)',
-    'queue-full',
-    'time-out',
-    'concurrency-limit',
-    'wait p50',
-    'wait p99',
-    'latency p50',
-    'latency p99',
-    'seats per request',
-  ];
-  const rows = v.flows.map((row) => [
-    nameCell(row.name),
-    verdictCell(row),
+/**
+ * Each table has few enough columns that its cells need not wrap: a cell is at most three lines
+ * (the medians, the seeds' ranges, the difference). Rejections and times are two tables.
+ */
+function flowTables(v: VariantComparison): string[] {
+  const level = (row: RowComparison) =>
     row.level === undefined
       ? ''
       : row.level.baseline === row.level.variant
-        ? nameCell(row.level.baseline)
-        : `${nameCell(row.level.baseline)} → ${nameCell(row.level.variant)}`,
-    metricCell(row.metrics.rejectedFraction),
-    metricCell(row.metrics['rejected.queue-full']),
-    metricCell(row.metrics['rejected.time-out']),
-    metricCell(row.metrics['rejected.concurrency-limit']),
-    metricCell(row.metrics.waitP50Seconds),
-    metricCell(row.metrics.waitP99Seconds),
-    metricCell(row.metrics.latencyP50Seconds),
-    metricCell(row.metrics.latencyP99Seconds),
-    metricCell(row.metrics.seatsPerRequest),
-  ]);
-  return table(head, rows, [0, 2], { wrap: true });
+        ? levelCell(row.level.baseline)
+        : `${levelCell(row.level.baseline)} → ${levelCell(row.level.variant)}`;
+  const rejections = table(
+    ['flow', 'verdict', 'level', 'rejected (share of arrived)', 'queue-full', 'time-out', 'concurrency-limit'],
+    v.flows.map((row) => [
+      nameCell(row.name),
+      verdictCell(row),
+      level(row),
+      metricCell(row.metrics.rejectedFraction),
+      metricCell(row.metrics['rejected.queue-full']),
+      metricCell(row.metrics['rejected.time-out']),
+      metricCell(row.metrics['rejected.concurrency-limit']),
+    ]),
+    [0, 2],
+  );
+  const times = table(
+    ['flow', 'wait p50', 'wait p99', 'latency p50', 'latency p99', 'seats per request'],
+    v.flows.map((row) => [
+      nameCell(row.name),
+      metricCell(row.metrics.waitP50Seconds),
+      metricCell(row.metrics.waitP99Seconds),
+      metricCell(row.metrics.latencyP50Seconds),
+      metricCell(row.metrics.latencyP99Seconds),
+      metricCell(row.metrics.seatsPerRequest),
+    ]),
+  );
+  return [rejections, times];
 }
 
-function levelTable(v: VariantComparison): string {
-  const head = [
-    'level',
-    'verdict',
-    'rejected',
-    'queue-full',
-    'time-out',
-    'concurrency-limit',
-    'waiting (mean)',
-    'NominalCL',
-    'CurrentCL (mean)',
-    'borrowing (mean)',
-    'seats in use (mean)',
-  ];
-  const rows = v.levels.map((row) => [
-    nameCell(row.name),
-    verdictCell(row),
-    metricCell(row.metrics.rejectedTotal),
-    metricCell(row.metrics['rejected.queue-full']),
-    metricCell(row.metrics['rejected.time-out']),
-    metricCell(row.metrics['rejected.concurrency-limit']),
-    metricCell(row.metrics.waitingMean),
-    metricCell(row.metrics.nominalCL),
-    metricCell(row.metrics.currentCLMean),
-    metricCell(row.metrics.borrowingMeanSeats),
-    metricCell(row.metrics.seatsInUseMean),
-  ]);
-  return table(head, rows, [0], { wrap: true });
+function levelTables(v: VariantComparison): string[] {
+  const rejections = table(
+    ['level', 'verdict', 'rejected', 'queue-full', 'time-out', 'concurrency-limit', 'waiting (mean)'],
+    v.levels.map((row) => [
+      levelCell(row.name),
+      verdictCell(row),
+      metricCell(row.metrics.rejectedTotal),
+      metricCell(row.metrics['rejected.queue-full']),
+      metricCell(row.metrics['rejected.time-out']),
+      metricCell(row.metrics['rejected.concurrency-limit']),
+      metricCell(row.metrics.waitingMean),
+    ]),
+  );
+  const limits = table(
+    ['level', 'NominalCL', 'CurrentCL (mean)', 'borrowing (mean)', 'seats in use (mean)'],
+    v.levels.map((row) => [
+      levelCell(row.name),
+      metricCell(row.metrics.nominalCL),
+      metricCell(row.metrics.currentCLMean),
+      metricCell(row.metrics.borrowingMeanSeats),
+      metricCell(row.metrics.seatsInUseMean),
+    ]),
+  );
+  return [rejections, limits];
 }
 
-/** `intro`: lines of HTML, each a paragraph; `blocks`: HTML blocks (tables) after them. */
-export function compareHtml(comparison: Comparison, options: { title?: string; intro?: string[]; blocks?: string[] } = {}): string {
+/**
+ * `intro`: lines of HTML, each a paragraph; `blocks`: HTML blocks (tables) after them; `plots`:
+ * figures (compare-plots.ts), before the tables.
+ */
+export function compareHtml(comparison: Comparison, options: { title?: string; intro?: string[]; blocks?: string[]; plots?: string[] } = {}): string {
   const parts: string[] = [`<h1>${esc(options.title ?? `Comparison: ${comparison.scenario}`)}</h1>`];
   for (const line of options.intro ?? []) parts.push(`<p class="lead">${line}</p>`);
   parts.push(...(options.blocks ?? []));
@@ -150,11 +152,12 @@ export function compareHtml(comparison: Comparison, options: { title?: string; i
       'Verdicts use the rejected fraction and the p99 wait and latency (flows), rejections and requests waiting (levels); a row better on one and ' +
       'worse on another counts as worse. Winners and losers come first.</p>',
   );
+  if ((options.plots ?? []).length > 0) parts.push('<h2>Plots</h2>', ...options.plots!);
   for (const v of comparison.variants) {
     const counts = (rows: RowComparison[]) => verdictCounts(rows).join(', ');
     parts.push(`<h2>baseline vs ${esc(v.name)}${v.files.length > 0 ? ` <span class="dim">(${v.files.map(esc).join(', ')})</span>` : ''}</h2>`);
     parts.push(`<p>Flows: ${counts(v.flows)}. Levels: ${counts(v.levels)}.</p>`);
-    parts.push('<h3>Flows</h3>', flowTable(v), '<h3>Priority levels</h3>', levelTable(v));
+    parts.push('<h3>Flows</h3>', ...flowTables(v), '<h3>Priority levels</h3>', ...levelTables(v));
   }
   parts.push('<h2>Runs</h2>');
   const byVariant = new Map<string, Comparison['runs']>();

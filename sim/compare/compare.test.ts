@@ -73,7 +73,7 @@ test('the headline counts new and removed rows; ranges of negative numbers read 
   const v = compareVariant('what-if', [], baseline, variant);
   const html = compareHtml({ kind: 'SimulationComparison', version: 1, scenario: 's', seeds: ['1', '2'], variants: [v], runs: [] });
   assert.match(html, /Levels: 0 better, 1 worse, 1 removed, 1 within seed noise\./);
-  assert.match(html, /<td class="name">ci-tools<\/td><td[^>]*><span class="worse">worse<\/span><\/td><td[^>]*>0 → 830/);
+  assert.match(html, /<td class="name"><span class="swatch"[^>]*><\/span>ci-tools<\/td><td[^>]*><span class="worse">worse<\/span><\/td><td[^>]*>0 → 830/);
   assert.is(fmtRange('-14.92', '-12.42'), '−14.92 to −12.42');
   assert.is(fmtRange('1', '2'), '1–2');
 });

@@ -7,6 +7,7 @@ import type { Plot } from './plots.ts';
 import { esc, fmtInt, fmtNumber, fmtPercent, fmtSeconds, nameCell } from './format.ts';
 import { COLD_START_MS } from '../explain/explain.ts';
 import { page, stripXmlHeader, table } from './page.ts';
+import { levelCell } from './colours.ts';
 
 export interface RenderedPlot {
   plot: Plot;
@@ -206,7 +207,7 @@ function flowTable(report: SimulationReport): string {
   ];
   const rows = Object.entries(report.flows).map(([name, f]: [string, FlowReport]) => [
     nameCell(name),
-    `${nameCell(f.priorityLevel)} <span class="dim">(${nameCell(f.flowSchema)})</span>`,
+    `${f.priorityLevel.split(',').map(levelCell).join(', ')} <span class="dim">(${nameCell(f.flowSchema)})</span>`,
     fmtInt(f.arrived),
     fmtInt(f.dispatched),
     `${fmtInt(f.rejected['queue-full'])} / ${fmtInt(f.rejected['time-out'])} / ${fmtInt(f.rejected['concurrency-limit'])}`,
@@ -233,7 +234,7 @@ function levelTable(report: SimulationReport): string {
     'rejected',
   ];
   const rows = Object.entries(report.levels).map(([name, l]: [string, LevelReport]) => [
-    `${nameCell(name)}${l.exempt ? ' <span class="dim">(exempt)</span>' : ''}`,
+    `${levelCell(name)}${l.exempt ? ' <span class="dim">(exempt)</span>' : ''}`,
     String(l.nominalCL),
     `${l.currentCL.min}–${l.currentCL.max} (${fmtNumber(l.currentCL.mean)})`,
     `${signed(l.borrowing.meanSeats)} (${signed(l.borrowing.minSeats)} to ${signed(l.borrowing.maxSeats)})`,
@@ -248,7 +249,7 @@ function levelTable(report: SimulationReport): string {
 
 function fairnessSection(report: SimulationReport): string {
   const rows = Object.entries(report.fairness).map(([level, f]) => [
-    nameCell(level),
+    levelCell(level),
     f.jain === null ? '— <span class="dim">(no flow backlogged for 10% of the run)</span>' : f.jain.toFixed(4),
     f.backloggedFlows.map((n) => `${nameCell(n)}: ${fmtNumber(f.meanSeatsWhileBacklogged[n] ?? 0)}`).join(', ') || '—',
     f.jainVsMaxMinFair === null ? '—' : f.jainVsMaxMinFair.toFixed(4),
