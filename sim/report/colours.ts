@@ -32,6 +32,8 @@ const DASHES = [
   [6, 3],
   [2, 2],
   [8, 2, 2, 2],
+  [1, 3],
+  [10, 4],
 ];
 
 export function levelColour(level: string): string {
