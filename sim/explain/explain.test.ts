@@ -27,7 +27,10 @@ test('a LIST storm: why argo-gets waits, in operator words, and simulated remedi
   assert.match(why!.text, /at 30 s, when CurrentCL rose to 185, and the queueing stopped by/);
   assert.match(
     why!.text,
-    /acme-operator-lists's LISTs cost 10 seats each \(8,000 objects, no limit\)\. 8,000 objects at 100 per seat would be 80 seats, but workload-low charges at most 10/,
+    new RegExp(
+      "acme-operator-lists's LISTs cost 10 seats each \\(8,000 objects, no limit\\)\\. " +
+        '8,000 objects at 100 per seat would be 80 seats, but workload-low charges at most 10',
+    ),
   );
   assert.match(
     report.explanations!.find((e) => e.flow === 'acme-operator-lists')!.text,
@@ -95,7 +98,10 @@ test('a burst that queues while borrowing lags: named, with the limit at that mo
   // Why each LIST costs 8 seats: its objects, and the level's maxSeats from NominalCL and handSize.
   assert.match(
     why!.text,
-    /8,000 objects at 100 per seat would be 80 seats, but ci-tools charges at most 8: its maxSeats, the smaller of 15% of its NominalCL 48 and NominalCL ÷ handSize \(48 ÷ 4\), is 8/,
+    new RegExp(
+      '8,000 objects at 100 per seat would be 80 seats, but ci-tools charges at most 8: ' +
+        'its maxSeats, the smaller of 15% of its NominalCL 48 and NominalCL ÷ handSize \\(48 ÷ 4\\), is 8',
+    ),
   );
 });
 

@@ -258,7 +258,8 @@ function seatsWhy(objects: number, seats: number, levelName: string, level: Leve
   const from =
     level.maxSeats > 0 && handSize !== undefined
       ? `its maxSeats, the smaller of ${Math.round(100 * PRIORITY_LEVEL_MAX_SEATS_FRACTION)}% of its NominalCL ${level.nominalCL} and ` +
-        `NominalCL ÷ handSize (${level.nominalCL} ÷ ${handSize}), is ${level.maxSeats}${level.maxSeats > limit ? `, and no request costs more than ${limit}` : ''}`
+        `NominalCL ÷ handSize (${level.nominalCL} ÷ ${handSize}), is ${level.maxSeats}` +
+        (level.maxSeats > limit ? `, and no request costs more than ${limit}` : '')
       : `no request costs more than ${limit}`;
   return ` ${fmtInt(objects)} objects at ${perSeat} per seat would be ${fmtInt(wanted)} seats, but ${levelName} charges at most ${cap}: ${from}.`;
 }
