@@ -79,7 +79,7 @@ function flowTables(v: VariantComparison): string[] {
       ? ''
       : row.level.baseline === row.level.variant
         ? levelCell(row.level.baseline)
-        : `${levelCell(row.level.baseline)} → ${levelCell(row.level.variant)}`;
+        : `${levelCell(row.level.baseline) || '—'} → ${levelCell(row.level.variant) || '—'}`;
   const rejections = table(
     ['flow', 'verdict', 'level', 'rejected (share of arrived)', 'queue-full', 'time-out', 'concurrency-limit'],
     v.flows.map((row) => [
