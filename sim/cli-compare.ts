@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
 import { flag } from '../cli/flag-table.ts';
 import { nonEmpty, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
-import { compareHtml } from './compare/compare-html.ts';
+import { compareHtml, verdictCounts } from './compare/compare-html.ts';
+import { comparePlotsHtml } from './compare/compare-plots.ts';
 import { runComparison } from './compare/run-comparison.ts';
 import { createProgress } from './progress.ts';
 import { checkVariants, variantNames } from './sweep/variants.ts';
@@ -81,15 +82,17 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
   const failed = comparison.runs.filter((r) => !r.ok);
   for (const run of failed) output.stderr(`SEED=${run.seed} variant ${run.variant} failed:\n${(run.errors ?? []).join('\n')}\n`);
   await writeFile(join(outDir, 'compare.json'), `${JSON.stringify(comparison, null, 2)}\n`);
-  await writeFile(join(outDir, 'compare.html'), compareHtml(comparison));
+  const plots = options.plots === false ? [] : await comparePlotsHtml(comparison);
+  await writeFile(join(outDir, 'compare.html'), compareHtml(comparison, { plots }));
   for (const v of comparison.variants) {
-    const names = (verdict: string) => v.flows.filter((f) => f.verdict === verdict).map((f) => f.name);
-    const better = names('better');
-    const worse = names('worse');
-    output.stdout(
-      `${v.name}: ${better.length} flows better${better.length > 0 ? ` (${better.join(', ')})` : ''}, ${worse.length} worse` +
-        `${worse.length > 0 ? ` (${worse.join(', ')})` : ''}, ${v.flows.length - better.length - worse.length} within seed noise\n`,
-    );
+    const named = (verdict: string) => v.flows.filter((f) => f.verdict === verdict).map((f) => f.name);
+    const parts = verdictCounts(v.flows).map((part) => {
+      const verdict = part.slice(part.indexOf(' ') + 1);
+      const names = named(verdict === 'within seed noise' ? 'noise' : verdict);
+      return verdict !== 'within seed noise' && names.length > 0 ? `${part} (${names.join(', ')})` : part;
+    });
+    const n = v.flows.length;
+    output.stdout(`${v.name}: ${n} flow${n === 1 ? '' : 's'}: ${parts.join(', ')}; levels: ${verdictCounts(v.levels).join(', ')}\n`);
   }
   output.stdout(
     `ran ${comparison.runs.length} simulations in ${((performance.now() - startMs) / 1000).toFixed(2)} s; wrote ${join(outDir, 'compare.json')} and ` +

@@ -12,6 +12,7 @@ import { parseCommandLine, processOutput, type Command, type CommandSpec, type O
 import { flag } from '../cli/flag-table.ts';
 import { nonEmpty, reportWarnings, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, seedValue, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
 import { compareHtml } from './compare/compare-html.ts';
+import { comparePlotsHtml } from './compare/compare-plots.ts';
 import { runComparison } from './compare/run-comparison.ts';
 import { createProgress } from './progress.ts';
 import { esc } from './report/format.ts';
@@ -247,6 +248,7 @@ export async function runSimTune(args: string[], output: Output): Promise<number
           `Manifests: <a href="${yamlName}">${yamlName}</a>; the search: <a href="tune.json">tune.json</a> (${result.evaluations.length} candidates).`,
         ],
         blocks: ['<h2>Objectives</h2>', objectivesTableHtml(objectiveRows)],
+        plots: options.plots === false ? [] : await comparePlotsHtml(comparison),
       }),
     );
 

@@ -42,7 +42,9 @@ export class FlowMetrics {
   private bucketArrived = 0;
   private bucketDispatched = 0;
   private bucketRejected = 0;
-  readonly series = { arrived: [] as number[], dispatched: [] as number[], rejected: [] as number[] };
+  private bucketWaitMaxMs = 0;
+  /** Per bucket; `waitMaxMs`: the longest wait of the requests dispatched in it (0 when none waited). */
+  readonly series = { arrived: [] as number[], dispatched: [] as number[], rejected: [] as number[], waitMaxMs: [] as number[] };
 
   constructor(
     readonly name: string,
@@ -71,6 +73,7 @@ export class FlowMetrics {
     this.dispatched++;
     this.seatsDispatched += seats;
     this.bucketDispatched++;
+    if (waitMs > this.bucketWaitMaxMs) this.bucketWaitMaxMs = waitMs;
     this.wait.record(waitMs);
   }
 
@@ -83,6 +86,8 @@ export class FlowMetrics {
     this.series.arrived.push(this.bucketArrived);
     this.series.dispatched.push(this.bucketDispatched);
     this.series.rejected.push(this.bucketRejected);
+    this.series.waitMaxMs.push(this.bucketWaitMaxMs);
+    this.bucketWaitMaxMs = 0;
     this.bucketArrived = 0;
     this.bucketDispatched = 0;
     this.bucketRejected = 0;
@@ -136,6 +141,10 @@ export class LevelMetrics {
   touch(nowMs: number): void {
     const dt = nowMs - this.lastMs;
     if (dt > 0) {
+      // A request the queue set enqueues and dispatches in the same instant never waited: the
+      // waiting maximum counts only what stayed queued for some time.
+      if (this.waiting > this.bucketWaitingMax) this.bucketWaitingMax = this.waiting;
+      if (this.waiting > this.waitingMax) this.waitingMax = this.waiting;
       this.seatsIntegral += this.seatsInUse * dt;
       this.waitingIntegral += this.waiting * dt;
       this.currentCLIntegral += this.currentCL * dt;
@@ -152,11 +161,14 @@ export class LevelMetrics {
     if (this.seatsInUse > this.seatsInUseMax) this.seatsInUseMax = this.seatsInUse;
   }
 
-  addWaiting(nowMs: number, delta: number, queueLength = 0): void {
+  addWaiting(nowMs: number, delta: number): void {
     this.touch(nowMs);
     this.waiting += delta;
-    if (this.waiting > this.bucketWaitingMax) this.bucketWaitingMax = this.waiting;
-    if (this.waiting > this.waitingMax) this.waitingMax = this.waiting;
+  }
+
+  /** A request left its queue; the queue it had joined counts only if it waited there. */
+  noteQueueLength(waitedMs: number, queueLength: number): void {
+    if (waitedMs <= 0) return;
     if (queueLength > this.bucketLongestQueue) this.bucketLongestQueue = queueLength;
     if (queueLength > this.longestQueue) this.longestQueue = queueLength;
   }
@@ -195,7 +207,7 @@ export class LevelMetrics {
     this.bucketSeatsIntegral = 0;
     this.bucketWaitingIntegral = 0;
     this.bucketSeatsMax = this.seatsInUse;
-    this.bucketWaitingMax = this.waiting;
+    this.bucketWaitingMax = 0;
     this.bucketLongestQueue = 0;
     this.bucketDispatched = 0;
     this.bucketRejected = 0;

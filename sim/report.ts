@@ -122,7 +122,7 @@ export interface SimulationReport {
     intervalSeconds: number;
     timesSeconds: number[];
     levels: Record<string, LevelMetrics['series']>;
-    flows: Record<string, FlowMetrics['series']>;
+    flows: Record<string, { arrived: number[]; dispatched: number[]; rejected: number[]; waitMaxSeconds: number[] }>;
     /** Per replica, per bucket (only with the capacity model). */
     capacity?: Record<string, CapacitySeries>;
   };
@@ -272,7 +272,15 @@ export function buildReport(result: SimulationResult): SimulationReport {
         ]),
       ),
       flows: Object.fromEntries(
-        result.flows.map((f) => [f.name, { arrived: [...f.series.arrived], dispatched: [...f.series.dispatched], rejected: [...f.series.rejected] }]),
+        result.flows.map((f) => [
+          f.name,
+          {
+            arrived: [...f.series.arrived],
+            dispatched: [...f.series.dispatched],
+            rejected: [...f.series.rejected],
+            waitMaxSeconds: f.series.waitMaxMs.map((ms) => round(ms / 1000)),
+          },
+        ]),
       ),
     },
     distributions: {

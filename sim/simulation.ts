@@ -86,6 +86,8 @@ export function chooseIntervalMs(durationMs: number): number {
  */
 class InFlight implements AdmitRequest, VirtualWork, CpuWork {
   queued = false;
+  /** The length of the queue it joined, counting itself. */
+  queueLength = 0;
   seats = 0;
   releaseDelayMs = 0;
   cpuDemand = 0;
@@ -180,10 +182,11 @@ class Simulation {
           if (request === undefined || request.digest !== descriptor.digest) throw new Error('simulator: queued() outside admit()');
           const nowMs = this.clock.now();
           request.queued = true;
+          request.queueLength = queueLengthAfter;
           request.flow.touch(nowMs);
           request.flow.waiting++;
-          this.level(descriptor.priorityLevel).addWaiting(nowMs, 1, queueLengthAfter);
-          if (this.multi) this.replicaLevel(replica, descriptor.priorityLevel).addWaiting(nowMs, 1, queueLengthAfter);
+          this.level(descriptor.priorityLevel).addWaiting(nowMs, 1);
+          if (this.multi) this.replicaLevel(replica, descriptor.priorityLevel).addWaiting(nowMs, 1);
         },
         noAccommodation: (descriptor) => {
           this.level(descriptor.priorityLevel).noAccommodation++;
@@ -273,6 +276,8 @@ class Simulation {
       flow.waiting--;
       level.addWaiting(nowMs, -1);
       replicaLevel?.addWaiting(nowMs, -1);
+      level.noteQueueLength(nowMs - request.arrivalMs, request.queueLength);
+      replicaLevel?.noteQueueLength(nowMs - request.arrivalMs, request.queueLength);
     }
     const estimate = outcome.workEstimate;
     flow.offeredSeatMs += maxSeatsOf(estimate) * request.serviceMs;

@@ -4,9 +4,16 @@
 
 import { esc, fmtNumber, fmtPercent, fmtSeconds, nameCell } from '../report/format.ts';
 import { page, table } from '../report/page.ts';
+import { levelCell } from '../report/colours.ts';
 import type { Comparison, MetricComparison, RowComparison, Unit, Verdict, VariantComparison } from './compare.ts';
 
-const VERDICT_TEXT: Record<Verdict, string> = { better: 'better', worse: 'worse', noise: 'within seed noise' };
+const VERDICT_TEXT: Record<Verdict, string> = {
+  better: 'better',
+  worse: 'worse',
+  new: 'new (variant only)',
+  removed: 'removed (baseline only)',
+  noise: 'within seed noise',
+};
 
 function fmt(unit: Unit, value: number | null): string {
   if (value === null) return '—';
@@ -26,94 +33,111 @@ function signed(unit: Unit, value: number | null): string {
   return `${value > 0 ? '+' : '−'}${fmt(unit, Math.abs(value))}`;
 }
 
+/** A typographic minus: "−14.9" reads as negative where "-14.9" reads as a dash. */
+const minus = (text: string) => text.replace(/^-/, '−');
+
+/** "−14.92 to −12.42", not "-14.92–-12.42": an en dash between negative numbers reads as a minus. */
+export function fmtRange(low: string, high: string): string {
+  return low.startsWith('-') || high.startsWith('-') ? `${minus(low)} to ${minus(high)}` : `${low}–${high}`;
+}
+
 /** Values never break inside ("12.3 ms"); a cell breaks only between them, so tables fit the page. */
 const nb = (text: string) => text.replace(/ /g, '\u00a0');
 
 function metricCell(m: MetricComparison | undefined): string {
   if (m === undefined) return '—';
   const range = (s: MetricComparison['baseline']) =>
-    s.min === null ? '—' : s.min === s.max ? nb(fmt(m.unit, s.min)) : nb(`${fmt(m.unit, s.min)}–${fmt(m.unit, s.max)}`);
+    s.min === null || s.max === null ? '—' : s.min === s.max ? nb(minus(fmt(m.unit, s.min))) : nb(fmtRange(fmt(m.unit, s.min), fmt(m.unit, s.max)));
   const spreads =
     m.baseline.min !== m.baseline.max || m.variant.min !== m.variant.max
       ? `<br><span class="dim">seeds: ${range(m.baseline)} → ${range(m.variant)}</span>`
       : '';
   const arrow = m.verdict === null || m.verdict === 'noise' ? '' : `\u00a0<span class="${m.verdict}">${m.verdict === 'better' ? '▼' : '▲'}</span>`;
   const delta = m.delta === null || m.delta === 0 ? '' : `<br><span class="${m.verdict ?? 'noise'}">${nb(signed(m.unit, m.delta))}</span>${arrow}`;
-  return `${nb(fmt(m.unit, m.baseline.median))} → ${nb(fmt(m.unit, m.variant.median))}${spreads}${delta}`;
+  return `${nb(minus(fmt(m.unit, m.baseline.median)))} → ${nb(minus(fmt(m.unit, m.variant.median)))}${spreads}${delta}`;
+}
+
+/** "1 better, 0 worse, 1 new, 3 within seed noise": new and removed rows only when there are some. */
+export function verdictCounts(rows: readonly RowComparison[]): string[] {
+  return (['better', 'worse', 'new', 'removed', 'noise'] as const).flatMap((k) => {
+    const n = rows.filter((r) => r.verdict === k).length;
+    return n === 0 && (k === 'new' || k === 'removed') ? [] : [`${n} ${k === 'new' ? 'new' : k === 'removed' ? 'removed' : VERDICT_TEXT[k]}`];
+  });
 }
 
 function verdictCell(row: RowComparison): string {
-  return `<span class="${row.verdict}">${VERDICT_TEXT[row.verdict]}</span>`;
+  return `<span class="${row.verdict}">${nb(VERDICT_TEXT[row.verdict])}</span>`;
 }
 
-function flowTable(v: VariantComparison): string {
-  const head = [
-    'flow',
-    'verdict',
-    'level',
-    'rejected (share of arrived)',
-    'queue-full',
-    'time-out',
-    'concurrency-limit',
-    'wait p50',
-    'wait p99',
-    'latency p50',
-    'latency p99',
-    'seats per request',
-  ];
-  const rows = v.flows.map((row) => [
-    nameCell(row.name),
-    verdictCell(row),
+/**
+ * Each table has few enough columns that its cells need not wrap: a cell is at most three lines
+ * (the medians, the seeds' ranges, the difference). Rejections and times are two tables.
+ */
+function flowTables(v: VariantComparison): string[] {
+  const level = (row: RowComparison) =>
     row.level === undefined
       ? ''
       : row.level.baseline === row.level.variant
-        ? nameCell(row.level.baseline)
-        : `${nameCell(row.level.baseline)} → ${nameCell(row.level.variant)}`,
-    metricCell(row.metrics.rejectedFraction),
-    metricCell(row.metrics['rejected.queue-full']),
-    metricCell(row.metrics['rejected.time-out']),
-    metricCell(row.metrics['rejected.concurrency-limit']),
-    metricCell(row.metrics.waitP50Seconds),
-    metricCell(row.metrics.waitP99Seconds),
-    metricCell(row.metrics.latencyP50Seconds),
-    metricCell(row.metrics.latencyP99Seconds),
-    metricCell(row.metrics.seatsPerRequest),
-  ]);
-  return table(head, rows, [0, 2], { wrap: true });
+        ? levelCell(row.level.baseline)
+        : `${levelCell(row.level.baseline) || '—'} → ${levelCell(row.level.variant) || '—'}`;
+  const rejections = table(
+    ['flow', 'verdict', 'level', 'rejected (share of arrived)', 'queue-full', 'time-out', 'concurrency-limit'],
+    v.flows.map((row) => [
+      nameCell(row.name),
+      verdictCell(row),
+      level(row),
+      metricCell(row.metrics.rejectedFraction),
+      metricCell(row.metrics['rejected.queue-full']),
+      metricCell(row.metrics['rejected.time-out']),
+      metricCell(row.metrics['rejected.concurrency-limit']),
+    ]),
+    [0, 2],
+  );
+  const times = table(
+    ['flow', 'wait p50', 'wait p99', 'latency p50', 'latency p99', 'seats per request'],
+    v.flows.map((row) => [
+      nameCell(row.name),
+      metricCell(row.metrics.waitP50Seconds),
+      metricCell(row.metrics.waitP99Seconds),
+      metricCell(row.metrics.latencyP50Seconds),
+      metricCell(row.metrics.latencyP99Seconds),
+      metricCell(row.metrics.seatsPerRequest),
+    ]),
+  );
+  return [rejections, times];
 }
 
-function levelTable(v: VariantComparison): string {
-  const head = [
-    'level',
-    'verdict',
-    'rejected',
-    'queue-full',
-    'time-out',
-    'concurrency-limit',
-    'waiting (mean)',
-    'NominalCL',
-    'CurrentCL (mean)',
-    'borrowing (mean)',
-    'seats in use (mean)',
-  ];
-  const rows = v.levels.map((row) => [
-    nameCell(row.name),
-    verdictCell(row),
-    metricCell(row.metrics.rejectedTotal),
-    metricCell(row.metrics['rejected.queue-full']),
-    metricCell(row.metrics['rejected.time-out']),
-    metricCell(row.metrics['rejected.concurrency-limit']),
-    metricCell(row.metrics.waitingMean),
-    metricCell(row.metrics.nominalCL),
-    metricCell(row.metrics.currentCLMean),
-    metricCell(row.metrics.borrowingMeanSeats),
-    metricCell(row.metrics.seatsInUseMean),
-  ]);
-  return table(head, rows, [0], { wrap: true });
+function levelTables(v: VariantComparison): string[] {
+  const rejections = table(
+    ['level', 'verdict', 'rejected', 'queue-full', 'time-out', 'concurrency-limit', 'waiting (mean)'],
+    v.levels.map((row) => [
+      levelCell(row.name),
+      verdictCell(row),
+      metricCell(row.metrics.rejectedTotal),
+      metricCell(row.metrics['rejected.queue-full']),
+      metricCell(row.metrics['rejected.time-out']),
+      metricCell(row.metrics['rejected.concurrency-limit']),
+      metricCell(row.metrics.waitingMean),
+    ]),
+  );
+  const limits = table(
+    ['level', 'NominalCL', 'CurrentCL (mean)', 'borrowing (mean)', 'seats in use (mean)'],
+    v.levels.map((row) => [
+      levelCell(row.name),
+      metricCell(row.metrics.nominalCL),
+      metricCell(row.metrics.currentCLMean),
+      metricCell(row.metrics.borrowingMeanSeats),
+      metricCell(row.metrics.seatsInUseMean),
+    ]),
+  );
+  return [rejections, limits];
 }
 
-/** `intro`: lines of HTML, each a paragraph; `blocks`: HTML blocks (tables) after them. */
-export function compareHtml(comparison: Comparison, options: { title?: string; intro?: string[]; blocks?: string[] } = {}): string {
+/**
+ * `intro`: lines of HTML, each a paragraph; `blocks`: HTML blocks (tables) after them; `plots`:
+ * figures (compare-plots.ts), before the tables.
+ */
+export function compareHtml(comparison: Comparison, options: { title?: string; intro?: string[]; blocks?: string[]; plots?: string[] } = {}): string {
   const parts: string[] = [`<h1>${esc(options.title ?? `Comparison: ${comparison.scenario}`)}</h1>`];
   for (const line of options.intro ?? []) parts.push(`<p class="lead">${line}</p>`);
   parts.push(...(options.blocks ?? []));
@@ -128,12 +152,12 @@ export function compareHtml(comparison: Comparison, options: { title?: string; i
       'Verdicts use the rejected fraction and the p99 wait and latency (flows), rejections and requests waiting (levels); a row better on one and ' +
       'worse on another counts as worse. Winners and losers come first.</p>',
   );
+  if ((options.plots ?? []).length > 0) parts.push('<h2>Plots</h2>', ...options.plots!);
   for (const v of comparison.variants) {
-    const counts = (rows: RowComparison[]) =>
-      (['better', 'worse', 'noise'] as const).map((k) => `${rows.filter((r) => r.verdict === k).length} ${VERDICT_TEXT[k]}`).join(', ');
+    const counts = (rows: RowComparison[]) => verdictCounts(rows).join(', ');
     parts.push(`<h2>baseline vs ${esc(v.name)}${v.files.length > 0 ? ` <span class="dim">(${v.files.map(esc).join(', ')})</span>` : ''}</h2>`);
     parts.push(`<p>Flows: ${counts(v.flows)}. Levels: ${counts(v.levels)}.</p>`);
-    parts.push('<h3>Flows</h3>', flowTable(v), '<h3>Priority levels</h3>', levelTable(v));
+    parts.push('<h3>Flows</h3>', ...flowTables(v), '<h3>Priority levels</h3>', ...levelTables(v));
   }
   parts.push('<h2>Runs</h2>');
   const byVariant = new Map<string, Comparison['runs']>();

@@ -9,7 +9,8 @@ import { round } from '../report.ts';
 import { REJECT_REASONS } from '../metrics.ts';
 import type { FlowDigest, LevelDigest, RunDigest } from '../sweep/run-digest.ts';
 
-export type Verdict = 'better' | 'worse' | 'noise';
+/** `new` and `removed`: the row exists in the variant only, or in the baseline only. */
+export type Verdict = 'better' | 'worse' | 'noise' | 'new' | 'removed';
 export type Unit = 'seconds' | 'fraction' | 'count' | 'seats';
 
 export interface MetricComparison {
@@ -20,7 +21,7 @@ export interface MetricComparison {
   variant: Spread;
   /** Median over seeds of (variant − baseline) in the same seed. */
   delta: number | null;
-  verdict: Verdict | null;
+  verdict: Extract<Verdict, 'better' | 'worse' | 'noise'> | null;
 }
 
 export interface RowComparison {
@@ -118,9 +119,19 @@ function median(xs: readonly number[]): number | null {
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-export function compareMetric<T>(spec: MetricSpec<T>, baseline: readonly (T | undefined)[], variant: readonly (T | undefined)[]): MetricComparison {
-  const b = baseline.map((x) => (x === undefined ? null : spec.pick(x)));
-  const v = variant.map((x) => (x === undefined ? null : spec.pick(x)));
+/**
+ * `absentIsZero`: a row missing on one side counts as 0 there for counts and fractions (a level
+ * that did not exist rejected nothing), so nothing → hundreds of rejections is judged as such.
+ */
+export function compareMetric<T>(
+  spec: MetricSpec<T>,
+  baseline: readonly (T | undefined)[],
+  variant: readonly (T | undefined)[],
+  absentIsZero = false,
+): MetricComparison {
+  const zero = absentIsZero && (spec.unit === 'count' || spec.unit === 'fraction') ? 0 : null;
+  const b = baseline.map((x) => (x === undefined ? zero : spec.pick(x)));
+  const v = variant.map((x) => (x === undefined ? zero : spec.pick(x)));
   const diffs: number[] = [];
   for (let i = 0; i < b.length; i++) if (b[i] !== null && b[i] !== undefined && v[i] !== null && v[i] !== undefined) diffs.push(v[i]! - b[i]!);
   const delta = median(diffs);
@@ -152,11 +163,12 @@ function compareRow<T>(
   variant: readonly (T | undefined)[],
 ): RowComparison {
   const metrics: Record<string, MetricComparison> = {};
+  const presence = baseline.every((x) => x === undefined) ? 'new' : variant.every((x) => x === undefined) ? 'removed' : undefined;
   let better = false;
   let worse = false;
   let score = 0;
   for (const spec of specs) {
-    const m = compareMetric(spec, baseline, variant);
+    const m = compareMetric(spec, baseline, variant, presence !== undefined);
     metrics[spec.name] = m;
     if (!spec.judged || m.verdict === null || m.verdict === 'noise') continue;
     if (m.verdict === 'better') better = true;
@@ -164,12 +176,15 @@ function compareRow<T>(
     score += Math.abs(m.delta ?? 0) / Math.max(Math.abs(m.baseline.median ?? 0), noiseFloor(m.unit, null));
   }
   // A row that got better on one measure and worse on another is a loser: the cost must be seen.
-  return { name, verdict: worse ? 'worse' : better ? 'better' : 'noise', score: round(score, 4), metrics };
+  // A new row that rejects or queues is worse than the nothing before it; a removed row's requests
+  // went elsewhere, and are judged in their own rows.
+  const verdict: Verdict = presence === 'removed' ? 'removed' : worse ? 'worse' : presence === 'new' ? 'new' : better ? 'better' : 'noise';
+  return { name, verdict, score: round(score, 4), metrics };
 }
 
-const VERDICT_ORDER: Record<Verdict, number> = { worse: 0, better: 0, noise: 1 };
+const VERDICT_ORDER: Record<Verdict, number> = { worse: 0, better: 0, new: 1, removed: 1, noise: 2 };
 
-/** Winners and losers first (largest change first), then the rows within seed noise, by name. */
+/** Winners and losers first (largest change first), then new and removed rows, then the rows within seed noise, by name. */
 export function orderRows(rows: RowComparison[]): RowComparison[] {
   return rows.sort((a, b) => VERDICT_ORDER[a.verdict] - VERDICT_ORDER[b.verdict] || b.score - a.score || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -1,6 +1,8 @@
-// Why a flow suffered, in an operator's words, from what the run recorded: its seats per request,
-// the objects its LISTs touched and whether they paged, the level's CurrentCL and demand, who
-// shared its APF flow, and when its rejections happened. Each explanation names the remedies that
+// Why a flow suffered, in an operator's words, from what the run recorded at the moments it
+// suffered (moments.ts): the limit its level had then, the seats in use and the queues, and the
+// mechanism: a cold start, borrowing that lags a burst, a lender's own demand coming back, the seat
+// cost of wide requests (and why they cost that), one APF flow shared with a heavier sender, the
+// queue length limit, the server's concurrency limit. Each explanation names the remedies that
 // address its cause; suggest.ts turns those into manifests and simulates them.
 
 import { BORROWING_ADJUSTMENT_PERIOD_MS } from '../../engine/flowcontrol/seat-demand.ts';
@@ -9,6 +11,10 @@ import type { FlowcontrolConfig } from '../../engine/flowcontrol/controller.ts';
 import type { FlowReport, SimulationReport } from '../report.ts';
 import type { Scenario } from '../scenario.ts';
 import { fmtInt, fmtNumber, fmtSeconds } from '../report/format.ts';
+import { effectiveMaxSeats, MAXIMUM_SEATS_LIMIT, PRIORITY_LEVEL_MAX_SEATS_FRACTION } from '../../engine/flowcontrol/max-seats.ts';
+import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../../engine/flowcontrol/work-estimator-config.ts';
+import type { LevelReport } from '../report.ts';
+import { momentsOf, seconds, spanText, type LevelState, type Moments } from './moments.ts';
 import type { Remedy } from './remedy.ts';
 
 export interface Explanation {
@@ -80,7 +86,67 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
       continue;
     }
 
+    const m = momentsOf(report, name, levelName, SUFFERING_WAIT_P99_SECONDS);
+    // The limit quoted is the one in force while the flow suffered; the run's mean only when no
+    // interval shows the suffering.
+    const cl = m === undefined ? fmtNumber(level.currentCL.mean) : clText(m);
+    const then = m === undefined ? ' on average' : ` ${spanText(m)}, while ${name} suffered: ${stateText(m)}`;
+    const serverFull = m !== undefined && m.serverSeatsInUseMax >= report.scenario.server.serverConcurrencyLimit;
+    const serverClause = serverFull
+      ? ` The server's ${report.scenario.server.serverConcurrencyLimit} seats were all in use then (its concurrency limit), so no level had any to lend.`
+      : '';
+    const plc = plcs.get(levelName);
     const neighbours = Object.entries(report.flows).filter(([n, g]) => n !== name && g.priorityLevel === levelName);
+    const costOf = (offender: string, o: FlowReport) => {
+      const spec = specs.get(offender);
+      const objects = spec === undefined ? undefined : (spec.objects ?? scenario.objectCounts[groupResourceKey(spec.apiGroup, spec.resource)]);
+      const paged = spec?.query.limit !== undefined;
+      const text =
+        `${offender}'s ${spec?.verb === 'watch' ? 'WATCHes' : 'LISTs'} cost ${fmtNumber(o.seatsPerRequest!)} seats each` +
+        `${objects === undefined ? '' : ` (${fmtInt(objects)} objects${paged ? `, limit ${spec!.query.limit}` : ', no limit'})`}`;
+      const why =
+        objects === undefined ? '' : seatsWhy(objects, o.seatsPerRequest!, levelName, level, plc?.spec?.limited?.limitResponse?.queuing?.handSize, scenario);
+      return { spec, objects, paged, text, why };
+    };
+
+    // Borrowing lags a burst: the level was full at the limit it had, and the next adjustment
+    // raised it and ended the suffering. A level below its NominalCL had lent its seats and got
+    // them back only then.
+    const rise = m?.rise;
+    if (
+      m !== undefined &&
+      rise !== undefined &&
+      rise.stoppedBySeconds !== null &&
+      rise.before.seatsInUseMax >= rise.before.currentCLAtStart - Math.max(0, effectiveMaxSeats(level.maxSeats) - 1)
+    ) {
+      const b = rise.before;
+      const lent = level.nominalCL - b.currentCLAtStart;
+      const until = { fromSeconds: m.fromSeconds, toSeconds: rise.atSeconds };
+      const wideFlow = [[name, f] as [string, FlowReport], ...neighbours].find(([, g]) => (g.seatsPerRequest ?? 1) >= 2);
+      const cost = wideFlow === undefined ? undefined : costOf(wideFlow[0], wideFlow[1]);
+      const remedies: Remedy[] = wideFlow !== undefined && wideFlow[0] !== name ? [{ kind: 'dedicated-level', flow: wideFlow[0] }] : [];
+      remedies.push({ kind: 'more-shares', level: levelName });
+      if (cost?.spec?.verb === 'list' && !cost.paged && cost.objects !== undefined && cost.objects > PAGE_LIMIT)
+        remedies.push({ kind: 'paginate', flow: wideFlow![0], limit: PAGE_LIMIT });
+      const head =
+        lent > 0
+          ? `${levelName} had lent ${lent} of its ${level.nominalCL} nominal seats while idle, and its own demand came back ${spanText(until)}: ` +
+            `its CurrentCL was ${b.currentCLAtStart}, all in use (${stateText(b)}), and ${name} ${symptom}. The lent seats came back only at the ` +
+            `next borrowing adjustment, at ${seconds(rise.atSeconds)}, when CurrentCL rose to ${rise.to}`
+          : `Borrowing lag: ${spanText(until)} ${levelName}'s CurrentCL was ${b.currentCLAtStart}, all in use (${stateText(b)}), and ${name} ` +
+            `${symptom}. At the next borrowing adjustment, at ${seconds(rise.atSeconds)}, it rose to ${rise.to}`;
+      out.push({
+        flow: name,
+        level: levelName,
+        text:
+          `${head}, and the queueing stopped by ${seconds(rise.stoppedBySeconds)}. Borrowing follows demand once every ` +
+          `${BORROWING_ADJUSTMENT_PERIOD_MS / 1000} s, so a burst waits up to one period for seats; a larger NominalCL covers it without waiting.` +
+          (cost === undefined ? '' : ` ${cost.text}.${cost.why}`) +
+          serverClause,
+        remedies,
+      });
+      continue;
+    }
     // Wide requests: a LIST wider than one seat at the head of a queue holds the level until it fits.
     const wide = [
       ...(f.seatsPerRequest !== null && f.seatsPerRequest >= 2 ? [[name, f] as [string, FlowReport]] : []),
@@ -88,14 +154,9 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
     ].sort((a, b) => seatShare(report, levelName, b[0]) - seatShare(report, levelName, a[0]) || (a[0] < b[0] ? -1 : 1));
     if (wide.length > 0 && (level.noAccommodation > 0 || wide[0]![0] === name)) {
       const [offender, o] = wide[0]!;
-      const spec = specs.get(offender);
+      const { spec, objects, paged, text: cost, why } = costOf(offender, o);
       const seats = o.seatsPerRequest!;
-      const objects = spec === undefined ? undefined : (spec.objects ?? scenario.objectCounts[groupResourceKey(spec.apiGroup, spec.resource)]);
-      const paged = spec?.query.limit !== undefined;
-      const cost =
-        `${offender}'s ${spec?.verb === 'watch' ? 'WATCHes' : 'LISTs'} cost ${fmtNumber(seats)} seats each` +
-        `${objects === undefined ? '' : ` (${fmtInt(objects)} objects${paged ? `, limit ${spec!.query.limit}` : ', no limit'})`}`;
-      const fill = Math.max(1, Math.ceil(level.currentCL.mean / seats));
+      const fill = Math.max(1, Math.ceil((m === undefined ? level.currentCL.mean : m.currentCL.min) / seats));
       const remedies: Remedy[] = [{ kind: 'dedicated-level', flow: offender }];
       if (spec !== undefined && spec.verb === 'list' && !paged && objects !== undefined && objects > PAGE_LIMIT)
         remedies.push({ kind: 'paginate', flow: offender, limit: PAGE_LIMIT });
@@ -104,11 +165,13 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
         flow: name,
         level: levelName,
         text:
-          offender === name
-            ? `${cost}; ${fill} of them fill ${levelName}'s CurrentCL (${fmtNumber(level.currentCL.mean)} on average), so the rest queue: ${name} ${symptom}.`
-            : `${cost}; ${fill} of them fill ${levelName}'s CurrentCL (${fmtNumber(level.currentCL.mean)} on average), and a LIST at the head of a ` +
+          (offender === name
+            ? `${cost}; ${fill} of them fill ${levelName}'s CurrentCL (${cl}${then}), so the rest queue: ${name} ${symptom}.`
+            : `${cost}; ${fill} of them fill ${levelName}'s CurrentCL (${cl}${then}), and a LIST at the head of a ` +
               `queue holds the level until that many seats are free (${fmtInt(level.noAccommodation)} times), so ${name} waits behind them: it ` +
-              `${symptom}.`,
+              `${symptom}.`) +
+          why +
+          serverClause,
         remedies,
       });
       continue;
@@ -132,7 +195,8 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
             `${name} and ${heavy} are one APF flow: FlowSchema ${f.flowSchema} tells flows apart ` +
             `${method === 'ByUser' ? `by user, and both are ${spec.user}` : `by namespace, and both send to namespace "${spec.namespace}"`}. They ` +
             `share one hand of ${levelName}'s queues, so ${heavy}'s ${fmtInt(h.arrived)} requests fill the queues ${name}'s requests wait in: ${name} ` +
-            `${symptom}.`,
+            `${symptom}` +
+            (m === undefined ? '.' : ` (${spanText(m)}: ${levelName}'s CurrentCL ${cl}, ${stateText(m)}).`),
           remedies: [
             { kind: 'dedicated-level', flow: heavy },
             { kind: 'more-shares', level: levelName },
@@ -158,12 +222,46 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
           ? `, ${Math.round(100 * seatShare(report, levelName, top[0]))}% of them held by ${top[0]}`
           : '') +
         `; ${name} ${symptom}` +
-        (f.rejected['queue-full'] > 0 && queueLimit !== undefined ? ` (queue-full: its queues hold at most ${queueLimit} requests)` : '') +
-        '.',
+        (f.rejected['queue-full'] > 0 && queueLimit !== undefined
+          ? ` (queue-full: its queues hold at most ${queueLimit} requests${m === undefined ? '' : `, and the longest held ${m.longestQueue} then`})`
+          : '') +
+        '.' +
+        (m === undefined ? '' : ` ${capitalized(spanText(m))} its CurrentCL was ${cl} (${stateText(m)}).`) +
+        serverClause,
       remedies,
     });
   }
   return out;
+}
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+/** The limit in force at the moments: one number, or the range it moved in. */
+function clText(m: Moments): string {
+  return m.currentCL.min === m.currentCL.max ? String(m.currentCL.min) : `${m.currentCL.min}–${m.currentCL.max}`;
+}
+
+function stateText(m: LevelState): string {
+  return `up to ${fmtInt(m.seatsInUseMax)} seats in use, ${fmtInt(m.waitingMax)} requests waiting, longest queue ${fmtInt(m.longestQueue)}`;
+}
+
+/**
+ * Why a wide request costs what it does: its objects at objectsPerSeat, capped at the level's
+ * maxSeats, which comes from its NominalCL and handSize (max-seats.ts).
+ */
+function seatsWhy(objects: number, seats: number, levelName: string, level: LevelReport, handSize: number | undefined, scenario: Scenario): string {
+  const perSeat = scenario.server.workEstimator?.objectsPerSeat ?? DEFAULT_WORK_ESTIMATOR_CONFIG.objectsPerSeat;
+  const wanted = Math.ceil(objects / perSeat);
+  if (wanted <= seats) return ` ${fmtInt(objects)} objects at ${perSeat} per seat make ${fmtNumber(seats)} seats.`;
+  const limit = scenario.server.workEstimator?.maximumSeatsLimit ?? MAXIMUM_SEATS_LIMIT;
+  const cap = effectiveMaxSeats(level.maxSeats, limit);
+  const from =
+    level.maxSeats > 0 && handSize !== undefined
+      ? `its maxSeats, the smaller of ${Math.round(100 * PRIORITY_LEVEL_MAX_SEATS_FRACTION)}% of its NominalCL ${level.nominalCL} and ` +
+        `NominalCL ÷ handSize (${level.nominalCL} ÷ ${handSize}), is ${level.maxSeats}` +
+        (level.maxSeats > limit ? `, and no request costs more than ${limit}` : '')
+      : `no request costs more than ${limit}`;
+  return ` ${fmtInt(objects)} objects at ${perSeat} per seat would be ${fmtInt(wanted)} seats, but ${levelName} charges at most ${cap}: ${from}.`;
 }
 
 /** The flow's part of the seats its level's flows held over the run. */

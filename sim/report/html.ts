@@ -7,6 +7,7 @@ import type { Plot } from './plots.ts';
 import { esc, fmtBytes, fmtInt, fmtNumber, fmtPercent, fmtSeconds, nameCell } from './format.ts';
 import { COLD_START_MS } from '../explain/explain.ts';
 import { page, stripXmlHeader, table } from './page.ts';
+import { levelCell } from './colours.ts';
 
 export interface RenderedPlot {
   plot: Plot;
@@ -111,21 +112,18 @@ function findings(report: SimulationReport): string[] {
       } had no rejections and a p99 wait under 100 ms.`,
     );
   // Idle levels lend, and every level starts from a CurrentCL without demand history: that is
-  // how APF works, not a finding. Borrowing is reported for busy levels after the cold start.
-  const times = report.series.timesSeconds;
+  // how APF works, not a finding. Lending is a finding only in the intervals after the cold start
+  // in which the level's own requests stayed queued while its CurrentCL was below NominalCL.
   for (const [name, l] of Object.entries(report.levels)) {
     if (l.dispatched + l.rejectedTotal === 0) continue;
-    const warm = (report.series.levels[name]?.currentCL ?? []).filter((_, i) => times[i]! * 1000 > COLD_START_MS);
-    const warmMin = warm.length > 0 ? warm.reduce((a, b) => Math.min(a, b)) : l.currentCL.min;
+    const lent = lentWhileQueued(report, name);
     if (l.borrowing.maxSeats > 0)
       out.push(
         `Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–` +
           `${l.currentCL.max}).`,
       );
-    else if (warmMin < l.nominalCL && l.waiting.max > 0)
-      out.push(
-        `Level <b>${esc(name)}</b> lent up to ${l.nominalCL - warmMin} of its ${l.nominalCL} nominal seats to other levels while its own requests queued.`,
-      );
+    else if (lent > 0)
+      out.push(`Level <b>${esc(name)}</b> lent up to ${lent} of its ${l.nominalCL} nominal seats to other levels while its own requests queued.`);
     if (l.noAccommodation > 0)
       out.push(
         `Level <b>${esc(name)}</b> had a wide request at the head of a queue that did not fit ${fmtInt(l.noAccommodation)} times (it blocks the ` +
@@ -145,6 +143,25 @@ function findings(report: SimulationReport): string[] {
       );
   }
   return out;
+}
+
+/**
+ * The most seats `level` had lent (NominalCL − CurrentCL) in an interval after the cold start in
+ * which its own requests stayed queued; 0 when that never happened.
+ */
+export function lentWhileQueued(report: SimulationReport, level: string): number {
+  const l = report.levels[level];
+  const s = report.series.levels[level];
+  if (l === undefined || s === undefined) return 0;
+  const times = report.series.timesSeconds;
+  let lent = 0;
+  for (let i = 0; i < times.length; i++) {
+    // The CurrentCL at the end of the previous interval held during this one's start.
+    if (times[i]! * 1000 <= COLD_START_MS || (s.waitingMax[i] ?? 0) === 0) continue;
+    const cl = Math.min(s.currentCL[i]!, s.currentCL[i - 1] ?? s.currentCL[i]!);
+    lent = Math.max(lent, l.nominalCL - cl);
+  }
+  return lent;
 }
 
 function suggestionsSection(report: SimulationReport): string {
@@ -194,7 +211,7 @@ function flowTable(report: SimulationReport): string {
   ];
   const rows = Object.entries(report.flows).map(([name, f]: [string, FlowReport]) => [
     nameCell(name),
-    `${nameCell(f.priorityLevel)} <span class="dim">(${nameCell(f.flowSchema)})</span>`,
+    `${f.priorityLevel.split(',').map(levelCell).join(', ')} <span class="dim">(${nameCell(f.flowSchema)})</span>`,
     fmtInt(f.arrived),
     fmtInt(f.dispatched),
     `${fmtInt(f.rejected['queue-full'])} / ${fmtInt(f.rejected['time-out'])} / ${fmtInt(f.rejected['concurrency-limit'])}`,
@@ -221,7 +238,7 @@ function levelTable(report: SimulationReport): string {
     'rejected',
   ];
   const rows = Object.entries(report.levels).map(([name, l]: [string, LevelReport]) => [
-    `${nameCell(name)}${l.exempt ? ' <span class="dim">(exempt)</span>' : ''}`,
+    `${levelCell(name)}${l.exempt ? ' <span class="dim">(exempt)</span>' : ''}`,
     String(l.nominalCL),
     `${l.currentCL.min}–${l.currentCL.max} (${fmtNumber(l.currentCL.mean)})`,
     `${signed(l.borrowing.meanSeats)} (${signed(l.borrowing.minSeats)} to ${signed(l.borrowing.maxSeats)})`,
@@ -236,7 +253,7 @@ function levelTable(report: SimulationReport): string {
 
 function fairnessSection(report: SimulationReport): string {
   const rows = Object.entries(report.fairness).map(([level, f]) => [
-    nameCell(level),
+    levelCell(level),
     f.jain === null ? '— <span class="dim">(no flow backlogged for 10% of the run)</span>' : f.jain.toFixed(4),
     f.backloggedFlows.map((n) => `${nameCell(n)}: ${fmtNumber(f.meanSeatsWhileBacklogged[n] ?? 0)}`).join(', ') || '—',
     f.jainVsMaxMinFair === null ? '—' : f.jainVsMaxMinFair.toFixed(4),

@@ -16,8 +16,10 @@ td{white-space:nowrap}td.name,td.wrap{white-space:normal;overflow-wrap:break-wor
 td:first-child,th:first-child{text-align:left}
 .warn{background:#fff6e0;border:1px solid #f0c36d;padding:.5em 1em;margin:1em 0}
 .better{color:#1a7f37;font-weight:600}.worse{color:#c62828;font-weight:600}.noise{color:#777}
+.new{color:#9a5b00;font-weight:600}.removed{color:#555;font-weight:600}
 .findings li{margin:.25em 0}figure{margin:1.5em 0;max-width:100%;overflow-x:auto}figcaption{margin-bottom:.4em;color:#333}
-svg{max-width:100%;height:auto}
+svg{max-width:100%;height:auto}figure svg{width:100%}
+.swatch{display:inline-block;width:.75em;height:.75em;margin-right:.3em;border-radius:2px;vertical-align:-.05em}
 dt{font-weight:bold;margin-top:.5em}dd{margin-left:1.5em}
 details{margin:.5em 0}summary{cursor:pointer}`;
 

@@ -1,6 +1,7 @@
 // The simulator's three pages (a run's report, a comparison, a sweep summary) opened in a real
 // headless Chromium (Debian's, driven by puppeteer-core): no console error, every plot drawn, and
-// no table wider than a 1400 px window (columns wrap rather than hide behind a scroll bar).
+// no table wider than a 1400 px window (columns wrap rather than hide behind a scroll bar), no
+// table cell taller than three lines, and every plot at least as wide as the tables.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -54,6 +55,8 @@ const MEASURE = [
   '  }),',
   "  tables: [...document.querySelectorAll('table')].map((t, index) => ({ index, scrollWidth: " +
     't.scrollWidth, clientWidth: t.clientWidth, right: t.getBoundingClientRect().right })),',
+  "  cellLines: Math.max(0, ...[...document.querySelectorAll('td')].map((td) => { const s = getComputedStyle(td); " +
+    'return Math.round((td.getBoundingClientRect().height - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom)) / parseFloat(s.lineHeight)); })),',
   '  documentWidth: document.documentElement.scrollWidth,',
   '})',
 ].join('\n');
@@ -62,6 +65,7 @@ interface PageCheck {
   errors: string[];
   figures: { caption: string; width: number; height: number }[];
   tables: { index: number; scrollWidth: number; clientWidth: number; right: number }[];
+  cellLines: number;
   documentWidth: number;
 }
 
@@ -92,6 +96,9 @@ function assertLaidOut(check: PageCheck, name: string, minFigures: number): void
     );
   }
   assert.ok(check.documentWidth <= VIEWPORT.width, `${name}: the page scrolls sideways (${check.documentWidth} px)`);
+  assert.ok(check.cellLines <= 3, `${name}: a table cell wraps to ${check.cellLines} lines`);
+  const widest = Math.max(...check.tables.map((t) => t.clientWidth));
+  for (const f of check.figures) assert.ok(f.width >= widest - 1, `${name}: plot "${f.caption}" is ${f.width} px wide, the tables ${widest} px`);
 }
 
 test('report, comparison and sweep summary render in Chromium without errors, with every plot, within 1400 px', async () => {
@@ -112,7 +119,7 @@ test('report, comparison and sweep summary render in Chromium without errors, wi
     assert.is(await runSimSweep([scenario, '--seeds', '1..2', '--workers', '2', '--no-plots', '--no-suggestions', '--out', join(dir, 'sweep')], sink), 0);
 
     assertLaidOut(await inspect(browser, join(dir, 'run', 'report.html')), 'report.html', 5);
-    assertLaidOut(await inspect(browser, join(dir, 'compare', 'compare.html')), 'compare.html', 0);
+    assertLaidOut(await inspect(browser, join(dir, 'compare', 'compare.html')), 'compare.html', 2);
     assertLaidOut(await inspect(browser, join(dir, 'sweep', 'summary.html')), 'summary.html', 1);
     // The capacity model's section, plots and the replicas' table (sim/examples/replicas.yaml).
     const replicas = fileURLToPath(new URL('../examples/replicas.yaml', import.meta.url));

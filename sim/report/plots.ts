@@ -3,6 +3,7 @@
 // report.json alone, so a report can be re-rendered from its JSON.
 
 import type { SimulationReport } from '../report.ts';
+import { levelColour, levelEncoding } from './colours.ts';
 
 export interface Plot {
   /** File name under plots/, e.g. `level-workload-low.svg`. */
@@ -15,7 +16,8 @@ export interface Plot {
   emptyText?: string;
 }
 
-const WIDTH = 640;
+/** Wide enough that, scaled to the page's width like the tables, text keeps its size. */
+const WIDTH = 960;
 const HEIGHT = 220;
 /** More lines than this are unreadable; the busiest flows are kept. */
 const MAX_SERIES = 12;
@@ -29,36 +31,6 @@ const base = (title: string) => ({
   background: 'white',
   config: { font: 'sans-serif', axis: { labelFontSize: 11, titleFontSize: 12 }, legend: { labelFontSize: 11, titleFontSize: 12, labelLimit: 260 } },
 });
-
-/**
- * Ten colours far apart in hue and lightness (Okabe-Ito plus four), so neighbouring levels never
- * look alike; each level keeps its colour in every plot of a report (the domain is fixed).
- */
-export const LEVEL_PALETTE = ['#0072b2', '#e69f00', '#009e73', '#d55e00', '#cc79a7', '#56b4e9', '#000000', '#f0e442', '#8c564b', '#7f7f7f'];
-/** Beyond ten levels, dashes tell apart the levels that share a colour. */
-const LEVEL_DASHES = [
-  [1, 0],
-  [6, 3],
-  [2, 2],
-];
-
-function levelEncoding(levels: readonly string[]): Record<string, unknown> {
-  const domain = [...levels];
-  return {
-    color: {
-      field: 'level',
-      type: 'nominal',
-      title: 'priority level',
-      scale: { domain, range: domain.map((_, i) => LEVEL_PALETTE[i % LEVEL_PALETTE.length]) },
-    },
-    strokeDash: {
-      field: 'level',
-      type: 'nominal',
-      title: 'priority level',
-      scale: { domain, range: domain.map((_, i) => LEVEL_DASHES[Math.floor(i / LEVEL_PALETTE.length) % LEVEL_DASHES.length]) },
-    },
-  };
-}
 
 /** Levels worth drawing: those that saw traffic or whose CurrentCL moved. */
 export function activeLevels(report: SimulationReport): string[] {
@@ -81,20 +53,31 @@ export function buildPlots(report: SimulationReport): Plot[] {
   const flows = busiestFlows(report);
   const plots: Plot[] = [];
 
+  // Every level with a limit is drawn; with many, the idle ones whose limit never moved are
+  // named in the caption instead.
+  const limited = Object.keys(report.levels).filter((name) => !report.levels[name]!.exempt);
+  const drawn = limited.length <= MAX_SERIES ? limited : limited.filter((name) => levels.includes(name));
+  const leftOut = [
+    ...Object.keys(report.levels)
+      .filter((name) => report.levels[name]!.exempt)
+      .map((name) => `${name} (exempt: no limit)`),
+    ...limited.filter((name) => !drawn.includes(name)).map((name) => `${name} (no traffic; CurrentCL ${report.levels[name]!.currentCL.final} throughout)`),
+  ];
   plots.push({
     file: 'current-cl.svg',
     title: 'CurrentCL over time, per priority level',
     caption:
       'The concurrency limit each level actually had. It starts near NominalCL and moves every 10 s as levels lend idle seats and borrow them: a ' +
-      'line above its NominalCL is a level borrowing, below is a level lending.',
+      'line above its NominalCL is a level borrowing, below is a level lending.' +
+      (leftOut.length === 0 ? '' : ` Not drawn: ${leftOut.join(', ')}.`),
     spec: {
       ...base('CurrentCL (seats) by priority level'),
-      data: { values: levels.flatMap((name) => times.map((t, i) => ({ t, level: name, seats: report.series.levels[name]!.currentCL[i] }))) },
+      data: { values: drawn.flatMap((name) => times.map((t, i) => ({ t, level: name, seats: report.series.levels[name]!.currentCL[i] }))) },
       mark: { type: 'line', interpolate: 'step-before' },
       encoding: {
         x: { field: 't', type: 'quantitative', title: 'simulated time (s)' },
         y: { field: 'seats', type: 'quantitative', title: 'CurrentCL (seats)' },
-        ...levelEncoding(levels),
+        ...levelEncoding(drawn),
       },
     },
   });
@@ -125,7 +108,11 @@ export function buildPlots(report: SimulationReport): Plot[] {
             field: 'series',
             type: 'nominal',
             title: 'series',
-            scale: { domain: ['seats in use (mean)', 'seats in use (max)', 'CurrentCL', 'NominalCL'], range: ['#4c78a8', '#9ecae9', '#e45756', '#888888'] },
+            // The level's own colour for its limit, as in every other plot of it.
+            scale: {
+              domain: ['seats in use (mean)', 'seats in use (max)', 'CurrentCL', 'NominalCL'],
+              range: ['#4c78a8', '#9ecae9', levelColour(name), '#888888'],
+            },
           },
           strokeDash: {
             field: 'series',
