@@ -12,8 +12,9 @@
 // 3. The mixed run: all three at once, the lists at a rate that keeps the pool busy. Measured per
 //    flow: latency p50/p99 at the client, 429s; per level: queue wait p50/p99 from the server's
 //    apiserver_flowcontrol_request_wait_duration_seconds (the window's bucket deltas).
-// 4. The simulator, with that scenario: server `cpus` as the machine's cores (executorThreads
-//    follows as for `fairway serve`: cores − 1), the measured service times and CPU per request,
+// 4. The simulator, with that scenario: server `cpus` as the cores the server is pinned to (all
+//    but the driver's one; executorThreads follows as for `fairway serve`), the measured service
+//    times and CPU per request,
 //    the same rates and duration, seeds 1..3; the medians over seeds beside the measured figures.
 //
 // Goal (docs/benchmarks.md): the simulated p99 latency of each flow within 25% of the measured.
@@ -28,9 +29,10 @@ import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { prefillFlowSchemas } from '../api/testing/prefill.ts';
 import { startServerProcess, type ServerProcess } from '../api/testing/server-process.ts';
+import { histogramDelta, histogramQuantile, histograms } from '../engine/prometheus-delta.ts';
 import { parseExposition } from '../engine/prometheus-text.ts';
 import { runScenario } from '../sim/run-scenario.ts';
-import { processCpuSeconds, table } from './fixtures.ts';
+import { pinToCpus, processCpuSeconds, table } from './fixtures.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -41,6 +43,14 @@ const CALIBRATION_SECONDS = QUICK ? 4 : 8;
 /** The pool's busy fraction the lists alone would cause (at their calibrated CPU per LIST). */
 const LIST_LOAD = arg('list-load', 0.8);
 const WARMUP_SECONDS = 2;
+/**
+ * The server gets every core but the last, the driver the last (taskset): the model is told the
+ * server's cores, and a driver decrypting megabytes of LISTs must not take them from the server
+ * behind the model's back, as it would on shared cores.
+ */
+const SERVER_CORES = Math.max(1, availableParallelism() - 1);
+const SERVER_CPUS = `0-${SERVER_CORES - 1}`;
+const CLIENT_CPUS = `${Math.min(SERVER_CORES, availableParallelism() - 1)}`;
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const FS_PATH = `/apis/${GROUP}/v1/flowschemas`;
@@ -65,7 +75,7 @@ const median = (xs: readonly number[]): number =>
   );
 
 function runDriver(config: DriverConfig): DriverResult {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', join(HERE, 'open-loop-driver.ts'), JSON.stringify(config)], {
+  const run = spawnSync('taskset', ['-c', CLIENT_CPUS, process.execPath, '--import', 'tsx', join(HERE, 'open-loop-driver.ts'), JSON.stringify(config)], {
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });
@@ -75,30 +85,9 @@ function runDriver(config: DriverConfig): DriverResult {
 
 /** A level's queue-wait quantile over a window, from two scrapes of the wait histogram (execute="true"). */
 function waitQuantile(before: string, after: string, level: string, q: number): number | undefined {
-  const buckets = (text: string) => {
-    const byLe = new Map<number, number>();
-    for (const s of parseExposition(text)) {
-      if (s.name !== 'apiserver_flowcontrol_request_wait_duration_seconds_bucket' || s.labels.priority_level !== level || s.labels.execute !== 'true') continue;
-      const le = s.labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(s.labels.le);
-      byLe.set(le, (byLe.get(le) ?? 0) + s.value);
-    }
-    return byLe;
-  };
-  const a = buckets(before);
-  const deltas = [...buckets(after)].map(([le, count]) => [le, count - (a.get(le) ?? 0)] as const).sort((x, y) => x[0] - y[0]);
-  const total = deltas.at(-1)?.[1] ?? 0;
-  if (total <= 0) return undefined;
-  let lower = 0;
-  let lowerCount = 0;
-  for (const [le, cumulative] of deltas) {
-    if (cumulative >= q * total) {
-      if (le === Number.POSITIVE_INFINITY) return lower;
-      return lower + ((le - lower) * (q * total - lowerCount)) / Math.max(1e-9, cumulative - lowerCount);
-    }
-    lower = le;
-    lowerCount = cumulative;
-  }
-  return lower;
+  const keyOf = (labels: Record<string, string>) => (labels.priority_level === level && labels.execute === 'true' ? level : undefined);
+  const family = 'apiserver_flowcontrol_request_wait_duration_seconds';
+  return histogramQuantile(q, histogramDelta(histograms(parseExposition(before), family, keyOf), histograms(parseExposition(after), family, keyOf), level));
 }
 
 const ms = (seconds: number) => `${Math.max(0.001, Math.round(seconds * 1e6) / 1e3)}ms`;
@@ -115,7 +104,9 @@ async function main(): Promise<void> {
     );
     const dataDir = join(dir, 'data');
     await prefillFlowSchemas(dataDir, { count: OBJECTS });
+    if (availableParallelism() < 2) throw new Error('sim-vs-serve needs two cores: the server on one, its driver on another');
     server = await startServerProcess({ dataDir, storageBackend: 'leveldb', args: [`--token-auth-file=${tokenFile}`] });
+    if (!pinToCpus(server.pid, SERVER_CPUS)) throw new Error('taskset could not pin the server to its cores');
     const plans: Record<string, FlowPlan> = {
       lists: {
         driver: { name: 'lists', path: FS_PATH, token: TOKENS.lister, accept: TABLE_ACCEPT },
@@ -182,7 +173,7 @@ async function main(): Promise<void> {
     const after = (await server.client.get('/metrics')).text;
 
     // The simulator, with what was measured.
-    const cores = availableParallelism();
+    const cores = SERVER_CORES;
     const scenario = {
       kind: 'Scenario',
       name: 'sim-vs-serve',
