@@ -6,7 +6,7 @@
 //    (bench/open-loop-driver.ts, Poisson arrivals as the simulator's): `lists`, a user in
 //    global-default LISTing every FlowSchema as kubectl get does (a Table: CPU-heavy, on the pool);
 //    `node-gets` (level system) and `admin-gets` (exempt), GETs by name.
-// 2. Calibration: each flow alone at a low rate gives its uncontended latency (median and p99:
+// 2. Calibration: each flow alone, one request at a time, gives its uncontended latency (median and p99:
 //    the simulator's log-normal service time) and the server's CPU per request (all threads): the
 //    flow's `cpu` in the capacity model (docs/simulator.md, "A server with finite capacity").
 // 3. The mixed run: all three at once, the lists at a rate that keeps the pool busy. Measured per
@@ -33,6 +33,7 @@ import { histogramDelta, histogramQuantile, histograms } from '../engine/prometh
 import { parseExposition } from '../engine/prometheus-text.ts';
 import { runScenario } from '../sim/run-scenario.ts';
 import { pinToCpus, processCpuSeconds, table } from './fixtures.ts';
+import { runWrk } from './wrk.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
@@ -145,25 +146,32 @@ async function main(): Promise<void> {
     };
     const base = { url: server.url, caPem: server.caPem, warmupSeconds: WARMUP_SECONDS, seed: 1 };
 
-    // Calibration: each flow alone, at a rate it cannot queue at.
+    // Calibration: each flow alone, one request at a time (wrk, one connection, on the driver's
+    // core) for many requests, so the server's idle CPU does not count against few of them and
+    // every request finds the caches and the JIT as the mixed run does.
     const calibration: Record<string, { medianMs: number; p99Ms: number; meanMs: number; cpuMs: number }> = {};
     for (const [name, plan] of Object.entries(plans)) {
-      const rate = name === 'lists' ? 1 : 20;
+      const load = {
+        url: `${server.url}${plan.driver.path}`,
+        token: plan.driver.token,
+        headers: { Accept: plan.driver.accept ?? 'application/json' },
+        connections: 1,
+        cpus: CLIENT_CPUS,
+      };
+      await runWrk({ ...load, seconds: 1 });
       const cpuBefore = processCpuSeconds(server.pid);
-      const solo = runDriver({ ...base, seconds: CALIBRATION_SECONDS + WARMUP_SECONDS, flows: [{ ...plan.driver, rate }] });
+      const solo = await runWrk({ ...load, seconds: CALIBRATION_SECONDS });
       const cpuSeconds = processCpuSeconds(server.pid) - cpuBefore;
-      const flow = solo.flows[0]!;
-      const all = flow.latenciesMs;
-      const requests = flow.sent + Math.round(rate * WARMUP_SECONDS);
+      if (solo.non2xx > 0 || solo.requests === 0) throw new Error(`calibrating ${name}: ${JSON.stringify(solo)}`);
       calibration[name] = {
-        medianMs: quantile(all, 0.5),
-        p99Ms: quantile(all, 0.99),
-        meanMs: all.reduce((s, x) => s + x, 0) / Math.max(1, all.length),
-        cpuMs: (cpuSeconds * 1000) / Math.max(1, requests),
+        medianMs: solo.p50Us / 1000,
+        p99Ms: solo.p99Us / 1000,
+        meanMs: solo.meanUs / 1000,
+        cpuMs: (cpuSeconds * 1000) / solo.requests,
       };
     }
-    // The lists' rate: LIST_LOAD of one pool thread (what renders a Table of this size).
-    plans.lists!.mixedRate = Math.max(0.5, Math.round((LIST_LOAD / (calibration.lists!.cpuMs / 1000)) * 100) / 100);
+    // The lists' rate: LIST_LOAD of the server's cores.
+    plans.lists!.mixedRate = Math.max(0.5, Math.round(((LIST_LOAD * SERVER_CORES) / (calibration.lists!.cpuMs / 1000)) * 100) / 100);
 
     // The mixed run, with the server's wait histograms around it.
     const before = (await server.client.get('/metrics')).text;

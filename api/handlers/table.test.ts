@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
-import { humanDuration, parseIncludeObject, toTable } from './table.ts';
+import { humanDuration, parseIncludeObject, tableOrder, toTable } from './table.ts';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -175,3 +175,12 @@ test('includeObject values: None, Metadata (default), Object; anything else → 
 });
 
 test.run();
+
+test('the rows’ order for kept rows: by precedence then name, whether or not the list comes by name', () => {
+  const fs = (name: string, matchingPrecedence: number) => ({ metadata: { name }, spec: { matchingPrecedence } }) as FlowSchema;
+  const byName = [fs('a', 500), fs('b', 100), fs('c', 500), fs('d', 100), fs('e', 9000)];
+  assert.equal(tableOrder('FlowSchema', byName), [1, 3, 0, 2, 4]);
+  const shuffled = [fs('d', 100), fs('a', 500), fs('e', 9000), fs('b', 100), fs('c', 500)];
+  assert.equal(tableOrder('FlowSchema', shuffled), [3, 0, 1, 4, 2]);
+  assert.equal(tableOrder('PriorityLevelConfiguration', shuffled as never), [0, 1, 2, 3, 4]);
+});
