@@ -18,7 +18,7 @@ import { ageJson, parseIncludeObject, tableFrame, tableOrder, type FlowcontrolKi
 import type { RequestContext } from '../server/http-context.ts';
 import { type BodyParts, sendBody, sendBytes } from '../server/response-body.ts';
 import { renderWork, type RenderSpec } from './render-body.ts';
-import { cacheJson, type KeptItems } from './encoded-items.ts';
+import { type AgedTableRow, cacheJson, type KeptItems, tableRowSplit } from './encoded-items.ts';
 import { listBodyParts } from '../protobuf/objects.ts';
 import { yamlListFrame } from '../../engine/store/yaml-text.ts';
 import { wantsPretty, type Representation } from './respond.ts';
@@ -36,6 +36,8 @@ export interface OutputContext {
   yamlItems?: KeptItems | undefined;
   protobufItems?: KeptItems | undefined;
   tableRows?: Record<IncludeObject, KeptItems> | undefined;
+  /** The kept Table rows with their Ages in place; absent: rows are sent in three parts. */
+  agedTableRow?: AgedTableRow | undefined;
 }
 
 export interface Output extends Representation {
@@ -188,7 +190,7 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
     // Each object's kept row with its Age at this instant, in the printer's order, inside the Table's frame.
     const rows = await out.tableRows[includeObject(context)].of(forms, out.executor);
     const frame = tableFrame(out.kind, metadata, out.apiDomain);
-    const body = new TableParts(Buffer.from(frame.head, 'utf8'), rows, forms, out.kind, out.nowMs(), Buffer.from(frame.tail, 'utf8'));
+    const body = new TableParts(Buffer.from(frame.head, 'utf8'), rows, forms, out.kind, out.nowMs(), Buffer.from(frame.tail, 'utf8'), out.agedTableRow);
     return sendBody(context.res, 200, contentType, body, body.byteLength);
   }
   if (output.mediaType === PROTOBUF_MEDIA_TYPE && output.conversion === undefined && out.protobufItems !== undefined) {
@@ -240,11 +242,12 @@ class FramedParts implements BodyParts {
 
 /**
  * A Table body read in place: the frame's head, then per row in the printer's order a comma (but
- * before the first), the kept row up to its Age cell, the Age at this instant, the rest of the row;
- * the frame's tail. Parts are made as they are read: a body of thousands of rows streams over many
- * turns of the event loop, and holding its parts in an array would have every young-generation
- * garbage collection meanwhile copy it (as ListParts). The Ages are few distinct texts (objects
- * made together share one), kept once each.
+ * before the first) and the row with its Age at this instant; the frame's tail. A row is its kept
+ * copy with that Age in place when it may be kept (encoded-items.ts, agedTableRows), else three
+ * parts: the kept row up to its Age cell, the Age, the rest. Parts are made as they are read: a
+ * body of thousands of rows streams over many turns of the event loop, and holding its parts in
+ * an array would have every young-generation garbage collection meanwhile copy it (as ListParts).
+ * The Ages are few distinct texts (objects made together share one), worked out once each.
  */
 class TableParts implements BodyParts {
   readonly length: number;
@@ -253,6 +256,8 @@ class TableParts implements BodyParts {
   /** Per row (in `rows`' order), which of `#ages` is its Age cell. */
   readonly #ageOf: Uint32Array;
   readonly #ages: Uint8Array[] = [];
+  /** Per row (in `rows`' order), the row with its Age in place; undefined: some row has none, all are sent in three parts. */
+  readonly #whole: Uint8Array[] | undefined;
 
   constructor(
     private readonly head: Uint8Array,
@@ -261,6 +266,7 @@ class TableParts implements BodyParts {
     kind: FlowcontrolKind,
     nowMs: number,
     private readonly tail: Uint8Array,
+    aged: AgedTableRow | undefined,
   ) {
     const objects = forms.map((form) => form.object as FlowcontrolObject);
     this.#order = Uint32Array.from(tableOrder(kind, objects));
@@ -268,10 +274,10 @@ class TableParts implements BodyParts {
     // An Age depends only on the creation time: worked out once per distinct creation time.
     const byCreation = new Map<string | undefined, number>();
     const byText = new Map<string, number>();
+    const texts: string[] = [];
+    let whole: Uint8Array[] | undefined = aged === undefined ? undefined : new Array(rows.length);
     let byteLength = head.byteLength + tail.byteLength + Math.max(0, rows.length - 1);
     for (let i = 0; i < rows.length; i++) {
-      // The row's kept bytes carry a 4-byte prefix (where the Age goes) that is not sent.
-      byteLength += rows[i]!.byteLength - 4;
       const created = objects[i]!.metadata?.creationTimestamp;
       let at = byCreation.get(created);
       if (at === undefined) {
@@ -279,21 +285,35 @@ class TableParts implements BodyParts {
         at = byText.get(text);
         if (at === undefined) {
           at = this.#ages.push(Buffer.from(text, 'utf8')) - 1;
+          texts.push(text);
           byText.set(text, at);
         }
         byCreation.set(created, at);
       }
       this.#ageOf[i] = at;
-      byteLength += this.#ages[at]!.byteLength;
+      // The row's kept bytes carry a 4-byte prefix (where the Age goes) that is not sent.
+      byteLength += rows[i]!.byteLength - 4 + this.#ages[at]!.byteLength;
+      if (whole !== undefined) {
+        const row = aged!(rows[i]!, texts[at]!);
+        if (row === undefined) whole = undefined;
+        else whole[i] = row;
+      }
     }
+    this.#whole = whole;
     this.byteLength = byteLength;
-    this.length = rows.length === 0 ? 2 : 4 * rows.length + 1;
+    const partsPerRow = whole === undefined ? 4 : 2;
+    this.length = rows.length === 0 ? 2 : partsPerRow * rows.length + 1;
   }
 
   at(index: number): Uint8Array | undefined {
     if (index === 0) return this.head;
     if (index === this.length - 1) return this.tail;
     if (index < 0 || index >= this.length) return undefined;
+    const whole = this.#whole;
+    if (whole !== undefined) {
+      // Row k is at 2k + 1, its comma (none before row 0) at 2k.
+      return (index & 1) === 0 ? COMMA : whole[this.#order[index >> 1]!];
+    }
     // Row k's parts are at 4k (its comma; none before row 0) to 4k + 3.
     const k = index >> 2;
     const part = index & 3;
@@ -301,7 +321,7 @@ class TableParts implements BodyParts {
     const i = this.#order[k]!;
     if (part === 2) return this.#ages[this.#ageOf[i]!];
     const row = this.rows[i]!;
-    const split = 4 + ((row[0]! | (row[1]! << 8) | (row[2]! << 16) | (row[3]! << 24)) >>> 0);
+    const split = tableRowSplit(row);
     return part === 1 ? row.subarray(4, split) : row.subarray(split);
   }
 }

@@ -47,7 +47,7 @@ import type { AccessControl } from '../security/access-control.ts';
 import { withReviewRoutes } from '../handlers/review.ts';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { startExecutionPlane, type ExecutionPlane } from './execution-plane.ts';
-import { DEFAULT_ENCODING_CACHE_BYTES, EncodingBudget, protobufItems, tableRows, yamlItems } from '../handlers/encoded-items.ts';
+import { agedTableRows, DEFAULT_ENCODING_CACHE_BYTES, EncodingBudget, protobufItems, tableRows, yamlItems } from '../handlers/encoded-items.ts';
 
 export interface FairwayServerOptions {
   /** An open store. */
@@ -232,6 +232,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const encodingBudget = new EncodingBudget(options.encodingCacheBytes ?? DEFAULT_ENCODING_CACHE_BYTES);
   const keptYaml = yamlItems(encodingBudget);
   const keptProtobuf = protobufItems(encodingBudget);
+  const agedTableRow = agedTableRows(encodingBudget);
   new Gauge({
     name: 'fairway_encoding_cache_bytes',
     help: "Bytes held by stored objects' kept encodings besides JSON (YAML list items, protobuf messages, Table rows), against --encoding-cache-bytes.",
@@ -251,6 +252,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     yamlItems: keptYaml,
     protobufItems: keptProtobuf,
     tableRows: tableRows(encodingBudget, kind, apiDomain),
+    agedTableRow,
   });
   const registryDeps = {
     apiVersion,
