@@ -188,9 +188,15 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
   }
   if (output.conversion === 'Table' && output.mediaType === 'application/json' && !output.pretty && forms.length > 0 && out.tableRows !== undefined) {
     // Each object's kept row with its Age at this instant, in the printer's order, inside the Table's frame.
-    const rows = await out.tableRows[includeObject(context)].of(forms, out.executor);
+    const kept = out.tableRows[includeObject(context)];
+    const nowMs = out.nowMs();
+    let rows = lastTableRows.get(kept);
+    if (rows === undefined || !rows.serves(forms, nowMs)) {
+      rows = new TableRows(await kept.of(forms, out.executor), forms, out.kind, nowMs, out.agedTableRow);
+      if (rows.reusable) lastTableRows.set(kept, rows);
+    }
     const frame = tableFrame(out.kind, metadata, out.apiDomain);
-    const body = new TableParts(Buffer.from(frame.head, 'utf8'), rows, forms, out.kind, out.nowMs(), Buffer.from(frame.tail, 'utf8'), out.agedTableRow);
+    const body = new TableParts(Buffer.from(frame.head, 'utf8'), rows, Buffer.from(frame.tail, 'utf8'));
     return sendBody(context.res, 200, contentType, body, body.byteLength);
   }
   if (output.mediaType === PROTOBUF_MEDIA_TYPE && output.conversion === undefined && out.protobufItems !== undefined) {
@@ -241,15 +247,15 @@ class FramedParts implements BodyParts {
 }
 
 /**
- * A Table body read in place: the frame's head, then per row in the printer's order a comma (but
- * before the first) and the row with its Age at this instant; the frame's tail. A row is its kept
- * copy with that Age in place when it may be kept (encoded-items.ts, agedTableRows), else three
- * parts: the kept row up to its Age cell, the Age, the rest. Parts are made as they are read: a
- * body of thousands of rows streams over many turns of the event loop, and holding its parts in
- * an array would have every young-generation garbage collection meanwhile copy it (as ListParts).
- * The Ages are few distinct texts (objects made together share one), worked out once each.
+ * A Table's rows as sent: per row in the printer's order a comma (but before the first) and the
+ * row with its Age at this instant. A row is its kept copy with that Age in place when it may be
+ * kept (encoded-items.ts, agedTableRows), else three parts: the kept row up to its Age cell, the
+ * Age, the rest. Parts are made as they are read: a body of thousands of rows streams over many
+ * turns of the event loop, and holding its parts in an array would have every young-generation
+ * garbage collection meanwhile copy it (as ListParts). The Ages are few distinct texts (objects
+ * made together share one), worked out once each.
  */
-class TableParts implements BodyParts {
+class TableRows {
   readonly length: number;
   readonly byteLength: number;
   readonly #order: Uint32Array;
@@ -258,16 +264,16 @@ class TableParts implements BodyParts {
   readonly #ages: Uint8Array[] = [];
   /** Per row (in `rows`' order), the row with its Age in place; undefined: some row has none, all are sent in three parts. */
   readonly #whole: Uint8Array[] | undefined;
+  readonly #second: number;
 
   constructor(
-    private readonly head: Uint8Array,
     private readonly rows: readonly Uint8Array[],
-    forms: readonly StoredForm[],
+    private readonly forms: readonly StoredForm[],
     kind: FlowcontrolKind,
     nowMs: number,
-    private readonly tail: Uint8Array,
     aged: AgedTableRow | undefined,
   ) {
+    this.#second = Math.floor(nowMs / 1000);
     const objects = forms.map((form) => form.object as FlowcontrolObject);
     this.#order = Uint32Array.from(tableOrder(kind, objects));
     this.#ageOf = new Uint32Array(rows.length);
@@ -276,7 +282,7 @@ class TableParts implements BodyParts {
     const byText = new Map<string, number>();
     const texts: string[] = [];
     let whole: Uint8Array[] | undefined = aged === undefined ? undefined : new Array(rows.length);
-    let byteLength = head.byteLength + tail.byteLength + Math.max(0, rows.length - 1);
+    let byteLength = Math.max(0, rows.length - 1);
     for (let i = 0; i < rows.length; i++) {
       const created = objects[i]!.metadata?.creationTimestamp;
       let at = byCreation.get(created);
@@ -301,28 +307,66 @@ class TableParts implements BodyParts {
     }
     this.#whole = whole;
     this.byteLength = byteLength;
-    const partsPerRow = whole === undefined ? 4 : 2;
-    this.length = rows.length === 0 ? 2 : partsPerRow * rows.length + 1;
+    this.length = (whole === undefined ? 4 : 2) * rows.length - 1;
   }
 
+  /** Whole rows only: the next LIST of the same versions within the same second sends these again. */
+  get reusable(): boolean {
+    return this.#whole !== undefined;
+  }
+
+  /**
+   * Whether these are the rows of `forms` at `nowMs`: the same versions (the watch cache's own
+   * objects, compared by reference) and the same second, so the same Ages (kubectl's ages have
+   * whole seconds). A kubectl get repeated against an unchanged list skips the rows' work.
+   */
+  serves(forms: readonly StoredForm[], nowMs: number): boolean {
+    if (Math.floor(nowMs / 1000) !== this.#second || forms.length !== this.forms.length) return false;
+    for (let i = 0; i < forms.length; i++) if (forms[i] !== this.forms[i]) return false;
+    return true;
+  }
+
+  /** Part `index` of the rows (from 0; the first row has no comma). */
   at(index: number): Uint8Array | undefined {
-    if (index === 0) return this.head;
-    if (index === this.length - 1) return this.tail;
-    if (index < 0 || index >= this.length) return undefined;
     const whole = this.#whole;
     if (whole !== undefined) {
-      // Row k is at 2k + 1, its comma (none before row 0) at 2k.
-      return (index & 1) === 0 ? COMMA : whole[this.#order[index >> 1]!];
+      // Row k is at 2k, its comma (none before row 0) at 2k − 1.
+      return (index & 1) === 1 ? COMMA : whole[this.#order[index >> 1]!];
     }
-    // Row k's parts are at 4k (its comma; none before row 0) to 4k + 3.
-    const k = index >> 2;
-    const part = index & 3;
+    // Row k's parts are at 4k − 1 (its comma; none before row 0) to 4k + 2.
+    const k = (index + 1) >> 2;
+    const part = (index + 1) & 3;
     if (part === 0) return COMMA;
     const i = this.#order[k]!;
     if (part === 2) return this.#ages[this.#ageOf[i]!];
     const row = this.rows[i]!;
     const split = tableRowSplit(row);
     return part === 1 ? row.subarray(4, split) : row.subarray(split);
+  }
+}
+
+/** Per kind and includeObject form (its KeptItems), the Table rows last sent whole: see TableRows.serves. */
+const lastTableRows = new WeakMap<KeptItems, TableRows>();
+
+/** A Table body: the frame's head, the rows, the frame's tail. */
+class TableParts implements BodyParts {
+  readonly length: number;
+  readonly byteLength: number;
+
+  constructor(
+    private readonly head: Uint8Array,
+    private readonly rows: TableRows,
+    private readonly tail: Uint8Array,
+  ) {
+    this.length = rows.length + 2;
+    this.byteLength = head.byteLength + rows.byteLength + tail.byteLength;
+  }
+
+  at(index: number): Uint8Array | undefined {
+    if (index === 0) return this.head;
+    if (index === this.length - 1) return this.tail;
+    if (index < 0 || index >= this.length) return undefined;
+    return this.rows.at(index - 1);
   }
 }
 
