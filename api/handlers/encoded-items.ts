@@ -153,13 +153,31 @@ class KeptItems {
     };
   }
 
+  /** The forms of the last call and their bytes: a LIST repeated against an unchanged list gets them again. */
+  #last: { forms: readonly StoredForm[]; bytes: Uint8Array[] } | undefined;
+
   /** Each form's bytes, in order: kept ones as they are, the rest made now. */
-  of(forms: readonly StoredForm[], executor: Executor): Promise<Uint8Array[]> {
-    return encoded(forms, executor, this.#slot);
+  async of(forms: readonly StoredForm[], executor: Executor): Promise<Uint8Array[]> {
+    const last = this.#last;
+    if (last !== undefined && sameForms(last.forms, forms)) return last.bytes;
+    const bytes = await encoded(forms, executor, this.#slot);
+    this.#last = { forms, bytes };
+    return bytes;
   }
 }
 
 export type { KeptItems };
+
+/**
+ * The same versions in the same order (the watch cache's own objects, compared by reference: a
+ * version's kept bytes never change, so neither do the list's).
+ */
+export function sameForms(a: readonly StoredForm[], b: readonly StoredForm[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** Each form's YAML as a list item (engine/store/yaml-text.ts). */
 export function yamlItems(budget: EncodingBudget): KeptItems {

@@ -18,7 +18,7 @@ import { ageJson, parseIncludeObject, tableFrame, tableOrder, type FlowcontrolKi
 import type { RequestContext } from '../server/http-context.ts';
 import { type BodyParts, sendBody, sendBytes } from '../server/response-body.ts';
 import { renderWork, type RenderSpec } from './render-body.ts';
-import { type AgedTableRow, cacheJson, type KeptItems, tableRowSplit } from './encoded-items.ts';
+import { type AgedTableRow, cacheJson, type KeptItems, sameForms, tableRowSplit } from './encoded-items.ts';
 import { listBodyParts } from '../protobuf/objects.ts';
 import { yamlListFrame } from '../../engine/store/yaml-text.ts';
 import { wantsPretty, type Representation } from './respond.ts';
@@ -321,9 +321,7 @@ class TableRows {
    * whole seconds). A kubectl get repeated against an unchanged list skips the rows' work.
    */
   serves(forms: readonly StoredForm[], nowMs: number): boolean {
-    if (Math.floor(nowMs / 1000) !== this.#second || forms.length !== this.forms.length) return false;
-    for (let i = 0; i < forms.length; i++) if (forms[i] !== this.forms[i]) return false;
-    return true;
+    return Math.floor(nowMs / 1000) === this.#second && sameForms(this.forms, forms);
   }
 
   /** Part `index` of the rows (from 0; the first row has no comma). */
