@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     );
     process.stdout.write(
       `  kept encodings: ${(keptBytes / 2 ** 20).toFixed(1)} MiB for ${OBJECTS} objects (${Math.round(keptBytes / OBJECTS)} bytes each: YAML item, ` +
-        `protobuf message, Table row with includeObject=Metadata), JSON ${(bytes.json / 2 ** 20).toFixed(1)} MiB; ` +
+        `protobuf message, Table row with includeObject=Metadata and its aged copy), JSON ${(bytes.json / 2 ** 20).toFixed(1)} MiB; ` +
         `server RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before the first LIST, ${(rssAfter / 2 ** 20).toFixed(0)} MiB after the last\n`,
     );
     process.stdout.write(
