@@ -116,7 +116,17 @@ async function main(): Promise<void> {
         `server RSS ${(rssBefore / 2 ** 20).toFixed(0)} MiB before the first LIST, ${(rssAfter / 2 ** 20).toFixed(0)} MiB after the last\n`,
     );
     process.stdout.write(
-      `${JSON.stringify({ bench: 'list-encodings', objects: OBJECTS, connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, keptBytes, rssBefore, rssAfter, ...summary })}\n`,
+      `${JSON.stringify({
+        bench: 'list-encodings',
+        objects: OBJECTS,
+        connections: CONNECTIONS,
+        seconds: SECONDS,
+        rounds: ROUNDS,
+        keptBytes,
+        rssBefore,
+        rssAfter,
+        ...summary,
+      })}\n`,
     );
   } finally {
     await server.stop();
