@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { realClock } from '../../engine/clock.ts';
-import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { UserInfo } from '../../engine/auth/user-info.ts';
 import { createMemoryBackend } from '../../engine/store/memory/memory-backend.ts';
 import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
