@@ -11,7 +11,7 @@ import type { Store } from '../../engine/store/store-types.ts';
 import type { StorageBackend } from '../../engine/store/backend.ts';
 import { createFairwayServer, type FairwayServer } from '../server/assembled-server.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import { generateCertificateAuthority, issueServingCertificate } from '../security/tls.ts';
+import { generateCertificateAuthority, issueServingCertificate } from '../../engine/x509/certificates.ts';
 import { createSecureApiServer, type SecureServer } from '../server/secure-server.ts';
 import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../server/http1-connection.ts';
 import { createAccessControl, type AccessControl } from '../security/access-control.ts';
