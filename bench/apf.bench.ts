@@ -17,7 +17,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { realClock } from '../engine/clock.ts';
 import { FlowController, type FlowControlObserver } from '../engine/flowcontrol/controller.ts';
-import type { RequestInfo } from '../engine/flowcontrol/request-digest.ts';
+import type { RequestInfo } from '../engine/request/request-info.ts';
 import { createPriorityAndFairnessFilter } from '../api/filters/priority-and-fairness.ts';
 import { chain, type Filter, type RequestContext } from '../api/server/http-context.ts';
 import { createFairwayMetrics } from '../api/metrics/fairway-metrics.ts';

@@ -16,7 +16,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateCertificateAuthority, issueServingCertificate } from '../api/security/tls.ts';
+import { generateCertificateAuthority, issueServingCertificate } from '../engine/x509/certificates.ts';
 import { processCpuSeconds } from './fixtures.ts';
 import { requestsPerSecond, requireWrk, runWrk } from './wrk.ts';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { realClock } from '../../engine/clock.ts';
 import { loadWorkEstimatorConfig } from '../../engine/config/work-estimator-file.ts';
 import { readConfigFile } from '../../engine/config/config-file.ts';
-import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { UserInfo } from '../../engine/auth/user-info.ts';
 import type { WorkEstimatorConfig } from '../../engine/flowcontrol/work-estimator-config.ts';
 import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';

@@ -11,7 +11,7 @@ import { stringify as yamlStringify } from 'yaml';
 import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
 import { kubectlFor, kubectlForUser, type Kubectl } from '../testing/kubectl.ts';
 import { createTestClient } from '../testing/http-client.ts';
-import { generateCertificateAuthority, issueClientCertificate } from '../security/tls.ts';
+import { generateCertificateAuthority, issueClientCertificate } from '../../engine/x509/certificates.ts';
 import type { KubeconfigUser } from '../data-dir/kubeconfig.ts';
 import { startWebhook, type WebhookProcess } from '../../engine/auth/testing/webhook-process.ts';
 

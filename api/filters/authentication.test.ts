@@ -7,7 +7,7 @@ import type { Logger } from '../log.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
 import type { Authenticator } from '../../engine/auth/authenticator.ts';
-import { generateCertificateAuthority, issueClientCertificate } from '../security/tls.ts';
+import { generateCertificateAuthority, issueClientCertificate } from '../../engine/x509/certificates.ts';
 import { authenticationRequestOf, createAuthenticationFilter, MAX_KEPT_AUTHORIZATION_LENGTH } from './authentication.ts';
 import { connectionOf } from '../server/connection.ts';
 

@@ -11,7 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { AuthenticationRequest, AuthenticationResult, Authenticator } from '../../engine/auth/authenticator.ts';
 import { SYSTEM_ANONYMOUS, SYSTEM_UNAUTHENTICATED } from '../../engine/auth/authenticator.ts';
-import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { UserInfo } from '../../engine/auth/user-info.ts';
 import type { Filter } from '../server/http-context.ts';
 import { connectionOf, type Connection } from '../server/connection.ts';
 import { unauthorized } from '../errors.ts';

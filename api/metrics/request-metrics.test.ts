@@ -3,7 +3,7 @@ import { createServer, IncomingMessage, request as httpRequest, ServerResponse }
 import { Socket, type AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { RequestInfo } from '../../engine/request/request-info.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
 import type { Filter, RequestContext } from '../server/http-context.ts';
 import { createFairwayMetrics, type FairwayMetrics } from './fairway-metrics.ts';

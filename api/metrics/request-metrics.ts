@@ -10,7 +10,7 @@
 // client puts in a URL cannot add series beyond what the server serves (served-labels.ts).
 
 import type { Clock } from '../../engine/clock.ts';
-import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { RequestInfo } from '../../engine/request/request-info.ts';
 import type { Filter, RequestContext } from '../server/http-context.ts';
 import { REQUEST_DURATION_BUCKETS_SECONDS } from './buckets.ts';
 import { CounterVec, HistogramVec, type CollectedFamily, type CounterCell, type HistogramCell } from './metric-family.ts';

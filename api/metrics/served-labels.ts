@@ -9,7 +9,7 @@
 //   and from the first level that does not, they read `other`;
 // - a non-resource path keeps its value when it is one of the paths the server answers, and
 //   otherwise reads `other`.
-import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { RequestInfo } from '../../engine/request/request-info.ts';
 import type { DiscoveryModel } from '../discovery/discovery.ts';
 
 /** The one bucket for every value outside a bounded set (kube's name for its unknown verbs). */

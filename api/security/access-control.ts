@@ -27,7 +27,7 @@ import { createAuthorizationFilter } from '../filters/authorization.ts';
 import { alwaysAllowAuthorizer } from '../../engine/auth/always.ts';
 import type { Authenticator } from '../../engine/auth/authenticator.ts';
 import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
-import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { UserInfo } from '../../engine/auth/user-info.ts';
 import { createAuthenticationFilter } from '../filters/authentication.ts';
 import { createImpersonationFilter } from '../filters/impersonation.ts';
 import { createSelfSubjectAccessReviewHandler, selfSubjectAccessReviewPath } from '../handlers/self-subject-access-review.ts';

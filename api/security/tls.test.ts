@@ -8,16 +8,8 @@ import type { TLSSocket } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import {
-  CERT_FILES,
-  checkClientCaBundle,
-  checkServingPair,
-  ensureServingCertificates,
-  generateCertificateAuthority,
-  issueClientCertificate,
-  issueServingCertificate,
-  servingHosts,
-} from './tls.ts';
+import { CERT_FILES, checkClientCaBundle, checkServingPair, ensureServingCertificates, servingHosts } from './tls.ts';
+import { generateCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../engine/x509/certificates.ts';
 
 const NOW = Date.parse('2026-03-01T00:00:00Z');
 const DAY = 24 * 60 * 60 * 1000;

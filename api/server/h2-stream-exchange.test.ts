@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { generateCertificateAuthority, issueServingCertificate } from '../security/tls.ts';
+import { generateCertificateAuthority, issueServingCertificate } from '../../engine/x509/certificates.ts';
 import { createSecureApiServer, type SecureServer } from './secure-server.ts';
 import { servedOnStream, StreamRequest, StreamResponse } from './h2-stream-exchange.ts';
 import { connectH2, type H2Client } from '../testing/h2-client.ts';

@@ -5,7 +5,8 @@
 
 import type { Hook } from './hook-slots.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { RequestInfo } from '../../engine/request/request-info.ts';
+import type { UserInfo } from '../../engine/auth/user-info.ts';
 import type { Connection } from './connection.ts';
 
 export interface RequestContext {

@@ -7,7 +7,7 @@
 // without a name is `deletecollection`), or from the deprecated `/watch/` path segment. Everything
 // else (`/healthz`, `/version`, discovery documents) is a non-resource request whose verb is the
 // lower-cased method.
-import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { RequestInfo } from '../../engine/request/request-info.ts';
 import { exactFieldMatch } from '../../engine/flowcontrol/interested-watches.ts';
 
 const METHOD_VERBS: ReadonlyMap<string, string> = new Map([

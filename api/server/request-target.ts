@@ -7,7 +7,7 @@
 // Sharing also spares every later reader of the RequestInfo (metric labels, classification) the
 // hashing of freshly cut strings, and lets them memoise by the object. Targets with a query are
 // read each time: their values (resourceVersion, continue tokens) rarely repeat.
-import type { RequestInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { RequestInfo } from '../../engine/request/request-info.ts';
 import { BoundedCache } from '../../engine/bounded-cache.ts';
 import { internString } from '../../engine/interned-string.ts';
 import { parseRequestInfo } from './request-info.ts';

@@ -9,7 +9,7 @@ import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
 import { createFairwayServer, type FairwayServer } from './assembled-server.ts';
 import { silentLogger } from '../log.ts';
-import { generateCertificateAuthority, issueServingCertificate, type KeyPairPem } from '../security/tls.ts';
+import { generateCertificateAuthority, issueServingCertificate, type KeyPairPem } from '../../engine/x509/certificates.ts';
 import { createSecureApiServer, maxConcurrentStreams, type SecureServer } from './secure-server.ts';
 import { connectH2 } from '../testing/h2-client.ts';
 import { sampleValue } from '../testing/metrics.ts';

@@ -1,6 +1,6 @@
 // Access control for a test's server: these tokens authenticate, everyone is allowed, no admission.
 import { realClock } from '../../engine/clock.ts';
-import type { UserInfo } from '../../engine/flowcontrol/request-digest.ts';
+import type { UserInfo } from '../../engine/auth/user-info.ts';
 import { isHealthPath } from '../handlers/health.ts';
 import { silentLogger } from '../log.ts';
 import { createAccessControl, type AccessControl } from '../security/access-control.ts';

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { X509Certificate } from 'node:crypto';
-import { generateCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../../api/security/tls.ts';
+import { generateCertificateAuthority, issueClientCertificate, issueServingCertificate } from '../x509/certificates.ts';
 import { createRequestAuthenticator, type Authenticator } from './authenticator.ts';
 import { bearerToken, createTokenAuthenticator } from './token-authenticator.ts';
 import { createX509Authenticator } from './x509-authenticator.ts';

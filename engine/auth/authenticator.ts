@@ -5,7 +5,7 @@
 // token is not the same as no token. Only a request with no usable credential at all may become
 // `system:anonymous` (group `system:unauthenticated`), and only with --anonymous-auth. Every
 // authenticated user gets the group `system:authenticated` added.
-import type { UserInfo } from '../flowcontrol/request-digest.ts';
+import type { UserInfo } from './user-info.ts';
 
 export const SYSTEM_AUTHENTICATED = 'system:authenticated';
 export const SYSTEM_UNAUTHENTICATED = 'system:unauthenticated';

@@ -12,7 +12,7 @@
 //
 // Each configured authorizer is instrumented: its terminal decisions count in
 // apiserver_authorization_decisions_total{type,name,decision}. The privileged group is not counted.
-import type { UserInfo } from '../flowcontrol/request-digest.ts';
+import type { UserInfo } from './user-info.ts';
 import type { AuthorizationAttributes, AuthorizationOutcome, AuthorizationResult, Authorizer, Cancellation, RulesResult } from './authorizer.ts';
 import { isPending, NO_OPINION, noRules } from './authorizer.ts';
 import { privilegedGroupsAuthorizer } from './always.ts';

@@ -10,7 +10,8 @@
 // microtask per authorizer, as kube-apiserver's authorizers are plain calls. Callers `await` it or
 // test for a promise (`isPending`); never `.then` it. `close` releases connections and caches and
 // may be called once, after which `authorize` is not called again.
-import type { RequestInfo, UserInfo } from '../flowcontrol/request-digest.ts';
+import type { RequestInfo } from '../request/request-info.ts';
+import type { UserInfo } from './user-info.ts';
 
 export type Decision = 'allow' | 'deny' | 'noOpinion';
 

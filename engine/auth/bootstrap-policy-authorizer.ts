@@ -11,7 +11,7 @@
 //   SelfSubjectRulesReview.
 // - Node: Fairway has no nodes or pods, so the node authorizer never has an opinion; asked to list
 //   a node's rules it says it cannot, as Kubernetes' does.
-import type { UserInfo } from '../flowcontrol/request-digest.ts';
+import type { UserInfo } from './user-info.ts';
 import type { AuthorizationAttributes, AuthorizationResult, Authorizer, NonResourceRule, ResourceRule, RulesResult } from './authorizer.ts';
 import { allow, cannotListRules, NO_OPINION, noRules } from './authorizer.ts';
 

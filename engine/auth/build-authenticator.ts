@@ -3,7 +3,7 @@
 // admin token), then anonymous when --anonymous-auth allows it. So a request carrying both a good
 // certificate and a good token is the certificate's user, and a bad certificate next to a good
 // token is the token's user (the union only fails when nothing succeeds).
-import type { UserInfo } from '../flowcontrol/request-digest.ts';
+import type { UserInfo } from './user-info.ts';
 import { createRequestAuthenticator, type Authenticator } from './authenticator.ts';
 import { createTokenAuthenticator } from './token-authenticator.ts';
 import { createX509Authenticator } from './x509-authenticator.ts';

@@ -11,7 +11,7 @@
 // user: the named user, the groups given (a service account's own groups when none are), the
 // extras and uid given, and `system:authenticated` (or, for system:anonymous,
 // `system:unauthenticated`) unless the groups given already settle it.
-import type { UserInfo } from '../flowcontrol/request-digest.ts';
+import type { UserInfo } from './user-info.ts';
 import type { AuthorizationAttributes, Authorizer, Cancellation } from './authorizer.ts';
 import { SYSTEM_ANONYMOUS, SYSTEM_AUTHENTICATED, SYSTEM_UNAUTHENTICATED } from './authenticator.ts';
 

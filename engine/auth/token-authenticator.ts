@@ -3,7 +3,7 @@
 // no header, another scheme or an empty token is "no credential here"; a token that is not in the
 // table is an error (`invalid bearer token`), so it fails the request instead of falling through to
 // anonymous. The scheme word is case-insensitive and anything after the token is ignored.
-import type { UserInfo } from '../flowcontrol/request-digest.ts';
+import type { UserInfo } from './user-info.ts';
 import type { AuthenticationResult, Authenticator } from './authenticator.ts';
 
 export const INVALID_BEARER_TOKEN = 'invalid bearer token';

@@ -1,54 +1,36 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { runConfigCheck } from '../../api/commands/config-check.ts';
+import { formatFieldError } from '../resources/field-errors.ts';
 import { checkManifests, createManifestRegistry, parseManifests } from './manifests.ts';
 import { encryptionManifestKinds } from './encryption-kind.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'fw-enc-kind-'));
 const K32 = Buffer.alloc(32, 9).toString('base64');
 
-async function configCheck(name: string, text: string): Promise<{ code: number; lines: string[] }> {
-  const file = join(dir, name);
-  writeFileSync(file, text);
-  let out = '';
-  const code = await runConfigCheck([file], { stdout: (t) => (out += t), stderr: (t) => (out += t) });
-  return {
-    code,
-    lines: out
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => l.replace(`${dir}/`, '')),
-  };
+/** Each document's kind, name and findings, as the manifest check reports them. */
+function check(text: string): { errors: unknown[]; checked: { kind: string; name: string; findings: string[] }[] } {
+  const { checked, errors } = checkManifests(parseManifests(text, 'f.yaml'), createManifestRegistry(encryptionManifestKinds()));
+  return { errors, checked: checked.map((c) => ({ kind: c.kind.kind, name: c.name, findings: c.errors.map(formatFieldError) })) };
 }
 
-test('fairway config check accepts a valid EncryptionConfiguration', async () => {
-  const result = await configCheck(
-    'ok.yaml',
+test('a valid EncryptionConfiguration has no findings', () => {
+  const result = check(
     'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: ["*.flowcontrol.apiserver.k8s.io"]\n    ' +
       `providers: [{secretbox: {keys: [{name: k, secret: ${K32}}]}}, {identity: {}}]\n`,
   );
-  assert.equal(result, { code: 0, lines: ['ok.yaml: EncryptionConfiguration/(document 1): valid'] });
+  assert.equal(result, { errors: [], checked: [{ kind: 'EncryptionConfiguration', name: '', findings: [] }] });
 });
 
-test('fairway config check reports each finding with its field path, exit status 1', async () => {
-  const result = await configCheck(
-    'bad.yaml',
+test('each finding has its field path and kube-apiserver words', () => {
+  const result = check(
     'apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [Secrets]\n    providers: [{kms: {apiVersion: ' +
       'v2, name: "a:b", endpoint: "tcp://x"}}]\n',
   );
-  assert.equal(result, {
-    code: 1,
-    lines: [
-      'bad.yaml: EncryptionConfiguration/(document 1): resources[0].resources[0]: Invalid value: "Secrets": resource name should not contain capital letters',
-      'bad.yaml: EncryptionConfiguration/(document 1): resources[0].providers[0].kms.name: Invalid value: "a:b": invalid KMS provider name a:b, must ' +
-        "not contain ':'",
-      'bad.yaml: EncryptionConfiguration/(document 1): resources[0].providers[0].kms.endpoint: Invalid value: "tcp://x": unsupported scheme "tcp" ' +
-        'for KMS provider, only unix is supported',
-    ],
-  });
+  assert.equal(result.errors, []);
+  assert.equal(result.checked[0]!.findings, [
+    'resources[0].resources[0]: Invalid value: "Secrets": resource name should not contain capital letters',
+    'resources[0].providers[0].kms.name: Invalid value: "a:b": invalid KMS provider name a:b, must not contain \':\'',
+    'resources[0].providers[0].kms.endpoint: Invalid value: "tcp://x": unsupported scheme "tcp" for KMS provider, only unix is supported',
+  ]);
 });
 
 test('the legacy v1 EncryptionConfig kind is registered; unknown fields are reported as the flowcontrol kinds report them', () => {
@@ -64,7 +46,5 @@ test('the legacy v1 EncryptionConfig kind is registered; unknown fields are repo
     ['resources[0].extra: unknown field'],
   );
 });
-
-test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 test.run();

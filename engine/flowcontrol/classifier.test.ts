@@ -14,7 +14,9 @@ import {
   matchesSubject,
   matchesFlowSchema,
 } from './classifier.ts';
-import type { RequestDigest, RequestInfo, UserInfo } from './request-digest.ts';
+import type { RequestDigest } from './request-digest.ts';
+import type { RequestInfo } from '../request/request-info.ts';
+import type { UserInfo } from '../auth/user-info.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

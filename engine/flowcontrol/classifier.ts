@@ -30,7 +30,9 @@ import {
 import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../resources/bootstrap.ts';
 import { formatRfc3339 } from '../clock.ts';
 import { hashFlowId, dealerParameterError } from './shuffle-sharding.ts';
-import type { RequestDigest, RequestInfo, UserInfo } from './request-digest.ts';
+import type { RequestDigest } from './request-digest.ts';
+import type { RequestInfo } from '../request/request-info.ts';
+import type { UserInfo } from '../auth/user-info.ts';
 
 export interface Classification {
   flowSchema: FlowSchema;

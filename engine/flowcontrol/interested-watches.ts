@@ -1,7 +1,7 @@
 // Which registered watches a mutating request will wake (apf-semantics 7.5): the mutating work
 // estimator charges extra seats per ten interested watches. Pure bookkeeping, no I/O.
 
-import type { RequestInfo } from './request-digest.ts';
+import type { RequestInfo } from '../request/request-info.ts';
 
 /** The RequestInfo fields the registry reads. */
 export type WatchTarget = Pick<RequestInfo, 'verb' | 'apiGroup' | 'resource' | 'namespace' | 'name'>;

@@ -2,7 +2,7 @@
 // handler returns. Lists are charged by the objects they will touch, writes by the watch events
 // they will fan out. Pure: the object counts and watch counts come in through `deps`.
 
-import type { RequestInfo } from './request-digest.ts';
+import type { RequestInfo } from '../request/request-info.ts';
 import { effectiveMaxSeats } from './max-seats.ts';
 import { goParseInt64 } from '../go-integer.ts';
 import { durationMsToNs, durationNsToMs, durationPerSeatNs, seatsTimesDuration } from './seat-seconds.ts';
@@ -21,7 +21,7 @@ export function maxSeatsOf(estimate: WorkEstimate): number {
   return Math.max(estimate.initialSeats, estimate.finalSeats);
 }
 
-/** The RequestInfo fields the estimators read (request-digest.ts `RequestInfo` satisfies it). */
+/** The RequestInfo fields the estimators read (engine/request/request-info.ts `RequestInfo` satisfies it). */
 export type EstimatorRequestInfo = Pick<RequestInfo, 'isResourceRequest' | 'verb' | 'apiGroup' | 'resource' | 'subresource' | 'namespace' | 'name' | 'path'>;
 
 /**

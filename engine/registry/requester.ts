@@ -2,7 +2,7 @@
 // the resource as addressed, and where admission's warnings go. The API builds one per request
 // from what its filters established; the registry never sees the HTTP request itself.
 import type { AdmissionAttributes, AdmissionChain, AdmissionOperation } from '../auth/admission/admission.ts';
-import type { UserInfo } from '../flowcontrol/request-digest.ts';
+import type { UserInfo } from '../auth/user-info.ts';
 import type { KubeObject } from '../resources/types.ts';
 import { RegistryError } from './registry-errors.ts';
 

@@ -4,7 +4,8 @@
 import type { Clock } from '../../../engine/clock.ts';
 import { FlowController, type FlowControlObserver, type FlowcontrolConfig } from '../../../engine/flowcontrol/controller.ts';
 import type { InterestedWatches } from '../../../engine/flowcontrol/interested-watches.ts';
-import type { RequestDigest, RequestInfo } from '../../../engine/flowcontrol/request-digest.ts';
+import type { RequestDigest } from '../../../engine/flowcontrol/request-digest.ts';
+import type { RequestInfo } from '../../../engine/request/request-info.ts';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../../../engine/resources/bootstrap.ts';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../../../engine/resources/defaults.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../../engine/resources/types.ts';

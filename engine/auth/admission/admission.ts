@@ -3,7 +3,7 @@
 // Refusal is a value (house rule: no exceptions for decisions in engine/), which the API layer turns
 // into the Status kube-apiserver would send: 429 for the rate limiter, the policy's reason (422 by
 // default) for a ValidatingAdmissionPolicy. Plugins run in order; the first refusal wins.
-import type { UserInfo } from '../../flowcontrol/request-digest.ts';
+import type { UserInfo } from '../user-info.ts';
 import { append } from '../../append.ts';
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';

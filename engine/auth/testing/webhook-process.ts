@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { generateCertificateAuthority, issueClientCertificate, issueServingCertificate, type KeyPairPem } from '../../../api/security/tls.ts';
+import { generateCertificateAuthority, issueClientCertificate, issueServingCertificate, type KeyPairPem } from '../../x509/certificates.ts';
 
 export interface WebhookControl {
   mode?: 'allow' | 'deny' | 'noOpinion' | 'both' | 'hang' | 'garbage' | 'status500' | 'rules';

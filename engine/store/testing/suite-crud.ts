@@ -4,8 +4,7 @@
 import * as assert from 'uvu/assert';
 import type { Test } from 'uvu';
 import type { KubeObject } from '../../resources/types.ts';
-import { storeErrorStatus } from '../../../api/engine-errors.ts';
-import { plc, rejects, rvOf, settle, withStore, type SuiteHarness } from './suite-kit.ts';
+import { errorFacts, plc, rejects, rvOf, settle, withStore, type SuiteHarness } from './suite-kit.ts';
 
 const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
   promise.then(
@@ -65,18 +64,14 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
     withStore(harness, {}, async ({ plcs }) => {
       await plcs.create(plc('alpha'));
       const exists = await rejects(plcs.create(plc('alpha')), 'FW_ERR_STORE_ALREADY_EXISTS', `${QR} "alpha" already exists`);
-      assert.equal(storeErrorStatus(exists), {
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
+      assert.equal(errorFacts(exists), {
+        code: 'FW_ERR_STORE_ALREADY_EXISTS',
         message: `${QR} "alpha" already exists`,
-        reason: 'AlreadyExists',
         details: { name: 'alpha', group: 'flowcontrol.apiserver.k8s.io', kind: 'prioritylevelconfigurations' },
-        code: 409,
+        continueToken: undefined,
       });
       const missing = await rejects(plcs.get('nosuch'), 'FW_ERR_STORE_NOT_FOUND', `${QR} "nosuch" not found`);
-      assert.is(storeErrorStatus(missing).code, 404);
+      assert.equal(missing.details, { name: 'nosuch', group: 'flowcontrol.apiserver.k8s.io', kind: 'prioritylevelconfigurations' });
     }));
 
   test('getNow answers as get without a promise, or undefined when the read must wait first', () =>
@@ -96,7 +91,7 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
         'FW_ERR_STORE_NOT_FOUND',
         `${QR} "nosuch" not found`,
       );
-      assert.equal(storeErrorStatus(missing), storeErrorStatus(await rejects(plcs.get('nosuch'), 'FW_ERR_STORE_NOT_FOUND')));
+      assert.equal(errorFacts(missing), errorFacts(await rejects(plcs.get('nosuch'), 'FW_ERR_STORE_NOT_FOUND')));
       const badName = await rejects(plcs.get('a/b'), 'FW_ERR_STORE_BAD_NAME');
       await rejects(
         thrown(() => plcs.getNow('a/b', '0')),
@@ -127,7 +122,7 @@ export function crudTests(test: Test, harness: SuiteHarness): void {
         'FW_ERR_STORE_CONFLICT',
         `Operation cannot be fulfilled on ${QR} "alpha": the object has been modified; please apply your changes to the latest version and try again`,
       );
-      assert.is(storeErrorStatus(stale).reason, 'Conflict');
+      assert.equal(stale.details, { name: 'alpha', group: 'flowcontrol.apiserver.k8s.io', kind: 'prioritylevelconfigurations' });
       const { resourceVersion: _rv, ...metaWithout } = v2.metadata!;
       const v3 = await plcs.update({ ...v2, metadata: metaWithout, spec: { type: 'Limited' } });
       assert.is(rvOf(v3), rvOf(v2) + 1);

@@ -164,6 +164,9 @@ export async function rejects(promise: Promise<unknown>, code: StoreErrorCode, m
   throw new Error('unreachable');
 }
 
+/** What a store error tells its caller: the code, the words and the facts (the API edge makes its Status from these alone). */
+export const errorFacts = (error: StoreError) => ({ code: error.code, message: error.message, details: error.details, continueToken: error.continueToken });
+
 export const rvOf = (object: KubeObject | undefined): number => Number(object?.metadata?.resourceVersion);
 export const namesOf = (items: readonly KubeObject[]): string[] => items.map((o) => o.metadata?.name ?? '');
 export const summary = (e: WatchEvent): string => `${e.type} ${(e.object as KubeObject).metadata?.name ?? ''}@${e.resourceVersion ?? ''}`;

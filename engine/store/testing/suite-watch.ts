@@ -5,8 +5,7 @@ import * as assert from 'uvu/assert';
 import type { Test } from 'uvu';
 import type { KubeObject, Status } from '../../resources/types.ts';
 import { INITIAL_EVENTS_END_ANNOTATION } from '../watch-event.ts';
-import { storeErrorStatus } from '../../../api/engine-errors.ts';
-import { plc, probe, rejects, rvOf, summary, withStore, type SuiteHarness } from './suite-kit.ts';
+import { errorFacts, plc, probe, rejects, rvOf, summary, withStore, type SuiteHarness } from './suite-kit.ts';
 
 export function watchTests(test: Test, harness: SuiteHarness): void {
   test('a watch from a list resourceVersion sees every later change, in order', () =>
@@ -56,15 +55,12 @@ export function watchTests(test: Test, harness: SuiteHarness): void {
       const [error] = await old.take(1);
       assert.is(error!.type, 'ERROR');
       assert.is(error!.error?.code, 'FW_ERR_STORE_EXPIRED');
-      assert.equal(storeErrorStatus(error!.error!), {
-        kind: 'Status',
-        apiVersion: 'v1',
-        metadata: {},
-        status: 'Failure',
+      assert.equal(errorFacts(error!.error!), {
+        code: 'FW_ERR_STORE_EXPIRED',
         message: `too old resource version: ${rvOf(a)} (${rvOf(a) + 2})`, // oldest kept is a+3; kube prints it minus one
-        reason: 'Expired',
-        code: 410,
-      } satisfies Status);
+        details: undefined,
+        continueToken: undefined,
+      });
       await old.done();
     }));
 
@@ -153,7 +149,7 @@ export function watchTests(test: Test, harness: SuiteHarness): void {
       const [error] = await slow.take(1);
       assert.is(error!.type, 'ERROR');
       assert.is(error!.error?.code, 'FW_ERR_STORE_WATCH_TOO_SLOW');
-      assert.is(storeErrorStatus(error!.error!).reason, 'Timeout');
+      assert.is(error!.error?.message, 'watch closed: the client fell 3 events behind; watch again from the last resourceVersion it received');
       assert.match((error!.object as Status).message ?? '', /fell 3 events behind/);
       await slow.done();
       assert.is(store.dump().resources.find((r) => r.prefix.endsWith('/prioritylevelconfigurations/'))?.watchers, 1);

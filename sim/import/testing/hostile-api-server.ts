@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:https';
 import { writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { generateCertificateAuthority, issueServingCertificate } from '../../../api/security/tls.ts';
+import { generateCertificateAuthority, issueServingCertificate } from '../../../engine/x509/certificates.ts';
 
 export const FLOWCONTROL = '/apis/flowcontrol.apiserver.k8s.io/v1';
 export const PLC_PATH = `${FLOWCONTROL}/prioritylevelconfigurations`;
