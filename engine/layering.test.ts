@@ -22,10 +22,10 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ['engine', 'cli', 'workers', 'sim'],
 };
 /**
- * The one upward import there is: the stage registry names the API's CPU-heavy stage functions
- * (rendering a body, applying a patch), because a worker thread loads it to run them.
+ * The one upward import there is: the stage registry names the API's body rendering, because a
+ * worker thread loads it to run it. (Patches apply below: engine/patch/.)
  */
-const EXCEPTIONS: readonly { from: string; to: RegExp }[] = [{ from: 'workers/stages.ts', to: /^api\/handlers\/(render-body|patch-work)\.ts$/ }];
+const EXCEPTIONS: readonly { from: string; to: RegExp }[] = [{ from: 'workers/stages.ts', to: /^api\/handlers\/render-body\.ts$/ }];
 
 const isTestCode = (path: string) => path.endsWith('.test.ts') || path.includes('/testing/') || path.startsWith('api/e2e/');
 

@@ -17,7 +17,7 @@ import {
   renderBody,
   type RenderSpec,
 } from '../api/handlers/render-body.ts';
-import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, patchWorkSize, runPatchStage } from '../api/handlers/patch-work.ts';
+import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, packPatchResult, patchWorkSize, runPatchStage } from './patch-stage.ts';
 import { ENCODE_OBJECTS_STAGE, ENCODE_YAML_ITEMS_STAGE, encodeObjectsJson, encodeYamlItems } from './objects-json.ts';
 import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
 import { DECODE_YAML_STAGE, decodeYamlSize, runDecodeYaml } from './decode-yaml.ts';
@@ -34,6 +34,12 @@ export interface Stage {
    * over stored objects send their codec bytes, moved, never the object graph. `run` accepts both.
    */
   pack?(payload: unknown): { payload: unknown; transferList: TransferListItem[] } | undefined;
+  /**
+   * What the result becomes to cross back from a worker thread (undefined: the result itself), run
+   * there and only there: the patch stages send the patched object as JSON bytes rather than an
+   * object graph, and hand it over as it is on the calling thread. Callers accept both forms.
+   */
+  packResult?(result: unknown): unknown;
 }
 
 /** Upper bound on `sleep-cpu` iterations (about a minute of CPU): a typo must not wedge a thread. */
@@ -102,7 +108,7 @@ const STAGE_LIST: readonly Stage[] = [
   renderStage('render-table'),
   renderStage('render-yaml'),
   renderStage('render-protobuf'),
-  // A PATCH applied to the stored object (api/handlers/patch-work.ts), one stage per cost class:
+  // A PATCH applied to the stored object (patch-stage.ts), one stage per cost class:
   // server-side apply and strategic merge; merge and JSON patches.
   patchStage(APPLY_PATCH_STAGE),
   patchStage(MERGE_PATCH_STAGE),
@@ -183,7 +189,7 @@ function renderStage(name: string): Stage {
 }
 
 function patchStage(name: string): Stage {
-  return { name, purpose: 'serving', sizeUnit: 'bytes', sizeOf: patchWorkSize, run: runPatchStage, pack: packPayload };
+  return { name, purpose: 'serving', sizeUnit: 'bytes', sizeOf: patchWorkSize, run: runPatchStage, pack: packPayload, packResult: packPatchResult };
 }
 
 function renderSpecOf(payload: unknown): RenderSpec {

@@ -19,8 +19,8 @@ import type { AdmitOutcome, AdmitRequest, FlowController } from '../../engine/fl
 import type { InterestedWatches } from '../../engine/flowcontrol/interested-watches.ts';
 import type { RequestDigest, RequestInfo, UserInfo } from '../../engine/flowcontrol/request-digest.ts';
 import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
-import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
-import { goQuote } from '../go-format.ts';
+import { TOO_MANY_REQUESTS_TEXT } from '../../engine/status/errors.ts';
+import { goQuote } from '../../engine/go-format.ts';
 import type { Answered, EndHook, Filter, RequestContext } from '../server/http-context.ts';
 import { responseFlushed, whenFlushed } from '../server/response-flushed.ts';
 import { addPresetHeaders, PresetHeaders } from '../server/preset-headers.ts';

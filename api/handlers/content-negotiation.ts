@@ -4,7 +4,7 @@
 // and whose `as`/`g`/`v` conversion (Table, aggregated discovery...) the endpoint can produce,
 // wins. Unknown parameters are tolerated. No acceptable clause → 406 with the accepted types.
 import type { Status } from '../../engine/resources/types.ts';
-import { notAcceptable, unsupportedMediaType } from '../errors.ts';
+import { notAcceptable, unsupportedMediaType } from '../../engine/status/errors.ts';
 import { setOwn } from '../../engine/own-property.ts';
 
 /** Kubernetes' protobuf (the `k8s\0` envelope; api/protobuf/). */

@@ -13,7 +13,7 @@ import { BoundedCache } from '../../engine/bounded-cache.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, tableConversions, type NegotiatedMediaType } from './content-negotiation.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../engine/status/errors.ts';
 import { ageJson, parseIncludeObject, tableFrame, tableOrder, type FlowcontrolKind, type IncludeObject } from './table.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { type BodyParts, sendBody, sendBytes } from '../server/response-body.ts';

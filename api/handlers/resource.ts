@@ -6,12 +6,12 @@ import type { KubeObject } from '../../engine/resources/types.ts';
 import type { ListOptions } from '../../engine/store/store-types.ts';
 import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
 import type { Answered, Handler, RequestContext } from '../server/http-context.ts';
-import { ApiError, nameMismatch, routeMethodNotAllowed, routeNotFound } from '../errors.ts';
-import { PATCH_MEDIA_TYPES, negotiateInput, type PatchMediaType } from './content-negotiation.ts';
+import { ApiError, nameMismatch, routeMethodNotAllowed, routeNotFound } from '../../engine/status/errors.ts';
+import { PATCH_MEDIA_TYPES, negotiateInput } from './content-negotiation.ts';
 import type { Logger } from '../log.ts';
 import { parseBody, readBody } from './body.ts';
 import type { YamlDecoder } from '../../workers/decode-yaml.ts';
-import { decodeObject } from './decode.ts';
+import { decodeObject } from '../../engine/resources/decode.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
 import type { ObjectRegistry, Subresource } from '../../engine/registry/kind-registry.ts';
 import type { Requester } from '../../engine/registry/requester.ts';
@@ -22,33 +22,7 @@ import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.t
 import type { WatchLimiter } from './watch-limit.ts';
 import { internString } from '../../engine/interned-string.ts';
 import { append } from '../../engine/append.ts';
-
-/** What a PATCH computes: the caller's new object, before defaulting and the strategy. */
-export interface PatchResult {
-  object: KubeObject;
-  warnings: string[];
-  /** Server-side apply sets managedFields itself; other patch types leave them to the update. */
-  managedFieldsSet: boolean;
-}
-
-export interface PatchRequest {
-  contentType: PatchMediaType;
-  body: string;
-  /** undefined when the object does not exist (only apply may create). */
-  current: KubeObject | undefined;
-  kind: string;
-  apiVersion: string;
-  /** The object name from the URL. */
-  name: string;
-  fieldManager: string;
-  force: boolean;
-  fieldValidation: 'Ignore' | 'Warn' | 'Strict';
-  subresource: Subresource;
-  /** RFC 3339 time for managedFields entries. */
-  nowTime: string;
-}
-
-export type PatchApplier = (request: PatchRequest) => PatchResult | Promise<PatchResult>;
+import type { PatchApplier, PatchRequest } from '../../engine/patch/patch-applier.ts';
 
 export interface ResourceRoute {
   registry: ObjectRegistry;
@@ -306,7 +280,6 @@ async function patch(
   const name = context.requestInfo.name;
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
   const warnings: string[] = [];
-  let managedFieldsSet = false;
   const request = (current: KubeObject | undefined): PatchRequest => ({
     contentType,
     body,
@@ -324,7 +297,6 @@ async function patch(
     const result = await deps.applyPatch(request(current));
     warnings.length = 0;
     append(warnings, result.warnings);
-    managedFieldsSet = result.managedFieldsSet;
     return result.object;
   };
   try {
@@ -332,12 +304,10 @@ async function patch(
       dryRun: options.dryRun,
       manager,
       requester: requesterOf(context),
+      // Every patch type comes back with its managedFields set (engine/patch/patch-applier.ts).
+      recordManagedFields: false,
       serverSideApply: isApply,
       signal: context.signal,
-      // Read after `produce` ran: only then is it known whether the patch set managedFields.
-      get recordManagedFields() {
-        return !managedFieldsSet;
-      },
     });
     addWarnings(context.res, warnings);
     await sendStoredObject(context, route.out, output, 200, patched);
@@ -348,7 +318,7 @@ async function patch(
     const created = await route.registry.create(result.object, {
       dryRun: options.dryRun,
       manager,
-      recordManagedFields: !result.managedFieldsSet,
+      recordManagedFields: false,
       serverSideApply: true,
       requester: requesterOf(context),
     });

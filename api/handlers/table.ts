@@ -8,7 +8,7 @@ import { fieldAt } from '../../engine/resources/schema/field-table.ts';
 import { FLOW_SCHEMA } from '../../engine/resources/schema/flow-schema.ts';
 import { OBJECT_META } from '../../engine/resources/schema/meta-v1.ts';
 import { PRIORITY_LEVEL_CONFIGURATION } from '../../engine/resources/schema/priority-level-configuration.ts';
-import { unrecognizedIncludeObject } from '../errors.ts';
+import { unrecognizedIncludeObject } from '../../engine/status/errors.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
 
 export type FlowcontrolKind = typeof PRIORITY_LEVEL_KIND | typeof FLOW_SCHEMA_KIND;

@@ -14,7 +14,7 @@ import type { StoreError } from '../../engine/store/store-errors.ts';
 import { storeErrorStatus } from '../engine-errors.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { toTable, parseIncludeObject, type IncludeObject } from './table.ts';
-import { ApiError, badRequest } from '../errors.ts';
+import { ApiError, badRequest } from '../../engine/status/errors.ts';
 import { CHUNK_BYTES, ChunkedBody } from '../server/response-body.ts';
 import { checkResourceVersion, type QueryReader } from './query.ts';
 import { PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';

@@ -54,7 +54,7 @@ export interface WriteContext {
   manager: string;
   /** Who writes, as admission sees them. */
   requester: Requester;
-  /** False when the caller (server-side apply) has already set managedFields. */
+  /** False when the caller has already set managedFields: every PATCH (engine/patch/patch-applier.ts). */
   recordManagedFields?: boolean;
   /** Server-side apply: its managedFields are the point of the write, so a too-large object is not retried without them. */
   serverSideApply?: boolean;

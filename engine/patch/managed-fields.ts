@@ -7,12 +7,12 @@
 // subresource does not own (status on the main resource; metadata and spec on /status) are
 // neither recorded nor taken, and identity fields (name, uid, resourceVersion...) never are.
 
-import type { KubeObject, ManagedFieldsEntry } from '../../engine/resources/types.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../resources/types.ts';
 import { FieldSet, fieldElement, type FieldPath } from './field-set.ts';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, type Managed, type ManagedEntry, type ManagerInfo } from './managed-fields-codec.ts';
 import { schemaFor, type FlowcontrolKind, type SchemaNode } from './schema.ts';
 import { compareTyped, withGoZeroValues, type Comparison } from './typed-value.ts';
-import { isRecord } from '../../engine/own-property.ts';
+import { isRecord } from '../own-property.ts';
 
 export * from './managed-fields-codec.ts';
 

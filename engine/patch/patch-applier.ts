@@ -1,18 +1,45 @@
-// The seam between the REST handlers and api/patch: PATCH bodies applied to the stored object
-// (json, merge, strategic merge, server-side apply), and managedFields bookkeeping for every other
-// write. api/patch decodes, defaults and checks the name; the kind's registry (engine/registry)
-// then runs the strategy, validation, admission and the store's optimistic concurrency.
-import { flowcontrolKind } from '../../engine/resources/kinds.ts';
-import { defaulted } from '../../engine/resources/defaults.ts';
-import type { KubeObject } from '../../engine/resources/types.ts';
-import { conflictError } from '../../engine/store/store-errors.ts';
-import { decodeShape } from '../../engine/config/object-shape.ts';
-import { invalid as invalidField } from '../../engine/resources/field-errors.ts';
-import { ApiError, invalid } from '../errors.ts';
-import { firstTypeError, shapeOf } from './decode.ts';
-import { applyPatch, updateManagedFields, type FlowcontrolKind } from '../patch/index.ts';
-import type { ManagedFieldsRecorder, Subresource } from '../../engine/registry/kind-registry.ts';
-import type { PatchApplier, PatchRequest } from './resource.ts';
+// A PATCH as the registry's writes take it: the body applied to the stored object (json, merge,
+// strategic merge, server-side apply) with its managedFields set, decoded as Go decodes the patched
+// document; and managedFields bookkeeping for every other write. The patch package decodes, defaults
+// and checks the name; the kind's registry (engine/registry) then runs the strategy, validation,
+// admission and the store's optimistic concurrency. No HTTP here: the REST handler reads the request,
+// the execution plane (workers/patch-stage.ts) decides which thread runs this.
+import { flowcontrolKind } from '../resources/kinds.ts';
+import { defaulted } from '../resources/defaults.ts';
+import type { KubeObject } from '../resources/types.ts';
+import { conflictError } from '../store/store-errors.ts';
+import { decodeShape } from '../config/object-shape.ts';
+import { invalid as invalidField } from '../resources/field-errors.ts';
+import { ApiError, invalid } from '../status/errors.ts';
+import { firstTypeError, shapeOf } from '../resources/decode.ts';
+import { applyPatch, updateManagedFields, type FlowcontrolKind, type PatchContentType } from './index.ts';
+import type { FieldValidation } from './json-patch.ts';
+import type { ManagedFieldsRecorder, Subresource } from '../registry/kind-registry.ts';
+
+/** What a PATCH computes: the caller's new object, managedFields set, before the strategy runs. */
+export interface PatchResult {
+  object: KubeObject;
+  warnings: string[];
+}
+
+export interface PatchRequest {
+  contentType: PatchContentType;
+  body: string;
+  /** undefined when the object does not exist (only apply may create). */
+  current: KubeObject | undefined;
+  kind: string;
+  apiVersion: string;
+  /** The object name from the URL. */
+  name: string;
+  fieldManager: string;
+  force: boolean;
+  fieldValidation: FieldValidation;
+  subresource: Subresource;
+  /** RFC 3339 time for managedFields entries. */
+  nowTime: string;
+}
+
+export type PatchApplier = (request: PatchRequest) => PatchResult | Promise<PatchResult>;
 
 /** managedFields for POST and PUT (and their /status forms): an Update entry for the manager. */
 export function managedFieldsRecorder(apiVersion: string, nowTime: () => string): ManagedFieldsRecorder {
@@ -27,15 +54,15 @@ export function managedFieldsRecorder(apiVersion: string, nowTime: () => string)
   };
 }
 
-/** PATCH through api/patch; failures become the Status api/patch words. */
-export function patchApplier(group: string): PatchApplier {
+/** PATCH through the patch package; failures become the Status it words (or the store's conflict). */
+export function patchApplier(group: string): (request: PatchRequest) => PatchResult {
   return (request: PatchRequest) => {
     const kind = flowcontrolKind(request.kind);
     const name = request.current?.metadata?.name ?? request.name;
     const result = applyPatch({
       contentType: request.contentType,
       patchBody: request.body,
-      // Stored objects are deeply frozen and shared; api/patch gets its own copy to work on.
+      // Stored objects are deeply frozen and shared; the patch package gets its own copy to work on.
       current: request.current === undefined ? undefined : structuredClone(request.current),
       kind: request.kind as FlowcontrolKind,
       fieldManager: request.fieldManager,
@@ -67,6 +94,6 @@ export function patchApplier(group: string): PatchApplier {
     if (request.current !== undefined && wanted !== undefined && wanted !== '' && wanted !== current) {
       throw conflictError({ group, resource: kind?.resource ?? '', kind: request.kind }, name);
     }
-    return { object, warnings: result.warnings, managedFieldsSet: true };
+    return { object, warnings: result.warnings };
   };
 }

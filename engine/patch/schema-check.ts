@@ -9,7 +9,7 @@ import { pathToString } from './field-set.ts';
 import { goFormatValue } from './go-json.ts';
 import { fieldSchema, type SchemaNode } from './schema.ts';
 import { listItemElement, presentKeys, type JsonObject } from './typed-value.ts';
-import { isRecord, setOwn } from '../../engine/own-property.ts';
+import { isRecord, setOwn } from '../own-property.ts';
 
 /** structured-merge-diff's validation errors for an applied configuration; empty when it is valid. */
 export function validateApplyConfig(node: SchemaNode, value: unknown): string[] {

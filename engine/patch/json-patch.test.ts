@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import jsonpatch from 'fast-json-patch';
-import { errorCodeOf } from '../errors.ts';
+import { errorCodeOf } from '../status/errors.ts';
 import { alpha } from './fixtures.ts';
 import { applyJsonPatch, JSON_PATCH_MAX_COPY_BYTES } from './json-patch.ts';
 

@@ -11,14 +11,14 @@
 // Ordering of merged lists follows Go exactly: patch items keep the patch's order, items only on
 // the server keep theirs, and a new item lands before the server-only items that follow it.
 
-import type { Status } from '../../engine/resources/types.ts';
-import { badRequest, patchFailed } from '../errors.ts';
+import type { Status } from '../resources/types.ts';
+import { badRequest, patchFailed } from '../status/errors.ts';
 import { goFormatValue, goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { ListNode, SchemaNode } from './schema.ts';
 import { elementKind, goKind, goReflectKind, noMergeKey, normalizeOrder, partition, sameMergeKey, SmpFailure, unclassified } from './strategic-list-order.ts';
 import type { JsonObject } from './typed-value.ts';
-import { lowerBound } from '../../engine/lower-bound.ts';
-import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
+import { lowerBound } from '../lower-bound.ts';
+import { isRecord, ownValue, setOwn } from '../own-property.ts';
 
 export type StrategicMergeResult = { value: unknown; duplicates: string[] } | { status: Status };
 

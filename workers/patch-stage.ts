@@ -1,18 +1,17 @@
 // PATCH as work for the execution plane. Applying a patch (server-side apply above all, and
 // strategic merge) costs far more than reading or writing the object (docs/execution-plane.md), so
 // on a large object it runs on a worker: the stored object crosses as its codec bytes (moved), the
-// patched object comes back as JSON text, parsed here. Small patches run on the main thread through
-// the very same function, and come back the same way, so both paths hand the write the same object.
-// A refusal crosses as data (the Status, or the store error's fields) and is thrown again here.
-import type { KubeObject, Status } from '../../engine/resources/types.ts';
-import { newStoredForm, storedFormOf } from '../../engine/store/cached-object.ts';
-import { isStoreError, StoreError, type StoreErrorCode } from '../../engine/store/store-errors.ts';
-import type { StatusDetails } from '../../engine/resources/types.ts';
-import type { Executor, Work } from '../../workers/executor.ts';
-import { objectsOf } from '../../workers/stored-objects.ts';
-import { ApiError, isApiError } from '../errors.ts';
-import { patchApplier } from './patch-adapter.ts';
-import type { PatchApplier, PatchRequest, PatchResult } from './resource.ts';
+// patched object comes back as JSON bytes (`packPatchResult`), parsed here. Small patches run on the
+// main thread through the very same function (engine/patch/patch-applier.ts) and hand back the
+// object itself. A refusal crosses as data (the Status, or the store error's fields) and is thrown
+// again here.
+import type { KubeObject, Status, StatusDetails } from '../engine/resources/types.ts';
+import { newStoredForm, storedFormOf } from '../engine/store/cached-object.ts';
+import { isStoreError, StoreError, type StoreErrorCode } from '../engine/store/store-errors.ts';
+import { ApiError, isApiError } from '../engine/status/errors.ts';
+import { patchApplier, type PatchApplier, type PatchRequest, type PatchResult } from '../engine/patch/patch-applier.ts';
+import type { Executor, Work } from './executor.ts';
+import { objectsOf } from './stored-objects.ts';
 
 /**
  * Stage names by cost class: server-side apply and strategic merge walk the kind's schema and the
@@ -34,7 +33,10 @@ export interface PatchPayload {
 }
 
 export type PatchStageResult =
-  | { readonly json: Uint8Array; readonly warnings: string[]; readonly managedFieldsSet: boolean }
+  /** On the calling thread: the patched object itself. */
+  | PatchResult
+  /** From a worker: the patched object's JSON, bytes rather than an object graph to clone. */
+  | { readonly json: Uint8Array; readonly warnings: string[] }
   | { readonly status: Status }
   | { readonly storeError: { code: StoreErrorCode; message: string; details: StatusDetails | undefined } };
 
@@ -42,16 +44,20 @@ export type PatchStageResult =
 export function runPatchStage(payload: unknown): PatchStageResult {
   const { request, group } = payload as PatchPayload;
   const current = objectsOf(payload)[0];
-  let result: PatchResult | Promise<PatchResult>;
   try {
-    result = patchApplier(group)({ ...request, current });
+    return patchApplier(group)({ ...request, current });
   } catch (error) {
     if (isApiError(error)) return { status: error.status };
     if (isStoreError(error)) return { storeError: { code: error.code, message: error.message, details: error.details } };
     throw error;
   }
-  if (result instanceof Promise) throw new TypeError('the patch applier must be synchronous');
-  return { json: Buffer.from(JSON.stringify(result.object), 'utf8'), warnings: result.warnings, managedFieldsSet: result.managedFieldsSet };
+}
+
+/** The stage's result as it crosses back from a worker (workers/worker-task.ts): the object as JSON bytes. */
+export function packPatchResult(result: unknown): unknown {
+  const outcome = result as PatchStageResult;
+  if (!('object' in outcome)) return outcome;
+  return { json: Buffer.from(JSON.stringify(outcome.object), 'utf8'), warnings: outcome.warnings };
 }
 
 /** The patch's size for routing: the stored object's codec bytes and the patch body. */
@@ -70,7 +76,7 @@ function patchWork(request: PatchRequest, group: string): Work {
   return { stage: patchStage(request.contentType), payload: { objects: forms, request: rest, group } satisfies PatchPayload };
 }
 
-/** The handlers' PatchApplier, running each patch through the execution plane. */
+/** The REST handler's PatchApplier, running each patch through the execution plane. */
 export function executorPatchApplier(executor: Executor, group: string): PatchApplier {
   return async (request) => {
     const outcome = await executor.execute<PatchStageResult>(patchWork(request, group));
@@ -79,7 +85,8 @@ export function executorPatchApplier(executor: Executor, group: string): PatchAp
       const { code, message, details } = outcome.storeError;
       throw new StoreError(code, message, { details });
     }
+    if ('object' in outcome) return outcome;
     const object = JSON.parse(Buffer.from(outcome.json.buffer, outcome.json.byteOffset, outcome.json.byteLength).toString('utf8')) as KubeObject;
-    return { object, warnings: outcome.warnings, managedFieldsSet: outcome.managedFieldsSet };
+    return { object, warnings: outcome.warnings };
   };
 }

@@ -1,16 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { adoptWrittenObject } from '../../engine/store/cached-object.ts';
-import { encodeObject } from '../../engine/store/codec.ts';
-import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
-import type { KubeObject } from '../../engine/resources/types.ts';
-import type { Executor, Work } from '../../workers/executor.ts';
-import { createInlineExecutor } from '../../workers/inline-executor.ts';
-import { findStage } from '../../workers/stages.ts';
-import { packPayload } from '../../workers/stored-objects.ts';
-import { isApiError } from '../errors.ts';
-import { executorPatchApplier } from './patch-work.ts';
-import type { PatchRequest } from './resource.ts';
+import { adoptWrittenObject } from '../engine/store/cached-object.ts';
+import { encodeObject } from '../engine/store/codec.ts';
+import { isStoreErrorCode } from '../engine/store/store-errors.ts';
+import type { KubeObject } from '../engine/resources/types.ts';
+import type { Executor, Work } from './executor.ts';
+import { createInlineExecutor } from './inline-executor.ts';
+import { findStage } from './stages.ts';
+import { packPayload } from './stored-objects.ts';
+import { isApiError } from '../engine/status/errors.ts';
+import { executorPatchApplier } from './patch-stage.ts';
+import type { PatchRequest } from '../engine/patch/patch-applier.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 
@@ -38,10 +38,12 @@ const request = (contentType: PatchRequest['contentType'], body: string, current
   nowTime: '2026-01-02T00:00:00Z',
 });
 
-/** Runs the stage as the pool would: the payload packed (codec bytes), then run. */
+/** Runs the stage as the pool would: the payload packed (codec bytes), run, and its result packed to cross back. */
 const packedExecutor: Executor = {
   async execute<R>(work: Work): Promise<R> {
-    return findStage(work.stage)!.run(packPayload(work.payload)!.payload) as R;
+    const stage = findStage(work.stage)!;
+    const result = stage.run(packPayload(work.payload)!.payload);
+    return (stage.packResult === undefined ? result : stage.packResult(result)) as R;
   },
   close: async () => undefined,
 };
@@ -72,10 +74,25 @@ test('a patch gives the same result on the main thread and from packed codec byt
   }
   const applied = await here(request('application/apply-patch+yaml', APPLY));
   assert.is((applied.object.spec as { matchingPrecedence: number }).matchingPrecedence, 600);
-  assert.ok(applied.managedFieldsSet);
+  assert.equal(
+    applied.object.metadata?.managedFields?.map((entry) => [entry.manager, entry.operation]),
+    [['kubectl', 'Apply']],
+  );
   // Server-side apply of an object that does not exist yet.
   const created = await there(request('application/apply-patch+yaml', APPLY, undefined));
   assert.is(created.object.metadata?.name, 'fs');
+});
+
+test('on the main thread the patched object is handed over as it is, not as JSON text parsed again', () => {
+  const stage = findStage('merge-patch')!;
+  const { current, ...rest } = request('application/merge-patch+json', '{"spec":{"matchingPrecedence":900}}');
+  const payload = { objects: [{ object: current, codecBytes: new Uint8Array(0) }], request: rest, group: GROUP };
+  const outcome = stage.run(payload) as Record<string, unknown>;
+  assert.ok(Object.hasOwn(outcome, 'object'), `keys: ${Object.keys(outcome).join(', ')}`);
+  assert.not.ok(Object.hasOwn(outcome, 'json'));
+  const crossed = stage.packResult?.(outcome) as { json?: Uint8Array } | undefined;
+  assert.ok(crossed?.json instanceof Uint8Array, 'from a worker it crosses as bytes');
+  assert.equal(JSON.parse(Buffer.from(crossed.json).toString('utf8')), JSON.parse(JSON.stringify(outcome.object)));
 });
 
 test('refusals cross the thread as the errors the write path expects', async () => {

@@ -5,10 +5,10 @@
 // concurrency, using the returned object's `metadata.resourceVersion` as the precondition (a JSON
 // patch may set it on purpose, as kubectl's managedFields migration does).
 
-import { flowcontrolApiVersion } from '../../engine/resources/api-domain.ts';
-import { forbidden, invalid, required, tooLong, type FieldError } from '../../engine/resources/field-errors.ts';
-import { FLOW_SCHEMA_RESOURCE, PRIORITY_LEVEL_RESOURCE, type KubeObject, type ManagedFieldsEntry, type Status } from '../../engine/resources/types.ts';
-import { badRequest, conflict, invalid as invalidStatus, nameMismatch, notFound, unsupportedMediaType } from '../errors.ts';
+import { flowcontrolApiVersion } from '../resources/api-domain.ts';
+import { forbidden, invalid, required, tooLong, type FieldError } from '../resources/field-errors.ts';
+import { FLOW_SCHEMA_RESOURCE, PRIORITY_LEVEL_RESOURCE, type KubeObject, type ManagedFieldsEntry, type Status } from '../resources/types.ts';
+import { badRequest, conflict, invalid as invalidStatus, nameMismatch, notFound, unsupportedMediaType } from '../status/errors.ts';
 import { decodeApplyBody, strictYamlError } from './apply-body.ts';
 import { goFormatValue, goJsonTypeName } from './go-json.ts';
 import { applyJsonPatch, type FieldValidation } from './json-patch.ts';
@@ -18,7 +18,7 @@ import { dropUnknownFields, unknownFieldPaths } from './schema-check.ts';
 import { schemaFor, type FlowcontrolKind } from './schema.ts';
 import { serverSideApply } from './server-side-apply.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
-import { isRecord } from '../../engine/own-property.ts';
+import { isRecord } from '../own-property.ts';
 
 export { updateManagedFields, type UpdateManagedFieldsOptions } from './managed-fields.ts';
 export type { FieldValidation } from './json-patch.ts';

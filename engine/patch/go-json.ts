@@ -1,6 +1,6 @@
 // Go's views of decoded JSON values that patch messages print; the reader itself (syntax errors and
 // duplicate fields as Go words them) is engine/go-json.ts, shared with every other JSON the server reads.
-export { parseGoJson, type GoJsonResult } from '../../engine/go-json.ts';
+export { parseGoJson, type GoJsonResult } from '../go-json.ts';
 
 /** The JSON type name Go's `UnmarshalTypeError` uses for a decoded value. */
 export function goJsonTypeName(value: unknown): string {

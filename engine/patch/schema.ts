@@ -7,10 +7,10 @@
 // both sides is not "added", so an Update entry never owns `f:spec` itself.
 //
 // Derived from the kinds' tables (engine/resources/schema/), where each field says all of this.
-import { ownValue } from '../../engine/own-property.ts';
-import { flowcontrolKind } from '../../engine/resources/kinds.ts';
-import type { FieldType, ScalarType as TableScalar, StructTable } from '../../engine/resources/schema/field-table.ts';
-import { goAlwaysEncodes } from '../../engine/resources/schema/field-table.ts';
+import { ownValue } from '../own-property.ts';
+import { flowcontrolKind } from '../resources/kinds.ts';
+import type { FieldType, ScalarType as TableScalar, StructTable } from '../resources/schema/field-table.ts';
+import { goAlwaysEncodes } from '../resources/schema/field-table.ts';
 
 export type ScalarType = 'string' | 'integer' | 'boolean' | 'any';
 

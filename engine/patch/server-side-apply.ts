@@ -11,8 +11,8 @@
 // A missing object is created from the configuration (the caller says whether it exists).
 
 import { goQuote } from '../go-format.ts';
-import { applyConflict, badRequest } from '../errors.ts';
-import type { KubeObject, ManagedFieldsEntry, Status, StatusCause } from '../../engine/resources/types.ts';
+import { applyConflict, badRequest } from '../status/errors.ts';
+import type { KubeObject, ManagedFieldsEntry, Status, StatusCause } from '../resources/types.ts';
 import { compareGoStrings, FieldSet, pathToString, type FieldPath } from './field-set.ts';
 import { fieldsAllowedByLastApplied, KUBECTL_MANAGER, syncLastApplied } from './last-applied.ts';
 import {
@@ -31,7 +31,7 @@ import {
 import { formatValidationErrors, validateApplyConfig } from './schema-check.ts';
 import { schemaFor, type FlowcontrolKind, type SchemaNode } from './schema.ts';
 import { compareTyped, deepEqual, ensureNamedFieldsAreMembers, mergeTyped, removeItems, toFieldSet, type JsonObject } from './typed-value.ts';
-import { isRecord } from '../../engine/own-property.ts';
+import { isRecord } from '../own-property.ts';
 
 export interface ServerSideApplyInput {
   kind: FlowcontrolKind;

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
-import { parseGoJson } from '../../engine/go-json.ts';
+import { parseGoJson } from '../go-json.ts';
 import * as assert from 'uvu/assert';
-import { isApiError } from '../errors.ts';
-import type { Status } from '../../engine/resources/types.ts';
+import { isApiError } from '../status/errors.ts';
+import type { Status } from './types.ts';
 import { decodeObject } from './decode.ts';
 
 const target = { kind: 'PriorityLevelConfiguration', apiVersion: 'flowcontrol.apiserver.k8s.io/v1' };

@@ -2,7 +2,7 @@
 // the kubectl contract (Appendix A): PLC `alpha` as seeded, `delta` from plc-new.yaml (label a=b,
 // Limited, shares 5) and its updates, and a FlowSchema with a Dangling condition.
 
-import type { FlowSchema, KubeObject, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
+import type { FlowSchema, KubeObject, PriorityLevelConfiguration } from '../resources/types.ts';
 
 export const API_VERSION = 'flowcontrol.apiserver.k8s.io/v1';
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';

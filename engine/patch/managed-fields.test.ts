@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import type { KubeObject, ManagedFieldsEntry } from '../../engine/resources/types.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../resources/types.ts';
 import { FieldSet, fieldElement } from './field-set.ts';
 import { alpha, API_VERSION, deltaCreatedByClientSideApply, T1, T2, T3 } from './fixtures.ts';
 import {

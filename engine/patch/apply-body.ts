@@ -2,15 +2,15 @@
 // 1.1 scalars, duplicate keys allowed with the last one winning unless fieldValidation asks). JSON
 // bodies, which kubectl sends, are YAML too.
 
-import type { Status } from '../../engine/resources/types.ts';
-import { badRequest, nestingTooDeep } from '../errors.ts';
-import { MAX_NESTING_DEPTH } from '../../engine/nesting-depth.ts';
-import { parseGoYaml } from '../../engine/go-yaml.ts';
+import type { Status } from '../resources/types.ts';
+import { badRequest, nestingTooDeep } from '../status/errors.ts';
+import { MAX_NESTING_DEPTH } from '../nesting-depth.ts';
+import { parseGoYaml } from '../go-yaml.ts';
 import { goJsonTypeName } from './go-json.ts';
 import type { JsonObject } from './typed-value.ts';
-import { isRecord } from '../../engine/own-property.ts';
+import { isRecord } from '../own-property.ts';
 
-export { strictYamlError } from '../../engine/go-yaml.ts';
+export { strictYamlError } from '../go-yaml.ts';
 
 export type ApplyBodyResult = { config: JsonObject; duplicateKeys: string[] } | { status: Status };
 

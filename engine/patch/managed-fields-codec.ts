@@ -3,9 +3,9 @@
 // subresource). Identity is (manager, operation, subresource) plus, for Update entries only, the
 // apiVersion, spelled as the JSON `BuildManagerIdentifier` makes of it.
 
-import type { ManagedFieldsEntry } from '../../engine/resources/types.ts';
+import type { ManagedFieldsEntry } from '../resources/types.ts';
 import { FieldSet } from './field-set.ts';
-import { isRecord } from '../../engine/own-property.ts';
+import { isRecord } from '../own-property.ts';
 
 export type Operation = 'Apply' | 'Update';
 

@@ -2,12 +2,12 @@
 // a null deletes a member, an object merges into an object, anything else replaces. Where a value
 // is taken whole (no object to merge into), v4 also strips nulls inside it, list items included.
 
-import type { Status } from '../../engine/resources/types.ts';
-import { badRequest } from '../errors.ts';
+import type { Status } from '../resources/types.ts';
+import { badRequest } from '../status/errors.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
 import type { FieldValidation } from './json-patch.ts';
 import type { JsonObject } from './typed-value.ts';
-import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
+import { isRecord, ownValue, setOwn } from '../own-property.ts';
 
 /** `duplicates` are the patch's repeated fields, for fieldValidation to report. */
 export type MergePatchResult = { value: unknown; duplicates: string[] } | { status: Status };

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { KubeObject, ManagedFieldsEntry } from '../../engine/resources/types.ts';
-import { errorCodeOf } from '../errors.ts';
+import type { KubeObject, ManagedFieldsEntry } from '../resources/types.ts';
+import { errorCodeOf } from '../status/errors.ts';
 import { API_VERSION, danglingFlowSchema, deltaConfig, deltaCreatedByClientSideApply, LAST_APPLIED, lastAppliedOf, T1, T2, T3 } from './fixtures.ts';
 import { updateManagedFields } from './managed-fields.ts';
 import { gvkString, printManager, serverSideApply, type ServerSideApplyInput } from './server-side-apply.ts';

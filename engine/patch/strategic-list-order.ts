@@ -4,7 +4,7 @@
 // items in server order, interleaved by Go's `mergeSortedSlice`). Also the failure classes.
 
 import { goFormatValue } from './go-json.ts';
-import { isRecord, ownValue } from '../../engine/own-property.ts';
+import { isRecord, ownValue } from '../own-property.ts';
 import { goStableSort } from './go-stable-sort.ts';
 import type { JsonObject } from './typed-value.ts';
 

@@ -5,7 +5,7 @@
 
 import { FieldSet, fieldElement, indexElement, keyElement, valueElement, type FieldPath, type PathElement } from './field-set.ts';
 import { childSchema, fieldSchema, type ListNode, type SchemaNode } from './schema.ts';
-import { isRecord, ownValue, setOwn, type JsonRecord } from '../../engine/own-property.ts';
+import { isRecord, ownValue, setOwn, type JsonRecord } from '../own-property.ts';
 
 export type JsonObject = JsonRecord;
 

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { defaultPriorityLevelConfiguration } from '../../engine/resources/defaults.ts';
-import type { KubeObject, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
+import { defaultPriorityLevelConfiguration } from '../resources/defaults.ts';
+import type { KubeObject, PriorityLevelConfiguration } from '../resources/types.ts';
 import { alpha, API_VERSION, deltaConfig, deltaCreatedByClientSideApply, LAST_APPLIED, lastAppliedOf, T1, T2, T3 } from './fixtures.ts';
 import { applyPatch, updateManagedFields, type ApplyPatchInput } from './index.ts';
 

@@ -12,7 +12,7 @@ import { goView } from './managed-fields.ts';
 import { validateApplyConfig } from './schema-check.ts';
 import type { SchemaNode } from './schema.ts';
 import { compareTyped, presentKeys, toFieldSet, type JsonObject } from './typed-value.ts';
-import { isRecord, setOwn } from '../../engine/own-property.ts';
+import { isRecord, setOwn } from '../own-property.ts';
 
 export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
 /** The only manager name both behaviours apply to. */

@@ -3,7 +3,7 @@
 // process's prototypes.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { KubeObject } from '../../engine/resources/types.ts';
+import type { KubeObject } from '../resources/types.ts';
 import { alpha, T1 } from './fixtures.ts';
 import { applyPatch, type ApplyPatchInput, type FieldValidation } from './index.ts';
 

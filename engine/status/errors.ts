@@ -1,6 +1,9 @@
 // The one registry of errors the API layer sends. Every entry has a stable code
 // `FW_ERR_<AREA>_<WHAT>`, a message template (Go fmt verbs: %s, %q), the Kubernetes StatusReason and
-// the HTTP status. docs/errors.md lists every code; errors.test.ts fails if the two drift apart.
+// the HTTP status. docs/errors.md lists every code; api/errors.test.ts fails if the two drift apart.
+// It lives below the API layer, with its Status builders, as apimachinery's errors package does:
+// the object semantics beneath the API (engine/patch/, engine/resources/decode.ts) word their
+// refusals as these Status values too.
 //
 // CODES ARE NEVER REUSED. A code that is retired stays in RETIRED_ERROR_CODES below, so that logs,
 // dashboards and client code that match on it never silently start matching something else.
@@ -10,9 +13,9 @@
 // because kubectl renders some errors from `details` and client code matches on `reason`. The code
 // rides along on the Status as a non-enumerable symbol: JSON never shows it, `errorCodeOf` reads it.
 // (Over the usual file length on purpose: one table, and one builder per entry, belong together.)
-import type { Status, StatusCause, StatusDetails } from '../engine/resources/types.ts';
-import { MAX_FIELD_ERRORS_TEXT, formatShownFieldErrors, moreFieldErrors, showFieldErrors, type FieldError } from '../engine/resources/field-errors.ts';
-import { goSprintf } from './go-format.ts';
+import type { Status, StatusCause, StatusDetails } from '../resources/types.ts';
+import { MAX_FIELD_ERRORS_TEXT, formatShownFieldErrors, moreFieldErrors, showFieldErrors, type FieldError } from '../resources/field-errors.ts';
+import { goSprintf } from '../go-format.ts';
 
 export type StatusReason =
   | 'NotFound'

@@ -12,12 +12,12 @@
 // in a 2 KB patch is 4 GB), so, as kube-apiserver sets v4's AccumulatedCopySizeLimit to its
 // JSONPatchMaxCopyBytes, the bytes one patch copies are capped at 3 MiB.
 
-import type { Status } from '../../engine/resources/types.ts';
-import { MAX_JSON_PATCH_OPERATIONS, badRequest, patchFailed, tooManyPatchOperations } from '../errors.ts';
-import { goJsonText } from '../../engine/store/go-json.ts';
+import type { Status } from '../resources/types.ts';
+import { MAX_JSON_PATCH_OPERATIONS, badRequest, patchFailed, tooManyPatchOperations } from '../status/errors.ts';
+import { goJsonText } from '../store/go-json.ts';
 import { goJsonTypeName, parseGoJson } from './go-json.ts';
 import { deepEqual } from './typed-value.ts';
-import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
+import { isRecord, ownValue, setOwn } from '../own-property.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 

@@ -10,7 +10,7 @@
 // Order matters only on output, and follows Go: field names, then keys, then values, then indexes,
 // each ascending; strings compare as Go compares them (bytewise UTF-8).
 
-import { isRecord, ownValue, setOwn } from '../../engine/own-property.ts';
+import { isRecord, ownValue, setOwn } from '../own-property.ts';
 
 export type PathElement = string;
 export type FieldPath = readonly PathElement[];
