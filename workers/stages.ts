@@ -9,17 +9,10 @@
 
 import { threadId, type TransferListItem } from 'node:worker_threads';
 import { goJsonText, newlineTerminatedBytes } from '../engine/store/go-json.ts';
-import {
-  ENCODE_PROTOBUF_ITEMS_STAGE,
-  ENCODE_TABLE_ROWS_STAGE,
-  encodeProtobufItems,
-  encodeTableRows,
-  renderBody,
-  type RenderSpec,
-} from '../api/handlers/render-body.ts';
+import { ENCODE_PROTOBUF_ITEMS_STAGE, ENCODE_TABLE_ROWS_STAGE, encodeProtobufItems, encodeTableRows, runRender } from './render-stages.ts';
 import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, packPatchResult, patchWorkSize, runPatchStage } from './patch-stage.ts';
 import { ENCODE_OBJECTS_STAGE, ENCODE_YAML_ITEMS_STAGE, encodeObjectsJson, encodeYamlItems } from './objects-json.ts';
-import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
+import { objectsByteLength, packPayload } from './stored-objects.ts';
 import { DECODE_YAML_STAGE, decodeYamlSize, runDecodeYaml } from './decode-yaml.ts';
 
 export interface Stage {
@@ -102,7 +95,7 @@ const STAGE_LIST: readonly Stage[] = [
     run: encodeTableRows,
     pack: packPayload,
   },
-  // Stored objects → a response body (api/handlers/render-body.ts), one stage per cost class so each
+  // Stored objects → a response body (engine/render/render-body.ts), one stage per cost class so each
   // has its own threshold: pretty JSON and partial metadata, Tables, YAML, protobuf.
   renderStage('render-json'),
   renderStage('render-table'),
@@ -183,19 +176,13 @@ function renderStage(name: string): Stage {
     purpose: 'serving',
     sizeUnit: 'bytes',
     sizeOf: objectsByteLength,
-    run: (payload) => renderBody(objectsOf(payload), renderSpecOf(payload)),
+    run: runRender,
     pack: packPayload,
   };
 }
 
 function patchStage(name: string): Stage {
   return { name, purpose: 'serving', sizeUnit: 'bytes', sizeOf: patchWorkSize, run: runPatchStage, pack: packPayload, packResult: packPatchResult };
-}
-
-function renderSpecOf(payload: unknown): RenderSpec {
-  const spec = (payload as { spec?: unknown } | null)?.spec;
-  if (typeof spec !== 'object' || spec === null) throw new TypeError('payload.spec must be a render spec');
-  return spec as RenderSpec;
 }
 
 function itemCount(payload: unknown): number {

@@ -37,7 +37,7 @@ import { KindRegistry, type ObjectRegistry } from '../../engine/registry/kind-re
 import type { HealthCheck } from '../handlers/health.ts';
 import { createResourceHandler, type ResourceRoute } from '../handlers/resource.ts';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from '../handlers/watch-limit.ts';
-import type { FlowcontrolKind } from '../handlers/table.ts';
+import type { FlowcontrolKind } from '../../engine/render/table.ts';
 import { managedFieldsRecorder } from '../../engine/patch/patch-applier.ts';
 import { executorPatchApplier } from '../../workers/patch-stage.ts';
 import { executorYamlDecoder } from '../../workers/decode-yaml.ts';
@@ -259,6 +259,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     randomInt,
     nowMs,
     managedFields: recorder,
+    applyPatch: executorPatchApplier(executor, groups.flowcontrol),
     ...(access.admission !== undefined ? { admission: access.admission } : {}),
   };
   const registries: readonly ObjectRegistry[] = [
@@ -273,9 +274,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     version: FLOWCONTROL_VERSION,
     metaGroup: groups.meta,
     apiDomain,
-    applyPatch: executorPatchApplier(executor, groups.flowcontrol),
     decodeYaml,
-    nowTime,
     minRequestTimeoutMs: options.minRequestTimeoutMs,
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER),
     onWatchTerminated: (group, resource) => terminatedWatchers.inc({ group, resource }),

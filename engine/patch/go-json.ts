@@ -1,14 +1,7 @@
 // Go's views of decoded JSON values that patch messages print; the reader itself (syntax errors and
-// duplicate fields as Go words them) is engine/go-json.ts, shared with every other JSON the server reads.
-export { parseGoJson, type GoJsonResult } from '../go-json.ts';
-
-/** The JSON type name Go's `UnmarshalTypeError` uses for a decoded value. */
-export function goJsonTypeName(value: unknown): string {
-  if (Array.isArray(value)) return 'array';
-  if (value === null) return 'null';
-  if (typeof value === 'boolean') return 'bool';
-  return typeof value === 'object' ? 'object' : typeof value;
-}
+// duplicate fields as Go words them) and Go's type names are engine/go-json.ts, shared with every
+// other JSON the server reads.
+export { goJsonTypeName, parseGoJson, type GoJsonResult } from '../go-json.ts';
 
 /** Go's `%v` of a decoded JSON value: `map[a:1 b:[x y]]`, keys sorted. */
 export function goFormatValue(value: unknown): string {

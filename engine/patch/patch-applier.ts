@@ -14,7 +14,14 @@ import { ApiError, invalid } from '../status/errors.ts';
 import { firstTypeError, shapeOf } from '../resources/decode.ts';
 import { applyPatch, updateManagedFields, type FlowcontrolKind, type PatchContentType } from './index.ts';
 import type { FieldValidation } from './json-patch.ts';
-import type { ManagedFieldsRecorder, Subresource } from '../registry/kind-registry.ts';
+
+export type Subresource = '' | 'status';
+
+/** managedFields bookkeeping for a non-apply write, as the registry takes it (`managedFieldsRecorder` below). */
+export interface ManagedFieldsRecorder {
+  /** `next` with managedFields updated for an Update by `manager` (previous undefined on create). */
+  recordUpdate(previous: KubeObject | undefined, next: KubeObject, manager: string, subresource: Subresource): KubeObject;
+}
 
 /** What a PATCH computes: the caller's new object, managedFields set, before the strategy runs. */
 export interface PatchResult {
@@ -40,6 +47,12 @@ export interface PatchRequest {
 }
 
 export type PatchApplier = (request: PatchRequest) => PatchResult | Promise<PatchResult>;
+
+/**
+ * A PATCH as the kind's registry is given it (engine/registry/kind-registry.ts `patch`): the body and
+ * its options. The registry adds what it owns: the stored object, its kind and apiVersion, the time.
+ */
+export type PatchCommand = Omit<PatchRequest, 'current' | 'kind' | 'apiVersion' | 'nowTime'>;
 
 /** managedFields for POST and PUT (and their /status forms): an Update entry for the manager. */
 export function managedFieldsRecorder(apiVersion: string, nowTime: () => string): ManagedFieldsRecorder {

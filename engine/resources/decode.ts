@@ -12,7 +12,7 @@ import type { KubeObject } from './types.ts';
 import { FLOWCONTROL_VERSION } from './api-domain.ts';
 import { ApiError, badRequest, malformedBody, strictDecoding } from '../status/errors.ts';
 import { goQuote } from '../go-format.ts';
-import { goJsonTypeName } from '../patch/go-json.ts';
+import { goJsonTypeName } from '../go-json.ts';
 
 /** `fieldValidation`: what decoding does with unknown and duplicate fields. */
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';

@@ -9,9 +9,9 @@
 // The kinds' structs and the meta/v1 structs they carry say which fields are pointers in their
 // tables (engine/resources/schema/); the other messages are listed here.
 
-import { FLOWCONTROL_KINDS } from '../../engine/resources/kinds.ts';
-import { reachableStructs } from '../../engine/resources/schema/field-table.ts';
-import { LIST_META } from '../../engine/resources/schema/meta-v1.ts';
+import { FLOWCONTROL_KINDS } from '../resources/kinds.ts';
+import { reachableStructs } from '../resources/schema/field-table.ts';
+import { LIST_META } from '../resources/schema/meta-v1.ts';
 
 const FLOWCONTROL = 'k8s.io.api.flowcontrol.v1.';
 const AUTHORIZATION = 'k8s.io.api.authorization.v1.';

@@ -1,17 +1,13 @@
 // A response body of stored objects in any representation but compact plain JSON (which the
 // watch cache's per-object bytes give directly): pretty JSON, YAML, protobuf, a meta/v1 Table,
 // partial object metadata, for one object or a list. One pure function, run by the execution
-// plane: on the main thread over the cache's objects, or on a worker over the same objects rebuilt
-// from their codec bytes (workers/stored-objects.ts), which gives the same bytes.
-import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
-import type { StoredForm } from '../../engine/store/store-types.ts';
-import type { Work } from '../../workers/executor.ts';
-import { PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from './content-negotiation.ts';
-import { encodeList, objectMessage } from '../protobuf/objects.ts';
-import { objectsOf } from '../../workers/stored-objects.ts';
-import { packEncoded } from '../../workers/objects-json.ts';
-import { tableRowParts, toTable, type FlowcontrolKind, type IncludeObject } from './table.ts';
-import { encode } from './respond.ts';
+// plane (workers/render-stages.ts): on the main thread over the cache's objects, or on a worker over
+// the same objects rebuilt from their codec bytes (workers/stored-objects.ts), which gives the same
+// bytes.
+import type { FlowcontrolObject, KubeObject, ListMeta } from '../resources/types.ts';
+import { encodeList } from '../protobuf/objects.ts';
+import { encode, PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from './serializer.ts';
+import { toTable, type FlowcontrolKind, type IncludeObject } from './table.ts';
 
 export interface RenderSpec {
   /** A list with this head (apiVersion, kind, metadata); absent: one object. */
@@ -23,20 +19,6 @@ export interface RenderSpec {
   readonly metaGroup: string;
   readonly mediaType: SerializerMediaType;
   readonly pretty: boolean;
-}
-
-/** Stage names by their cost: YAML and Tables cost more per byte than JSON, so they go to a worker sooner. */
-export type RenderStage = 'render-json' | 'render-table' | 'render-yaml' | 'render-protobuf';
-
-export function renderStageFor(spec: RenderSpec): RenderStage {
-  if (spec.mediaType === 'application/yaml') return 'render-yaml';
-  if (spec.mediaType === PROTOBUF_MEDIA_TYPE) return 'render-protobuf';
-  return spec.conversion === 'Table' ? 'render-table' : 'render-json';
-}
-
-/** Work rendering `forms` as `spec` says; the routing executor sends it to a worker when it is big. */
-export function renderWork(forms: readonly StoredForm[], spec: RenderSpec): Work {
-  return { stage: renderStageFor(spec), payload: { objects: forms, spec } };
 }
 
 /** The body: the value kube-apiserver would encode, in the representation asked for. */
@@ -73,36 +55,4 @@ function bodyValue(objects: readonly KubeObject[], spec: RenderSpec): unknown {
   if (spec.conversion !== undefined)
     return { kind: 'PartialObjectMetadataList', apiVersion: partialApiVersion, metadata: list.metadata, items: objects.map(partial) };
   return { kind: list.kind, apiVersion: list.apiVersion, metadata: list.metadata, items: objects };
-}
-
-/** The stage that makes each stored object's protobuf message, for protobuf LISTs to keep (encoded-items.ts). */
-export const ENCODE_PROTOBUF_ITEMS_STAGE = 'encode-protobuf-items';
-
-export function encodeProtobufItems(payload: unknown): Buffer {
-  return packEncoded(objectsOf(payload).map(objectMessage));
-}
-
-/** The stage that makes each stored object's Table row, cut where its Age goes (table.ts `tableRowParts`), for Table LISTs to keep. */
-export const ENCODE_TABLE_ROWS_STAGE = 'encode-table-rows';
-
-export interface TableRowsSpec {
-  readonly kind: FlowcontrolKind;
-  readonly includeObject: IncludeObject;
-  readonly apiDomain?: string | undefined;
-}
-
-/** Per object: the byte length of the part before its Age (4 bytes, little-endian), then both parts. */
-export function encodeTableRows(payload: unknown): Buffer {
-  const spec = (payload as { table: TableRowsSpec }).table;
-  return packEncoded(
-    objectsOf(payload).map((object) => {
-      const [before, after] = tableRowParts(spec.kind, object as FlowcontrolObject, spec.includeObject, spec.apiDomain);
-      const beforeBytes = Buffer.byteLength(before, 'utf8');
-      const out = Buffer.allocUnsafe(4 + beforeBytes + Buffer.byteLength(after, 'utf8'));
-      out.writeUInt32LE(beforeBytes, 0);
-      out.write(before, 4, 'utf8');
-      out.write(after, 4 + beforeBytes, 'utf8');
-      return out;
-    }),
-  );
 }

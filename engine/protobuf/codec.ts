@@ -12,11 +12,11 @@
 import protobuf from 'protobufjs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { formatRfc3339Seconds, parseRfc3339, ZERO_TIME_SECONDS } from '../../engine/resources/rfc3339.ts';
-import { compareGoStrings } from '../../engine/patch/field-set.ts';
+import { formatRfc3339Seconds, parseRfc3339, ZERO_TIME_SECONDS } from '../resources/rfc3339.ts';
+import { compareGoStrings } from '../patch/field-set.ts';
 import { FIELDS_V1_MESSAGE, GO_POINTER_FIELDS, TIME_MESSAGE } from './go-types.ts';
-import { ownValue } from '../../engine/own-property.ts';
-import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../engine/nesting-depth.ts';
+import { ownValue } from '../own-property.ts';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../nesting-depth.ts';
 import { GoWireReader, UNEXPECTED_EOF } from './go-wire.ts';
 import { ProtobufError } from './protobuf-error.ts';
 

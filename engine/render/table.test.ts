@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
+import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.ts';
 import { humanDuration, parseIncludeObject, toTable } from './table.ts';
 
 const SECOND = 1000;

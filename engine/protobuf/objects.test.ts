@@ -5,11 +5,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
-import { SimClock } from '../../engine/sim-clock.ts';
-import { ensureBootstrapObjects } from '../../engine/flowcontrol/bootstrap-ensurer.ts';
-import { FLOW_SCHEMA, PRIORITY_LEVEL, storeResourceInfo } from '../../engine/resources/kinds.ts';
-import { createMemoryBackend, createMemoryVolume } from '../../engine/store/memory/memory-backend.ts';
-import { createStore } from '../../engine/store/store.ts';
+import { SimClock } from '../sim-clock.ts';
+import { ensureBootstrapObjects } from '../flowcontrol/bootstrap-ensurer.ts';
+import { FLOW_SCHEMA, PRIORITY_LEVEL, storeResourceInfo } from '../resources/kinds.ts';
+import { createMemoryBackend, createMemoryVolume } from '../store/memory/memory-backend.ts';
+import { createStore } from '../store/store.ts';
 import { decodeBody, encodeList, encodeObject, watchFrame } from './objects.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`./testdata/flowcontrol.apiserver.k8s.io.v1.${name}`, import.meta.url));

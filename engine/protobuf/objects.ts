@@ -1,8 +1,8 @@
 // Objects, lists and watch events as `application/vnd.kubernetes.protobuf`: which message each kind
 // is, the envelope around it, and the bytes kept per stored object version so that a LIST or a
 // watch fan-out encodes each object once (as the JSON path does with its cached text).
-import type { KubeObject } from '../../engine/resources/types.ts';
-import { onEncodingsReleased } from '../../engine/store/cached-object.ts';
+import type { KubeObject } from '../resources/types.ts';
+import { onEncodingsReleased } from '../store/cached-object.ts';
 import { decodeMessage, encodeMessage, ProtobufError } from './codec.ts';
 import { decodeEnvelope, encodeEnvelope, envelopeAround, fieldHeader, PROTOBUF_MEDIA_TYPE } from './envelope.ts';
 import { MESSAGE_PREFIX } from './go-types.ts';

@@ -1,15 +1,15 @@
 // `kubectl get` asks for a meta/v1 Table and prints its columns as they come. These are the columns,
 // cells and row order of Kubernetes' own printers for the two flowcontrol kinds, so Fairway's
 // output reads like a real cluster's, down to `<none>`, the MissingPL `?` and the Age text.
-import type { FlowSchema, FlowcontrolObject, ListMeta, ObjectMeta, PriorityLevelConfiguration, Status } from '../../engine/resources/types.ts';
-import { FLOW_SCHEMA_CONDITION_DANGLING, FLOW_SCHEMA_KIND, type PRIORITY_LEVEL_KIND } from '../../engine/resources/types.ts';
-import { apiGroupsFor, flowcontrolApiVersion } from '../../engine/resources/api-domain.ts';
-import { fieldAt } from '../../engine/resources/schema/field-table.ts';
-import { FLOW_SCHEMA } from '../../engine/resources/schema/flow-schema.ts';
-import { OBJECT_META } from '../../engine/resources/schema/meta-v1.ts';
-import { PRIORITY_LEVEL_CONFIGURATION } from '../../engine/resources/schema/priority-level-configuration.ts';
-import { unrecognizedIncludeObject } from '../../engine/status/errors.ts';
-import { goJsonText } from '../../engine/store/go-json.ts';
+import type { FlowSchema, FlowcontrolObject, ListMeta, ObjectMeta, PriorityLevelConfiguration, Status } from '../resources/types.ts';
+import { FLOW_SCHEMA_CONDITION_DANGLING, FLOW_SCHEMA_KIND, type PRIORITY_LEVEL_KIND } from '../resources/types.ts';
+import { apiGroupsFor, flowcontrolApiVersion } from '../resources/api-domain.ts';
+import { fieldAt } from '../resources/schema/field-table.ts';
+import { FLOW_SCHEMA } from '../resources/schema/flow-schema.ts';
+import { OBJECT_META } from '../resources/schema/meta-v1.ts';
+import { PRIORITY_LEVEL_CONFIGURATION } from '../resources/schema/priority-level-configuration.ts';
+import { unrecognizedIncludeObject } from '../status/errors.ts';
+import { goJsonText } from '../store/go-json.ts';
 
 export type FlowcontrolKind = typeof PRIORITY_LEVEL_KIND | typeof FLOW_SCHEMA_KIND;
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
