@@ -18,7 +18,7 @@ import {
   type ApiErrorCode,
   type ErrorEntry,
   type StatusReason,
-} from './errors.ts';
+} from '../engine/status/errors.ts';
 import type { Logger } from './log.ts';
 
 type Sent = Pick<ErrorEntry, 'reason' | 'httpCode'>;

@@ -24,7 +24,7 @@ import {
   unrecognizedIncludeObject,
   unsupportedMediaType,
   type ApiErrorCode,
-} from './errors.ts';
+} from '../engine/status/errors.ts';
 import { errorStatus, EXECUTOR_ERROR_SENT_AS, REGISTRY_ERROR_SENT_AS, STORE_ERROR_STATUS, storeErrorStatus } from './engine-errors.ts';
 import { REGISTRY_ERROR_CODES } from '../engine/registry/registry-errors.ts';
 import { alreadyExistsError, STORE_ERROR_CODES, StoreError } from '../engine/store/store-errors.ts';

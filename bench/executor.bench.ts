@@ -15,8 +15,9 @@ import { adoptWrittenObject } from '../engine/store/cached-object.ts';
 import { encodeObject } from '../engine/store/codec.ts';
 import type { StoredForm } from '../engine/store/store-types.ts';
 import type { KubeObject } from '../engine/resources/types.ts';
-import { renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
-import { PROTOBUF_MEDIA_TYPE } from '../api/handlers/content-negotiation.ts';
+import type { RenderSpec } from '../engine/render/render-body.ts';
+import { renderWork } from '../workers/render-stages.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../engine/render/serializer.ts';
 import type { Executor, Work } from '../workers/executor.ts';
 import { createInlineExecutor } from '../workers/inline-executor.ts';
 import { encodeObjectsWork, splitEncodedObjects } from '../workers/objects-json.ts';
@@ -69,7 +70,7 @@ const STORED_STAGES: [string, (forms: readonly StoredForm[]) => Work][] = [
   ['render-protobuf', (forms) => renderWork(uncachedForms(forms), { ...LIST_SPEC, mediaType: PROTOBUF_MEDIA_TYPE })],
 ];
 
-// Protobuf keeps each stored (frozen) object's message once encoded (api/protobuf/objects.ts), so
+// Protobuf keeps each stored (frozen) object's message once encoded (engine/protobuf/objects.ts), so
 // inline runs after the first would measure a copy. Its stage is measured on unfrozen copies, which
 // are never cached: the cold cost, as for the first LIST after the objects changed.
 const uncached = new WeakMap<readonly StoredForm[], StoredForm[]>();

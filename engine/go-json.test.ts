@@ -1,4 +1,4 @@
-// The reader's syntax texts and duplicates are tested through api/patch/go-json.test.ts; these are
+// The reader's syntax texts and duplicates are tested through engine/patch/go-json.test.ts; these are
 // what the request-body and continue-token readers add.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -3,7 +3,8 @@
 // JSON input`), which kube-apiserver puts in its Status messages verbatim; the duplicate fields
 // that `fieldValidation=Strict` reports (`duplicate field "spec.type"`; otherwise the last one wins,
 // as in JSON.parse); and how numbers were written: `5e3`, `5.0` and `1e-400` parse to the integers
-// 5000, 5 and 0, but Go refuses them for an integer field (`cannot unmarshal number 5e3`).
+// 5000, 5 and 0, but Go refuses them for an integer field (`cannot unmarshal number 5e3`). And the
+// JSON type name Go gives a decoded value in its decoding errors.
 
 export type GoJsonResult =
   | {
@@ -213,4 +214,12 @@ function quoteChar(ch: string): string {
   const code = ch.charCodeAt(0);
   if (code < 0x20 || code === 0x7f) return `'\\x${code.toString(16).padStart(2, '0')}'`;
   return `'${ch}'`;
+}
+
+/** The JSON type name Go's `UnmarshalTypeError` uses for a decoded value. */
+export function goJsonTypeName(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value === 'object' ? 'object' : typeof value;
 }

@@ -1,6 +1,7 @@
 // House rule, checked mechanically: the folders are layers, and imports only go down. engine/ is the
 // bottom (it knows nothing of who drives it); cli/ is the command-line layer over it; workers/ and
-// sim/ build on both; api/ is the top and may use all of them. And no module imports itself back
+// sim/ build on both; api/ is the top and may use all of them, with no exception (the worker stages
+// run the object semantics in engine/patch/ and engine/render/). And no module imports itself back
 // through others: an import cycle anywhere (tests and benches included) fails here, naming its
 // files in order. engine/ holds to this in its tests too (`*.test.ts`, `testing/`): the engine is
 // tested as the engine, so what a test needs from above (certificates, the HTTP status of a store
@@ -23,11 +24,6 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   sim: ['engine', 'cli', 'workers'],
   api: ['engine', 'cli', 'workers', 'sim'],
 };
-/**
- * The one upward import there is: the stage registry names the API's CPU-heavy stage functions
- * (rendering a body, applying a patch), because a worker thread loads it to run them.
- */
-const EXCEPTIONS: readonly { from: string; to: RegExp }[] = [{ from: 'workers/stages.ts', to: /^api\/handlers\/(render-body|patch-work)\.ts$/ }];
 
 const isTestCode = (path: string) => path.endsWith('.test.ts') || path.includes('/testing/') || path.startsWith('api/e2e/');
 
@@ -76,7 +72,6 @@ export function upwardImports(graph: ReadonlyMap<string, readonly string[]>): st
     for (const target of imports) {
       const to = target.split('/')[0]!;
       if (to === from || allowed.includes(to) || !(to in MAY_IMPORT)) continue;
-      if (EXCEPTIONS.some((e) => e.from === file && e.to.test(target))) continue;
       offences.push(`${file} imports ${target} (${from}/ may import only ${[from, ...allowed].map((d) => `${d}/`).join(', ')})`);
     }
   }
@@ -124,12 +119,6 @@ test('the scan sees the modules and their imports (a scan that finds nothing che
   assert.ok(graph.get('engine/store/store.ts')?.includes('engine/store/resource-store.ts'));
   assert.ok(graph.get('api/commands/main.ts')?.some((target) => target.startsWith('sim/')));
   assert.ok(graph.get('engine/store/testing/suite-crud.ts')?.includes('engine/store/testing/suite-kit.ts'), "engine/'s test code is scanned");
-  for (const exception of EXCEPTIONS) {
-    assert.ok(
-      graph.get(exception.from)?.some((target) => exception.to.test(target)),
-      `exception ${exception.from} no longer needed: remove it`,
-    );
-  }
 });
 
 test('the import parser reads every form and skips comments', () => {

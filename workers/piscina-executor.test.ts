@@ -11,7 +11,8 @@ import { createInlineExecutor } from './inline-executor.ts';
 import { createPiscinaExecutor } from './piscina-executor.ts';
 import { sleepCpu } from './stages.ts';
 import { adoptWrittenObject } from '../engine/store/cached-object.ts';
-import { renderWork, type RenderSpec } from '../api/handlers/render-body.ts';
+import type { RenderSpec } from '../engine/render/render-body.ts';
+import { renderWork } from './render-stages.ts';
 import { encodeObjectsWork } from './objects-json.ts';
 
 const pool = createPiscinaExecutor({ threads: 1 });

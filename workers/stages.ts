@@ -9,17 +9,10 @@
 
 import { threadId, type TransferListItem } from 'node:worker_threads';
 import { goJsonText, newlineTerminatedBytes } from '../engine/store/go-json.ts';
-import {
-  ENCODE_PROTOBUF_ITEMS_STAGE,
-  ENCODE_TABLE_ROWS_STAGE,
-  encodeProtobufItems,
-  encodeTableRows,
-  renderBody,
-  type RenderSpec,
-} from '../api/handlers/render-body.ts';
-import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, patchWorkSize, runPatchStage } from '../api/handlers/patch-work.ts';
+import { ENCODE_PROTOBUF_ITEMS_STAGE, ENCODE_TABLE_ROWS_STAGE, encodeProtobufItems, encodeTableRows, runRender } from './render-stages.ts';
+import { APPLY_PATCH_STAGE, MERGE_PATCH_STAGE, packPatchResult, patchWorkSize, runPatchStage } from './patch-stage.ts';
 import { ENCODE_OBJECTS_STAGE, ENCODE_YAML_ITEMS_STAGE, encodeObjectsJson, encodeYamlItems } from './objects-json.ts';
-import { objectsByteLength, objectsOf, packPayload } from './stored-objects.ts';
+import { objectsByteLength, packPayload } from './stored-objects.ts';
 import { DECODE_YAML_STAGE, decodeYamlSize, runDecodeYaml } from './decode-yaml.ts';
 
 export interface Stage {
@@ -34,6 +27,12 @@ export interface Stage {
    * over stored objects send their codec bytes, moved, never the object graph. `run` accepts both.
    */
   pack?(payload: unknown): { payload: unknown; transferList: TransferListItem[] } | undefined;
+  /**
+   * What the result becomes to cross back from a worker thread (undefined: the result itself), run
+   * there and only there: the patch stages send the patched object as JSON bytes rather than an
+   * object graph, and hand it over as it is on the calling thread. Callers accept both forms.
+   */
+  packResult?(result: unknown): unknown;
 }
 
 /** Upper bound on `sleep-cpu` iterations (about a minute of CPU): a typo must not wedge a thread. */
@@ -96,13 +95,13 @@ const STAGE_LIST: readonly Stage[] = [
     run: encodeTableRows,
     pack: packPayload,
   },
-  // Stored objects → a response body (api/handlers/render-body.ts), one stage per cost class so each
+  // Stored objects → a response body (engine/render/render-body.ts), one stage per cost class so each
   // has its own threshold: pretty JSON and partial metadata, Tables, YAML, protobuf.
   renderStage('render-json'),
   renderStage('render-table'),
   renderStage('render-yaml'),
   renderStage('render-protobuf'),
-  // A PATCH applied to the stored object (api/handlers/patch-work.ts), one stage per cost class:
+  // A PATCH applied to the stored object (patch-stage.ts), one stage per cost class:
   // server-side apply and strategic merge; merge and JSON patches.
   patchStage(APPLY_PATCH_STAGE),
   patchStage(MERGE_PATCH_STAGE),
@@ -177,19 +176,13 @@ function renderStage(name: string): Stage {
     purpose: 'serving',
     sizeUnit: 'bytes',
     sizeOf: objectsByteLength,
-    run: (payload) => renderBody(objectsOf(payload), renderSpecOf(payload)),
+    run: runRender,
     pack: packPayload,
   };
 }
 
 function patchStage(name: string): Stage {
-  return { name, purpose: 'serving', sizeUnit: 'bytes', sizeOf: patchWorkSize, run: runPatchStage, pack: packPayload };
-}
-
-function renderSpecOf(payload: unknown): RenderSpec {
-  const spec = (payload as { spec?: unknown } | null)?.spec;
-  if (typeof spec !== 'object' || spec === null) throw new TypeError('payload.spec must be a render spec');
-  return spec as RenderSpec;
+  return { name, purpose: 'serving', sizeUnit: 'bytes', sizeOf: patchWorkSize, run: runPatchStage, pack: packPayload, packResult: packPatchResult };
 }
 
 function itemCount(payload: unknown): number {

@@ -1,6 +1,6 @@
 // What a pool thread runs for each task: look the stage up, run it, and hand the result back in the
-// cheapest form. Byte results that own their ArrayBuffer are moved (zero copy); everything else is
-// structured-cloned by postMessage.
+// cheapest form: the stage's `packResult` first, when it has one; then byte results that own their
+// ArrayBuffer are moved (zero copy), and everything else is structured-cloned by postMessage.
 //
 // A stage failure is *returned* as a StageFailure record rather than thrown: errors crossing a thread
 // lose their own properties, and the pool executor must tell "the stage threw" (the caller's bad
@@ -26,6 +26,7 @@ export function runStageTask(task: StageTask): unknown {
   let result: unknown;
   try {
     result = stage.run(task.payload);
+    if (stage.packResult !== undefined) result = stage.packResult(result);
   } catch (error) {
     return failure(error);
   }

@@ -10,7 +10,7 @@ import { startServerProcess, type ServerProcess } from '../testing/server-proces
 import { FLOOD_LEVEL, PLC_PATH, probe, startFlood, startOverloadServer, type OverloadServer } from '../testing/overload.ts';
 import { sampleValue, scrape, series } from '../testing/metrics.ts';
 import { timedRequest } from '../testing/load.ts';
-import { TOO_MANY_REQUESTS_TEXT } from '../errors.ts';
+import { TOO_MANY_REQUESTS_TEXT } from '../../engine/status/errors.ts';
 import { FLOW_SCHEMA_UID_HEADER, PRIORITY_LEVEL_UID_HEADER } from '../filters/priority-and-fairness.ts';
 
 // apf-semantics 11.2 (ServerCL 600): NominalCL, MinCL (lower) and MaxCL (upper) per level.

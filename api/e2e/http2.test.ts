@@ -16,7 +16,7 @@ import type { TestClient } from '../testing/http-client.ts';
 import { sleep } from '../testing/load.ts';
 import { sampleValue } from '../testing/metrics.ts';
 import { FS, PLC, validPlc } from '../testing/bad-input-corpus.ts';
-import { TOO_MANY_REQUESTS_TEXT, MAX_REQUEST_BODY_BYTES } from '../errors.ts';
+import { TOO_MANY_REQUESTS_TEXT, MAX_REQUEST_BODY_BYTES } from '../../engine/status/errors.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const TOKENS = { bob: 'bob-h2-token-00000000000001', flooder: 'flooder-h2-token-0000000002' };

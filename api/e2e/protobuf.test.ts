@@ -8,15 +8,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
 import { kubectlFor } from '../testing/kubectl.ts';
-import { decodeBody, encodeObject } from '../protobuf/objects.ts';
-import { decodeMessage, encodeMessage } from '../protobuf/codec.ts';
-import { encodeEnvelope } from '../protobuf/envelope.ts';
+import { decodeBody, encodeObject } from '../../engine/protobuf/objects.ts';
+import { decodeMessage, encodeMessage } from '../../engine/protobuf/codec.ts';
+import { encodeEnvelope } from '../../engine/protobuf/envelope.ts';
 
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const PLCS = `/apis/${GROUP}/v1/prioritylevelconfigurations`;
 const FSS = `/apis/${GROUP}/v1/flowschemas`;
-const fixture = (name: string) => readFileSync(new URL(`../protobuf/testdata/${GROUP}.v1.${name}`, import.meta.url));
+const fixture = (name: string) => readFileSync(new URL(`../../engine/protobuf/testdata/${GROUP}.v1.${name}`, import.meta.url));
 let server: ServerProcess;
 
 const plc = (name: string, shares = 7) => ({

@@ -14,7 +14,7 @@ import { SYSTEM_ANONYMOUS, SYSTEM_UNAUTHENTICATED } from '../../engine/auth/auth
 import type { UserInfo } from '../../engine/auth/user-info.ts';
 import type { Filter } from '../server/http-context.ts';
 import { connectionOf, type Connection } from '../server/connection.ts';
-import { unauthorized } from '../errors.ts';
+import { unauthorized } from '../../engine/status/errors.ts';
 import { sendStatusNegotiated } from '../handlers/respond.ts';
 import type { Logger } from '../log.ts';
 

@@ -10,7 +10,7 @@ import { attributesFromRequest, isPending } from '../../engine/auth/authorizer.t
 import { parseFieldSelector } from '../../engine/store/field-selector.ts';
 import { parseLabelSelector } from '../../engine/store/label-selector.ts';
 import type { Answered, Filter, RequestContext } from '../server/http-context.ts';
-import { forbidden } from '../errors.ts';
+import { forbidden } from '../../engine/status/errors.ts';
 import { sendStatusNegotiated } from '../handlers/respond.ts';
 import type { Logger } from '../log.ts';
 

@@ -8,7 +8,7 @@
 import type { Authorizer } from '../../engine/auth/authorizer.ts';
 import { IMPERSONATE_HEADER_PREFIX, impersonate, type HeaderLine } from '../../engine/auth/impersonation.ts';
 import type { Answered, Filter, RequestContext } from '../server/http-context.ts';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../../engine/status/errors.ts';
 import { sendStatusNegotiated } from '../handlers/respond.ts';
 import { forbiddenStatus, writeInternalError } from './authorization.ts';
 

@@ -1,17 +1,17 @@
 // Request bodies: read up to kube-apiserver's 3 MiB cap (413 beyond it), then parsed as JSON, YAML
-// or protobuf (api/protobuf/) by Content-Type, as Go reads each (syntax errors in Go's words,
+// or protobuf (engine/protobuf/) by Content-Type, as Go reads each (syntax errors in Go's words,
 // repeated keys listed for strict field validation). A body that does not parse, nests too deeply
 // for the recursive code after parsing (nesting-depth.ts), or is YAML that would cost more to
 // compose than any object needs (engine/yaml-cost.ts), is the client's mistake: 400. YAML is read
 // by a YamlDecoder: on a worker beyond a few hundred bytes (workers/decode-yaml.ts).
 import type { IncomingMessage } from 'node:http';
-import { ApiError, badRequest, malformedBody, MAX_REQUEST_BODY_BYTES, nestingTooDeep, requestEntityTooLarge } from '../errors.ts';
+import { ApiError, badRequest, malformedBody, MAX_REQUEST_BODY_BYTES, nestingTooDeep, requestEntityTooLarge } from '../../engine/status/errors.ts';
 import { negotiateInput, PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
-import { decodeBody } from '../protobuf/objects.ts';
+import { decodeBody } from '../../engine/protobuf/objects.ts';
 import { parseGoJson } from '../../engine/go-json.ts';
 import { strictYamlError, type GoYamlResult } from '../../engine/go-yaml.ts';
 import { inlineYamlDecoder, type YamlDecoder } from '../../workers/decode-yaml.ts';
-import { goQuote } from '../go-format.ts';
+import { goQuote } from '../../engine/go-format.ts';
 import { checkNestingDepth, MAX_BODY_NESTING_DEPTH } from './nesting-depth.ts';
 import { beginBodyRead, onBodyFramingError } from '../server/http1-connection.ts';
 

@@ -4,13 +4,13 @@
 // and whose `as`/`g`/`v` conversion (Table, aggregated discovery...) the endpoint can produce,
 // wins. Unknown parameters are tolerated. No acceptable clause → 406 with the accepted types.
 import type { Status } from '../../engine/resources/types.ts';
-import { notAcceptable, unsupportedMediaType } from '../errors.ts';
+import { notAcceptable, unsupportedMediaType } from '../../engine/status/errors.ts';
 import { setOwn } from '../../engine/own-property.ts';
+import { PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from '../../engine/render/serializer.ts';
+import { PATCH_CONTENT_TYPES } from '../../engine/patch/index.ts';
 
-/** Kubernetes' protobuf (the `k8s\0` envelope; api/protobuf/). */
-export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
-
-export type SerializerMediaType = 'application/json' | 'application/yaml' | typeof PROTOBUF_MEDIA_TYPE;
+// What the serializers write (engine/render/serializer.ts) is what negotiation chooses among.
+export { PROTOBUF_MEDIA_TYPE, type SerializerMediaType };
 
 /** The text serialisations, in preference order (the first is the default for an empty Accept); what documents such as discovery are served in. */
 export const SUPPORTED_MEDIA_TYPES: readonly SerializerMediaType[] = ['application/json', 'application/yaml'];
@@ -18,14 +18,8 @@ export const SUPPORTED_MEDIA_TYPES: readonly SerializerMediaType[] = ['applicati
 /** What API objects (resources, their lists, watch events, Status) are served in, in kube-apiserver's order. */
 export const OBJECT_MEDIA_TYPES: readonly SerializerMediaType[] = [...SUPPORTED_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE];
 
-/** PATCH bodies, in the order kube-apiserver lists them in its 415 message. */
-export const PATCH_MEDIA_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-] as const;
-export type PatchMediaType = (typeof PATCH_MEDIA_TYPES)[number];
+/** PATCH bodies, in the order kube-apiserver lists them in its 415 message (the patch package's four). */
+export const PATCH_MEDIA_TYPES = PATCH_CONTENT_TYPES;
 
 export interface MediaRange {
   type: string;

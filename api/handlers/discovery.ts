@@ -13,7 +13,7 @@ import {
   type DiscoveryModel,
 } from '../discovery/discovery.ts';
 import { openApiDocuments, openApiIndex } from '../openapi/openapi.ts';
-import { ApiError, routeMethodNotAllowed, routeNotFound } from '../errors.ts';
+import { ApiError, routeMethodNotAllowed, routeNotFound } from '../../engine/status/errors.ts';
 import { negotiateOutput } from './content-negotiation.ts';
 import { encode, sendText, wantsPretty } from './respond.ts';
 

@@ -10,9 +10,9 @@ import { onEncodingsReleased } from '../../engine/store/cached-object.ts';
 import type { StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor, Work } from '../../workers/executor.ts';
 import { encodeObjectsWork, encodeYamlItemsWork, splitEncodedObjects } from '../../workers/objects-json.ts';
-import { keepObjectMessage, keptObjectMessage } from '../protobuf/objects.ts';
-import { ENCODE_PROTOBUF_ITEMS_STAGE, ENCODE_TABLE_ROWS_STAGE } from './render-body.ts';
-import type { FlowcontrolKind, IncludeObject } from './table.ts';
+import { keepObjectMessage, keptObjectMessage } from '../../engine/protobuf/objects.ts';
+import { ENCODE_PROTOBUF_ITEMS_STAGE, ENCODE_TABLE_ROWS_STAGE } from '../../workers/render-stages.ts';
+import type { FlowcontrolKind, IncludeObject } from '../../engine/render/table.ts';
 
 /** 256 MiB: the YAML items of ~40,000 objects of 4 KiB as JSON (a YAML item is about 1.2× its JSON). */
 export const DEFAULT_ENCODING_CACHE_BYTES = 256 * 1024 * 1024;
@@ -184,7 +184,7 @@ export function yamlItems(budget: EncodingBudget): KeptItems {
   return new KeptItems(budget, encodeYamlItemsWork, keptPlace());
 }
 
-/** Each form's protobuf message, kept where the protobuf codec keeps a stored object's (api/protobuf/objects.ts). */
+/** Each form's protobuf message, kept where the protobuf codec keeps a stored object's (engine/protobuf/objects.ts). */
 export function protobufItems(budget: EncodingBudget): KeptItems {
   const work = (forms: readonly StoredForm[]): Work => ({ stage: ENCODE_PROTOBUF_ITEMS_STAGE, payload: { objects: forms } });
   return new KeptItems(budget, work, { get: (form) => keptObjectMessage(form.object), set: (form, bytes) => keepObjectMessage(form.object, bytes) });

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { errorCodeOf, isApiError } from '../errors.ts';
+import { errorCodeOf, isApiError } from '../../engine/status/errors.ts';
 import { checkNestingDepth, MAX_BODY_NESTING_DEPTH } from './nesting-depth.ts';
 
 test('checkNestingDepth throws the registry 400 past MAX_BODY_NESTING_DEPTH only', () => {

@@ -3,7 +3,7 @@
 // YAML bodies are measured where they are composed, with the rest of their cost (engine/yaml-cost.ts),
 // and refused with the same 400.
 import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../engine/nesting-depth.ts';
-import { ApiError, nestingTooDeep } from '../errors.ts';
+import { ApiError, nestingTooDeep } from '../../engine/status/errors.ts';
 
 export const MAX_BODY_NESTING_DEPTH = MAX_NESTING_DEPTH;
 

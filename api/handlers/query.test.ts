@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isApiError } from '../errors.ts';
+import { isApiError } from '../../engine/status/errors.ts';
 import type { Status } from '../../engine/resources/types.ts';
 import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
 import { parseGoJson } from '../../engine/go-json.ts';

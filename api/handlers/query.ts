@@ -5,14 +5,14 @@
 // Invalid naming the field. DeleteOptions bodies go through their decoding shape, as objects do.
 import { forbidden, invalid, notSupported, required, tooLong, type FieldError } from '../../engine/resources/field-errors.ts';
 import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
-import { ApiError, badRequest, invalid as invalidStatus } from '../errors.ts';
-import { goQuote } from '../go-format.ts';
+import { ApiError, badRequest, invalid as invalidStatus } from '../../engine/status/errors.ts';
+import { goQuote } from '../../engine/go-format.ts';
 import { goParseInt64, goParseUint64 } from '../../engine/go-integer.ts';
 import { queryBool } from '../server/request-info.ts';
 import { DELETE_OPTIONS_SHAPE, type DeleteOptions, type PropagationPolicy } from '../../engine/registry/delete-options.ts';
 import { decodeShape } from '../../engine/config/object-shape.ts';
 import { isRecord } from '../../engine/own-property.ts';
-import { firstTypeError, type FieldValidation } from './decode.ts';
+import { firstTypeError, type FieldValidation } from '../../engine/resources/decode.ts';
 
 /** Go's strconv.ParseInt(s, 10, 64) with its error text. */
 export function parseGoInt64(text: string): number {

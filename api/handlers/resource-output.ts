@@ -13,13 +13,14 @@ import { BoundedCache } from '../../engine/bounded-cache.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, tableConversions, type NegotiatedMediaType } from './content-negotiation.ts';
-import { ApiError } from '../errors.ts';
-import { ageJson, parseIncludeObject, tableFrame, tableOrder, type FlowcontrolKind, type IncludeObject } from './table.ts';
+import { ApiError } from '../../engine/status/errors.ts';
+import { ageJson, parseIncludeObject, tableFrame, tableOrder, type FlowcontrolKind, type IncludeObject } from '../../engine/render/table.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { type BodyParts, sendBody, sendBytes } from '../server/response-body.ts';
-import { renderWork, type RenderSpec } from './render-body.ts';
+import type { RenderSpec } from '../../engine/render/render-body.ts';
+import { renderWork } from '../../workers/render-stages.ts';
 import { type AgedTableRow, cacheJson, type KeptItems, sameForms, tableRowSplit } from './encoded-items.ts';
-import { listBodyParts } from '../protobuf/objects.ts';
+import { listBodyParts } from '../../engine/protobuf/objects.ts';
 import { yamlListFrame } from '../../engine/store/yaml-text.ts';
 import { wantsPretty, type Representation } from './respond.ts';
 

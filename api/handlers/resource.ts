@@ -2,16 +2,14 @@
 // subresource, parses query and body, calls the kind's registry (engine/registry), and writes the response.
 // Requests for anything else under the group (other resources, subresources, versions) get the
 // same 404/405 kube-apiserver's router gives.
-import type { KubeObject } from '../../engine/resources/types.ts';
 import type { ListOptions } from '../../engine/store/store-types.ts';
-import { isStoreErrorCode } from '../../engine/store/store-errors.ts';
 import type { Answered, Handler, RequestContext } from '../server/http-context.ts';
-import { ApiError, nameMismatch, routeMethodNotAllowed, routeNotFound } from '../errors.ts';
-import { PATCH_MEDIA_TYPES, negotiateInput, type PatchMediaType } from './content-negotiation.ts';
+import { ApiError, nameMismatch, routeMethodNotAllowed, routeNotFound } from '../../engine/status/errors.ts';
+import { PATCH_MEDIA_TYPES, negotiateInput } from './content-negotiation.ts';
 import type { Logger } from '../log.ts';
 import { parseBody, readBody } from './body.ts';
 import type { YamlDecoder } from '../../workers/decode-yaml.ts';
-import { decodeObject } from './decode.ts';
+import { decodeObject } from '../../engine/resources/decode.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
 import type { ObjectRegistry, Subresource } from '../../engine/registry/kind-registry.ts';
 import type { Requester } from '../../engine/registry/requester.ts';
@@ -21,34 +19,6 @@ import { negotiate, sendList, sendStoredObject, type Output, type OutputContext 
 import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.ts';
 import type { WatchLimiter } from './watch-limit.ts';
 import { internString } from '../../engine/interned-string.ts';
-import { append } from '../../engine/append.ts';
-
-/** What a PATCH computes: the caller's new object, before defaulting and the strategy. */
-export interface PatchResult {
-  object: KubeObject;
-  warnings: string[];
-  /** Server-side apply sets managedFields itself; other patch types leave them to the update. */
-  managedFieldsSet: boolean;
-}
-
-export interface PatchRequest {
-  contentType: PatchMediaType;
-  body: string;
-  /** undefined when the object does not exist (only apply may create). */
-  current: KubeObject | undefined;
-  kind: string;
-  apiVersion: string;
-  /** The object name from the URL. */
-  name: string;
-  fieldManager: string;
-  force: boolean;
-  fieldValidation: 'Ignore' | 'Warn' | 'Strict';
-  subresource: Subresource;
-  /** RFC 3339 time for managedFields entries. */
-  nowTime: string;
-}
-
-export type PatchApplier = (request: PatchRequest) => PatchResult | Promise<PatchResult>;
 
 export interface ResourceRoute {
   registry: ObjectRegistry;
@@ -62,10 +32,8 @@ export interface ResourceHandlerDeps {
   version: string;
   metaGroup: string;
   apiDomain?: string | undefined;
-  applyPatch: PatchApplier;
   /** Reads YAML bodies (workers/decode-yaml.ts); absent: on the main thread. */
   decodeYaml?: YamlDecoder;
-  nowTime: () => string;
   minRequestTimeoutMs?: number | undefined;
   /** --max-watches-per-user; absent means no limit. */
   watchLimiter?: WatchLimiter;
@@ -303,62 +271,21 @@ async function patch(
   const body = (await readBody(context.req)).toString('utf8');
   // An apply body is YAML: its depth is bounded with its other costs where it is read (the apply-patch stage).
   if (!isApply) checkNestingDepth(body);
-  const name = context.requestInfo.name;
   const manager = defaultFieldManager(options.fieldManager, context.req.headers['user-agent']);
-  const warnings: string[] = [];
-  let managedFieldsSet = false;
-  const request = (current: KubeObject | undefined): PatchRequest => ({
-    contentType,
-    body,
-    current,
-    kind: route.registry.kind,
-    apiVersion: route.out.apiVersion,
-    name,
-    fieldManager: manager,
-    force: options.force,
-    fieldValidation: options.fieldValidation,
-    subresource,
-    nowTime: deps.nowTime(),
-  });
-  const produce = async (current: KubeObject) => {
-    const result = await deps.applyPatch(request(current));
-    warnings.length = 0;
-    append(warnings, result.warnings);
-    managedFieldsSet = result.managedFieldsSet;
-    return result.object;
-  };
-  try {
-    const patched = await route.registry.update(name, subresource, produce, {
-      dryRun: options.dryRun,
-      manager,
-      requester: requesterOf(context),
-      serverSideApply: isApply,
-      signal: context.signal,
-      // Read after `produce` ran: only then is it known whether the patch set managedFields.
-      get recordManagedFields() {
-        return !managedFieldsSet;
-      },
-    });
-    addWarnings(context.res, warnings);
-    await sendStoredObject(context, route.out, output, 200, patched);
-  } catch (error) {
-    // Server-side apply creates what does not exist yet (not through /status).
-    if (!(isApply && subresource === '' && isNotFound(error))) throw error;
-    const result = await deps.applyPatch(request(undefined));
-    const created = await route.registry.create(result.object, {
-      dryRun: options.dryRun,
-      manager,
-      recordManagedFields: !result.managedFieldsSet,
-      serverSideApply: true,
-      requester: requesterOf(context),
-    });
-    addWarnings(context.res, result.warnings);
-    await sendStoredObject(context, route.out, output, 201, created);
-  }
-}
-
-function isNotFound(error: unknown): boolean {
-  return isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND');
+  const outcome = await route.registry.patch(
+    {
+      contentType,
+      body,
+      name: context.requestInfo.name,
+      fieldManager: manager,
+      force: options.force,
+      fieldValidation: options.fieldValidation,
+      subresource,
+    },
+    { dryRun: options.dryRun, manager, requester: requesterOf(context), signal: context.signal },
+  );
+  addWarnings(context.res, outcome.warnings);
+  await sendStoredObject(context, route.out, output, outcome.created ? 201 : 200, outcome.object);
 }
 
 async function readDeleteBody(context: RequestContext, deps: ResourceHandlerDeps): Promise<DeleteBody> {

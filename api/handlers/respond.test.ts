@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { internalError as storeInternalError, invalidResourceVersionError, notFoundError } from '../../engine/store/store-errors.ts';
-import { ApiError, badRequest } from '../errors.ts';
+import { ApiError, badRequest } from '../../engine/status/errors.ts';
 import { encode, warningHeaderValue, wantsPretty } from './respond.ts';
 import { errorStatus } from '../engine-errors.ts';
 

@@ -1,36 +1,19 @@
 // Writing responses: objects in the negotiated representation (JSON, YAML or protobuf, pretty on
-// request), Status objects for failures (negotiated and pretty as successes are), and `Warning` headers. Every error that reaches a handler's edge is
-// turned into the Status kube-apiserver would send here, and only a genuine server fault (never a
-// client's input) becomes a 500.
+// request), Status objects for failures (negotiated and pretty as successes are), and `Warning`
+// headers. Every error that reaches a handler's edge is turned into the Status kube-apiserver would
+// send here, and only a genuine server fault (never a client's input) becomes a 500.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { stringify as yamlStringify } from 'yaml';
 import type { Status } from '../../engine/resources/types.ts';
-import { goJsonText } from '../../engine/store/go-json.ts';
 import type { RequestContext } from '../server/http-context.ts';
 import { errorStatus } from '../engine-errors.ts';
-import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from './content-negotiation.ts';
-import { encodeObject } from '../protobuf/objects.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES } from './content-negotiation.ts';
+import { encode, type Representation } from '../../engine/render/serializer.ts';
 import type { Logger } from '../log.ts';
 
-export interface Representation {
-  mediaType: SerializerMediaType;
-  pretty: boolean;
-}
+// The writing itself is the serializer's, below the API (engine/render/serializer.ts).
+export { encode, type Representation };
 
 export const JSON_REPRESENTATION: Representation = { mediaType: 'application/json', pretty: false };
-
-/**
- * The body of `value` as apimachinery's serializers write it: compact JSON ends with a newline
- * (json.Encoder), indented JSON does not (json.MarshalIndent); both escape HTML characters, as Go's
- * encoder does; YAML keys are sorted, as sigs.k8s.io/yaml sorts them; protobuf is an API object's
- * message in its envelope. No YAML anchors: Go writes a shared object out in full, and an alias
- * placed before its anchor by the key sort does not even stringify (GET /apis as YAML was a 500).
- */
-export function encode(value: unknown, representation: Representation): string | Buffer {
-  if (representation.mediaType === PROTOBUF_MEDIA_TYPE) return encodeObject(value);
-  if (representation.mediaType === 'application/yaml') return yamlStringify(value, { sortMapEntries: true, lineWidth: 0, aliasDuplicateObjects: false });
-  return representation.pretty ? goJsonText(value, true) : `${goJsonText(value)}\n`;
-}
 
 /**
  * `pretty`: kube-apiserver pretty-prints when `?pretty` parses as true, and for curl, Wget and

@@ -4,7 +4,7 @@
 // review's kind and version; the answer is 201 with the review and its status, in the negotiated
 // representation.
 import type { Handler, RequestContext } from '../server/http-context.ts';
-import { ApiError, badRequest, malformedBody, routeMethodNotAllowed } from '../errors.ts';
+import { ApiError, badRequest, malformedBody, routeMethodNotAllowed } from '../../engine/status/errors.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES, type SerializerMediaType } from './content-negotiation.ts';
 import { parseBody, readBody } from './body.ts';
 import { inlineYamlDecoder, type YamlDecoder } from '../../workers/decode-yaml.ts';

@@ -8,7 +8,7 @@ import type { SubjectAccessReviewSpec } from '../../engine/auth/subject-access-r
 import { specFromWire, wireSpec } from '../../engine/auth/subject-access-review.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../engine/resources/field-errors.ts';
 import type { RequestContext } from '../server/http-context.ts';
-import { ApiError, internalError, invalid } from '../errors.ts';
+import { ApiError, internalError, invalid } from '../../engine/status/errors.ts';
 import { readReviewBody, reviewOutput, sendReview, type ReviewHandler, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';
 

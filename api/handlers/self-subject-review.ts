@@ -2,7 +2,7 @@
 // own user information, after impersonation, as kube-apiserver's REST answers it: 201, a
 // creationTimestamp of now, and `status.userInfo` {username, uid, groups, extra}, empty ones left
 // out.
-import { ApiError, badRequest } from '../errors.ts';
+import { ApiError, badRequest } from '../../engine/status/errors.ts';
 import { SUPPORTED_MEDIA_TYPES } from './content-negotiation.ts';
 import { readReviewBody, reviewOutput, sendReview, type ReviewHandler, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';

@@ -6,7 +6,7 @@
 // the rule resolvers' error as `evaluationError`).
 import type { Authorizer, NonResourceRule, ResourceRule, RulesResult } from '../../engine/auth/authorizer.ts';
 import type { RequestContext } from '../server/http-context.ts';
-import { ApiError, badRequest, internalError, malformedBody } from '../errors.ts';
+import { ApiError, badRequest, internalError, malformedBody } from '../../engine/status/errors.ts';
 import type { YamlDecoder } from '../../workers/decode-yaml.ts';
 import { readReviewBody, reviewOutput, sendReview, type ReviewHandler, type ReviewKind } from './review.ts';
 import { sendError } from './respond.ts';

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Status } from '../../engine/resources/types.ts';
-import { errorCodeOf, isApiError } from '../errors.ts';
+import { errorCodeOf, isApiError } from '../../engine/status/errors.ts';
 import { WatchLimiter } from './watch-limit.ts';
 
 function refusal(limiter: WatchLimiter, user: string): Status {

@@ -4,7 +4,7 @@
 // re-watches without closing) would otherwise take the whole server's memory and file
 // descriptors. Counted per user name, for every user alike (system:masters too): APF bounds how
 // fast watches start, not how many stay open.
-import { ApiError, tooManyWatches } from '../errors.ts';
+import { ApiError, tooManyWatches } from '../../engine/status/errors.ts';
 
 /** Default of --max-watches-per-user: far above what one informer-based client opens. */
 export const DEFAULT_MAX_WATCHES_PER_USER = 1000;

@@ -12,7 +12,7 @@ import { formatGoDuration } from '../../engine/config/go-duration.ts';
 import type { Clock } from '../../engine/clock.ts';
 import type { RequestContext } from './http-context.ts';
 import type { Logger } from '../log.ts';
-import { goQuote } from '../go-format.ts';
+import { goQuote } from '../../engine/go-format.ts';
 import { reportedVerb } from '../metrics/request-metrics.ts';
 
 /** kube-apiserver's httplog level. */

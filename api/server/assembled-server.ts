@@ -37,12 +37,12 @@ import { KindRegistry, type ObjectRegistry } from '../../engine/registry/kind-re
 import type { HealthCheck } from '../handlers/health.ts';
 import { createResourceHandler, type ResourceRoute } from '../handlers/resource.ts';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from '../handlers/watch-limit.ts';
-import type { FlowcontrolKind } from '../handlers/table.ts';
-import { managedFieldsRecorder } from '../handlers/patch-adapter.ts';
-import { executorPatchApplier } from '../handlers/patch-work.ts';
+import type { FlowcontrolKind } from '../../engine/render/table.ts';
+import { managedFieldsRecorder } from '../../engine/patch/patch-applier.ts';
+import { executorPatchApplier } from '../../workers/patch-stage.ts';
 import { executorYamlDecoder } from '../../workers/decode-yaml.ts';
 import { canonicalOrder } from '../../engine/resources/canonical-order.ts';
-import { shapeOf } from '../handlers/decode.ts';
+import { shapeOf } from '../../engine/resources/decode.ts';
 import type { AccessControl } from '../security/access-control.ts';
 import { withReviewRoutes } from '../handlers/review.ts';
 import { Counter, Gauge, Registry } from 'prom-client';
@@ -261,6 +261,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     randomInt,
     nowMs,
     managedFields: recorder,
+    applyPatch: executorPatchApplier(executor, groups.flowcontrol),
     ...(access.admission !== undefined ? { admission: access.admission } : {}),
   };
   const registries: readonly ObjectRegistry[] = [
@@ -275,9 +276,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
     version: FLOWCONTROL_VERSION,
     metaGroup: groups.meta,
     apiDomain,
-    applyPatch: executorPatchApplier(executor, groups.flowcontrol),
     decodeYaml,
-    nowTime,
     minRequestTimeoutMs: options.minRequestTimeoutMs,
     watchLimiter: new WatchLimiter(options.maxWatchesPerUser ?? DEFAULT_MAX_WATCHES_PER_USER),
     onWatchTerminated: (group, resource) => terminatedWatchers.inc({ group, resource }),

@@ -24,7 +24,7 @@
 import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import { routeMethodNotAllowed } from '../errors.ts';
+import { routeMethodNotAllowed } from '../../engine/status/errors.ts';
 import { addHook, runHooks, type Hook } from './hook-slots.ts';
 
 /** What Go's server reads of a body its handler left unread (`maxPostHandlerReadBytes`). */

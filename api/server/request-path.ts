@@ -15,7 +15,7 @@ import type { UserInfo } from '../../engine/auth/user-info.ts';
 import { ChainRun, type AbortListener, type Answered, type EndHook, type Filter, type Handler, type Pipeline, type RequestContext } from './http-context.ts';
 import { connectionOf, type Connection } from './connection.ts';
 import { addHook, runHooks, type Hook } from './hook-slots.ts';
-import { ApiError, badRequest, routeNotFound, timeout } from '../errors.ts';
+import { ApiError, badRequest, routeNotFound, timeout } from '../../engine/status/errors.ts';
 import type { Logger } from '../log.ts';
 import { RequestTargets, URL_BASE } from './request-target.ts';
 import { sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from '../handlers/respond.ts';

@@ -8,13 +8,14 @@ import { createMemoryBackend } from '../store/memory/memory-backend.ts';
 import { isStoreErrorCode } from '../store/store-errors.ts';
 import { createStore } from '../store/store.ts';
 import { KindRegistry, type ManagedFieldsRecorder } from './kind-registry.ts';
+import { patchApplier } from '../patch/patch-applier.ts';
 import { isRegistryError } from './registry-errors.ts';
 import type { Requester } from './requester.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const noManagedFields: ManagedFieldsRecorder = { recordUpdate: (_previous, next) => next };
 
-async function registryOf(admission?: ValidatingAdmissionPlugin) {
+async function registryOf(admission?: ValidatingAdmissionPlugin, managedFields: ManagedFieldsRecorder = noManagedFields) {
   const clock = new SimClock();
   const store = createStore({ backend: createMemoryBackend(), clock });
   await store.open();
@@ -27,7 +28,8 @@ async function registryOf(admission?: ValidatingAdmissionPlugin) {
     newUid: () => `uid-${++uids}`,
     randomInt: (n) => n - 1,
     nowMs: () => clock.now(),
-    managedFields: noManagedFields,
+    managedFields,
+    applyPatch: patchApplier(GROUP),
     ...(admission !== undefined ? { admission: createAdmissionChain([admission]) } : {}),
   });
   return { store, registry };
@@ -107,6 +109,58 @@ test('admission is the registry’s own dependency: it sees the stored-to-be obj
   await store.close();
 });
 
+test('a PATCH is applied by the registry to the object it reads, as its kind at its time; the patch sets managedFields, not the recorder', async () => {
+  const recorded: string[] = [];
+  const recorder: ManagedFieldsRecorder = { recordUpdate: (_previous, next, manager) => (recorded.push(manager), next) };
+  const { store, registry } = await registryOf(undefined, recorder);
+  await registry.create(level('a'), { dryRun: false, manager: 'm', requester: requester() });
+  const patched = await registry.patch(
+    {
+      contentType: 'application/merge-patch+json',
+      body: '{"metadata":{"labels":{"x":"y"}}}',
+      name: 'a',
+      fieldManager: 'kubectl',
+      force: false,
+      fieldValidation: 'Strict',
+      subresource: '',
+    },
+    { dryRun: false, manager: 'kubectl', requester: requester() },
+  );
+  assert.equal([patched.created, patched.object.kind, patched.object.metadata?.labels], [false, 'PriorityLevelConfiguration', { x: 'y' }]);
+  assert.equal(
+    patched.object.metadata?.managedFields?.map((entry) => [entry.manager, entry.operation, entry.apiVersion, entry.time]),
+    [['kubectl', 'Update', `${GROUP}/v1`, '1970-01-01T00:00:00Z']],
+  );
+  assert.equal(recorded, ['m'], 'only the create asked the recorder');
+  await store.close();
+});
+
+test('server-side apply through the registry creates what does not exist, not through /status', async () => {
+  const { store, registry } = await registryOf();
+  const apply = (name: string, subresource: '' | 'status') =>
+    registry.patch(
+      {
+        contentType: 'application/apply-patch+yaml',
+        body:
+          `apiVersion: ${GROUP}/v1\nkind: PriorityLevelConfiguration\nmetadata: {name: ${name}}\n` +
+          'spec: {type: Limited, limited: {nominalConcurrencyShares: 1, limitResponse: {type: Reject}}}\n',
+        name,
+        fieldManager: 'tool',
+        force: false,
+        fieldValidation: 'Strict',
+        subresource,
+      },
+      { dryRun: false, manager: 'tool', requester: requester() },
+    );
+  const created = await apply('b', '');
+  assert.equal([created.created, created.object.metadata?.name, created.object.metadata?.managedFields?.[0]?.operation], [true, 'b', 'Apply']);
+  assert.ok((await registry.store.get('b')).metadata?.uid === 'uid-1');
+  assert.is((await apply('b', '')).created, false);
+  const missing = await refusal(apply('c', 'status'));
+  assert.ok(isStoreErrorCode(missing, 'FW_ERR_STORE_NOT_FOUND'), String(missing));
+  await store.close();
+});
+
 test('a registry is generic over the kind table: the same code serves FlowSchemas', async () => {
   const clock = new SimClock();
   const store = createStore({ backend: createMemoryBackend(), clock });
@@ -120,6 +174,7 @@ test('a registry is generic over the kind table: the same code serves FlowSchema
     randomInt: () => 0,
     nowMs: () => clock.now(),
     managedFields: noManagedFields,
+    applyPatch: patchApplier(GROUP),
   });
   const created = await registry.create(
     { metadata: { name: 'fs' }, spec: { priorityLevelConfiguration: { name: 'global-default' } } },

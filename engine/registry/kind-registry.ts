@@ -22,15 +22,13 @@ import type { ListOptions, ListResult, Preconditions, ResourceStore } from '../s
 import { resourcePrefix } from '../store/store.ts';
 import { admitWrite, type Requester } from './requester.ts';
 import { RegistryError } from './registry-errors.ts';
+import { formatRfc3339 } from '../clock.ts';
+import { APPLY_PATCH } from '../patch/index.ts';
+import type { ManagedFieldsRecorder, PatchApplier, PatchCommand, Subresource } from '../patch/patch-applier.ts';
 import type { DeleteOptions } from './delete-options.ts';
 
-export type Subresource = '' | 'status';
-
-/** managedFields bookkeeping for a non-apply write (the API's patch package provides the real one). */
-export interface ManagedFieldsRecorder {
-  /** `next` with managedFields updated for an Update by `manager` (previous undefined on create). */
-  recordUpdate(previous: KubeObject | undefined, next: KubeObject, manager: string, subresource: Subresource): KubeObject;
-}
+// The registry's words for what the patch package (below it) defines.
+export type { ManagedFieldsRecorder, Subresource };
 
 export interface KindRegistryDeps<T extends FlowcontrolObject> {
   store: ResourceStore;
@@ -44,6 +42,8 @@ export interface KindRegistryDeps<T extends FlowcontrolObject> {
   /** Wall-clock epoch milliseconds (creationTimestamp, deletionTimestamp). */
   nowMs: () => number;
   managedFields: ManagedFieldsRecorder;
+  /** A PATCH applied to the stored object, managedFields set (engine/patch/patch-applier.ts, through the execution plane). */
+  applyPatch: PatchApplier;
   /** Validating admission, run on every write just before the store; none configured: every write is admitted. */
   admission?: AdmissionChain;
 }
@@ -54,7 +54,7 @@ export interface WriteContext {
   manager: string;
   /** Who writes, as admission sees them. */
   requester: Requester;
-  /** False when the caller (server-side apply) has already set managedFields. */
+  /** False when the object comes with its managedFields set: every PATCH (`patch` sets it). */
   recordManagedFields?: boolean;
   /** Server-side apply: its managedFields are the point of the write, so a too-large object is not retried without them. */
   serverSideApply?: boolean;
@@ -64,6 +64,13 @@ export interface WriteContext {
 
 /** Produces the caller's new object from the stored one (PUT ignores it, PATCH applies to it). */
 export type Produce = (current: KubeObject) => KubeObject | Promise<KubeObject>;
+
+/** What a PATCH stored: the object, whether server-side apply created it, the patch's warnings. */
+export interface PatchOutcome {
+  object: KubeObject;
+  created: boolean;
+  warnings: string[];
+}
 
 export type DeleteOutcome = { type: 'deleted'; status: Status; object: KubeObject } | { type: 'pending'; object: KubeObject; accepted: boolean };
 
@@ -76,6 +83,7 @@ export interface ObjectRegistry {
   create(object: KubeObject, context: WriteContext): Promise<KubeObject>;
   update(name: string, subresource: Subresource, produce: Produce, context: WriteContext, preconditions?: Preconditions): Promise<KubeObject>;
   replaceWith(object: KubeObject): Produce;
+  patch(command: PatchCommand, context: WriteContext): Promise<PatchOutcome>;
   delete(name: string, options: DeleteOptions, requester: Requester): Promise<DeleteOutcome>;
   deleteCollection(listOptions: ListOptions, options: DeleteOptions, requester: Requester): Promise<ListResult>;
 }
@@ -182,6 +190,34 @@ export class KindRegistry<T extends FlowcontrolObject> implements ObjectRegistry
       result = await this.deps.store.guaranteedUpdate(name, async (current) => withoutManagedFields(await tryUpdate(current)), options);
     }
     return this.deleteIfFinalized(result);
+  }
+
+  /**
+   * PATCH and its /status form: the patch applied to the stored object by the applier this registry
+   * was built with, then the steps of an update. Server-side apply creates what does not exist yet
+   * (not through /status), as kube's Update with forceAllowCreate does.
+   */
+  async patch(command: PatchCommand, context: WriteContext): Promise<PatchOutcome> {
+    const { kind, apiVersion } = this.deps;
+    // The time is read at each attempt: a retried update records when it was applied.
+    const request = (current: KubeObject | undefined) => ({ ...command, current, kind: kind.kind, apiVersion, nowTime: formatRfc3339(this.deps.nowMs()) });
+    const isApply = command.contentType === APPLY_PATCH;
+    // Every patch type comes back with its managedFields set.
+    const write: WriteContext = { ...context, recordManagedFields: false, serverSideApply: isApply };
+    let warnings: string[] = [];
+    const produce = async (current: KubeObject) => {
+      const result = await this.deps.applyPatch(request(current));
+      warnings = result.warnings;
+      return result.object;
+    };
+    try {
+      return { object: await this.update(command.name, command.subresource, produce, write), created: false, warnings };
+    } catch (error) {
+      if (!(isApply && command.subresource === '' && isStoreErrorCode(error, 'FW_ERR_STORE_NOT_FOUND'))) throw error;
+    }
+    const result = await this.deps.applyPatch(request(undefined));
+    const { signal: _signal, ...createContext } = write;
+    return { object: await this.create(result.object, createContext), created: true, warnings: result.warnings };
   }
 
   /** A PUT body: the object replaces the stored one unless its resourceVersion is stale (409). */

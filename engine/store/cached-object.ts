@@ -85,7 +85,7 @@ export function cachedAtRevision(source: CachedObject, revision: number): Cached
 }
 
 // Who else keeps encodings of a version (the API layer: api/handlers/encoded-items.ts,
-// api/protobuf/objects.ts), told when it is past; registered once per module, at its loading.
+// engine/protobuf/objects.ts), told when it is past; registered once per module, at its loading.
 const releasers: ((form: StoredForm) => void)[] = [];
 
 /** Calls `release` for every version that becomes past (`releaseEncodings`): drop what you keep for it. */

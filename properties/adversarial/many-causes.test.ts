@@ -12,7 +12,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { MAX_FIELD_ERRORS_TEXT } from '../../engine/resources/field-errors.ts';
-import { encodeObject } from '../../api/protobuf/objects.ts';
+import { encodeObject } from '../../engine/protobuf/objects.ts';
 import type { TestResponse } from '../../api/testing/http-client.ts';
 import { collectionPath } from '../support/api-requests.ts';
 import { checkAsyncProperty } from '../support/runner.ts';

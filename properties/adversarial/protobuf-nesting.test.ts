@@ -8,9 +8,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { encodeMessage } from '../../api/protobuf/codec.ts';
-import { encodeEnvelope } from '../../api/protobuf/envelope.ts';
-import { MESSAGE_PREFIX } from '../../api/protobuf/go-types.ts';
+import { encodeMessage } from '../../engine/protobuf/codec.ts';
+import { encodeEnvelope } from '../../engine/protobuf/envelope.ts';
+import { MESSAGE_PREFIX } from '../../engine/protobuf/go-types.ts';
 import { checkAsyncProperty } from '../support/runner.ts';
 import { sized, startAdversary, type Adversary } from './harness.ts';
 

@@ -7,7 +7,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import * as assert from 'uvu/assert';
 import { parse as yamlParse } from 'yaml';
 import type { FuzzRequest } from './api-requests.ts';
-import { decodeBody, PROTOBUF_MEDIA_TYPE } from '../../api/protobuf/objects.ts';
+import { decodeBody, PROTOBUF_MEDIA_TYPE } from '../../engine/protobuf/objects.ts';
 
 export interface FuzzResponse {
   status: number;

@@ -2,8 +2,8 @@
 // keeps in Go types, struct tags and `+` markers (k8s.io/api, k8s.io/apimachinery meta/v1 at
 // v0.32). Everything that needs to know a kind's fields reads these tables: decoding and the
 // canonical field order (`decoding-shape.ts`), defaulting (`defaulting.ts`), the server-side apply
-// and strategic merge schema (api/patch/schema.ts), the OpenAPI component schemas
-// (api/openapi/schemas.ts), the protobuf codec's pointer fields (api/protobuf/go-types.ts).
+// and strategic merge schema (engine/patch/schema.ts), the OpenAPI component schemas
+// (api/openapi/schemas.ts), the protobuf codec's pointer fields (engine/protobuf/go-types.ts).
 // Fields are listed in Go's declaration order, which is the order Go's JSON encoder writes them in.
 
 /**
