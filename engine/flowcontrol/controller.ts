@@ -1,15 +1,16 @@
 // The flow-control controller: turns the configuration stream (PLC and FlowSchema objects) into
-// priority-level actors, runs the borrowing adjustment every 10 s on the injected scheduler, and
+// priority-level actors, runs the borrowing adjustment every 10 s on the injected clock, and
 // answers `admit(request) → decision` (Kubernetes' apf_controller.go + the filter's Handle).
 //
-// Deterministic: time comes from the injected Clock (and an RxJS scheduler built on it), there is
+// Deterministic: time comes from the injected Clock, there is
 // no randomness, and a rejection is a decision value, never an exception. The server, the
 // simulator and the property suites all drive this same class.
 
-import { interval, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { Subject, type Observable, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
-import type { Clock } from '../clock.ts';
-import { toRxScheduler, toXstateClock } from '../clock-adapters.ts';
+import type { Cancel, Clock } from '../clock.ts';
+import { toXstateClock } from '../clock-adapters.ts';
+import { every } from '../periodic.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.ts';
 import { buildClassifier, type Classification, type Classifier } from './classifier.ts';
 import { allocateCurrentLimits } from './concurrency-allocation.ts';
@@ -55,8 +56,6 @@ export interface FlowControllerOptions {
   /** Object counts and watch counts for the work estimator. */
   estimator: WorkEstimatorDeps;
   observer?: FlowControlObserver | undefined;
-  /** Defaults to a scheduler on `clock`; only tests pass another. */
-  scheduler?: SchedulerLike;
   /** Minimum time between two digests of a changing configuration (config-work-queue.ts). */
   configDigestMinIntervalMs?: number;
   /** A digest threw; it is retried with backoff. */
@@ -171,7 +170,6 @@ export interface DigestedConfig {
 const EMPTY_CONFIG: FlowcontrolConfig = Object.freeze({ priorityLevels: [], flowSchemas: [] });
 
 export class FlowController {
-  private readonly scheduler: SchedulerLike;
   private readonly machine = createPriorityLevelMachine<RequestDescriptor>();
   private readonly levels = new Map<string, LevelActor>();
   /** Kept for the server's lifetime, as the filter's DroppedRequestsTracker is: a level that comes back keeps its history. */
@@ -191,9 +189,9 @@ export class FlowController {
   private nextRequestId = 1;
   private digestCount = 0;
   private subscriptions: Subscription[] = [];
+  private stopAdjusting: Cancel | undefined;
 
   constructor(private readonly options: FlowControllerOptions) {
-    this.scheduler = options.scheduler ?? toRxScheduler(options.clock);
     this.estimator = { ...options.estimator, watchCountSampled: (count) => (this.sampledWatchCount = count) };
     this.classifier = buildClassifier([], [], { apiDomain: options.apiDomain });
     this.configQueue = new OneKeyWorkQueue(options.clock, () => this.configure(this.latestConfig), {
@@ -217,12 +215,14 @@ export class FlowController {
         }),
       );
     }
-    this.subscriptions.push(interval(BORROWING_ADJUSTMENT_PERIOD_MS, this.scheduler).subscribe(() => this.adjustBorrowing()));
+    this.stopAdjusting = every(this.options.clock, BORROWING_ADJUSTMENT_PERIOD_MS, () => this.adjustBorrowing());
   }
 
   stop(): void {
     for (const s of this.subscriptions) s.unsubscribe();
     this.subscriptions = [];
+    this.stopAdjusting?.();
+    this.stopAdjusting = undefined;
     this.configQueue.stop();
     this.digests.complete();
     for (const actor of this.levels.values()) actor.stop();
