@@ -86,7 +86,7 @@ export class Deadlines<T extends Deadline> {
     if (top === undefined || top.deadlineMs >= this.armedMs) return;
     this.cancelTimer?.();
     this.armedMs = top.deadlineMs;
-    this.cancelTimer = this.clock.after(top.deadlineMs - this.clock.now(), this.fire, TIMER);
+    this.cancelTimer = this.clock.after(delayUntil(this.clock.now(), top.deadlineMs), this.fire, TIMER);
   }
 
   private removeAt(slot: number): void {
@@ -135,4 +135,16 @@ export class Deadlines<T extends Deadline> {
 
 function before(a: Deadline, b: Deadline): boolean {
   return a.deadlineMs < b.deadlineMs || (a.deadlineMs === b.deadlineMs && a.deadlineSeq < b.deadlineSeq);
+}
+
+/**
+ * The delay a clock adds to `nowMs` to reach `dueMs`. A virtual clock computes `nowMs + delay`,
+ * which rounding can put an ulp past `dueMs` (a few in 100,000 for the times a simulation uses):
+ * stepped back until it is not, so the timer is never late. One an ulp early finds nothing due
+ * and re-arms for the rest, which lands exactly: the two are then within a factor of two.
+ */
+function delayUntil(nowMs: number, dueMs: number): number {
+  let delayMs = dueMs - nowMs;
+  while (nowMs + delayMs > dueMs) delayMs -= Math.max(Number.MIN_VALUE, Math.abs(delayMs) * Number.EPSILON);
+  return delayMs;
 }

@@ -208,7 +208,6 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   subscriptions.push(
     startBootstrapEnsurer(
       { priorityLevels: plcStore, flowSchemas: fsStore, clock, newUid: randomUUID, apiDomain, finishWrite: producerWrite },
-      toRxScheduler(clock),
       ({ report, error }) => {
         if (error !== undefined) {
           logger.warning(`ensuring the APF bootstrap configuration failed, retrying: ${error instanceof Error ? error.message : String(error)}`);

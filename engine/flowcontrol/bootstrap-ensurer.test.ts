@@ -2,7 +2,6 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { firstValueFrom, filter } from 'rxjs';
 import { SimClock } from '../sim-clock.ts';
-import { toRxScheduler } from '../clock-adapters.ts';
 import { FLOW_SCHEMA, PRIORITY_LEVEL, storeResourceInfo } from '../resources/kinds.ts';
 import type { KubeObject, PriorityLevelConfiguration } from '../resources/types.ts';
 import { createMemoryBackend, createMemoryVolume } from '../store/memory/memory-backend.ts';
@@ -69,11 +68,11 @@ test('two ensurers racing on one store converge without duplicates or errors', a
   await store.close();
 });
 
-test('the scheduled ensurer runs at start and again every minute on the injected scheduler', async () => {
+test('the scheduled ensurer runs at start and again every minute on the injected clock', async () => {
   const { store, clock, plcs, fss } = await openStore();
   const rounds: number[] = [];
   const settle = () => new Promise((r) => setImmediate(r));
-  const subscription = startBootstrapEnsurer({ priorityLevels: plcs, flowSchemas: fss, clock, newUid }, toRxScheduler(clock), () => rounds.push(clock.now()));
+  const subscription = startBootstrapEnsurer({ priorityLevels: plcs, flowSchemas: fss, clock, newUid }, () => rounds.push(clock.now()));
   clock.advance(0);
   for (let i = 0; i < 50 && rounds.length === 0; i++) await settle();
   assert.equal(rounds, [0]);

@@ -4,8 +4,9 @@
 // a precondition, and AlreadyExists / Conflict / NotFound mean "another server did it first", so
 // several servers sharing one store converge without duplicates or flapping.
 
-import { type SchedulerLike, type Subscription, timer } from 'rxjs';
+import { Subscription } from 'rxjs';
 import type { Clock } from '../clock.ts';
+import { repeat } from '../periodic.ts';
 import { planBootstrapUpdate, shouldRemoveUnwanted } from '../resources/auto-update.ts';
 import {
   MANDATORY_NAMES,
@@ -67,33 +68,23 @@ export async function ensureBootstrapObjects(deps: EnsurerDeps): Promise<EnsureR
   return report;
 }
 
-/** Runs rounds on the scheduler until unsubscribed; `onRound` sees each outcome (for logs). */
-export function startBootstrapEnsurer(
-  deps: EnsurerDeps,
-  scheduler: SchedulerLike,
-  onRound: (outcome: { report?: EnsureReport; error?: unknown }) => void = () => {},
-): Subscription {
-  let subscription: Subscription | undefined;
-  let stopped = false;
-  const round = () => {
+/**
+ * Runs rounds on `deps.clock` (the first on its next turn) until unsubscribed: the next a minute
+ * after a round, sooner after a failed one. `onRound` sees each outcome (for logs).
+ */
+export function startBootstrapEnsurer(deps: EnsurerDeps, onRound: (outcome: { report?: EnsureReport; error?: unknown }) => void = () => {}): Subscription {
+  const round = () =>
     ensureBootstrapObjects(deps).then(
       (report) => {
         onRound({ report });
-        if (!stopped) subscription = timer(ENSURE_PERIOD_MS, scheduler).subscribe(round);
+        return ENSURE_PERIOD_MS;
       },
       (error: unknown) => {
         onRound({ error });
-        if (!stopped) subscription = timer(ENSURE_RETRY_MS, scheduler).subscribe(round);
+        return ENSURE_RETRY_MS;
       },
     );
-  };
-  subscription = timer(0, scheduler).subscribe(round);
-  return {
-    unsubscribe() {
-      stopped = true;
-      subscription?.unsubscribe();
-    },
-  } as Subscription;
+  return new Subscription(repeat(deps.clock, 0, round));
 }
 
 async function ensureAll<T extends PriorityLevelConfiguration | FlowSchema>(

@@ -27,6 +27,20 @@ export interface LevelLimits {
   initialCurrentCL: number;
 }
 
+/** Whether two results are the same numbers (a digest recomputes every level's). */
+export function sameLevelLimits(a: LevelLimits, b: LevelLimits): boolean {
+  return (
+    a.name === b.name &&
+    a.exempt === b.exempt &&
+    a.nominalCL === b.nominalCL &&
+    a.lendableCL === b.lendableCL &&
+    a.borrowingCL === b.borrowingCL &&
+    a.minCL === b.minCL &&
+    a.maxCL === b.maxCL &&
+    a.initialCurrentCL === b.initialCurrentCL
+  );
+}
+
 export interface ComputedLimits {
   shareSum: number;
   /** Σ NominalCL; because of the ceil it may exceed ServerCL. */

@@ -1,28 +1,29 @@
 // The flow-control controller: turns the configuration stream (PLC and FlowSchema objects) into
-// priority-level actors, runs the borrowing adjustment every 10 s on the injected scheduler, and
+// priority-level actors, runs the borrowing adjustment every 10 s on the injected clock, and
 // answers `admit(request) → decision` (Kubernetes' apf_controller.go + the filter's Handle).
 //
-// Deterministic: time comes from the injected Clock (and an RxJS scheduler built on it), there is
+// Deterministic: time comes from the injected Clock, there is
 // no randomness, and a rejection is a decision value, never an exception. The server, the
 // simulator and the property suites all drive this same class.
 
-import { interval, Subject, type Observable, type SchedulerLike, type Subscription } from 'rxjs';
+import { Subject, type Observable, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
-import type { Clock } from '../clock.ts';
-import { toRxScheduler, toXstateClock } from '../clock-adapters.ts';
+import type { Cancel, Clock } from '../clock.ts';
+import { toXstateClock } from '../clock-adapters.ts';
+import { every } from '../periodic.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.ts';
 import { buildClassifier, type Classification, type Classifier } from './classifier.ts';
 import { allocateCurrentLimits } from './concurrency-allocation.ts';
-import { computeLevelLimits, type LevelLimits } from './concurrency-limits.ts';
+import { computeLevelLimits, sameLevelLimits, type LevelLimits } from './concurrency-limits.ts';
 import { OneKeyWorkQueue } from './config-work-queue.ts';
 import { levelConfigOf, type LevelConfig } from './level-config.ts';
 import { maxSeatsForLevel } from './max-seats.ts';
-import { createPriorityLevelMachine, type LevelBooks, type PriorityLevelContext, type PriorityLevelMachine } from './priority-level.machine.ts';
+import { createPriorityLevelMachine, type PriorityLevelMachine } from './priority-level.machine.ts';
 import type { Admission, Decision, QueueSet, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
 import { goRound } from './go-math.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { DroppedRequestsTracker } from './retry-after.ts';
-import { BORROWING_ADJUSTMENT_PERIOD_MS, updateSeatDemandStats, type SeatDemandStats, type SeatDemandTracker } from './seat-demand.ts';
+import { BORROWING_ADJUSTMENT_PERIOD_MS, type SeatDemandStats, type SeatDemandTracker } from './seat-demand.ts';
 import { estimateWork, type WorkEstimate, type WorkEstimateRequest, type WorkEstimatorDeps } from './work-estimate.ts';
 
 /** The configuration the controller digests: every PLC and FlowSchema, as stored (defaulted). */
@@ -55,8 +56,6 @@ export interface FlowControllerOptions {
   /** Object counts and watch counts for the work estimator. */
   estimator: WorkEstimatorDeps;
   observer?: FlowControlObserver | undefined;
-  /** Defaults to a scheduler on `clock`; only tests pass another. */
-  scheduler?: SchedulerLike;
   /** Minimum time between two digests of a changing configuration (config-work-queue.ts). */
   configDigestMinIntervalMs?: number;
   /** A digest threw; it is retried with backoff. */
@@ -161,6 +160,21 @@ export interface ControllerDump {
 
 type LevelActor = Actor<PriorityLevelMachine<RequestDescriptor>>;
 
+/**
+ * A level as the controller holds it: its actor, the hot-path structures the actor made (handed
+ * over once, called per request), and the part of the actor's state a request reads, kept by a
+ * subscription to the actor's snapshots so that no request reads a snapshot.
+ */
+interface Level {
+  readonly actor: LevelActor;
+  readonly queueSet: QueueSet<RequestDescriptor>;
+  readonly demand: SeatDemandTracker;
+  /** The actor's state as of its last snapshot. */
+  state: LevelDump['state'];
+  /** The actor's maxSeats as of its last snapshot, for the work estimator. */
+  maxSeats: number;
+}
+
 /** What one digest produced, for the writers that follow it (the Dangling status writer). */
 export interface DigestedConfig {
   config: FlowcontrolConfig;
@@ -171,9 +185,8 @@ export interface DigestedConfig {
 const EMPTY_CONFIG: FlowcontrolConfig = Object.freeze({ priorityLevels: [], flowSchemas: [] });
 
 export class FlowController {
-  private readonly scheduler: SchedulerLike;
   private readonly machine = createPriorityLevelMachine<RequestDescriptor>();
-  private readonly levels = new Map<string, LevelActor>();
+  private readonly levels = new Map<string, Level>();
   /** Kept for the server's lifetime, as the filter's DroppedRequestsTracker is: a level that comes back keeps its history. */
   private readonly dropped = new DroppedRequestsTracker();
   /** Level configs by object: unchanged objects are not re-derived at every digest. */
@@ -191,9 +204,9 @@ export class FlowController {
   private nextRequestId = 1;
   private digestCount = 0;
   private subscriptions: Subscription[] = [];
+  private stopAdjusting: Cancel | undefined;
 
   constructor(private readonly options: FlowControllerOptions) {
-    this.scheduler = options.scheduler ?? toRxScheduler(options.clock);
     this.estimator = { ...options.estimator, watchCountSampled: (count) => (this.sampledWatchCount = count) };
     this.classifier = buildClassifier([], [], { apiDomain: options.apiDomain });
     this.configQueue = new OneKeyWorkQueue(options.clock, () => this.configure(this.latestConfig), {
@@ -217,15 +230,17 @@ export class FlowController {
         }),
       );
     }
-    this.subscriptions.push(interval(BORROWING_ADJUSTMENT_PERIOD_MS, this.scheduler).subscribe(() => this.adjustBorrowing()));
+    this.stopAdjusting = every(this.options.clock, BORROWING_ADJUSTMENT_PERIOD_MS, () => this.adjustBorrowing());
   }
 
   stop(): void {
     for (const s of this.subscriptions) s.unsubscribe();
     this.subscriptions = [];
+    this.stopAdjusting?.();
+    this.stopAdjusting = undefined;
     this.configQueue.stop();
     this.digests.complete();
-    for (const actor of this.levels.values()) actor.stop();
+    for (const level of this.levels.values()) level.actor.stop();
   }
 
   /** Every digest, as it happens (the configuration and what it found dangling). */
@@ -241,39 +256,37 @@ export class FlowController {
   /**
    * Digests a complete configuration at once (Kubernetes' digestConfigObjects): new levels start
    * at NominalCL − ⌊LendableCL/2⌋, deleted ones quiesce until idle and keep their share meanwhile,
-   * the mandatory ones are imagined when missing, then limits and borrowing are recomputed. Only
-   * levels whose object changed are sent an event; the others have their books (limits, maxSeats)
-   * updated in place, so a digest of thousands of unchanged levels costs a pass over them, not a
-   * reconfiguration of each.
+   * the mandatory ones are imagined when missing, then limits and borrowing are recomputed. Levels
+   * whose object changed are sent CONFIGURE, those whose limits alone changed LIMITS, the others
+   * nothing, so a digest of thousands of unchanged levels costs a pass over them, not an event each.
    */
   configure(config: FlowcontrolConfig): void {
     this.latestConfig = config;
     this.classifier = buildClassifier(config.flowSchemas, config.priorityLevels, { apiDomain: this.options.apiDomain });
     const wanted = this.classifier.priorityLevels;
 
-    for (const [name, actor] of this.levels) {
+    for (const [name, level] of this.levels) {
       if (wanted.has(name)) {
         // A level reaped since the last digest and now wanted again starts afresh.
-        if (actor.getSnapshot().status === 'done') {
+        if (level.state === 'removed') {
           this.levels.delete(name);
           this.levelGauges.delete(name);
         }
         continue;
       }
-      const snapshot = actor.getSnapshot();
-      if (snapshot.status === 'done' || snapshot.context.queueSet.isIdle) {
-        actor.stop();
+      if (level.state === 'removed' || level.queueSet.isIdle) {
+        level.actor.stop();
         this.levels.delete(name);
         this.levelGauges.delete(name);
-      } else if (snapshot.value !== 'quiescing') {
-        actor.send({ type: 'DELETED' });
+      } else if (level.state !== 'quiescing') {
+        level.actor.send({ type: 'DELETED' });
       }
     }
 
     const inputs: LevelConfig[] = [];
     for (const plc of wanted.values()) inputs.push(this.levelConfigOf(plc));
     // Quiescing levels keep the share their last configuration gave them.
-    for (const [name, actor] of this.levels) if (!wanted.has(name)) inputs.push(actor.getSnapshot().context.config);
+    for (const [name, level] of this.levels) if (!wanted.has(name)) inputs.push(level.actor.getSnapshot().context.config);
     const computed = computeLevelLimits(
       this.options.serverConcurrencyLimit,
       inputs.map((c) => c.limitsInput),
@@ -283,31 +296,23 @@ export class FlowController {
     inputs.forEach((config, i) => {
       const limits = computed.levels[i]!;
       const existing = this.levels.get(config.name);
-      const context = existing?.getSnapshot().context;
       // apf_controller.go sets maxSeats only for a level that queues; one that switched to
       // Reject keeps the value its queuing gave it until the level is dropped.
-      const maxSeats = config.queuing.desiredNumQueues > 0 ? maxSeatsForLevel(limits.nominalCL, config.queuing.handSize) : (context?.books.maxSeats ?? 0);
+      const maxSeats = config.queuing.desiredNumQueues > 0 ? maxSeatsForLevel(limits.nominalCL, config.queuing.handSize) : (existing?.maxSeats ?? 0);
       const plc = wanted.get(config.name);
-      if (existing === undefined || context === undefined) {
-        const actor = createActor(this.machine, {
-          clock: toXstateClock(this.options.clock),
-          input: { clock: this.options.clock, plc: plc!, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
-        });
-        this.levels.set(config.name, actor);
-        this.levelGauges.delete(config.name);
-        actor.start();
-        this.notifyLevelChanged(config.name);
+      if (existing === undefined) {
+        this.startLevel(plc!, config, limits, maxSeats);
         return;
       }
-      // A new object (or a level coming back) is reconfigured; otherwise only the books change,
-      // and the borrowing adjustment below turns the new limits into a CurrentCL. A quiescing
+      const context = existing.actor.getSnapshot().context;
+      // A new object (or a level coming back) is reconfigured; otherwise only the limits may
+      // change, and the borrowing adjustment below turns them into a CurrentCL. A quiescing
       // level keeps a share from its last spec, so its limits follow every digest too.
-      if (plc !== undefined && (plc !== context.plc || existing.getSnapshot().value === 'quiescing')) {
-        existing.send({ type: 'CONFIGURE', plc, config, limits, maxSeats });
+      if (plc !== undefined && (plc !== context.plc || existing.state === 'quiescing')) {
+        existing.actor.send({ type: 'CONFIGURE', plc, config, limits, maxSeats });
         this.notifyLevelChanged(config.name);
-      } else {
-        context.books.limits = limits;
-        context.books.maxSeats = maxSeats;
+      } else if (maxSeats !== context.maxSeats || !sameLevelLimits(limits, context.limits)) {
+        existing.actor.send({ type: 'LIMITS', limits, maxSeats });
       }
     });
     this.adjustBorrowing();
@@ -318,6 +323,24 @@ export class FlowController {
     }
     this.digestCount++;
     this.digests.next({ config, danglingFlowSchemas: this.classifier.danglingFlowSchemas });
+  }
+
+  /** A new level's actor, and the level as the controller holds it, following the actor's snapshots. */
+  private startLevel(plc: PriorityLevelConfiguration, config: LevelConfig, limits: LevelLimits, maxSeats: number): void {
+    const actor = createActor(this.machine, {
+      clock: toXstateClock(this.options.clock),
+      input: { clock: this.options.clock, plc, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
+    });
+    const { queueSet, demand } = actor.getSnapshot().context;
+    const level: Level = { actor, queueSet, demand, state: 'active', maxSeats };
+    actor.subscribe((snapshot) => {
+      level.state = snapshot.status === 'done' ? 'removed' : (snapshot.value as 'active' | 'quiescing');
+      level.maxSeats = snapshot.context.maxSeats;
+    });
+    this.levels.set(config.name, level);
+    this.levelGauges.delete(config.name);
+    actor.start();
+    this.notifyLevelChanged(config.name);
   }
 
   private levelConfigOf(plc: PriorityLevelConfiguration): LevelConfig {
@@ -336,17 +359,17 @@ export class FlowController {
    */
   admit(request: AdmitRequest, onOutcome: (outcome: AdmitOutcome) => void): Admission {
     const classification = this.classifier.classify(request.digest);
-    const context = this.levels.get(classification.priorityLevelName)!.getSnapshot().context;
+    const level = this.levels.get(classification.priorityLevelName)!;
     this.sampledWatchCount = -1;
     const record = new AdmissionRecord(this.nextRequestId++, request, classification, this.options.defaultWaitLimitMs, onOutcome);
     if (request.arrivalMs === undefined) record.clockArrivalMs = this.options.clock.now();
     // The record is also the estimator's view of the request: no object made for the call.
-    const workEstimate = request.workEstimate ?? estimateWork(record, this.estimator, context.books.maxSeats);
+    const workEstimate = request.workEstimate ?? estimateWork(record, this.estimator, level.maxSeats);
     record.workEstimate = workEstimate;
     this.options.observer?.estimated?.(record, workEstimate);
     if (this.sampledWatchCount >= 0) this.options.observer?.watchCountSampled?.(record, this.sampledWatchCount);
     request.onClassified?.(classification, record, workEstimate);
-    return context.queueSet.startRequest(record, this.decided);
+    return level.queueSet.startRequest(record, this.decided);
   }
 
   /** The queue set's verdict on one request; one function for all of them. */
@@ -362,38 +385,40 @@ export class FlowController {
   };
 
   /**
-   * The borrowing adjustment (updateBorrowingLocked): fold each level's demand, reallocate
-   * CurrentCL into each level's books, and apply it to the queue sets whose limit changed.
+   * The borrowing adjustment (updateBorrowingLocked): close each level's demand period,
+   * reallocate CurrentCL, and send BORROWED to the levels whose CurrentCL changed (their actor
+   * applies it to their queue set).
    */
   adjustBorrowing(): void {
     const nowMs = this.options.clock.now();
-    const entries: { context: PriorityLevelContext<RequestDescriptor> }[] = [];
-    for (const actor of this.levels.values()) {
-      const snapshot = actor.getSnapshot();
-      if (snapshot.status === 'done') continue;
-      const context = snapshot.context;
-      context.demand.stats = updateSeatDemandStats(context.demand.stats, context.demand.reset(nowMs));
-      entries.push({ context });
+    const live: Level[] = [];
+    for (const level of this.levels.values()) {
+      if (level.state === 'removed') continue;
+      level.demand.closePeriod(nowMs);
+      live.push(level);
     }
     const result = allocateCurrentLimits({
       nominalCLSum: this.nominalCLSum,
-      levels: entries.map(({ context }) => ({
-        name: context.name,
-        exempt: context.config.exempt,
-        nominalCL: context.books.limits.nominalCL,
-        minCL: context.books.limits.minCL,
-        maxCL: context.books.limits.maxCL,
-        highWatermark: context.demand.stats.highWatermark,
-        smoothedDemand: context.demand.stats.smoothed,
-        previousCurrentCL: context.books.currentCL,
-      })),
+      levels: live.map(({ actor, demand }) => {
+        const { name, config, limits, currentCL } = actor.getSnapshot().context;
+        return {
+          name,
+          exempt: config.exempt,
+          nominalCL: limits.nominalCL,
+          minCL: limits.minCL,
+          maxCL: limits.maxCL,
+          highWatermark: demand.stats.highWatermark,
+          smoothedDemand: demand.stats.smoothed,
+          previousCurrentCL: currentCL,
+        };
+      }),
     });
     this.fairFrac = result.fairFrac;
     result.levels.forEach((allocation, i) => {
-      const { books, queueSet, name } = entries[i]!.context;
-      if (allocation.currentCL === books.currentCL) return;
-      books.currentCL = allocation.currentCL;
-      queueSet.setConcurrencyLimit(allocation.currentCL);
+      const { actor } = live[i]!;
+      const { name, currentCL } = actor.getSnapshot().context;
+      if (allocation.currentCL === currentCL) return;
+      actor.send({ type: 'BORROWED', currentCL: allocation.currentCL });
       this.notifyLevelChanged(name);
     });
     const observer = this.options.observer;
@@ -427,19 +452,18 @@ export class FlowController {
   /** Levels by name; each level's queue set is dumped when first read (most readers want only limits). */
   private dumpLevels(): LevelDump[] {
     return [...this.levels.values()]
-      .map((actor) => {
-        const snapshot = actor.getSnapshot();
-        const c: PriorityLevelContext<RequestDescriptor> = snapshot.context;
+      .map((level) => {
+        const c = level.actor.getSnapshot().context;
         let queueSet: QueueSetDump<RequestDescriptor> | undefined;
         const dump: Omit<LevelDump, 'queueSet'> = {
           name: c.name,
           uid: c.plc.metadata?.uid ?? '',
           exempt: c.config.exempt,
-          state: snapshot.status === 'done' ? 'removed' : (snapshot.value as 'active' | 'quiescing'),
-          limits: c.books.limits,
-          currentCL: c.books.currentCL,
-          maxSeats: c.books.maxSeats,
-          demandStats: c.demand.stats,
+          state: level.state,
+          limits: c.limits,
+          currentCL: c.currentCL,
+          maxSeats: c.maxSeats,
+          demandStats: level.demand.stats,
         };
         return Object.defineProperty(dump, 'queueSet', { enumerable: true, get: () => (queueSet ??= c.queueSet.dump()) }) as LevelDump;
       })
@@ -448,14 +472,14 @@ export class FlowController {
 
   /**
    * Hooks one level's queue set to demand integration, metrics and lifecycle events. These run
-   * several times per request, so what they need of the level (its actor, demand tracker and
+   * several times per request, so what they need of the level (its record, demand tracker and
    * gauges) is looked up once it exists, not per call; during the queue set's construction it does
    * not yet. The observer's own hooks are handed over bound, without a forwarding call each.
    */
   private queueSetObserver(levelName: string): QueueSetObserver<RequestDescriptor> {
     const observer = this.options.observer ?? {};
-    let actor: LevelActor | undefined;
-    const level = () => (actor ??= this.levels.get(levelName));
+    let known: Level | undefined;
+    const level = () => (known ??= this.levels.get(levelName));
     let demand: SeatDemandTracker | undefined;
     let gauges: LevelGauges | undefined;
     const gaugesChanged =
@@ -468,16 +492,16 @@ export class FlowController {
     // apf_controller.go maybeReap: a quiescing level that went idle asks for a digest, which drops
     // it and gives its share back to the others.
     const afterLeaving = () => {
-      const actor = level();
-      if (actor === undefined || actor.getSnapshot().value !== 'quiescing') return;
-      actor.send({ type: 'IDLE_CHECK' });
-      if (actor.getSnapshot().status === 'done') this.configQueue.add();
+      const current = level();
+      if (current === undefined || current.state !== 'quiescing') return;
+      current.actor.send({ type: 'IDLE_CHECK' });
+      if (current.actor.getSnapshot().status === 'done') this.configQueue.add();
     };
     const finished = observer.finished?.bind(observer);
     const rejected = observer.rejected?.bind(observer);
     return {
       seatDemandChanged: (seatDemand, nowMs) => {
-        demand ??= level()?.getSnapshot().context.demand;
+        demand ??= level()?.demand;
         demand?.set(seatDemand, nowMs);
         gaugesChanged?.(nowMs);
       },
@@ -495,9 +519,6 @@ export class FlowController {
         if (!releasing) gaugesChanged?.(nowMs);
         afterLeaving();
       },
-      // Queues are added only by a configuration change, after which the actor syncs its queue
-      // actors itself; attrition removes them between events.
-      queueRemoved: () => level()?.send({ type: 'QUEUES_CHANGED' }),
       epochAdvanced: observer.epochAdvanced === undefined ? undefined : (success) => observer.epochAdvanced!(levelName, success),
       // Without a hook the queue set rethrows on a clock task of its own.
       decideFailed: observer.callbackFailed === undefined ? undefined : (d, error) => observer.callbackFailed!(d, error),
@@ -508,10 +529,9 @@ export class FlowController {
   private gaugesOf(levelName: string): LevelGauges | undefined {
     let gauges = this.levelGauges.get(levelName);
     if (gauges === undefined) {
-      const actor = this.levels.get(levelName);
-      if (actor === undefined) return undefined;
-      const context = actor.getSnapshot().context;
-      gauges = new LevelGaugesView(levelName, context.queueSet, context.books, this.options.serverConcurrencyLimit);
+      const level = this.levels.get(levelName);
+      if (level === undefined) return undefined;
+      gauges = new LevelGaugesView(levelName, level.queueSet, this.options.serverConcurrencyLimit);
       this.levelGauges.set(levelName, gauges);
     }
     return gauges;
@@ -549,7 +569,6 @@ class LevelGaugesView implements LevelGauges {
   constructor(
     readonly priorityLevel: string,
     private readonly queueSet: QueueSet<RequestDescriptor>,
-    private readonly books: LevelBooks,
     serverConcurrencyLimit: number,
   ) {
     this.zeroLimitDenominator = Math.max(1, goRound(serverConcurrencyLimit / 10));
@@ -572,7 +591,8 @@ class LevelGaugesView implements LevelGauges {
   }
 
   get concurrencyDenominator(): number {
-    const currentCL = this.books.currentCL;
+    // The queue set's limit is the level's CurrentCL, applied before the dispatch it allows.
+    const currentCL = this.queueSet.limit;
     return currentCL > 0 ? currentCL : this.zeroLimitDenominator;
   }
 

@@ -7,6 +7,7 @@
 // count to age. Time comes from the injected clock.
 
 import type { Cancel, Clock } from '../clock.ts';
+import { every, repeat } from '../periodic.ts';
 import type { ObjectCountResult } from './work-estimate.ts';
 
 /** staleTolerationThreshold: two or three missed polls. */
@@ -44,15 +45,7 @@ export class ObjectCountTracker {
 
   /** Prunes every hour until cancelled (RunUntil). */
   startPruning(): Cancel {
-    let cancel: Cancel = () => {};
-    const schedule = () => {
-      cancel = this.clock.after(OBJECT_COUNT_PRUNE_MS, () => {
-        this.prune();
-        schedule();
-      });
-    };
-    schedule();
-    return () => cancel();
+    return every(this.clock, OBJECT_COUNT_PRUNE_MS, () => this.prune());
   }
 }
 
@@ -71,14 +64,15 @@ export interface ObjectCountPollOptions {
 export function startObjectCountPolling(options: ObjectCountPollOptions): Cancel {
   const periodMs = options.periodMs ?? OBJECT_COUNT_POLL_MS;
   const cancels: Cancel[] = [];
-  options.resources.forEach((groupResource, i) => {
+  for (const groupResource of options.resources) {
+    // Polled now, then after each jittered period (the jitter drawn right after the poll).
     const poll = () => {
       options.tracker.set(groupResource, options.count(groupResource));
       const jitter = options.random === undefined ? 0 : OBJECT_COUNT_POLL_JITTER * options.random();
-      cancels[i] = options.clock.after(periodMs * (1 + jitter), poll);
+      return periodMs * (1 + jitter);
     };
-    poll();
-  });
+    cancels.push(repeat(options.clock, poll(), poll));
+  }
   return () => {
     for (const cancel of cancels) cancel();
   };

@@ -5,8 +5,10 @@ import { SimClock } from '../sim-clock.ts';
 import { toXstateClock } from '../clock-adapters.ts';
 import { computeLevelLimits } from './concurrency-limits.ts';
 import { levelConfigOf } from './level-config.ts';
-import { createPriorityLevelMachine, queueActorId } from './priority-level.machine.ts';
+import { createPriorityLevelMachine } from './priority-level.machine.ts';
 import type { PriorityLevelConfiguration } from '../resources/types.ts';
+
+const ONE_SEAT = { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 };
 
 const plc = (queues: number): PriorityLevelConfiguration => ({
   metadata: { name: 'team' },
@@ -16,51 +18,59 @@ const plc = (queues: number): PriorityLevelConfiguration => ({
   },
 });
 
-function start(queues: number) {
+function start(queues: number, serverCL = 10) {
   const clock = new SimClock();
   const config = levelConfigOf(plc(queues));
-  const limits = computeLevelLimits(10, [config.limitsInput]).levels[0]!;
+  const limits = computeLevelLimits(serverCL, [config.limitsInput]).levels[0]!;
   const actor = createActor(createPriorityLevelMachine<string>(), {
     clock: toXstateClock(clock),
-    input: { clock, plc: plc(queues), config, limits, maxSeats: 1, observer: { queueRemoved: () => actor.send({ type: 'QUEUES_CHANGED' }) } },
+    input: { clock, plc: plc(queues), config, limits, maxSeats: 1, observer: {} },
   }).start();
   return { actor, clock, limits };
 }
 
-const queueStates = (actor: ReturnType<typeof start>['actor']) =>
-  Object.values(actor.getSnapshot().children as Record<string, { getSnapshot(): { value: unknown } }>).map((c) => c.getSnapshot().value);
-
-test('a queue actor per queue while the level has surplus queues; they retire, then go when they empty', () => {
-  const { actor, limits } = start(4);
-  assert.equal(queueStates(actor), [], 'a level in its steady state needs no queue actors');
-  const { queueSet } = actor.getSnapshot().context;
+test('BORROWED is a new context with the new CurrentCL, applied to the queue set in the same transition', () => {
+  const { actor } = start(1, 1);
+  const before = actor.getSnapshot().context;
+  const { queueSet } = before;
   const decisions: string[] = [];
-  const running = queueSet.startRequest(
-    { flowHash: 0n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1000, descriptor: 'r' },
-    (d) => decisions.push(d.kind),
-  );
-  actor.send({ type: 'CONFIGURE', plc: plc(2), config: levelConfigOf(plc(2)), limits, maxSeats: 1 });
-  // Shrinking removes nothing at once: all four queues retire, and each goes when a request in it ends.
-  assert.equal(queueStates(actor), ['retiring', 'retiring', 'retiring', 'retiring']);
-  running.finish();
-  assert.equal(decisions, ['execute']);
-  assert.equal(queueSet.queueIds().length, 3);
-  assert.equal(Object.keys(actor.getSnapshot().children).sort(), queueSet.queueIds().map(queueActorId).sort());
-  assert.equal(queueStates(actor), ['retiring', 'retiring', 'retiring']);
-  actor.send({ type: 'CONFIGURE', plc: plc(4), config: levelConfigOf(plc(4)), limits, maxSeats: 1 });
-  assert.equal(queueStates(actor), [], 'grown back to its desired size: the surplus is gone, so are the actors');
-  assert.equal(queueSet.queueIds().length, 4);
+  const decide = (d: { kind: string }, r: { descriptor: string }) => decisions.push(`${r.descriptor}:${d.kind}`);
+  queueSet.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 1000, descriptor: 'a' }, decide);
+  queueSet.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 1000, descriptor: 'b' }, decide);
+  assert.equal(decisions, ['a:execute']);
+  actor.send({ type: 'BORROWED', currentCL: 2 });
+  const after = actor.getSnapshot().context;
+  assert.equal(decisions, ['a:execute', 'b:execute'], 'the raised limit dispatched the waiting request');
+  assert.is(after.currentCL, 2);
+  assert.is(queueSet.limit, 2);
+  assert.is(before.currentCL, 1, 'the previous context is not written in place');
+  assert.is(after.queueSet, queueSet, 'the hot-path structure stays the same object');
 });
 
-test('a deleted level quiesces while busy and ends when idle', () => {
-  const { actor } = start(1);
+test('LIMITS replaces the limits and maxSeats without touching the queue set; CONFIGURE applies the queuing', () => {
+  const { actor, limits } = start(4);
+  const before = actor.getSnapshot().context;
+  const wider = { ...limits, nominalCL: limits.nominalCL + 5 };
+  actor.send({ type: 'LIMITS', limits: wider, maxSeats: 3 });
+  const after = actor.getSnapshot().context;
+  assert.equal([after.limits, after.maxSeats], [wider, 3]);
+  assert.equal([before.limits, before.maxSeats], [limits, 1]);
+  assert.is(after.queueSet.queueCount, 4);
+  actor.send({ type: 'CONFIGURE', plc: plc(6), config: levelConfigOf(plc(6)), limits, maxSeats: 2 });
+  assert.is(actor.getSnapshot().context.queueSet.queueCount, 6);
+  assert.is(actor.getSnapshot().context.maxSeats, 2);
+  assert.is(after.config.queuing.desiredNumQueues, 4);
+});
+
+test('a deleted level quiesces while busy and ends when idle; CONFIGURE brings a quiescing level back', () => {
+  const { actor, limits } = start(1);
   const { queueSet } = actor.getSnapshot().context;
-  const running = queueSet.startRequest(
-    { flowHash: 0n, workEstimate: { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 }, waitLimitMs: 1000, descriptor: 'r' },
-    () => {},
-  );
+  const running = queueSet.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 1000, descriptor: 'r' }, () => {});
   actor.send({ type: 'DELETED' });
   assert.is(actor.getSnapshot().value, 'quiescing');
+  actor.send({ type: 'CONFIGURE', plc: plc(1), config: levelConfigOf(plc(1)), limits, maxSeats: 1 });
+  assert.is(actor.getSnapshot().value, 'active');
+  actor.send({ type: 'DELETED' });
   actor.send({ type: 'IDLE_CHECK' });
   assert.is(actor.getSnapshot().value, 'quiescing');
   running.finish();

@@ -1,25 +1,26 @@
-// One actor per priority level. It owns the level's lifecycle and configuration:
+// One actor per priority level. Its state is the level's lifecycle and what the controller decided
+// for it, changed only by its own transitions, with pure `assign`s (every update a new context):
 //   active ── DELETED ──▶ quiescing ── IDLE_CHECK [queue set idle] ──▶ removed (final)
 //             ◀── CONFIGURE (the level came back) ──┘
-// and, while the level has more queues than its configuration wants, one child actor per queue
-// (queue.machine.ts) that follows the surplus queues until attrition removes them. A level in its
-// steady state has no queue actors: thousands of levels of 64 queues each would otherwise be
-// hundreds of thousands of actors that never receive an event.
+// CONFIGURE (a new spec), LIMITS (the same spec, other limits after a digest) and BORROWED (a new
+// CurrentCL after a borrowing adjustment) are the events that change it; the controller sends
+// them only when something changed, so a digest or an adjustment of thousands of unchanged levels
+// sends nothing to most of them.
 //
 // Requests do not travel through the actor: admitting one is a direct, synchronous call on the
-// level's QueueSet (held in the context), because an xstate send per request would cost more
-// than the whole admission (see docs/flow-control.md for the measurement). Configuration changes
-// and deletion are events. The numbers the controller derives for every level at every digest
-// and borrowing adjustment (limits, maxSeats, CurrentCL) are the level's books, written in place:
-// with thousands of levels an event per level per adjustment cost more than the digest itself.
+// level's QueueSet, because an xstate send per request would cost more than the whole admission
+// (docs/flow-control.md has the measurement). The QueueSet and the SeatDemandTracker are the
+// level's hot-path structures: the actor makes them and is the only one to reconfigure the queue
+// set (setConfig, setConcurrencyLimit, on its transitions); the controller is handed their
+// references once, calls them per request, and reads the actor's state from its snapshots.
+// Queues are rows inside the QueueSet, not actors (docs/flow-control.md says why).
 
-import { assign, enqueueActions, setup } from 'xstate';
+import { assign, setup } from 'xstate';
 import type { Clock } from '../clock.ts';
 import type { PriorityLevelConfiguration } from '../resources/types.ts';
 import type { LevelLimits } from './concurrency-limits.ts';
 import type { LevelConfig } from './level-config.ts';
 import { QueueSet, type QueueSetObserver } from './queue-set.ts';
-import { queueMachine } from './queue.machine.ts';
 import { SeatDemandTracker } from './seat-demand.ts';
 
 export interface PriorityLevelInput<D> {
@@ -33,35 +34,28 @@ export interface PriorityLevelInput<D> {
 
 export interface PriorityLevelContext<D> {
   readonly name: string;
+  /** Hot-path structure: requests call it directly (see the header). */
   readonly queueSet: QueueSet<D>;
-  /** Time-weighted seat demand of the current borrowing period. */
+  /** Hot-path structure: time-weighted seat demand of the current borrowing period, and its statistics. */
   readonly demand: SeatDemandTracker;
-  /** Ids of the queues that have a child actor (the bookkeeping of syncQueueActors). */
-  readonly queueActorIds: Set<number>;
-  /** Derived numbers the controller keeps up to date in place (see the header). */
-  readonly books: LevelBooks;
-  plc: PriorityLevelConfiguration;
-  config: LevelConfig;
-}
-
-export interface LevelBooks {
-  limits: LevelLimits;
-  /** The limit the queue set enforces; writing it here does not apply it (QueueSet.setConcurrencyLimit does). */
-  currentCL: number;
+  readonly plc: PriorityLevelConfiguration;
+  readonly config: LevelConfig;
+  readonly limits: LevelLimits;
+  /** The limit the queue set enforces (applied by the transition that sets it). */
+  readonly currentCL: number;
   /**
    * maxSeats for the work estimator (0 for exempt and new Reject levels: the estimator uses 10; a
    * level that stops queuing keeps its last value, as upstream's MaxSeatsTracker does).
    */
-  maxSeats: number;
+  readonly maxSeats: number;
 }
 
 export type PriorityLevelEvent =
   | { type: 'CONFIGURE'; plc: PriorityLevelConfiguration; config: LevelConfig; limits: LevelLimits; maxSeats: number }
-  | { type: 'QUEUES_CHANGED' }
+  | { type: 'LIMITS'; limits: LevelLimits; maxSeats: number }
+  | { type: 'BORROWED'; currentCL: number }
   | { type: 'DELETED' }
   | { type: 'IDLE_CHECK' };
-
-export const queueActorId = (queueId: number): string => `queue-${queueId}`;
 
 export function createPriorityLevelMachine<D>() {
   return setup({
@@ -70,65 +64,42 @@ export function createPriorityLevelMachine<D>() {
       input: {} as PriorityLevelInput<D>,
       events: {} as PriorityLevelEvent,
     },
-    actors: { queue: queueMachine },
     actions: {
-      // While the level has surplus queues, every queue has an actor, retiring until attrition
-      // removes its queue; actors of removed queues end. Once the surplus is gone (or the level
-      // grew again) the remaining actors go back to serving and end: a steady level needs none.
-      syncQueueActors: enqueueActions(({ context, enqueue }) => {
-        const surplus = context.queueSet.queueCount > Math.max(0, context.config.queuing.desiredNumQueues);
-        if (!surplus && context.queueActorIds.size === 0) return;
-        const ids = context.queueSet.queueIds();
-        const live = new Set(surplus ? ids : []);
-        for (const queueId of context.queueActorIds) {
-          if (live.has(queueId)) continue;
-          enqueue.sendTo(queueActorId(queueId), { type: ids.includes(queueId) ? 'KEEP' : 'REMOVED' });
-          enqueue.stopChild(queueActorId(queueId));
-          context.queueActorIds.delete(queueId);
-        }
-        if (!surplus) return;
-        for (const queueId of ids) {
-          if (context.queueActorIds.has(queueId)) continue;
-          context.queueActorIds.add(queueId);
-          const id = queueActorId(queueId);
-          enqueue.spawnChild('queue', { id, input: { queueId } });
-          enqueue.sendTo(id, { type: 'RETIRE' });
-        }
-      }),
-      storeConfig: assign(({ context, event }) => {
+      configure: assign(({ event }) => {
         if (event.type !== 'CONFIGURE') return {};
-        context.books.limits = event.limits;
-        context.books.maxSeats = event.maxSeats;
-        return { plc: event.plc, config: event.config };
+        return { plc: event.plc, config: event.config, limits: event.limits, maxSeats: event.maxSeats };
       }),
-      applyQueuing: ({ context }) => context.queueSet.setConfig(context.config.queuing, context.books.currentCL),
+      setLimits: assign(({ event }) => (event.type === 'LIMITS' ? { limits: event.limits, maxSeats: event.maxSeats } : {})),
+      borrow: assign(({ event }) => (event.type === 'BORROWED' ? { currentCL: event.currentCL } : {})),
+      // After the assign of the same transition: xstate v5 runs a transition's actions in order.
+      applyQueuing: ({ context }) => context.queueSet.setConfig(context.config.queuing, context.currentCL),
+      applyLimit: ({ context }) => context.queueSet.setConcurrencyLimit(context.currentCL),
     },
     guards: {
       idle: ({ context }) => context.queueSet.isIdle,
     },
   }).createMachine({
     id: 'priority-level',
-    context: ({ input }) => {
-      const queueSet = new QueueSet<D>(input.clock, input.config.queuing, input.observer, input.limits.initialCurrentCL);
-      return {
-        name: input.config.name,
-        queueSet,
-        demand: new SeatDemandTracker(input.clock.now()),
-        queueActorIds: new Set<number>(),
-        books: { limits: input.limits, currentCL: input.limits.initialCurrentCL, maxSeats: input.maxSeats },
-        plc: input.plc,
-        config: input.config,
-      };
-    },
-    entry: 'syncQueueActors',
+    context: ({ input }) => ({
+      name: input.config.name,
+      queueSet: new QueueSet<D>(input.clock, input.config.queuing, input.observer, input.limits.initialCurrentCL),
+      demand: new SeatDemandTracker(input.clock.now()),
+      plc: input.plc,
+      config: input.config,
+      limits: input.limits,
+      currentCL: input.limits.initialCurrentCL,
+      maxSeats: input.maxSeats,
+    }),
     initial: 'active',
     on: {
-      QUEUES_CHANGED: { actions: 'syncQueueActors' },
+      // A quiescing level keeps a share from its last spec, so its limits follow every digest too.
+      LIMITS: { actions: 'setLimits' },
+      BORROWED: { actions: ['borrow', 'applyLimit'] },
     },
     states: {
       active: {
         on: {
-          CONFIGURE: { actions: ['storeConfig', 'applyQueuing', 'syncQueueActors'] },
+          CONFIGURE: { actions: ['configure', 'applyQueuing'] },
           DELETED: { target: 'quiescing' },
         },
       },
@@ -136,7 +107,7 @@ export function createPriorityLevelMachine<D>() {
         // No FlowSchema routes here any more; the level keeps its share until its last request ends.
         always: { guard: 'idle', target: 'removed' },
         on: {
-          CONFIGURE: { target: 'active', actions: ['storeConfig', 'applyQueuing', 'syncQueueActors'] },
+          CONFIGURE: { target: 'active', actions: ['configure', 'applyQueuing'] },
           IDLE_CHECK: { guard: 'idle', target: 'removed' },
         },
       },

@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SimClock } from '../sim-clock.ts';
+import { countingClock } from '../testing/counting-clock.ts';
 import { GO_HIGH_R, GO_R_DECREMENT, INTERNAL_REBASE_R, QueueSet, checkQueuingConfig, type Admission, type Decision, type QueuingConfig } from './queue-set.ts';
 import type { WorkEstimate } from './work-estimate.ts';
 
@@ -120,6 +121,30 @@ test('a request waiting past its wait limit is rejected with time-out; cancel co
   assert.is(dump.timedOut, 1);
   assert.is(dump.cancelled, 1);
   assert.is(dump.waitingRequests, 1);
+});
+
+test('a burst of waiting requests arms one wait-limit timer for the level, not one per request', () => {
+  const sim = new SimClock();
+  const { clock, armed } = countingClock(sim);
+  const outcomes: string[] = [];
+  const qs = new QueueSet<string>(clock, { desiredNumQueues: 4, queueLengthLimit: 200, handSize: 2 }, {}, 1);
+  const running = qs.startRequest({ flowHash: 0n, workEstimate: ONE_SEAT, waitLimitMs: 1_000, descriptor: 'running' }, () => {});
+  for (let i = 0; i < 100; i++) {
+    qs.startRequest({ flowHash: BigInt(i), workEstimate: ONE_SEAT, waitLimitMs: 1_000, descriptor: `w${i}` }, (d, r) =>
+      outcomes.push(`${r.descriptor}:${d.kind}`),
+    );
+    sim.advance(1);
+  }
+  assert.is(armed(), 1);
+  // The first is dispatched; the others still end on time, in arrival order, on that one timer re-armed.
+  running.finish();
+  sim.advance(1_000);
+  assert.is(outcomes[0], 'w0:execute');
+  assert.equal(
+    outcomes.slice(1),
+    Array.from({ length: 99 }, (_, i) => `w${i + 1}:reject`),
+  );
+  assert.is(qs.dump().timedOut, 99);
 });
 
 test('a wide head blocks its level; a request wider than the limit runs alone', () => {

@@ -28,8 +28,9 @@
 // This file is longer than most because the queue set is one invariant-heavy unit; splitting
 // the dispatch rule from the accounting it maintains would scatter the invariants.
 
-import type { Cancel, Clock } from '../clock.ts';
+import type { Clock } from '../clock.ts';
 import { BoundedCache } from '../bounded-cache.ts';
+import { Deadlines, type Deadline } from '../deadlines.ts';
 import { LinkedList, type ListMember } from '../linked-list.ts';
 import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
 import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
@@ -127,7 +128,7 @@ interface EntryOwner<D> {
  * request, so what its work estimate says is read from the estimate rather than copied (every
  * field is 8 bytes per request).
  */
-class Entry<D> implements Admission, ListMember<Entry<D>> {
+class Entry<D> implements Admission, ListMember<Entry<D>>, Deadline {
   readonly totalWork: number;
   /** May be clipped to the concurrency limit at dispatch (work preserved via the latency). */
   finalSeats: number;
@@ -136,7 +137,10 @@ class Entry<D> implements Admission, ListMember<Entry<D>> {
   queue: Queue<D> | undefined = undefined;
   startMs = 0;
   removeFromFifo: RemoveFromFifo | undefined = undefined;
-  cancelWaitLimit: Cancel | undefined = undefined;
+  /** When its wait limit ends, set as it starts waiting; the level's wait-limit heap keeps the other two. */
+  deadlineMs = 0;
+  deadlineSlot = -1;
+  deadlineSeq = 0;
   /** Links of the queue set's list of waiting and executing requests (for dumps). */
   listed = false;
   listPrevious: Entry<D> | undefined = undefined;
@@ -307,6 +311,12 @@ export class QueueSet<D = unknown> {
   /** Σ over queues of seats in use; with totSeatsWaiting, the seats the queues request. */
   private seatsInQueues = 0;
   private readonly dealHand = (flowHash: bigint): number[] => deal(this.dealer!, flowHash);
+  /**
+   * The wait limits of the waiting requests, on one timer for the whole level: a burst of
+   * queued requests arms one timer, not one each, and a dispatch forgets its deadline in
+   * O(log n) without a cancel handle per request.
+   */
+  private readonly waitLimits: Deadlines<Entry<D>>;
   private readonly entryOwner: EntryOwner<D> = {
     finish: (entry) => this.finish(entry),
     cancel: (entry) => this.cancelWaiting(entry),
@@ -319,6 +329,7 @@ export class QueueSet<D = unknown> {
     concurrencyLimit = 0,
   ) {
     this.lastSyncMs = clock.now();
+    this.waitLimits = new Deadlines<Entry<D>>(clock, (entry) => this.timeOut(entry, false));
     this.config = config;
     this.setConfig(config, concurrencyLimit);
   }
@@ -352,6 +363,11 @@ export class QueueSet<D = unknown> {
     this.syncTime();
     this.concurrencyLimit = concurrencyLimit;
     this.dispatchAsMuchAsPossible();
+  }
+
+  /** The concurrency limit (CurrentCL) it enforces. */
+  get limit(): number {
+    return this.concurrencyLimit;
   }
 
   get isIdle(): boolean {
@@ -438,9 +454,11 @@ export class QueueSet<D = unknown> {
     }
     this.enqueue(entry, queue);
     this.dispatchAsMuchAsPossible();
-    // Most requests are dispatched at once; only those still waiting need a wait-limit timer.
-    if (entry.state === 'waiting') entry.cancelWaitLimit = this.clock.after(request.waitLimitMs, () => this.timeOut(entry, false));
-    return;
+    // Most requests are dispatched at once; only those still waiting get a wait limit.
+    if (entry.state === 'waiting') {
+      entry.deadlineMs = this.clock.now() + request.waitLimitMs;
+      this.waitLimits.add(entry);
+    }
   }
 
   dump(): QueueSetDump<D> {
@@ -686,8 +704,7 @@ export class QueueSet<D = unknown> {
     const wasActive = true;
     chosen.waiting.dequeue();
     head.removeFromFifo = undefined;
-    head.cancelWaitLimit?.();
-    head.cancelWaitLimit = undefined;
+    this.waitLimits.delete(head);
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= head.maxSeats;
     this.clipFinalSeats(head);
@@ -785,8 +802,7 @@ export class QueueSet<D = unknown> {
   private timeOut(entry: Entry<D>, cancelled: boolean): void {
     if (entry.state !== 'waiting' || entry.removeFromFifo === undefined) return;
     this.syncTime();
-    entry.cancelWaitLimit?.();
-    entry.cancelWaitLimit = undefined;
+    this.waitLimits.delete(entry);
     entry.removeFromFifo();
     entry.removeFromFifo = undefined;
     this.noteQueueActivity(entry.queue!, true);

@@ -112,6 +112,11 @@ export class SeatDemandTracker {
   reset(nowMs: number): IntegratorResults {
     return resetDemand(this.state, nowMs);
   }
+  /** Ends a borrowing period: folds it into `stats` and starts the next one. */
+  closePeriod(nowMs: number): SeatDemandStats {
+    this.stats = updateSeatDemandStats(this.stats, this.reset(nowMs));
+    return this.stats;
+  }
 }
 
 export interface SeatDemandStats {
