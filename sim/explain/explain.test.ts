@@ -150,7 +150,10 @@ test("a light flow whose hand is a heavy flow's: named a hand collision from wha
   assert.match(why!.text, /^Hand collision: shuffle sharding deals each flow of apps a hand of 2 of its 8 queues, and checkout's hand overlaps ledger's\. /);
   assert.match(
     why!.text,
-    /checkout's requests found up to \d+ requests of other flows ahead of them in their queues \(100% of them ledger's\), while [1-6] of the level's 8 queues had nothing waiting/,
+    new RegExp(
+      "checkout's requests found up to \\d+ requests of other flows ahead of them in their queues \\(100% of them ledger's\\), " +
+        "while [1-6] of the level's 8 queues had nothing waiting",
+    ),
   );
   assert.match(why!.text, /More queues or a larger handSize/);
   assert.not.match(why!.text, /asked for/);
@@ -175,8 +178,10 @@ test('suffering while the modelled CPUs are oversubscribed: said so, with the de
   if (!outcome.ok) return;
   const why = outcome.report.explanations!.find((e) => e.flow === 'jenkins');
   assert.ok(why !== undefined, JSON.stringify(outcome.report.explanations));
-  const clause =
-    /The server's CPUs were oversubscribed then: CPU demand reached (\d+)% of its 4 cores in \d+ of those \d+ intervals, so every executing request ran up to [\d.]+× slower \(processor sharing\)/;
+  const clause = new RegExp(
+    "The server's CPUs were oversubscribed then: CPU demand reached (\\d+)% of its 4 cores in \\d+ of those \\d+ intervals, " +
+      'so every executing request ran up to [\\d.]+× slower \\(processor sharing\\)',
+  );
   const cpu = clause.exec(why!.text);
   assert.ok(cpu !== null, why!.text);
   assert.ok(Number(cpu![1]) > 100 && Number(cpu![1]) <= Math.round(100 * outcome.report.capacity!.peakCpu), cpu![1]);

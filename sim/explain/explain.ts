@@ -222,7 +222,8 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
       const handSize = q?.handSize ?? 0;
       const deal =
         handSize > 0
-          ? `shuffle sharding deals each flow of ${levelName} a hand of ${handSize} of its ${level.queues} queues, and ${name}'s hand overlaps ${collision.heavy}'s`
+          ? `shuffle sharding deals each flow of ${levelName} a hand of ${handSize} of its ${level.queues} queues, ` +
+            `and ${name}'s hand overlaps ${collision.heavy}'s`
           : `shuffle sharding put ${name} in ${collision.heavy}'s queues`;
       out.push({
         flow: name,
