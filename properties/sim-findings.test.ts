@@ -2,13 +2,15 @@
 // explanation claims waiting, rejection or lending that did not happen. Small random scenarios
 // (support/sim-scenarios.ts) run past the cold start, with flows starting late, so that levels lend
 // and get their seats back. The records: each flow's wait maximum and rejections (every request's
-// wait and outcome go into them), and each level's CurrentCL series.
+// wait and outcome go into them), each level's CurrentCL series, what each queued request found
+// ahead of it in its queue (hand collisions) and the modelled CPUs' demand.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { HandCollisionRecords } from '../sim/hand-collisions.ts';
 import type { SimulationReport } from '../sim/report.ts';
 import { renderHtml } from '../sim/report/html.ts';
 import { runScenario } from '../sim/run-scenario.ts';
@@ -55,7 +57,7 @@ function levelWaited(report: SimulationReport, level: string): boolean {
 
 const count = (text: string) => Number(text.replace(/,/g, ''));
 
-function check(report: SimulationReport): void {
+function check(report: SimulationReport, hands: HandCollisionRecords): void {
   for (const [name, l] of Object.entries(report.levels)) {
     if (l.waiting.max > 0 || l.longestQueue > 0) assert.ok(levelWaited(report, name), `${name}: waiting max ${l.waiting.max}, but no request waited`);
     if (report.series.levels[name]!.waitingMax.some((n) => n > 0)) assert.ok(levelWaited(report, name), `${name}: its series shows requests waiting`);
@@ -84,6 +86,20 @@ function check(report: SimulationReport): void {
     }
     for (const [, waiting] of e.text.matchAll(/([\d,]+) requests waiting/g))
       if (count(waiting!) > 0) assert.ok(levelWaited(report, e.level), `${e.flow}: ${e.text}`);
+    // A hand collision: some request of the flow found the heavy flow's requests ahead of it in its
+    // queue while queues of the level were idle, and the heavy flow is of the same level.
+    const collision = /overlaps ([^']+)'s\b|put \S+ in ([^']+)'s queues/.exec(e.text);
+    if (/^Hand collision/.test(e.text)) {
+      const heavy = collision?.[1] ?? collision?.[2];
+      assert.is(report.flows[heavy!]?.priorityLevel, e.level, `${e.flow}: ${e.text}`);
+      const seen = [...(hands.get(e.flow)?.values() ?? [])].some((r) => (r.by[heavy!] ?? 0) > 0 && r.idleQueues > 0);
+      assert.ok(seen, `${e.flow}: ${e.text}`);
+    }
+    const cpu = /CPU demand reached ([\d,]+)% of its/.exec(e.text);
+    if (cpu !== null) {
+      const peak = Math.max(0, ...Object.values(report.series.capacity ?? {}).flatMap((c) => c.cpuDemandMax));
+      assert.ok(count(cpu[1]!) > 100 && peak > 1, `${e.flow}: ${e.text}`);
+    }
   }
 }
 
@@ -95,7 +111,8 @@ test('no finding or explanation claims waiting, rejection or lending the request
       await writeFile(file, JSON.stringify(scenario, null, 2));
       const outcome = await runScenario({ scenarioFile: file, seed });
       if (!outcome.ok) assert.unreachable(`the generated scenario does not load:\n${outcome.errors.join('\n')}`);
-      check((outcome as { report: SimulationReport }).report);
+      const ran = outcome as { report: SimulationReport; result: { handCollisions: HandCollisionRecords } };
+      check(ran.report, ran.result.handCollisions);
     }),
     { runs: 12 },
   );

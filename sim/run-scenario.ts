@@ -53,7 +53,7 @@ export async function runScenario(request: RunRequest): Promise<RunOutcome> {
     onProgress: request.onProgress,
   });
   const report = buildReport(result);
-  const explanations = explain(report, inputs.loaded.scenario, inputs.loaded.config);
+  const explanations = explain(report, inputs.loaded.scenario, inputs.loaded.config, result.handCollisions);
   report.explanations = explanations.map(({ flow, level, text }) => ({ flow, level, text }));
   if (request.suggestions === true) {
     report.suggestions = await suggest({

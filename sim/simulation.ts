@@ -33,6 +33,7 @@ import { CapacityMetrics } from './capacity-metrics.ts';
 import { cpuDemandOf, cpuMsOf, responseBytesOf } from './request-cost.ts';
 import { SharedCpu, type CpuWork } from './shared-cpu.ts';
 import { Replica, ReplicaAssigner, summedDump, type ReplicaResult } from './replica.ts';
+import { HandCollisionBooks, type Ahead, type HandCollisionRecords } from './hand-collisions.ts';
 
 export type { ReplicaResult } from './replica.ts';
 
@@ -61,6 +62,8 @@ export interface SimulationResult {
   eventsRun: number;
   /** One per kube-apiserver (server.replicas); its own levels only when there are several. */
   replicas: ReplicaResult[];
+  /** Requests that waited behind other flows' in their queue (not in report.json; sim/explain reads them). */
+  handCollisions: HandCollisionRecords;
   audit?: { file: string; requests: number; replayed: number; beyondDuration: number; skipped: AuditLog['skipped']; originallyRejected: number } | undefined;
 }
 
@@ -88,6 +91,9 @@ class InFlight implements AdmitRequest, VirtualWork, CpuWork {
   queued = false;
   /** The length of the queue it joined, counting itself. */
   queueLength = 0;
+  /** The queue it waits in (hand-collisions.ts), and the other flows' requests it found there. */
+  queueKey: string | undefined = undefined;
+  ahead: Ahead | undefined = undefined;
   seats = 0;
   releaseDelayMs = 0;
   cpuDemand = 0;
@@ -139,6 +145,7 @@ class Simulation {
   /** Limits reported while the controller digests its empty start-up configuration are not ours. */
   private configured = false;
   private bucketsClosed = 0;
+  private readonly hands = new HandCollisionBooks();
   private readonly intervalMs: number;
   private readonly bucketEndsMs: number[] = [];
 
@@ -176,13 +183,17 @@ class Simulation {
         config: server.workEstimator,
       },
       observer: {
-        queued: (descriptor, queueLengthAfter) => {
+        queued: (descriptor, queueLengthAfter, _nowMs, queueId, idleQueues) => {
           // The queue set only enqueues inside startRequest, i.e. while we are admitting.
           const request = this.admitting;
           if (request === undefined || request.digest !== descriptor.digest) throw new Error('simulator: queued() outside admit()');
           const nowMs = this.clock.now();
           request.queued = true;
           request.queueLength = queueLengthAfter;
+          if (queueId !== undefined) {
+            request.queueKey = HandCollisionBooks.key(replica.name, descriptor.priorityLevel, queueId);
+            request.ahead = this.hands.joined(request.queueKey, request.flow.name, idleQueues ?? 0);
+          }
           request.flow.touch(nowMs);
           request.flow.waiting++;
           this.level(descriptor.priorityLevel).addWaiting(nowMs, 1);
@@ -253,6 +264,7 @@ class Simulation {
         clients: r.clients,
       })),
       audit: audit?.(),
+      handCollisions: this.hands.records,
     };
   }
 
@@ -278,6 +290,7 @@ class Simulation {
       replicaLevel?.addWaiting(nowMs, -1);
       level.noteQueueLength(nowMs - request.arrivalMs, request.queueLength);
       replicaLevel?.noteQueueLength(nowMs - request.arrivalMs, request.queueLength);
+      if (request.queueKey !== undefined) this.hands.left(request.queueKey, flow.name, flow.series.arrived.length, request.ahead);
     }
     const estimate = outcome.workEstimate;
     flow.offeredSeatMs += maxSeatsOf(estimate) * request.serviceMs;

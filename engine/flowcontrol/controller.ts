@@ -84,7 +84,8 @@ export interface FlowControlObserver {
   /** `fromQueue`: the request had been queued (and `queued` was called for it). */
   dispatched?(request: RequestDescriptor, waitMs: number, fromQueue: boolean, nowMs: number): void;
   rejected?(request: RequestDescriptor, reason: RejectReason, waitMs: number, nowMs: number): void;
-  queued?(request: RequestDescriptor, queueLengthAfter: number, nowMs: number): void;
+  /** `queueId`, `idleQueues`: see QueueSetObserver.queued. */
+  queued?(request: RequestDescriptor, queueLengthAfter: number, nowMs: number, queueId?: number, idleQueues?: number): void;
   finished?(request: RequestDescriptor, executionMs: number, nowMs: number): void;
   /** The interested-watch count the mutating work estimator used (watch_count_samples). */
   watchCountSampled?(request: RequestDescriptor, count: number): void;

@@ -94,7 +94,12 @@ export interface Admission {
  */
 export interface QueueSetObserver<D = unknown> {
   seatDemandChanged?(seatDemand: number, nowMs: number): void;
-  queued?: ((descriptor: D, queueLengthAfter: number, nowMs: number) => void) | undefined;
+  /**
+   * `queueId` and `idleQueues` (the level's queues with nothing waiting, after this one joined)
+   * only when the request stays queued: the simulator tells a hand collision from them (a flow
+   * queued behind others while queues outside its hand were idle).
+   */
+  queued?: ((descriptor: D, queueLengthAfter: number, nowMs: number, queueId?: number, idleQueues?: number) => void) | undefined;
   /** `fromQueue`: it had been queued (and `queued` was called for it), as opposed to a queueless level's. */
   dispatched?: ((descriptor: D, waitMs: number, fromQueue: boolean, nowMs: number) => void) | undefined;
   rejected?(descriptor: D, reason: RejectReason, waitMs: number, nowMs: number): void;
@@ -615,7 +620,7 @@ export class QueueSet<D = unknown> {
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
     this.boundNextDispatch(queue);
-    this.observer.queued?.(entry.request.descriptor, queue.waiting.length, this.lastSyncMs);
+    this.observer.queued?.(entry.request.descriptor, queue.waiting.length, this.lastSyncMs, queue.id, this.queues.length - this.waitingQueues.size);
     this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
   }
 

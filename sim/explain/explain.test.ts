@@ -5,11 +5,27 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileURLToPath } from 'node:url';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runScenario } from '../run-scenario.ts';
 import { renderHtml } from '../report/html.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+let dir: string | undefined;
+/** A scenario text as a file (the controls: a fixture or example with one field changed). */
+async function writeTemp(text: string): Promise<string> {
+  dir ??= await mkdtemp(join(tmpdir(), 'fairway-explain-'));
+  const file = join(dir, `scenario-${Math.abs(hashOf(text))}.yaml`);
+  await writeFile(file, text);
+  return file;
+}
+const hashOf = (text: string) => [...text].reduce((h, c) => (h * 31 + c.charCodeAt(0)) | 0, 0);
+test.after(async () => {
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
 
 test('a LIST storm: why argo-gets waits, in operator words, and simulated remedies with their effect on every flow', async () => {
   const outcome = await runScenario({ scenarioFile: example('operator-list-storm.yaml'), seed: '1', suggestions: true });
@@ -120,6 +136,62 @@ test('a level that lends while its only flow never waits: no queueing in its ser
     report.series.levels.quiet!.waitingMax.join(','),
   );
   assert.not.match(renderHtml(report, [], 'x'), /quiet<\/b> lent up to/);
+});
+
+test("a light flow whose hand is a heavy flow's: named a hand collision from what its requests found in their queues", async () => {
+  const outcome = await runScenario({ scenarioFile: fixture('hand-collision.yaml'), seed: '1', suggestions: true });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const report = outcome.report;
+  // Only checkout, whose hand is ledger's, suffers; the flows whose hands miss ledger's never wait long.
+  for (const flow of ['gateway', 'alerts', 'web']) assert.ok(report.flows[flow]!.waitSeconds.p99! < 0.1, `${flow}: ${report.flows[flow]!.waitSeconds.p99}`);
+  const why = report.explanations!.find((e) => e.flow === 'checkout');
+  assert.ok(why !== undefined, JSON.stringify(report.explanations));
+  assert.match(why!.text, /^Hand collision: shuffle sharding deals each flow of apps a hand of 2 of its 8 queues, and checkout's hand overlaps ledger's\. /);
+  assert.match(
+    why!.text,
+    new RegExp(
+      "checkout's requests found up to \\d+ requests of other flows ahead of them in their queues \\(100% of them ledger's\\), " +
+        "while [1-6] of the level's 8 queues had nothing waiting",
+    ),
+  );
+  assert.match(why!.text, /More queues or a larger handSize/);
+  assert.not.match(why!.text, /asked for/);
+  // ledger itself is not a victim of a collision: it simply asks for more than the level has.
+  assert.not.match(report.explanations!.find((e) => e.flow === 'ledger')!.text, /Hand collision/);
+  // The remedies are simulated: a level of its own for ledger takes checkout out of its queues.
+  const own = report.suggestions!.find((s) => s.kind === 'dedicated-level');
+  assert.ok(own?.for.includes('checkout') === true, report.suggestions!.map((s) => s.title).join('; '));
+
+  // Control: the same run with checkout as a user whose hand (4, 7) misses ledger's (0, 2).
+  const text = (await readFile(fixture('hand-collision.yaml'), 'utf8')).replace('user: checkout', 'user: cron');
+  const apart = await runScenario({ scenarioFile: await writeTemp(text), seed: '1' });
+  assert.ok(apart.ok);
+  if (!apart.ok) return;
+  assert.ok(apart.report.flows.checkout!.waitSeconds.p99! < 0.1, String(apart.report.flows.checkout!.waitSeconds.p99));
+  assert.not.ok(apart.report.explanations!.some((e) => e.flow === 'checkout'));
+});
+
+test('suffering while the modelled CPUs are oversubscribed: said so, with the demand at those moments; not without the model', async () => {
+  const outcome = await runScenario({ scenarioFile: example('cpu-bound-lists.yaml'), seed: '1' });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const why = outcome.report.explanations!.find((e) => e.flow === 'jenkins');
+  assert.ok(why !== undefined, JSON.stringify(outcome.report.explanations));
+  const clause = new RegExp(
+    "The server's CPUs were oversubscribed then: CPU demand reached (\\d+)% of its 4 cores in \\d+ of those \\d+ intervals, " +
+      'so every executing request ran up to [\\d.]+× slower \\(processor sharing\\)',
+  );
+  const cpu = clause.exec(why!.text);
+  assert.ok(cpu !== null, why!.text);
+  assert.ok(Number(cpu![1]) > 100 && Number(cpu![1]) <= Math.round(100 * outcome.report.capacity!.peakCpu), cpu![1]);
+  // Without the capacity model nothing runs slower, and nothing is said of CPUs.
+  const text = (await readFile(example('cpu-bound-lists.yaml'), 'utf8')).replace(', cpus: 4, memory: 2Gi', '');
+  const free = await runScenario({ scenarioFile: await writeTemp(text), seed: '1' });
+  assert.ok(free.ok);
+  if (!free.ok) return;
+  assert.is(free.report.capacity, undefined);
+  for (const e of free.report.explanations!) assert.not.match(e.text, /CPU/);
 });
 
 test.run();

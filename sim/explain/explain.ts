@@ -1,8 +1,10 @@
 // Why a flow suffered, in an operator's words, from what the run recorded at the moments it
 // suffered (moments.ts): the limit its level had then, the seats in use and the queues, and the
 // mechanism: a cold start, borrowing that lags a burst, a lender's own demand coming back, the seat
-// cost of wide requests (and why they cost that), one APF flow shared with a heavier sender, the
-// queue length limit, the server's concurrency limit. Each explanation names the remedies that
+// cost of wide requests (and why they cost that), one APF flow shared with a heavier sender, a
+// hand collision (shuffle sharding put it in a heavier flow's queues while others were idle), the
+// queue length limit, the server's concurrency limit; and, apart from APF, CPUs oversubscribed at
+// those moments (the capacity model). Each explanation names the remedies that
 // address its cause; suggest.ts turns those into manifests and simulates them.
 
 import { BORROWING_ADJUSTMENT_PERIOD_MS } from '../../engine/flowcontrol/seat-demand.ts';
@@ -16,6 +18,9 @@ import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../../engine/flowcontrol/work-est
 import type { LevelReport } from '../report.ts';
 import { momentsOf, seconds, spanText, type LevelState, type Moments } from './moments.ts';
 import type { Remedy } from './remedy.ts';
+import type { HandCollisionRecords } from '../hand-collisions.ts';
+import { handCollisionAt } from './hand-collision.ts';
+import { cpuClause } from './cpu-oversubscription.ts';
 
 export interface Explanation {
   flow: string;
@@ -36,7 +41,8 @@ export function isSuffering(f: FlowReport): boolean {
   return (f.arrived > 0 && f.rejectedTotal >= SUFFERING_REJECTED_FRACTION * f.arrived) || (f.waitSeconds.p99 ?? 0) >= SUFFERING_WAIT_P99_SECONDS;
 }
 
-export function explain(report: SimulationReport, scenario: Scenario, config: FlowcontrolConfig): Explanation[] {
+/** `hands`: the run's hand-collision records (SimulationResult.handCollisions); without them none is named. */
+export function explain(report: SimulationReport, scenario: Scenario, config: FlowcontrolConfig, hands?: HandCollisionRecords): Explanation[] {
   const out: Explanation[] = [];
   const specs = new Map(scenario.flows.map((f) => [f.name, f]));
   const schemas = new Map(config.flowSchemas.map((fs) => [fs.metadata?.name ?? '', fs]));
@@ -92,9 +98,10 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
     const cl = m === undefined ? fmtNumber(level.currentCL.mean) : clText(m);
     const then = m === undefined ? ' on average' : ` ${spanText(m)}, while ${name} suffered: ${stateText(m)}`;
     const serverFull = m !== undefined && m.serverSeatsInUseMax >= report.scenario.server.serverConcurrencyLimit;
-    const serverClause = serverFull
-      ? ` The server's ${report.scenario.server.serverConcurrencyLimit} seats were all in use then (its concurrency limit), so no level had any to lend.`
-      : '';
+    const serverClause =
+      (serverFull
+        ? ` The server's ${report.scenario.server.serverConcurrencyLimit} seats were all in use then (its concurrency limit), so no level had any to lend.`
+        : '') + (m === undefined ? '' : cpuClause(report, m.buckets));
     const plc = plcs.get(levelName);
     const neighbours = Object.entries(report.flows).filter(([n, g]) => n !== name && g.priorityLevel === levelName);
     const costOf = (offender: string, o: FlowReport) => {
@@ -196,7 +203,8 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
             `${method === 'ByUser' ? `by user, and both are ${spec.user}` : `by namespace, and both send to namespace "${spec.namespace}"`}. They ` +
             `share one hand of ${levelName}'s queues, so ${heavy}'s ${fmtInt(h.arrived)} requests fill the queues ${name}'s requests wait in: ${name} ` +
             `${symptom}` +
-            (m === undefined ? '.' : ` (${spanText(m)}: ${levelName}'s CurrentCL ${cl}, ${stateText(m)}).`),
+            (m === undefined ? '.' : ` (${spanText(m)}: ${levelName}'s CurrentCL ${cl}, ${stateText(m)}).`) +
+            serverClause,
           remedies: [
             { kind: 'dedicated-level', flow: heavy },
             { kind: 'more-shares', level: levelName },
@@ -204,6 +212,36 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
         });
         continue;
       }
+    }
+
+    // A hand collision: its requests waited behind a heavier flow's in the queues of its hand while
+    // queues outside it were idle. Not a shortage of seats, so more seats are not the remedy.
+    const collision = m === undefined ? undefined : handCollisionAt(report, hands, name, m);
+    if (m !== undefined && collision !== undefined) {
+      const q = plc?.spec?.limited?.limitResponse?.queuing;
+      const handSize = q?.handSize ?? 0;
+      const deal =
+        handSize > 0
+          ? `shuffle sharding deals each flow of ${levelName} a hand of ${handSize} of its ${level.queues} queues, ` +
+            `and ${name}'s hand overlaps ${collision.heavy}'s`
+          : `shuffle sharding put ${name} in ${collision.heavy}'s queues`;
+      out.push({
+        flow: name,
+        level: levelName,
+        text:
+          `Hand collision: ${deal}. ${capitalized(spanText(m))} ${name}'s requests found up to ${fmtInt(collision.aheadMax)} requests of other flows ` +
+          `ahead of them in their queues (${Math.round(100 * collision.heavyShare)}% of them ${collision.heavy}'s), while ${collision.idleQueues} of ` +
+          `the level's ${level.queues} queues had nothing waiting: ${name} ${symptom}. Each request joins the shortest queue of its own hand, so ` +
+          `${name} waits behind ${collision.heavy} however idle the other queues are (${levelName}'s CurrentCL ${cl}, ${stateText(m)}). More ` +
+          `queues or a larger handSize make such an overlap rarer; a FlowSchema of its own for ${collision.heavy}, or a distinguisher that ` +
+          `tells it apart, takes it out of these queues.` +
+          serverClause,
+        remedies: [
+          { kind: 'dedicated-level', flow: collision.heavy },
+          { kind: 'more-queues', level: levelName },
+        ],
+      });
+      continue;
     }
 
     // The level is simply asked for more than it has.

@@ -4,6 +4,7 @@ export type Remedy =
   | { kind: 'dedicated-level'; flow: string }
   | { kind: 'more-shares'; level: string }
   | { kind: 'longer-queues'; level: string }
+  | { kind: 'more-queues'; level: string }
   | { kind: 'paginate'; flow: string; limit: number };
 
 export interface FlowEffect {

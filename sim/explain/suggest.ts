@@ -14,11 +14,14 @@ import { digestOf } from '../sweep/run-digest.ts';
 import { candidateManifests, candidateObjects, describeCandidate, levelParams, sharesForSeats, type Candidate } from '../tune/candidate.ts';
 import { buildSpace } from '../tune/space.ts';
 import type { Explanation } from './explain.ts';
+import { dealerParameterError } from '../../engine/flowcontrol/shuffle-sharding.ts';
 import type { FlowEffect, Remedy, Suggestion } from './remedy.ts';
 
 export const MAX_SUGGESTIONS = 3;
 /** Remedies simulated at most per run (each costs one more simulation). */
 export const MAX_TRIED = 5;
+/** The most queues a suggestion gives a level. */
+const MAX_SUGGESTED_QUEUES = 256;
 
 export interface SuggestionInput {
   scenarioFile: string;
@@ -105,7 +108,12 @@ async function build(
     if (!space.levels.has(remedy.level)) return undefined;
     const p = levelParams({ levels: {}, dedicated: {} }, space, remedy.level);
     if (remedy.kind === 'more-shares') candidate = { levels: { [remedy.level]: { shares: p.shares * 2 } }, dedicated: {} };
-    else if (p.queueLengthLimit !== undefined) candidate = { levels: { [remedy.level]: { queueLengthLimit: p.queueLengthLimit * 4 } }, dedicated: {} };
+    else if (remedy.kind === 'more-queues') {
+      // Four times the queues, the hand unchanged (a wider hand would lower maxSeats), within what a dealer accepts.
+      const queues = p.queues === undefined ? undefined : Math.min(MAX_SUGGESTED_QUEUES, 4 * p.queues);
+      if (queues === undefined || queues <= p.queues! || dealerParameterError(queues, p.handSize ?? 1) !== undefined) return undefined;
+      candidate = { levels: { [remedy.level]: { queues } }, dedicated: {} };
+    } else if (p.queueLengthLimit !== undefined) candidate = { levels: { [remedy.level]: { queueLengthLimit: p.queueLengthLimit * 4 } }, dedicated: {} };
     else return undefined;
   }
   const load = await loadScenarioFile(input.scenarioFile, { extraFiles: input.variantFiles, extraObjects: candidateObjects(candidate, space, 'suggestion') });
@@ -118,7 +126,9 @@ async function build(
       ? `Give ${remedy.flow} a priority level of its own`
       : remedy.kind === 'more-shares'
         ? `Double ${remedy.level}'s nominalConcurrencyShares`
-        : `Longer queues for ${remedy.level}`;
+        : remedy.kind === 'more-queues'
+          ? `More queues for ${remedy.level}`
+          : `Longer queues for ${remedy.level}`;
   return { title, changes: describeCandidate(candidate, space), manifest, loaded: load.loaded };
 }
 

@@ -1,4 +1,4 @@
-// The simulator's three pages (a run's report, a comparison, a sweep summary) opened in a real
+// The simulator's pages (a run's report, a comparison, a sweep summary, tune's page) opened in a real
 // headless Chromium (Debian's, driven by puppeteer-core): no console error, every plot drawn, and
 // no table wider than a 1400 px window (columns wrap rather than hide behind a scroll bar), no
 // table cell taller than three lines, and every plot at least as wide as the tables.
@@ -14,6 +14,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { runSimCompare } from '../cli-compare.ts';
 import { runSimRun } from '../cli-run.ts';
 import { runSimSweep } from '../cli-sweep.ts';
+import { runSimTune } from '../cli-tune.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VIEWPORT = { width: 1400, height: 900 };
@@ -43,6 +44,19 @@ const VARIANT = [
   'metadata: {name: workload-low, annotations: {apf.kubernetes.io/autoupdate-spec: "false"}}',
   'spec: {type: Limited, limited: {nominalConcurrencyShares: 300, lendablePercent: 0, ' +
     'limitResponse: {type: Queue, queuing: {queues: 128, handSize: 6, queueLengthLimit: 200}}}}',
+  '',
+].join('\n');
+
+// tune's page: its objectives table, the changes' effects and the configurations' plots.
+// lists waits seconds as configured; a change is found within the budget, so the page has plots.
+const OBJECTIVES = [
+  'kind: TuneObjectives',
+  'objectives:',
+  '  - {flows: calm, waitP99: 1s}',
+  '  - {flows: lists, waitP99: 50ms}',
+  'changes:',
+  '  modify: [workload-low]',
+  '  createFor: [lists]',
   '',
 ].join('\n');
 
@@ -117,10 +131,21 @@ test('report, comparison and sweep summary render in Chromium without errors, wi
       0,
     );
     assert.is(await runSimSweep([scenario, '--seeds', '1..2', '--workers', '2', '--no-plots', '--no-suggestions', '--out', join(dir, 'sweep')], sink), 0);
+    const objectives = join(dir, 'objectives.yaml');
+    await writeFile(objectives, OBJECTIVES);
+    const tuned = await runSimTune([scenario, '--objectives', objectives, '--seeds', '1', '--budget', '8', '--workers', '2', '--out', join(dir, 'tune')], sink);
+    assert.is(tuned, 0);
 
     assertLaidOut(await inspect(browser, join(dir, 'run', 'report.html')), 'report.html', 5);
     assertLaidOut(await inspect(browser, join(dir, 'compare', 'compare.html')), 'compare.html', 2);
     assertLaidOut(await inspect(browser, join(dir, 'sweep', 'summary.html')), 'summary.html', 1);
+    // tune's page: the configurations' plots (sim/compare/compare-plots.ts), drawn and as wide as its tables.
+    const tunePage = await inspect(browser, join(dir, 'tune', 'compare.html'));
+    assertLaidOut(tunePage, 'tune compare.html', 1);
+    assert.ok(
+      tunePage.figures.some((f) => f.caption.startsWith('p99 wait per flow, in each configuration')),
+      tunePage.figures.map((f) => f.caption).join('\n'),
+    );
     // The capacity model's section, plots and the replicas' table (sim/examples/replicas.yaml).
     const replicas = fileURLToPath(new URL('../examples/replicas.yaml', import.meta.url));
     assert.is(await runSimRun([replicas, '--seed', '1', '--no-suggestions', '--out', join(dir, 'replicas')], sink), 0);

@@ -1,0 +1,72 @@
+// Hand collisions, from the requests themselves: which flows' requests were ahead of a request in
+// the queue it joined, and how many of its level's queues had nothing waiting then. Shuffle
+// sharding puts each request in the shortest queue of its flow's hand; a light flow whose hand
+// overlaps a heavy flow's waits behind the heavy one's requests while queues outside its hand sit
+// idle. The books are kept per queue (replica, level, queue id) and read by sim/explain/.
+
+/** What one of a flow's requests found ahead of it, recorded in the interval it left its queue. */
+export interface HandCollision {
+  /** Other flows' requests ahead of it (the most any of the flow's requests found in the interval). */
+  ahead: number;
+  /** The level's queues with nothing waiting when that request joined. */
+  idleQueues: number;
+  /** Whose requests were ahead, summed over the flow's requests that left a queue in the interval. */
+  by: Record<string, number>;
+}
+
+/** Per flow, per report interval (an index into the series) with any collision. */
+export type HandCollisionRecords = ReadonlyMap<string, ReadonlyMap<number, HandCollision>>;
+
+/** What a request found when it joined its queue; undefined when only its own flow was ahead. */
+export interface Ahead {
+  total: number;
+  idleQueues: number;
+  by: Map<string, number>;
+}
+
+export class HandCollisionBooks {
+  /** Queue key → flow → its requests waiting there. */
+  private readonly queues = new Map<string, Map<string, number>>();
+  readonly records = new Map<string, Map<number, HandCollision>>();
+
+  static key(replica: string, level: string, queueId: number): string {
+    return `${replica}\u0000${level}\u0000${queueId}`;
+  }
+
+  /** A request of `flow` joined the queue (it is not counted ahead of itself). */
+  joined(queue: string, flow: string, idleQueues: number): Ahead | undefined {
+    let waiting = this.queues.get(queue);
+    if (waiting === undefined) this.queues.set(queue, (waiting = new Map()));
+    let ahead: Ahead | undefined;
+    for (const [other, n] of waiting) {
+      if (other === flow || n === 0) continue;
+      ahead ??= { total: 0, idleQueues, by: new Map() };
+      ahead.total += n;
+      ahead.by.set(other, n);
+    }
+    waiting.set(flow, (waiting.get(flow) ?? 0) + 1);
+    return ahead;
+  }
+
+  /** It left the queue (dispatched or rejected) in report interval `bucket`. */
+  left(queue: string, flow: string, bucket: number, ahead: Ahead | undefined): void {
+    const waiting = this.queues.get(queue);
+    const n = waiting?.get(flow) ?? 0;
+    if (n <= 1) waiting?.delete(flow);
+    else waiting!.set(flow, n - 1);
+    if (waiting !== undefined && waiting.size === 0) this.queues.delete(queue);
+    if (ahead === undefined) return;
+    let byBucket = this.records.get(flow);
+    if (byBucket === undefined) this.records.set(flow, (byBucket = new Map()));
+    const record = byBucket.get(bucket);
+    if (record === undefined) {
+      byBucket.set(bucket, { ahead: ahead.total, idleQueues: ahead.idleQueues, by: Object.fromEntries(ahead.by) });
+      return;
+    }
+    if (ahead.total > record.ahead) {
+      record.ahead = ahead.total;
+      record.idleQueues = ahead.idleQueues;
+    }
+    for (const [other, k] of ahead.by) record.by[other] = (record.by[other] ?? 0) + k;
+  }
+}
