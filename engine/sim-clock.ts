@@ -3,9 +3,10 @@
 // moves when `advance`/`runUntil` is called, and never backwards.
 //
 // The heap is the simulator's inner loop, so it is written for speed: sift with a hole instead of
-// swaps, no per-event closures beyond the cancel handle, and cancelled events (the queue set
-// cancels a wait-limit timer for every request it dispatches) are dropped lazily but compacted
-// away once they make up most of the heap, so a long run does not drag dead entries around.
+// swaps, keys in typed arrays, no per-event closures beyond the cancel handle, and cancelled
+// events (the queue set cancels a wait-limit timer for every request that waited) are dropped
+// lazily but compacted away once they make up most of the heap, so a long run does not drag dead
+// entries around.
 
 import type { Cancel, Clock } from './clock.ts';
 
@@ -15,8 +16,6 @@ export interface SimTask {
 }
 
 interface Pending {
-  dueMs: number;
-  seq: number;
   callback: (() => void) | undefined;
   task: SimTask | undefined;
   cancelled: boolean;
@@ -33,7 +32,17 @@ const COMPACT_MIN_HEAP = 1024;
 export class SimClock implements Clock {
   private nowMs: number;
   private seq = 0;
-  private readonly heap: Pending[] = [];
+  /**
+   * The heap: slot i holds `events[i]`, due at `due[i]`, scheduled as number `seqs[i]`. The keys
+   * live in typed arrays rather than on the events because a double in an object field is a
+   * pointer to a boxed number: every comparison would chase two of them.
+   */
+  private events: (Pending | undefined)[] = [];
+  private due = new Float64Array(256);
+  private seqs = new Float64Array(256);
+  private size = 0;
+  /** Due time of the event `pop` returned last. */
+  private poppedDueMs = 0;
   /** Cancelled events still sitting in the heap. */
   private cancelledInHeap = 0;
   private eventsRun = 0;
@@ -48,15 +57,15 @@ export class SimClock implements Clock {
   }
 
   after(delayMs: number, callback: () => void): Cancel {
-    const event: Pending = { dueMs: this.nowMs + (delayMs > 0 ? delayMs : 0), seq: this.seq++, callback, task: undefined, cancelled: false, pooled: false };
-    this.push(event);
+    const event: Pending = { callback, task: undefined, cancelled: false, pooled: false };
+    this.push(event, this.nowMs + (delayMs > 0 ? delayMs : 0));
     return () => {
       // Cancelling an event that already ran (or was cancelled) is a no-op.
       if (event.cancelled || event.callback === undefined) return;
       event.cancelled = true;
       event.callback = undefined;
       this.cancelledInHeap++;
-      if (this.cancelledInHeap > COMPACT_MIN_HEAP && this.cancelledInHeap * 2 > this.heap.length) this.compact();
+      if (this.cancelledInHeap > COMPACT_MIN_HEAP && this.cancelledInHeap * 2 > this.size) this.compact();
     };
   }
 
@@ -75,16 +84,14 @@ export class SimClock implements Clock {
   }
 
   private pooledEvent(delayMs: number): Pending {
-    const event = this.pool.pop() ?? { dueMs: 0, seq: 0, callback: undefined, task: undefined, cancelled: false, pooled: true };
-    event.dueMs = this.nowMs + (delayMs > 0 ? delayMs : 0);
-    event.seq = this.seq++;
-    this.push(event);
+    const event = this.pool.pop() ?? { callback: undefined, task: undefined, cancelled: false, pooled: true };
+    this.push(event, this.nowMs + (delayMs > 0 ? delayMs : 0));
     return event;
   }
 
   /** Number of scheduled events not yet run or cancelled. */
   get pending(): number {
-    return this.heap.length - this.cancelledInHeap;
+    return this.size - this.cancelledInHeap;
   }
 
   /** Events run so far (for throughput figures). */
@@ -95,35 +102,29 @@ export class SimClock implements Clock {
   /** Due time of the next live event, or undefined. */
   nextDueMs(): number | undefined {
     this.dropCancelledTop();
-    return this.heap[0]?.dueMs;
+    return this.size > 0 ? this.due[0] : undefined;
   }
 
   /** Runs the next event (moving time to it); false when none is pending. */
   step(): boolean {
     this.dropCancelledTop();
-    const event = this.pop();
-    if (event === undefined) return false;
-    if (event.dueMs > this.nowMs) this.nowMs = event.dueMs;
-    const callback = event.callback;
-    const task = event.task;
-    event.callback = undefined;
-    event.task = undefined;
-    if (event.pooled && this.pool.length < POOL_MAX) this.pool.push(event);
-    this.eventsRun++;
-    if (task !== undefined) task.fire();
-    else callback!();
+    if (this.size === 0) return false;
+    this.run(this.pop());
     return true;
   }
 
   /** Runs every event due at or before `untilMs`, then sets the time to `untilMs`. */
   runUntil(untilMs: number): void {
     if (untilMs < this.nowMs) throw new Error(`SimClock cannot go backwards: ${untilMs} < ${this.nowMs}`);
-    const heap = this.heap;
+    const events = this.events;
     for (;;) {
-      this.dropCancelledTop();
-      const top = heap[0];
-      if (top === undefined || top.dueMs > untilMs) break;
-      this.step();
+      if (this.size === 0) break;
+      if (events[0]!.cancelled) {
+        this.dropCancelledTop();
+        if (this.size === 0) break;
+      }
+      if (this.due[0]! > untilMs) break;
+      this.run(this.pop());
     }
     this.nowMs = untilMs;
   }
@@ -132,71 +133,140 @@ export class SimClock implements Clock {
     this.runUntil(this.nowMs + deltaMs);
   }
 
+  /** Runs the event `pop` just returned. */
+  private run(event: Pending): void {
+    if (this.poppedDueMs > this.nowMs) this.nowMs = this.poppedDueMs;
+    const callback = event.callback;
+    const task = event.task;
+    event.callback = undefined;
+    event.task = undefined;
+    if (event.pooled && this.pool.length < POOL_MAX) this.pool.push(event);
+    this.eventsRun++;
+    if (task !== undefined) task.fire();
+    else callback!();
+  }
+
   private dropCancelledTop(): void {
-    const heap = this.heap;
-    while (heap.length > 0 && heap[0]!.cancelled) {
+    while (this.size > 0 && this.events[0]!.cancelled) {
       this.pop();
       this.cancelledInHeap--;
     }
   }
 
-  /** Rebuilds the heap without its cancelled entries (order is a pure function of dueMs/seq). */
+  /** Rebuilds the heap without its cancelled entries (order is a pure function of due time and seq). */
   private compact(): void {
-    const live = this.heap.filter((e) => !e.cancelled);
-    this.heap.length = 0;
-    for (const e of live) this.heap.push(e);
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+    const { events, due, seqs } = this;
+    let kept = 0;
+    for (let i = 0; i < this.size; i++) {
+      const event = events[i]!;
+      if (event.cancelled) continue;
+      events[kept] = event;
+      due[kept] = due[i]!;
+      seqs[kept] = seqs[i]!;
+      kept++;
+    }
+    for (let i = kept; i < this.size; i++) events[i] = undefined;
+    this.size = kept;
+    for (let i = (kept >> 1) - 1; i >= 0; i--) this.siftDown(i);
     this.cancelledInHeap = 0;
   }
 
-  private push(event: Pending): void {
-    const heap = this.heap;
-    let i = heap.length;
-    heap.push(event);
+  private push(event: Pending, dueMs: number): void {
+    if (this.size === this.due.length) this.grow();
+    const { events, due, seqs } = this;
+    const seq = this.seq++;
+    let i = this.size++;
     while (i > 0) {
-      const parentIndex = (i - 1) >> 1;
-      const parent = heap[parentIndex]!;
-      if (!less(event, parent)) break;
-      heap[i] = parent;
-      i = parentIndex;
+      const p = (i - 1) >> 1;
+      const pDue = due[p]!;
+      if (!(dueMs < pDue || (dueMs === pDue && seq < seqs[p]!))) break;
+      events[i] = events[p];
+      due[i] = pDue;
+      seqs[i] = seqs[p]!;
+      i = p;
     }
-    heap[i] = event;
+    events[i] = event;
+    due[i] = dueMs;
+    seqs[i] = seq;
   }
 
-  private pop(): Pending | undefined {
-    const heap = this.heap;
-    const top = heap[0];
-    const last = heap.pop();
-    if (heap.length > 0 && last !== undefined) {
-      heap[0] = last;
-      this.siftDown(0);
+  private grow(): void {
+    const due = new Float64Array(this.due.length * 2);
+    due.set(this.due);
+    this.due = due;
+    const seqs = new Float64Array(this.seqs.length * 2);
+    seqs.set(this.seqs);
+    this.seqs = seqs;
+  }
+
+  /**
+   * Takes the top event off a non-empty heap (its due time in `poppedDueMs`). Floyd's pop: the
+   * hole at the root sinks to a leaf along the smaller children (one comparison per level instead
+   * of two), then the last entry rises from there; it came from the bottom, so it rarely rises far.
+   */
+  private pop(): Pending {
+    const { events, due, seqs } = this;
+    const top = events[0]!;
+    this.poppedDueMs = due[0]!;
+    const n = --this.size;
+    const last = events[n]!;
+    const lastDue = due[n]!;
+    const lastSeq = seqs[n]!;
+    events[n] = undefined;
+    if (n === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      let c = l;
+      if (r < n) {
+        const lDue = due[l]!;
+        const rDue = due[r]!;
+        if (rDue < lDue || (rDue === lDue && seqs[r]! < seqs[l]!)) c = r;
+      }
+      events[i] = events[c];
+      due[i] = due[c]!;
+      seqs[i] = seqs[c]!;
+      i = c;
     }
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const pDue = due[p]!;
+      if (!(lastDue < pDue || (lastDue === pDue && lastSeq < seqs[p]!))) break;
+      events[i] = events[p];
+      due[i] = pDue;
+      seqs[i] = seqs[p]!;
+      i = p;
+    }
+    events[i] = last;
+    due[i] = lastDue;
+    seqs[i] = lastSeq;
     return top;
   }
 
   private siftDown(start: number): void {
-    const heap = this.heap;
-    const n = heap.length;
-    const moving = heap[start]!;
+    const { events, due, seqs } = this;
+    const n = this.size;
+    const moving = events[start];
+    const movingDue = due[start]!;
+    const movingSeq = seqs[start]!;
     let i = start;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
-      let child = l;
-      let childEvent = heap[l]!;
-      if (r < n && less(heap[r]!, childEvent)) {
-        child = r;
-        childEvent = heap[r]!;
-      }
-      if (!less(childEvent, moving)) break;
-      heap[i] = childEvent;
-      i = child;
+      let c = l;
+      if (r < n && (due[r]! < due[l]! || (due[r] === due[l] && seqs[r]! < seqs[l]!))) c = r;
+      const cDue = due[c]!;
+      if (!(cDue < movingDue || (cDue === movingDue && seqs[c]! < movingSeq))) break;
+      events[i] = events[c];
+      due[i] = cDue;
+      seqs[i] = seqs[c]!;
+      i = c;
     }
-    heap[i] = moving;
+    events[i] = moving;
+    due[i] = movingDue;
+    seqs[i] = movingSeq;
   }
-}
-
-function less(a: Pending, b: Pending): boolean {
-  return a.dueMs < b.dueMs || (a.dueMs === b.dueMs && a.seq < b.seq);
 }

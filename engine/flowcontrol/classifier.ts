@@ -127,6 +127,10 @@ export function buildClassifier(
     priorityLevels: levels,
     danglingFlowSchemas: dangling,
     classify(digest) {
+      // A digest classified before carries its answer: one property read, before any WeakMap
+      // lookup (a fresh digest of the server's misses it as cheaply).
+      const memo = (digest as MemoizedDigest)[CLASSIFICATION];
+      if (memo !== undefined && memo.by === classifier) return memo.classification;
       const info = digest.requestInfo;
       // Only frozen RequestInfos are kept, and a frozen object stays frozen, so a RequestInfo found
       // here needs no Object.isFrozen (which costs more than the lookup: it checks every property).
@@ -139,8 +143,6 @@ export function buildClassifier(
         byUser.set(digest.user, classification);
         return classification;
       }
-      const memo = (digest as MemoizedDigest)[CLASSIFICATION];
-      if (memo !== undefined && memo.by === classifier) return memo.classification;
       const classification = classifyOnce(digest);
       (digest as MemoizedDigest)[CLASSIFICATION] = { by: classifier, classification };
       return classification;
