@@ -7,11 +7,12 @@
 // Keys are ECDSA P-256 (Go's crypto/tls and Node both accept it; generation is instant). X.509
 // encoding uses @peculiar/x509 over Node's WebCrypto. It is loaded only when a certificate is made:
 // it costs more to load (about 0.5 s of CPU) than the rest of a server restart that reuses its
-// certificates. Serial numbers are random and validity starts from the wall clock unless `nowMs`
+// certificates. Serial numbers are random and validity starts from the real clock unless `nowMs`
 // is given: certificates meet real TLS peers, which check them against their own clocks.
 import type * as X509 from '@peculiar/x509';
 import { createPrivateKey, randomBytes, webcrypto } from 'node:crypto';
 import { isIP } from 'node:net';
+import { realClock } from '../clock.ts';
 
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING_ALGORITHM = { name: 'ECDSA', hash: 'SHA-256' } as const;
@@ -60,7 +61,7 @@ const newKeys = (): Promise<webcrypto.CryptoKeyPair> => webcrypto.subtle.generat
 /** A self-signed CA, named `fairway-ca@<unix seconds>` so that a regenerated CA is recognisably new. */
 export async function generateCertificateAuthority(options: { nowMs?: number; validityDays?: number; commonName?: string } = {}): Promise<KeyPairPem> {
   const x509 = await loadX509();
-  const nowMs = options.nowMs ?? Date.now();
+  const nowMs = options.nowMs ?? realClock().now();
   const keys = await newKeys();
   const name = [{ CN: [options.commonName ?? `fairway-ca@${Math.floor(nowMs / 1000)}`] }];
   const cert = await x509.X509CertificateGenerator.create({
@@ -120,7 +121,7 @@ export async function issueServingCertificate(
 ): Promise<KeyPairPem> {
   const names = options.hosts.map((host) => ({ type: isIP(host) === 0 ? ('dns' as const) : ('ip' as const), value: host }));
   const san = (x509: typeof X509) => [new x509.SubjectAlternativeNameExtension(names)];
-  return issue(ca, [{ CN: ['fairway-apiserver'] }], 'server', san, options.nowMs ?? Date.now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
+  return issue(ca, [{ CN: ['fairway-apiserver'] }], 'server', san, options.nowMs ?? realClock().now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
 }
 
 /** A client certificate authenticating as `user` in `groups` (CommonName and Organizations). */
@@ -129,5 +130,5 @@ export async function issueClientCertificate(
   options: { user: string; groups?: readonly string[]; nowMs?: number; validityDays?: number },
 ): Promise<KeyPairPem> {
   const subject: X509.JsonName = [{ CN: [options.user] }, ...(options.groups ?? []).map((group) => ({ O: [group] }))];
-  return issue(ca, subject, 'client', () => [], options.nowMs ?? Date.now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
+  return issue(ca, subject, 'client', () => [], options.nowMs ?? realClock().now(), options.validityDays ?? SERVING_VALIDITY_DAYS);
 }
