@@ -60,7 +60,10 @@ export class HandCollisionBooks {
     if (byBucket === undefined) this.records.set(flow, (byBucket = new Map()));
     const record = byBucket.get(bucket);
     if (record === undefined) {
-      byBucket.set(bucket, { ahead: ahead.total, idleQueues: ahead.idleQueues, by: Object.fromEntries(ahead.by) });
+      // Null-prototype: flow names (from a scenario or an audit log's users) such as `constructor` are keys.
+      const by: Record<string, number> = Object.create(null);
+      for (const [other, k] of ahead.by) by[other] = k;
+      byBucket.set(bucket, { ahead: ahead.total, idleQueues: ahead.idleQueues, by });
       return;
     }
     if (ahead.total > record.ahead) {
