@@ -12,7 +12,7 @@ import { queryBool } from '../server/request-info.ts';
 import { DELETE_OPTIONS_SHAPE, type DeleteOptions, type PropagationPolicy } from '../../engine/registry/delete-options.ts';
 import { decodeShape } from '../../engine/config/object-shape.ts';
 import { isRecord } from '../../engine/own-property.ts';
-import { firstTypeError, type FieldValidation } from '../../engine/resources/decode.ts';
+import { firstTypeError, type FieldValidation } from '../../engine/request/decode.ts';
 
 /** Go's strconv.ParseInt(s, 10, 64) with its error text. */
 export function parseGoInt64(text: string): number {
