@@ -3,10 +3,11 @@
 // sim/ build on both; api/ is the top and may use all of them, with no exception (the worker stages
 // run the object semantics in engine/patch/ and engine/render/). And no module imports itself back
 // through others: an import cycle anywhere (tests and benches included) fails here, naming its
-// files in order. engine/ holds to this in its tests too (`*.test.ts`, `testing/`): the engine is
-// tested as the engine, so what a test needs from above (certificates, the HTTP status of a store
-// error) lives in engine/ or is asserted in an api/ test. The other folders' test code may reach up
-// (a test of the simulator may start a real server).
+// files in order. Test code (`*.test.ts`, `testing/`) obeys the layers as product code does: a test
+// is a test of its own folder, so what it needs from above (a real server, the `fairway` launcher)
+// means it belongs above, as `fairway sim`'s end-to-end tests sit in api/commands/. A module named by
+// path to be run (`new URL('./worker.ts', import.meta.url)`: a worker's entry, a child process) is
+// a dependency like an import. properties/ and bench/ are the test folders above everything.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -25,20 +26,27 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ['engine', 'cli', 'workers', 'sim'],
 };
 
-const isTestCode = (path: string) => path.endsWith('.test.ts') || path.includes('/testing/') || path.startsWith('api/e2e/');
-
-/** The relative imports of a module (static, re-exports, side-effect and dynamic), as paths from the repository root. */
-export function relativeImports(file: string, source: string): string[] {
-  const found: string[] = [];
-  const code = source
+const withoutComments = (source: string) =>
+  source
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .split('\n')
     .filter((line) => !/^\s*\/\//.test(line))
     .join('\n');
-  for (const match of code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.\.?\/[^'"]+)['"]/g)) {
-    found.push(posix.normalize(posix.join(posix.dirname(file), match[1]!)));
-  }
-  return found;
+
+const fromRoot = (file: string, specifier: string) => posix.normalize(posix.join(posix.dirname(file), specifier));
+
+/** The relative imports of a module (static, re-exports, side-effect and dynamic), as paths from the repository root. */
+export function relativeImports(file: string, source: string): string[] {
+  return [...withoutComments(source).matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.\.?\/[^'"]+)['"]/g)].map((m) => fromRoot(file, m[1]!));
+}
+
+/**
+ * The modules a module names by path to run them (`new URL('./worker.ts', import.meta.url)`: a worker's
+ * entry, a child process's). They count for the layers but not for cycles: a child importing its
+ * parent's module is two processes, not a loop in loading.
+ */
+export function modulesRun(file: string, source: string): string[] {
+  return [...withoutComments(source).matchAll(/\bnew URL\(\s*['"](\.\.?\/[^'"]+\.(?:ts|mts|mjs))['"]/g)].map((m) => fromRoot(file, m[1]!));
 }
 
 /** Every cycle the graph has, one per back edge a depth-first walk meets, as the files in import order. */
@@ -62,13 +70,13 @@ export function findCycles(graph: ReadonlyMap<string, readonly string[]>): strin
   return cycles;
 }
 
-/** Imports that go up a layer: from product code, and from engine/'s test code. */
+/** Imports that go up a layer, from product and test code alike. */
 export function upwardImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
   const offences: string[] = [];
   for (const [file, imports] of graph) {
     const from = file.split('/')[0]!;
     const allowed = MAY_IMPORT[from];
-    if (allowed === undefined || (from !== 'engine' && isTestCode(file))) continue;
+    if (allowed === undefined) continue;
     for (const target of imports) {
       const to = target.split('/')[0]!;
       if (to === from || allowed.includes(to) || !(to in MAY_IMPORT)) continue;
@@ -87,18 +95,22 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-function importGraph(): Map<string, string[]> {
+/** Each module's imports (`graph`) and, for the layers, its imports and the modules it runs (`uses`). */
+function scan(): { graph: Map<string, string[]>; uses: Map<string, string[]> } {
   const graph = new Map<string, string[]>();
+  const uses = new Map<string, string[]>();
   for (const top of TOP_DIRS) {
     for (const path of sources(join(root, top))) {
       const file = relative(root, path).split('\\').join('/');
-      graph.set(file, relativeImports(file, readFileSync(path, 'utf8')));
+      const source = readFileSync(path, 'utf8');
+      graph.set(file, relativeImports(file, source));
+      uses.set(file, [...graph.get(file)!, ...modulesRun(file, source)]);
     }
   }
-  return graph;
+  return { graph, uses };
 }
 
-const graph = importGraph();
+const { graph, uses } = scan();
 
 test('no import cycle anywhere', () => {
   const cycles = findCycles(graph);
@@ -109,8 +121,8 @@ test('no import cycle anywhere', () => {
   );
 });
 
-test('no upward import: engine/ (its tests included) imports only engine/, cli/ only engine/, workers/ only engine/, sim/ nothing from api/', () => {
-  const offences = upwardImports(graph);
+test('no upward import, tests included: engine/ imports only engine/, cli/ and workers/ only engine/, sim/ nothing from api/', () => {
+  const offences = upwardImports(uses);
   assert.equal(offences, [], `\n${offences.join('\n')}`);
 });
 
@@ -118,6 +130,7 @@ test('the scan sees the modules and their imports (a scan that finds nothing che
   assert.ok(graph.size > 400, `only ${graph.size} modules found`);
   assert.ok(graph.get('engine/store/store.ts')?.includes('engine/store/resource-store.ts'));
   assert.ok(graph.get('api/commands/main.ts')?.some((target) => target.startsWith('sim/')));
+  assert.ok(uses.get('workers/piscina-executor.ts')?.includes('workers/worker-entry.mjs'), 'a module run by path is a use');
   assert.ok(graph.get('engine/store/testing/suite-crud.ts')?.includes('engine/store/testing/suite-kit.ts'), "engine/'s test code is scanned");
 });
 
@@ -143,6 +156,8 @@ test('the import parser reads every form and skips comments', () => {
     'engine/store/e.ts',
     'engine/store/f.ts',
   ]);
+  const runs = ["const child = fileURLToPath(new URL('../child.ts', import.meta.url));", "const data = new URL('./testdata/x.yaml', import.meta.url);"];
+  assert.equal(modulesRun('engine/store/x.ts', runs.join('\n')), ['engine/child.ts']);
 });
 
 test('a cycle is found and named in order; an upward import is reported', () => {
@@ -173,6 +188,7 @@ test('a cycle is found and named in order; an upward import is reported', () => 
     'engine/a.test.ts imports sim/z.ts (engine/ may import only engine/)',
     'engine/a.ts imports api/x.ts (engine/ may import only engine/)',
     'engine/store/testing/kit.ts imports api/y.ts (engine/ may import only engine/)',
+    'sim/a.test.ts imports api/x.ts (sim/ may import only sim/, engine/, cli/, workers/)',
     'sim/a.ts imports api/x.ts (sim/ may import only sim/, engine/, cli/, workers/)',
   ]);
 });
