@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { realClock } from '../../engine/clock.ts';
-import { loadWorkEstimatorConfig } from '../../engine/config/work-estimator-file.ts';
+import { loadWorkEstimatorConfig } from '../../engine/flowcontrol/work-estimator-file.ts';
 import { readConfigFile } from '../../engine/config/config-file.ts';
 import type { UserInfo } from '../../engine/auth/user-info.ts';
 import type { WorkEstimatorConfig } from '../../engine/flowcontrol/work-estimator-config.ts';

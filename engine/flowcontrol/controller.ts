@@ -20,7 +20,7 @@ import { levelConfigOf, type LevelConfig } from './level-config.ts';
 import { maxSeatsForLevel } from './max-seats.ts';
 import { createPriorityLevelMachine, type PriorityLevelMachine } from './priority-level.machine.ts';
 import type { Admission, Decision, QueueSet, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
-import { goRound } from './go-math.ts';
+import { goRound } from '../go-math.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { DroppedRequestsTracker } from './retry-after.ts';
 import { BORROWING_ADJUSTMENT_PERIOD_MS, type SeatDemandStats, type SeatDemandTracker } from './seat-demand.ts';
