@@ -9,7 +9,6 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import type { Cancel, Clock } from '../clock.ts';
-import { toXstateClock } from '../clock-adapters.ts';
 import { every } from '../periodic.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.ts';
 import { buildClassifier, type Classification, type Classifier } from './classifier.ts';
@@ -329,7 +328,6 @@ export class FlowController {
   /** A new level's actor, and the level as the controller holds it, following the actor's snapshots. */
   private startLevel(plc: PriorityLevelConfiguration, config: LevelConfig, limits: LevelLimits, maxSeats: number): void {
     const actor = createActor(this.machine, {
-      clock: toXstateClock(this.options.clock),
       input: { clock: this.options.clock, plc, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
     });
     const { queueSet, demand } = actor.getSnapshot().context;
