@@ -8,6 +8,8 @@
 // means it belongs above, as `fairway sim`'s end-to-end tests sit in api/commands/. A module named by
 // path to be run (`new URL('./worker.ts', import.meta.url)`: a worker's entry, a child process) is
 // a dependency like an import. properties/ and bench/ are the test folders above everything.
+// Inside a folder, its sub-folders are layers too: `PARTS` below says what each builds on, and an
+// import against it fails naming the file, the import and the row it breaks.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -111,7 +113,7 @@ const PARTS: Record<string, Record<string, readonly string[]>> = {
   cli: { '.': [] },
   workers: { '.': [] },
   // The simulator's own files are its core and its commands at once, and explain/ and report/ use each
-  // other, so neither has a row yet: the rows say how the rest stand.
+  // other, so those two have no row yet: the rows say how the rest stand.
   sim: {
     report: [],
     sweep: ['report'],
@@ -140,6 +142,8 @@ export function partOf(file: string): string {
   const segments = file.split('/');
   return segments.length <= 2 || segments[1] === 'testing' ? '.' : segments[1]!;
 }
+
+const partName = (top: string, part: string) => (part === '.' ? `${top}/'s own files` : `${top}/${part}`);
 
 /** For each part of a table, every part beneath it; a part the walk meets again while below itself is a cycle in the table. */
 export function partsBeneath(table: Record<string, readonly string[]>): { beneath: Map<string, Set<string>>; cycles: string[] } {
@@ -179,8 +183,8 @@ export function crossPartImports(graph: ReadonlyMap<string, readonly string[]>, 
     for (const target of imports) {
       const to = partOf(target);
       if (target.split('/')[0] !== top || to === from || below.has(to) || !(to in parts[top]!)) continue;
-      const rule = parts[top]![from]!.map((p) => `${top}/${p}`).join(', ') || 'nothing';
-      offences.push(`${file} imports ${target} (rule: ${top}/${from} builds on ${rule}, not on ${top}/${to})`);
+      const row = `PARTS.${top}['${from}'] is [${parts[top]![from]!.map((p) => `'${p}'`).join(', ')}]`;
+      offences.push(`${file} imports ${target} (${row}: ${partName(top, to)} is not beneath ${partName(top, from)})`);
     }
   }
   return offences.sort();
@@ -325,9 +329,9 @@ test("an import against a folder's table names the file, the import and the rule
     ['sim/report.ts', ['sim/explain/remedy.ts']],
   ]);
   assert.equal(crossPartImports(graph, table), [
-    'engine/go-integer.test.ts imports engine/store/list-options.ts (rule: engine/. builds on nothing, not on engine/store)',
-    'engine/resources/decode.ts imports engine/status/errors.ts (rule: engine/resources builds on engine/., not on engine/status)',
-    'engine/store/testing/kit.ts imports engine/status/errors.ts (rule: engine/store builds on engine/resources, not on engine/status)',
+    "engine/go-integer.test.ts imports engine/store/list-options.ts (PARTS.engine['.'] is []: engine/store is not beneath engine/'s own files)",
+    "engine/resources/decode.ts imports engine/status/errors.ts (PARTS.engine['resources'] is ['.']: engine/status is not beneath engine/resources)",
+    "engine/store/testing/kit.ts imports engine/status/errors.ts (PARTS.engine['store'] is ['resources']: engine/status is not beneath engine/store)",
   ]);
   assert.equal(partsBeneath({ a: ['b'], b: ['c'], c: ['a'] }).cycles, ['a']);
   assert.equal([...partsBeneath(table.engine).beneath.get('status')!].sort(), ['.', 'resources']);
