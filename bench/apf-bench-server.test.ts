@@ -28,8 +28,7 @@ test('a request through the bench server holds its APF seat while handled and re
     whileHandled.push(seatsHeld(controller));
     return next();
   };
-  const { server, api } = await startBenchServer([createPriorityAndFairnessFilter({ controller, enforce: true, clock }), recordSeats]);
-  const { port } = server.address() as { port: number };
+  const { server, api, port } = await startBenchServer([createPriorityAndFairnessFilter({ controller, enforce: true, clock }), recordSeats]);
   try {
     assert.is(await get(port), 200);
     assert.is(await get(port), 200);
