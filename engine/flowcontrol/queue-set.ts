@@ -157,11 +157,12 @@ class Entry<D> implements Admission, ListMember<Entry<D>>, Deadline {
     readonly decide: Decide<D>,
     readonly arrivalMs: number,
     public arrivalR: number,
+    totalWork: number,
   ) {
     const estimate = request.workEstimate;
     this.finalSeats = estimate.finalSeats;
     this.additionalLatencyMs = estimate.additionalLatencyMs;
-    this.totalWork = totalWorkUnits(estimate);
+    this.totalWork = totalWork;
   }
 
   get initialSeats(): number {
@@ -297,6 +298,9 @@ export class QueueSet<D = unknown> {
   private starting: Entry<D> | undefined;
   private startingError: { error: unknown } | undefined;
   private robinIndex = -1;
+  /** The estimate of the last request started and its total work (see startRequest). */
+  private readonly lastEstimate: WorkEstimate = { initialSeats: 0, finalSeats: 0, additionalLatencyMs: 0 };
+  private lastTotalWork = 0;
   private enqueues = 0;
   private nextQueueId = 0;
   private totRequestsWaiting = 0;
@@ -419,7 +423,17 @@ export class QueueSet<D = unknown> {
   startRequest(request: QueueSetRequest<D>, decide: Decide<D>): Admission {
     this.syncTimeAt(request.arrivalMs ?? this.clock.now());
     if (!(request.workEstimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
-    const entry = new Entry<D>(this.entryOwner, request, decide, this.lastSyncMs, this.currentR);
+    const estimate = request.workEstimate;
+    // Most requests in a row have the same estimate (one seat, no latency): its work is worked out
+    // once. Compared by value, since a caller may reuse one estimate object with new numbers.
+    const last = this.lastEstimate;
+    if (estimate.initialSeats !== last.initialSeats || estimate.finalSeats !== last.finalSeats || estimate.additionalLatencyMs !== last.additionalLatencyMs) {
+      last.initialSeats = estimate.initialSeats;
+      last.finalSeats = estimate.finalSeats;
+      last.additionalLatencyMs = estimate.additionalLatencyMs;
+      this.lastTotalWork = totalWorkUnits(estimate);
+    }
+    const entry = new Entry<D>(this.entryOwner, request, decide, this.lastSyncMs, this.currentR, this.lastTotalWork);
     this.starting = entry;
     try {
       this.admit(entry);
@@ -593,12 +607,16 @@ export class QueueSet<D = unknown> {
 
   private chooseQueueIndex(flowHash: bigint): number {
     const hand = this.hands.get(flowHash, this.dealHand);
-    const offset = this.enqueues % hand.length;
+    const n = hand.length;
+    const offset = this.enqueues % n;
     this.enqueues++;
+    // Nothing waits anywhere: every queue's work is 0 (whole numbers, summed exactly), and the
+    // scan would keep its first queue.
+    if (this.totRequestsWaiting === 0) return hand[offset]!;
     let best = -1;
     let bestWork = -1;
-    for (let i = 0; i < hand.length; i++) {
-      const index = hand[(offset + i) % hand.length]!;
+    for (let i = 0, j = offset; i < n; i++, j = j + 1 === n ? 0 : j + 1) {
+      const index = hand[j]!;
       const work = this.queues[index]!.waiting.totalWorkSum;
       if (best === -1 || work < bestWork) {
         best = index;
