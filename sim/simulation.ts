@@ -101,17 +101,20 @@ interface RequestSource {
   levelBooks: LevelMetrics | undefined;
 }
 
+/** A request waiting in a queue: the queue's length when it joined (counting itself), and what it found there. */
+interface Queued {
+  readonly queueLength: number;
+  readonly waiters: QueueWaiters;
+  readonly ahead: Ahead | undefined;
+}
+
 /**
  * One simulated request: what the controller is asked to admit and the work the executor runs.
  * No closures of its own: the controller hands it back in the outcome, the clock runs it as a task.
  */
 class InFlight implements AdmitRequest, VirtualWork, CpuWork {
-  queued = false;
-  /** The length of the queue it joined, counting itself. */
-  queueLength = 0;
-  /** The queue it waits in (hand-collisions.ts), and the other flows' requests it found there. */
-  waiters: QueueWaiters | undefined = undefined;
-  ahead: Ahead | undefined = undefined;
+  /** Set while it waits in a queue (most requests never do, so they carry one field, not four). */
+  queued: Queued | undefined = undefined;
   seats = 0;
   releaseDelayMs = 0;
   cpuDemand = 0;
@@ -216,8 +219,6 @@ class Simulation {
           // waiting for no time changes no integral, and outcome() touches the same books.
           if (queueId === undefined) return;
           const nowMs = this.clock.now();
-          request.queued = true;
-          request.queueLength = queueLengthAfter;
           const flow = request.source.flow;
           flow.touch(nowMs);
           flow.waiting++;
@@ -225,8 +226,8 @@ class Simulation {
           level.addWaiting(nowMs, 1);
           const replicaLevel = this.multi ? this.replicaLevel(replica, descriptor.priorityLevel) : undefined;
           replicaLevel?.addWaiting(nowMs, 1);
-          request.waiters = this.hands.queue(replicaLevel ?? level, queueId);
-          request.ahead = this.hands.joined(request.waiters, flow.name, idleQueues ?? 0);
+          const waiters = this.hands.queue(replicaLevel ?? level, queueId);
+          request.queued = { queueLength: queueLengthAfter, waiters, ahead: this.hands.joined(waiters, flow.name, idleQueues ?? 0) };
         },
         noAccommodation: (descriptor) => {
           this.level(descriptor.priorityLevel).noAccommodation++;
@@ -314,13 +315,14 @@ class Simulation {
     }
     flow.touch(nowMs);
     const replicaLevel = this.multi ? this.replicaLevel(request.replica, outcome.request.priorityLevel) : undefined;
-    if (request.queued) {
+    const queued = request.queued;
+    if (queued !== undefined) {
       flow.waiting--;
       level.addWaiting(nowMs, -1);
       replicaLevel?.addWaiting(nowMs, -1);
-      level.noteQueueLength(nowMs - request.arrivalMs, request.queueLength);
-      replicaLevel?.noteQueueLength(nowMs - request.arrivalMs, request.queueLength);
-      if (request.waiters !== undefined) this.hands.left(request.waiters, flow.name, flow.series.arrived.length, request.ahead);
+      level.noteQueueLength(nowMs - request.arrivalMs, queued.queueLength);
+      replicaLevel?.noteQueueLength(nowMs - request.arrivalMs, queued.queueLength);
+      this.hands.left(queued.waiters, flow.name, flow.series.arrived.length, queued.ahead);
     }
     const estimate = outcome.workEstimate;
     flow.offeredSeatMs += maxSeatsOf(estimate) * request.serviceMs;
