@@ -140,7 +140,7 @@ interface EntryOwner<D> {
  * request, so what its work estimate says is read from the estimate rather than copied (every
  * field is 8 bytes per request).
  */
-class Entry<D> implements Admission, ListMember<Entry<D>>, Deadline {
+class Entry<D> implements Admission, ListMember<Entry<D>> {
   readonly totalWork: number;
   /** May be clipped to the concurrency limit at dispatch (work preserved via the latency). */
   finalSeats: number;
@@ -148,11 +148,8 @@ class Entry<D> implements Admission, ListMember<Entry<D>>, Deadline {
   state: RequestState = 'waiting';
   queue: Queue<D> | undefined = undefined;
   startMs = 0;
-  removeFromFifo: RemoveFromFifo | undefined = undefined;
-  /** When its wait limit ends, set as it starts waiting; the level's wait-limit heap keeps the other two. */
-  deadlineMs = 0;
-  deadlineSlot = -1;
-  deadlineSeq = 0;
+  /** Set while it sits in its queue's FIFO. */
+  wait: Wait<D> | undefined = undefined;
   /** Links of the queue set's list of waiting and executing requests (for dumps). */
   listed = false;
   listPrevious: Entry<D> | undefined = undefined;
@@ -199,6 +196,22 @@ class Entry<D> implements Admission, ListMember<Entry<D>>, Deadline {
   cancel(): void {
     this.owner.cancel(this);
   }
+}
+
+/**
+ * A request's stay in its queue's FIFO, made only for requests that enter one: most are dispatched
+ * on arrival through the fast path, and every field on Entry would cost them 8 bytes.
+ */
+class Wait<D> implements Deadline {
+  /** When its wait limit ends, set once it stays waiting; the level's wait-limit heap keeps the other two. */
+  deadlineMs = 0;
+  deadlineSlot = -1;
+  deadlineSeq = 0;
+
+  constructor(
+    readonly entry: Entry<D>,
+    readonly removeFromFifo: RemoveFromFifo,
+  ) {}
 }
 
 interface Queue<D> {
@@ -334,7 +347,7 @@ export class QueueSet<D = unknown> {
    * queued requests arms one timer, not one each, and a dispatch forgets its deadline in
    * O(log n) without a cancel handle per request.
    */
-  private readonly waitLimits: Deadlines<Entry<D>>;
+  private readonly waitLimits: Deadlines<Wait<D>>;
   private readonly entryOwner: EntryOwner<D> = {
     finish: (entry) => this.finish(entry),
     cancel: (entry) => this.cancelWaiting(entry),
@@ -347,7 +360,7 @@ export class QueueSet<D = unknown> {
     concurrencyLimit = 0,
   ) {
     this.lastSyncMs = clock.now();
-    this.waitLimits = new Deadlines<Entry<D>>(clock, (entry) => this.timeOut(entry, false));
+    this.waitLimits = new Deadlines<Wait<D>>(clock, (wait) => this.timeOut(wait.entry, false));
     this.config = config;
     this.setConfig(config, concurrencyLimit);
   }
@@ -484,9 +497,10 @@ export class QueueSet<D = unknown> {
     this.enqueue(entry, queue);
     this.dispatchAsMuchAsPossible();
     // Most requests are dispatched at once; only those still waiting get a wait limit.
-    if (entry.state === 'waiting') {
-      entry.deadlineMs = this.clock.now() + request.waitLimitMs;
-      this.waitLimits.add(entry);
+    const wait = entry.wait;
+    if (entry.state === 'waiting' && wait !== undefined) {
+      wait.deadlineMs = this.clock.now() + request.waitLimitMs;
+      this.waitLimits.add(wait);
     }
   }
 
@@ -647,7 +661,7 @@ export class QueueSet<D = unknown> {
       queue.nextDispatchR = this.currentR;
       queue.frozenR = undefined;
     }
-    entry.removeFromFifo = queue.waiting.enqueue(entry);
+    entry.wait = new Wait(entry, queue.waiting.enqueue(entry));
     this.noteQueueActivity(queue, wasActive);
     this.live.add(entry);
     this.totRequestsWaiting++;
@@ -741,8 +755,8 @@ export class QueueSet<D = unknown> {
     }
     const wasActive = true;
     chosen.waiting.dequeue();
-    head.removeFromFifo = undefined;
-    this.waitLimits.delete(head);
+    this.waitLimits.delete(head.wait!);
+    head.wait = undefined;
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= head.maxSeats;
     this.clipFinalSeats(head);
@@ -838,11 +852,12 @@ export class QueueSet<D = unknown> {
   }
 
   private timeOut(entry: Entry<D>, cancelled: boolean): void {
-    if (entry.state !== 'waiting' || entry.removeFromFifo === undefined) return;
+    const wait = entry.wait;
+    if (entry.state !== 'waiting' || wait === undefined) return;
     this.syncTime();
-    this.waitLimits.delete(entry);
-    entry.removeFromFifo();
-    entry.removeFromFifo = undefined;
+    this.waitLimits.delete(wait);
+    wait.removeFromFifo();
+    entry.wait = undefined;
     this.noteQueueActivity(entry.queue!, true);
     this.live.delete(entry);
     this.totRequestsWaiting--;
