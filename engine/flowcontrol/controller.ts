@@ -668,6 +668,10 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
     return this.classification.hashValue;
   }
 
+  get flowKey(): object {
+    return this.classification;
+  }
+
   get exempt(): boolean {
     return this.classification.exempt;
   }
