@@ -31,12 +31,22 @@ function worstOver(runs: Runs, pick: (d: RunDigest) => number | null | undefined
 
 const times = (before: number, after: number) => (after > 0 ? `${fmtNumber(before / after)}×` : 'many times');
 
+const memoryUse = (d: RunDigest) => (d.capacity?.memoryBytes ? d.capacity.peakMemoryBytes / d.capacity.memoryBytes : null);
+
 /** What the modelled server's CPU did, or that the model is off (and so more concurrent work looked free). */
 function cpuClause(baseline: Runs, recommended: Runs): string {
   const before = worstOver(baseline, (d) => d.capacity?.peakCpu);
   const after = worstOver(recommended, (d) => d.capacity?.peakCpu);
-  if (before === null || after === null)
-    return "the server's CPU and memory are not modelled (server.cpus unset), so more heavy work at once costs nothing here; it does on a real server";
+  if (before === null || after === null) {
+    const memoryBefore = worstOver(baseline, memoryUse);
+    const memoryAfter = worstOver(recommended, memoryUse);
+    if (memoryBefore === null || memoryAfter === null)
+      return "the server's CPU and memory are not modelled (server.cpus unset), so more heavy work at once costs nothing here; it does on a real server";
+    return (
+      "the server's CPU is not modelled (server.cpus unset), so more heavy work at once costs no time here; it does on a real server; " +
+      `server memory peaks at ${fmtPercent(memoryAfter)} of server.memory (baseline ${fmtPercent(memoryBefore)})`
+    );
+  }
   return `server CPU peaks at ${fmtPercent(after)} (baseline ${fmtPercent(before)})`;
 }
 

@@ -109,7 +109,7 @@ export function failures(assessment: Assessment): string[] {
       if (w === undefined || w.met || w.worst === null) continue;
       const baseline = w.baseline == null ? '' : `, baseline ${format(measure, w.baseline)}`;
       lines.push(
-        `objectives[${o.index}]: ${w.flow} ${NAMES[measure]} ${format(measure, w.worst)} in seed ${w.seed} (limit ${format(measure, w.limit)}${baseline})`,
+        `objectives[${o.index}]: ${w.flow === 'server' ? '' : `${w.flow} `}${NAMES[measure]} ${format(measure, w.worst)} in seed ${w.seed} (limit ${format(measure, w.limit)}${baseline})`,
       );
     }
   }
