@@ -172,6 +172,32 @@ test("a light flow whose hand is a heavy flow's: named a hand collision from wha
   assert.not.ok(apart.report.explanations!.some((e) => e.flow === 'checkout'));
 });
 
+test("the more-queues suggestion's figures are a run of its manifest: every flow's after is what that configuration does", async () => {
+  const outcome = await runScenario({ scenarioFile: fixture('hand-collision.yaml'), seed: '1', suggestions: true });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const more = outcome.report.suggestions!.find((s) => s.kind === 'more-queues');
+  assert.ok(more !== undefined, outcome.report.suggestions!.map((s) => s.title).join('; '));
+  // Four times the queues, the hand unchanged (a wider hand would lower maxSeats).
+  assert.equal(more!.changes, ['PriorityLevelConfiguration apps: queues 8 → 32']);
+  assert.match(more!.manifest, /queues: 32\b/);
+  assert.match(more!.manifest, /handSize: 2\b/);
+  assert.ok(more!.for.includes('checkout') && more!.effect.checkout!.change === 'better');
+
+  // An operator applies the manifest and runs the same seed: every flow's figures are the suggestion's.
+  const applied = await runScenario({ scenarioFile: fixture('hand-collision.yaml'), seed: '1', variantFiles: [await writeTemp(more!.manifest)] });
+  assert.ok(applied.ok);
+  if (!applied.ok) return;
+  assert.is(applied.report.levels.apps!.queues, 32);
+  for (const [name, f] of Object.entries(applied.report.flows)) {
+    const after = more!.effect[name]!.after;
+    assert.is(after.waitP99Seconds, f.waitSeconds.p99, name);
+    assert.is(after.rejectedFraction, Number((f.rejectedTotal / f.arrived).toFixed(6)), name);
+  }
+  // And they differ from the run without it: not the baseline's figures copied.
+  assert.is.not(more!.effect.checkout!.after.waitP99Seconds, outcome.report.flows.checkout!.waitSeconds.p99);
+});
+
 test('suffering while the modelled CPUs are oversubscribed: said so, with the demand at those moments; not without the model', async () => {
   const outcome = await runScenario({ scenarioFile: example('cpu-bound-lists.yaml'), seed: '1' });
   assert.ok(outcome.ok);
