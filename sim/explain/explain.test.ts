@@ -198,6 +198,30 @@ test("the more-queues suggestion's figures are a run of its manifest: every flow
   assert.is.not(more!.effect.checkout!.after.waitP99Seconds, outcome.report.flows.checkout!.waitSeconds.p99);
 });
 
+test('controllers that are one APF flow with a noisy add-on: named so first, not blamed on the borrowing lag they share', async () => {
+  const outcome = await runScenario({ scenarioFile: example('noisy-addon.yaml'), seed: '1', suggestions: true });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const report = outcome.report;
+  for (const flow of ['kcm-replicaset-controller', 'kcm-deployment-controller']) {
+    const why = report.explanations!.find((e) => e.flow === flow);
+    assert.ok(why !== undefined, flow);
+    assert.match(
+      why!.text,
+      new RegExp(
+        `^${flow} and metrics-addon are one APF flow: FlowSchema kube-system-service-accounts tells flows apart by namespace, ` +
+          'and both send to namespace "apps"\\. They share one hand of workload-high\'s queues',
+      ),
+    );
+    // The lag is still said, as what ended this burst, not as the cause.
+    assert.match(why!.text, /The borrowing adjustment at 30 s raised CurrentCL to \d+ and the queueing stopped by 30\.2 s, but as long as they are one flow/);
+  }
+  // The add-on's own trouble is the level's limit while borrowing lags.
+  assert.match(report.explanations!.find((e) => e.flow === 'metrics-addon')!.text, /^Borrowing lag: from 20 s to 30 s workload-high's CurrentCL was 18/);
+  const own = report.suggestions!.find((s) => s.kind === 'dedicated-level');
+  assert.equal(own?.for, ['kcm-replicaset-controller', 'kcm-deployment-controller']);
+});
+
 test('suffering while the modelled CPUs are oversubscribed: said so, with the demand at those moments; not without the model', async () => {
   const outcome = await runScenario({ scenarioFile: example('cpu-bound-lists.yaml'), seed: '1' });
   assert.ok(outcome.ok);

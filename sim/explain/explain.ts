@@ -1,7 +1,7 @@
 // Why a flow suffered, in an operator's words, from what the run recorded at the moments it
 // suffered (moments.ts): the limit its level had then, the seats in use and the queues, and the
-// mechanism: a cold start, borrowing that lags a burst, a lender's own demand coming back, the seat
-// cost of wide requests (and why they cost that), one APF flow shared with a heavier sender, a
+// mechanism: a cold start, one APF flow shared with a heavier sender, borrowing that lags a burst,
+// a lender's own demand coming back, the seat cost of wide requests (and why they cost that), a
 // hand collision (shuffle sharding put it in a heavier flow's queues while others were idle), the
 // queue length limit, the server's concurrency limit; and, apart from APF, CPUs oversubscribed at
 // those moments (the capacity model). Each explanation names the remedies that
@@ -107,13 +107,17 @@ export function explain(report: SimulationReport, scenario: Scenario, config: Fl
   return out;
 }
 
-/** The first mechanism the run's records show, in the order a cause excludes the later ones. */
+/**
+ * The first mechanism the run's records show, in the order a cause excludes the later ones. A flow
+ * that is one APF flow with a heavier sender suffers with it whatever else happens (fair queuing
+ * cannot tell them apart), so that comes before the level's own limits.
+ */
 function explainFlow(run: Run, name: string, f: FlowReport, level: LevelReport): Explanation {
   const symptom = symptomOf(f);
   const cold = coldStart(run, name, f, level, symptom);
   if (cold !== undefined) return cold;
   const v = victimOf(run, name, f, level, symptom);
-  return borrowingLag(run, v) ?? wideRequests(run, v) ?? sharedFlow(run, v) ?? handCollision(run, v) ?? overAsked(run, v);
+  return sharedFlow(run, v) ?? borrowingLag(run, v) ?? wideRequests(run, v) ?? handCollision(run, v) ?? overAsked(run, v);
 }
 
 function symptomOf(f: FlowReport): string {
@@ -287,6 +291,10 @@ function sharedFlow(run: Run, v: Victim): Explanation | undefined {
       `share one hand of ${levelName}'s queues, so ${heavy}'s ${fmtInt(h.arrived)} requests fill the queues ${name}'s requests wait in: ${name} ` +
       `${symptom}` +
       (m === undefined ? '.' : ` (${spanText(m)}: ${levelName}'s CurrentCL ${cl}, ${stateText(m)}).`) +
+      (m?.rise === undefined || m.rise.stoppedBySeconds === null
+        ? ''
+        : ` The borrowing adjustment at ${seconds(m.rise.atSeconds)} raised CurrentCL to ${m.rise.to} and the queueing stopped by ` +
+          `${seconds(m.rise.stoppedBySeconds)}, but as long as they are one flow, ${name} waits whenever ${heavy} bursts.`) +
       v.serverClause,
     remedies: [
       { kind: 'dedicated-level', flow: heavy },
