@@ -55,6 +55,11 @@ test('cpu-bound-lists: tune does not buy Jenkins its wait with more LISTs at onc
   const modelled = await tune(text);
   assert.ok(modelled.met, modelled.changes.join('; '));
   assert.not.ok(modelled.changes.some(seatAccounting), modelled.changes.join('; '));
+  // Demand above the cores is said as such: a real CPU never reads above 100%.
+  assert.match(
+    (modelled.result.effects as string[]).join('\n'),
+    /server CPU demand peaks at \d+% of its 4 cores \(baseline \d+%\), more than the cores, so every running request took up to [\d.]+× its time/,
+  );
 });
 
 // The memory model does not need the CPU model: 200Mi holds six 8,000-pod LISTs at 4 KiB an
@@ -71,6 +76,8 @@ test('cpu-bound-lists with server.memory but no server.cpus: tune holds memory h
   const free = await tune(memoryOnly, MEMORY_OBJECTIVES.replace('  - server: {memory: 90%}\n', ''));
   assert.ok(free.changes.some(seatAccounting), free.changes.join('; '));
   assert.match((free.result.effects as string[]).join('\n'), /server memory peaks at 109% of server\.memory \(baseline 78\.1%\)/);
+  // maxSeats as the engine computes it: 15 seats, handSize 4 → 3; handSize 6 → 2.
+  assert.match((free.result.effects as string[]).join('\n'), /maxSeats \(the smaller of ⌈15% of NominalCL⌉ and ⌊NominalCL ÷ handSize⌋\) 3 → 2,/);
 
   const held = await tune(memoryOnly, MEMORY_OBJECTIVES);
   assert.ok(held.met, held.changes.join('; '));

@@ -47,7 +47,10 @@ function cpuClause(baseline: Runs, recommended: Runs): string {
       `server memory peaks at ${fmtPercent(memoryAfter)} of server.memory (baseline ${fmtPercent(memoryBefore)})`
     );
   }
-  return `server CPU peaks at ${fmtPercent(after)} (baseline ${fmtPercent(before)})`;
+  // Demand over the cores reads above 100%: say what that means, since a real CPU never shows it.
+  const cpus = recommended.find((r) => r.digest.capacity?.cpus != null)?.digest.capacity?.cpus;
+  const over = after > 1 ? `, more than the cores, so every running request took up to ${fmtNumber(after)}× its time` : '';
+  return `server CPU demand peaks at ${fmtPercent(after)} of its ${cpus} cores (baseline ${fmtPercent(before)})${over}`;
 }
 
 function levelSentences(name: string, edit: Partial<LevelParams>, c: Candidate, space: TuneSpace, baseline: Runs, recommended: Runs): string[] {
@@ -97,7 +100,7 @@ function levelSentences(name: string, edit: Partial<LevelParams>, c: Candidate, 
       seatsAfter < seatsBefore ? `up to ${times(seatsBefore, seatsAfter)} as many run at once; ${cpuClause(baseline, recommended)}` : 'fewer run at once';
     const seats =
       seatsAfter !== seatsBefore
-        ? `; it also sets the level's maxSeats (⌈NominalCL / handSize⌉) ${seatsBefore} → ${seatsAfter}, so each heavy request is charged ` +
+        ? `; it also sets the level's maxSeats (the smaller of ⌈15% of NominalCL⌉ and ⌊NominalCL ÷ handSize⌋) ${seatsBefore} → ${seatsAfter}, so each heavy request is charged ` +
           `${seatsAfter} seats instead of ${seatsBefore} and ${more}`
         : '';
     lines.push(
