@@ -38,6 +38,8 @@ const minus = (text: string) => text.replace(/^-/, '−');
 
 /** "−14.92 to −12.42", not "-14.92–-12.42": an en dash between negative numbers reads as a minus. */
 export function fmtRange(low: string, high: string): string {
+  // Two values that print alike are one value to the reader ("3.99", not "3.99–3.99").
+  if (low === high) return minus(low);
   return low.startsWith('-') || high.startsWith('-') ? `${minus(low)} to ${minus(high)}` : `${low}–${high}`;
 }
 
@@ -46,8 +48,7 @@ const nb = (text: string) => text.replace(/ /g, '\u00a0');
 
 function metricCell(m: MetricComparison | undefined): string {
   if (m === undefined) return '—';
-  const range = (s: MetricComparison['baseline']) =>
-    s.min === null || s.max === null ? '—' : s.min === s.max ? nb(minus(fmt(m.unit, s.min))) : nb(fmtRange(fmt(m.unit, s.min), fmt(m.unit, s.max)));
+  const range = (s: MetricComparison['baseline']) => (s.min === null || s.max === null ? '—' : nb(fmtRange(fmt(m.unit, s.min), fmt(m.unit, s.max))));
   const spreads =
     m.baseline.min !== m.baseline.max || m.variant.min !== m.variant.max
       ? `<br><span class="dim">seeds: ${range(m.baseline)} → ${range(m.variant)}</span>`

@@ -76,6 +76,8 @@ test('the headline counts new and removed rows; ranges of negative numbers read 
   assert.match(html, /<td class="name"><span class="swatch"[^>]*><\/span>ci-tools<\/td><td[^>]*><span class="worse">worse<\/span><\/td><td[^>]*>0 → 830/);
   assert.is(fmtRange('-14.92', '-12.42'), '−14.92 to −12.42');
   assert.is(fmtRange('1', '2'), '1–2');
+  assert.is(fmtRange('3.99', '3.99'), '3.99');
+  assert.is(fmtRange('-1', '-1'), '−1');
 });
 
 test.run();
