@@ -34,7 +34,7 @@ const times = (before: number, after: number) => (after > 0 ? `${fmtNumber(befor
 const memoryUse = (d: RunDigest) => (d.capacity?.memoryBytes ? d.capacity.peakMemoryBytes / d.capacity.memoryBytes : null);
 
 /** What the modelled server's CPU and memory did, or that the model is off (and so more concurrent work looked free). */
-function cpuClause(baseline: Runs, recommended: Runs): string {
+function capacityClause(baseline: Runs, recommended: Runs): string {
   const before = worstOver(baseline, (d) => d.capacity?.peakCpu);
   const after = worstOver(recommended, (d) => d.capacity?.peakCpu);
   const memory = memoryClause(baseline, recommended, before === null || after === null);
@@ -105,7 +105,7 @@ function levelSentences(name: string, edit: Partial<LevelParams>, c: Candidate, 
     const seatsBefore = before?.maxSeats ?? 0;
     const seatsAfter = after?.maxSeats ?? seatsBefore;
     const more =
-      seatsAfter < seatsBefore ? `up to ${times(seatsBefore, seatsAfter)} as many run at once; ${cpuClause(baseline, recommended)}` : 'fewer run at once';
+      seatsAfter < seatsBefore ? `up to ${times(seatsBefore, seatsAfter)} as many run at once; ${capacityClause(baseline, recommended)}` : 'fewer run at once';
     const seats =
       seatsAfter !== seatsBefore
         ? `; it also sets the level's maxSeats (the smaller of ⌈15% of NominalCL⌉ and ⌊NominalCL ÷ handSize⌋) ${seatsBefore} → ${seatsAfter}, so each heavy request is charged ` +
@@ -194,5 +194,5 @@ function costLine(baseline: Runs, recommended: Runs, improved: ReadonlySet<strin
     worst === undefined
       ? 'no flow outside the objectives got slower (p99 latency, worst seed)'
       : `the flow outside the objectives that lost most is ${worst.flow}: p99 latency ${fmtSeconds(worst.before)} → ${fmtSeconds(worst.after)} (worst seed)`;
-  return `Measured cost: ${slower}; ${cpuClause(baseline, recommended)}.`;
+  return `Measured cost: ${slower}; ${capacityClause(baseline, recommended)}.`;
 }
