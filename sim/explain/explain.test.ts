@@ -222,6 +222,20 @@ test('controllers that are one APF flow with a noisy add-on: named so first, not
   assert.equal(own?.for, ['kcm-replicaset-controller', 'kcm-deployment-controller']);
 });
 
+test('a level asked for more than it had: the demand and limit of the moments, the queue length limit, the server full', async () => {
+  const outcome = await runScenario({ scenarioFile: example('borrowing.yaml'), seed: '1' });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const why = outcome.report.explanations!.find((e) => e.flow === 'dashboard-surge')!.text;
+  // The surge runs from 60 s on: over the whole run idle's flows asked for 40 seats, half of what they asked while it suffered.
+  const asked = /^From 60 s to 120 s idle's flows asked for about ([\d.]+) seats and it had 22–45 \(NominalCL 45\); dashboard-surge lost /.exec(why);
+  assert.ok(asked !== null, why);
+  assert.ok(Number(asked![1]) > 70, why);
+  assert.match(why, /\(queue-full: its queues hold at most 50 requests, and the longest held 50 then\)\. Then: up to 45 seats in use/);
+  assert.match(why, /The server's 100 seats were all in use then \(its concurrency limit\), so no level had any to lend\.$/);
+  assert.not.match(why, /on average/);
+});
+
 test('suffering while the modelled CPUs are oversubscribed: said so, with the demand at those moments; not without the model', async () => {
   const outcome = await runScenario({ scenarioFile: example('cpu-bound-lists.yaml'), seed: '1' });
   assert.ok(outcome.ok);

@@ -17,7 +17,7 @@ import { fmtInt, fmtNumber, fmtSeconds } from '../report/format.ts';
 import { effectiveMaxSeats, MAXIMUM_SEATS_LIMIT, PRIORITY_LEVEL_MAX_SEATS_FRACTION } from '../../engine/flowcontrol/max-seats.ts';
 import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../../engine/flowcontrol/work-estimator-config.ts';
 import type { LevelReport } from '../report.ts';
-import { momentsOf, seconds, spanText, type LevelState, type Moments } from './moments.ts';
+import { momentsOf, offeredSeatsAt, seconds, spanText, type LevelState, type Moments } from './moments.ts';
 import type { Remedy } from './remedy.ts';
 import type { HandCollisionRecords } from '../hand-collisions.ts';
 import { handCollisionAt } from './hand-collision.ts';
@@ -343,11 +343,17 @@ function overAsked({ report }: Run, v: Victim): Explanation {
   const remedies: Remedy[] = [{ kind: 'more-shares', level: levelName }];
   if (f.rejected['queue-full'] > 0 && queueLimit !== undefined && level.longestQueue >= queueLimit) remedies.push({ kind: 'longer-queues', level: levelName });
   const top = [...v.neighbours].sort((a, b) => seatShare(report, levelName, b[0]) - seatShare(report, levelName, a[0]))[0];
+  // At the moments the flow suffered, what was asked and what the level had then; the run's means only without them.
+  const asked = m === undefined ? undefined : offeredSeatsAt(report, levelName, m.buckets);
+  const head =
+    m === undefined || asked === undefined
+      ? `${levelName}'s flows asked for ${fmtNumber(demand)} seats on average and it had ${fmtNumber(level.currentCL.mean)} (NominalCL ${level.nominalCL})`
+      : `${capitalized(spanText(m))} ${levelName}'s flows asked for about ${fmtNumber(asked)} seats and it had ${cl} (NominalCL ${level.nominalCL})`;
   return {
     flow: name,
     level: levelName,
     text:
-      `${levelName}'s flows asked for ${fmtNumber(demand)} seats on average and it had ${fmtNumber(level.currentCL.mean)} (NominalCL ${level.nominalCL})` +
+      head +
       (top !== undefined && seatShare(report, levelName, top[0]) >= 0.5
         ? `, ${Math.round(100 * seatShare(report, levelName, top[0]))}% of them held by ${top[0]}`
         : '') +
@@ -356,7 +362,7 @@ function overAsked({ report }: Run, v: Victim): Explanation {
         ? ` (queue-full: its queues hold at most ${queueLimit} requests${m === undefined ? '' : `, and the longest held ${m.longestQueue} then`})`
         : '') +
       '.' +
-      (m === undefined ? '' : ` ${capitalized(spanText(m))} its CurrentCL was ${cl} (${stateText(m)}).`) +
+      (m === undefined ? '' : asked === undefined ? ` ${capitalized(spanText(m))} its CurrentCL was ${cl} (${stateText(m)}).` : ` Then: ${stateText(m)}.`) +
       v.serverClause,
     remedies,
   };
