@@ -108,8 +108,8 @@ function levelSentences(name: string, edit: Partial<LevelParams>, c: Candidate, 
       seatsAfter < seatsBefore ? `up to ${times(seatsBefore, seatsAfter)} as many run at once; ${capacityClause(baseline, recommended)}` : 'fewer run at once';
     const seats =
       seatsAfter !== seatsBefore
-        ? `; it also sets the level's maxSeats (the smaller of ⌈15% of NominalCL⌉ and ⌊NominalCL ÷ handSize⌋) ${seatsBefore} → ${seatsAfter}, so each heavy request is charged ` +
-          `${seatsAfter} seats instead of ${seatsBefore} and ${more}`
+        ? `; it also sets the level's maxSeats (the smaller of ⌈15% of NominalCL⌉ and ⌊NominalCL ÷ handSize⌋) ${seatsBefore} → ${seatsAfter}, ` +
+          `so each heavy request is charged ${seatsAfter} seats instead of ${seatsBefore} and ${more}`
         : '';
     lines.push(
       field(
