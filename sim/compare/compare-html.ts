@@ -66,6 +66,17 @@ export function verdictCounts(rows: readonly RowComparison[]): string[] {
   });
 }
 
+/** The terminal's line for a variant: "what-if: 2 flows: 0 better, 1 worse (jenkins), 1 removed (gone), 0 within seed noise; levels: …". */
+export function variantSummary(v: VariantComparison): string {
+  const parts = verdictCounts(v.flows).map((part) => {
+    const verdict = part.slice(part.indexOf(' ') + 1);
+    const names = v.flows.filter((f) => f.verdict === (verdict === VERDICT_TEXT.noise ? 'noise' : verdict)).map((f) => f.name);
+    return verdict !== VERDICT_TEXT.noise && names.length > 0 ? `${part} (${names.join(', ')})` : part;
+  });
+  const n = v.flows.length;
+  return `${v.name}: ${n} flow${n === 1 ? '' : 's'}: ${parts.join(', ')}; levels: ${verdictCounts(v.levels).join(', ')}`;
+}
+
 function verdictCell(row: RowComparison): string {
   return `<span class="${row.verdict}">${nb(VERDICT_TEXT[row.verdict])}</span>`;
 }
