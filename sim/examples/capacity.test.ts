@@ -10,13 +10,22 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runSimTune } from '../cli-tune.ts';
 import { reportJson, type SimulationReport } from '../report.ts';
+import { fmtPercent, fmtSeconds } from '../report/format.ts';
 import { runScenario } from '../run-scenario.ts';
 
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 const CAPACITY = ', cpus: 4, memory: 2Gi, executorThreads: none';
 
-/** The exit status, output and tune.json of tuning `scenarioText` with `objectivesText` (by default cpu-bound-lists' objectives). */
-async function runTune(scenarioText: string, objectivesText?: string): Promise<{ code: number; out: string; result: Record<string, unknown> | undefined }> {
+interface Tuned {
+  code: number;
+  out: string;
+  result: Record<string, unknown> | undefined;
+  /** The comparison's own runs, by configuration ("baseline", "recommended"), one report per seed. */
+  reports: Record<string, SimulationReport[]>;
+}
+
+/** The exit status, output, tune.json and run reports of tuning `scenarioText` with `objectivesText` (by default cpu-bound-lists' objectives). */
+async function runTune(scenarioText: string, objectivesText?: string): Promise<Tuned> {
   const dir = await mkdtemp(join(tmpdir(), 'fairway-capacity-'));
   try {
     const scenario = join(dir, 'cpu-bound-lists.yaml');
@@ -27,19 +36,31 @@ async function runTune(scenarioText: string, objectivesText?: string): Promise<{
     const argv = [scenario, '--objectives', objectives, '--seeds', '1..2', '--workers', '2', '--no-plots', '--no-suggestions'];
     const code = await runSimTune([...argv, '--out', join(dir, 'out')], { stdout: (t) => void (out += t), stderr: (t) => void (out += t) });
     const result = await readFile(join(dir, 'out', 'tune.json'), 'utf8').then(JSON.parse, () => undefined);
-    return { code, out: out.replaceAll(dir, 'DIR'), result };
+    const reports: Tuned['reports'] = {};
+    for (const name of ['baseline', 'recommended'])
+      for (const seed of ['1', '2']) {
+        const text = await readFile(join(dir, 'out', name, `seed-${seed}`, 'report.json'), 'utf8').catch(() => undefined);
+        if (text !== undefined) (reports[name] ??= []).push(JSON.parse(text));
+      }
+    return { code, out: out.replaceAll(dir, 'DIR'), result, reports };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 /** The recommendation's changes when tuning `scenarioText` with cpu-bound-lists' objectives. */
-async function tune(scenarioText: string, objectivesText?: string): Promise<{ met: boolean; changes: string[]; result: Record<string, unknown> }> {
-  const { code, out, result } = await runTune(scenarioText, objectivesText);
+async function tune(
+  scenarioText: string,
+  objectivesText?: string,
+): Promise<{ met: boolean; changes: string[]; result: Record<string, unknown>; reports: Tuned['reports'] }> {
+  const { code, out, result, reports } = await runTune(scenarioText, objectivesText);
   assert.is(code, 0, out);
   const recommendation = result!.recommendation as { changes: string[] };
-  return { met: result!.met as boolean, changes: recommendation.changes, result: result! };
+  return { met: result!.met as boolean, changes: recommendation.changes, result: result!, reports };
 }
+
+/** The worst (largest) value over a configuration's runs. */
+const worst = (reports: readonly SimulationReport[], pick: (r: SimulationReport) => number) => Math.max(...reports.map(pick));
 
 const seatAccounting = (c: string) => /ci-tools: (handSize|nominalConcurrencyShares|borrowingLimitPercent|lendablePercent)/.test(c);
 
@@ -55,6 +76,24 @@ test('cpu-bound-lists: tune does not buy Jenkins its wait with more LISTs at onc
   const modelled = await tune(text);
   assert.ok(modelled.met, modelled.changes.join('; '));
   assert.not.ok(modelled.changes.some(seatAccounting), modelled.changes.join('; '));
+  // The objectives table and the cost sentence say what the runs written beside them recorded.
+  const { baseline, recommended } = modelled.reports;
+  assert.ok(baseline?.length === 2 && recommended?.length === 2);
+  const rows = modelled.result.objectivesTable as { what: string; baseline: string; recommended: string }[];
+  const row = (what: string) => rows.find((r) => r.what === what)!;
+  const jenkinsWait = (r: SimulationReport) => r.flows.jenkins!.waitSeconds.p99 ?? 0;
+  const appsLatency = (r: SimulationReport) => r.flows['apps-gets']!.latencySeconds.p99 ?? 0;
+  assert.is(row('jenkins wait p99').baseline, `${fmtSeconds(worst(baseline!, jenkinsWait))} (jenkins)`);
+  assert.is(row('jenkins wait p99').recommended, `${fmtSeconds(worst(recommended!, jenkinsWait))} (jenkins)`);
+  assert.is(row('apps-gets latency p99 no worse than baseline').baseline, `${fmtSeconds(worst(baseline!, appsLatency))} (apps-gets)`);
+  assert.is(row('apps-gets latency p99 no worse than baseline').recommended, `${fmtSeconds(worst(recommended!, appsLatency))} (apps-gets)`);
+  const cpu = (r: SimulationReport) => r.capacity!.peakCpu;
+  assert.ok(
+    (modelled.result.effects as string[]).some((e) =>
+      e.includes(`server CPU demand peaks at ${fmtPercent(worst(recommended!, cpu))} of its 4 cores (baseline ${fmtPercent(worst(baseline!, cpu))})`),
+    ),
+    (modelled.result.effects as string[]).join('\n'),
+  );
   // Demand above the cores is said as such: a real CPU never reads above 100%.
   assert.match(
     (modelled.result.effects as string[]).join('\n'),
