@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScenario } from '../run-scenario.ts';
 import { renderHtml } from '../report/html.ts';
+import { changeOf } from './suggest.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -193,6 +194,7 @@ test("the more-queues suggestion's figures are a run of its manifest: every flow
     const after = more!.effect[name]!.after;
     assert.is(after.waitP99Seconds, f.waitSeconds.p99, name);
     assert.is(after.rejectedFraction, Number((f.rejectedTotal / f.arrived).toFixed(6)), name);
+    assert.is(after.latencyP99Seconds, f.latencySeconds.p99, name);
   }
   // And they differ from the run without it: not the baseline's figures copied.
   assert.is.not(more!.effect.checkout!.after.waitP99Seconds, outcome.report.flows.checkout!.waitSeconds.p99);
@@ -234,6 +236,16 @@ test('a level asked for more than it had: the demand and limit of the moments, t
   assert.match(why, /\(queue-full: its queues hold at most 50 requests, and the longest held 50 then\)\. Then: up to 45 seats in use/);
   assert.match(why, /The server's 100 seats were all in use then \(its concurrency limit\), so no level had any to lend\.$/);
   assert.not.match(why, /on average/);
+});
+
+test("a suggestion's effect: a flow that waits no longer but takes longer is worse (the CPU cost of more heavy work at once)", () => {
+  const effect = (waitP99Seconds: number, latencyP99Seconds: number, rejectedFraction = 0) => ({ rejectedFraction, waitP99Seconds, latencyP99Seconds });
+  assert.is(changeOf(effect(0, 0.047), effect(0, 0.072)), 'worse');
+  assert.is(changeOf(effect(0, 0.047), effect(0, 0.048)), 'same');
+  // Waiting less is better even if execution took a little longer; waiting more is worse.
+  assert.is(changeOf(effect(0.3, 0.31), effect(0, 0.35)), 'better');
+  assert.is(changeOf(effect(0, 0.01), effect(0.05, 0.06)), 'worse');
+  assert.is(changeOf(effect(0, 0.01, 0.2), effect(0, 0.02, 0.1)), 'better');
 });
 
 test('suffering while the modelled CPUs are oversubscribed: said so, with the demand at those moments; not without the model', async () => {
