@@ -117,7 +117,7 @@ test('a burst that queues while borrowing lags: named, with the limit at that mo
     why!.text,
     new RegExp(
       '8,000 objects at 100 per seat would be 80 seats, but ci-tools charges at most 8: ' +
-        'its maxSeats, the smaller of 15% of its NominalCL 48 and NominalCL ÷ handSize \\(48 ÷ 4\\), is 8',
+        'its maxSeats, the smaller of ⌈15% of its NominalCL 48⌉ = 8 and ⌊NominalCL ÷ handSize⌋ = ⌊48 ÷ 4⌋ = 12, is 8',
     ),
   );
 });

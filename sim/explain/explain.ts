@@ -14,7 +14,7 @@ import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resour
 import type { FlowReport, SimulationReport } from '../report.ts';
 import type { FlowSpec, Scenario } from '../scenario.ts';
 import { fmtInt, fmtNumber, fmtSeconds } from '../report/format.ts';
-import { effectiveMaxSeats, MAXIMUM_SEATS_LIMIT, PRIORITY_LEVEL_MAX_SEATS_FRACTION } from '../../engine/flowcontrol/max-seats.ts';
+import { effectiveMaxSeats, MAXIMUM_SEATS_LIMIT, maxSeatsBounds, PRIORITY_LEVEL_MAX_SEATS_FRACTION } from '../../engine/flowcontrol/max-seats.ts';
 import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../../engine/flowcontrol/work-estimator-config.ts';
 import type { LevelReport } from '../report.ts';
 import { momentsOf, offeredSeatsAt, seconds, spanText, type LevelState, type Moments } from './moments.ts';
@@ -389,10 +389,11 @@ function seatsWhy(objects: number, seats: number, levelName: string, level: Leve
   if (wanted <= seats) return ` ${fmtInt(objects)} objects at ${perSeat} per seat make ${fmtNumber(seats)} seats.`;
   const limit = scenario.server.workEstimator?.maximumSeatsLimit ?? MAXIMUM_SEATS_LIMIT;
   const cap = effectiveMaxSeats(level.maxSeats, limit);
+  const bounds = handSize === undefined || handSize <= 0 ? undefined : maxSeatsBounds(level.nominalCL, handSize);
   const from =
-    level.maxSeats > 0 && handSize !== undefined
-      ? `its maxSeats, the smaller of ${Math.round(100 * PRIORITY_LEVEL_MAX_SEATS_FRACTION)}% of its NominalCL ${level.nominalCL} and ` +
-        `NominalCL ÷ handSize (${level.nominalCL} ÷ ${handSize}), is ${level.maxSeats}` +
+    level.maxSeats > 0 && handSize !== undefined && bounds !== undefined
+      ? `its maxSeats, the smaller of ⌈${Math.round(100 * PRIORITY_LEVEL_MAX_SEATS_FRACTION)}% of its NominalCL ${level.nominalCL}⌉ = ${bounds.byPercent} and ` +
+        `⌊NominalCL ÷ handSize⌋ = ⌊${level.nominalCL} ÷ ${handSize}⌋ = ${bounds.byHand}, is ${level.maxSeats}` +
         (level.maxSeats > limit ? `, and no request costs more than ${limit}` : '')
       : `no request costs more than ${limit}`;
   return ` ${fmtInt(objects)} objects at ${perSeat} per seat would be ${fmtInt(wanted)} seats, but ${levelName} charges at most ${cap}: ${from}.`;
