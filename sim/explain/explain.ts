@@ -392,7 +392,8 @@ function seatsWhy(objects: number, seats: number, levelName: string, level: Leve
   const bounds = handSize === undefined || handSize <= 0 ? undefined : maxSeatsBounds(level.nominalCL, handSize);
   const from =
     level.maxSeats > 0 && handSize !== undefined && bounds !== undefined
-      ? `its maxSeats, the smaller of ⌈${Math.round(100 * PRIORITY_LEVEL_MAX_SEATS_FRACTION)}% of its NominalCL ${level.nominalCL}⌉ = ${bounds.byPercent} and ` +
+      ? `its maxSeats, the smaller of ⌈${Math.round(100 * PRIORITY_LEVEL_MAX_SEATS_FRACTION)}% of its NominalCL ${level.nominalCL}⌉ ` +
+        `= ${bounds.byPercent} and ` +
         `⌊NominalCL ÷ handSize⌋ = ⌊${level.nominalCL} ÷ ${handSize}⌋ = ${bounds.byHand}, is ${level.maxSeats}` +
         (level.maxSeats > limit ? `, and no request costs more than ${limit}` : '')
       : `no request costs more than ${limit}`;
