@@ -19,7 +19,7 @@ import { realClock } from '../engine/clock.ts';
 import { FlowController, type FlowControlObserver } from '../engine/flowcontrol/controller.ts';
 import type { RequestInfo } from '../engine/request/request-info.ts';
 import { createPriorityAndFairnessFilter } from '../api/filters/priority-and-fairness.ts';
-import { chain, type Filter, type RequestContext } from '../api/server/http-context.ts';
+import { chain, type Filter, type RequestContext } from '../api/request/http-context.ts';
 import { createFairwayMetrics } from '../api/metrics/fairway-metrics.ts';
 import { defaultApfConfig } from '../api/metrics/testing/apf-fixtures.ts';
 import { UNDETACHED } from '../api/testing/request-context.ts';

@@ -9,7 +9,7 @@ import { InterestedWatches } from '../../engine/flowcontrol/interested-watches.t
 import type { RequestInfo } from '../../engine/request/request-info.ts';
 import type { UserInfo } from '../../engine/auth/user-info.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
-import { chain, type RequestContext } from '../server/http-context.ts';
+import { chain, type RequestContext } from '../request/http-context.ts';
 import { AUTHENTICATED, FLOOD_SCHEMA_UID, MASTERS, newTestController, podsInfo, TINY_LEVEL_UID } from '../metrics/testing/apf-fixtures.ts';
 import { UNDETACHED, withEndHooks } from '../testing/request-context.ts';
 import {

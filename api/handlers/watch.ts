@@ -12,12 +12,12 @@ import type { ResourceStore, StoredForm, WatchOptions, Watcher } from '../../eng
 import { WatchEvent } from '../../engine/store/watch-event.ts';
 import type { StoreError } from '../../engine/store/store-errors.ts';
 import { storeErrorStatus } from '../engine-errors.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { toTable, parseIncludeObject, type IncludeObject } from '../../engine/render/table.ts';
 import { ApiError, badRequest } from '../../engine/status/errors.ts';
-import { CHUNK_BYTES, ChunkedBody } from '../server/response-body.ts';
+import { CHUNK_BYTES, ChunkedBody } from '../transport/response-body.ts';
 import { checkResourceVersion, type QueryReader } from './query.ts';
-import { PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../../engine/render/serializer.ts';
 import { encodeObject, watchFrame } from '../../engine/protobuf/objects.ts';
 import { cacheJson } from './encoded-items.ts';
 import type { Output, OutputContext } from './resource-output.ts';

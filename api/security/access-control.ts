@@ -20,7 +20,7 @@ import type { AdmissionChain } from '../../engine/auth/admission/admission.ts';
 import { buildAdmissionChain } from '../../engine/auth/admission/build-admission.ts';
 import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
 import { formatRfc3339 } from '../../engine/clock.ts';
-import type { Filter } from '../server/http-context.ts';
+import type { Filter } from '../request/http-context.ts';
 import type { ServeOptions } from '../commands/serve-flags.ts';
 import type { Logger } from '../log.ts';
 import { createAuthorizationFilter } from '../filters/authorization.ts';

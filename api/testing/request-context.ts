@@ -2,8 +2,8 @@
 // chain, end hooks, abort listeners), as no-ops for contexts that tests build by hand, and
 // `withEndHooks` for a hand-built context whose filters register end hooks (APF's seats, the request
 // metrics): the test ends the request where the server would, once the chain has settled.
-import type { EndHook, RequestContext } from '../server/http-context.ts';
-import { addHook, emptyHookSlots, runHooks } from '../server/hook-slots.ts';
+import type { EndHook, RequestContext } from '../request/http-context.ts';
+import { addHook, emptyHookSlots, runHooks } from '../request/hook-slots.ts';
 
 export const UNDETACHED: Pick<RequestContext, 'onEnd' | 'setAbortListener' | 'detach' | 'detached' | 'end'> = {
   onEnd: () => undefined,

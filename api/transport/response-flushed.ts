@@ -5,7 +5,7 @@
 // callers that hold seats or count in-flight requests wait for this promise to do the same.
 import type { ServerResponse } from 'node:http';
 import { Http1Response } from './http1-connection.ts';
-import type { Hook } from './hook-slots.ts';
+import type { Hook } from '../request/hook-slots.ts';
 
 const FLUSHED = Symbol('fairway.responseFlushed');
 type Tracked = ServerResponse & { [FLUSHED]?: Promise<void> };

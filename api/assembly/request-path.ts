@@ -12,16 +12,25 @@ import type { Clock } from '../../engine/clock.ts';
 import { goDurationToMs, parseGoDuration } from '../../engine/config/go-duration.ts';
 import type { RequestInfo } from '../../engine/request/request-info.ts';
 import type { UserInfo } from '../../engine/auth/user-info.ts';
-import { ChainRun, type AbortListener, type Answered, type EndHook, type Filter, type Handler, type Pipeline, type RequestContext } from './http-context.ts';
-import { connectionOf, type Connection } from './connection.ts';
-import { addHook, runHooks, type Hook } from './hook-slots.ts';
+import {
+  ChainRun,
+  type AbortListener,
+  type Answered,
+  type EndHook,
+  type Filter,
+  type Handler,
+  type Pipeline,
+  type RequestContext,
+} from '../request/http-context.ts';
+import { connectionOf, type Connection } from '../request/connection.ts';
+import { addHook, runHooks, type Hook } from '../request/hook-slots.ts';
 import { ApiError, badRequest, routeNotFound, timeout } from '../../engine/status/errors.ts';
 import type { Logger } from '../log.ts';
-import { RequestTargets, URL_BASE } from './request-target.ts';
-import { sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from '../handlers/respond.ts';
+import { RequestTargets, URL_BASE } from '../request/request-target.ts';
+import { sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from '../request/respond.ts';
 import { errorStatus } from '../engine-errors.ts';
 import { serveHealth, type HealthChecks } from '../handlers/health.ts';
-import { responseFlushed, whenFlushed } from './response-flushed.ts';
+import { responseFlushed, whenFlushed } from '../transport/response-flushed.ts';
 import { Deadlines, type Deadline } from '../../engine/deadlines.ts';
 import { LinkedList, type ListMember } from '../../engine/linked-list.ts';
 

@@ -21,7 +21,7 @@ import type { Store } from '../../engine/store/store-types.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import { resourcePrefix } from '../../engine/store/store.ts';
 import { fairwayDiscoveryModel } from '../discovery/discovery.ts';
-import type { Filter } from './http-context.ts';
+import type { Filter } from '../request/http-context.ts';
 import type { Logger } from '../log.ts';
 import { createApiServer, type ApiServer, type RouteHandler } from './request-path.ts';
 import { createAccessLog } from './access-log.ts';
@@ -76,11 +76,11 @@ export interface FairwayServerOptions {
   extraHealthChecks?: readonly HealthCheck[] | undefined;
   /** Filters after authorization, before the handler (tests that look at how the chain runs a request). */
   extraFilters?: readonly Filter[] | undefined;
-  /** Where CPU-heavy stages of admitted requests run (api/server/execution-plane.ts); default: inline on the main thread. The caller closes it. */
+  /** Where CPU-heavy stages of admitted requests run (api/assembly/execution-plane.ts); default: inline on the main thread. The caller closes it. */
   executionPlane?: ExecutionPlane;
   /** --encoding-cache-bytes: what the kept YAML items of stored objects may hold (api/handlers/encoded-items.ts). */
   encodingCacheBytes?: number | undefined;
-  /** --v: 3 and above logs every request (api/server/access-log.ts). */
+  /** --v: 3 and above logs every request (api/assembly/access-log.ts). */
   verbosity?: number;
 }
 

@@ -25,7 +25,7 @@ import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { routeMethodNotAllowed } from '../../engine/status/errors.ts';
-import { addHook, runHooks, type Hook } from './hook-slots.ts';
+import { addHook, runHooks, type Hook } from '../request/hook-slots.ts';
 
 /** What Go's server reads of a body its handler left unread (`maxPostHandlerReadBytes`). */
 export const MAX_POST_HANDLER_READ_BYTES = 256 * 1024;
