@@ -81,6 +81,7 @@ const INITIALIZED = Promise.resolve();
 class InFlightRequest extends ChainRun implements RequestContext, Deadline, ListMember<InFlightRequest> {
   user: UserInfo | undefined = undefined;
   impersonator: UserInfo | undefined = undefined;
+  priorityLevelUid = '';
   watchInitialized: Promise<void> = INITIALIZED;
   detached = false;
   private resolveInitialized: (() => void) | undefined = undefined;

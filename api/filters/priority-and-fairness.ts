@@ -315,6 +315,7 @@ function setPfHeaders(context: RequestContext, classification: Classification): 
     pfHeaders.set(flowSchema, entry);
   }
   addPresetHeaders(res, entry.headers);
+  context.priorityLevelUid = priorityLevel.metadata?.uid ?? '';
 }
 
 /** Go's http.Error: plain text plus a newline, nosniff. */

@@ -148,8 +148,8 @@ export function sendStoredObject(
   const form = formOf(object);
   const contentType = output.negotiated.contentType;
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, [form], renderSpec(context, out, output), statusCode, contentType);
-  if (form.jsonBytes !== undefined) return sendBytes(context.res, statusCode, contentType, objectJsonLine(form));
-  return cacheJson([form], out.executor).then(() => sendBytes(context.res, statusCode, contentType, objectJsonLine(form)));
+  if (form.jsonBytes !== undefined) return sendBytes(context.res, context.priorityLevelUid, statusCode, contentType, objectJsonLine(form));
+  return cacheJson([form], out.executor).then(() => sendBytes(context.res, context.priorityLevelUid, statusCode, contentType, objectJsonLine(form)));
 }
 
 async function renderAndSend(
@@ -161,7 +161,7 @@ async function renderAndSend(
   contentType: string,
 ): Promise<unknown> {
   const body = await executor.execute<Buffer>(renderWork(forms, spec));
-  return sendBytes(context.res, statusCode, contentType, body);
+  return sendBytes(context.res, context.priorityLevelUid, statusCode, contentType, body);
 }
 
 function listMeta(list: Pick<ListResult, 'resourceVersion' | 'continue' | 'remainingItemCount'>): ListMeta {
@@ -186,7 +186,7 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
     const items = await out.yamlItems.of(forms, out.executor);
     const frame = yamlListFrame({ apiVersion: out.apiVersion, kind: out.listKind, metadata });
     const parts = new FramedParts(Buffer.from(frame.head, 'utf8'), items, Buffer.from(frame.tail, 'utf8'));
-    return sendBody(context.res, 200, contentType, parts, parts.byteLength);
+    return sendBody(context.res, context.priorityLevelUid, 200, contentType, parts, parts.byteLength);
   }
   if (output.conversion === 'Table' && output.mediaType === 'application/json' && !output.pretty && forms.length > 0 && out.tableRows !== undefined) {
     // Each object's kept row with its Age at this instant, in the printer's order, inside the Table's frame.
@@ -199,14 +199,14 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
     }
     const frame = tableFrame(out.kind, metadata, out.apiDomain);
     const body = new TableParts(Buffer.from(frame.head, 'utf8'), rows, Buffer.from(frame.tail, 'utf8'));
-    return sendBody(context.res, 200, contentType, body, body.byteLength);
+    return sendBody(context.res, context.priorityLevelUid, 200, contentType, body, body.byteLength);
   }
   if (output.mediaType === PROTOBUF_MEDIA_TYPE && output.conversion === undefined && out.protobufItems !== undefined) {
     // The list message around each object's kept message, as Go writes FooList.
     const messages = await out.protobufItems.of(forms, out.executor);
     const parts = listBodyParts(out.listKind, out.apiVersion, metadata, messages);
     const body = new FramedParts(parts[0]!, parts.slice(1, -1), parts.at(-1)!);
-    return sendBody(context.res, 200, contentType, body, body.byteLength);
+    return sendBody(context.res, context.priorityLevelUid, 200, contentType, body, body.byteLength);
   }
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, forms, renderSpec(context, out, output, metadata), 200, contentType);
   await cacheJson(forms, out.executor);
@@ -216,7 +216,7 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
   );
   let byteLength = head.byteLength + LIST_END.byteLength + Math.max(0, forms.length - 1);
   for (let i = 0; i < forms.length; i++) byteLength += objectJsonBytes(forms[i]!).byteLength;
-  return sendBody(context.res, 200, contentType, new ListParts(head, forms), byteLength);
+  return sendBody(context.res, context.priorityLevelUid, 200, contentType, new ListParts(head, forms), byteLength);
 }
 
 /**

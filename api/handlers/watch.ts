@@ -281,7 +281,7 @@ class WatchStream {
       const { watcher, deps } = this;
       // A client that stops reading keeps the socket full; once the store has cut its watcher off
       // (bounded buffer), the response goes too.
-      const body = new ChunkedBody(this.context.res, { abandonWhen: () => watcher.stopped });
+      const body = new ChunkedBody(this.context.res, this.context.priorityLevelUid, { abandonWhen: () => watcher.stopped });
       if (full && !(await body.drained())) {
         if (body.abandoned) deps.onTerminated?.(this.context);
         this.close();
