@@ -17,7 +17,7 @@ import { groupResourceKey } from '../../engine/flowcontrol/work-estimate.ts';
 import type { WorkEstimatorConfig } from '../../engine/flowcontrol/work-estimator-config.ts';
 import type { ManagedFieldsRecorder } from '../../engine/patch/patch-applier.ts';
 import { canonicalOrder } from '../../engine/resources/canonical-order.ts';
-import { shapeOf } from '../../engine/resources/decode.ts';
+import { shapeOf } from '../../engine/request/decode.ts';
 import { FLOWCONTROL_KINDS, storeResourceInfo } from '../../engine/resources/kinds.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import { resourcePrefix } from '../../engine/store/store.ts';
