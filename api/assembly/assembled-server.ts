@@ -1,7 +1,9 @@
 // The whole server minus the socket: over an open store it starts the flow controller (following
 // the stored PLCs and FlowSchemas), the bootstrap ensurer, metrics, and builds the request path
 // (filters and handlers). `fairway serve` puts it behind HTTPS; tests may put it behind plain
-// HTTP in-process. `stop()` undoes everything but the store, which the caller owns.
+// HTTP in-process. `stop()` undoes everything but the store, which the caller owns. The parts are
+// built beside it: APF (apf-wiring.ts), the resources' routes (resource-routes.ts), the health
+// checks (health-checks.ts) and the request path (request-path.ts).
 import { Counter, Registry } from 'prom-client';
 import { realClock, formatRfc3339, type Clock } from '../../engine/clock.ts';
 import type { FlowController } from '../../engine/flowcontrol/controller.ts';
