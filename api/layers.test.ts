@@ -1,6 +1,7 @@
 // api/'s own folders are layers too (docs/architecture.md, "Layers inside api/"): the request model
-// at the bottom, the transports over it, then handlers and filters, and the assembly and commands on
-// top. Product code only: a test may start a whole server through api/testing/.
+// at the bottom, the transports over it, handlers and filters over the request model alone (never a
+// transport), and the assembly and commands on top. Product code only: a test may start a whole
+// server through api/testing/.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,8 +18,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   top: [],
   openapi: ['request', 'discovery'],
   discovery: ['request', 'openapi'],
-  filters: ['request', 'transport'],
-  handlers: ['request', 'transport', 'discovery', 'openapi'],
+  filters: ['request'],
+  handlers: ['request', 'discovery', 'openapi'],
   metrics: ['request', 'filters', 'discovery'],
   debug: ['request'],
   security: ['request', 'filters', 'handlers', 'data-dir'],
@@ -73,7 +74,9 @@ test('every api/ folder imports only the folders below it', () => {
 
 test('the rules catch an import that goes up', () => {
   assert.ok(violation('request/respond.ts', 'handlers/resource.ts'));
-  assert.ok(violation('transport/response-body.ts', 'filters/priority-and-fairness.ts'));
+  assert.ok(violation('request/response-body.ts', 'filters/priority-and-fairness.ts'));
+  assert.ok(violation('handlers/body.ts', 'transport/http1-connection.ts'));
+  assert.ok(violation('filters/priority-and-fairness.ts', 'transport/secure-server.ts'));
   assert.ok(violation('handlers/resource.ts', 'assembly/request-path.ts'));
   assert.ok(violation('log.ts', 'request/http-context.ts'));
   assert.is(violation('handlers/resource.ts', 'request/http-context.ts'), undefined);

@@ -43,7 +43,7 @@ const ALLOWED = [
   /^api\/log\.ts$/,
   // Socket timing on real connections: idle HTTP/2 sessions, the RST-avoidance close delay, a
   // stalled response body's check.
-  /^api\/transport\/(secure-server|http1-connection|response-body)\.ts$/,
+  /^api\/(transport\/(secure-server|http1-connection)|request\/response-body)\.ts$/,
   // Real worker threads: waiting for the pool's threads to come up.
   /^workers\/piscina-executor\.ts$/,
 ];

@@ -15,7 +15,7 @@ import { ApiError, badRequest, timeout } from '../../engine/status/errors.ts';
 import { RequestTargets } from '../request/request-target.ts';
 import { sendError, sendStatus, sendStatusNegotiated, statusRepresentation } from '../request/respond.ts';
 import { errorStatus } from '../engine-errors.ts';
-import { responseFlushed, whenFlushed } from '../transport/response-flushed.ts';
+import { responseFlushed, whenFlushed } from '../request/response-flushed.ts';
 import { Deadlines } from '../../engine/deadlines.ts';
 import { LinkedList } from '../../engine/linked-list.ts';
 import { routingPipeline, type RoutingOptions } from './routing.ts';

@@ -24,8 +24,8 @@ import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../../engine/status/errors.ts';
 import { goQuote } from '../../engine/go-format.ts';
 import type { Answered, EndHook, Filter, RequestContext } from '../request/http-context.ts';
-import { responseFlushed, whenFlushed } from '../transport/response-flushed.ts';
-import { addPresetHeaders, PresetHeaders } from '../transport/preset-headers.ts';
+import { responseFlushed, whenFlushed } from '../request/response-flushed.ts';
+import { addPresetHeaders, PresetHeaders } from '../request/preset-headers.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';

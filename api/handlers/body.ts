@@ -14,7 +14,7 @@ import { strictYamlError, type GoYamlResult } from '../../engine/go-yaml.ts';
 import { inlineYamlDecoder, type YamlDecoder } from '../../workers/decode-yaml.ts';
 import { goQuote } from '../../engine/go-format.ts';
 import { checkNestingDepth, MAX_BODY_NESTING_DEPTH } from './nesting-depth.ts';
-import { beginBodyRead, onBodyFramingError } from '../transport/http1-connection.ts';
+import { beginBodyRead, onBodyFramingError } from '../request/request-body.ts';
 
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
 export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];

@@ -4,7 +4,7 @@
 // write and a LIST copies bytes; encoding many objects, and every other representation (protobuf
 // included, which reuses each object's cached message when rendered on the main thread), is work for
 // the execution plane (workers/), which keeps small work on the main thread and sends large work to
-// a worker. Large bodies are streamed in chunks (api/transport/response-body.ts). Each function resolves when
+// a worker. Large bodies are streamed in chunks (api/request/response-body.ts). Each function resolves when
 // the body has been handed to the response, so the request keeps its APF seats until then.
 import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
 import { newStoredForm, objectJsonBytes, objectJsonLine, storedFormOf } from '../../engine/store/cached-object.ts';
@@ -17,7 +17,7 @@ import { PROTOBUF_MEDIA_TYPE, type Representation } from '../../engine/render/se
 import { ApiError } from '../../engine/status/errors.ts';
 import { ageJson, parseIncludeObject, tableFrame, tableOrder, type FlowcontrolKind, type IncludeObject } from '../../engine/render/table.ts';
 import type { RequestContext } from '../request/http-context.ts';
-import { type BodyParts, sendBody, sendBytes } from '../transport/response-body.ts';
+import { type BodyParts, sendBody, sendBytes } from '../request/response-body.ts';
 import type { RenderSpec } from '../../engine/render/render-body.ts';
 import { renderWork } from '../../workers/render-stages.ts';
 import { type AgedTableRow, cacheJson, type KeptItems, sameForms, tableRowSplit } from './encoded-items.ts';

@@ -15,7 +15,7 @@ import { storeErrorStatus } from '../engine-errors.ts';
 import type { RequestContext } from '../request/http-context.ts';
 import { toTable, parseIncludeObject, type IncludeObject } from '../../engine/render/table.ts';
 import { ApiError, badRequest } from '../../engine/status/errors.ts';
-import { CHUNK_BYTES, ChunkedBody } from '../transport/response-body.ts';
+import { CHUNK_BYTES, ChunkedBody } from '../request/response-body.ts';
 import { checkResourceVersion, type QueryReader } from './query.ts';
 import { PROTOBUF_MEDIA_TYPE } from '../../engine/render/serializer.ts';
 import { encodeObject, watchFrame } from '../../engine/protobuf/objects.ts';

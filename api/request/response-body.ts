@@ -13,7 +13,8 @@
 // responses and HTTP/2 compatibility responses both have; nothing here reaches for the socket.
 import type { ServerResponse } from 'node:http';
 import { BulkScheduler, type BulkWriter } from './bulk-scheduler.ts';
-import { Http1Response, requestBodyRead } from './http1-connection.ts';
+import { requestBodyRead } from './request-body.ts';
+import { responseExtras } from './response-extras.ts';
 
 /**
  * The most one body writes at a time: small enough that encrypting it takes a fraction of a
@@ -371,7 +372,7 @@ function startBody(res: ServerResponse, statusCode: number, contentType: string,
   }
   // Over HTTP/1.1 with the request read (no early-response rule adds a header), the head is written
   // from one array: Node validates and serializes the pair without keeping a header dictionary.
-  if (res instanceof Http1Response && requestBodyRead(res.req)) {
+  if (responseExtras(res) !== undefined && requestBodyRead(res.req)) {
     res.writeHead(statusCode, ['Content-Type', contentType, 'Content-Length', byteLength]);
     return true;
   }

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, request, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../transport/http1-connection.ts';
 import { BulkScheduler } from './bulk-scheduler.ts';
 import { CHUNK_BYTES, ChunkedBody, sendBody, sendBytes } from './response-body.ts';
 
