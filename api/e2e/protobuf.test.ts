@@ -7,7 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
-import { kubectlFor } from '../testing/kubectl.ts';
+import { kubectlFor } from '../data-dir/testing/kubectl.ts';
 import { decodeBody, encodeObject } from '../../engine/protobuf/objects.ts';
 import { decodeMessage, encodeMessage } from '../../engine/protobuf/codec.ts';
 import { encodeEnvelope } from '../../engine/protobuf/envelope.ts';

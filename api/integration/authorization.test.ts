@@ -16,7 +16,7 @@ import type { Filter, RequestContext } from '../request/http-context.ts';
 import { createApiServer } from '../assembly/request-path.ts';
 import { silentLogger } from '../log.ts';
 import { createTestClient, type TestClient } from '../testing/http-client.ts';
-import { createAuthorizationFilter } from './authorization.ts';
+import { createAuthorizationFilter } from '../filters/authorization.ts';
 import { admitWrite } from '../../engine/registry/requester.ts';
 import { requesterOf } from '../handlers/resource.ts';
 import { createSelfSubjectAccessReviewHandler, selfSubjectAccessReviewPath } from '../handlers/self-subject-access-review.ts';

@@ -2,9 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, request, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../transport/http1-connection.ts';
-import { BulkScheduler } from './bulk-scheduler.ts';
-import { CHUNK_BYTES, ChunkedBody, sendBody, sendBytes } from './response-body.ts';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
+import { BulkScheduler } from '../request/bulk-scheduler.ts';
+import { CHUNK_BYTES, ChunkedBody, sendBody, sendBytes } from '../request/response-body.ts';
 
 /** Serves one response with `handler`, reads it (slowly when asked) and reports what was written. */
 async function exchange(handler: (res: ServerResponse) => unknown, options: { readDelayMs?: number } = {}) {

@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStream } from '../testing/http-client.ts';
-import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer, type InProcessServer } from './testing/in-process.ts';
 
 const P = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 /** Each version of the object stores at about this many bytes (its annotation). */

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { openStream } from '../testing/http-client.ts';
-import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer, type InProcessServer } from './testing/in-process.ts';
 
 const P = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 let server: InProcessServer;

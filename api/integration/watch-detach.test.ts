@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Filter, RequestContext } from '../request/http-context.ts';
 import { openStream } from '../testing/http-client.ts';
-import { startInProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer } from './testing/in-process.ts';
 
 const PLC = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 const settle = () => new Promise((resolve) => setImmediate(resolve));

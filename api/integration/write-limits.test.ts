@@ -4,7 +4,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { KubeObject } from '../../engine/resources/types.ts';
-import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer, type InProcessServer } from './testing/in-process.ts';
 
 const PLC = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 const JSON_PATCH = { 'Content-Type': 'application/json-patch+json' };

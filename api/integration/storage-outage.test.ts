@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLevelDbBackend } from '../../engine/store/leveldb/leveldb-backend.ts';
-import { startInProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer } from './testing/in-process.ts';
 
 const FS_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';
 const flowSchema = (name: string) => ({

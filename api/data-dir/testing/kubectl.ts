@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { renderKubeconfig, type KubeconfigUser } from '../data-dir/kubeconfig.ts';
+import { renderKubeconfig, type KubeconfigUser } from '../kubeconfig.ts';
 
 export interface KubectlResult {
   code: number | null;

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MAX_FIELD_ERRORS_TEXT } from '../../engine/resources/field-errors.ts';
 import { encodeObject } from '../../engine/protobuf/objects.ts';
-import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer, type InProcessServer } from './testing/in-process.ts';
 import type { TestResponse } from '../testing/http-client.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';

@@ -4,9 +4,9 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer, type InProcessServer } from './testing/in-process.ts';
 import { chunkFrame, parseResponses, rawConnect, streamUntilClosed, type RawConnection } from '../testing/raw-http.ts';
-import { MAX_POST_HANDLER_READ_BYTES } from './http1-connection.ts';
+import { MAX_POST_HANDLER_READ_BYTES } from '../transport/http1-connection.ts';
 
 const PLC = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 let server: InProcessServer;

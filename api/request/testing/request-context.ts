@@ -3,8 +3,8 @@
 // priority level yet: APF's filter sets one when a test runs it), and
 // `withEndHooks` for a hand-built context whose filters register end hooks (APF's seats, the request
 // metrics): the test ends the request where the server would, once the chain has settled.
-import type { EndHook, RequestContext } from '../request/http-context.ts';
-import { addHook, emptyHookSlots, runHooks } from '../request/hook-slots.ts';
+import type { EndHook, RequestContext } from '../http-context.ts';
+import { addHook, emptyHookSlots, runHooks } from '../hook-slots.ts';
 
 export const UNDETACHED: Pick<RequestContext, 'onEnd' | 'setAbortListener' | 'detach' | 'detached' | 'end' | 'priorityLevelUid'> = {
   onEnd: () => undefined,

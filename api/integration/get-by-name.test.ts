@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Filter } from '../request/http-context.ts';
 import { PLC as P, validPlc as plc } from '../testing/bad-input-corpus.ts';
-import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer, type InProcessServer } from './testing/in-process.ts';
 
 /** What the rest of the chain (the handler) returned for each GET, and the response right then. */
 interface Seen {

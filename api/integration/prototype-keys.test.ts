@@ -3,7 +3,7 @@
 // died, or /metrics broke) until a restart.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startInProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer } from './testing/in-process.ts';
 
 const FS = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';
 const MERGE = { 'Content-Type': 'application/merge-patch+json' };

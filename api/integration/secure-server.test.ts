@@ -10,11 +10,11 @@ import type { Store } from '../../engine/store/store-types.ts';
 import { createFairwayServer, type FairwayServer } from '../assembly/assembled-server.ts';
 import { silentLogger } from '../log.ts';
 import { generateCertificateAuthority, issueServingCertificate, type KeyPairPem } from '../../engine/x509/certificates.ts';
-import { createSecureApiServer, maxConcurrentStreams, type SecureServer } from './secure-server.ts';
+import { createSecureApiServer, maxConcurrentStreams, type SecureServer } from '../transport/secure-server.ts';
 import { connectH2 } from '../testing/h2-client.ts';
 import { sampleValue } from '../testing/metrics.ts';
 import { validPlc } from '../testing/bad-input-corpus.ts';
-import { testAccessControl } from '../testing/access-control.ts';
+import { testAccessControl } from '../security/testing/access-control.ts';
 
 const PLC = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations';
 const TOKEN = 'secure-server-test-token';

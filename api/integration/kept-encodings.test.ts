@@ -10,7 +10,7 @@ import { yamlText } from '../../engine/store/yaml-text.ts';
 import { goJsonText } from '../../engine/store/go-json.ts';
 import { encodeObject, keptObjectMessage } from '../../engine/protobuf/objects.ts';
 import { toTable, type IncludeObject } from '../../engine/render/table.ts';
-import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
+import { startInProcessServer, type InProcessServer } from './testing/in-process.ts';
 
 const FS = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';

@@ -5,21 +5,21 @@
 // table says, and nothing else may.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Shape } from '../engine/resources/object-shape.ts';
-import { FLOWCONTROL_KINDS } from '../engine/resources/kinds.ts';
-import { decodingShape } from '../engine/resources/schema/decoding-shape.ts';
-import type { FieldNames, FieldType, Same, StructTable } from '../engine/resources/schema/field-table.ts';
-import { goAlwaysEncodes, reachableStructs } from '../engine/resources/schema/field-table.ts';
-import type * as fs from '../engine/resources/schema/flow-schema.ts';
-import { LIST_META, listStruct, MANAGED_FIELDS_ENTRY, OBJECT_META, OWNER_REFERENCE } from '../engine/resources/schema/meta-v1.ts';
-import * as plc from '../engine/resources/schema/priority-level-configuration.ts';
-import type * as types from '../engine/resources/types.ts';
-import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../engine/resources/defaults.ts';
-import { canonicalOrder } from '../engine/resources/canonical-order.ts';
-import { fairwayDiscoveryModel } from './discovery/discovery.ts';
-import { openApiDocuments } from './openapi/openapi.ts';
-import { schemaFor, type FlowcontrolKind, type SchemaNode } from '../engine/patch/schema.ts';
-import { GO_POINTER_FIELDS } from '../engine/protobuf/go-types.ts';
+import type { Shape } from '../../engine/resources/object-shape.ts';
+import { FLOWCONTROL_KINDS } from '../../engine/resources/kinds.ts';
+import { decodingShape } from '../../engine/resources/schema/decoding-shape.ts';
+import type { FieldNames, FieldType, Same, StructTable } from '../../engine/resources/schema/field-table.ts';
+import { goAlwaysEncodes, reachableStructs } from '../../engine/resources/schema/field-table.ts';
+import type * as fs from '../../engine/resources/schema/flow-schema.ts';
+import { LIST_META, listStruct, MANAGED_FIELDS_ENTRY, OBJECT_META, OWNER_REFERENCE } from '../../engine/resources/schema/meta-v1.ts';
+import * as plc from '../../engine/resources/schema/priority-level-configuration.ts';
+import type * as types from '../../engine/resources/types.ts';
+import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../../engine/resources/defaults.ts';
+import { canonicalOrder } from '../../engine/resources/canonical-order.ts';
+import { fairwayDiscoveryModel } from '../discovery/discovery.ts';
+import { openApiDocuments } from './openapi.ts';
+import { schemaFor, type FlowcontrolKind, type SchemaNode } from '../../engine/patch/schema.ts';
+import { GO_POINTER_FIELDS } from '../../engine/protobuf/go-types.ts';
 
 type Json = Record<string, any>;
 
