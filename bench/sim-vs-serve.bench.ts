@@ -28,7 +28,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { prefillFlowSchemas } from '../api/testing/prefill.ts';
-import { startServerProcess, type ServerProcess } from '../api/testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../api/commands/testing/server-process.ts';
 import { histogramDelta, histogramQuantile, histograms } from '../engine/prometheus-delta.ts';
 import { parseExposition } from '../engine/prometheus-text.ts';
 import { runScenario } from '../sim/run-scenario.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 import { connectH2, type H2Client } from '../testing/h2-client.ts';
 import type { TestClient } from '../testing/http-client.ts';
 import { sleep } from '../testing/load.ts';

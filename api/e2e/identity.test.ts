@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify as yamlStringify } from 'yaml';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 import { kubectlFor, kubectlForUser, type Kubectl } from '../data-dir/testing/kubectl.ts';
 import { createTestClient } from '../testing/http-client.ts';
 import { generateCertificateAuthority, issueClientCertificate } from '../../engine/x509/certificates.ts';

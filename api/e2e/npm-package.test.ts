@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../build.mjs';
 import { kubectlFor } from '../data-dir/testing/kubectl.ts';
-import { startServerProcess } from '../testing/server-process.ts';
+import { startServerProcess } from '../commands/testing/server-process.ts';
 
 let work: string;
 let installed: string;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 import { kubectlFor } from '../data-dir/testing/kubectl.ts';
 import { decodeBody, encodeObject } from '../../engine/protobuf/objects.ts';
 import { decodeMessage, encodeMessage } from '../../engine/protobuf/codec.ts';

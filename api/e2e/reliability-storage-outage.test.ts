@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServerProcess } from '../testing/server-process.ts';
+import { startServerProcess } from '../commands/testing/server-process.ts';
 
 const FS_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';
 

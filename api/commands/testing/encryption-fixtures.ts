@@ -3,16 +3,16 @@
 // stopped server's LevelDB, and a `fairway serve` start that waits only for the server to listen
 // (a server whose KMS plugin is down never becomes ready, which is the point of the test).
 import { spawn } from 'node:child_process';
-import { killOnExit } from './kill-on-exit.ts';
+import { killOnExit } from '../../testing/kill-on-exit.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ClassicLevel } from 'classic-level';
-import { createTestClient, type TestClient } from './http-client.ts';
+import { createTestClient, type TestClient } from '../../testing/http-client.ts';
 import { freePort } from './server-process.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const LAUNCHER = join(ROOT, 'api', 'fairway.mjs');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const LAUNCHER = fileURLToPath(new URL('../../fairway.mjs', import.meta.url));
 export const GROUP = 'flowcontrol.apiserver.k8s.io';
 export const PLC_PATH = `/apis/${GROUP}/v1/prioritylevelconfigurations`;
 export const FS_PATH = `/apis/${GROUP}/v1/flowschemas`;

@@ -12,13 +12,13 @@
 // link do. A LIST holds its seats until its body is on the socket, so an admitted LIST keeps the
 // level full and every other LIST of the flood is rejected at once.
 import { spawn } from 'node:child_process';
-import { killOnExit } from './kill-on-exit.ts';
+import { killOnExit } from '../../testing/kill-on-exit.ts';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServerProcess, type ServerProcess, type StartOptions } from './server-process.ts';
-import { closedLoop, percentile, sleep, StatusCounts, timedRequest, type Endpoint, type TimedResponse } from './load.ts';
+import { closedLoop, percentile, sleep, StatusCounts, timedRequest, type Endpoint, type TimedResponse } from '../../testing/load.ts';
 
 export const GROUP = 'flowcontrol.apiserver.k8s.io';
 export const FS_PATH = `/apis/${GROUP}/v1/flowschemas`;

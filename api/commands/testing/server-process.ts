@@ -1,16 +1,16 @@
 // `fairway serve` as a child process for end-to-end tests: a free loopback port, a fresh data
 // directory, the admin kubeconfig it writes, and a clean stop (SIGTERM, then the exit code).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { killOnExit } from './kill-on-exit.ts';
+import { killOnExit } from '../../testing/kill-on-exit.ts';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestClient, type TestClient } from './http-client.ts';
+import { createTestClient, type TestClient } from '../../testing/http-client.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const LAUNCHER = join(ROOT, 'api', 'fairway.mjs');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const LAUNCHER = fileURLToPath(new URL('../../fairway.mjs', import.meta.url));
 
 export interface ServerProcess {
   /** The server's process id (benchmarks read its CPU time). */
