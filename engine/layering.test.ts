@@ -122,8 +122,8 @@ const PARTS: Record<string, Record<string, readonly string[]>> = {
     import: [],
     examples: ['report'], // the examples' tests read reports as an operator does
   },
-  // api/'s own files (the logger, engine errors as Status) and its testing/ (clients, server processes,
-  // load) are the bottom. The request model, then the transports over it; filters and handlers over the
+  // api/'s own files (the logger, engine errors as Status) and its testing/ (clients, load, the bad-input
+  // corpus) are the bottom; what runs `fairway` as a process sits in commands/testing/, with the launcher. The request model, then the transports over it; filters and handlers over the
   // request model alone (never a transport); the assembly and the commands on top. integration/ holds
   // the tests that need the whole server in process; e2e/ (its own CI lane) drives it as a process.
   api: {
@@ -381,8 +381,14 @@ test("api/'s rows catch an import that goes up, from product and test code, and 
       'api/testing/load.ts imports api/assembly/assembled-server.ts',
     ],
   );
+});
+
+test('the launcher is part of commands/, and a testing/ folder part of the part it sits in', () => {
   assert.is(partOf('api/fairway.mjs'), 'commands');
+  assert.is(partOf('api/commands/testing/server-process.ts'), 'commands');
   assert.is(partOf('api/integration/testing/in-process.ts'), 'integration');
+  assert.is(partOf('api/testing/http-client.ts'), '.');
+  assert.is(partOf('api/log.ts'), '.');
 });
 
 test.run();
