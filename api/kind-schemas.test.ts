@@ -18,7 +18,8 @@ import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../engine/
 import { canonicalOrder } from '../engine/resources/canonical-order.ts';
 import { fairwayDiscoveryModel } from './discovery/discovery.ts';
 import { openApiDocuments } from './openapi/openapi.ts';
-import { schemaFor, type FlowcontrolKind, type SchemaNode } from '../engine/patch/schema.ts';
+import { schemaFor, type SchemaNode } from '../engine/patch/schema.ts';
+import type { FlowcontrolKind } from '../engine/resources/types.ts';
 import { GO_POINTER_FIELDS } from '../engine/protobuf/go-types.ts';
 
 type Json = Record<string, any>;

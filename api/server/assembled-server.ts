@@ -37,7 +37,7 @@ import { KindRegistry, type ObjectRegistry } from '../../engine/registry/kind-re
 import type { HealthCheck } from '../handlers/health.ts';
 import { createResourceHandler, type ResourceRoute } from '../handlers/resource.ts';
 import { DEFAULT_MAX_WATCHES_PER_USER, WatchLimiter } from '../handlers/watch-limit.ts';
-import type { FlowcontrolKind } from '../../engine/render/table.ts';
+import type { FlowcontrolKind } from '../../engine/resources/types.ts';
 import { managedFieldsRecorder } from '../../engine/patch/patch-applier.ts';
 import { executorPatchApplier } from '../../workers/patch-stage.ts';
 import { executorYamlDecoder } from '../../workers/decode-yaml.ts';

@@ -12,7 +12,8 @@ import { decodeShape } from '../config/object-shape.ts';
 import { invalid as invalidField } from '../resources/field-errors.ts';
 import { ApiError, invalid } from '../status/errors.ts';
 import { firstTypeError, shapeOf } from '../resources/decode.ts';
-import { applyPatch, updateManagedFields, type FlowcontrolKind, type PatchContentType } from './index.ts';
+import type { FlowcontrolKind } from '../resources/types.ts';
+import { applyPatch, updateManagedFields, type PatchContentType } from './index.ts';
 import type { FieldValidation } from './json-patch.ts';
 
 export type Subresource = '' | 'status';

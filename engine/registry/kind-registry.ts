@@ -10,7 +10,7 @@
 import type { AdmissionChain, AdmissionOperation } from '../auth/admission/admission.ts';
 import { canonicalOrder } from '../resources/canonical-order.ts';
 import { deletionFinalizers, markAsDeleting } from '../resources/deletion.ts';
-import type { FlowcontrolKind } from '../resources/bootstrap.ts';
+import type { FlowcontrolKind } from '../resources/types.ts';
 import type { FieldError } from '../resources/field-errors.ts';
 import { asKind, type KindInfo } from '../resources/kinds.ts';
 import { decodingShape } from '../resources/schema/decoding-shape.ts';
