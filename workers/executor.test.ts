@@ -46,9 +46,9 @@ test('ownedBytes copies views into shared memory and passes whole-buffer views t
 });
 
 test('executor errors are branded, coded, and carry the stage and an HTTP code', () => {
-  const error = new ExecutorError('FW_ERR_EXECUTOR_TIMEOUT', 'encode-json', 'late');
+  const error = new ExecutorError('FW_ERR_EXECUTOR_WORKER_FAILED', 'encode-json', 'late');
   assert.ok(isExecutorError(error));
-  assert.ok(isExecutorErrorCode(error, 'FW_ERR_EXECUTOR_TIMEOUT'));
+  assert.ok(isExecutorErrorCode(error, 'FW_ERR_EXECUTOR_WORKER_FAILED'));
   assert.not.ok(isExecutorErrorCode(error, 'FW_ERR_EXECUTOR_CLOSED'));
   assert.not.ok(isExecutorError(new Error('late')));
   // A copy of the class from another module instance is still recognised by its brand.

@@ -11,8 +11,7 @@
 //       FW_ERR_EXECUTOR_STAGE_FAILED   the stage threw (bad payload included); message and
 //                                      `stage` name it, `cause` carries the original text;
 //       FW_ERR_EXECUTOR_WORKER_FAILED  the thread running it died or could not start;
-//       FW_ERR_EXECUTOR_CLOSED         `execute` was called after `close`;
-//       FW_ERR_EXECUTOR_TIMEOUT        a `withTimeout` wrapper gave up waiting.
+//       FW_ERR_EXECUTOR_CLOSED         `execute` was called after `close`.
 //  2. Each call settles exactly once. Results are the stage's value; byte results are always a
 //     Node `Buffer`, whichever thread produced them.
 //  3. `work.payload` must be structured-cloneable (a pool copies it into the worker), unless its
@@ -24,11 +23,10 @@
 //  5. `close()` stops accepting work at once (later calls reject with FW_ERR_EXECUTOR_CLOSED), lets
 //     every accepted call settle, then releases threads. It is idempotent: every call returns the
 //     same promise. Closing a wrapper closes what it wraps.
-//  6. A settled promise means the work is over and its thread is free — except a timeout: a
-//     thread cannot be interrupted mid-stage, so FW_ERR_EXECUTOR_TIMEOUT rejects early and carries
-//     `workSettled`, a promise that resolves when the abandoned work really ends. Callers that hold
-//     APF seats for the work release them on `workSettled`, as kube-apiserver's timeout filter
-//     answers 504 while the inner handler keeps its seats until it returns.
+//  6. A settled promise means the work is over and its thread is free. A thread cannot be
+//     interrupted mid-stage, so nothing settles early: when a request's deadline passes, the server
+//     answers 504 while the handler still awaits its stage and keeps its APF seats until it returns,
+//     as kube-apiserver's timeout filter does.
 
 import type { TransferListItem } from 'node:worker_threads';
 
