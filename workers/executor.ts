@@ -1,5 +1,5 @@
 // The execution plane's one seam. Everything that runs a CPU-heavy stage of admitted work — the
-// Piscina pool, the main thread, the simulator's virtual executor, routers and wrappers — is an
+// Piscina pool, the main thread, the tests' virtual executor, routers and wrappers — is an
 // `Executor`, so the API layer holds an Executor and never knows which one it has (undici's
 // Dispatcher: one tiny interface, implementations and decorators behind it).
 //
@@ -42,30 +42,6 @@ export interface Work {
 export interface Executor {
   execute<R>(work: Work): Promise<R>;
   close(): Promise<void>;
-}
-
-/** A decorator: takes an executor, returns one with the same protocol plus a behaviour. */
-export type ExecutorWrapper = (executor: Executor) => Executor;
-
-/**
- * Applies wrappers innermost-first: `composeExecutor(pool, withA, withB)` is `withB(withA(pool))`,
- * so the last wrapper sees each call first.
- */
-export function composeExecutor(executor: Executor, ...wrappers: ExecutorWrapper[]): Executor {
-  let composed = executor;
-  for (const [index, wrapper] of wrappers.entries()) {
-    if (typeof wrapper !== 'function') throw new TypeError(`executor wrapper #${index} is not a function`);
-    const next = wrapper(composed);
-    if (!isExecutor(next)) throw new TypeError(`executor wrapper #${index} did not return an Executor`);
-    composed = next;
-  }
-  return composed;
-}
-
-export function isExecutor(value: unknown): value is Executor {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Partial<Executor>;
-  return typeof candidate.execute === 'function' && typeof candidate.close === 'function';
 }
 
 /**

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { SimClock } from '../engine/sim-clock.ts';
 import type { Executor, Work } from './executor.ts';
 import { runClock } from './testing/run-clock.ts';
-import { createVirtualExecutor } from './virtual-executor.ts';
+import { createVirtualExecutor } from './testing/virtual-executor.ts';
 import { createExecutorMetrics, withMetrics, type ExecutionOutcome } from './with-metrics.ts';
 
 const sleep = (ms: number): Work => ({ stage: 'noop', payload: ms });
