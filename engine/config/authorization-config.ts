@@ -11,7 +11,7 @@ import { apiGroupsFor } from '../resources/api-domain.ts';
 import type { MatchConditions } from '../auth/cel-match-conditions.ts';
 import { parseManifests } from './manifests.ts';
 import { arrayOf, boolean, decodeShape, string, struct } from './object-shape.ts';
-import { parseGoDuration } from './go-duration.ts';
+import { parseGoDuration } from '../go-duration.ts';
 import { validateAuthorizationConfiguration, type AuthorizationValidationOptions } from './authorization-validation.ts';
 import type { AuthorizationConfiguration, AuthorizerConfiguration, WebhookConfiguration, WebhookConnectionInfo } from './authorization-types.ts';
 

@@ -14,7 +14,7 @@ import { FieldPath, formatFieldError, formatFieldErrors, invalid } from '../reso
 import { apiGroupsFor } from '../resources/api-domain.ts';
 import { parseManifests } from './manifests.ts';
 import { arrayOf, decodeShape, int32, string, struct } from './object-shape.ts';
-import { goDurationToMs, parseGoDuration } from './go-duration.ts';
+import { goDurationToMs, parseGoDuration } from '../go-duration.ts';
 import { validateEncryptionConfiguration } from './encryption-validation.ts';
 import type { EncryptionConfiguration, EncryptionRules, GroupResource, ProviderConfiguration, ProviderRef } from './encryption-types.ts';
 import { formatGroupResource, parseGroupResource } from './encryption-types.ts';
