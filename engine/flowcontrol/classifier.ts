@@ -29,7 +29,7 @@ import {
 } from '../resources/types.ts';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../resources/bootstrap.ts';
 import { formatRfc3339 } from '../clock.ts';
-import { hashFlowId, dealerParameterError } from './shuffle-sharding.ts';
+import { hashFlowId, dealerParameterError } from '../shuffle-sharding.ts';
 import type { RequestDigest } from './request-digest.ts';
 import type { RequestInfo } from '../request/request-info.ts';
 import type { UserInfo } from '../auth/user-info.ts';

@@ -9,7 +9,6 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import type { Cancel, Clock } from '../clock.ts';
-import { toXstateClock } from '../clock-adapters.ts';
 import { every } from '../periodic.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.ts';
 import { buildClassifier, type Classification, type Classifier } from './classifier.ts';
@@ -20,7 +19,7 @@ import { levelConfigOf, type LevelConfig } from './level-config.ts';
 import { maxSeatsForLevel } from './max-seats.ts';
 import { createPriorityLevelMachine, type PriorityLevelMachine } from './priority-level.machine.ts';
 import type { Admission, Decision, QueueSet, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
-import { goRound } from './go-math.ts';
+import { goRound } from '../go-math.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { DroppedRequestsTracker } from './retry-after.ts';
 import { BORROWING_ADJUSTMENT_PERIOD_MS, type SeatDemandStats, type SeatDemandTracker } from './seat-demand.ts';
@@ -329,7 +328,6 @@ export class FlowController {
   /** A new level's actor, and the level as the controller holds it, following the actor's snapshots. */
   private startLevel(plc: PriorityLevelConfiguration, config: LevelConfig, limits: LevelLimits, maxSeats: number): void {
     const actor = createActor(this.machine, {
-      clock: toXstateClock(this.options.clock),
       input: { clock: this.options.clock, plc, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
     });
     const { queueSet, demand } = actor.getSnapshot().context;

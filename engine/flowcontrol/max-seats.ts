@@ -1,6 +1,6 @@
 // The widest request a priority level admits (apf-semantics 7.1, 7.2).
 
-import { goIntDiv } from './go-math.ts';
+import { goIntDiv } from '../go-math.ts';
 
 export const MAXIMUM_SEATS_LIMIT = 10;
 export const PRIORITY_LEVEL_MAX_SEATS_FRACTION = 0.15;

@@ -33,7 +33,7 @@ import { BoundedCache } from '../bounded-cache.ts';
 import { Deadlines, type Deadline } from '../deadlines.ts';
 import { LinkedList, type ListMember } from '../linked-list.ts';
 import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
-import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
+import { createDealer, deal, type Dealer } from '../shuffle-sharding.ts';
 import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMsUnits, totalWorkUnits } from './seat-seconds.ts';
 import type { WorkEstimate } from './work-estimate.ts';
 

@@ -2,7 +2,7 @@
 // `seatsInUse + seatsWaiting`, reset at every adjustment, and the exponential smoothing of its
 // mean-plus-deviation envelope. Plain data plus functions; time comes in as milliseconds.
 
-import { goRound } from './go-math.ts';
+import { goRound } from '../go-math.ts';
 
 /** Weight kept by the old smoothed value at each 10 s step (half-life about 5 minutes). */
 export const SEAT_DEMAND_SMOOTHING_COEFFICIENT = 0.977;

@@ -14,7 +14,7 @@ import { digestOf } from '../sweep/run-digest.ts';
 import { candidateManifests, candidateObjects, describeCandidate, levelParams, sharesForSeats, type Candidate } from '../tune/candidate.ts';
 import { buildSpace } from '../tune/space.ts';
 import type { Explanation } from './explain.ts';
-import { dealerParameterError } from '../../engine/flowcontrol/shuffle-sharding.ts';
+import { dealerParameterError } from '../../engine/shuffle-sharding.ts';
 import type { FlowEffect, Remedy, Suggestion } from './remedy.ts';
 
 export const MAX_SUGGESTIONS = 3;
