@@ -8,7 +8,7 @@ import { flowcontrolKind } from '../resources/kinds.ts';
 import { defaulted } from '../resources/defaults.ts';
 import type { KubeObject } from '../resources/types.ts';
 import { conflictError } from '../store/store-errors.ts';
-import { decodeShape } from '../resources/object-shape.ts';
+import { decodeShape } from '../resources/schema-decoder.ts';
 import { invalid as invalidField } from '../resources/field-errors.ts';
 import { ApiError, invalid } from '../status/errors.ts';
 import { firstTypeError, shapeOf } from '../request/decode.ts';
