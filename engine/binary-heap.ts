@@ -1,6 +1,6 @@
-// A binary min-heap of objects under a caller's order: the one heap the server's queues share
-// (deadlines, the bulk scheduler's writers). Sifting moves a hole rather than swapping, so each
-// level costs one comparison and one write.
+// A binary min-heap of objects under a caller's order: the one heap for what waits its turn
+// (deadlines, the bulk scheduler's writers, the simulator's requests on its shared CPUs). Sifting
+// moves a hole rather than swapping, so each level costs one comparison and one write.
 //
 // Entries that must leave before their turn tell the heap where they are through `moved`: the heap
 // reports every entry's new slot (and -1 when it leaves), the entry keeps it, and `removeAt` takes
