@@ -71,7 +71,7 @@ export class Deadlines<T extends Deadline> {
       const nowMs = this.clock.now();
       const heap = this.heap;
       for (let top = heap.peek(); top !== undefined && top.deadlineMs <= nowMs; top = heap.peek()) {
-        heap.removeAt(0);
+        heap.pop();
         this.onDue(top);
       }
     } finally {
