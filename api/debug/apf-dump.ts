@@ -11,7 +11,7 @@ import { formatRfc3339Nano } from '../../engine/clock.ts';
 import type { ControllerDump, FlowController, LevelDump, RequestDescriptor } from '../../engine/flowcontrol/controller.ts';
 import type { RequestDump } from '../../engine/flowcontrol/queue-set.ts';
 import { formatSeatSeconds } from '../../engine/flowcontrol/seat-seconds.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { tabwrite } from './tabwriter.ts';
 import { append } from '../../engine/append.ts';
 

@@ -23,9 +23,9 @@ import type { UserInfo } from '../../engine/auth/user-info.ts';
 import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../../engine/status/errors.ts';
 import { goQuote } from '../../engine/go-format.ts';
-import type { Answered, EndHook, Filter, RequestContext } from '../server/http-context.ts';
-import { responseFlushed, whenFlushed } from '../server/response-flushed.ts';
-import { addPresetHeaders, PresetHeaders } from '../server/preset-headers.ts';
+import type { Answered, EndHook, Filter, RequestContext } from '../request/http-context.ts';
+import { responseFlushed, whenFlushed } from '../request/response-flushed.ts';
+import { addPresetHeaders, PresetHeaders } from '../request/preset-headers.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
@@ -297,12 +297,23 @@ function forgetWatch(tracker: InterestedWatches): EndHook {
 
 /** The two headers of each (FlowSchema, priority level) pair, made once per pair of stored objects. */
 const pfHeaders = new WeakMap<FlowSchema, { priorityLevel: PriorityLevelConfiguration; headers: PresetHeaders }>();
+/** The classification whose headers were sent last: consecutive requests mostly share one, and then need no lookup. */
+let lastClassified: Classification | undefined;
+let lastHeaders: PresetHeaders | undefined;
 
 /** UIDs, never names; an imagined mandatory object has none and the header is sent empty. */
 function setPfHeaders(context: RequestContext, classification: Classification): void {
   const res = context.res;
   if (res.headersSent) return;
-  const { flowSchema, priorityLevel } = classification;
+  if (classification !== lastClassified) {
+    lastHeaders = pfHeadersOf(classification);
+    lastClassified = classification;
+  }
+  addPresetHeaders(res, lastHeaders!);
+  context.priorityLevelUid = classification.priorityLevel.metadata?.uid ?? '';
+}
+
+function pfHeadersOf({ flowSchema, priorityLevel }: Classification): PresetHeaders {
   let entry = pfHeaders.get(flowSchema);
   if (entry === undefined || entry.priorityLevel !== priorityLevel) {
     entry = {
@@ -314,7 +325,7 @@ function setPfHeaders(context: RequestContext, classification: Classification): 
     };
     pfHeaders.set(flowSchema, entry);
   }
-  addPresetHeaders(res, entry.headers);
+  return entry.headers;
 }
 
 /** Go's http.Error: plain text plus a newline, nosniff. */

@@ -28,7 +28,6 @@ import type { ManagedFieldsRecorder, PatchApplier, PatchCommand, Subresource } f
 import type { DeleteOptions } from './delete-options.ts';
 
 // The registry's words for what the patch package (below it) defines.
-export type { ManagedFieldsRecorder, Subresource };
 
 export interface KindRegistryDeps<T extends FlowcontrolObject> {
   store: ResourceStore;

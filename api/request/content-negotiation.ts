@@ -10,7 +10,6 @@ import { PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from '../../engine/rend
 import { PATCH_CONTENT_TYPES } from '../../engine/patch/index.ts';
 
 // What the serializers write (engine/render/serializer.ts) is what negotiation chooses among.
-export { PROTOBUF_MEDIA_TYPE, type SerializerMediaType };
 
 /** The text serialisations, in preference order (the first is the default for an empty Accept); what documents such as discovery are served in. */
 export const SUPPORTED_MEDIA_TYPES: readonly SerializerMediaType[] = ['application/json', 'application/yaml'];

@@ -24,6 +24,12 @@ export interface RequestContext {
   user: UserInfo | undefined;
   /** Set by impersonation: the authenticated user acting as `user`. */
   impersonator?: UserInfo | undefined;
+  /**
+   * Set by priority and fairness: the UID of the priority level the request was put in (what its
+   * `X-Kubernetes-PF-PriorityLevel-UID` header says), '' before that or without APF. A streaming
+   * body is written under this key, so that bodies share the main thread by priority level.
+   */
+  priorityLevelUid: string;
   /** Real-clock milliseconds at arrival. */
   readonly receivedMs: number;
   /** The request's deadline in real-clock milliseconds (from `?timeout=` or `--request-timeout`). */

@@ -13,8 +13,9 @@ import { createFairwayMetrics } from '../metrics/fairway-metrics.ts';
 import { createRequestMetricsFilter } from '../metrics/request-metrics.ts';
 import { AUTHENTICATED, newTestController } from '../metrics/testing/apf-fixtures.ts';
 import { parseExposition, sampleValue } from '../metrics/testing/exposition.ts';
-import type { Filter, RequestContext } from './http-context.ts';
-import { createApiServer, type ApiServer, type RouteHandler } from './request-path.ts';
+import type { Filter, RequestContext } from '../request/http-context.ts';
+import { createApiServer, type ApiServer } from './request-path.ts';
+import type { RouteHandler } from './routing.ts';
 
 const PLC_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/p1';
 const asMallory: Filter = (context, next) => {

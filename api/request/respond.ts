@@ -4,14 +4,13 @@
 // send here, and only a genuine server fault (never a client's input) becomes a 500.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Status } from '../../engine/resources/types.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from './http-context.ts';
 import { errorStatus } from '../engine-errors.ts';
 import { negotiateOutput, OBJECT_MEDIA_TYPES } from './content-negotiation.ts';
 import { encode, type Representation } from '../../engine/render/serializer.ts';
 import type { Logger } from '../log.ts';
 
 // The writing itself is the serializer's, below the API (engine/render/serializer.ts).
-export { encode, type Representation };
 
 export const JSON_REPRESENTATION: Representation = { mediaType: 'application/json', pretty: false };
 

@@ -25,7 +25,9 @@ import { ServerResponse, type IncomingMessage, type Server as HttpServer } from 
 import type { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { routeMethodNotAllowed } from '../../engine/status/errors.ts';
-import { addHook, runHooks, type Hook } from './hook-slots.ts';
+import { addHook, runHooks, type Hook } from '../request/hook-slots.ts';
+import { awaitContinue, failBodyFraming, requestBodyRead, waitsForContinue } from '../request/request-body.ts';
+import { RESPONSE_EXTRAS, type PresetLines, type ResponseExtras } from '../request/response-extras.ts';
 
 /** What Go's server reads of a body its handler left unread (`maxPostHandlerReadBytes`). */
 export const MAX_POST_HANDLER_READ_BYTES = 256 * 1024;
@@ -35,10 +37,6 @@ const whenIdle = Symbol('fairway.whenIdle');
 const parseFailed = Symbol('fairway.parseFailed');
 const lastRequest = Symbol('fairway.lastRequest');
 const responseSocket = Symbol('fairway.responseSocket');
-/** Emitted on a request (and kept on it) when its body's framing is broken. */
-const framingError = Symbol('fairway.framingError');
-/** On a request that asked for `100 Continue` and has not been sent it yet: its response. */
-const continuePending = Symbol('fairway.continuePending');
 
 interface ConnectionState {
   /** Responses created on this connection and not yet closed. */
@@ -50,13 +48,13 @@ interface ConnectionState {
   [lastRequest]?: IncomingMessage | undefined;
 }
 type Connection = Socket & ConnectionState;
-type FramedRequest = IncomingMessage & { [framingError]?: Error; [continuePending]?: ServerResponse | undefined };
 
 /** ServerResponse as Node defines it: its server passes response options (highWaterMark...) on; @types/node 20 declares only `req`. */
 const NodeServerResponse = ServerResponse as typeof ServerResponse & (new (req: IncomingMessage, options?: object) => ServerResponse);
 
 /** Node's ServerResponse with the early-response rule, and counted per connection for rule 2. */
-export class Http1Response extends NodeServerResponse {
+export class Http1Response extends NodeServerResponse implements ResponseExtras {
+  declare readonly [RESPONSE_EXTRAS]: true;
   private readonly [responseSocket]: Connection;
 
   constructor(req: IncomingMessage, options?: object) {
@@ -131,14 +129,6 @@ export class Http1Response extends NodeServerResponse {
   }
 }
 
-/** What a response needs of preset-headers.ts's PresetHeaders (an interface, so neither file imports the other's values). */
-export interface PresetLines {
-  /** `Name: value\r\n` for each header. */
-  readonly lines: string;
-  /** The value of header `name` (any case), if it is one of them. */
-  value(name: string): string | undefined;
-}
-
 /** The one internal of node:http's ServerResponse this file builds on (stable since Node 0.x; not in @types/node). */
 interface Http1Internals {
   _storeHeader(this: ServerResponse, firstLine: string, headers: unknown): void;
@@ -156,25 +146,14 @@ function connectionResponseClosed(res: Http1Response): void {
   }
 }
 
-function expectsBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
-/** The request has no body left unread, so rule 1 leaves its response's head alone. */
-export function requestBodyRead(req: IncomingMessage): boolean {
-  return req.complete || !expectsBody(req);
-}
-
 /** Rule 1, decided as the response's head goes out. */
 function limitUnreadBody(res: Http1Response): void {
-  const req = res.req as FramedRequest;
+  const req = res.req;
   if (requestBodyRead(req)) return;
   const length = req.headers['content-length'];
   // A small declared remainder: Node reads and discards it after the response, keeping the
   // connection; unless the client still waits for `100 Continue` and may never send it.
-  const waitsForContinue = req[continuePending] !== undefined;
-  if (!waitsForContinue && req.headers['transfer-encoding'] === undefined && Number(length) <= MAX_POST_HANDLER_READ_BYTES) return;
+  if (!waitsForContinue(req) && req.headers['transfer-encoding'] === undefined && Number(length) <= MAX_POST_HANDLER_READ_BYTES) return;
   res.setHeader('Connection', 'close');
   (req.socket as Connection).destroySoon = lingeringClose;
   res.once('finish', stopBody);
@@ -212,7 +191,7 @@ export function installHttp1Rules(server: HttpServer | HttpsServer | HttpServer<
   http.on('clientError', onClientError as (error: Error, socket: Socket) => void);
   // With a listener here Node leaves `100 Continue` to the server (rule 4).
   http.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
-    (req as FramedRequest)[continuePending] = res;
+    awaitContinue(req, res);
     http.emit('request', req, res);
   });
   http.on('connect', (req: IncomingMessage, socket: Socket) => answerConnect(http, req, socket));
@@ -235,15 +214,6 @@ function answerConnect(http: HttpServer, req: IncomingMessage, socket: Socket): 
   http.emit('request', req, res);
 }
 
-/** Called by body readers before the first read: sends a `100 Continue` the client waits for. */
-export function beginBodyRead(req: IncomingMessage): void {
-  const framed = req as FramedRequest;
-  const res = framed[continuePending];
-  if (res === undefined) return;
-  framed[continuePending] = undefined;
-  if (!res.headersSent && !res.writableEnded) res.writeContinue();
-}
-
 function onClientError(error: Error & { code?: string }, socket: Connection): void {
   const head = errorResponse(error);
   if (head === undefined || socket.destroyed || !socket.writable) {
@@ -254,7 +224,7 @@ function onClientError(error: Error & { code?: string }, socket: Connection): vo
   // llhttp reports the same failure again for every later read; the first one is answered.
   if (socket[parseFailed] === true) return;
   socket[parseFailed] = true;
-  const request = socket[lastRequest] as FramedRequest | undefined;
+  const request = socket[lastRequest];
   if (request !== undefined && !request.complete) {
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       // Node's own request timeout in the middle of a body; Fairway's deadline (a 504) comes first.
@@ -262,8 +232,7 @@ function onClientError(error: Error & { code?: string }, socket: Connection): vo
       return;
     }
     // The error is in this request's body: its own handler answers it (rule 3).
-    request[framingError] = framingFailure(error);
-    request.emit(framingError, request[framingError]);
+    failBodyFraming(request, framingFailure(error));
     stopReading(socket);
     return;
   }
@@ -312,17 +281,5 @@ function framingFailure(error: Error & { code?: string }): Error {
   return new Error(text);
 }
 
-/**
- * Calls `listener` when the request's body framing turns out broken (now, if it already has);
- * returns the function that stops listening. Body readers use it to fail the read.
- */
-export function onBodyFramingError(req: IncomingMessage, listener: (error: Error) => void): () => void {
-  const framed = req as FramedRequest;
-  const existing = framed[framingError];
-  if (existing !== undefined) {
-    listener(existing);
-    return () => undefined;
-  }
-  framed.once(framingError, listener);
-  return () => framed.off(framingError, listener);
-}
+// The mark responseExtras() reads, on the prototype: no response carries a field for it.
+Object.defineProperty(Http1Response.prototype, RESPONSE_EXTRAS, { value: true });

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SimClock } from '../../engine/sim-clock.ts';
 import { silentLogger } from '../log.ts';
-import type { RequestContext } from './http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { createApiServer } from './request-path.ts';
 
 const PLC = '/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations/p';

@@ -2,7 +2,7 @@ import { createServer, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HTTP1_SERVER_OPTIONS } from './http1-connection.ts';
+import { HTTP1_SERVER_OPTIONS } from '../transport/http1-connection.ts';
 import { responseFlushed, whenFlushed } from './response-flushed.ts';
 
 /** A server whose handler sends `bytes` and reports when `responseFlushed` resolved; the client starts paused. */

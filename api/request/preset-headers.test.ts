@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createServer, ServerResponse, type IncomingMessage } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
-import { HTTP1_SERVER_OPTIONS } from './http1-connection.ts';
+import { HTTP1_SERVER_OPTIONS } from '../transport/http1-connection.ts';
 import { addPresetHeaders, PresetHeaders } from './preset-headers.ts';
 
 const PRESET = new PresetHeaders([

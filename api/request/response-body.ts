@@ -12,9 +12,9 @@
 // Only `res.write`, `res.end`, `res.getHeader`, 'drain' and 'close' are used, which HTTP/1.1
 // responses and HTTP/2 compatibility responses both have; nothing here reaches for the socket.
 import type { ServerResponse } from 'node:http';
-import { PRIORITY_LEVEL_UID_HEADER } from '../filters/priority-and-fairness.ts';
 import { BulkScheduler, type BulkWriter } from './bulk-scheduler.ts';
-import { Http1Response, requestBodyRead } from './http1-connection.ts';
+import { requestBodyRead } from './request-body.ts';
+import { responseExtras } from './response-extras.ts';
 
 /**
  * The most one body writes at a time: small enough that encrypting it takes a fraction of a
@@ -124,8 +124,6 @@ export class ChunkedBody implements BulkWriter {
   private pending = 0;
   private readonly options: WriteOptions;
   private readonly scheduler: BulkScheduler;
-  /** The bulk scheduler's flow: the request's priority level, from the header APF set. */
-  private readonly flow: string;
   /** Bytes that may stay unwritten once the flush under way is done: less than a chunk, or none. */
   private keep = 0;
   /** The flush under way ends the response. */
@@ -138,8 +136,10 @@ export class ChunkedBody implements BulkWriter {
   /** The writer gave up on a full socket (`abandonWhen`) and destroyed the response. */
   abandoned = false;
 
+  /** `flow`: whose turn the bulk scheduler gives this body (the request's priority level; '' for none). */
   constructor(
     private readonly res: ServerResponse,
+    private readonly flow: string,
     options: WriteOptions = {},
     private readonly chunkBytes = CHUNK_BYTES,
   ) {
@@ -154,8 +154,6 @@ export class ChunkedBody implements BulkWriter {
             },
           };
     this.scheduler = options.scheduler ?? mainScheduler;
-    const level = res.getHeader(PRIORITY_LEVEL_UID_HEADER);
-    this.flow = typeof level === 'string' ? level : '';
   }
 
   /** Bytes appended and not yet written. */
@@ -332,28 +330,36 @@ export class ChunkedBody implements BulkWriter {
 
 /**
  * Sends a complete response whose body is `parts` (`byteLength` in all): in one write when it
- * fits in a chunk, else streamed. Synchronous for small bodies, so the common GET pays no promise.
+ * fits in a chunk, else streamed as `flow` (ChunkedBody). Synchronous for small bodies, so the
+ * common GET pays no promise.
  */
-export function sendBody(res: ServerResponse, statusCode: number, contentType: string, parts: BodyParts, byteLength: number): undefined | Promise<unknown> {
+export function sendBody(
+  res: ServerResponse,
+  flow: string,
+  statusCode: number,
+  contentType: string,
+  parts: BodyParts,
+  byteLength: number,
+): undefined | Promise<unknown> {
   if (!startBody(res, statusCode, contentType, byteLength)) return;
   if (byteLength <= CHUNK_BYTES) {
     res.end(parts.length === 1 ? parts.at(0) : joined(parts, byteLength));
     return;
   }
-  const body = new ChunkedBody(res);
+  const body = new ChunkedBody(res, flow);
   body.appendParts(parts, byteLength);
   return body.end();
 }
 
 /** `sendBody` of one buffer (a GET's cached bytes), without an array around it. */
-export function sendBytes(res: ServerResponse, statusCode: number, contentType: string, bytes: Uint8Array): undefined | Promise<unknown> {
+export function sendBytes(res: ServerResponse, flow: string, statusCode: number, contentType: string, bytes: Uint8Array): undefined | Promise<unknown> {
   const byteLength = bytes.byteLength;
   if (!startBody(res, statusCode, contentType, byteLength)) return;
   if (byteLength <= CHUNK_BYTES) {
     res.end(bytes);
     return;
   }
-  const body = new ChunkedBody(res);
+  const body = new ChunkedBody(res, flow);
   body.append(bytes);
   return body.end();
 }
@@ -366,7 +372,7 @@ function startBody(res: ServerResponse, statusCode: number, contentType: string,
   }
   // Over HTTP/1.1 with the request read (no early-response rule adds a header), the head is written
   // from one array: Node validates and serializes the pair without keeping a header dictionary.
-  if (res instanceof Http1Response && requestBodyRead(res.req)) {
+  if (responseExtras(res) !== undefined && requestBodyRead(res.req)) {
     res.writeHead(statusCode, ['Content-Type', contentType, 'Content-Length', byteLength]);
     return true;
   }

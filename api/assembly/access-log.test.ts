@@ -2,9 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../engine/clock.ts';
-import type { RequestContext } from './http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import type { Logger } from '../log.ts';
-import { parseRequestInfo } from './request-info.ts';
+import { parseRequestInfo } from '../request/request-info.ts';
 import { accessLogLine, createAccessLog } from './access-log.ts';
 
 function context(path: string, httpVersion: string, extra: Partial<RequestContext> = {}): RequestContext {

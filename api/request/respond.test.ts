@@ -2,7 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { internalError as storeInternalError, invalidResourceVersionError, notFoundError } from '../../engine/store/store-errors.ts';
 import { ApiError, badRequest } from '../../engine/status/errors.ts';
-import { encode, warningHeaderValue, wantsPretty } from './respond.ts';
+import { warningHeaderValue, wantsPretty } from './respond.ts';
+import { encode } from '../../engine/render/serializer.ts';
 import { errorStatus } from '../engine-errors.ts';
 
 test('warning headers escape quotes and backslashes', () => {

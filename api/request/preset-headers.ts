@@ -6,7 +6,7 @@
 // as they are; an HTTP/2 response, whose head is a HEADERS frame rather than text, gets them
 // through setHeader.
 import { validateHeaderName, validateHeaderValue, type ServerResponse } from 'node:http';
-import { Http1Response, type PresetLines } from './http1-connection.ts';
+import { responseExtras, type PresetLines } from './response-extras.ts';
 
 export class PresetHeaders implements PresetLines {
   /** `Name: value\r\n` for each pair, in order. */
@@ -31,8 +31,9 @@ export class PresetHeaders implements PresetLines {
 
 /** Adds `headers` to a response whose head is not sent yet. */
 export function addPresetHeaders(res: ServerResponse, headers: PresetHeaders): void {
-  if (res instanceof Http1Response) {
-    res.addHeaderLines(headers);
+  const extras = responseExtras(res);
+  if (extras !== undefined) {
+    extras.addHeaderLines(headers);
     return;
   }
   for (const [name, value] of headers.pairs) res.setHeader(name, value);

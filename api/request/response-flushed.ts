@@ -4,7 +4,7 @@
 // until the kernel has taken the body, so its APF seats and its shutdown drain cover the sending;
 // callers that hold seats or count in-flight requests wait for this promise to do the same.
 import type { ServerResponse } from 'node:http';
-import { Http1Response } from './http1-connection.ts';
+import { responseExtras } from './response-extras.ts';
 import type { Hook } from './hook-slots.ts';
 
 const FLUSHED = Symbol('fairway.responseFlushed');
@@ -40,9 +40,13 @@ function flushedNow(res: ServerResponse): boolean {
  * finds its request's state in `arg`.
  */
 export function whenFlushed<A>(res: ServerResponse, listener: Hook<ServerResponse, A>, arg: A): void {
-  if (flushedNow(res)) listener(res, arg);
+  if (flushedNow(res)) {
+    listener(res, arg);
+    return;
+  }
+  const extras = responseExtras(res);
   // Run by the HTTP/1.1 response's own 'close' listener: no listener array per response.
-  else if (res instanceof Http1Response) res.onClose(listener, arg);
+  if (extras !== undefined) extras.onClose(listener, arg);
   // HTTP/2: a response emits 'close' once; `on` spares the wrapper `once` would allocate.
   else res.on('close', () => listener(res, arg));
 }

@@ -2,10 +2,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createServer, request, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from './http1-connection.ts';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../transport/http1-connection.ts';
 import { BulkScheduler } from './bulk-scheduler.ts';
 import { CHUNK_BYTES, ChunkedBody, sendBody, sendBytes } from './response-body.ts';
-import { PRIORITY_LEVEL_UID_HEADER } from '../filters/priority-and-fairness.ts';
 
 /** Serves one response with `handler`, reads it (slowly when asked) and reports what was written. */
 async function exchange(handler: (res: ServerResponse) => unknown, options: { readDelayMs?: number } = {}) {
@@ -50,20 +49,20 @@ const pattern = (length: number, seed: number): Buffer => {
 
 test('one buffer is sent as it is: a small one by res.end with its length, a large one in chunks', async () => {
   const body = Buffer.from('{"a":1}\n');
-  const small = await exchange((res) => sendBytes(res, 200, 'application/json', body));
+  const small = await exchange((res) => sendBytes(res, '', 200, 'application/json', body));
   assert.is(small.status, 200);
   assert.is(small.headers['content-type'], 'application/json');
   assert.is(small.headers['content-length'], '8');
   assert.is(small.bytes.toString(), '{"a":1}\n');
   assert.equal(small.writes, [], 'res.end only');
   const big = pattern(2 * CHUNK_BYTES + 3, 7);
-  const large = await exchange((res) => sendBytes(res, 200, 'application/json', big), { readDelayMs: 20 });
+  const large = await exchange((res) => sendBytes(res, '', 200, 'application/json', big), { readDelayMs: 20 });
   assert.is(large.headers['content-length'], String(big.byteLength));
   assert.ok(large.bytes.equals(big), 'every byte arrives, in order');
   assert.ok(large.writes.length >= 2 && large.writes.every((n) => n <= CHUNK_BYTES), `written in chunks (${large.writes.join(', ')})`);
   const late = await exchange((res) => {
     res.writeHead(204).end();
-    return sendBytes(res, 200, 'application/json', body);
+    return sendBytes(res, '', 200, 'application/json', body);
   });
   assert.is(late.status, 204, 'a response whose head went out is left as it was');
 });
@@ -98,17 +97,17 @@ test("an HTTP/1.1 response's head is the one setHeader gave, byte for byte, howe
   const body = Buffer.from('{"a":1}\n');
   const expected =
     'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 8\r\nDate: -\r\nConnection: keep-alive\r\nKeep-Alive: timeout=5\r\n\r\n{"a":1}\n';
-  assert.is(await rawExchange(HTTP1_SERVER_OPTIONS, (res) => sendBytes(res, 200, 'application/json', body)), expected);
-  assert.is(await rawExchange({}, (res) => sendBytes(res, 200, 'application/json', body)), expected);
+  assert.is(await rawExchange(HTTP1_SERVER_OPTIONS, (res) => sendBytes(res, '', 200, 'application/json', body)), expected);
+  assert.is(await rawExchange({}, (res) => sendBytes(res, '', 200, 'application/json', body)), expected);
   const withWarning = await rawExchange(HTTP1_SERVER_OPTIONS, (res) => {
     res.setHeader('Warning', '299 - "x"');
-    return sendBody(res, 200, 'application/json', [body], body.byteLength);
+    return sendBody(res, '', 200, 'application/json', [body], body.byteLength);
   });
   assert.is(withWarning, expected.replace('OK\r\n', 'OK\r\nWarning: 299 - "x"\r\n'), 'headers set before keep their place');
 });
 
 test('a small body goes out in one call with its length; a large one in chunks of at most CHUNK_BYTES', async () => {
-  const small = await exchange((res) => sendBody(res, 201, 'application/json', [Buffer.from('{"a":'), Buffer.from('1}\n')], 8));
+  const small = await exchange((res) => sendBody(res, '', 201, 'application/json', [Buffer.from('{"a":'), Buffer.from('1}\n')], 8));
   assert.is(small.status, 201);
   assert.is(small.bytes.toString(), '{"a":1}\n');
   assert.is(small.headers['content-length'], '8');
@@ -122,7 +121,7 @@ test('a small body goes out in one call with its length; a large one in chunks o
     pattern(CHUNK_BYTES, 3),
   ];
   const total = parts.reduce((sum, p) => sum + p.byteLength, 0);
-  const large = await exchange((res) => sendBody(res, 200, 'application/json', parts, total), { readDelayMs: 50 });
+  const large = await exchange((res) => sendBody(res, '', 200, 'application/json', parts, total), { readDelayMs: 50 });
   assert.is(large.status, 200);
   assert.is(large.headers['content-length'], String(total));
   assert.ok(large.bytes.equals(Buffer.concat(parts)), 'every byte arrives, in order');
@@ -148,7 +147,7 @@ test("a LIST's whole pieces are reused once written, and every body still arrive
         if (chunk.byteLength === CHUNK_BYTES) seen.push(chunk.buffer);
         return write(chunk, ...rest);
       }) as typeof res.write;
-      return sendBody(res, 200, 'application/json', parts, total);
+      return sendBody(res, '', 200, 'application/json', parts, total);
     }).then((sent) => ({ sent, expected: Buffer.concat(parts) }));
   };
   const first = await serve(1);
@@ -167,7 +166,7 @@ test('between two chunks the event loop runs other work', async () => {
   const seen: string[] = [];
   const parts = Array.from({ length: 8 }, (_, i) => pattern(CHUNK_BYTES, i));
   await exchange((res) => {
-    const sent = sendBody(res, 200, 'application/octet-stream', parts, 8 * CHUNK_BYTES);
+    const sent = sendBody(res, '', 200, 'application/octet-stream', parts, 8 * CHUNK_BYTES);
     // Queued once the first chunk is written: it runs while the body is still under way.
     setImmediate(() => seen.push(res.writableEnded ? 'other work after the body' : 'other work during the body'));
     return Promise.resolve(sent).then(() => seen.push('body done'));
@@ -179,7 +178,7 @@ test('a response closed by the client stops the writer', async () => {
   let done!: (finished: boolean) => void;
   const outcome = new Promise<boolean>((resolve) => (done = resolve));
   const server = createServer((_req, res) => {
-    const body = new ChunkedBody(res);
+    const body = new ChunkedBody(res, '');
     for (let i = 0; i < 200; i++) body.append(pattern(CHUNK_BYTES, i));
     res.statusCode = 200;
     void body.end().then(done);
@@ -199,7 +198,7 @@ test('a response closed by the client stops the writer', async () => {
 test('a writer waiting on a full socket gives up when told to, and says so', async () => {
   let stalled = false;
   const server = createServer((_req, res) => {
-    const body = new ChunkedBody(res, { abandonWhen: () => stalled });
+    const body = new ChunkedBody(res, '', { abandonWhen: () => stalled });
     for (let i = 0; i < 400; i++) body.append(pattern(CHUNK_BYTES, i));
     res.statusCode = 200;
     void body.end().then((finished) => done({ finished, abandoned: body.abandoned, destroyed: res.destroyed }));
@@ -244,14 +243,14 @@ test('bodies streaming at once share the turns of the event loop, not a chunk ea
   let served = 0;
   const server = createServer((_req, res) => {
     const body = bodies[served]!;
-    res.setHeader(PRIORITY_LEVEL_UID_HEADER, served++ % 2 === 0 ? 'uid-a' : 'uid-b');
+    const flow = served++ % 2 === 0 ? 'uid-a' : 'uid-b';
     res.setHeader('Content-Length', body.byteLength);
     const write = res.write.bind(res);
     res.write = ((chunk: Uint8Array, ...rest: never[]) => {
       writesPerTurn.set(iteration, (writesPerTurn.get(iteration) ?? 0) + 1);
       return write(chunk, ...rest);
     }) as typeof res.write;
-    const chunked = new ChunkedBody(res, { scheduler });
+    const chunked = new ChunkedBody(res, flow, { scheduler });
     chunked.append(body);
     void chunked.end();
   });
@@ -281,7 +280,7 @@ test('bodies streaming at once share the turns of the event loop, not a chunk ea
     ticking = false;
     await new Promise((resolve) => server.close(resolve));
   }
-  assert.equal([...flows].sort(), ['uid-a', 'uid-b'], 'each body is scheduled in its priority level');
+  assert.equal([...flows].sort(), ['uid-a', 'uid-b'], 'each body is scheduled in the flow it was given');
   assert.ok(writesPerTurn.size >= 8 * 5, `${writesPerTurn.size} turns wrote`);
   assert.is(Math.max(...writesPerTurn.values()), 1, 'one write per turn, however many bodies are streaming');
 });

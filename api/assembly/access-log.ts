@@ -10,7 +10,7 @@
 import { describeUser } from '../../engine/auth/impersonation.ts';
 import { formatGoDuration } from '../../engine/go-duration.ts';
 import type { Clock } from '../../engine/clock.ts';
-import type { RequestContext } from './http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import type { Logger } from '../log.ts';
 import { goQuote } from '../../engine/go-format.ts';
 import { reportedVerb } from '../metrics/request-metrics.ts';

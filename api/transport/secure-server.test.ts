@@ -7,7 +7,7 @@ import { realClock } from '../../engine/clock.ts';
 import { createMemoryBackend } from '../../engine/store/memory/memory-backend.ts';
 import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
-import { createFairwayServer, type FairwayServer } from './assembled-server.ts';
+import { createFairwayServer, type FairwayServer } from '../assembly/assembled-server.ts';
 import { silentLogger } from '../log.ts';
 import { generateCertificateAuthority, issueServingCertificate, type KeyPairPem } from '../../engine/x509/certificates.ts';
 import { createSecureApiServer, maxConcurrentStreams, type SecureServer } from './secure-server.ts';
