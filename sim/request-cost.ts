@@ -27,3 +27,24 @@ export function cpuDemandOf(cpuMs: number, serviceMs: number): number {
 export function responseBytesOf(objects: number | undefined, objectBytes: number): number {
   return objects === undefined ? 0 : objects * objectBytes;
 }
+
+/**
+ * A request with the main thread modelled (sim/main-thread.ts): a slice of `sliceMs` CPU that runs
+ * on the main thread to completion, then the rest of its service time, `restMs`, keeping
+ * `restDemand` cores busy with the CPU left (a pool thread's, or the process's other threads').
+ */
+export interface MainThreadSplit {
+  sliceMs: number;
+  restMs: number;
+  restDemand: number;
+}
+
+/**
+ * The slice is the flow's `mainThreadCpu` when given; else work the pool runs leaves the main thread
+ * only the cost of a request that lists nothing, and other work is all main thread.
+ */
+export function mainThreadSplitOf(cpuMs: number, explicitSliceMs: number | undefined, onPool: boolean, serviceMs: number): MainThreadSplit {
+  const sliceMs = explicitSliceMs ?? (onPool ? Math.min(BASE_CPU_MS, cpuMs) : cpuMs);
+  const restMs = Math.max(0, serviceMs - sliceMs);
+  return { sliceMs, restMs, restDemand: cpuDemandOf(Math.max(0, cpuMs - sliceMs), restMs) };
+}

@@ -30,7 +30,8 @@ import { SimClock } from '../engine/sim-clock.ts';
 import { runsOnPool, threadsFor } from './execution-model.ts';
 import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts';
 import { CapacityMetrics } from './capacity-metrics.ts';
-import { cpuDemandOf, cpuMsOf, responseBytesOf } from './request-cost.ts';
+import { cpuDemandOf, cpuMsOf, mainThreadSplitOf, responseBytesOf } from './request-cost.ts';
+import { MainThread } from './main-thread.ts';
 import { SharedCpu, type CpuWork } from './shared-cpu.ts';
 import { Replica, ReplicaAssigner, summedDump, type ReplicaResult } from './replica.ts';
 import { HandCollisionBooks, type Ahead, type HandCollisionRecords } from './hand-collisions.ts';
@@ -70,10 +71,11 @@ export interface SimulationResult {
 /** What a flow's requests cost the server (sim/request-cost.ts). */
 interface FlowCost {
   cpuMs: number | undefined;
+  mainThreadCpuMs: number | undefined;
   objectBytes: number;
 }
 
-const AUDIT_COST: FlowCost = { cpuMs: undefined, objectBytes: DEFAULT_OBJECT_BYTES };
+const AUDIT_COST: FlowCost = { cpuMs: undefined, mainThreadCpuMs: undefined, objectBytes: DEFAULT_OBJECT_BYTES };
 
 const NICE_INTERVALS_MS = [100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
 const MAX_BUCKETS = 300;
@@ -166,6 +168,7 @@ class Simulation {
       const metrics = new CapacityMetrics(server.cpus ?? Number.POSITIVE_INFINITY, server.memoryBytes);
       replica.capacity = metrics;
       replica.cpu = new SharedCpu(this.clock, metrics.cpus, (demand, bytes) => metrics.observe(this.clock.now(), demand, bytes));
+      if (server.mainThread) replica.mainThread = new MainThread(replica.cpu);
     }
     const cpu = replica.cpu;
     replica.executor = new VirtualThreads(
@@ -316,9 +319,27 @@ class Simulation {
       request.cpuDemand = cpuDemandOf(cpuMsOf(request.cost.cpuMs, request.objects), request.serviceMs);
       request.memoryBytes = responseBytesOf(request.objects, request.cost.objectBytes);
     }
-    if (runsOnPool(request.objects)) replica.executor.execute(request);
+    if (replica.mainThread !== undefined) this.startOnMainThread(request, replica.mainThread);
+    else if (runsOnPool(request.objects)) replica.executor.execute(request);
     else if (replica.cpu !== undefined) replica.cpu.start(request);
     else this.clock.scheduleTask(request.serviceMs, request);
+  }
+
+  /** With server.mainThread: the request's slice on the main thread, then the rest of it (on the pool when it goes there). */
+  private startOnMainThread(request: InFlight, mainThread: MainThread): void {
+    const replica = request.replica;
+    const onPool = runsOnPool(request.objects) && this.scenario.server.executorThreads !== 0;
+    const split = mainThreadSplitOf(cpuMsOf(request.cost.cpuMs, request.objects), request.cost.mainThreadCpuMs, onPool, request.serviceMs);
+    mainThread.run(split.sliceMs, () => {
+      const rest: CpuWork & VirtualWork = {
+        serviceMs: split.restMs,
+        cpuDemand: split.restDemand,
+        memoryBytes: request.memoryBytes,
+        fire: () => request.fire(),
+      };
+      if (onPool) replica.executor.execute(rest);
+      else replica.cpu!.start(rest);
+    });
   }
 
   finish(request: InFlight): void {
@@ -399,7 +420,7 @@ class Simulation {
     const service = serviceSampler(spec.service);
     const stopMs = Math.min(spec.stopMs, this.scenario.durationMs);
     const clock = this.clock;
-    const cost: FlowCost = { cpuMs: spec.cpuMs, objectBytes: spec.objectBytes };
+    const cost: FlowCost = { cpuMs: spec.cpuMs, mainThreadCpuMs: spec.mainThreadCpuMs, objectBytes: spec.objectBytes };
     // Each client connects once, at the start, and keeps its replica; its requests take turns.
     const pick = this.assigner.picker(spec.name);
     const clients: Replica[] = [];
