@@ -389,11 +389,13 @@ async function main(): Promise<void> {
       rows.push([
         name,
         `${plan.mixedRate}/s; CPU ${fmt(c.cpuMs)} (main ${fmt(c.mainMs)}, pool ${fmt(c.poolMs)}, other ${fmt(c.otherMs)}); ` +
-          `alone at ${c.alone!.rate}/s p50 ${fmt(c.alone!.p50)} p90 ${fmt(c.alone!.p90)} p99 ${fmt(c.alone!.p99)} (wrk p50 ${fmt(c.medianMs)} p99 ${fmt(c.p99Ms)})`,
+          `alone at ${c.alone!.rate}/s p50 ${fmt(c.alone!.p50)} p90 ${fmt(c.alone!.p90)} p99 ${fmt(c.alone!.p99)} ` +
+          `(wrk p50 ${fmt(c.medianMs)} p99 ${fmt(c.p99Ms)})`,
       ]);
       rows.push([
         '',
-        `measured p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} wait p99 ${fmt(waitP99 === undefined ? undefined : waitP99 * 1000)} 429s ${measured.statuses['429'] ?? 0}`,
+        `measured p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} wait p99 ${fmt(waitP99 === undefined ? undefined : waitP99 * 1000)} ` +
+          `429s ${measured.statuses['429'] ?? 0}`,
       ]);
       const byModel: Record<string, unknown> = {};
       for (const [model, figures] of Object.entries(simulated)) {
@@ -432,7 +434,16 @@ async function main(): Promise<void> {
       rows,
     );
     process.stdout.write(
-      `${JSON.stringify({ bench: 'sim-vs-serve', objects: OBJECTS, seconds: SECONDS, cores: SERVER_CORES, threads: { cpu, predicted, loop }, scenarios: models, ...summary })}\n`,
+      `${JSON.stringify({
+        bench: 'sim-vs-serve',
+        objects: OBJECTS,
+        seconds: SECONDS,
+        cores: SERVER_CORES,
+        windowSeconds,
+        threads: { cpu, predicted, loop },
+        scenarios: models,
+        ...summary,
+      })}\n`,
     );
   } finally {
     await server?.stop();
