@@ -96,4 +96,25 @@ test('server.mainThread: the GET at 1004 ms waits for the LIST’s slice (1000�
   near(oneCore.lists!, 31);
 });
 
+test('a pool thread is held only while the LIST computes, not while its client reads', async () => {
+  // Two LISTs (50 ms each alone: 10 ms main thread, 20 ms pool, 20 ms the client reading) at 1000
+  // and 1015 ms on one pool thread and two cores. The second's slice runs 1015–1025 and its pool
+  // work waits for the first's (1010–1030), runs 1030–1050, and its client reads until 1070: 55 ms.
+  const yaml = `kind: Scenario
+duration: 2s
+server: {cpus: 2, executorThreads: 1, mainThread: true}
+flows:
+${['a:0ms', 'b:15ms']
+  .map((f) => f.split(':'))
+  .map(
+    ([name, start]) => `  - {name: ${name}, user: ${name}, verb: list, resource: configmaps, objects: 1000, start: ${start}, cpu: 30ms, mainThreadCpu: 10ms,
+     arrival: {type: constant, rate: 1}, service: {type: constant, value: 50ms}}`,
+  )
+  .join('\n')}
+`;
+  const latencies = await latenciesMs(yaml);
+  near(latencies.a!, 50);
+  near(latencies.b!, 55);
+});
+
 test.run();

@@ -29,12 +29,15 @@ export function responseBytesOf(objects: number | undefined, objectBytes: number
 }
 
 /**
- * A request with the main thread modelled (sim/main-thread.ts): a slice of `sliceMs` CPU that runs
- * on the main thread to completion, then the rest of its service time, `restMs`, keeping
- * `restDemand` cores busy with the CPU left (a pool thread's, or the process's other threads').
+ * A request with the main thread modelled (sim/main-thread.ts), in three parts: `sliceMs` of CPU
+ * run to completion on the main thread; `poolMs` of CPU on a pool thread (work the pool runs: the
+ * rest of its CPU, holding the thread only while it computes); then `restMs` more of its service
+ * time, keeping `restDemand` cores busy (the process's other threads; none after pool work, whose
+ * rest is the client reading the response).
  */
 export interface MainThreadSplit {
   sliceMs: number;
+  poolMs: number;
   restMs: number;
   restDemand: number;
 }
@@ -45,6 +48,8 @@ export interface MainThreadSplit {
  */
 export function mainThreadSplitOf(cpuMs: number, explicitSliceMs: number | undefined, onPool: boolean, serviceMs: number): MainThreadSplit {
   const sliceMs = explicitSliceMs ?? (onPool ? Math.min(BASE_CPU_MS, cpuMs) : cpuMs);
+  const leftCpuMs = Math.max(0, cpuMs - sliceMs);
+  if (onPool) return { sliceMs, poolMs: leftCpuMs, restMs: Math.max(0, serviceMs - sliceMs - leftCpuMs), restDemand: 0 };
   const restMs = Math.max(0, serviceMs - sliceMs);
-  return { sliceMs, restMs, restDemand: cpuDemandOf(Math.max(0, cpuMs - sliceMs), restMs) };
+  return { sliceMs, poolMs: 0, restMs, restDemand: cpuDemandOf(leftCpuMs, restMs) };
 }

@@ -325,21 +325,17 @@ class Simulation {
     else this.clock.scheduleTask(request.serviceMs, request);
   }
 
-  /** With server.mainThread: the request's slice on the main thread, then the rest of it (on the pool when it goes there). */
+  /** With server.mainThread: the request's slice on the main thread, its pool work when it has some, then the rest of it. */
   private startOnMainThread(request: InFlight, mainThread: MainThread): void {
     const replica = request.replica;
     const onPool = runsOnPool(request.objects) && this.scenario.server.executorThreads !== 0;
     const split = mainThreadSplitOf(cpuMsOf(request.cost.cpuMs, request.objects), request.cost.mainThreadCpuMs, onPool, request.serviceMs);
-    mainThread.run(split.sliceMs, () => {
-      const rest: CpuWork & VirtualWork = {
-        serviceMs: split.restMs,
-        cpuDemand: split.restDemand,
-        memoryBytes: request.memoryBytes,
-        fire: () => request.fire(),
-      };
-      if (onPool) replica.executor.execute(rest);
-      else replica.cpu!.start(rest);
-    });
+    const rest = (): void => {
+      if (onPool) this.clock.scheduleTask(split.restMs, request);
+      else replica.cpu!.start({ serviceMs: split.restMs, cpuDemand: split.restDemand, memoryBytes: request.memoryBytes, fire: () => request.fire() });
+    };
+    const poolWork: CpuWork & VirtualWork = { serviceMs: split.poolMs, cpuDemand: 1, memoryBytes: request.memoryBytes, fire: rest };
+    mainThread.run(split.sliceMs, onPool ? () => replica.executor.execute(poolWork) : rest);
   }
 
   finish(request: InFlight): void {
