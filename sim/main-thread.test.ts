@@ -117,4 +117,20 @@ ${['a:0ms', 'b:15ms']
   near(latencies.b!, 55);
 });
 
+test('a main thread needs cpus, and a flow’s mainThreadCpu needs it and fits in the flow’s cpu', async () => {
+  const flow = (extra: string) =>
+    `  - {name: g, user: u, verb: get, resource: pods, objectName: p, arrival: {type: constant, rate: 1}, service: {type: constant, value: 1ms}${extra}}`;
+  const errorsOf = async (server: string, extra: string) => {
+    const loaded = await loadScenarioText(`kind: Scenario\nduration: 2s\nserver: ${server}\nflows:\n${flow(extra)}\n`, 'bad.yaml');
+    return loaded.ok ? [] : loaded.errors;
+  };
+  assert.match((await errorsOf('{mainThread: true}', '')).join('\n'), /server\.mainThread: needs server\.cpus/);
+  assert.match((await errorsOf('{cpus: 1}', ', mainThreadCpu: 1ms')).join('\n'), /flows\[0\]\.mainThreadCpu: has no effect without server\.mainThread: true/);
+  assert.match(
+    (await errorsOf('{cpus: 1, mainThread: true}', ', cpu: 1ms, mainThreadCpu: 2ms')).join('\n'),
+    /flows\[0\]\.mainThreadCpu: must be at most the flow's cpu/,
+  );
+  assert.equal(await errorsOf('{cpus: 1, mainThread: true}', ', cpu: 2ms, mainThreadCpu: 2ms'), []);
+});
+
 test.run();
