@@ -4,22 +4,25 @@
 // 1. A real `fairway serve` (LevelDB, APF on, the default worker pool of cores − 1 threads) over
 //    ≥ 3,000 stored FlowSchemas. Three flows of three levels, from an open-loop client process
 //    (bench/open-loop-driver.ts, Poisson arrivals as the simulator's): `lists`, a user in
-//    global-default LISTing every FlowSchema as kubectl get does (a Table: CPU-heavy, on the pool);
+//    global-default LISTing every FlowSchema as kubectl get does (a Table, 2.4 MB);
 //    `node-gets` (level system) and `admin-gets` (exempt), GETs by name.
-// 2. Calibration: each flow alone, one request at a time, gives its uncontended latency (median and p99:
-//    the simulator's log-normal service time) and the server's CPU per request (all threads): the
-//    flow's `cpu` in the capacity model (docs/simulator.md, "A server with finite capacity").
-// 3. The mixed run: all three at once, the lists at a rate that keeps the pool busy. Measured per
-//    flow: latency p50/p99 at the client, 429s; per level: queue wait p50/p99 from the server's
-//    apiserver_flowcontrol_request_wait_duration_seconds (the window's bucket deltas).
+// 2. Calibration: each flow alone, one request at a time (wrk), gives the server's CPU per request
+//    by thread (/proc/<pid>/task): the main thread's is the flow's `mainThreadCpu`, all of it its
+//    `cpu` (docs/simulator.md, "A server with finite capacity", "The main thread"). Then each flow
+//    alone through the driver at a light rate gives the service time the mixed run's client sees.
+// 3. The mixed run: all three at once, the lists at `--list-load` of the server's cores. Measured per
+//    flow: latency p50/p99 at the client, 429s; per level: queue wait p99 from the server's
+//    apiserver_flowcontrol_request_wait_duration_seconds (the window's bucket deltas); every
+//    thread's CPU against the calibration's prediction, the event loop's busy time and delay, GC.
 // 4. The simulator, with that scenario: server `cpus` as the cores the server is pinned to (all
-//    but the driver's one; executorThreads follows as for `fairway serve`), the measured service
-//    times and CPU per request,
-//    the same rates and duration, seeds 1..3; the medians over seeds beside the measured figures.
+//    but the driver's one), the server's pool threads, the measured service times and CPU per
+//    request, the same rates and duration, seeds 1..3; the medians over seeds beside the measured
+//    figures, for processor sharing alone, with the main thread, and with the main thread on a core
+//    slowed to the share of it the server got in the mixed run.
 //
 // Goal (docs/benchmarks.md): the simulated p99 latency of each flow within 25% of the measured.
 //
-//   node --import tsx bench/sim-vs-serve.bench.ts [--objects=3000] [--seconds=20] [--list-load=0.8]
+//   nice -n -19 node --import tsx bench/sim-vs-serve.bench.ts [--objects=3000] [--seconds=20] [--list-load=0.8]
 //   BENCH_QUICK=1 …   (short runs)
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
