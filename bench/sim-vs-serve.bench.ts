@@ -25,7 +25,7 @@
 //   nice -n -19 node --import tsx bench/sim-vs-serve.bench.ts [--objects=3000] [--seconds=20] [--list-load=0.8]
 //   BENCH_QUICK=1 …   (short runs)
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -36,7 +36,7 @@ import { startServerProcess, type ServerProcess } from '../api/testing/server-pr
 import { counterDelta, histogramDelta, histogramQuantile, histograms } from '../engine/prometheus-delta.ts';
 import { parseExposition, type ExpositionSample } from '../engine/prometheus-text.ts';
 import { runScenario } from '../sim/run-scenario.ts';
-import { pinToCpus, table } from './fixtures.ts';
+import { pinToCpus, statCpuSeconds, table } from './fixtures.ts';
 import { runWrk } from './wrk.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';
 
@@ -45,7 +45,7 @@ const QUICK = process.env.BENCH_QUICK === '1';
 const OBJECTS = Math.max(3_000, arg('objects', 3_000));
 const SECONDS = arg('seconds', QUICK ? 8 : 20);
 const CALIBRATION_SECONDS = QUICK ? 4 : 8;
-/** The pool's busy fraction the lists alone would cause (at their calibrated CPU per LIST). */
+/** The server's busy fraction (of its cores) the lists alone would cause, at their calibrated CPU per LIST. */
 const LIST_LOAD = arg('list-load', 0.8);
 const WARMUP_SECONDS = 2;
 /** Below this share of its busy time on its core, or this late a driver, a run does not test the model. */
@@ -69,7 +69,7 @@ const FS_PATH = `/apis/${GROUP}/v1/flowschemas`;
 const TOKENS = { lister: 'sim-vs-serve-lister-token-01', node: 'sim-vs-serve-node-token-0002' } as const;
 const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
 
-/** A flow alone, one request at a time: latency (the service time) and server CPU per request, by thread. */
+/** A flow alone: wrk's latency one request at a time and the server's CPU per request by thread; the driver's latencies. */
 interface Calibration {
   medianMs: number;
   p99Ms: number;
@@ -116,16 +116,12 @@ function waitQuantile(before: string, after: string, level: string, q: number): 
   return histogramQuantile(q, histogramDelta(histograms(parseExposition(before), family, keyOf), histograms(parseExposition(after), family, keyOf), level));
 }
 
-const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** CPU seconds (user + system) of each thread of a process, by thread id, from /proc/<pid>/task. */
+/** CPU seconds of each thread of a process, by thread id, from /proc/<pid>/task. */
 function threadCpuSeconds(pid: number): Map<number, number> {
   const out = new Map<number, number>();
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(tid), (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND);
+      out.set(Number(tid), statCpuSeconds(`/proc/${pid}/task/${tid}/stat`));
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -384,7 +380,7 @@ async function main(): Promise<void> {
       predicted.other += (f.sentAll * c.otherMs) / 1000;
     }
 
-    // The simulator, with what was measured: processor sharing alone, and with the main thread.
+    // The simulator, with what was measured: processor sharing alone, with the main thread, and on a core slowed to the share the server got.
     const models = {
       shared: scenarioOf(plans, calibration, false),
       'main thread': scenarioOf(plans, calibration, true),
