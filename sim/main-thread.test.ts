@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SimClock } from '../engine/sim-clock.ts';
 import { MainThread } from './main-thread.ts';
+import { buildReport } from './report.ts';
 import { loadScenarioText } from './scenario-load.ts';
 import { SharedCpu } from './shared-cpu.ts';
 import { runSimulation } from './simulation.ts';
@@ -115,6 +116,13 @@ ${['a:0ms', 'b:15ms']
   const latencies = await latenciesMs(yaml);
   near(latencies.a!, 50);
   near(latencies.b!, 55);
+  // The report says the main thread was modelled; without it the key is absent.
+  const loaded = await loadScenarioText(yaml, 'main-thread.yaml');
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  assert.is(buildReport(runSimulation({ loaded: loaded.loaded, seed: '1' })).scenario.server.mainThread, true);
+  const plain = await loadScenarioText(scenario(2, ''), 'plain.yaml');
+  if (!plain.ok) throw new Error(plain.errors.join('\n'));
+  assert.not.ok('mainThread' in buildReport(runSimulation({ loaded: plain.loaded, seed: '1' })).scenario.server);
 });
 
 test('a main thread needs cpus, and a flow’s mainThreadCpu needs it and fits in the flow’s cpu', async () => {
