@@ -5,7 +5,7 @@
 // table says, and nothing else may.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Shape } from '../engine/config/object-shape.ts';
+import type { Shape } from '../engine/resources/object-shape.ts';
 import { FLOWCONTROL_KINDS } from '../engine/resources/kinds.ts';
 import { decodingShape } from '../engine/resources/schema/decoding-shape.ts';
 import type { FieldNames, FieldType, Same, StructTable } from '../engine/resources/schema/field-table.ts';

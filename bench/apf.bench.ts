@@ -1,7 +1,7 @@
-// What API Priority and Fairness costs the server: loopback throughput of a minimal node:http
-// server with the APF filter (plus the flow-control metrics it feeds) in front of a trivial
-// handler, against the same server without it, in the same run; and the admit + finish cost per
-// request through the controller on the real clock.
+// What API Priority and Fairness costs the server: loopback throughput of a node:http server running
+// the API server's request path with the APF filter (plus the flow-control metrics it feeds) in
+// front of a trivial handler, against the same server without it, in the same run; and the admit +
+// finish cost per request through the controller on the real clock.
 //
 //   node --import tsx bench/apf.bench.ts                 (about 40 s on 2 cores)
 //   BENCH_QUICK=1 node --import tsx bench/apf.bench.ts   (shorter rounds, a smoke run)
@@ -9,20 +9,21 @@
 // The load comes from a child process (this file with `--load`), keep-alive connections, a fixed
 // number of requests in flight; rounds alternate off/on so drift hits both alike. Prints a table,
 // then one JSON line (`{"bench":"apf",...}`). Figures are recorded in docs/benchmarks.md.
+// It fails (exit code 1) if seats are still held once the load has ended, if APF rejected any
+// request, or if APF on serves under a quarter of APF off: the signs of seats not being released.
 
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { Agent, createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { realClock } from '../engine/clock.ts';
 import { FlowController, type FlowControlObserver } from '../engine/flowcontrol/controller.ts';
 import type { RequestInfo } from '../engine/request/request-info.ts';
 import { createPriorityAndFairnessFilter } from '../api/filters/priority-and-fairness.ts';
-import { chain, type Filter, type RequestContext } from '../api/server/http-context.ts';
 import { createFairwayMetrics } from '../api/metrics/fairway-metrics.ts';
 import { defaultApfConfig } from '../api/metrics/testing/apf-fixtures.ts';
-import { UNDETACHED } from '../api/testing/request-context.ts';
+import type { ApiServer } from '../api/server/request-path.ts';
+import { BENCH_POD_PATH, seatsHeld, startBenchServer } from './apf-bench-server.ts';
 
 const QUICK = process.env['BENCH_QUICK'] === '1';
 const ROUND_MS = QUICK ? 1_000 : 2_000;
@@ -39,13 +40,10 @@ async function generateLoad(port: number, durationMs: number, inFlight: number):
   let stop = false;
   const one = (i: number) =>
     new Promise<void>((resolve, reject) => {
-      const req = httpRequest(
-        { host: '127.0.0.1', port, path: '/api/v1/namespaces/default/pods/p', agent, headers: { 'x-user': users[i % users.length]! } },
-        (res) => {
-          res.resume();
-          res.on('end', resolve);
-        },
-      );
+      const req = httpRequest({ host: '127.0.0.1', port, path: BENCH_POD_PATH, agent, headers: { 'x-user': users[i % users.length]! } }, (res) => {
+        res.resume();
+        res.on('end', resolve);
+      });
       req.on('error', reject);
       req.end();
     });
@@ -70,7 +68,7 @@ async function generateLoad(port: number, durationMs: number, inFlight: number):
 
 const requestInfo: RequestInfo = {
   isResourceRequest: true,
-  path: '/api/v1/namespaces/default/pods/p',
+  path: BENCH_POD_PATH,
   verb: 'get',
   apiPrefix: 'api',
   apiGroup: '',
@@ -91,37 +89,6 @@ function newController(observer?: FlowControlObserver): FlowController {
   });
   controller.configure(defaultApfConfig());
   return controller;
-}
-
-async function startServer(filters: Filter[]): Promise<{ server: Server; port: number }> {
-  const clock = realClock();
-  const body = '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"default"}}';
-  const run = chain(filters, async (context) => {
-    context.res.setHeader('Content-Type', 'application/json');
-    context.res.end(body);
-  });
-  const server = createServer((req, res) => {
-    const receivedMs = clock.now();
-    const user = req.headers['x-user'];
-    const context: RequestContext = {
-      req,
-      res,
-      url: new URL(req.url ?? '/', 'http://localhost'),
-      query: new URL(req.url ?? '/', 'http://localhost').searchParams,
-      requestInfo,
-      user: { name: typeof user === 'string' ? user : 'anonymous', groups: ['system:authenticated'] },
-      receivedMs,
-      deadlineMs: receivedMs + 60_000,
-      signal: new AbortController().signal,
-      watchInitialized: Promise.resolve(),
-      markWatchInitialized: () => {},
-      ...UNDETACHED,
-    };
-    run(context)?.catch((error: unknown) => res.destroy(error as Error));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, port: (server.address() as AddressInfo).port };
 }
 
 interface Round {
@@ -156,15 +123,14 @@ async function main(): Promise<void> {
   const metrics = createFairwayMetrics();
   const controller = newController(metrics.flowControl.observer);
   metrics.flowControl.attach(controller);
-  // Admit + finish first, on controllers nothing else has used: after the HTTP rounds, requests the
-  // load left waiting (their clients gone) sit in global-default's queues until their wait limits,
-  // and every admit behind them would wait too.
+  // Admit + finish first, on controllers nothing else has used, so that the HTTP rounds' books
+  // (queue virtual times, the metrics' series) are not part of the figure.
   const n = QUICK ? 50_000 : 300_000;
   const withMetrics = admitFinishMicros(controller, n);
   const bare = admitFinishMicros(newController(), n);
   const apf = createPriorityAndFairnessFilter({ controller, enforce: true, clock, observer: metrics.apfFilterObserver });
-  const off = await startServer([]);
-  const on = await startServer([apf]);
+  const off = await startBenchServer([]);
+  const on = await startBenchServer([apf]);
 
   const offRounds: Round[] = [];
   const onRounds: Round[] = [];
@@ -179,10 +145,12 @@ async function main(): Promise<void> {
       offRounds.push(await measure(off.port));
     }
   }
+  await allEnded([off.api, on.api]);
   off.server.close();
   on.server.close();
   metrics.stop();
   const global = controller.dump().levels.find((l) => l.name === 'global-default')!.queueSet;
+  const held = seatsHeld(controller);
 
   const offMedian = median(offRounds.map((r) => r.perSecond));
   const onMedian = median(onRounds.map((r) => r.perSecond));
@@ -215,6 +183,23 @@ async function main(): Promise<void> {
   console.log(`  with the metrics observer      ${withMetrics.toFixed(2)} µs`);
   console.log(`  without an observer            ${bare.toFixed(2)} µs`);
   console.log(JSON.stringify(results));
+  failIfImplausible(held, global.rejected, pairRatio);
+}
+
+/** Waits (at most 5 s) for the requests the last round left in flight: their responses may still be closing. */
+async function allEnded(servers: ApiServer[]): Promise<void> {
+  for (let i = 0; i < 500 && servers.some((s) => s.inFlight > 0); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+function failIfImplausible(held: { seatsInUse: number; waiting: number }, rejected: number, pairRatio: number): void {
+  const problems: string[] = [];
+  if (held.seatsInUse !== 0 || held.waiting !== 0)
+    problems.push(`after the load: ${held.seatsInUse} seats in use, ${held.waiting} requests waiting (want 0 and 0)`);
+  if (rejected !== 0) problems.push(`APF rejected ${rejected} requests (32 in flight never exceed global-default's share)`);
+  if (!(pairRatio >= 0.25)) problems.push(`APF on served ${pairRatio.toFixed(3)}× the requests of APF off`);
+  if (problems.length === 0) return;
+  console.error(`apf bench: implausible result, seats are probably not released:\n  ${problems.join('\n  ')}`);
+  process.exitCode = 1;
 }
 
 // Last, so that every module-level constant above is initialised.

@@ -1,9 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { interval, take, timer, delay, of } from 'rxjs';
-import { createActor, createMachine } from 'xstate';
 import { SimClock } from './sim-clock.ts';
-import { toRxScheduler, toXstateClock } from './clock-adapters.ts';
+import { toRxScheduler } from './clock-adapters.ts';
 
 test('RxJS interval and delay run on virtual time', () => {
   const clock = new SimClock();
@@ -29,16 +28,6 @@ test('unsubscribing cancels pending virtual work', () => {
   clock.advance(1_000);
   assert.is(fired, false);
   assert.is(clock.pending, 0);
-});
-
-test('xstate delayed transitions follow the injected clock', () => {
-  const clock = new SimClock();
-  const machine = createMachine({ initial: 'waiting', states: { waiting: { after: { 5000: 'done' } }, done: {} } });
-  const actor = createActor(machine, { clock: toXstateClock(clock) }).start();
-  clock.advance(4_999);
-  assert.is(actor.getSnapshot().value, 'waiting');
-  clock.advance(1);
-  assert.is(actor.getSnapshot().value, 'done');
 });
 
 test.run();

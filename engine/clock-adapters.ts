@@ -1,36 +1,9 @@
-// The one injected Clock, seen through the two shapes the libraries want: xstate's `Clock`
-// (setTimeout/clearTimeout, set once on a root actor and inherited by its children) and RxJS's
-// `SchedulerLike` (passed explicitly to every time-based operator). With a virtual clock both
-// libraries run on simulated time, so actors and streams stay deterministic.
+// The one injected Clock, seen as RxJS's `SchedulerLike` (passed explicitly to every time-based
+// operator), so streams run on simulated time under a virtual clock and stay deterministic. xstate
+// gets no clock: no machine has a delayed transition (docs/flow-control.md, "Time and determinism").
 
 import { Subscription, type SchedulerAction, type SchedulerLike } from 'rxjs';
-import type { ActorOptions, AnyActorLogic } from 'xstate';
 import type { Cancel, Clock } from './clock.ts';
-
-/** xstate does not export its `Clock` type; this is the shape `createActor(logic, { clock })` takes. */
-export type XstateClock = NonNullable<ActorOptions<AnyActorLogic>['clock']>;
-
-export function toXstateClock(clock: Clock): XstateClock {
-  let nextId = 1;
-  const pending = new Map<number, Cancel>();
-  return {
-    setTimeout(fn: () => void, timeout: number) {
-      const id = nextId++;
-      pending.set(
-        id,
-        clock.after(timeout, () => {
-          pending.delete(id);
-          fn();
-        }),
-      );
-      return id;
-    },
-    clearTimeout(id: number) {
-      pending.get(id)?.();
-      pending.delete(id);
-    },
-  };
-}
 
 class ClockAction<T> extends Subscription implements SchedulerAction<T> {
   private cancelPending: Cancel | undefined;

@@ -3,10 +3,13 @@
 // sim/ build on both; api/ is the top and may use all of them, with no exception (the worker stages
 // run the object semantics in engine/patch/ and engine/render/). And no module imports itself back
 // through others: an import cycle anywhere (tests and benches included) fails here, naming its
-// files in order. engine/ holds to this in its tests too (`*.test.ts`, `testing/`): the engine is
-// tested as the engine, so what a test needs from above (certificates, the HTTP status of a store
-// error) lives in engine/ or is asserted in an api/ test. The other folders' test code may reach up
-// (a test of the simulator may start a real server).
+// files in order. Test code (`*.test.ts`, `testing/`) obeys the layers as product code does: a test
+// is a test of its own folder, so what it needs from above (a real server, the `fairway` launcher)
+// means it belongs above, as `fairway sim`'s end-to-end tests sit in api/commands/. A module named by
+// path to be run (`new URL('./worker.ts', import.meta.url)`: a worker's entry, a child process) is
+// a dependency like an import. properties/ and bench/ are the test folders above everything.
+// Inside a folder, its sub-folders are layers too: `PARTS` below says what each builds on, and an
+// import against it fails naming the file, the import and the row it breaks.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -25,20 +28,27 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ['engine', 'cli', 'workers', 'sim'],
 };
 
-const isTestCode = (path: string) => path.endsWith('.test.ts') || path.includes('/testing/') || path.startsWith('api/e2e/');
-
-/** The relative imports of a module (static, re-exports, side-effect and dynamic), as paths from the repository root. */
-export function relativeImports(file: string, source: string): string[] {
-  const found: string[] = [];
-  const code = source
+const withoutComments = (source: string) =>
+  source
     .replace(/\/\*[\s\S]*?\*\//g, '')
     .split('\n')
     .filter((line) => !/^\s*\/\//.test(line))
     .join('\n');
-  for (const match of code.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.\.?\/[^'"]+)['"]/g)) {
-    found.push(posix.normalize(posix.join(posix.dirname(file), match[1]!)));
-  }
-  return found;
+
+const fromRoot = (file: string, specifier: string) => posix.normalize(posix.join(posix.dirname(file), specifier));
+
+/** The relative imports of a module (static, re-exports, side-effect and dynamic), as paths from the repository root. */
+export function relativeImports(file: string, source: string): string[] {
+  return [...withoutComments(source).matchAll(/(?:\bfrom|\bimport)\s*\(?\s*['"](\.\.?\/[^'"]+)['"]/g)].map((m) => fromRoot(file, m[1]!));
+}
+
+/**
+ * The modules a module names by path to run them (`new URL('./worker.ts', import.meta.url)`: a worker's
+ * entry, a child process's). They count for the layers but not for cycles: a child importing its
+ * parent's module is two processes, not a loop in loading.
+ */
+export function modulesRun(file: string, source: string): string[] {
+  return [...withoutComments(source).matchAll(/\bnew URL\(\s*['"](\.\.?\/[^'"]+\.(?:ts|mts|mjs))['"]/g)].map((m) => fromRoot(file, m[1]!));
 }
 
 /** Every cycle the graph has, one per back edge a depth-first walk meets, as the files in import order. */
@@ -62,17 +72,119 @@ export function findCycles(graph: ReadonlyMap<string, readonly string[]>): strin
   return cycles;
 }
 
-/** Imports that go up a layer: from product code, and from engine/'s test code. */
+/** Imports that go up a layer, from product and test code alike. */
 export function upwardImports(graph: ReadonlyMap<string, readonly string[]>): string[] {
   const offences: string[] = [];
   for (const [file, imports] of graph) {
     const from = file.split('/')[0]!;
     const allowed = MAY_IMPORT[from];
-    if (allowed === undefined || (from !== 'engine' && isTestCode(file))) continue;
+    if (allowed === undefined) continue;
     for (const target of imports) {
       const to = target.split('/')[0]!;
       if (to === from || allowed.includes(to) || !(to in MAY_IMPORT)) continue;
       offences.push(`${file} imports ${target} (${from}/ may import only ${[from, ...allowed].map((d) => `${d}/`).join(', ')})`);
+    }
+  }
+  return offences.sort();
+}
+
+/**
+ * Inside a top folder, what each part builds on: it may import those parts and, in turn, what they build
+ * on; nothing else of its folder. A part is a sub-folder; `.` is the folder's own files, with its
+ * `testing/` (a `testing/` folder is part of the part it sits in). Test code obeys the same rows.
+ */
+const PARTS: Record<string, Record<string, readonly string[]>> = {
+  engine: {
+    '.': [], // the utilities: time, randomness, Go's formats and integers, shuffle sharding, small structures
+    x509: ['.'],
+    resources: ['.'], // the kinds' tables and types, field errors, validation, defaults
+    status: ['resources'], // the errors the API sends, as Status
+    request: ['status'], // what a request targets, and its body decoded
+    config: ['resources'], // configuration files: manifests, encryption, the flowcontrol kinds
+    kms: ['config'],
+    store: ['kms'],
+    auth: ['config', 'request', 'x509'], // authentication, authorization (and its configuration), admission
+    flowcontrol: ['auth', 'store'],
+    patch: ['request', 'store'], // the object semantics of a write
+    protobuf: ['patch', 'flowcontrol'],
+    render: ['protobuf'],
+    registry: ['auth', 'patch'],
+  },
+  cli: { '.': [] },
+  workers: { '.': [] },
+  // The simulator's own files are its core and its commands at once, and explain/ and report/ use each
+  // other, so those two have no row yet: the rows say how the rest stand.
+  sim: {
+    report: [],
+    sweep: ['report'],
+    tune: ['sweep'],
+    compare: ['sweep'],
+    import: [],
+    examples: [],
+  },
+  // The parts that keep their place while the request model, transport and assembly take shape. filters/
+  // joins below metrics/ once its tests' APF fixtures leave metrics/testing/; discovery/ and openapi/
+  // use each other (the model carries the schemas, the document is built from the model).
+  api: {
+    'data-dir': [],
+    top: [],
+    metrics: [],
+    debug: ['metrics'],
+    security: ['data-dir'],
+  },
+};
+
+/** The folders whose every part has a row. */
+const COMPLETE = ['engine', 'cli', 'workers'];
+
+/** The part of its top folder a file belongs to. */
+export function partOf(file: string): string {
+  const segments = file.split('/');
+  return segments.length <= 2 || segments[1] === 'testing' ? '.' : segments[1]!;
+}
+
+const partName = (top: string, part: string) => (part === '.' ? `${top}/'s own files` : `${top}/${part}`);
+
+/** For each part of a table, every part beneath it; a part the walk meets again while below itself is a cycle in the table. */
+export function partsBeneath(table: Record<string, readonly string[]>): { beneath: Map<string, Set<string>>; cycles: string[] } {
+  const beneath = new Map<string, Set<string>>();
+  const cycles: string[] = [];
+  const open = new Set<string>();
+  const walk = (part: string): Set<string> => {
+    const known = beneath.get(part);
+    if (known !== undefined) return known;
+    if (open.has(part)) {
+      cycles.push(part);
+      return new Set();
+    }
+    open.add(part);
+    const below = new Set<string>();
+    for (const next of table[part] ?? []) {
+      below.add(next);
+      for (const deeper of walk(next)) below.add(deeper);
+    }
+    open.delete(part);
+    beneath.set(part, below);
+    return below;
+  };
+  for (const part of Object.keys(table)) walk(part);
+  return { beneath, cycles };
+}
+
+/** Imports between two parts of a folder that its table does not allow, each naming the rule it breaks. */
+export function crossPartImports(graph: ReadonlyMap<string, readonly string[]>, parts = PARTS): string[] {
+  const offences: string[] = [];
+  const beneath = new Map(Object.entries(parts).map(([top, table]) => [top, partsBeneath(table).beneath]));
+  for (const [file, imports] of graph) {
+    const top = file.split('/')[0]!;
+    const from = partOf(file);
+    const below = beneath.get(top)?.get(from);
+    if (below === undefined) continue;
+    for (const target of imports) {
+      const to = partOf(target);
+      if (target.split('/')[0] !== top || to === from || below.has(to) || !(to in parts[top]!)) continue;
+      const row = `PARTS.${top}['${from}'] is [${parts[top]![from]!.map((p) => `'${p}'`).join(', ')}]`;
+      offences.push(`${file} imports ${target} (${row}: ${partName(top, to)} is not beneath ${partName(top, from)})`);
     }
   }
   return offences.sort();
@@ -87,18 +199,22 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-function importGraph(): Map<string, string[]> {
+/** Each module's imports (`graph`) and, for the layers, its imports and the modules it runs (`uses`). */
+function scan(): { graph: Map<string, string[]>; uses: Map<string, string[]> } {
   const graph = new Map<string, string[]>();
+  const uses = new Map<string, string[]>();
   for (const top of TOP_DIRS) {
     for (const path of sources(join(root, top))) {
       const file = relative(root, path).split('\\').join('/');
-      graph.set(file, relativeImports(file, readFileSync(path, 'utf8')));
+      const source = readFileSync(path, 'utf8');
+      graph.set(file, relativeImports(file, source));
+      uses.set(file, [...graph.get(file)!, ...modulesRun(file, source)]);
     }
   }
-  return graph;
+  return { graph, uses };
 }
 
-const graph = importGraph();
+const { graph, uses } = scan();
 
 test('no import cycle anywhere', () => {
   const cycles = findCycles(graph);
@@ -109,15 +225,37 @@ test('no import cycle anywhere', () => {
   );
 });
 
-test('no upward import: engine/ (its tests included) imports only engine/, cli/ only engine/, workers/ only engine/, sim/ nothing from api/', () => {
-  const offences = upwardImports(graph);
+test('no upward import, tests included: engine/ imports only engine/, cli/ and workers/ only engine/, sim/ nothing from api/', () => {
+  const offences = upwardImports(uses);
   assert.equal(offences, [], `\n${offences.join('\n')}`);
+});
+
+test('no import between parts of a folder against its table (engine/ sub-packages, sim/, api/; tests included)', () => {
+  const offences = crossPartImports(uses);
+  assert.equal(offences, [], `\n${offences.join('\n')}`);
+});
+
+test('each table is a layering (no part builds on itself) and names only parts it has', () => {
+  for (const [top, table] of Object.entries(PARTS)) {
+    assert.equal(partsBeneath(table).cycles, [], `${top}/'s table has a cycle`);
+    for (const [part, below] of Object.entries(table)) {
+      for (const p of below) assert.ok(p in table, `${top}/${part} builds on ${top}/${p}, which has no row`);
+    }
+  }
+});
+
+test('every part of engine/, cli/ and workers/ has a row', () => {
+  const missing = [...uses.keys()]
+    .filter((file) => COMPLETE.includes(file.split('/')[0]!) && !(partOf(file) in PARTS[file.split('/')[0]!]!))
+    .map((file) => `${file.split('/')[0]}/${partOf(file)}`);
+  assert.equal([...new Set(missing)], [], 'a new sub-folder needs its row in PARTS');
 });
 
 test('the scan sees the modules and their imports (a scan that finds nothing checks nothing)', () => {
   assert.ok(graph.size > 400, `only ${graph.size} modules found`);
   assert.ok(graph.get('engine/store/store.ts')?.includes('engine/store/resource-store.ts'));
   assert.ok(graph.get('api/commands/main.ts')?.some((target) => target.startsWith('sim/')));
+  assert.ok(uses.get('workers/piscina-executor.ts')?.includes('workers/worker-entry.mjs'), 'a module run by path is a use');
   assert.ok(graph.get('engine/store/testing/suite-crud.ts')?.includes('engine/store/testing/suite-kit.ts'), "engine/'s test code is scanned");
 });
 
@@ -143,6 +281,8 @@ test('the import parser reads every form and skips comments', () => {
     'engine/store/e.ts',
     'engine/store/f.ts',
   ]);
+  const runs = ["const child = fileURLToPath(new URL('../child.ts', import.meta.url));", "const data = new URL('./testdata/x.yaml', import.meta.url);"];
+  assert.equal(modulesRun('engine/store/x.ts', runs.join('\n')), ['engine/child.ts']);
 });
 
 test('a cycle is found and named in order; an upward import is reported', () => {
@@ -173,8 +313,30 @@ test('a cycle is found and named in order; an upward import is reported', () => 
     'engine/a.test.ts imports sim/z.ts (engine/ may import only engine/)',
     'engine/a.ts imports api/x.ts (engine/ may import only engine/)',
     'engine/store/testing/kit.ts imports api/y.ts (engine/ may import only engine/)',
+    'sim/a.test.ts imports api/x.ts (sim/ may import only sim/, engine/, cli/, workers/)',
     'sim/a.ts imports api/x.ts (sim/ may import only sim/, engine/, cli/, workers/)',
   ]);
+});
+
+test("an import against a folder's table names the file, the import and the rule; a table with a cycle is found", () => {
+  const table = { engine: { '.': [], resources: ['.'], status: ['resources'], store: ['resources'] } };
+  const graph = new Map([
+    ['engine/resources/decode.ts', ['engine/status/errors.ts', 'engine/go-format.ts']],
+    ['engine/status/errors.ts', ['engine/resources/types.ts', 'engine/clock.ts']],
+    ['engine/go-integer.test.ts', ['engine/store/list-options.ts', 'engine/testing/kit.ts']],
+    ['engine/store/testing/kit.ts', ['engine/status/errors.ts']],
+    ['engine/x509/certificates.ts', ['engine/status/errors.ts']],
+    ['sim/report.ts', ['sim/explain/remedy.ts']],
+  ]);
+  assert.equal(crossPartImports(graph, table), [
+    "engine/go-integer.test.ts imports engine/store/list-options.ts (PARTS.engine['.'] is []: engine/store is not beneath engine/'s own files)",
+    "engine/resources/decode.ts imports engine/status/errors.ts (PARTS.engine['resources'] is ['.']: engine/status is not beneath engine/resources)",
+    "engine/store/testing/kit.ts imports engine/status/errors.ts (PARTS.engine['store'] is ['resources']: engine/status is not beneath engine/store)",
+  ]);
+  assert.equal(partsBeneath({ a: ['b'], b: ['c'], c: ['a'] }).cycles, ['a']);
+  assert.equal([...partsBeneath(table.engine).beneath.get('status')!].sort(), ['.', 'resources']);
+  assert.is(partOf('engine/testing/kit.ts'), '.');
+  assert.is(partOf('engine/store/leveldb/x.ts'), 'store');
 });
 
 test.run();

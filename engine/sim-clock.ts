@@ -119,7 +119,7 @@ export class SimClock implements Clock {
     const events = this.events;
     for (;;) {
       if (this.size === 0) break;
-      if (events[0]!.cancelled) {
+      if (this.cancelledInHeap > 0 && events[0]!.cancelled) {
         this.dropCancelledTop();
         if (this.size === 0) break;
       }

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { allocateCurrentLimits, computeConcurrencyAllocation, ALLOCATION_EPSILON, type AllocationClass } from '../engine/flowcontrol/concurrency-allocation.ts';
 import { computeLevelLimits, lendableCL, borrowingCL, type LevelLimitsInput } from '../engine/flowcontrol/concurrency-limits.ts';
-import { ceilDiv, goLog2, goRound } from '../engine/flowcontrol/go-math.ts';
+import { ceilDiv, goLog2, goRound } from '../engine/go-math.ts';
 import { seatsTimesDuration } from '../engine/flowcontrol/seat-seconds.ts';
 import { bisectionAllocation } from './support/bisection-allocation.ts';
 import { checkProperty, expectPropertyToFail } from './support/runner.ts';

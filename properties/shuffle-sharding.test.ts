@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPrng } from '../engine/random.ts';
-import { chooseQueueIndex, deal, dealerParameterError, hashFlowId, requiredEntropyBits, type Dealer } from '../engine/flowcontrol/shuffle-sharding.ts';
+import { chooseQueueIndex, deal, dealerParameterError, hashFlowId, requiredEntropyBits, type Dealer } from '../engine/shuffle-sharding.ts';
 import { chiSquareCritical, chiSquareUniform } from './support/chi-square.ts';
 import { referenceChooseQueue, referenceDeal } from './support/reference-deal.ts';
 import { checkProperty, expectPropertyToFail } from './support/runner.ts';

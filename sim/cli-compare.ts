@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
 import { flag } from '../cli/flag-table.ts';
 import { nonEmpty, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
-import { compareHtml, verdictCounts } from './compare/compare-html.ts';
+import { compareHtml, variantSummary } from './compare/compare-html.ts';
 import { comparePlotsHtml } from './compare/compare-plots.ts';
 import { runComparison } from './compare/run-comparison.ts';
 import { createProgress } from './progress.ts';
@@ -84,16 +84,7 @@ export async function runSimCompare(args: string[], output: Output): Promise<num
   await writeFile(join(outDir, 'compare.json'), `${JSON.stringify(comparison, null, 2)}\n`);
   const plots = options.plots === false ? [] : await comparePlotsHtml(comparison);
   await writeFile(join(outDir, 'compare.html'), compareHtml(comparison, { plots }));
-  for (const v of comparison.variants) {
-    const named = (verdict: string) => v.flows.filter((f) => f.verdict === verdict).map((f) => f.name);
-    const parts = verdictCounts(v.flows).map((part) => {
-      const verdict = part.slice(part.indexOf(' ') + 1);
-      const names = named(verdict === 'within seed noise' ? 'noise' : verdict);
-      return verdict !== 'within seed noise' && names.length > 0 ? `${part} (${names.join(', ')})` : part;
-    });
-    const n = v.flows.length;
-    output.stdout(`${v.name}: ${n} flow${n === 1 ? '' : 's'}: ${parts.join(', ')}; levels: ${verdictCounts(v.levels).join(', ')}\n`);
-  }
+  for (const v of comparison.variants) output.stdout(`${variantSummary(v)}\n`);
   output.stdout(
     `ran ${comparison.runs.length} simulations in ${((performance.now() - startMs) / 1000).toFixed(2)} s; wrote ${join(outDir, 'compare.json')} and ` +
       `${join(outDir, 'compare.html')}\n`,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
 import { flag } from '../cli/flag-table.ts';
-import { nonEmpty, reportWarnings, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, seedValue, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
+import { nonEmpty, reportWarnings, RUN_FLAGS, runOptions, type RunOptions, SCENARIO_ARGUMENT, seedValue, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
 import { compareHtml } from './compare/compare-html.ts';
 import { comparePlotsHtml } from './compare/compare-plots.ts';
 import { runComparison } from './compare/run-comparison.ts';
@@ -18,16 +18,17 @@ import { createProgress } from './progress.ts';
 import { esc } from './report/format.ts';
 import { table } from './report/page.ts';
 import { loadRunInputs } from './run-scenario.ts';
+import type { LoadedScenario } from './scenario-load.ts';
 import { parseSeed, streamPrng } from './seed.ts';
-import { createSweepPool } from './sweep/sweep.ts';
+import { createSweepPool, type SweepPool } from './sweep/sweep.ts';
 import type { SweepTask } from './sweep/task.ts';
 import { assess } from './tune/assess.ts';
 import { changeEffects } from './tune/change-effects.ts';
-import { candidateKey, candidateManifests, candidateObjects, describeCandidate, EMPTY_CANDIDATE, type Candidate } from './tune/candidate.ts';
-import { improves, readObjectivesFile } from './tune/objectives.ts';
+import { candidateKey, candidateManifests, candidateObjects, describeCandidate, EMPTY_CANDIDATE, type Candidate, type TuneSpace } from './tune/candidate.ts';
+import { improves, readObjectivesFile, type TuneObjectives } from './tune/objectives.ts';
 import { failures, objectivesTable, objectivesTableText, type ObjectiveRow } from './tune/objectives-table.ts';
-import { searchConfigurations, type Evaluation } from './tune/search.ts';
-import { buildSpace } from './tune/space.ts';
+import { searchConfigurations, type Evaluation, type SearchResult } from './tune/search.ts';
+import { buildSpace, type Matched } from './tune/space.ts';
 import { makeDirectories } from '../engine/make-directories.ts';
 
 export const DEFAULT_TUNE_SEEDS = '1..3';
@@ -78,24 +79,61 @@ export const simTuneCommand: Command = {
   run: (args) => runSimTune(args, processOutput),
 };
 
+/** What the command line and its files name, read and checked before anything is simulated. */
+interface TuneInputs {
+  scenarioFile: string;
+  objectivesFile: string;
+  outDir: string;
+  options: RunOptions;
+  searchSeed: string;
+  budget: number;
+  variantFiles: string[];
+  objectives: TuneObjectives;
+  loaded: LoadedScenario;
+}
+
+type CandidateRuns = Pick<Evaluation, 'runs' | 'errors'>;
+
 export async function runSimTune(args: string[], output: Output): Promise<number> {
+  const inputs = await readTuneInputs(args, output);
+  if (typeof inputs === 'number') return inputs;
+  const { scenarioFile, objectivesFile, variantFiles, budget, options, loaded } = inputs;
+  output.stdout(
+    `SCENARIO=${scenarioFile} NAME=${loaded.scenario.name} OBJECTIVES=${objectivesFile}` +
+      `${variantFiles.length > 0 ? ` VARIANT=${variantFiles.join(',')}` : ''} ` +
+      `BUDGET=${budget} WORKERS=${options.workers}\n`,
+  );
+  const pool = createSweepPool(Math.min(options.workers, budget * options.seeds.length));
+  const progress = createProgress();
+  const startMs = performance.now();
+  try {
+    const searched = await searchTune(inputs, candidateRunner(inputs, pool), progress, output);
+    progress.done();
+    if (typeof searched === 'number') return searched;
+    const searchSeconds = (performance.now() - startMs) / 1000;
+    const outcome = await writeTuneOutputs(inputs, searched, pool);
+    printOutcome(output, inputs, searched.result, outcome, searchSeconds);
+    return searched.result.met ? 0 : 1;
+  } finally {
+    progress.done();
+    await pool.destroy();
+  }
+}
+
+/** The flags, the objectives file and the scenario (with its variants); an exit code when any is wrong. */
+async function readTuneInputs(args: string[], output: Output): Promise<TuneInputs | number> {
   const command = parseCommandLine(SIM_TUNE_COMMAND, args, output);
   if ('exitCode' in command) return command.exitCode;
   const { values } = command;
   const scenarioFile = command.positionals[0]!;
-  const objectivesFile = values.objectives;
-  const outDir = values.out;
   const options = runOptions(values, availableParallelism());
-  const { seedsText, workers, auditLogFile, auditGrouping: groupBy } = options;
-  const seeds = { seeds: options.seeds };
   const searchSeed = parseSeed(values.searchSeed);
   if (!searchSeed.ok) return command.usageError(`--search-seed: ${searchSeed.message}`);
-  const budget = values.budget;
   const variantFiles = values.variant;
 
-  output.stdout(`SEEDS=${seedsText} SEARCH_SEED=${searchSeed.seed}\n`);
-  const objectives = await readObjectivesFile(objectivesFile);
-  const inputs = await loadRunInputs({ scenarioFile, seed: '0', auditLogFile, variantFiles });
+  output.stdout(`SEEDS=${options.seedsText} SEARCH_SEED=${searchSeed.seed}\n`);
+  const objectives = await readObjectivesFile(values.objectives);
+  const inputs = await loadRunInputs({ scenarioFile, seed: '0', auditLogFile: options.auditLogFile, variantFiles });
   const inputErrors = [...(objectives.ok ? [] : objectives.errors), ...(inputs.ok ? [] : inputs.errors)];
   if (!objectives.ok || !inputs.ok) {
     for (const error of inputErrors) output.stderr(`${error}\n`);
@@ -103,179 +141,221 @@ export async function runSimTune(args: string[], output: Output): Promise<number
     return 1;
   }
   if (reportWarnings(inputs.loaded.warnings, options.strict, 'sim tune', output)) return 1;
-  const loaded = inputs.loaded;
-  output.stdout(
-    `SCENARIO=${scenarioFile} NAME=${loaded.scenario.name} OBJECTIVES=${objectivesFile}` +
-      `${variantFiles.length > 0 ? ` VARIANT=${variantFiles.join(',')}` : ''} ` +
-      `BUDGET=${budget} WORKERS=${workers}\n`,
-  );
+  return {
+    scenarioFile,
+    objectivesFile: values.objectives,
+    outDir: values.out,
+    options,
+    searchSeed: searchSeed.seed,
+    budget: values.budget,
+    variantFiles,
+    objectives: objectives.objectives,
+    loaded: inputs.loaded,
+  };
+}
 
-  const pool = createSweepPool(Math.min(workers, budget * seeds.seeds.length));
-  const progress = createProgress();
-  const startMs = performance.now();
-  try {
-    const taskBase = {
-      scenarioFile,
-      auditLogFile,
-      auditGrouping: groupBy,
-      digestOnly: true,
-    };
-    const runCandidates = async (candidates: readonly Candidate[], objectsOf: (c: Candidate) => SweepTask['extraObjects']) => {
-      const tasks: SweepTask[] = candidates.flatMap((c, i) =>
-        seeds.seeds.map((seed) => ({ ...taskBase, seed, variant: `candidate-${i}`, variantFiles, extraObjects: objectsOf(c) ?? [] })),
-      );
-      const results = await pool.run(tasks);
-      return candidates.map((_, i) => {
-        const mine = results.slice(i * seeds.seeds.length, (i + 1) * seeds.seeds.length);
-        return {
-          runs: mine.flatMap((r) => (r.ok ? [{ seed: r.seed, digest: r.digest }] : [])),
-          errors: mine.flatMap((r) => (r.ok ? [] : r.errors.map((e) => `seed ${r.seed}: ${e}`))),
-        };
-      });
-    };
-
-    // The baseline first: it names the flows the objectives must match and sizes new levels.
-    const [baselineRuns] = await runCandidates([EMPTY_CANDIDATE], () => []);
-    if (baselineRuns!.errors.length > 0) {
-      for (const error of baselineRuns!.errors) output.stderr(`${error}\n`);
-      return 1;
-    }
-    const built = buildSpace(loaded, objectives.objectives, baselineRuns!.runs);
-    if (!built.ok) {
-      for (const error of built.errors) output.stderr(`${error}\n`);
-      output.stderr('fairway sim tune: the objectives do not fit the scenario\n');
-      return 1;
-    }
-    const { space, matched } = built;
-    const baselineKey = candidateKey(EMPTY_CANDIDATE);
-    const result = await searchConfigurations({
-      space,
-      budget,
-      prng: streamPrng(searchSeed.seed, 'sim-tune'),
-      evaluate: (candidates) =>
-        candidates.length === 1 && candidateKey(candidates[0]!) === baselineKey
-          ? Promise.resolve([baselineRuns!])
-          : runCandidates(candidates, (c) => candidateObjects(c, space, `candidate ${describeCandidate(c, space).join('; ')}`)),
-      assess: (runs) => assess(objectives.objectives.objectives, matched, runs, baselineRuns!.runs),
-      focusOf: (evaluation) => focusOf(evaluation, space.levels, space.dedicatable),
-      onRound: (_round, evaluated) => progress.update(evaluated / budget, `${evaluated}/${budget} candidates`),
-    });
-    progress.done();
-    const searchSeconds = (performance.now() - startMs) / 1000;
-
-    await makeDirectories(outDir);
-    const manifests = candidateManifests(result.best.candidate, space);
-    const changes = describeCandidate(result.best.candidate, space);
-    const improvedFlows = new Set(objectives.objectives.objectives.filter(improves).flatMap((o) => matched.get(o.index)?.flows ?? []));
-    const effects = changeEffects(result.best.candidate, space, result.baseline.runs, result.best.runs, improvedFlows);
-    const objectiveRows = objectivesTable(objectives.objectives.objectives, result.baseline.assessment, result.best.assessment);
-    const yamlName = result.met ? 'recommended.yaml' : 'closest.yaml';
-    const header = [
-      `# ${result.met ? 'Recommended' : 'Closest (objectives NOT met)'} by: fairway sim tune ${scenarioFile} --objectives ${objectivesFile} --seeds ` +
-        `${seedsText} --search-seed ${searchSeed.seed}${variantFiles.map((v) => ` --variant ${v}`).join('')}`,
-      ...(variantFiles.length > 0 ? [`# Apply after ${variantFiles.join(', ')}: these changes are on top of that configuration.`] : []),
-      ...changes.map((c) => `# - ${c}`),
-      ...(changes.length === 0 ? ['# The configuration as it is meets every objective: nothing to apply.'] : []),
-    ].join('\n');
-    await writeFile(join(outDir, yamlName), `${header}\n${manifests.map((m) => `---\n${stringify(m, { lineWidth: 0 })}`).join('')}`);
-
-    const tune = {
-      kind: 'TuneResult',
-      version: 1,
-      scenario: loaded.scenario.name,
-      objectivesFile,
-      variantFiles,
-      seeds: seeds.seeds,
-      searchSeed: searchSeed.seed,
-      budget,
-      met: result.met,
-      recommendation: {
-        file: yamlName,
-        changes,
-        objects: result.best.size.objects,
-        relativeChange: result.best.size.relativeChange,
-        candidate: result.best.index,
-      },
-      objectivesTable: objectiveRows,
-      effects,
-      objectives: result.best.assessment?.objectives ?? [],
-      baseline: result.baseline.assessment?.objectives ?? [],
-      candidatesTried: result.evaluations.length,
-      candidates: result.evaluations.map((e) => ({
-        index: e.index,
-        round: e.round,
-        changes: describeCandidate(e.candidate, space),
-        objects: e.size.objects,
-        relativeChange: e.size.relativeChange,
-        met: e.assessment?.met ?? false,
-        distance: e.assessment?.distance ?? null,
-        ...(e.errors.length > 0 ? { errors: e.errors } : {}),
-      })),
-    };
-    await writeFile(join(outDir, 'tune.json'), `${JSON.stringify(tune, null, 2)}\n`);
-
-    // The page: baseline against the recommendation, each run's report written beside it.
-    const variants = [
-      { name: 'baseline', files: variantFiles },
-      ...(changes.length > 0 ? [{ name: result.met ? 'recommended' : 'closest', files: [...variantFiles, join(outDir, yamlName)] }] : []),
-    ];
-    const comparison = await runComparison({
-      scenarioFile,
-      scenarioName: loaded.scenario.name,
-      variants,
-      seeds: seeds.seeds,
-      workers,
-      outDir,
-      plots: options.plots,
-      suggestions: options.suggestions,
-      auditLogFile,
-      auditGrouping: groupBy,
-      pool,
-    });
-    const summary = result.met
-      ? changes.length === 0
-        ? 'The configuration as it is meets every objective.'
-        : `Recommended change (${changes.length} edit${changes.length === 1 ? '' : 's'}) meets every objective in every seed.`
-      : 'No candidate within the budget met every objective; this is the closest.';
-    await writeFile(
-      join(outDir, 'compare.html'),
-      compareHtml(comparison, {
-        title: `Tuning: ${loaded.scenario.name}`,
-        intro: [
-          summary,
-          ...changes.map((c) => `• ${esc(c)}`),
-          ...effects.map((e) => esc(e)),
-          `Manifests: <a href="${yamlName}">${yamlName}</a>; the search: <a href="tune.json">tune.json</a> (${result.evaluations.length} candidates).`,
-        ],
-        blocks: ['<h2>Objectives</h2>', objectivesTableHtml(objectiveRows)],
-        plots: options.plots === false ? [] : await comparePlotsHtml(comparison),
-      }),
+/** Runs candidates on the pool, every seed each, and gathers each candidate's digests and errors. */
+function candidateRunner(inputs: TuneInputs, pool: SweepPool) {
+  const { seeds, auditLogFile, auditGrouping } = inputs.options;
+  const taskBase = { scenarioFile: inputs.scenarioFile, auditLogFile, auditGrouping, digestOnly: true };
+  return async (candidates: readonly Candidate[], objectsOf: (c: Candidate) => SweepTask['extraObjects']): Promise<CandidateRuns[]> => {
+    const tasks: SweepTask[] = candidates.flatMap((c, i) =>
+      seeds.map((seed) => ({ ...taskBase, seed, variant: `candidate-${i}`, variantFiles: inputs.variantFiles, extraObjects: objectsOf(c) ?? [] })),
     );
+    const results = await pool.run(tasks);
+    return candidates.map((_, i) => {
+      const mine = results.slice(i * seeds.length, (i + 1) * seeds.length);
+      return {
+        runs: mine.flatMap((r) => (r.ok ? [{ seed: r.seed, digest: r.digest }] : [])),
+        errors: mine.flatMap((r) => (r.ok ? [] : r.errors.map((e) => `seed ${r.seed}: ${e}`))),
+      };
+    });
+  };
+}
 
-    const rate = result.evaluations.length / Math.max(searchSeconds, 1e-6);
-    output.stdout(
-      `tried ${result.evaluations.length} candidates × ${seeds.seeds.length} seeds in ${searchSeconds.toFixed(2)} s (${rate.toFixed(2)} candidates/s)\n`,
-    );
-    for (const line of objectivesTableText(objectiveRows)) output.stdout(`${line}\n`);
-    if (result.met) {
-      output.stdout(
-        changes.length === 0
-          ? 'MET: the configuration as it is meets every objective\n'
-          : `MET by candidate ${result.best.index}:\n${changes.map((c) => `  ${c}\n`).join('')}` +
-              `why, and what it costs:\n${effects.map((e) => `  ${e}\n`).join('')}`,
-      );
-    } else {
-      output.stdout(
-        `NOT MET within the budget; closest (candidate ${result.best.index}):\n${changes.map((c) => `  ${c}\n`).join('') || '  (no change)\n'}still failing:\n`,
-      );
-      for (const line of result.best.assessment === undefined ? result.best.errors : failures(result.best.assessment)) output.stdout(`  ${line}\n`);
-    }
-    output.stdout(`wrote ${join(outDir, yamlName)}, ${join(outDir, 'tune.json')} and ${join(outDir, 'compare.html')}\n`);
-    return result.met ? 0 : 1;
-  } finally {
-    progress.done();
-    await pool.destroy();
+interface Searched {
+  result: SearchResult;
+  space: TuneSpace;
+  matched: Map<number, Matched>;
+}
+
+/** The baseline, the space it allows, and the search; an exit code when the baseline fails or the objectives do not fit. */
+async function searchTune(
+  inputs: TuneInputs,
+  runCandidates: ReturnType<typeof candidateRunner>,
+  progress: ReturnType<typeof createProgress>,
+  output: Output,
+): Promise<Searched | number> {
+  const { objectives, budget } = inputs;
+  // The baseline first: it names the flows the objectives must match and sizes new levels.
+  const [baselineRuns] = await runCandidates([EMPTY_CANDIDATE], () => []);
+  if (baselineRuns!.errors.length > 0) {
+    for (const error of baselineRuns!.errors) output.stderr(`${error}\n`);
+    return 1;
   }
+  const built = buildSpace(inputs.loaded, objectives, baselineRuns!.runs);
+  if (!built.ok) {
+    for (const error of built.errors) output.stderr(`${error}\n`);
+    output.stderr('fairway sim tune: the objectives do not fit the scenario\n');
+    return 1;
+  }
+  const { space, matched } = built;
+  const baselineKey = candidateKey(EMPTY_CANDIDATE);
+  const result = await searchConfigurations({
+    space,
+    budget,
+    prng: streamPrng(inputs.searchSeed, 'sim-tune'),
+    evaluate: (candidates) =>
+      candidates.length === 1 && candidateKey(candidates[0]!) === baselineKey
+        ? Promise.resolve([baselineRuns!])
+        : runCandidates(candidates, (c) => candidateObjects(c, space, `candidate ${describeCandidate(c, space).join('; ')}`)),
+    assess: (runs) => assess(objectives.objectives, matched, runs, baselineRuns!.runs),
+    focusOf: (evaluation) => focusOf(evaluation, space.levels, space.dedicatable),
+    onRound: (_round, evaluated) => progress.update(evaluated / budget, `${evaluated}/${budget} candidates`),
+  });
+  return { result, space, matched };
+}
+
+/** What the outputs say about the best candidate: its file, its changes, their effects and the objectives table. */
+interface Outcome {
+  yamlName: string;
+  changes: string[];
+  effects: string[];
+  objectiveRows: ObjectiveRow[];
+}
+
+/** recommended.yaml (or closest.yaml), tune.json and compare.html. */
+async function writeTuneOutputs(inputs: TuneInputs, searched: Searched, pool: SweepPool): Promise<Outcome> {
+  const { result, space, matched } = searched;
+  const objectives = inputs.objectives.objectives;
+  const changes = describeCandidate(result.best.candidate, space);
+  const improvedFlows = new Set(objectives.filter(improves).flatMap((o) => matched.get(o.index)?.flows ?? []));
+  const outcome: Outcome = {
+    yamlName: result.met ? 'recommended.yaml' : 'closest.yaml',
+    changes,
+    effects: changeEffects(result.best.candidate, space, result.baseline.runs, result.best.runs, improvedFlows),
+    objectiveRows: objectivesTable(objectives, result.baseline.assessment, result.best.assessment),
+  };
+  await makeDirectories(inputs.outDir);
+  await writeFile(join(inputs.outDir, outcome.yamlName), recommendationYaml(inputs, searched, changes));
+  await writeFile(join(inputs.outDir, 'tune.json'), `${JSON.stringify(tuneJson(inputs, searched, outcome), null, 2)}\n`);
+  await writeFile(join(inputs.outDir, 'compare.html'), await comparePage(inputs, result, outcome, pool));
+  return outcome;
+}
+
+/** The manifests to apply, headed by the command that found them and what they change. */
+function recommendationYaml(inputs: TuneInputs, { result, space }: Searched, changes: readonly string[]): string {
+  const { scenarioFile, objectivesFile, variantFiles } = inputs;
+  const header = [
+    `# ${result.met ? 'Recommended' : 'Closest (objectives NOT met)'} by: fairway sim tune ${scenarioFile} --objectives ${objectivesFile} --seeds ` +
+      `${inputs.options.seedsText} --search-seed ${inputs.searchSeed}${variantFiles.map((v) => ` --variant ${v}`).join('')}`,
+    ...(variantFiles.length > 0 ? [`# Apply after ${variantFiles.join(', ')}: these changes are on top of that configuration.`] : []),
+    ...changes.map((c) => `# - ${c}`),
+    ...(changes.length === 0 ? ['# The configuration as it is meets every objective: nothing to apply.'] : []),
+  ].join('\n');
+  const manifests = candidateManifests(result.best.candidate, space);
+  return `${header}\n${manifests.map((m) => `---\n${stringify(m, { lineWidth: 0 })}`).join('')}`;
+}
+
+/** tune.json: the outcome, the objectives table and every candidate tried. */
+function tuneJson(inputs: TuneInputs, { result, space }: Searched, outcome: Outcome) {
+  return {
+    kind: 'TuneResult',
+    version: 1,
+    scenario: inputs.loaded.scenario.name,
+    objectivesFile: inputs.objectivesFile,
+    variantFiles: inputs.variantFiles,
+    seeds: inputs.options.seeds,
+    searchSeed: inputs.searchSeed,
+    budget: inputs.budget,
+    met: result.met,
+    recommendation: {
+      file: outcome.yamlName,
+      changes: outcome.changes,
+      objects: result.best.size.objects,
+      relativeChange: result.best.size.relativeChange,
+      candidate: result.best.index,
+    },
+    objectivesTable: outcome.objectiveRows,
+    effects: outcome.effects,
+    objectives: result.best.assessment?.objectives ?? [],
+    baseline: result.baseline.assessment?.objectives ?? [],
+    candidatesTried: result.evaluations.length,
+    candidates: result.evaluations.map((e) => ({
+      index: e.index,
+      round: e.round,
+      changes: describeCandidate(e.candidate, space),
+      objects: e.size.objects,
+      relativeChange: e.size.relativeChange,
+      met: e.assessment?.met ?? false,
+      distance: e.assessment?.distance ?? null,
+      ...(e.errors.length > 0 ? { errors: e.errors } : {}),
+    })),
+  };
+}
+
+/** compare.html: the baseline against the recommendation, each run's report written beside it. */
+async function comparePage(inputs: TuneInputs, result: SearchResult, outcome: Outcome, pool: SweepPool): Promise<string> {
+  const { options, outDir, variantFiles } = inputs;
+  const { changes, yamlName } = outcome;
+  const variants = [
+    { name: 'baseline', files: variantFiles },
+    ...(changes.length > 0 ? [{ name: result.met ? 'recommended' : 'closest', files: [...variantFiles, join(outDir, yamlName)] }] : []),
+  ];
+  const comparison = await runComparison({
+    scenarioFile: inputs.scenarioFile,
+    scenarioName: inputs.loaded.scenario.name,
+    variants,
+    seeds: options.seeds,
+    workers: options.workers,
+    outDir,
+    plots: options.plots,
+    suggestions: options.suggestions,
+    auditLogFile: options.auditLogFile,
+    auditGrouping: options.auditGrouping,
+    pool,
+  });
+  const summary = result.met
+    ? changes.length === 0
+      ? 'The configuration as it is meets every objective.'
+      : `Recommended change (${changes.length} edit${changes.length === 1 ? '' : 's'}) meets every objective in every seed.`
+    : 'No candidate within the budget met every objective; this is the closest.';
+  return compareHtml(comparison, {
+    title: `Tuning: ${inputs.loaded.scenario.name}`,
+    intro: [
+      summary,
+      ...changes.map((c) => `• ${esc(c)}`),
+      ...outcome.effects.map((e) => esc(e)),
+      `Manifests: <a href="${yamlName}">${yamlName}</a>; the search: <a href="tune.json">tune.json</a> (${result.evaluations.length} candidates).`,
+    ],
+    blocks: ['<h2>Objectives</h2>', objectivesTableHtml(outcome.objectiveRows)],
+    plots: options.plots === false ? [] : await comparePlotsHtml(comparison),
+  });
+}
+
+/** The terminal's account: the search's pace, the objectives table, and what to apply or what still fails. */
+function printOutcome(output: Output, inputs: TuneInputs, result: SearchResult, outcome: Outcome, searchSeconds: number): void {
+  const { changes, effects, yamlName } = outcome;
+  const rate = result.evaluations.length / Math.max(searchSeconds, 1e-6);
+  output.stdout(
+    `tried ${result.evaluations.length} candidates × ${inputs.options.seeds.length} seeds in ${searchSeconds.toFixed(2)} s (${rate.toFixed(2)} candidates/s)\n`,
+  );
+  for (const line of objectivesTableText(outcome.objectiveRows)) output.stdout(`${line}\n`);
+  if (result.met) {
+    output.stdout(
+      changes.length === 0
+        ? 'MET: the configuration as it is meets every objective\n'
+        : `MET by candidate ${result.best.index}:\n${changes.map((c) => `  ${c}\n`).join('')}` +
+            `why, and what it costs:\n${effects.map((e) => `  ${e}\n`).join('')}`,
+    );
+  } else {
+    output.stdout(
+      `NOT MET within the budget; closest (candidate ${result.best.index}):\n${changes.map((c) => `  ${c}\n`).join('') || '  (no change)\n'}still failing:\n`,
+    );
+    for (const line of result.best.assessment === undefined ? result.best.errors : failures(result.best.assessment)) output.stdout(`  ${line}\n`);
+  }
+  const outDir = inputs.outDir;
+  output.stdout(`wrote ${join(outDir, yamlName)}, ${join(outDir, 'tune.json')} and ${join(outDir, 'compare.html')}\n`);
 }
 
 /** The levels and flows the failing objectives of a candidate involve, to try moves on them first. */

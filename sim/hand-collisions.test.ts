@@ -6,7 +6,7 @@ import { HandCollisionBooks } from './hand-collisions.ts';
 
 test('requests of other flows ahead are summed per interval, whatever the flows are called', () => {
   const books = new HandCollisionBooks();
-  const queue = HandCollisionBooks.key('r0', 'level', 3);
+  const queue = books.queue({}, 3);
   for (const heavy of ['constructor', '__proto__', 'toString']) books.joined(queue, heavy, 2);
   const first = books.joined(queue, 'light', 2);
   const second = books.joined(queue, 'light', 2);

@@ -24,22 +24,32 @@ export interface Ahead {
   by: Map<string, number>;
 }
 
+/** One queue's waiting requests, by flow; a flow is present only while it has some. */
+export type QueueWaiters = Map<string, number>;
+
 export class HandCollisionBooks {
-  /** Queue key → flow → its requests waiting there. */
-  private readonly queues = new Map<string, Map<string, number>>();
+  /**
+   * Per level of a replica (any object standing for it), its queues' waiters indexed by queue id
+   * (ids are small integers a queue set hands out in turn): a request that queues finds its queue
+   * with two lookups and no key built for it.
+   */
+  private readonly levels = new Map<object, (QueueWaiters | undefined)[]>();
   readonly records = new Map<string, Map<number, HandCollision>>();
 
-  static key(replica: string, level: string, queueId: number): string {
-    return `${replica}\u0000${level}\u0000${queueId}`;
+  /** The waiters of queue `queueId` of the level `level` stands for. */
+  queue(level: object, queueId: number): QueueWaiters {
+    let queues = this.levels.get(level);
+    if (queues === undefined) this.levels.set(level, (queues = []));
+    let waiters = queues[queueId];
+    if (waiters === undefined) queues[queueId] = waiters = new Map();
+    return waiters;
   }
 
   /** A request of `flow` joined the queue (it is not counted ahead of itself). */
-  joined(queue: string, flow: string, idleQueues: number): Ahead | undefined {
-    let waiting = this.queues.get(queue);
-    if (waiting === undefined) this.queues.set(queue, (waiting = new Map()));
+  joined(waiting: QueueWaiters, flow: string, idleQueues: number): Ahead | undefined {
     let ahead: Ahead | undefined;
     for (const [other, n] of waiting) {
-      if (other === flow || n === 0) continue;
+      if (other === flow) continue;
       ahead ??= { total: 0, idleQueues, by: new Map() };
       ahead.total += n;
       ahead.by.set(other, n);
@@ -49,12 +59,10 @@ export class HandCollisionBooks {
   }
 
   /** It left the queue (dispatched or rejected) in report interval `bucket`. */
-  left(queue: string, flow: string, bucket: number, ahead: Ahead | undefined): void {
-    const waiting = this.queues.get(queue);
-    const n = waiting?.get(flow) ?? 0;
-    if (n <= 1) waiting?.delete(flow);
-    else waiting!.set(flow, n - 1);
-    if (waiting !== undefined && waiting.size === 0) this.queues.delete(queue);
+  left(waiting: QueueWaiters, flow: string, bucket: number, ahead: Ahead | undefined): void {
+    const n = waiting.get(flow) ?? 0;
+    if (n <= 1) waiting.delete(flow);
+    else waiting.set(flow, n - 1);
     if (ahead === undefined) return;
     let byBucket = this.records.get(flow);
     if (byBucket === undefined) this.records.set(flow, (byBucket = new Map()));

@@ -159,143 +159,152 @@ const total = (counts: RejectCounts): number => REJECT_REASONS.reduce((sum, r: R
 const roundAll = (values: number[], digits: number): number[] => values.map((v) => round(v, digits));
 
 export function buildReport(result: SimulationResult): SimulationReport {
-  const { scenario, durationMs } = result;
-  const flows: Record<string, FlowReport> = {};
-  for (const f of result.flows) {
-    flows[f.name] = {
-      source: f.source,
-      flowSchema: f.flowSchema,
-      priorityLevel: f.levels.size > 1 ? [...f.levels].sort().join(',') : f.level,
-      arrived: f.arrived,
-      dispatched: f.dispatched,
-      completed: f.completed,
-      seatsPerRequest: f.dispatched === 0 ? null : round(f.seatsDispatched / f.dispatched, 3),
-      rejected: { ...f.rejected },
-      rejectedTotal: total(f.rejected),
-      waitingAtEnd: f.waiting,
-      executingAtEnd: f.executing,
-      deadlineExceeded: f.deadlineExceeded,
-      waitSeconds: percentiles(f.wait),
-      latencySeconds: percentiles(f.latency),
-      backloggedSeconds: round(f.backloggedMs / 1000),
-      meanSeatsWhileBacklogged: f.backloggedMs > 0 ? round(f.seatMsWhileBacklogged / f.backloggedMs, 4) : null,
-    };
-  }
-
+  const flows = Object.fromEntries(result.flows.map((f) => [f.name, flowReport(f)]));
   const levels: Record<string, LevelReport> = {};
   const fairness: Record<string, FairnessReport> = {};
   for (const l of result.levels) {
-    const limits = l.limits;
-    const nominalCL = limits?.nominalCL ?? 0;
-    const means = l.means(durationMs);
+    const means = l.means(result.durationMs);
     const levelFlows = result.flows.filter((f) => f.levels.has(l.name));
-    levels[l.name] = {
-      exempt: l.exempt,
-      nominalCL,
-      lendableCL: limits?.lendableCL ?? 0,
-      borrowingCL: limits?.borrowingCL ?? 0,
-      minCL: limits?.minCL ?? 0,
-      maxCL: limits?.maxCL ?? 0,
-      maxSeats: l.maxSeats,
-      queues: l.queues,
-      dispatched: l.dispatched,
-      rejected: { ...l.rejected },
-      rejectedTotal: total(l.rejected),
-      noAccommodation: l.noAccommodation,
-      currentCL: { min: finite(l.currentCLMin), max: finite(l.currentCLMax), mean: round(means.currentCL, 3), final: l.currentCL },
-      borrowing: {
-        meanSeats: round(means.currentCL - nominalCL, 3),
-        maxSeats: finite(l.currentCLMax) - nominalCL,
-        minSeats: finite(l.currentCLMin) - nominalCL,
-      },
-      seatsInUse: { mean: round(means.seatsInUse, 3), max: l.seatsInUseMax },
-      waiting: { mean: round(means.waiting, 3), max: l.waitingMax },
-      longestQueue: l.longestQueue,
-      flows: levelFlows.map((f) => f.name),
-    };
-    if (levelFlows.length > 0) fairness[l.name] = fairnessOf(levelFlows, durationMs, means.currentCL);
+    levels[l.name] = levelReport(l, means, levelFlows);
+    if (levelFlows.length > 0) fairness[l.name] = fairnessOf(levelFlows, result.durationMs, means.currentCL);
   }
-
-  const sum = (pick: (f: FlowReport) => number) => Object.values(flows).reduce((s, f) => s + pick(f), 0);
-  const rejected = {
-    'queue-full': sum((f) => f.rejected['queue-full']),
-    'time-out': sum((f) => f.rejected['time-out']),
-    'concurrency-limit': sum((f) => f.rejected['concurrency-limit']),
-  };
-
   const report: SimulationReport = {
     kind: REPORT_KIND,
     version: REPORT_VERSION,
-    scenario: {
-      name: scenario.name,
-      description: scenario.description,
-      seed: result.seed,
-      durationSeconds: round(durationMs / 1000),
-      bootstrap: scenario.bootstrap,
-      server: {
-        maxRequestsInflight: scenario.server.maxRequestsInflight,
-        maxMutatingRequestsInflight: scenario.server.maxMutatingRequestsInflight,
-        serverConcurrencyLimit: result.serverConcurrencyLimit,
-        requestTimeoutSeconds: round(scenario.server.requestTimeoutMs / 1000),
-        consistentListFromCache: scenario.server.consistentListFromCache,
-        executorThreads: scenario.server.executorThreads,
-      },
-      warnings: result.warnings,
-    },
-    totals: {
-      arrived: sum((f) => f.arrived),
-      dispatched: sum((f) => f.dispatched),
-      completed: sum((f) => f.completed),
-      rejected,
-      rejectedTotal: total(rejected),
-      waitingAtEnd: sum((f) => f.waitingAtEnd),
-      executingAtEnd: sum((f) => f.executingAtEnd),
-      simulatedEvents: result.eventsRun,
-    },
+    scenario: scenarioSection(result),
+    totals: totalsOf(Object.values(flows), result.eventsRun),
     flows,
     levels,
     fairness,
-    series: {
-      intervalSeconds: round(result.intervalMs / 1000),
-      timesSeconds: result.bucketEndsMs.map((ms) => round(ms / 1000)),
-      levels: Object.fromEntries(
-        result.levels.map((l) => [
-          l.name,
-          {
-            currentCL: [...l.series.currentCL],
-            seatsInUseMean: roundAll(l.series.seatsInUseMean, 3),
-            seatsInUseMax: [...l.series.seatsInUseMax],
-            waitingMean: roundAll(l.series.waitingMean, 3),
-            waitingMax: [...l.series.waitingMax],
-            longestQueue: [...l.series.longestQueue],
-            dispatched: [...l.series.dispatched],
-            rejected: [...l.series.rejected],
-          },
-        ]),
-      ),
-      flows: Object.fromEntries(
-        result.flows.map((f) => [
-          f.name,
-          {
-            arrived: [...f.series.arrived],
-            dispatched: [...f.series.dispatched],
-            rejected: [...f.series.rejected],
-            waitMaxSeconds: f.series.waitMaxMs.map((ms) => round(ms / 1000)),
-          },
-        ]),
-      ),
-    },
+    series: seriesOf(result),
     distributions: {
-      waitSeconds: Object.fromEntries(result.flows.map((f) => [f.name, f.wait.cdf(100).map(([ms, p]) => [round(ms / 1000), round(p, 4)] as [number, number])])),
-      latencySeconds: Object.fromEntries(
-        result.flows.map((f) => [f.name, f.latency.cdf(100).map(([ms, p]) => [round(ms / 1000), round(p, 4)] as [number, number])]),
-      ),
+      waitSeconds: Object.fromEntries(result.flows.map((f) => [f.name, cdfSeconds(f.wait)])),
+      latencySeconds: Object.fromEntries(result.flows.map((f) => [f.name, cdfSeconds(f.latency)])),
     },
   };
   if (result.audit !== undefined) report.audit = result.audit;
   addCapacity(report, result);
   return report;
 }
+
+type FlowStats = SimulationResult['flows'][number];
+type LevelStats = SimulationResult['levels'][number];
+
+function flowReport(f: FlowStats): FlowReport {
+  return {
+    source: f.source,
+    flowSchema: f.flowSchema,
+    priorityLevel: f.levels.size > 1 ? [...f.levels].sort().join(',') : f.level,
+    arrived: f.arrived,
+    dispatched: f.dispatched,
+    completed: f.completed,
+    seatsPerRequest: f.dispatched === 0 ? null : round(f.seatsDispatched / f.dispatched, 3),
+    rejected: { ...f.rejected },
+    rejectedTotal: total(f.rejected),
+    waitingAtEnd: f.waiting,
+    executingAtEnd: f.executing,
+    deadlineExceeded: f.deadlineExceeded,
+    waitSeconds: percentiles(f.wait),
+    latencySeconds: percentiles(f.latency),
+    backloggedSeconds: round(f.backloggedMs / 1000),
+    meanSeatsWhileBacklogged: f.backloggedMs > 0 ? round(f.seatMsWhileBacklogged / f.backloggedMs, 4) : null,
+  };
+}
+
+function levelReport(l: LevelStats, means: ReturnType<LevelStats['means']>, levelFlows: readonly FlowStats[]): LevelReport {
+  const limits = l.limits;
+  const nominalCL = limits?.nominalCL ?? 0;
+  return {
+    exempt: l.exempt,
+    nominalCL,
+    lendableCL: limits?.lendableCL ?? 0,
+    borrowingCL: limits?.borrowingCL ?? 0,
+    minCL: limits?.minCL ?? 0,
+    maxCL: limits?.maxCL ?? 0,
+    maxSeats: l.maxSeats,
+    queues: l.queues,
+    dispatched: l.dispatched,
+    rejected: { ...l.rejected },
+    rejectedTotal: total(l.rejected),
+    noAccommodation: l.noAccommodation,
+    currentCL: { min: finite(l.currentCLMin), max: finite(l.currentCLMax), mean: round(means.currentCL, 3), final: l.currentCL },
+    borrowing: {
+      meanSeats: round(means.currentCL - nominalCL, 3),
+      maxSeats: finite(l.currentCLMax) - nominalCL,
+      minSeats: finite(l.currentCLMin) - nominalCL,
+    },
+    seatsInUse: { mean: round(means.seatsInUse, 3), max: l.seatsInUseMax },
+    waiting: { mean: round(means.waiting, 3), max: l.waitingMax },
+    longestQueue: l.longestQueue,
+    flows: levelFlows.map((f) => f.name),
+  };
+}
+
+function scenarioSection(result: SimulationResult): SimulationReport['scenario'] {
+  const { scenario } = result;
+  return {
+    name: scenario.name,
+    description: scenario.description,
+    seed: result.seed,
+    durationSeconds: round(result.durationMs / 1000),
+    bootstrap: scenario.bootstrap,
+    server: {
+      maxRequestsInflight: scenario.server.maxRequestsInflight,
+      maxMutatingRequestsInflight: scenario.server.maxMutatingRequestsInflight,
+      serverConcurrencyLimit: result.serverConcurrencyLimit,
+      requestTimeoutSeconds: round(scenario.server.requestTimeoutMs / 1000),
+      consistentListFromCache: scenario.server.consistentListFromCache,
+      executorThreads: scenario.server.executorThreads,
+    },
+    warnings: result.warnings,
+  };
+}
+
+function totalsOf(flows: readonly FlowReport[], simulatedEvents: number): SimulationReport['totals'] {
+  const sum = (pick: (f: FlowReport) => number) => flows.reduce((s, f) => s + pick(f), 0);
+  const rejected = {
+    'queue-full': sum((f) => f.rejected['queue-full']),
+    'time-out': sum((f) => f.rejected['time-out']),
+    'concurrency-limit': sum((f) => f.rejected['concurrency-limit']),
+  };
+  return {
+    arrived: sum((f) => f.arrived),
+    dispatched: sum((f) => f.dispatched),
+    completed: sum((f) => f.completed),
+    rejected,
+    rejectedTotal: total(rejected),
+    waitingAtEnd: sum((f) => f.waitingAtEnd),
+    executingAtEnd: sum((f) => f.executingAtEnd),
+    simulatedEvents,
+  };
+}
+
+function seriesOf(result: SimulationResult): SimulationReport['series'] {
+  const levelSeries = (l: LevelStats) => ({
+    currentCL: [...l.series.currentCL],
+    seatsInUseMean: roundAll(l.series.seatsInUseMean, 3),
+    seatsInUseMax: [...l.series.seatsInUseMax],
+    waitingMean: roundAll(l.series.waitingMean, 3),
+    waitingMax: [...l.series.waitingMax],
+    longestQueue: [...l.series.longestQueue],
+    dispatched: [...l.series.dispatched],
+    rejected: [...l.series.rejected],
+  });
+  const flowSeries = (f: FlowStats) => ({
+    arrived: [...f.series.arrived],
+    dispatched: [...f.series.dispatched],
+    rejected: [...f.series.rejected],
+    waitMaxSeconds: f.series.waitMaxMs.map((ms) => round(ms / 1000)),
+  });
+  return {
+    intervalSeconds: round(result.intervalMs / 1000),
+    timesSeconds: result.bucketEndsMs.map((ms) => round(ms / 1000)),
+    levels: Object.fromEntries(result.levels.map((l) => [l.name, levelSeries(l)])),
+    flows: Object.fromEntries(result.flows.map((f) => [f.name, flowSeries(f)])),
+  };
+}
+
+const cdfSeconds = (h: DurationHistogram): [number, number][] => h.cdf(100).map(([ms, p]) => [round(ms / 1000), round(p, 4)]);
 
 /** The capacity model's and the replicas' keys, in a fixed place among the others, when modelled. */
 function addCapacity(report: SimulationReport, result: SimulationResult): void {

@@ -34,7 +34,7 @@ import { cpuDemandOf, cpuMsOf, mainThreadSplitOf, responseBytesOf } from './requ
 import { MainThread } from './main-thread.ts';
 import { SharedCpu, type CpuWork } from './shared-cpu.ts';
 import { Replica, ReplicaAssigner, summedDump, type ReplicaResult } from './replica.ts';
-import { HandCollisionBooks, type Ahead, type HandCollisionRecords } from './hand-collisions.ts';
+import { HandCollisionBooks, type Ahead, type HandCollisionRecords, type QueueWaiters } from './hand-collisions.ts';
 
 export type { ReplicaResult } from './replica.ts';
 
@@ -86,16 +86,37 @@ export function chooseIntervalMs(durationMs: number): number {
 }
 
 /**
+ * What every request of one source (a scenario flow, or one replayed request) shares: read by the
+ * requests, not copied into each, so a simulated request initialises a few fields only.
+ */
+interface RequestSource {
+  readonly flow: FlowMetrics;
+  readonly cost: FlowCost;
+  readonly digest: RequestDigest;
+  readonly query: Record<string, string>;
+  /** Objects a LIST or WATCH lists (the estimator's count when undefined), and watchers. */
+  readonly objects: number | undefined;
+  readonly watchers: number;
+  readonly waitLimitMs: number | undefined;
+  readonly timeoutMs: number;
+  /** The run's books of the level its requests were last classified into (a flow seldom moves). */
+  levelBooks: LevelMetrics | undefined;
+}
+
+/** A request waiting in a queue: the queue's length when it joined (counting itself), and what it found there. */
+interface Queued {
+  readonly queueLength: number;
+  readonly waiters: QueueWaiters;
+  readonly ahead: Ahead | undefined;
+}
+
+/**
  * One simulated request: what the controller is asked to admit and the work the executor runs.
  * No closures of its own: the controller hands it back in the outcome, the clock runs it as a task.
  */
 class InFlight implements AdmitRequest, VirtualWork, CpuWork {
-  queued = false;
-  /** The length of the queue it joined, counting itself. */
-  queueLength = 0;
-  /** The queue it waits in (hand-collisions.ts), and the other flows' requests it found there. */
-  queueKey: string | undefined = undefined;
-  ahead: Ahead | undefined = undefined;
+  /** Set while it waits in a queue (most requests never do, so they carry one field, not four). */
+  queued: Queued | undefined = undefined;
   seats = 0;
   releaseDelayMs = 0;
   cpuDemand = 0;
@@ -110,15 +131,22 @@ class InFlight implements AdmitRequest, VirtualWork, CpuWork {
   constructor(
     private readonly run: Simulation,
     readonly replica: Replica,
-    readonly cost: FlowCost,
-    readonly flow: FlowMetrics,
-    readonly digest: RequestDigest,
-    readonly query: Record<string, string>,
-    readonly waitLimitMs: number | undefined,
+    readonly source: RequestSource,
     readonly arrivalMs: number,
     readonly serviceMs: number,
-    readonly timeoutMs: number,
   ) {}
+
+  get digest(): RequestDigest {
+    return this.source.digest;
+  }
+
+  get query(): Record<string, string> {
+    return this.source.query;
+  }
+
+  get waitLimitMs(): number | undefined {
+    return this.source.waitLimitMs;
+  }
 
   /** The service time has passed (called by the executor). */
   fire(): void {
@@ -189,18 +217,20 @@ class Simulation {
         queued: (descriptor, queueLengthAfter, _nowMs, queueId, idleQueues) => {
           // The queue set only enqueues inside startRequest, i.e. while we are admitting.
           const request = this.admitting;
-          if (request === undefined || request.digest !== descriptor.digest) throw new Error('simulator: queued() outside admit()');
+          if (request === undefined || request.source.digest !== descriptor.digest) throw new Error('simulator: queued() outside admit()');
+          // Without a queue id the queue set dispatches it in the same instant (its fast path):
+          // waiting for no time changes no integral, and outcome() touches the same books.
+          if (queueId === undefined) return;
           const nowMs = this.clock.now();
-          request.queued = true;
-          request.queueLength = queueLengthAfter;
-          if (queueId !== undefined) {
-            request.queueKey = HandCollisionBooks.key(replica.name, descriptor.priorityLevel, queueId);
-            request.ahead = this.hands.joined(request.queueKey, request.flow.name, idleQueues ?? 0);
-          }
-          request.flow.touch(nowMs);
-          request.flow.waiting++;
-          this.level(descriptor.priorityLevel).addWaiting(nowMs, 1);
-          if (this.multi) this.replicaLevel(replica, descriptor.priorityLevel).addWaiting(nowMs, 1);
+          const flow = request.source.flow;
+          flow.touch(nowMs);
+          flow.waiting++;
+          const level = this.levelOf(request.source, descriptor.priorityLevel);
+          level.addWaiting(nowMs, 1);
+          const replicaLevel = this.multi ? this.replicaLevel(replica, descriptor.priorityLevel) : undefined;
+          replicaLevel?.addWaiting(nowMs, 1);
+          const waiters = this.hands.queue(replicaLevel ?? level, queueId);
+          request.queued = { queueLength: queueLengthAfter, waiters, ahead: this.hands.joined(waiters, flow.name, idleQueues ?? 0) };
         },
         noAccommodation: (descriptor) => {
           this.level(descriptor.priorityLevel).noAccommodation++;
@@ -278,8 +308,9 @@ class Simulation {
 
   outcome(request: InFlight, outcome: AdmitOutcome): void {
     const nowMs = this.clock.now();
-    const flow = request.flow;
-    const level = this.level(outcome.request.priorityLevel);
+    const source = request.source;
+    const flow = source.flow;
+    const level = this.levelOf(source, outcome.request.priorityLevel);
     if (flow.level !== level.name) {
       flow.level = level.name;
       flow.flowSchema = outcome.request.flowSchema;
@@ -287,13 +318,14 @@ class Simulation {
     }
     flow.touch(nowMs);
     const replicaLevel = this.multi ? this.replicaLevel(request.replica, outcome.request.priorityLevel) : undefined;
-    if (request.queued) {
+    const queued = request.queued;
+    if (queued !== undefined) {
       flow.waiting--;
       level.addWaiting(nowMs, -1);
       replicaLevel?.addWaiting(nowMs, -1);
-      level.noteQueueLength(nowMs - request.arrivalMs, request.queueLength);
-      replicaLevel?.noteQueueLength(nowMs - request.arrivalMs, request.queueLength);
-      if (request.queueKey !== undefined) this.hands.left(request.queueKey, flow.name, flow.series.arrived.length, request.ahead);
+      level.noteQueueLength(nowMs - request.arrivalMs, queued.queueLength);
+      replicaLevel?.noteQueueLength(nowMs - request.arrivalMs, queued.queueLength);
+      this.hands.left(queued.waiters, flow.name, flow.series.arrived.length, queued.ahead);
     }
     const estimate = outcome.workEstimate;
     flow.offeredSeatMs += maxSeatsOf(estimate) * request.serviceMs;
@@ -316,8 +348,8 @@ class Simulation {
     replicaLevel?.noteDispatched();
     const replica = request.replica;
     if (replica.cpu !== undefined) {
-      request.cpuDemand = cpuDemandOf(cpuMsOf(request.cost.cpuMs, request.objects), request.serviceMs);
-      request.memoryBytes = responseBytesOf(request.objects, request.cost.objectBytes);
+      request.cpuDemand = cpuDemandOf(cpuMsOf(source.cost.cpuMs, request.objects), request.serviceMs);
+      request.memoryBytes = responseBytesOf(request.objects, source.cost.objectBytes);
     }
     if (replica.mainThread !== undefined) this.startOnMainThread(request, replica.mainThread);
     else if (runsOnPool(request.objects)) replica.executor.execute(request);
@@ -329,7 +361,8 @@ class Simulation {
   private startOnMainThread(request: InFlight, mainThread: MainThread): void {
     const replica = request.replica;
     const onPool = runsOnPool(request.objects) && this.scenario.server.executorThreads !== 0;
-    const split = mainThreadSplitOf(cpuMsOf(request.cost.cpuMs, request.objects), request.cost.mainThreadCpuMs, onPool, request.serviceMs);
+    const cost = request.source.cost;
+    const split = mainThreadSplitOf(cpuMsOf(cost.cpuMs, request.objects), cost.mainThreadCpuMs, onPool, request.serviceMs);
     const rest = (): void => {
       if (onPool) this.clock.scheduleTask(split.restMs, request);
       else replica.cpu!.start({ serviceMs: split.restMs, cpuDemand: split.restDemand, memoryBytes: request.memoryBytes, fire: () => request.fire() });
@@ -340,13 +373,13 @@ class Simulation {
 
   finish(request: InFlight): void {
     const nowMs = this.clock.now();
-    const flow = request.flow;
+    const flow = request.source.flow;
     flow.touch(nowMs);
     flow.executing--;
     flow.completed++;
     const latencyMs = nowMs - request.arrivalMs;
     flow.latency.record(latencyMs);
-    if (latencyMs > request.timeoutMs) flow.deadlineExceeded++;
+    if (latencyMs > request.source.timeoutMs) flow.deadlineExceeded++;
     // Our books first, so that requests the release dispatches are counted after it.
     if (request.releaseDelayMs > 0) this.clock.after(request.releaseDelayMs, () => this.releaseSeats(request));
     else this.releaseSeats(request);
@@ -355,8 +388,9 @@ class Simulation {
 
   private releaseSeats(request: InFlight): void {
     const nowMs = this.clock.now();
-    request.flow.touch(nowMs);
-    request.flow.seats -= request.seats;
+    const flow = request.source.flow;
+    flow.touch(nowMs);
+    flow.seats -= request.seats;
     request.level!.addSeats(nowMs, -request.seats);
     request.replicaLevel?.addSeats(nowMs, -request.seats);
   }
@@ -377,22 +411,11 @@ class Simulation {
 
   // --- workload --------------------------------------------------------------------------------
 
-  private submit(
-    replica: Replica,
-    cost: FlowCost,
-    flow: FlowMetrics,
-    digest: RequestDigest,
-    query: Record<string, string>,
-    objects: number | undefined,
-    watchers: number,
-    waitLimitMs: number | undefined,
-    timeoutMs: number,
-    serviceMs: number,
-  ): void {
-    flow.noteArrived();
-    const request = new InFlight(this, replica, cost, flow, digest, query, waitLimitMs, this.clock.now(), serviceMs, timeoutMs);
-    this.estimating.objects = objects;
-    this.estimating.watchers = watchers;
+  private submit(replica: Replica, source: RequestSource, serviceMs: number): void {
+    source.flow.noteArrived();
+    const request = new InFlight(this, replica, source, this.clock.now(), serviceMs);
+    this.estimating.objects = source.objects;
+    this.estimating.watchers = source.watchers;
     this.admitting = request;
     request.admission = replica.controller.admit(request, this.onOutcome);
     this.admitting = undefined;
@@ -416,7 +439,17 @@ class Simulation {
     const service = serviceSampler(spec.service);
     const stopMs = Math.min(spec.stopMs, this.scenario.durationMs);
     const clock = this.clock;
-    const cost: FlowCost = { cpuMs: spec.cpuMs, mainThreadCpuMs: spec.mainThreadCpuMs, objectBytes: spec.objectBytes };
+    const source: RequestSource = {
+      flow,
+      cost: { cpuMs: spec.cpuMs, mainThreadCpuMs: spec.mainThreadCpuMs, objectBytes: spec.objectBytes },
+      digest,
+      query: spec.query,
+      objects: spec.objects,
+      watchers: spec.watchers,
+      waitLimitMs: spec.waitLimitMs,
+      timeoutMs: spec.timeoutMs,
+      levelBooks: undefined,
+    };
     // Each client connects once, at the start, and keeps its replica; its requests take turns.
     const pick = this.assigner.picker(spec.name);
     const clients: Replica[] = [];
@@ -426,7 +459,7 @@ class Simulation {
       // Draw order per arrival is fixed (service time, then the next gap), whatever the engine does.
       const serviceMs = service.nextMs(prng);
       const replica = clients.length === 1 ? clients[0]! : clients[arrival++ % clients.length]!;
-      this.submit(replica, cost, flow, digest, spec.query, spec.objects, spec.watchers, spec.waitLimitMs, spec.timeoutMs, serviceMs);
+      this.submit(replica, source, serviceMs);
       const nextMs = arrivals.next(prng, clock.now());
       if (nextMs < stopMs) clock.schedule(nextMs - clock.now(), fire);
     };
@@ -477,7 +510,18 @@ class Simulation {
       // of the deadline (at most a minute) is how long it may wait in a queue, as in kube-apiserver.
       const timeoutMs = requestDeadlineMs(request.query.timeout, serverTimeoutMs);
       const waitLimitMs = Math.min(timeoutMs / 4, MAX_WAIT_LIMIT_MS);
-      this.submit(replicaOf.get(flow)!, AUDIT_COST, flow, digest, request.query, undefined, 0, waitLimitMs, timeoutMs, request.serviceMs);
+      const source: RequestSource = {
+        flow,
+        cost: AUDIT_COST,
+        digest,
+        query: request.query,
+        objects: undefined,
+        watchers: 0,
+        waitLimitMs,
+        timeoutMs,
+        levelBooks: undefined,
+      };
+      this.submit(replicaOf.get(flow)!, source, request.serviceMs);
       const following = requests[next];
       if (following !== undefined && following.arrivalMs < durationMs) this.clock.schedule(following.arrivalMs - this.clock.now(), fire);
     };
@@ -517,6 +561,13 @@ class Simulation {
       this.levels.set(name, level);
     }
     return level;
+  }
+
+  /** The run's books of level `name`, through the source's memo of the last one. */
+  private levelOf(source: RequestSource, name: string): LevelMetrics {
+    const known = source.levelBooks;
+    if (known !== undefined && known.name === name) return known;
+    return (source.levelBooks = this.level(name));
   }
 
   private replicaLevel(replica: Replica, name: string): LevelMetrics {

@@ -7,8 +7,8 @@ import { API_DOMAIN_FLAG } from './serve-flags.ts';
 import { formatFieldError, moreFieldErrors, omittedFieldErrors } from '../../engine/resources/field-errors.ts';
 import { checkManifests, createManifestRegistry, documentLabel, formatManifestError, readManifestFile } from '../../engine/config/manifests.ts';
 import { flowcontrolManifestKinds } from '../../engine/config/flowcontrol-kinds.ts';
-import { authorizationManifestKinds } from '../../engine/config/authorization-kind.ts';
-import { admissionManifestKinds } from '../../engine/config/admission-kind.ts';
+import { authorizationManifestKinds } from '../../engine/auth/authorization-kind.ts';
+import { admissionManifestKinds } from '../../engine/auth/admission/admission-kind.ts';
 import { encryptionManifestKinds } from '../../engine/config/encryption-kind.ts';
 
 const CONFIG_CHECK_FLAGS = {

@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { realClock } from '../../engine/clock.ts';
-import { loadWorkEstimatorConfig } from '../../engine/config/work-estimator-file.ts';
+import { loadWorkEstimatorConfig } from '../../engine/flowcontrol/work-estimator-file.ts';
 import { readConfigFile } from '../../engine/config/config-file.ts';
 import type { UserInfo } from '../../engine/auth/user-info.ts';
 import type { WorkEstimatorConfig } from '../../engine/flowcontrol/work-estimator-config.ts';
@@ -29,7 +29,7 @@ import { recoveryHint } from '../data-dir/recovery-hint.ts';
 import { keepSecretFilePrivate, preparePrivateDataDir } from '../data-dir/data-dir.ts';
 import { createFairwayServer } from '../server/assembled-server.ts';
 import { createSecureApiServer } from '../server/secure-server.ts';
-import { createAccessControl } from '../security/access-control.ts';
+import { createAccessControl, type AccessControl } from '../security/access-control.ts';
 import { isHealthPath } from '../handlers/health.ts';
 import { startEncryptionAtRest, storedResources, type EncryptionAtRest } from '../security/encryption-at-rest.ts';
 import { startExecutionPlane } from '../server/execution-plane.ts';
@@ -131,11 +131,102 @@ export function serverUrl(bindAddress: string, port: number): string {
 const STARTUP_STOP_GRACE_MS = 5_000;
 
 async function serve(options: ServeOptions, logger: Logger): Promise<number> {
-  // Listen for the stop signal from the start, so one that arrives while starting up is a clean
-  // shutdown too (it takes effect once the server is up). A start-up that does not finish soon
-  // after (a store or KMS plugin that never answers) must not keep the process: it exits.
+  const stop = stopSignal(logger);
+  await preparePrivateDataDir(options.dataDir, logger);
+  const { certPem, keyPem, caPem } = await servingCertificates(options, logger);
+  const clientCa = options.clientCaFile === '' ? undefined : (await readConfigFile(options.clientCaFile)).toString('utf8');
+  if (clientCa !== undefined) checkClientCaBundle(clientCa, options.clientCaFile);
+  await keepSecretFilePrivate(join(options.dataDir, ADMIN_TOKEN_FILE), logger);
+  const admin = await adminToken(options.dataDir);
+  const users = await tokens(options, admin, logger);
+  const { access, encryption, workEstimator } = await startSecurity(options, users, clientCa, logger);
+
+  const store = await openStore(options, encryption);
+  try {
+    await store.open();
+  } catch (error) {
+    encryption?.stop();
+    throw error;
+  }
+  const storeAt = options.storageBackend === 'etcd3' ? options.etcdServers.join(',') : join(options.dataDir, 'store');
+  logger.info(`storage ${options.storageBackend} open${options.storageBackend === 'memory' ? '' : ` at ${storeAt}`}, revision ${store.revision()}`);
+
+  const plane = startExecutionPlane(options.executionThreads, logger);
+  let url = '';
+  const fairway = createFairwayServer({
+    store,
+    logger,
+    apiDomain: options.apiDomain,
+    requestTimeoutMs: options.requestTimeoutMs,
+    serverConcurrencyLimit: options.maxRequestsInflight + options.maxMutatingRequestsInflight,
+    maxWatchesPerUser: options.maxWatchesPerUser,
+    enablePriorityAndFairness: options.enablePriorityAndFairness,
+    apfEnforce: options.apfEnforce,
+    showHiddenMetrics: options.showHiddenMetricsForVersion !== '',
+    encodingCacheBytes: options.encodingCacheBytes,
+    workEstimator,
+    accessControl: access,
+    verbosity: options.verbosity,
+    serverAddress: () => (url === '' ? '' : new URL(url).host),
+    extraHealthChecks: encryption?.healthChecks,
+    executionPlane: plane,
+  });
+  const server = createSecureApiServer({
+    certPem,
+    keyPem,
+    clientCaPem: clientCa,
+    http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection,
+    disableHttp2: options.disableHttp2Serving,
+    handler: fairway.apiServer.handle,
+  });
+  // What runs, stopped in this order at shutdown or when the server cannot listen.
+  const stopAll = async () => {
+    fairway.stop();
+    access.stop();
+    await plane.close();
+    await store.close();
+    encryption?.stop();
+  };
+  try {
+    await server.listen(options.securePort, options.bindAddress);
+  } catch (error) {
+    await stopAll();
+    throw new Error(listenProblem(error, options.bindAddress, options.securePort));
+  }
+  url = serverUrl(options.bindAddress, options.securePort);
+  logger.info(`Serving securely on ${options.bindAddress}:${options.securePort}`);
+  const kubeconfigPath = join(options.dataDir, ADMIN_KUBECONFIG_FILE);
+  await writeAdminKubeconfig(kubeconfigPath, { serverUrl: url, caPem, token: admin });
+  logger.info(`admin kubeconfig: ${kubeconfigPath}`);
+
+  const signal = await stop.up();
+  logger.info(`received ${signal}, shutting down`);
+  const force = () => {
+    logger.warning('second signal: exiting now');
+    process.exit(1);
+  };
+  process.once('SIGTERM', force);
+  process.once('SIGINT', force);
+  fairway.beginShutdown();
+  const closed = server.close();
+  await fairway.apiServer.drain(DRAIN_TIMEOUT_MS);
+  server.destroy();
+  await closed;
+  await stopAll();
+  logger.info('shutdown complete');
+  // Nothing should be left running; if a stray handle is, it must not keep the process alive.
+  setTimeout(() => process.exit(0), 1_000).unref();
+  return 0;
+}
+
+/**
+ * The stop signal, listened for from the start, so one that arrives while starting up is a clean
+ * shutdown too (it takes effect once the server is up, `up()`). A start-up that does not finish soon
+ * after (a store or KMS plugin that never answers) must not keep the process: it exits.
+ */
+function stopSignal(logger: Logger): { up(): Promise<string> } {
   let up = false;
-  const stopSignal = new Promise<string>((resolve) => {
+  const signalled = new Promise<string>((resolve) => {
     const onSignal = (signal: string) => {
       resolve(signal);
       if (up) return;
@@ -148,28 +239,35 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     process.once('SIGTERM', () => onSignal('SIGTERM'));
     process.once('SIGINT', () => onSignal('SIGINT'));
   });
-  await preparePrivateDataDir(options.dataDir, logger);
-  let certPem: string;
-  let keyPem: string;
-  let caPem: string;
-  if (options.tlsCertFile !== '') {
-    certPem = (await readConfigFile(options.tlsCertFile)).toString('utf8');
-    keyPem = (await readConfigFile(options.tlsPrivateKeyFile)).toString('utf8');
-    checkServingPair(certPem, keyPem, options.tlsCertFile, options.tlsPrivateKeyFile);
-    caPem = certPem;
-  } else {
-    for (const key of [CERT_FILES.caKey, CERT_FILES.key]) await keepSecretFilePrivate(join(options.certDir, key), logger);
-    const certificates = await ensureServingCertificates({ certDir: options.certDir, bindAddress: options.bindAddress });
-    if (certificates.written.length > 0) logger.info(`generated ${certificates.written.join(' and ')} certificate(s) in ${options.certDir}`);
-    ({ certPem, keyPem } = certificates.serving);
-    caPem = certificates.ca.certPem;
-  }
-  const clientCa = options.clientCaFile === '' ? undefined : (await readConfigFile(options.clientCaFile)).toString('utf8');
-  if (clientCa !== undefined) checkClientCaBundle(clientCa, options.clientCaFile);
-  await keepSecretFilePrivate(join(options.dataDir, ADMIN_TOKEN_FILE), logger);
-  const admin = await adminToken(options.dataDir);
-  const users = await tokens(options, admin, logger);
+  return {
+    up: () => {
+      up = true;
+      return signalled;
+    },
+  };
+}
 
+/** The serving pair from --tls-cert-file/--tls-private-key-file, or made once in --cert-dir and reused. */
+async function servingCertificates(options: ServeOptions, logger: Logger): Promise<{ certPem: string; keyPem: string; caPem: string }> {
+  if (options.tlsCertFile !== '') {
+    const certPem = (await readConfigFile(options.tlsCertFile)).toString('utf8');
+    const keyPem = (await readConfigFile(options.tlsPrivateKeyFile)).toString('utf8');
+    checkServingPair(certPem, keyPem, options.tlsCertFile, options.tlsPrivateKeyFile);
+    return { certPem, keyPem, caPem: certPem };
+  }
+  for (const key of [CERT_FILES.caKey, CERT_FILES.key]) await keepSecretFilePrivate(join(options.certDir, key), logger);
+  const certificates = await ensureServingCertificates({ certDir: options.certDir, bindAddress: options.bindAddress });
+  if (certificates.written.length > 0) logger.info(`generated ${certificates.written.join(' and ')} certificate(s) in ${options.certDir}`);
+  return { ...certificates.serving, caPem: certificates.ca.certPem };
+}
+
+/** Access control, encryption at rest and the work estimator's file; what started is stopped again if a later one fails. */
+async function startSecurity(
+  options: ServeOptions,
+  users: Map<string, UserInfo>,
+  clientCa: string | undefined,
+  logger: Logger,
+): Promise<{ access: AccessControl; encryption: EncryptionAtRest | undefined; workEstimator: WorkEstimatorConfig | undefined }> {
   const access = await createAccessControl({
     authentication: { tokens: users, anonymousAuth: options.anonymousAuth, clientCaPem: clientCa },
     options,
@@ -206,82 +304,5 @@ async function serve(options: ServeOptions, logger: Logger): Promise<number> {
     }
     workEstimator = loaded.config;
   }
-
-  const store = await openStore(options, encryption);
-  try {
-    await store.open();
-  } catch (error) {
-    encryption?.stop();
-    throw error;
-  }
-  const storeAt = options.storageBackend === 'etcd3' ? options.etcdServers.join(',') : join(options.dataDir, 'store');
-  logger.info(`storage ${options.storageBackend} open${options.storageBackend === 'memory' ? '' : ` at ${storeAt}`}, revision ${store.revision()}`);
-
-  const plane = startExecutionPlane(options.executionThreads, logger);
-  let url = '';
-  const fairway = createFairwayServer({
-    store,
-    logger,
-    apiDomain: options.apiDomain,
-    requestTimeoutMs: options.requestTimeoutMs,
-    serverConcurrencyLimit: options.maxRequestsInflight + options.maxMutatingRequestsInflight,
-    maxWatchesPerUser: options.maxWatchesPerUser,
-    enablePriorityAndFairness: options.enablePriorityAndFairness,
-    apfEnforce: options.apfEnforce,
-    showHiddenMetrics: options.showHiddenMetricsForVersion !== '',
-    encodingCacheBytes: options.encodingCacheBytes,
-    workEstimator,
-    accessControl: access.value,
-    verbosity: options.verbosity,
-    serverAddress: () => (url === '' ? '' : new URL(url).host),
-    extraHealthChecks: encryption?.healthChecks,
-    executionPlane: plane,
-  });
-  const server = createSecureApiServer({
-    certPem,
-    keyPem,
-    clientCaPem: clientCa,
-    http2MaxStreamsPerConnection: options.http2MaxStreamsPerConnection,
-    disableHttp2: options.disableHttp2Serving,
-    handler: fairway.apiServer.handle,
-  });
-  try {
-    await server.listen(options.securePort, options.bindAddress);
-  } catch (error) {
-    fairway.stop();
-    access.value.stop();
-    await plane.close();
-    await store.close();
-    encryption?.stop();
-    throw new Error(listenProblem(error, options.bindAddress, options.securePort));
-  }
-  url = serverUrl(options.bindAddress, options.securePort);
-  logger.info(`Serving securely on ${options.bindAddress}:${options.securePort}`);
-  const kubeconfigPath = join(options.dataDir, ADMIN_KUBECONFIG_FILE);
-  await writeAdminKubeconfig(kubeconfigPath, { serverUrl: url, caPem, token: admin });
-  logger.info(`admin kubeconfig: ${kubeconfigPath}`);
-
-  up = true;
-  const signal = await stopSignal;
-  logger.info(`received ${signal}, shutting down`);
-  const force = () => {
-    logger.warning('second signal: exiting now');
-    process.exit(1);
-  };
-  process.once('SIGTERM', force);
-  process.once('SIGINT', force);
-  fairway.beginShutdown();
-  const closed = server.close();
-  await fairway.apiServer.drain(DRAIN_TIMEOUT_MS);
-  server.destroy();
-  await closed;
-  fairway.stop();
-  access.value.stop();
-  await plane.close();
-  await store.close();
-  encryption?.stop();
-  logger.info('shutdown complete');
-  // Nothing should be left running; if a stray handle is, it must not keep the process alive.
-  setTimeout(() => process.exit(0), 1_000).unref();
-  return 0;
+  return { access: access.value, encryption, workEstimator };
 }

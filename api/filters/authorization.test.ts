@@ -248,4 +248,58 @@ test('allowed at once, the filter returns what next() returns: no promise or asy
   );
 });
 
+test('each request is authorized with its own target and user, whatever the request before it asked', () => {
+  const seen: string[] = [];
+  const filter = createAuthorizationFilter({
+    authorizer: {
+      authorize: (a) => {
+        seen.push(`${a.user.name} ${a.verb} ${a.resource}/${a.name}`);
+        return { decision: 'allow', reason: '' };
+      },
+    },
+  });
+  const target = (name: string) =>
+    Object.freeze({
+      isResourceRequest: true,
+      path: `/api/v1/pods/${name}`,
+      verb: 'get',
+      apiPrefix: 'api',
+      apiGroup: '',
+      apiVersion: 'v1',
+      namespace: '',
+      resource: 'pods',
+      subresource: '',
+      name,
+    });
+  const [a, b] = [target('a'), target('b')];
+  const alice = { name: 'alice', groups: [] };
+  const bob = { name: 'bob', groups: [] };
+  const unfrozen = { ...a, name: 'c', path: '/api/v1/pods/c' };
+  const requests = [
+    [a, alice],
+    [a, alice],
+    [a, bob],
+    [b, bob],
+    [unfrozen, bob],
+    [a, alice],
+  ] as const;
+  const ask = (requestInfo: object, user: object) =>
+    filter({ requestInfo, user, req: { headers: {} }, query: new URLSearchParams() } as unknown as RequestContext, () => undefined);
+  for (const [requestInfo, user] of requests) ask(requestInfo, user);
+  // A RequestInfo that is not frozen may change between two requests that share it.
+  ask(unfrozen, bob);
+  unfrozen.name = 'd';
+  ask(unfrozen, bob);
+  assert.equal(seen, [
+    'alice get pods/a',
+    'alice get pods/a',
+    'bob get pods/a',
+    'bob get pods/b',
+    'bob get pods/c',
+    'alice get pods/a',
+    'bob get pods/c',
+    'bob get pods/d',
+  ]);
+});
+
 test.run();

@@ -13,6 +13,8 @@ import type { Answered, Filter, RequestContext } from '../server/http-context.ts
 import { forbidden } from '../../engine/status/errors.ts';
 import { sendStatusNegotiated } from '../handlers/respond.ts';
 import type { Logger } from '../log.ts';
+import type { RequestInfo } from '../../engine/request/request-info.ts';
+import type { UserInfo } from '../../engine/auth/user-info.ts';
 
 export interface AuthorizationFilterOptions {
   /** The chain (a swappable one when --authorization-config reloads). */
@@ -23,6 +25,7 @@ export interface AuthorizationFilterOptions {
 }
 
 export function createAuthorizationFilter(options: AuthorizationFilterOptions): Filter {
+  const attributesOf = lastAttributes();
   // Not async: a decision made at once (system:masters, RBAC, AlwaysAllow, a cached webhook answer)
   // goes straight on to `next()`; only a pending one is waited for.
   return (context, next) => {
@@ -33,7 +36,7 @@ export function createAuthorizationFilter(options: AuthorizationFilterOptions): 
       writeInternalError(context, 'no user found for request');
       return undefined;
     }
-    const attributes = attributesFromRequest(context.requestInfo, user, selectorsOf(context));
+    const attributes = attributesOf(context.requestInfo, user, selectorsOf(context));
     const outcome = options.authorizer.authorize(attributes, context);
     if (isPending(outcome)) return answerLater(options, context, next, attributes, outcome);
     return answer(options, context, next, attributes, outcome);
@@ -110,6 +113,29 @@ function sanitize(text: string): string {
 }
 
 const NO_SELECTORS: RequestSelectors = Object.freeze({});
+
+/**
+ * attributesFromRequest, remembering its last answer without selectors: those attributes follow
+ * from the RequestInfo and the UserInfo alone, and requests to one target by one client mostly
+ * come in a row. Only a frozen RequestInfo (one shared by a query-less target) is remembered, and
+ * it is checked only on a miss: a frozen object stays frozen. Authorizers only read attributes.
+ */
+function lastAttributes(): (info: RequestInfo, user: UserInfo, selectors: RequestSelectors) => AuthorizationAttributes {
+  let lastInfo: RequestInfo | undefined;
+  let lastUser: UserInfo | undefined;
+  let last: AuthorizationAttributes | undefined;
+  return (info, user, selectors) => {
+    if (selectors !== NO_SELECTORS) return attributesFromRequest(info, user, selectors);
+    if (info === lastInfo && user === lastUser) return last!;
+    const attributes = attributesFromRequest(info, user, selectors);
+    if (Object.isFrozen(info)) {
+      lastInfo = info;
+      lastUser = user;
+      last = attributes;
+    }
+    return attributes;
+  };
+}
 
 /**
  * Field and label selectors as SubjectAccessReview requirements (`=`/`==`/`in` → In, `!=`/`notin` →

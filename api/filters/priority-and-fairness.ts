@@ -297,12 +297,22 @@ function forgetWatch(tracker: InterestedWatches): EndHook {
 
 /** The two headers of each (FlowSchema, priority level) pair, made once per pair of stored objects. */
 const pfHeaders = new WeakMap<FlowSchema, { priorityLevel: PriorityLevelConfiguration; headers: PresetHeaders }>();
+/** The classification whose headers were sent last: consecutive requests mostly share one, and then need no lookup. */
+let lastClassified: Classification | undefined;
+let lastHeaders: PresetHeaders | undefined;
 
 /** UIDs, never names; an imagined mandatory object has none and the header is sent empty. */
 function setPfHeaders(context: RequestContext, classification: Classification): void {
   const res = context.res;
   if (res.headersSent) return;
-  const { flowSchema, priorityLevel } = classification;
+  if (classification !== lastClassified) {
+    lastHeaders = pfHeadersOf(classification);
+    lastClassified = classification;
+  }
+  addPresetHeaders(res, lastHeaders!);
+}
+
+function pfHeadersOf({ flowSchema, priorityLevel }: Classification): PresetHeaders {
   let entry = pfHeaders.get(flowSchema);
   if (entry === undefined || entry.priorityLevel !== priorityLevel) {
     entry = {
@@ -314,7 +324,7 @@ function setPfHeaders(context: RequestContext, classification: Classification): 
     };
     pfHeaders.set(flowSchema, entry);
   }
-  addPresetHeaders(res, entry.headers);
+  return entry.headers;
 }
 
 /** Go's http.Error: plain text plus a newline, nosniff. */

@@ -10,9 +10,9 @@ import { goQuote } from '../../engine/go-format.ts';
 import { goParseInt64, goParseUint64 } from '../../engine/go-integer.ts';
 import { queryBool } from '../server/request-info.ts';
 import { DELETE_OPTIONS_SHAPE, type DeleteOptions, type PropagationPolicy } from '../../engine/registry/delete-options.ts';
-import { decodeShape } from '../../engine/config/object-shape.ts';
+import { decodeShape } from '../../engine/resources/object-shape.ts';
 import { isRecord } from '../../engine/own-property.ts';
-import { firstTypeError, type FieldValidation } from '../../engine/resources/decode.ts';
+import { firstTypeError, type FieldValidation } from '../../engine/request/decode.ts';
 
 /** Go's strconv.ParseInt(s, 10, 64) with its error text. */
 export function parseGoInt64(text: string): number {

@@ -6,6 +6,8 @@ import type { KubeObject } from '../../engine/resources/types.ts';
 import type { Executor, Work } from '../../workers/executor.ts';
 import { createInlineExecutor } from '../../workers/inline-executor.ts';
 import { cacheJson } from './encoded-items.ts';
+import { negotiate } from './resource-output.ts';
+import type { RequestContext } from '../server/http-context.ts';
 
 const forms = (count: number, prefix = 'o') =>
   Array.from({ length: count }, (_, i) => {
@@ -30,6 +32,35 @@ function gatedExecutor(options: { fail?: boolean } = {}) {
   };
   return { executor, calls, release };
 }
+
+test('negotiate answers each request for its own Accept header, meta group and variant, whatever the one before asked', () => {
+  const request = (accept: string | undefined) =>
+    ({ req: { headers: accept === undefined ? {} : { accept } }, query: new URLSearchParams() }) as unknown as RequestContext;
+  const asked = (accept: string | undefined, group: string, watch: boolean) => {
+    try {
+      const output = negotiate(request(accept), group, { conversions: true, watch });
+      return `${output.mediaType} ${output.conversion ?? '-'}`;
+    } catch (error) {
+      return `${(error as Error).name}`;
+    }
+  };
+  const table = 'application/json;as=Table;v=v1;g=meta.k8s.io';
+  const sequence: [string | undefined, string, boolean, string][] = [
+    ['application/json', 'meta.k8s.io', false, 'application/json -'],
+    [`${'application/'}${'json'}`, 'meta.k8s.io', false, 'application/json -'],
+    ['application/yaml', 'meta.k8s.io', false, 'application/yaml -'],
+    ['application/json', 'meta.k8s.io', false, 'application/json -'],
+    [table, 'meta.k8s.io', false, 'application/json Table'],
+    [table, 'other.group', false, 'ApiError'],
+    [table, 'meta.k8s.io', true, 'application/json Table'],
+    [undefined, 'meta.k8s.io', false, 'application/json -'],
+    ['application/yaml', 'meta.k8s.io', true, 'application/yaml -'],
+  ];
+  assert.equal(
+    sequence.map(([accept, group, watch]) => asked(accept, group, watch)),
+    sequence.map(([, , , expected]) => expected),
+  );
+});
 
 test("cacheJson caches each object's Go-escaped JSON and skips objects already cached", async () => {
   const items = forms(3);

@@ -61,11 +61,20 @@ interface Negotiation {
 /** By endpoint variant (conversions × watch), then meta group, then Accept header. */
 const negotiations: Map<string, BoundedCache<string, Negotiation>>[] = [new Map(), new Map(), new Map(), new Map()];
 
+// The last answer of each variant, by meta group and Accept header: consecutive requests mostly
+// repeat both, and comparing the header costs less than hashing it (a new string per request) for
+// two map lookups. In arrays, one slot per variant, so a miss allocates nothing.
+const lastGroups: (string | undefined)[] = [undefined, undefined, undefined, undefined];
+const lastAccepts: (string | undefined)[] = [undefined, undefined, undefined, undefined];
+const lastNegotiations: (Negotiation | undefined)[] = [undefined, undefined, undefined, undefined];
+
 function negotiationFor(accept: string | undefined, metaGroup: string, conversions: boolean, watch: boolean): Negotiation {
-  const byGroup = negotiations[(conversions ? 1 : 0) + (watch ? 2 : 0)]!;
+  const variant = (conversions ? 1 : 0) + (watch ? 2 : 0);
+  const key = accept ?? '\u0000';
+  if (lastAccepts[variant] === key && lastGroups[variant] === metaGroup) return lastNegotiations[variant]!;
+  const byGroup = negotiations[variant]!;
   let byAccept = byGroup.get(metaGroup);
   if (byAccept === undefined) byGroup.set(metaGroup, (byAccept = new BoundedCache(NEGOTIATIONS_PER_VARIANT)));
-  const key = accept ?? '\u0000';
   let negotiation = byAccept.peek(key);
   if (negotiation === undefined) {
     const result = negotiateOutput(accept, {
@@ -76,6 +85,9 @@ function negotiationFor(accept: string | undefined, metaGroup: string, conversio
     negotiation = { result, outputs: [undefined, undefined] };
     byAccept.set(key, negotiation);
   }
+  lastGroups[variant] = metaGroup;
+  lastAccepts[variant] = key;
+  lastNegotiations[variant] = negotiation;
   return negotiation;
 }
 

@@ -9,7 +9,7 @@ import { PATCH_MEDIA_TYPES, negotiateInput } from './content-negotiation.ts';
 import type { Logger } from '../log.ts';
 import { parseBody, readBody } from './body.ts';
 import type { YamlDecoder } from '../../workers/decode-yaml.ts';
-import { decodeObject } from '../../engine/resources/decode.ts';
+import { decodeObject } from '../../engine/request/decode.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
 import type { ObjectRegistry, Subresource } from '../../engine/registry/kind-registry.ts';
 import type { Requester } from '../../engine/registry/requester.ts';

@@ -97,6 +97,8 @@ export interface FlowControlMetricsOptions {
   showHidden?: boolean;
 }
 
+type DispatchReadings = NonNullable<LevelDump['queueSet']['dispatch']>;
+
 export class FlowControlMetrics {
   private controller: FlowController | undefined;
   private readonly now: () => number;
@@ -263,35 +265,6 @@ export class FlowControlMetrics {
       executingReadOnly: this.readVsWrite.cell(['executing', 'readOnly']),
       executingMutating: this.readVsWrite.cell(['executing', 'mutating']),
     };
-    const perLevel = (name: string, help: string, value: (level: LevelDump) => number) =>
-      new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
-        (this.snapshot()?.dump.levels ?? []).map((level): Sample => ({ labels: { priority_level: level.name }, value: value(level) })),
-      );
-    type Readings = NonNullable<LevelDump['queueSet']['dispatch']>;
-    // Kubernetes sets these at a level's first dispatch from a queue; until then they do not exist.
-    const dispatched = (name: string, help: string, value: (r: Readings) => number) =>
-      new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
-        (this.snapshot()?.dump.levels ?? []).flatMap((level): Sample[] => {
-          const readings = level.queueSet.dispatch;
-          return readings === undefined ? [] : [{ labels: { priority_level: level.name }, value: value(readings) }];
-        }),
-      );
-    const bounds = (name: string, help: string, value: (r: Readings) => [number, number]) =>
-      new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
-        (this.snapshot()?.dump.levels ?? []).flatMap((level): Sample[] => {
-          const readings = level.queueSet.dispatch;
-          if (readings === undefined) return [];
-          const [min, max] = value(readings);
-          return [
-            { labels: { bound: 'min', priority_level: level.name }, value: min },
-            { labels: { bound: 'max', priority_level: level.name }, value: max },
-          ];
-        }),
-      );
-    const perPair = (name: string, help: string, value: (g: PairGauges) => number) =>
-      new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
-        this.pairGauges().map((g): Sample => ({ labels: { flow_schema: g.fs, priority_level: g.pl }, value: value(g) })),
-      );
     this.families = [
       this.dispatched.family,
       this.rejected.family,
@@ -300,41 +273,7 @@ export class FlowControlMetrics {
       this.queueLength.family,
       this.workSeats.family,
       this.noAccommodation.family,
-      perPair('current_inqueue_requests', '[BETA] Requests waiting in queues now.', (g) => g.inqueueRequests),
-      perPair('current_inqueue_seats', '[ALPHA] Seats the waiting requests will need.', (g) => g.inqueueSeats),
-      perPair('current_executing_requests', '[BETA] Requests executing now.', (g) => g.executingRequests),
-      perPair('current_executing_seats', '[BETA] Seats held by the requests executing now.', (g) => g.executingSeats),
-      perLevel('nominal_limit_seats', "[BETA] NominalCL: the level's share of the server concurrency limit.", (l) => l.limits.nominalCL),
-      perLevel('lower_limit_seats', '[ALPHA] MinCL: NominalCL minus what the level may lend.', (l) => l.limits.minCL),
-      perLevel('upper_limit_seats', '[ALPHA] MaxCL: NominalCL plus what the level may borrow.', (l) => l.limits.maxCL),
-      perLevel('current_limit_seats', '[ALPHA] CurrentCL: the limit enforced now, after borrowing.', (l) => l.currentCL),
-      perLevel('target_seats', '[ALPHA] The seat target the last borrowing adjustment aimed at.', borrowingTarget),
-      perLevel('demand_seats_high_watermark', '[ALPHA] Highest seat demand in the last adjustment period.', (l) => l.demandStats.highWatermark),
-      perLevel('demand_seats_average', '[ALPHA] Time-weighted mean seat demand in the last adjustment period.', (l) => l.demandStats.avg),
-      perLevel('demand_seats_stdev', '[ALPHA] Standard deviation of seat demand in the last adjustment period.', (l) => l.demandStats.stdDev),
-      perLevel('demand_seats_smoothed', '[ALPHA] Smoothed envelope of seat demand used for borrowing.', (l) => l.demandStats.smoothed),
-      perLevel('current_r', "[ALPHA] The level's virtual time R, in seat-seconds.", (l) => seatSecondsToFloat(l.queueSet.currentR)),
-      dispatched('dispatch_r', "[ALPHA] R at the level's last dispatch from a queue.", (r) => r.r),
-      dispatched('latest_s', '[ALPHA] S (dispatch R) of the request last dispatched from a queue.', (r) => r.s),
-      bounds('next_s_bounds', '[ALPHA] Least and greatest S over the queues with a waiting request, at the last dispatch.', (r) => [r.sMin, r.sMax]),
-      bounds(
-        'next_discounted_s_bounds',
-        '[ALPHA] The same bounds of S less the estimated work in progress (seats in use × 3 ms), at the last dispatch.',
-        (r) => [r.discountedSMin, r.discountedSMax],
-      ),
-      new CollectedFamily(`${NS}seat_fair_frac`, '[ALPHA] The fair fraction of seat demand granted by the last borrowing adjustment.', 'gauge', () =>
-        this.controller === undefined ? [] : [{ labels: {}, value: this.controller.seatFairFrac }],
-      ),
-      ...(options.showHidden === true
-        ? [
-            perLevel('request_concurrency_limit', '[ALPHA] (Deprecated since 1.30.0) NominalCL, as nominal_limit_seats reports it.', (l) => l.limits.nominalCL),
-            perPair(
-              'request_concurrency_in_use',
-              '[ALPHA] (Deprecated since 1.31.0) Seats held by the requests executing now, as current_executing_seats reports them.',
-              (g) => g.executingSeats,
-            ),
-          ]
-        : []),
+      ...this.gaugeFamilies(options.showHidden === true),
       this.watchCounts.family,
       this.epochAdvances.family,
       this.seatUtilization.family,
@@ -349,6 +288,90 @@ export class FlowControlMetrics {
         () => (this.controller === undefined ? [] : [{ labels: {}, value: this.controller.configDigests }]),
       ),
     ];
+  }
+
+  /** The gauges read from the controller's state at each scrape, in the order they are exposed. */
+  private gaugeFamilies(showHidden: boolean): CollectedFamily[] {
+    return [
+      this.pairGaugeFamily('current_inqueue_requests', '[BETA] Requests waiting in queues now.', (g) => g.inqueueRequests),
+      this.pairGaugeFamily('current_inqueue_seats', '[ALPHA] Seats the waiting requests will need.', (g) => g.inqueueSeats),
+      this.pairGaugeFamily('current_executing_requests', '[BETA] Requests executing now.', (g) => g.executingRequests),
+      this.pairGaugeFamily('current_executing_seats', '[BETA] Seats held by the requests executing now.', (g) => g.executingSeats),
+      this.levelGaugeFamily('nominal_limit_seats', "[BETA] NominalCL: the level's share of the server concurrency limit.", (l) => l.limits.nominalCL),
+      this.levelGaugeFamily('lower_limit_seats', '[ALPHA] MinCL: NominalCL minus what the level may lend.', (l) => l.limits.minCL),
+      this.levelGaugeFamily('upper_limit_seats', '[ALPHA] MaxCL: NominalCL plus what the level may borrow.', (l) => l.limits.maxCL),
+      this.levelGaugeFamily('current_limit_seats', '[ALPHA] CurrentCL: the limit enforced now, after borrowing.', (l) => l.currentCL),
+      this.levelGaugeFamily('target_seats', '[ALPHA] The seat target the last borrowing adjustment aimed at.', borrowingTarget),
+      this.levelGaugeFamily('demand_seats_high_watermark', '[ALPHA] Highest seat demand in the last adjustment period.', (l) => l.demandStats.highWatermark),
+      this.levelGaugeFamily('demand_seats_average', '[ALPHA] Time-weighted mean seat demand in the last adjustment period.', (l) => l.demandStats.avg),
+      this.levelGaugeFamily('demand_seats_stdev', '[ALPHA] Standard deviation of seat demand in the last adjustment period.', (l) => l.demandStats.stdDev),
+      this.levelGaugeFamily('demand_seats_smoothed', '[ALPHA] Smoothed envelope of seat demand used for borrowing.', (l) => l.demandStats.smoothed),
+      this.levelGaugeFamily('current_r', "[ALPHA] The level's virtual time R, in seat-seconds.", (l) => seatSecondsToFloat(l.queueSet.currentR)),
+      this.dispatchGaugeFamily('dispatch_r', "[ALPHA] R at the level's last dispatch from a queue.", (r) => r.r),
+      this.dispatchGaugeFamily('latest_s', '[ALPHA] S (dispatch R) of the request last dispatched from a queue.', (r) => r.s),
+      this.dispatchBoundsFamily('next_s_bounds', '[ALPHA] Least and greatest S over the queues with a waiting request, at the last dispatch.', (r) => [
+        r.sMin,
+        r.sMax,
+      ]),
+      this.dispatchBoundsFamily(
+        'next_discounted_s_bounds',
+        '[ALPHA] The same bounds of S less the estimated work in progress (seats in use × 3 ms), at the last dispatch.',
+        (r) => [r.discountedSMin, r.discountedSMax],
+      ),
+      new CollectedFamily(`${NS}seat_fair_frac`, '[ALPHA] The fair fraction of seat demand granted by the last borrowing adjustment.', 'gauge', () =>
+        this.controller === undefined ? [] : [{ labels: {}, value: this.controller.seatFairFrac }],
+      ),
+      ...(showHidden
+        ? [
+            this.levelGaugeFamily(
+              'request_concurrency_limit',
+              '[ALPHA] (Deprecated since 1.30.0) NominalCL, as nominal_limit_seats reports it.',
+              (l) => l.limits.nominalCL,
+            ),
+            this.pairGaugeFamily(
+              'request_concurrency_in_use',
+              '[ALPHA] (Deprecated since 1.31.0) Seats held by the requests executing now, as current_executing_seats reports them.',
+              (g) => g.executingSeats,
+            ),
+          ]
+        : []),
+    ];
+  }
+
+  private levelGaugeFamily(name: string, help: string, value: (level: LevelDump) => number): CollectedFamily {
+    return new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
+      (this.snapshot()?.dump.levels ?? []).map((level): Sample => ({ labels: { priority_level: level.name }, value: value(level) })),
+    );
+  }
+
+  // Kubernetes sets the dispatch readings at a level's first dispatch from a queue; until then they do not exist.
+  private dispatchGaugeFamily(name: string, help: string, value: (r: DispatchReadings) => number): CollectedFamily {
+    return new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
+      (this.snapshot()?.dump.levels ?? []).flatMap((level): Sample[] => {
+        const readings = level.queueSet.dispatch;
+        return readings === undefined ? [] : [{ labels: { priority_level: level.name }, value: value(readings) }];
+      }),
+    );
+  }
+
+  private dispatchBoundsFamily(name: string, help: string, value: (r: DispatchReadings) => [number, number]): CollectedFamily {
+    return new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
+      (this.snapshot()?.dump.levels ?? []).flatMap((level): Sample[] => {
+        const readings = level.queueSet.dispatch;
+        if (readings === undefined) return [];
+        const [min, max] = value(readings);
+        return [
+          { labels: { bound: 'min', priority_level: level.name }, value: min },
+          { labels: { bound: 'max', priority_level: level.name }, value: max },
+        ];
+      }),
+    );
+  }
+
+  private pairGaugeFamily(name: string, help: string, value: (g: PairGauges) => number): CollectedFamily {
+    return new CollectedFamily(`${NS}${name}`, help, 'gauge', () =>
+      this.pairGauges().map((g): Sample => ({ labels: { flow_schema: g.fs, priority_level: g.pl }, value: value(g) })),
+    );
   }
 
   /** The controller whose state the gauges report; it is built with `observer`, so it comes second. */

@@ -106,6 +106,10 @@ export class RequestMetrics {
    * dryRun, no watch parameter; the body's type matters only to PATCH, left out).
    */
   private readonly seriesByTarget = new WeakMap<RequestInfo, { method: string; series: RequestSeries }>();
+  /** The last target answered from seriesByTarget: requests to one target in a row need no lookup. */
+  private lastTarget: RequestInfo | undefined = undefined;
+  private lastTargetMethod = '';
+  private lastTargetSeries: RequestSeries | undefined = undefined;
 
   /** One answered resource request. */
   observe(context: RequestContext, statusCode: number, durationSeconds: number): void {
@@ -119,10 +123,17 @@ export class RequestMetrics {
   private seriesFor(context: RequestContext, info: RequestInfo): RequestSeries {
     const method = context.req.method ?? 'GET';
     if (context.query.size !== 0 || method === 'PATCH') return this.seriesOf(context, this.served.resource(info));
+    if (info === this.lastTarget && method === this.lastTargetMethod) return this.lastTargetSeries!;
     const known = this.seriesByTarget.get(info);
-    if (known !== undefined && known.method === method) return known.series;
-    const series = this.seriesOf(context, this.served.resource(info));
-    this.seriesByTarget.set(info, { method, series });
+    let series: RequestSeries;
+    if (known !== undefined && known.method === method) series = known.series;
+    else {
+      series = this.seriesOf(context, this.served.resource(info));
+      this.seriesByTarget.set(info, { method, series });
+    }
+    this.lastTarget = info;
+    this.lastTargetMethod = method;
+    this.lastTargetSeries = series;
     return series;
   }
 

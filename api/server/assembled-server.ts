@@ -42,7 +42,7 @@ import { managedFieldsRecorder } from '../../engine/patch/patch-applier.ts';
 import { executorPatchApplier } from '../../workers/patch-stage.ts';
 import { executorYamlDecoder } from '../../workers/decode-yaml.ts';
 import { canonicalOrder } from '../../engine/resources/canonical-order.ts';
-import { shapeOf } from '../../engine/resources/decode.ts';
+import { shapeOf } from '../../engine/request/decode.ts';
 import type { AccessControl } from '../security/access-control.ts';
 import { withReviewRoutes } from '../handlers/review.ts';
 import { Counter, Gauge, Registry } from 'prom-client';

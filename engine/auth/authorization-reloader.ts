@@ -7,8 +7,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readConfigFile } from '../config/config-file.ts';
 import type { Clock } from '../clock.ts';
-import type { AuthorizationConfigOptions, LoadedAuthorizationConfig } from '../config/authorization-config.ts';
-import { formatAuthorizationConfigError, parseAuthorizationConfig } from '../config/authorization-config.ts';
+import type { AuthorizationConfigOptions, LoadedAuthorizationConfig } from './authorization-config.ts';
+import { formatAuthorizationConfigError, parseAuthorizationConfig } from './authorization-config.ts';
 import { createSwappableAuthorizer, type SwappableAuthorizer } from './authorizer-chain.ts';
 import { buildAuthorizerFromConfig, type AuthorizerDeps } from './build-authorizer.ts';
 import { noopAuthorizationMetrics } from './authorization-metrics.ts';

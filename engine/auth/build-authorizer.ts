@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.ts';
 import type { Prng } from '../random.ts';
 import { goDurationToMs } from '../config/go-duration.ts';
-import type { LoadedAuthorizationConfig } from '../config/authorization-config.ts';
+import type { LoadedAuthorizationConfig } from './authorization-config.ts';
 import type { Authorizer } from './authorizer.ts';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer } from './always.ts';
 import type { AuthorizationMetrics } from './authorization-metrics.ts';

@@ -13,7 +13,7 @@ import type { FieldError } from '../resources/field-errors.ts';
 import { FieldPath, formatFieldError, formatFieldErrors, invalid } from '../resources/field-errors.ts';
 import { apiGroupsFor } from '../resources/api-domain.ts';
 import { parseManifests } from './manifests.ts';
-import { arrayOf, decodeShape, int32, string, struct } from './object-shape.ts';
+import { arrayOf, decodeShape, int32, string, struct } from '../resources/object-shape.ts';
 import { goDurationToMs, parseGoDuration } from './go-duration.ts';
 import { validateEncryptionConfiguration } from './encryption-validation.ts';
 import type { EncryptionConfiguration, EncryptionRules, GroupResource, ProviderConfiguration, ProviderRef } from './encryption-types.ts';

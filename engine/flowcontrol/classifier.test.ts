@@ -397,6 +397,9 @@ test('a frozen RequestInfo (shared by requests to one target) is classified once
   const asRoot = classifier.classify(digest(root, info));
   assert.is(asRoot.flowSchema.metadata?.name, 'exempt', 'another user on the same target is classified for itself');
   assert.ok(classifier.classify(digest(alice, info)) === first);
+  const podsOfKube = Object.freeze(resourceRequest('get', { resource: 'pods', namespace: 'kube-system' }));
+  assert.ok(classifier.classify(digest(alice, podsOfKube)) !== first, 'another target by the same user is classified for itself');
+  assert.ok(classifier.classify(digest(alice, info)) === first);
   const unfrozen = resourceRequest('get', { resource: 'pods', namespace: 'default' });
   const once = classifier.classify(digest(alice, unfrozen));
   assert.ok(classifier.classify(digest(alice, unfrozen)) !== once, 'an unfrozen RequestInfo may change: not kept');

@@ -2,7 +2,7 @@
 // (apf-semantics 8.3 and 8.4). Both functions are pure; the controller feeds them the limits
 // from concurrency-limits.ts and the demand statistics from seat-demand.ts.
 
-import { goRound } from './go-math.ts';
+import { goRound } from '../go-math.ts';
 
 /** Targets below this are raised to it so that relative bounds never divide by zero. */
 export const MIN_TARGET = 0.001;

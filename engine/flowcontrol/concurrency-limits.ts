@@ -2,7 +2,7 @@
 // (apf-semantics 0 and 8.1 step 5). All results are whole seats; the float steps mirror Go's
 // float64 arithmetic, which for the integer inputs used here equals exact rational arithmetic.
 
-import { ceilDiv, goRound } from './go-math.ts';
+import { ceilDiv, goRound } from '../go-math.ts';
 
 export interface LevelLimitsInput {
   name: string;

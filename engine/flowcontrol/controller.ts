@@ -9,7 +9,6 @@
 import { Subject, type Observable, type Subscription } from 'rxjs';
 import { createActor, type Actor } from 'xstate';
 import type { Cancel, Clock } from '../clock.ts';
-import { toXstateClock } from '../clock-adapters.ts';
 import { every } from '../periodic.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.ts';
 import { buildClassifier, type Classification, type Classifier } from './classifier.ts';
@@ -20,7 +19,7 @@ import { levelConfigOf, type LevelConfig } from './level-config.ts';
 import { maxSeatsForLevel } from './max-seats.ts';
 import { createPriorityLevelMachine, type PriorityLevelMachine } from './priority-level.machine.ts';
 import type { Admission, Decision, QueueSet, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
-import { goRound } from './go-math.ts';
+import { goRound } from '../go-math.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { DroppedRequestsTracker } from './retry-after.ts';
 import { BORROWING_ADJUSTMENT_PERIOD_MS, type SeatDemandStats, type SeatDemandTracker } from './seat-demand.ts';
@@ -188,6 +187,12 @@ const EMPTY_CONFIG: FlowcontrolConfig = Object.freeze({ priorityLevels: [], flow
 export class FlowController {
   private readonly machine = createPriorityLevelMachine<RequestDescriptor>();
   private readonly levels = new Map<string, Level>();
+  /**
+   * The last classification admitted and its level (most requests repeat it), in two fields rather
+   * than an object: a miss allocates nothing. Forgotten whenever `levels` changes.
+   */
+  private lastClassification: Classification | undefined = undefined;
+  private lastLevel: Level | undefined = undefined;
   /** Kept for the server's lifetime, as the filter's DroppedRequestsTracker is: a level that comes back keeps its history. */
   private readonly dropped = new DroppedRequestsTracker();
   /** Level configs by object: unchanged objects are not re-derived at every digest. */
@@ -271,6 +276,7 @@ export class FlowController {
         // A level reaped since the last digest and now wanted again starts afresh.
         if (level.state === 'removed') {
           this.levels.delete(name);
+          this.lastClassification = undefined;
           this.levelGauges.delete(name);
         }
         continue;
@@ -278,6 +284,7 @@ export class FlowController {
       if (level.state === 'removed' || level.queueSet.isIdle) {
         level.actor.stop();
         this.levels.delete(name);
+        this.lastClassification = undefined;
         this.levelGauges.delete(name);
       } else if (level.state !== 'quiescing') {
         level.actor.send({ type: 'DELETED' });
@@ -329,7 +336,6 @@ export class FlowController {
   /** A new level's actor, and the level as the controller holds it, following the actor's snapshots. */
   private startLevel(plc: PriorityLevelConfiguration, config: LevelConfig, limits: LevelLimits, maxSeats: number): void {
     const actor = createActor(this.machine, {
-      clock: toXstateClock(this.options.clock),
       input: { clock: this.options.clock, plc, config, limits, maxSeats, observer: this.queueSetObserver(config.name) },
     });
     const { queueSet, demand } = actor.getSnapshot().context;
@@ -339,6 +345,7 @@ export class FlowController {
       level.maxSeats = snapshot.context.maxSeats;
     });
     this.levels.set(config.name, level);
+    this.lastClassification = undefined;
     this.levelGauges.delete(config.name);
     actor.start();
     this.notifyLevelChanged(config.name);
@@ -360,7 +367,7 @@ export class FlowController {
    */
   admit(request: AdmitRequest, onOutcome: (outcome: AdmitOutcome) => void): Admission {
     const classification = this.classifier.classify(request.digest);
-    const level = this.levels.get(classification.priorityLevelName)!;
+    const level = this.levelOf(classification);
     this.sampledWatchCount = -1;
     const record = new AdmissionRecord(this.nextRequestId++, request, classification, this.options.defaultWaitLimitMs, onOutcome);
     if (request.arrivalMs === undefined) record.clockArrivalMs = this.options.clock.now();
@@ -371,6 +378,14 @@ export class FlowController {
     if (this.sampledWatchCount >= 0) this.options.observer?.watchCountSampled?.(record, this.sampledWatchCount);
     request.onClassified?.(classification, record, workEstimate);
     return level.queueSet.startRequest(record, this.decided);
+  }
+
+  private levelOf(classification: Classification): Level {
+    if (classification === this.lastClassification) return this.lastLevel!;
+    const level = this.levels.get(classification.priorityLevelName)!;
+    this.lastClassification = classification;
+    this.lastLevel = level;
+    return level;
   }
 
   /** The queue set's verdict on one request; one function for all of them. */
@@ -651,6 +666,10 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
 
   get flowHash(): bigint {
     return this.classification.hashValue;
+  }
+
+  get flowKey(): object {
+    return this.classification;
   }
 
   get exempt(): boolean {

@@ -1,6 +1,6 @@
 // The widest request a priority level admits (apf-semantics 7.1, 7.2).
 
-import { goIntDiv } from './go-math.ts';
+import { goIntDiv } from '../go-math.ts';
 
 export const MAXIMUM_SEATS_LIMIT = 10;
 export const PRIORITY_LEVEL_MAX_SEATS_FRACTION = 0.15;
@@ -17,9 +17,13 @@ export function maxSeatsForLevel(nominalCL: number, handSize: number): number {
   if (!Number.isSafeInteger(handSize) || handSize <= 0) {
     throw new RangeError(`handSize must be a positive integer, got ${String(handSize)}`);
   }
-  const byPercent = Math.ceil(nominalCL * PRIORITY_LEVEL_MAX_SEATS_FRACTION);
-  const byHand = goIntDiv(nominalCL, handSize);
+  const { byPercent, byHand } = maxSeatsBounds(nominalCL, handSize);
   return Math.max(1, Math.min(byPercent, byHand));
+}
+
+/** The two bounds maxSeats is the smaller of (unchecked: for explaining a value already computed). */
+export function maxSeatsBounds(nominalCL: number, handSize: number): { byPercent: number; byHand: number } {
+  return { byPercent: Math.ceil(nominalCL * PRIORITY_LEVEL_MAX_SEATS_FRACTION), byHand: goIntDiv(nominalCL, handSize) };
 }
 
 /**

@@ -1,8 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createActor } from 'xstate';
+import { createActor, type AnyStateNode } from 'xstate';
 import { SimClock } from '../sim-clock.ts';
-import { toXstateClock } from '../clock-adapters.ts';
 import { computeLevelLimits } from './concurrency-limits.ts';
 import { levelConfigOf } from './level-config.ts';
 import { createPriorityLevelMachine } from './priority-level.machine.ts';
@@ -23,7 +22,6 @@ function start(queues: number, serverCL = 10) {
   const config = levelConfigOf(plc(queues));
   const limits = computeLevelLimits(serverCL, [config.limitsInput]).levels[0]!;
   const actor = createActor(createPriorityLevelMachine<string>(), {
-    clock: toXstateClock(clock),
     input: { clock, plc: plc(queues), config, limits, maxSeats: 1, observer: {} },
   }).start();
   return { actor, clock, limits };
@@ -76,6 +74,19 @@ test('a deleted level quiesces while busy and ends when idle; CONFIGURE brings a
   running.finish();
   actor.send({ type: 'IDLE_CHECK' });
   assert.is(actor.getSnapshot().status, 'done');
+});
+
+test('no delayed transition: the actor is made without an xstate clock, so one would run on the wall clock', () => {
+  const nodes = (node: AnyStateNode): AnyStateNode[] => [node, ...Object.values(node.states).flatMap(nodes)];
+  const all = nodes(createPriorityLevelMachine<string>().root);
+  assert.equal(
+    all.map((node) => node.id),
+    ['priority-level', 'priority-level.active', 'priority-level.quiescing', 'priority-level.removed'],
+  );
+  assert.equal(
+    all.filter((node) => node.after.length > 0).map((node) => node.id),
+    [],
+  );
 });
 
 test.run();

@@ -13,7 +13,9 @@
 // level's hot-path structures: the actor makes them and is the only one to reconfigure the queue
 // set (setConfig, setConcurrencyLimit, on its transitions); the controller is handed their
 // references once, calls them per request, and reads the actor's state from its snapshots.
-// Queues are rows inside the QueueSet, not actors (docs/flow-control.md says why).
+// Queues are rows inside the QueueSet, not actors (docs/flow-control.md says why). No transition is
+// delayed, so the actor needs no xstate clock: a level's timing lives in its queue set's deadlines
+// and the controller's periodic work, all on the injected Clock.
 
 import { assign, setup } from 'xstate';
 import type { Clock } from '../clock.ts';

@@ -230,6 +230,29 @@ test('two backlogged flows in different queues share the seats equally', () => {
   assert.ok(served.heavy + served.light >= 18, 'the seats were kept busy');
 });
 
+test('a flow key finds the hand its flow hash deals, and is dealt again when the number of queues changes', () => {
+  const config: QueuingConfig = { desiredNumQueues: 8, queueLengthLimit: 50, handSize: 2 };
+  const placements = (withKeys: boolean, grow: boolean): string[] => {
+    const qs = new QueueSet<string>(new SimClock(), config);
+    const keys = [{}, {}, {}];
+    const place = (round: string) => {
+      for (let i = 0; i < 12; i++) {
+        const flow = i % 3;
+        const request = { flowHash: BigInt(flow * 7919 + 1), flowKey: withKeys ? keys[flow] : undefined, workEstimate: ONE_SEAT, waitLimitMs: 60_000 };
+        qs.startRequest({ ...request, descriptor: `${round}${i}` }, () => {});
+      }
+    };
+    place('a');
+    if (grow) qs.setConfig({ ...config, desiredNumQueues: 64 }, 0);
+    place('b');
+    return qs.dump().requests.map((r) => `${r.descriptor}@${r.queueIndex}`);
+  };
+  const grown = placements(false, true);
+  assert.not.equal(grown.slice(12), placements(false, false).slice(12), 'growing deals other hands');
+  assert.equal(placements(true, false), placements(false, false));
+  assert.equal(placements(true, true), grown);
+});
+
 // fairqueuing/queueset/queueset.go: R is a uint64 wound back only at highR = 1.5·(2^63−1) units
 // (years at full concurrency). Here R is a double kept exact by moving a BigInt origin, which must
 // be invisible: the R a dump shows keeps rising, and dispatch stays fair across the moves.

@@ -33,7 +33,7 @@ import { BoundedCache } from '../bounded-cache.ts';
 import { Deadlines, type Deadline } from '../deadlines.ts';
 import { LinkedList, type ListMember } from '../linked-list.ts';
 import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
-import { createDealer, deal, type Dealer } from './shuffle-sharding.ts';
+import { createDealer, deal, type Dealer } from '../shuffle-sharding.ts';
 import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMsUnits, totalWorkUnits } from './seat-seconds.ts';
 import type { WorkEstimate } from './work-estimate.ts';
 
@@ -63,6 +63,13 @@ export interface QueuingConfig {
 export interface QueueSetRequest<D = unknown> {
   /** hashFlowId(flowSchema, distinguisher); ignored when the level does not queue. */
   flowHash: bigint;
+  /**
+   * Optional: an object that stands for `flowHash` (requests carrying the same object have the same
+   * hash). The queue set then finds the flow's hand by the object's identity, which costs a third
+   * of a lookup by BigInt. The controller passes the classification, which the classifier reuses
+   * for every request of a flow it has seen.
+   */
+  flowKey?: object | undefined;
   /** Read, not copied, while the request is in the queue set: it must not change meanwhile. */
   workEstimate: WorkEstimate;
   /** How long the request may wait in its queue before it is rejected with `time-out`. */
@@ -133,7 +140,7 @@ interface EntryOwner<D> {
  * request, so what its work estimate says is read from the estimate rather than copied (every
  * field is 8 bytes per request).
  */
-class Entry<D> implements Admission, ListMember<Entry<D>>, Deadline {
+class Entry<D> implements Admission, ListMember<Entry<D>> {
   readonly totalWork: number;
   /** May be clipped to the concurrency limit at dispatch (work preserved via the latency). */
   finalSeats: number;
@@ -141,11 +148,8 @@ class Entry<D> implements Admission, ListMember<Entry<D>>, Deadline {
   state: RequestState = 'waiting';
   queue: Queue<D> | undefined = undefined;
   startMs = 0;
-  removeFromFifo: RemoveFromFifo | undefined = undefined;
-  /** When its wait limit ends, set as it starts waiting; the level's wait-limit heap keeps the other two. */
-  deadlineMs = 0;
-  deadlineSlot = -1;
-  deadlineSeq = 0;
+  /** Set while it sits in its queue's FIFO. */
+  wait: Wait<D> | undefined = undefined;
   /** Links of the queue set's list of waiting and executing requests (for dumps). */
   listed = false;
   listPrevious: Entry<D> | undefined = undefined;
@@ -157,11 +161,12 @@ class Entry<D> implements Admission, ListMember<Entry<D>>, Deadline {
     readonly decide: Decide<D>,
     readonly arrivalMs: number,
     public arrivalR: number,
+    totalWork: number,
   ) {
     const estimate = request.workEstimate;
     this.finalSeats = estimate.finalSeats;
     this.additionalLatencyMs = estimate.additionalLatencyMs;
-    this.totalWork = totalWorkUnits(estimate);
+    this.totalWork = totalWork;
   }
 
   get initialSeats(): number {
@@ -191,6 +196,22 @@ class Entry<D> implements Admission, ListMember<Entry<D>>, Deadline {
   cancel(): void {
     this.owner.cancel(this);
   }
+}
+
+/**
+ * A request's stay in its queue's FIFO, made only for requests that enter one: most are dispatched
+ * on arrival through the fast path, and every field on Entry would cost them 8 bytes.
+ */
+class Wait<D> implements Deadline {
+  /** When its wait limit ends, set once it stays waiting; the level's wait-limit heap keeps the other two. */
+  deadlineMs = 0;
+  deadlineSlot = -1;
+  deadlineSeq = 0;
+
+  constructor(
+    readonly entry: Entry<D>,
+    readonly removeFromFifo: RemoveFromFifo,
+  ) {}
 }
 
 interface Queue<D> {
@@ -276,6 +297,8 @@ export class QueueSet<D = unknown> {
   private dealer: Dealer | undefined;
   /** Hands per flow hash for the current dealer; dealing is BigInt arithmetic, flows repeat. */
   private hands = new BoundedCache<bigint, number[]>(4_096);
+  /** The same hands by `flowKey`. */
+  private handsByKey = new BoundedCache<object, number[]>(4_096);
   private concurrencyLimit = 0;
   private readonly queues: Queue<D>[] = [];
   /** R relative to `rOrigin`; the observable R is `rOrigin + currentR`. */
@@ -297,6 +320,9 @@ export class QueueSet<D = unknown> {
   private starting: Entry<D> | undefined;
   private startingError: { error: unknown } | undefined;
   private robinIndex = -1;
+  /** The estimate of the last request started and its total work (see startRequest). */
+  private readonly lastEstimate: WorkEstimate = { initialSeats: 0, finalSeats: 0, additionalLatencyMs: 0 };
+  private lastTotalWork = 0;
   private enqueues = 0;
   private nextQueueId = 0;
   private totRequestsWaiting = 0;
@@ -321,7 +347,7 @@ export class QueueSet<D = unknown> {
    * queued requests arms one timer, not one each, and a dispatch forgets its deadline in
    * O(log n) without a cancel handle per request.
    */
-  private readonly waitLimits: Deadlines<Entry<D>>;
+  private readonly waitLimits: Deadlines<Wait<D>>;
   private readonly entryOwner: EntryOwner<D> = {
     finish: (entry) => this.finish(entry),
     cancel: (entry) => this.cancelWaiting(entry),
@@ -334,7 +360,7 @@ export class QueueSet<D = unknown> {
     concurrencyLimit = 0,
   ) {
     this.lastSyncMs = clock.now();
-    this.waitLimits = new Deadlines<Entry<D>>(clock, (entry) => this.timeOut(entry, false));
+    this.waitLimits = new Deadlines<Wait<D>>(clock, (wait) => this.timeOut(wait.entry, false));
     this.config = config;
     this.setConfig(config, concurrencyLimit);
   }
@@ -353,6 +379,7 @@ export class QueueSet<D = unknown> {
       }
       this.dealer = createDealer(config.desiredNumQueues, config.handSize) as Dealer;
       this.hands = new BoundedCache<bigint, number[]>(4_096);
+      this.handsByKey = new BoundedCache<object, number[]>(4_096);
       this.config = config;
     } else {
       // A level that stops queuing keeps its old limits so that its queues drain as before.
@@ -419,7 +446,17 @@ export class QueueSet<D = unknown> {
   startRequest(request: QueueSetRequest<D>, decide: Decide<D>): Admission {
     this.syncTimeAt(request.arrivalMs ?? this.clock.now());
     if (!(request.workEstimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
-    const entry = new Entry<D>(this.entryOwner, request, decide, this.lastSyncMs, this.currentR);
+    const estimate = request.workEstimate;
+    // Most requests in a row have the same estimate (one seat, no latency): its work is worked out
+    // once. Compared by value, since a caller may reuse one estimate object with new numbers.
+    const last = this.lastEstimate;
+    if (estimate.initialSeats !== last.initialSeats || estimate.finalSeats !== last.finalSeats || estimate.additionalLatencyMs !== last.additionalLatencyMs) {
+      last.initialSeats = estimate.initialSeats;
+      last.finalSeats = estimate.finalSeats;
+      last.additionalLatencyMs = estimate.additionalLatencyMs;
+      this.lastTotalWork = totalWorkUnits(estimate);
+    }
+    const entry = new Entry<D>(this.entryOwner, request, decide, this.lastSyncMs, this.currentR, this.lastTotalWork);
     this.starting = entry;
     try {
       this.admit(entry);
@@ -447,7 +484,7 @@ export class QueueSet<D = unknown> {
       }
       return;
     }
-    const queue = this.queues[this.chooseQueueIndex(request.flowHash)]!;
+    const queue = this.queues[this.chooseQueueIndex(request)]!;
     entry.queue = queue;
     if (this.totSeatsInUse >= this.concurrencyLimit && queue.waiting.length >= this.config.queueLengthLimit) {
       this.reject(entry, 'queue-full');
@@ -460,9 +497,10 @@ export class QueueSet<D = unknown> {
     this.enqueue(entry, queue);
     this.dispatchAsMuchAsPossible();
     // Most requests are dispatched at once; only those still waiting get a wait limit.
-    if (entry.state === 'waiting') {
-      entry.deadlineMs = this.clock.now() + request.waitLimitMs;
-      this.waitLimits.add(entry);
+    const wait = entry.wait;
+    if (entry.state === 'waiting' && wait !== undefined) {
+      wait.deadlineMs = this.clock.now() + request.waitLimitMs;
+      this.waitLimits.add(wait);
     }
   }
 
@@ -591,14 +629,23 @@ export class QueueSet<D = unknown> {
 
   // --- arrival ------------------------------------------------------------------------------
 
-  private chooseQueueIndex(flowHash: bigint): number {
-    const hand = this.hands.get(flowHash, this.dealHand);
-    const offset = this.enqueues % hand.length;
+  private chooseQueueIndex(request: QueueSetRequest<D>): number {
+    const key = request.flowKey;
+    let hand = key === undefined ? undefined : this.handsByKey.peek(key);
+    if (hand === undefined) {
+      hand = this.hands.get(request.flowHash, this.dealHand);
+      if (key !== undefined) this.handsByKey.set(key, hand);
+    }
+    const n = hand.length;
+    const offset = this.enqueues % n;
     this.enqueues++;
+    // Nothing waits anywhere: every queue's work is 0 (whole numbers, summed exactly), and the
+    // scan would keep its first queue.
+    if (this.totRequestsWaiting === 0) return hand[offset]!;
     let best = -1;
     let bestWork = -1;
-    for (let i = 0; i < hand.length; i++) {
-      const index = hand[(offset + i) % hand.length]!;
+    for (let i = 0, j = offset; i < n; i++, j = j + 1 === n ? 0 : j + 1) {
+      const index = hand[j]!;
       const work = this.queues[index]!.waiting.totalWorkSum;
       if (best === -1 || work < bestWork) {
         best = index;
@@ -614,7 +661,7 @@ export class QueueSet<D = unknown> {
       queue.nextDispatchR = this.currentR;
       queue.frozenR = undefined;
     }
-    entry.removeFromFifo = queue.waiting.enqueue(entry);
+    entry.wait = new Wait(entry, queue.waiting.enqueue(entry));
     this.noteQueueActivity(queue, wasActive);
     this.live.add(entry);
     this.totRequestsWaiting++;
@@ -708,8 +755,8 @@ export class QueueSet<D = unknown> {
     }
     const wasActive = true;
     chosen.waiting.dequeue();
-    head.removeFromFifo = undefined;
-    this.waitLimits.delete(head);
+    this.waitLimits.delete(head.wait!);
+    head.wait = undefined;
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= head.maxSeats;
     this.clipFinalSeats(head);
@@ -805,11 +852,12 @@ export class QueueSet<D = unknown> {
   }
 
   private timeOut(entry: Entry<D>, cancelled: boolean): void {
-    if (entry.state !== 'waiting' || entry.removeFromFifo === undefined) return;
+    const wait = entry.wait;
+    if (entry.state !== 'waiting' || wait === undefined) return;
     this.syncTime();
-    this.waitLimits.delete(entry);
-    entry.removeFromFifo();
-    entry.removeFromFifo = undefined;
+    this.waitLimits.delete(wait);
+    wait.removeFromFifo();
+    entry.wait = undefined;
     this.noteQueueActivity(entry.queue!, true);
     this.live.delete(entry);
     this.totRequestsWaiting--;

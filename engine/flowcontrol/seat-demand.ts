@@ -2,7 +2,7 @@
 // `seatsInUse + seatsWaiting`, reset at every adjustment, and the exponential smoothing of its
 // mean-plus-deviation envelope. Plain data plus functions; time comes in as milliseconds.
 
-import { goRound } from './go-math.ts';
+import { goRound } from '../go-math.ts';
 
 /** Weight kept by the old smoothed value at each 10 s step (half-life about 5 minutes). */
 export const SEAT_DEMAND_SMOOTHING_COEFFICIENT = 0.977;
@@ -44,6 +44,9 @@ export function createSeatDemandIntegrator(nowMs: number, initialValue = 0): Sea
 
 /** Close the interval since the last change at the old value. A clock step backwards counts as no time. */
 function advance(igr: SeatDemandIntegrator, nowMs: number): void {
+  // Several changes in one instant (a request queued and dispatched at once) close no interval:
+  // adding value × 0 changes no sum while the value is finite, as seat counts are.
+  if (nowMs === igr.lastMs) return;
   const dt = Math.max(0, nowMs - igr.lastMs) / 1000;
   igr.lastMs = Math.max(igr.lastMs, nowMs);
   igr.elapsedSeconds += dt;

@@ -3,7 +3,7 @@
 // the way a float64 would after a long run. Durations are nanoseconds (`…Ns`) or milliseconds
 // (`…Ms`); the names say which.
 
-import { goRound, MAX_UINT64, toUint64 } from './go-math.ts';
+import { goRound, MAX_UINT64, toUint64 } from '../go-math.ts';
 
 /** Units per seat·second. */
 export const SS_SCALE = 100_000_000n;

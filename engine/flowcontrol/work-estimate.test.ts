@@ -15,6 +15,7 @@ import {
   type WorkEstimatorDeps,
 } from './work-estimate.ts';
 import { DEFAULT_WORK_ESTIMATOR_CONFIG, decodeWorkEstimatorConfig } from './work-estimator-config.ts';
+import { longestBigIntText } from '../testing/longest-bigint-text.ts';
 
 function info(verb: string, extra: Partial<EstimatorRequestInfo> = {}): EstimatorRequestInfo {
   return {
@@ -218,6 +219,15 @@ test('a WorkEstimatorConfig with bad values is refused field by field; left-out 
     decodeWorkEstimatorConfig([]).errors.map((e) => e.type),
     ['FieldValueTypeInvalid'],
   );
+});
+
+test("a client's megabyte of digits in limit is out of range without a BigInt of it", () => {
+  const huge = '9'.repeat(1 << 20);
+  const longest = longestBigIntText(() => {
+    assert.is(parseGoInt64(huge), undefined);
+    assert.ok('error' in parseListOptions({ limit: huge }));
+  });
+  assert.ok(longest <= 21, `a BigInt was made of ${longest} characters`);
 });
 
 test.run();

@@ -8,10 +8,10 @@ import { flowcontrolKind } from '../resources/kinds.ts';
 import { defaulted } from '../resources/defaults.ts';
 import type { KubeObject } from '../resources/types.ts';
 import { conflictError } from '../store/store-errors.ts';
-import { decodeShape } from '../config/object-shape.ts';
+import { decodeShape } from '../resources/object-shape.ts';
 import { invalid as invalidField } from '../resources/field-errors.ts';
 import { ApiError, invalid } from '../status/errors.ts';
-import { firstTypeError, shapeOf } from '../resources/decode.ts';
+import { firstTypeError, shapeOf } from '../request/decode.ts';
 import { applyPatch, updateManagedFields, type FlowcontrolKind, type PatchContentType } from './index.ts';
 import type { FieldValidation } from './json-patch.ts';
 

@@ -16,7 +16,7 @@ import { asKind, type KindInfo } from '../resources/kinds.ts';
 import { decodingShape } from '../resources/schema/decoding-shape.ts';
 import { prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from '../resources/strategy.ts';
 import type { FlowcontrolObject, KubeObject, Status } from '../resources/types.ts';
-import type { Shape } from '../config/object-shape.ts';
+import type { Shape } from '../resources/object-shape.ts';
 import { alreadyExistsError, conflictError, isStoreErrorCode, preconditionError, type ResourceNaming } from '../store/store-errors.ts';
 import type { ListOptions, ListResult, Preconditions, ResourceStore } from '../store/store-types.ts';
 import { resourcePrefix } from '../store/store.ts';

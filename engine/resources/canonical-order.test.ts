@@ -1,7 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PRIORITY_LEVEL_SHAPE } from '../config/flowcontrol-kinds.ts';
 import { canonicalOrder } from './canonical-order.ts';
+import { PRIORITY_LEVEL } from './kinds.ts';
+import { decodingShape } from './schema/decoding-shape.ts';
+
+const PRIORITY_LEVEL_SHAPE = decodingShape(PRIORITY_LEVEL.table.struct);
 
 test('kind and apiVersion first, struct fields in Go order, map keys sorted', () => {
   const ordered = canonicalOrder(

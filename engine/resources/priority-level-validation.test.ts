@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import type { PriorityLevelConfiguration, PriorityLevelConfigurationSpec, QueuingConfiguration } from './types.ts';
 import type { FieldError } from './field-errors.ts';
 import { formatFieldError } from './field-errors.ts';
-import { requiredEntropyBits } from '../flowcontrol/shuffle-sharding.ts';
+import { requiredEntropyBits } from '../shuffle-sharding.ts';
 import {
   validatePriorityLevelConfiguration,
   validatePriorityLevelConfigurationStatusUpdate,

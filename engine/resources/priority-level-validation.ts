@@ -24,7 +24,7 @@ import { mandatoryObject } from './bootstrap.ts';
 import { defaultPriorityLevelConfiguration } from './defaults.ts';
 import { priorityLevelSpecsEqual } from './spec-equality.ts';
 // As in Kubernetes, validation asks the shuffle-sharding package what a dealer can accept.
-import { MAX_HASH_BITS, requiredEntropyBits } from '../flowcontrol/shuffle-sharding.ts';
+import { MAX_HASH_BITS, requiredEntropyBits } from '../shuffle-sharding.ts';
 
 /** Upper bound on `queuing.queues` (10^7). */
 export const QUEUES_MAX = 10_000_000;

@@ -2,7 +2,7 @@
 // `FW_ERR_<AREA>_<WHAT>`, a message template (Go fmt verbs: %s, %q), the Kubernetes StatusReason and
 // the HTTP status. docs/errors.md lists every code; api/errors.test.ts fails if the two drift apart.
 // It lives below the API layer, with its Status builders, as apimachinery's errors package does:
-// the object semantics beneath the API (engine/patch/, engine/resources/decode.ts) word their
+// the object semantics beneath the API (engine/patch/, engine/request/decode.ts) word their
 // refusals as these Status values too.
 //
 // CODES ARE NEVER REUSED. A code that is retired stays in RETIRED_ERROR_CODES below, so that logs,

@@ -38,6 +38,8 @@ const minus = (text: string) => text.replace(/^-/, '−');
 
 /** "−14.92 to −12.42", not "-14.92–-12.42": an en dash between negative numbers reads as a minus. */
 export function fmtRange(low: string, high: string): string {
+  // Two values that print alike are one value to the reader ("3.99", not "3.99–3.99").
+  if (low === high) return minus(low);
   return low.startsWith('-') || high.startsWith('-') ? `${minus(low)} to ${minus(high)}` : `${low}–${high}`;
 }
 
@@ -46,8 +48,7 @@ const nb = (text: string) => text.replace(/ /g, '\u00a0');
 
 function metricCell(m: MetricComparison | undefined): string {
   if (m === undefined) return '—';
-  const range = (s: MetricComparison['baseline']) =>
-    s.min === null || s.max === null ? '—' : s.min === s.max ? nb(minus(fmt(m.unit, s.min))) : nb(fmtRange(fmt(m.unit, s.min), fmt(m.unit, s.max)));
+  const range = (s: MetricComparison['baseline']) => (s.min === null || s.max === null ? '—' : nb(fmtRange(fmt(m.unit, s.min), fmt(m.unit, s.max))));
   const spreads =
     m.baseline.min !== m.baseline.max || m.variant.min !== m.variant.max
       ? `<br><span class="dim">seeds: ${range(m.baseline)} → ${range(m.variant)}</span>`
@@ -63,6 +64,17 @@ export function verdictCounts(rows: readonly RowComparison[]): string[] {
     const n = rows.filter((r) => r.verdict === k).length;
     return n === 0 && (k === 'new' || k === 'removed') ? [] : [`${n} ${k === 'new' ? 'new' : k === 'removed' ? 'removed' : VERDICT_TEXT[k]}`];
   });
+}
+
+/** The terminal's line for a variant: "what-if: 2 flows: 0 better, 1 worse (jenkins), 1 removed (gone), 0 within seed noise; levels: …". */
+export function variantSummary(v: VariantComparison): string {
+  const parts = verdictCounts(v.flows).map((part) => {
+    const verdict = part.slice(part.indexOf(' ') + 1);
+    const names = v.flows.filter((f) => f.verdict === (verdict === VERDICT_TEXT.noise ? 'noise' : verdict)).map((f) => f.name);
+    return verdict !== VERDICT_TEXT.noise && names.length > 0 ? `${part} (${names.join(', ')})` : part;
+  });
+  const n = v.flows.length;
+  return `${v.name}: ${n} flow${n === 1 ? '' : 's'}: ${parts.join(', ')}; levels: ${verdictCounts(v.levels).join(', ')}`;
 }
 
 function verdictCell(row: RowComparison): string {

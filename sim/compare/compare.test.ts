@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { FlowDigest, LevelDigest, RunDigest } from '../sweep/run-digest.ts';
 import { compareVariant } from './compare.ts';
-import { compareHtml, fmtRange } from './compare-html.ts';
+import { compareHtml, fmtRange, variantSummary } from './compare-html.ts';
 
 const rejected = (n: number) => ({ 'queue-full': n, 'time-out': 0, 'concurrency-limit': 0 });
 
@@ -76,6 +76,21 @@ test('the headline counts new and removed rows; ranges of negative numbers read 
   assert.match(html, /<td class="name"><span class="swatch"[^>]*><\/span>ci-tools<\/td><td[^>]*><span class="worse">worse<\/span><\/td><td[^>]*>0 → 830/);
   assert.is(fmtRange('-14.92', '-12.42'), '−14.92 to −12.42');
   assert.is(fmtRange('1', '2'), '1–2');
+  assert.is(fmtRange('3.99', '3.99'), '3.99');
+  assert.is(fmtRange('-1', '-1'), '−1');
+});
+
+test("the terminal's line: rows named by verdict, one flow is '1 flow', new and removed counted", () => {
+  assert.is(
+    variantSummary(compareVariant('what-if', [], baseline, variant)),
+    'what-if: 2 flows: 0 better, 1 worse (jenkins), 1 removed (gone), 0 within seed noise; levels: 0 better, 1 worse, 1 removed, 1 within seed noise',
+  );
+  const one = [0, 1].map(() => digest({ jenkins: flow('workload-low', 0, 0.002) }, { 'workload-low': level(0, 0) }));
+  const faster = [0, 1].map(() => digest({ jenkins: flow('workload-low', 0, 0.0005) }, { 'workload-low': level(0, 0) }));
+  assert.is(
+    variantSummary(compareVariant('v', [], one, faster)),
+    'v: 1 flow: 1 better (jenkins), 0 worse, 0 within seed noise; levels: 0 better, 0 worse, 1 within seed noise',
+  );
 });
 
 test.run();

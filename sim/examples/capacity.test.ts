@@ -10,32 +10,63 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runSimTune } from '../cli-tune.ts';
 import { reportJson, type SimulationReport } from '../report.ts';
+import { fmtPercent, fmtSeconds } from '../report/format.ts';
 import { runScenario } from '../run-scenario.ts';
 
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 const CAPACITY = ', cpus: 4, memory: 2Gi, executorThreads: none';
 
-/** The recommendation's changes when tuning `scenarioText` with cpu-bound-lists' objectives. */
-async function tune(scenarioText: string): Promise<{ met: boolean; changes: string[] }> {
+interface Tuned {
+  code: number;
+  out: string;
+  result: Record<string, unknown> | undefined;
+  /** The comparison's own runs, by configuration ("baseline", "recommended"), one report per seed. */
+  reports: Record<string, SimulationReport[]>;
+}
+
+/** The exit status, output, tune.json and run reports of tuning `scenarioText` with `objectivesText` (by default cpu-bound-lists' objectives). */
+async function runTune(scenarioText: string, objectivesText?: string): Promise<Tuned> {
   const dir = await mkdtemp(join(tmpdir(), 'fairway-capacity-'));
   try {
     const scenario = join(dir, 'cpu-bound-lists.yaml');
     await writeFile(scenario, scenarioText);
+    const objectives = objectivesText === undefined ? here('cpu-bound-lists.objectives.yaml') : join(dir, 'objectives.yaml');
+    if (objectivesText !== undefined) await writeFile(objectives, objectivesText);
     let out = '';
-    const argv = [scenario, '--objectives', here('cpu-bound-lists.objectives.yaml'), '--seeds', '1..2', '--workers', '2', '--no-plots', '--no-suggestions'];
+    const argv = [scenario, '--objectives', objectives, '--seeds', '1..2', '--workers', '2', '--no-plots', '--no-suggestions'];
     const code = await runSimTune([...argv, '--out', join(dir, 'out')], { stdout: (t) => void (out += t), stderr: (t) => void (out += t) });
-    assert.is(code, 0, out);
-    const result = JSON.parse(await readFile(join(dir, 'out', 'tune.json'), 'utf8'));
-    return { met: result.met, changes: result.recommendation.changes };
+    const result = await readFile(join(dir, 'out', 'tune.json'), 'utf8').then(JSON.parse, () => undefined);
+    const reports: Tuned['reports'] = {};
+    for (const name of ['baseline', 'recommended'])
+      for (const seed of ['1', '2']) {
+        const text = await readFile(join(dir, 'out', name, `seed-${seed}`, 'report.json'), 'utf8').catch(() => undefined);
+        if (text !== undefined) (reports[name] ??= []).push(JSON.parse(text));
+      }
+    return { code, out: out.replaceAll(dir, 'DIR'), result, reports };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
+/** The recommendation's changes when tuning `scenarioText` with cpu-bound-lists' objectives. */
+async function tune(
+  scenarioText: string,
+  objectivesText?: string,
+): Promise<{ met: boolean; changes: string[]; result: Record<string, unknown>; reports: Tuned['reports'] }> {
+  const { code, out, result, reports } = await runTune(scenarioText, objectivesText);
+  assert.is(code, 0, out);
+  const recommendation = result!.recommendation as { changes: string[] };
+  return { met: result!.met as boolean, changes: recommendation.changes, result: result!, reports };
+}
+
+/** The worst (largest) value over a configuration's runs. */
+const worst = (reports: readonly SimulationReport[], pick: (r: SimulationReport) => number) => Math.max(...reports.map(pick));
+
+const seatAccounting = (c: string) => /ci-tools: (handSize|nominalConcurrencyShares|borrowingLimitPercent|lendablePercent)/.test(c);
+
 test('cpu-bound-lists: tune does not buy Jenkins its wait with more LISTs at once once CPUs are finite', async () => {
   const text = await readFile(here('cpu-bound-lists.yaml'), 'utf8');
   assert.ok(text.includes(CAPACITY), 'the example models the server');
-  const seatAccounting = (c: string) => /ci-tools: (handSize|nominalConcurrencyShares|borrowingLimitPercent|lendablePercent)/.test(c);
 
   // Without the model more heavy LISTs at once cost nothing, and a seat-accounting change wins.
   const free = await tune(text.replace(CAPACITY, ''));
@@ -45,6 +76,64 @@ test('cpu-bound-lists: tune does not buy Jenkins its wait with more LISTs at onc
   const modelled = await tune(text);
   assert.ok(modelled.met, modelled.changes.join('; '));
   assert.not.ok(modelled.changes.some(seatAccounting), modelled.changes.join('; '));
+  // The objectives table and the cost sentence say what the runs written beside them recorded.
+  const { baseline, recommended } = modelled.reports;
+  assert.ok(baseline?.length === 2 && recommended?.length === 2);
+  const rows = modelled.result.objectivesTable as { what: string; baseline: string; recommended: string }[];
+  const row = (what: string) => rows.find((r) => r.what === what)!;
+  const jenkinsWait = (r: SimulationReport) => r.flows.jenkins!.waitSeconds.p99 ?? 0;
+  const appsLatency = (r: SimulationReport) => r.flows['apps-gets']!.latencySeconds.p99 ?? 0;
+  assert.is(row('jenkins wait p99').baseline, `${fmtSeconds(worst(baseline!, jenkinsWait))} (jenkins)`);
+  assert.is(row('jenkins wait p99').recommended, `${fmtSeconds(worst(recommended!, jenkinsWait))} (jenkins)`);
+  assert.is(row('apps-gets latency p99 no worse than baseline').baseline, `${fmtSeconds(worst(baseline!, appsLatency))} (apps-gets)`);
+  assert.is(row('apps-gets latency p99 no worse than baseline').recommended, `${fmtSeconds(worst(recommended!, appsLatency))} (apps-gets)`);
+  const cpu = (r: SimulationReport) => r.capacity!.peakCpu;
+  assert.ok(
+    (modelled.result.effects as string[]).some((e) =>
+      e.includes(`server CPU demand peaks at ${fmtPercent(worst(recommended!, cpu))} of its 4 cores (baseline ${fmtPercent(worst(baseline!, cpu))})`),
+    ),
+    (modelled.result.effects as string[]).join('\n'),
+  );
+  // Demand above the cores is said as such: a real CPU never reads above 100%.
+  assert.match(
+    (modelled.result.effects as string[]).join('\n'),
+    /server CPU demand peaks at \d+% of its 4 cores \(baseline \d+%\), more than the cores, so every running request took up to [\d.]+× its time/,
+  );
+});
+
+// The memory model does not need the CPU model: 200Mi holds six 8,000-pod LISTs at 4 KiB an
+// object, and the baseline runs five at once (78%); a handSize of 6 would run seven (109%).
+const MEMORY_OBJECTIVES = `kind: TuneObjectives
+objectives:
+  - {flows: jenkins, waitP99: 200ms, rejected: 0%}
+  - server: {memory: 90%}
+changes: {modify: [ci-tools], createFor: [jenkins]}
+`;
+
+test('cpu-bound-lists with server.memory but no server.cpus: tune holds memory headroom; a CPU objective names the missing field', async () => {
+  const memoryOnly = (await readFile(here('cpu-bound-lists.yaml'), 'utf8')).replace(CAPACITY, ', memory: 200Mi');
+  const free = await tune(memoryOnly, MEMORY_OBJECTIVES.replace('  - server: {memory: 90%}\n', ''));
+  assert.ok(free.changes.some(seatAccounting), free.changes.join('; '));
+  assert.match(
+    (free.result.effects as string[]).join('\n'),
+    /server memory peaks at 109% of server\.memory \(baseline 78\.1%\): the server would run out of memory/,
+  );
+  // maxSeats as the engine computes it: 15 seats, handSize 4 → 3; handSize 6 → 2.
+  assert.match((free.result.effects as string[]).join('\n'), /maxSeats \(the smaller of ⌈15% of NominalCL⌉ and ⌊NominalCL ÷ handSize⌋\) 3 → 2,/);
+
+  const held = await tune(memoryOnly, MEMORY_OBJECTIVES);
+  assert.ok(held.met, held.changes.join('; '));
+  assert.not.ok(held.changes.some(seatAccounting), held.changes.join('; '));
+  const rows = held.result.objectivesTable as { what: string; baseline: string; recommended: string; met: boolean }[];
+  assert.equal(
+    rows.filter((r) => r.what === 'server memory peak').map((r) => [r.baseline, r.recommended, r.met]),
+    [['78.1%', '78.1%', true]],
+  );
+
+  const cpu = await runTune(memoryOnly, MEMORY_OBJECTIVES.replace('memory: 90%', 'cpu: 80%'));
+  assert.is(cpu.code, 1);
+  assert.match(cpu.out, /objectives\.yaml: objectives\[1\]\.server\.cpu: the server's CPU is not modelled: DIR\/cpu-bound-lists\.yaml sets no server\.cpus/);
+  assert.is(cpu.result, undefined, 'nothing written');
 });
 
 test('cpu-bound-lists: the report shows the CPUs and memory, and a LIST storm that runs the server out of memory', async () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScenario } from '../run-scenario.ts';
 import { renderHtml } from '../report/html.ts';
+import { changeOf } from './suggest.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
@@ -116,7 +117,7 @@ test('a burst that queues while borrowing lags: named, with the limit at that mo
     why!.text,
     new RegExp(
       '8,000 objects at 100 per seat would be 80 seats, but ci-tools charges at most 8: ' +
-        'its maxSeats, the smaller of 15% of its NominalCL 48 and NominalCL ÷ handSize \\(48 ÷ 4\\), is 8',
+        'its maxSeats, the smaller of ⌈15% of its NominalCL 48⌉ = 8 and ⌊NominalCL ÷ handSize⌋ = ⌊48 ÷ 4⌋ = 12, is 8',
     ),
   );
 });
@@ -170,6 +171,81 @@ test("a light flow whose hand is a heavy flow's: named a hand collision from wha
   if (!apart.ok) return;
   assert.ok(apart.report.flows.checkout!.waitSeconds.p99! < 0.1, String(apart.report.flows.checkout!.waitSeconds.p99));
   assert.not.ok(apart.report.explanations!.some((e) => e.flow === 'checkout'));
+});
+
+test("the more-queues suggestion's figures are a run of its manifest: every flow's after is what that configuration does", async () => {
+  const outcome = await runScenario({ scenarioFile: fixture('hand-collision.yaml'), seed: '1', suggestions: true });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const more = outcome.report.suggestions!.find((s) => s.kind === 'more-queues');
+  assert.ok(more !== undefined, outcome.report.suggestions!.map((s) => s.title).join('; '));
+  // Four times the queues, the hand unchanged (a wider hand would lower maxSeats).
+  assert.equal(more!.changes, ['PriorityLevelConfiguration apps: queues 8 → 32']);
+  assert.match(more!.manifest, /queues: 32\b/);
+  assert.match(more!.manifest, /handSize: 2\b/);
+  assert.ok(more!.for.includes('checkout') && more!.effect.checkout!.change === 'better');
+
+  // An operator applies the manifest and runs the same seed: every flow's figures are the suggestion's.
+  const applied = await runScenario({ scenarioFile: fixture('hand-collision.yaml'), seed: '1', variantFiles: [await writeTemp(more!.manifest)] });
+  assert.ok(applied.ok);
+  if (!applied.ok) return;
+  assert.is(applied.report.levels.apps!.queues, 32);
+  for (const [name, f] of Object.entries(applied.report.flows)) {
+    const after = more!.effect[name]!.after;
+    assert.is(after.waitP99Seconds, f.waitSeconds.p99, name);
+    assert.is(after.rejectedFraction, Number((f.rejectedTotal / f.arrived).toFixed(6)), name);
+    assert.is(after.latencyP99Seconds, f.latencySeconds.p99, name);
+  }
+  // And they differ from the run without it: not the baseline's figures copied.
+  assert.is.not(more!.effect.checkout!.after.waitP99Seconds, outcome.report.flows.checkout!.waitSeconds.p99);
+});
+
+test('controllers that are one APF flow with a noisy add-on: named so first, not blamed on the borrowing lag they share', async () => {
+  const outcome = await runScenario({ scenarioFile: example('noisy-addon.yaml'), seed: '1', suggestions: true });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const report = outcome.report;
+  for (const flow of ['kcm-replicaset-controller', 'kcm-deployment-controller']) {
+    const why = report.explanations!.find((e) => e.flow === flow);
+    assert.ok(why !== undefined, flow);
+    assert.match(
+      why!.text,
+      new RegExp(
+        `^${flow} and metrics-addon are one APF flow: FlowSchema kube-system-service-accounts tells flows apart by namespace, ` +
+          'and both send to namespace "apps"\\. They share one hand of workload-high\'s queues',
+      ),
+    );
+    // The lag is still said, as what ended this burst, not as the cause.
+    assert.match(why!.text, /The borrowing adjustment at 30 s raised CurrentCL to \d+ and the queueing stopped by 30\.2 s, but as long as they are one flow/);
+  }
+  // The add-on's own trouble is the level's limit while borrowing lags.
+  assert.match(report.explanations!.find((e) => e.flow === 'metrics-addon')!.text, /^Borrowing lag: from 20 s to 30 s workload-high's CurrentCL was 18/);
+  const own = report.suggestions!.find((s) => s.kind === 'dedicated-level');
+  assert.equal(own?.for, ['kcm-replicaset-controller', 'kcm-deployment-controller']);
+});
+
+test('a level asked for more than it had: the demand and limit of the moments, the queue length limit, the server full', async () => {
+  const outcome = await runScenario({ scenarioFile: example('borrowing.yaml'), seed: '1' });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const why = outcome.report.explanations!.find((e) => e.flow === 'dashboard-surge')!.text;
+  // The surge runs from 60 s on: over the whole run idle's flows asked for 40 seats, half of what they asked while it suffered.
+  const asked = /^From 60 s to 120 s idle's flows asked for about ([\d.]+) seats and it had 22–45 \(NominalCL 45\); dashboard-surge lost /.exec(why);
+  assert.ok(asked !== null, why);
+  assert.ok(Number(asked![1]) > 70, why);
+  assert.match(why, /\(queue-full: its queues hold at most 50 requests, and the longest held 50 then\)\. Then: up to 45 seats in use/);
+  assert.match(why, /The server's 100 seats were all in use then \(its concurrency limit\), so no level had any to lend\.$/);
+  assert.not.match(why, /on average/);
+});
+
+test("a suggestion's effect: a flow that waits no longer but takes longer is worse (the CPU cost of more heavy work at once)", () => {
+  const effect = (waitP99Seconds: number, latencyP99Seconds: number, rejectedFraction = 0) => ({ rejectedFraction, waitP99Seconds, latencyP99Seconds });
+  assert.is(changeOf(effect(0, 0.047), effect(0, 0.072)), 'worse');
+  assert.is(changeOf(effect(0, 0.047), effect(0, 0.048)), 'same');
+  // Waiting less is better even if execution took a little longer; waiting more is worse.
+  assert.is(changeOf(effect(0.3, 0.31), effect(0, 0.35)), 'better');
+  assert.is(changeOf(effect(0, 0.01), effect(0.05, 0.06)), 'worse');
+  assert.is(changeOf(effect(0, 0.01, 0.2), effect(0, 0.02, 0.1)), 'better');
 });
 
 test('suffering while the modelled CPUs are oversubscribed: said so, with the demand at those moments; not without the model', async () => {

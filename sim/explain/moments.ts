@@ -104,6 +104,25 @@ export function levelState(report: SimulationReport, level: string, buckets: rea
   };
 }
 
+/**
+ * The seats the level's flows asked for during `buckets`: each flow's requests that arrived then,
+ * times the seat-time one of its requests asks for on average over the run (its offered seat-time
+ * over its arrivals). Undefined when the run recorded no demand for the level.
+ */
+export function offeredSeatsAt(report: SimulationReport, level: string, buckets: readonly number[]): number | undefined {
+  const fair = report.fairness[level]?.maxMinFair;
+  if (fair === undefined || buckets.length === 0) return undefined;
+  let seatSeconds = 0;
+  for (const [flow, { demandSeats }] of Object.entries(fair)) {
+    const arrived = report.flows[flow]?.arrived ?? 0;
+    if (arrived === 0) continue;
+    const perRequest = (demandSeats * report.scenario.durationSeconds) / arrived;
+    const series = report.series.flows[flow]?.arrived ?? [];
+    seatSeconds += perRequest * buckets.reduce((sum, i) => sum + (series[i] ?? 0), 0);
+  }
+  return seatSeconds / (buckets.length * report.series.intervalSeconds);
+}
+
 /** "from 41 s to 56 s". */
 export function spanText(m: Pick<Moments, 'fromSeconds' | 'toSeconds'>): string {
   return `from ${seconds(m.fromSeconds)} to ${seconds(m.toSeconds)}`;

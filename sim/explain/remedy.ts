@@ -10,6 +10,8 @@ export type Remedy =
 export interface FlowEffect {
   rejectedFraction: number | null;
   waitP99Seconds: number | null;
+  /** Wait plus execution: with the capacity model, more heavy work at once shows here, not in the wait. */
+  latencyP99Seconds: number | null;
 }
 
 export interface Suggestion {

@@ -14,7 +14,7 @@ import { digestOf } from '../sweep/run-digest.ts';
 import { candidateManifests, candidateObjects, describeCandidate, levelParams, sharesForSeats, type Candidate } from '../tune/candidate.ts';
 import { buildSpace } from '../tune/space.ts';
 import type { Explanation } from './explain.ts';
-import { dealerParameterError } from '../../engine/flowcontrol/shuffle-sharding.ts';
+import { dealerParameterError } from '../../engine/shuffle-sharding.ts';
 import type { FlowEffect, Remedy, Suggestion } from './remedy.ts';
 
 export const MAX_SUGGESTIONS = 3;
@@ -153,6 +153,7 @@ function effectOf(before: SimulationReport, after: SimulationReport): Suggestion
     const of = (f: typeof b): FlowEffect => ({
       rejectedFraction: f.arrived === 0 ? null : Number((f.rejectedTotal / f.arrived).toFixed(6)),
       waitP99Seconds: f.waitSeconds.p99,
+      latencyP99Seconds: f.latencySeconds.p99,
     });
     const x = of(b);
     const y = of(a);
@@ -161,14 +162,21 @@ function effectOf(before: SimulationReport, after: SimulationReport): Suggestion
   return effect;
 }
 
-/** Better or worse by half a percentage point of rejections, or a fifth (and a millisecond) of p99 wait. */
-function changeOf(before: FlowEffect, after: FlowEffect): 'better' | 'worse' | 'same' {
+/**
+ * Better or worse by half a percentage point of rejections, or a fifth (and a millisecond) of p99
+ * wait; worse, too, when its p99 latency rose that much while its wait did not fall (the capacity
+ * model's cost of more heavy work at once, paid in execution time).
+ */
+export function changeOf(before: FlowEffect, after: FlowEffect): 'better' | 'worse' | 'same' {
   const dr = (after.rejectedFraction ?? 0) - (before.rejectedFraction ?? 0);
-  const bw = before.waitP99Seconds ?? 0;
-  const aw = after.waitP99Seconds ?? 0;
-  const waitBetter = bw - aw > Math.max(0.001, 0.2 * bw);
-  const waitWorse = aw - bw > Math.max(0.001, 0.2 * bw);
-  if (dr > 0.005 || (waitWorse && dr >= 0)) return 'worse';
-  if (dr < -0.005 || waitBetter) return 'better';
+  const moved = (b: number | null, a: number | null) => {
+    const x = b ?? 0;
+    const y = a ?? 0;
+    return x - y > Math.max(0.001, 0.2 * x) ? -1 : y - x > Math.max(0.001, 0.2 * x) ? 1 : 0;
+  };
+  const wait = moved(before.waitP99Seconds, after.waitP99Seconds);
+  const latency = moved(before.latencyP99Seconds, after.latencyP99Seconds);
+  if (dr > 0.005 || ((wait > 0 || (latency > 0 && wait === 0)) && dr >= 0)) return 'worse';
+  if (dr < -0.005 || wait < 0) return 'better';
   return 'same';
 }

@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { suggestedPriorityLevels, mandatoryPriorityLevels } from '../../engine/resources/bootstrap.ts';
-import { groupResourceOfPrefix } from '../../api/metrics/storage-objects.ts';
 import { importScenario, inferServerCL, manifestOf } from './import-scenario.ts';
 
 // apf-semantics 11.2: the suggested configuration's NominalCLs at ServerCL 600.
@@ -56,12 +55,6 @@ test('metrics without APF or storage samples still give a scenario, with warning
   assert.is(result.serverConcurrencyLimit, 600);
   assert.is(result.warnings.length, 2);
   assert.match(result.text, /bootstrap: none/);
-});
-
-test('apiserver_storage_objects labels: resource.group, core resources bare', () => {
-  assert.is(groupResourceOfPrefix('/registry/flowcontrol.apiserver.k8s.io/flowschemas/'), 'flowschemas.flowcontrol.apiserver.k8s.io');
-  assert.is(groupResourceOfPrefix('/registry/pods/'), 'pods');
-  assert.is(groupResourceOfPrefix('/other/pods/'), undefined);
 });
 
 test.run();

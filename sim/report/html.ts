@@ -189,9 +189,10 @@ function suggestionsSection(report: SimulationReport): string {
       nameCell(flow),
       `${fmtPercent(e.before.rejectedFraction ?? 0)} → ${fmtPercent(e.after.rejectedFraction ?? 0)}`,
       `${fmtSeconds(e.before.waitP99Seconds)} → ${fmtSeconds(e.after.waitP99Seconds)}`,
+      `${fmtSeconds(e.before.latencyP99Seconds)} → ${fmtSeconds(e.after.latencyP99Seconds)}`,
       `<span class="${e.change === 'same' ? 'noise' : e.change}">${e.change}</span>`,
     ]);
-    parts.push(table(['flow', 'rejected', 'wait p99', 'effect'], rows));
+    parts.push(table(['flow', 'rejected', 'wait p99', 'latency p99', 'effect'], rows));
   }
   return parts.join('\n');
 }

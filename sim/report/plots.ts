@@ -48,11 +48,22 @@ export function busiestFlows(report: SimulationReport, limit = MAX_SERIES): stri
 }
 
 export function buildPlots(report: SimulationReport): Plot[] {
-  const times = report.series.timesSeconds;
   const levels = activeLevels(report);
   const flows = busiestFlows(report);
-  const plots: Plot[] = [];
+  const busyLevels = levels.filter((l) => report.levels[l]!.dispatched + report.levels[l]!.rejectedTotal > 0);
+  return [
+    currentClPlot(report, levels),
+    ...busyLevels.map((name) => levelSeatsPlot(report, name)),
+    queuesPlot(report, levels),
+    waitCdfPlot(report, flows),
+    rejectionsPlot(report, flows),
+    rejectionsOverTimePlot(report, flows),
+    ...capacityPlots(report),
+  ];
+}
 
+function currentClPlot(report: SimulationReport, levels: readonly string[]): Plot {
+  const times = report.series.timesSeconds;
   // Every level with a limit is drawn; with many, the idle ones whose limit never moved are
   // named in the caption instead.
   const limited = Object.keys(report.levels).filter((name) => !report.levels[name]!.exempt);
@@ -63,7 +74,7 @@ export function buildPlots(report: SimulationReport): Plot[] {
       .map((name) => `${name} (exempt: no limit)`),
     ...limited.filter((name) => !drawn.includes(name)).map((name) => `${name} (no traffic; CurrentCL ${report.levels[name]!.currentCL.final} throughout)`),
   ];
-  plots.push({
+  return {
     file: 'current-cl.svg',
     title: 'CurrentCL over time, per priority level',
     caption:
@@ -80,60 +91,64 @@ export function buildPlots(report: SimulationReport): Plot[] {
         ...levelEncoding(drawn),
       },
     },
-  });
+  };
+}
 
-  for (const name of levels.filter((l) => report.levels[l]!.dispatched + report.levels[l]!.rejectedTotal > 0)) {
-    const s = report.series.levels[name]!;
-    const nominal = report.levels[name]!.nominalCL;
-    const rows = times.flatMap((t, i) => [
-      { t, series: 'seats in use (mean)', value: s.seatsInUseMean[i] },
-      { t, series: 'seats in use (max)', value: s.seatsInUseMax[i] },
-      { t, series: 'CurrentCL', value: s.currentCL[i] },
-      { t, series: 'NominalCL', value: nominal },
-    ]);
-    plots.push({
-      file: `level-${fileSafe(name)}.svg`,
-      title: `Seats in level ${name}`,
-      caption:
-        `Seats held by executing requests of ${name} against its limits. When the max touches CurrentCL the level is saturated and further requests ` +
-        'queue (or are rejected).',
-      spec: {
-        ...base(`${name}: seats in use vs limits`),
-        data: { values: rows },
-        mark: { type: 'line', interpolate: 'step-before' },
-        encoding: {
-          x: { field: 't', type: 'quantitative', title: 'simulated time (s)' },
-          y: { field: 'value', type: 'quantitative', title: 'seats' },
-          color: {
-            field: 'series',
-            type: 'nominal',
-            title: 'series',
-            // The level's own colour for its limit, as in every other plot of it.
-            scale: {
-              domain: ['seats in use (mean)', 'seats in use (max)', 'CurrentCL', 'NominalCL'],
-              range: ['#4c78a8', '#9ecae9', levelColour(name), '#888888'],
-            },
+function levelSeatsPlot(report: SimulationReport, name: string): Plot {
+  const times = report.series.timesSeconds;
+  const s = report.series.levels[name]!;
+  const nominal = report.levels[name]!.nominalCL;
+  const rows = times.flatMap((t, i) => [
+    { t, series: 'seats in use (mean)', value: s.seatsInUseMean[i] },
+    { t, series: 'seats in use (max)', value: s.seatsInUseMax[i] },
+    { t, series: 'CurrentCL', value: s.currentCL[i] },
+    { t, series: 'NominalCL', value: nominal },
+  ]);
+  return {
+    file: `level-${fileSafe(name)}.svg`,
+    title: `Seats in level ${name}`,
+    caption:
+      `Seats held by executing requests of ${name} against its limits. When the max touches CurrentCL the level is saturated and further requests ` +
+      'queue (or are rejected).',
+    spec: {
+      ...base(`${name}: seats in use vs limits`),
+      data: { values: rows },
+      mark: { type: 'line', interpolate: 'step-before' },
+      encoding: {
+        x: { field: 't', type: 'quantitative', title: 'simulated time (s)' },
+        y: { field: 'value', type: 'quantitative', title: 'seats' },
+        color: {
+          field: 'series',
+          type: 'nominal',
+          title: 'series',
+          // The level's own colour for its limit, as in every other plot of it.
+          scale: {
+            domain: ['seats in use (mean)', 'seats in use (max)', 'CurrentCL', 'NominalCL'],
+            range: ['#4c78a8', '#9ecae9', levelColour(name), '#888888'],
           },
-          strokeDash: {
-            field: 'series',
-            type: 'nominal',
-            title: 'series',
-            scale: {
-              domain: ['seats in use (mean)', 'seats in use (max)', 'CurrentCL', 'NominalCL'],
-              range: [
-                [1, 0],
-                [4, 2],
-                [1, 0],
-                [6, 4],
-              ],
-            },
+        },
+        strokeDash: {
+          field: 'series',
+          type: 'nominal',
+          title: 'series',
+          scale: {
+            domain: ['seats in use (mean)', 'seats in use (max)', 'CurrentCL', 'NominalCL'],
+            range: [
+              [1, 0],
+              [4, 2],
+              [1, 0],
+              [6, 4],
+            ],
           },
         },
       },
-    });
-  }
+    },
+  };
+}
 
-  plots.push({
+function queuesPlot(report: SimulationReport, levels: readonly string[]): Plot {
+  const times = report.series.timesSeconds;
+  return {
     file: 'queues.svg',
     title: 'Requests waiting in queues, per priority level',
     caption:
@@ -149,11 +164,13 @@ export function buildPlots(report: SimulationReport): Plot[] {
         ...levelEncoding(levels),
       },
     },
-  });
+  };
+}
 
+function waitCdfPlot(report: SimulationReport, flows: readonly string[]): Plot {
   // A log axis cannot show 0, so waits of 0 (and under 1 µs) are drawn at 1 µs, the axis floor.
   const cdfRows = flows.flatMap((flow) => (report.distributions.waitSeconds[flow] ?? []).map(([s, p]) => ({ flow, ms: Math.max(WAIT_FLOOR_MS, s * 1000), p })));
-  plots.push({
+  return {
     file: 'wait-cdf.svg',
     title: 'Queue wait distribution, per flow',
     caption:
@@ -173,14 +190,16 @@ export function buildPlots(report: SimulationReport): Plot[] {
             },
           },
     emptyText: 'No request was dispatched.',
-  });
+  };
+}
 
+function rejectionsPlot(report: SimulationReport, flows: readonly string[]): Plot {
   const rejectRows = flows.flatMap((flow) =>
     Object.entries(report.flows[flow]!.rejected)
       .filter(([, n]) => n > 0)
       .map(([reason, n]) => ({ flow, reason, n })),
   );
-  plots.push({
+  return {
     file: 'rejections.svg',
     title: 'Rejections by flow and reason',
     caption:
@@ -206,10 +225,13 @@ export function buildPlots(report: SimulationReport): Plot[] {
             },
           },
     emptyText: 'No request was rejected.',
-  });
+  };
+}
 
+function rejectionsOverTimePlot(report: SimulationReport, flows: readonly string[]): Plot {
+  const times = report.series.timesSeconds;
   const rejectedFlows = flows.filter((f) => report.flows[f]!.rejectedTotal > 0);
-  plots.push({
+  return {
     file: 'rejections-over-time.svg',
     title: 'Rejections over time, per flow',
     caption:
@@ -229,9 +251,7 @@ export function buildPlots(report: SimulationReport): Plot[] {
             },
           },
     emptyText: 'No request was rejected.',
-  });
-  plots.push(...capacityPlots(report));
-  return plots;
+  };
 }
 
 /** CPU and memory of each modelled replica over time (docs/simulator.md, "A server with finite capacity"). */

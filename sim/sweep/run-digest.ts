@@ -34,11 +34,12 @@ export interface LevelDigest {
   maxSeats: number;
 }
 
-/** The modelled server's peak use; null when the scenario does not model its capacity. */
+/** The modelled server's peak use; null when the scenario models neither its CPUs nor its memory. */
 export interface CapacityDigest {
-  cpus: number;
-  /** Peak CPU use over the run, as a fraction of the cores. */
-  peakCpu: number;
+  /** server.cpus; null when only memory is modelled. */
+  cpus: number | null;
+  /** Peak CPU use over the run, as a fraction of the cores; null without server.cpus. */
+  peakCpu: number | null;
   peakMemoryBytes: number;
   /** server.memory; null when unbounded. */
   memoryBytes: number | null;
@@ -93,11 +94,11 @@ export function digestOf(report: SimulationReport): RunDigest {
     ),
     fairness: Object.fromEntries(Object.entries(report.fairness).map(([name, f]) => [name, { jain: f.jain, jainVsMaxMinFair: f.jainVsMaxMinFair }])),
     capacity:
-      report.capacity === undefined || report.capacity.cpus === null
+      report.capacity === undefined
         ? null
         : {
             cpus: report.capacity.cpus,
-            peakCpu: report.capacity.peakCpu,
+            peakCpu: report.capacity.cpus === null ? null : report.capacity.peakCpu,
             peakMemoryBytes: report.capacity.peakMemoryBytes,
             memoryBytes: report.capacity.memoryBytes,
           },

@@ -96,6 +96,18 @@ test('borrowedSeats caps the most seats a level borrowed; server headroom reads 
       ['server memory peak', '≤ 95%', '93.8%', '+1.25%', true],
     ],
   );
+  // The server is the subject, named once.
+  assert.equal(failures({ met: false, distance: 1, objectives: [outcome] }), ['objectives[0]: server CPU peak 96% in seed 1 (limit 80%)']);
+});
+
+test('server memory headroom is assessed when only memory is modelled (no server.cpus)', () => {
+  const memoryOnly = (peakMemoryBytes: number) => digest({}, {}, { cpus: null, peakCpu: null, peakMemoryBytes, memoryBytes: 8e9 });
+  const runs = [
+    { seed: '1', digest: memoryOnly(6e9) },
+    { seed: '2', digest: memoryOnly(7.6e9) },
+  ];
+  const outcome = assess([objective({ serverMemory: 0.9 })], new Map([[0, { flows: [], levels: [] }]]), runs).objectives[0]!;
+  assert.equal([outcome.serverMemory!.worst, outcome.serverMemory!.seed, outcome.serverMemory!.met], [0.95, '2', false]);
 });
 
 test('objectives: protections, borrowing caps and server headroom parse; misuse is named by field', () => {

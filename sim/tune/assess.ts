@@ -147,8 +147,8 @@ function* samples(measure: Measure, o: Objective, m: Matched, runs: Runs, baseli
       for (const run of runs) {
         const c = run.digest.capacity;
         if (c === null) continue;
-        const value = measure === 'serverCpu' ? c.peakCpu : c.memoryBytes === null ? undefined : c.peakMemoryBytes / c.memoryBytes;
-        if (value !== undefined) yield { who: 'server', seed: run.seed, value, limit };
+        const value = measure === 'serverCpu' ? c.peakCpu : c.memoryBytes === null ? null : c.peakMemoryBytes / c.memoryBytes;
+        if (value !== null) yield { who: 'server', seed: run.seed, value, limit };
       }
     }
   }

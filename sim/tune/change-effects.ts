@@ -31,13 +31,34 @@ function worstOver(runs: Runs, pick: (d: RunDigest) => number | null | undefined
 
 const times = (before: number, after: number) => (after > 0 ? `${fmtNumber(before / after)}×` : 'many times');
 
-/** What the modelled server's CPU did, or that the model is off (and so more concurrent work looked free). */
-function cpuClause(baseline: Runs, recommended: Runs): string {
+const memoryUse = (d: RunDigest) => (d.capacity?.memoryBytes ? d.capacity.peakMemoryBytes / d.capacity.memoryBytes : null);
+
+/** What the modelled server's CPU and memory did, or that the model is off (and so more concurrent work looked free). */
+function capacityClause(baseline: Runs, recommended: Runs): string {
   const before = worstOver(baseline, (d) => d.capacity?.peakCpu);
   const after = worstOver(recommended, (d) => d.capacity?.peakCpu);
-  if (before === null || after === null)
-    return "the server's CPU and memory are not modelled (server.cpus unset), so more heavy work at once costs nothing here; it does on a real server";
-  return `server CPU peaks at ${fmtPercent(after)} (baseline ${fmtPercent(before)})`;
+  const memory = memoryClause(baseline, recommended, before === null || after === null);
+  if (before === null || after === null) {
+    if (memory === '')
+      return "the server's CPU and memory are not modelled (server.cpus unset), so more heavy work at once costs nothing here; it does on a real server";
+    return `the server's CPU is not modelled (server.cpus unset), so more heavy work at once costs no time here; it does on a real server; ${memory}`;
+  }
+  // Demand over the cores reads above 100%: say what that means, since a real CPU never shows it.
+  const cpus = recommended.find((r) => r.digest.capacity?.cpus != null)?.digest.capacity?.cpus;
+  const over = after > 1 ? `, more than the cores, so every running request took up to ${fmtNumber(after)}× its time` : '';
+  return `server CPU demand peaks at ${fmtPercent(after)} of its ${cpus} cores (baseline ${fmtPercent(before)})${over}${memory === '' ? '' : `; ${memory}`}`;
+}
+
+/**
+ * The response bytes in flight against server.memory: always when it is the only model, else when
+ * the recommendation runs the server out of memory (met objectives do not make that safe to apply).
+ */
+function memoryClause(baseline: Runs, recommended: Runs, onlyModel: boolean): string {
+  const before = worstOver(baseline, memoryUse);
+  const after = worstOver(recommended, memoryUse);
+  if (before === null || after === null || (!onlyModel && after <= 1)) return '';
+  const out = after > 1 ? `: the server would run out of memory${before > 1 ? ', as in the baseline' : ''}` : '';
+  return `server memory peaks at ${fmtPercent(after)} of server.memory (baseline ${fmtPercent(before)})${out}`;
 }
 
 function levelSentences(name: string, edit: Partial<LevelParams>, c: Candidate, space: TuneSpace, baseline: Runs, recommended: Runs): string[] {
@@ -84,11 +105,11 @@ function levelSentences(name: string, edit: Partial<LevelParams>, c: Candidate, 
     const seatsBefore = before?.maxSeats ?? 0;
     const seatsAfter = after?.maxSeats ?? seatsBefore;
     const more =
-      seatsAfter < seatsBefore ? `up to ${times(seatsBefore, seatsAfter)} as many run at once; ${cpuClause(baseline, recommended)}` : 'fewer run at once';
+      seatsAfter < seatsBefore ? `up to ${times(seatsBefore, seatsAfter)} as many run at once; ${capacityClause(baseline, recommended)}` : 'fewer run at once';
     const seats =
       seatsAfter !== seatsBefore
-        ? `; it also sets the level's maxSeats (⌈NominalCL / handSize⌉) ${seatsBefore} → ${seatsAfter}, so each heavy request is charged ` +
-          `${seatsAfter} seats instead of ${seatsBefore} and ${more}`
+        ? `; it also sets the level's maxSeats (the smaller of ⌈15% of NominalCL⌉ and ⌊NominalCL ÷ handSize⌋) ${seatsBefore} → ${seatsAfter}, ` +
+          `so each heavy request is charged ${seatsAfter} seats instead of ${seatsBefore} and ${more}`
         : '';
     lines.push(
       field(
@@ -173,5 +194,5 @@ function costLine(baseline: Runs, recommended: Runs, improved: ReadonlySet<strin
     worst === undefined
       ? 'no flow outside the objectives got slower (p99 latency, worst seed)'
       : `the flow outside the objectives that lost most is ${worst.flow}: p99 latency ${fmtSeconds(worst.before)} → ${fmtSeconds(worst.after)} (worst seed)`;
-  return `Measured cost: ${slower}; ${cpuClause(baseline, recommended)}.`;
+  return `Measured cost: ${slower}; ${capacityClause(baseline, recommended)}.`;
 }

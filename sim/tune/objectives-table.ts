@@ -108,8 +108,9 @@ export function failures(assessment: Assessment): string[] {
       const w = o[measure];
       if (w === undefined || w.met || w.worst === null) continue;
       const baseline = w.baseline == null ? '' : `, baseline ${format(measure, w.baseline)}`;
+      const who = w.flow === 'server' ? '' : `${w.flow} `;
       lines.push(
-        `objectives[${o.index}]: ${w.flow} ${NAMES[measure]} ${format(measure, w.worst)} in seed ${w.seed} (limit ${format(measure, w.limit)}${baseline})`,
+        `objectives[${o.index}]: ${who}${NAMES[measure]} ${format(measure, w.worst)} in seed ${w.seed} (limit ${format(measure, w.limit)}${baseline})`,
       );
     }
   }

@@ -40,15 +40,17 @@ export function buildSpace(
   const errors: string[] = [];
   const flowNames = [...new Set(baseline.flatMap((r) => Object.keys(r.digest.flows)))];
   const levelNames = [...new Set(baseline.flatMap((r) => Object.keys(r.digest.levels)))];
-  const capacity = baseline[0]?.digest.capacity ?? null;
   const matched = new Map<number, Matched>();
   const quote = (names: readonly string[]) => names.map((f) => JSON.stringify(f)).join(', ');
   for (const o of objectives.objectives) {
     const at = `${file}: objectives[${o.index}]`;
     if (o.serverCpu !== undefined || o.serverMemory !== undefined) {
-      if (capacity === null) errors.push(`${at}.server: the scenario does not model the server's capacity (give server.cpus)`);
-      else if (o.serverMemory !== undefined && capacity.memoryBytes === null)
-        errors.push(`${at}.server.memory: the scenario's server has no memory bound (give server.memory)`);
+      // The CPU and memory models are independent: each objective needs only its own field.
+      const server = loaded.scenario.server;
+      if (o.serverCpu !== undefined && server.cpus === null)
+        errors.push(`${at}.server.cpu: the server's CPU is not modelled: ${loaded.file} sets no server.cpus (give it, e.g. cpus: 4)`);
+      if (o.serverMemory !== undefined && server.memoryBytes === null)
+        errors.push(`${at}.server.memory: the server's memory is not bounded: ${loaded.file} sets no server.memory (give it, e.g. memory: 2Gi)`);
       matched.set(o.index, { flows: [], levels: [] });
       continue;
     }

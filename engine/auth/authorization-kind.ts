@@ -5,8 +5,8 @@
 import type { FieldError } from '../resources/field-errors.ts';
 import { FieldPath, invalid } from '../resources/field-errors.ts';
 import { apiGroupsFor } from '../resources/api-domain.ts';
-import { loadWebhookKubeconfig } from '../auth/webhook-kubeconfig.ts';
-import type { ManifestKind } from './manifests.ts';
+import { loadWebhookKubeconfig } from './webhook-kubeconfig.ts';
+import type { ManifestKind } from '../config/manifests.ts';
 import { AUTHORIZATION_CONFIG_KIND, decodeAuthorizationObject } from './authorization-config.ts';
 import { validateAuthorizationConfiguration, type AuthorizationValidationOptions } from './authorization-validation.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPrng } from '../random.ts';
+import { createPrng } from './random.ts';
 import {
   chooseQueueIndex,
   createDealer,

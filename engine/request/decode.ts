@@ -2,14 +2,14 @@
 // the apiVersion and kind must be the endpoint's (or absent), every field must have the Go type,
 // and unknown or duplicate fields are handled by `fieldValidation`: Strict fails with 400,
 // Warn (the default) drops them and returns one warning per field, Ignore drops them silently.
-import type { Shape } from '../config/object-shape.ts';
-import type { FieldError } from './field-errors.ts';
-import { decodeShape } from '../config/object-shape.ts';
+import type { Shape } from '../resources/object-shape.ts';
+import type { FieldError } from '../resources/field-errors.ts';
+import { decodeShape } from '../resources/object-shape.ts';
 import { isRecord } from '../own-property.ts';
-import { flowcontrolKind } from './kinds.ts';
-import { decodingShape } from './schema/decoding-shape.ts';
-import type { KubeObject } from './types.ts';
-import { FLOWCONTROL_VERSION } from './api-domain.ts';
+import { flowcontrolKind } from '../resources/kinds.ts';
+import { decodingShape } from '../resources/schema/decoding-shape.ts';
+import type { KubeObject } from '../resources/types.ts';
+import { FLOWCONTROL_VERSION } from '../resources/api-domain.ts';
 import { ApiError, badRequest, malformedBody, strictDecoding } from '../status/errors.ts';
 import { goQuote } from '../go-format.ts';
 import { goJsonTypeName } from '../go-json.ts';

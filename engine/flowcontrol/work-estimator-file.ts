@@ -3,8 +3,8 @@
 // problem is one line naming the file and, for a bad value, the field.
 
 import { formatFieldErrors } from '../resources/field-errors.ts';
-import { decodeWorkEstimatorConfig, type WorkEstimatorConfig } from '../flowcontrol/work-estimator-config.ts';
-import { formatManifestError, readManifestFile } from './manifests.ts';
+import { decodeWorkEstimatorConfig, type WorkEstimatorConfig } from './work-estimator-config.ts';
+import { formatManifestError, readManifestFile } from '../config/manifests.ts';
 
 export type WorkEstimatorFileResult = { ok: true; config: WorkEstimatorConfig } | { ok: false; error: string };
 

@@ -1,3 +1,5 @@
+// `fairway sim run` and `fairway sim compare` end to end through the command's launcher (here, above
+// sim/, since the launcher and the command table are the API layer's).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
@@ -5,11 +7,11 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { reportJson } from './report.ts';
-import { runScenario } from './run-scenario.ts';
-import { runSimRun } from './cli-run.ts';
+import { reportJson } from '../../sim/report.ts';
+import { runScenario } from '../../sim/run-scenario.ts';
+import { runSimRun } from '../../sim/cli-run.ts';
 
-const FAIRWAY = fileURLToPath(new URL('../api/fairway.mjs', import.meta.url));
+const FAIRWAY = fileURLToPath(new URL('../fairway.mjs', import.meta.url));
 
 const SCENARIO = [
   'kind: Scenario',

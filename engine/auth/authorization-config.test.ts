@@ -32,7 +32,7 @@ ${Object.entries({ timeout: '3s', subjectAccessReviewVersion: 'v1', failurePolic
 ${extra}`;
 
 test("the Kubernetes documentation's example loads unchanged", async () => {
-  const example = readFileSync(fileURLToPath(new URL('./testdata/authorization-config-example.yaml', import.meta.url)));
+  const example = readFileSync(fileURLToPath(new URL('../config/testdata/authorization-config-example.yaml', import.meta.url)));
   // The example points at /kube-system-authz-webhook.yaml; stand in a regular file there.
   const statFile = (path: string) => {
     if (path === '/kube-system-authz-webhook.yaml') return { isFile: () => true };

@@ -4,18 +4,18 @@
 // (relative to this file), decoded and validated as the plugin would at startup, and for
 // ValidatingAdmissionPolicy every manifest in its static manifests directory. Entries for plugins
 // Fairway does not have are ignored, as kube-apiserver ignores entries for plugins not enabled.
-import type { FieldError } from '../resources/field-errors.ts';
-import { FieldPath, invalid } from '../resources/field-errors.ts';
-import { apiGroupsFor } from '../resources/api-domain.ts';
-import type { ManifestKind } from './manifests.ts';
-import { parseManifests } from './manifests.ts';
-import { readConfigFileSync } from './config-file.ts';
-import { ADMISSION_CONFIG_KIND, decodeAdmissionObject, LEGACY_ADMISSION_API_VERSION } from './admission-config.ts';
-import { decodeEventRateLimit, decodePolicyConfig } from '../auth/admission/build-admission.ts';
-import { EVENT_RATE_LIMIT_PLUGIN } from '../auth/admission/event-rate-limit.ts';
-import { VALIDATING_ADMISSION_POLICY_PLUGIN } from '../auth/admission/validating-admission-policy.ts';
-import { loadPolicyManifests } from '../auth/admission/policy-manifests.ts';
-import { append } from '../append.ts';
+import type { FieldError } from '../../resources/field-errors.ts';
+import { FieldPath, invalid } from '../../resources/field-errors.ts';
+import { apiGroupsFor } from '../../resources/api-domain.ts';
+import type { ManifestKind } from '../../config/manifests.ts';
+import { parseManifests } from '../../config/manifests.ts';
+import { readConfigFileSync } from '../../config/config-file.ts';
+import { ADMISSION_CONFIG_KIND, decodeAdmissionObject, LEGACY_ADMISSION_API_VERSION } from '../../config/admission-config.ts';
+import { decodeEventRateLimit, decodePolicyConfig } from './build-admission.ts';
+import { EVENT_RATE_LIMIT_PLUGIN } from './event-rate-limit.ts';
+import { VALIDATING_ADMISSION_POLICY_PLUGIN } from './validating-admission-policy.ts';
+import { loadPolicyManifests } from './policy-manifests.ts';
+import { append } from '../../append.ts';
 
 export function admissionManifestKinds(apiDomain?: string): ManifestKind[] {
   const check = (document: Record<string, unknown>, file: string): FieldError[] => checkAdmissionDocument(document, file, apiDomain);

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import { parseGoJson } from '../go-json.ts';
 import * as assert from 'uvu/assert';
 import { isApiError } from '../status/errors.ts';
-import type { Status } from './types.ts';
+import type { Status } from '../resources/types.ts';
 import { decodeObject } from './decode.ts';
 
 const target = { kind: 'PriorityLevelConfiguration', apiVersion: 'flowcontrol.apiserver.k8s.io/v1' };

@@ -8,9 +8,9 @@
 // one is an error in time.Parse's words, a valid one is kept as Go writes it back (UTC, whole
 // seconds; the zero time is absent).
 
-import type { FieldError } from '../resources/field-errors.ts';
-import { FieldPath, forbidden, invalid, typeInvalid } from '../resources/field-errors.ts';
-import { normalizeRfc3339 } from '../resources/rfc3339.ts';
+import type { FieldError } from './field-errors.ts';
+import { FieldPath, forbidden, invalid, typeInvalid } from './field-errors.ts';
+import { normalizeRfc3339 } from './rfc3339.ts';
 import { isRecord, ownValue, setOwn } from '../own-property.ts';
 import { goParseInt64 } from '../go-integer.ts';
 

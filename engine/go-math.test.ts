@@ -15,6 +15,11 @@ test('goRound sends halves away from zero, like Go math.Round', () => {
   assert.is(goRound(4503599627370497), 4503599627370497);
   assert.ok(Number.isNaN(goRound(NaN)));
   assert.is(goRound(Infinity), Infinity);
+  assert.is(goRound(-Infinity), -Infinity);
+  // Go keeps the sign of a zero result: math.Round(-0.3) is -0.
+  assert.ok(Object.is(goRound(-0.3), -0));
+  assert.is(goRound(-0.7), -1);
+  assert.is(goRound(-4503599627370497), -4503599627370497);
 });
 
 test('ceilDiv is exact for integers, including the 11.2 nominal limits', () => {
