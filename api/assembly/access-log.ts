@@ -8,7 +8,7 @@
 // verbosity, with Kubernetes' `addedInfo` text naming both users: Fairway writes no audit log, and
 // this line is the record of who acted as whom.
 import { describeUser } from '../../engine/auth/impersonation.ts';
-import { formatGoDuration } from '../../engine/config/go-duration.ts';
+import { formatGoDuration } from '../../engine/go-duration.ts';
 import type { Clock } from '../../engine/clock.ts';
 import type { RequestContext } from '../request/http-context.ts';
 import type { Logger } from '../log.ts';

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { constants as http2Constants, type ServerHttp2Stream } from 'node:http2';
 import type { Clock } from '../../engine/clock.ts';
-import { goDurationToMs, parseGoDuration } from '../../engine/config/go-duration.ts';
+import { goDurationToMs, parseGoDuration } from '../../engine/go-duration.ts';
 import type { RequestInfo } from '../../engine/request/request-info.ts';
 import type { Answered, RequestContext } from '../request/http-context.ts';
 import { connectionOf } from '../request/connection.ts';

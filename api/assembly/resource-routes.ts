@@ -5,7 +5,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Gauge, type Counter, type Registry } from 'prom-client';
 import type { ManagedFieldsRecorder } from '../../engine/patch/patch-applier.ts';
 import { KindRegistry, type ObjectRegistry } from '../../engine/registry/kind-registry.ts';
-import type { FlowcontrolKind } from '../../engine/render/table.ts';
+import type { FlowcontrolKind } from '../../engine/resources/types.ts';
 import { apiGroupsFor, flowcontrolApiVersion, FLOWCONTROL_VERSION } from '../../engine/resources/api-domain.ts';
 import { FLOW_SCHEMA, PRIORITY_LEVEL } from '../../engine/resources/kinds.ts';
 import type { ResourceStore } from '../../engine/store/store-types.ts';

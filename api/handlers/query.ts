@@ -10,7 +10,7 @@ import { goQuote } from '../../engine/go-format.ts';
 import { goParseInt64, goParseUint64 } from '../../engine/go-integer.ts';
 import { queryBool } from '../request/request-info.ts';
 import { DELETE_OPTIONS_SHAPE, type DeleteOptions, type PropagationPolicy } from '../../engine/registry/delete-options.ts';
-import { decodeShape } from '../../engine/resources/object-shape.ts';
+import { decodeShape } from '../../engine/resources/schema-decoder.ts';
 import { isRecord } from '../../engine/own-property.ts';
 import { firstTypeError, type FieldValidation } from '../../engine/request/decode.ts';
 

@@ -21,6 +21,7 @@
 // something subscribes (bench/isolation-trace.mjs does, to lay turns over slow requests); nothing is
 // built otherwise.
 import { channel } from 'node:diagnostics_channel';
+import { BinaryHeap } from '../../engine/binary-heap.ts';
 
 /** A body with bytes to send. The scheduler owns `bulkQueued` and `bulkRank`; the writer only reads them. */
 export interface BulkWriter {
@@ -35,8 +36,8 @@ export interface BulkWriter {
 
 interface Flow {
   readonly key: string;
-  /** A binary min-heap on (bytes left, then request order), packed into `bulkRank`. */
-  readonly writers: BulkWriter[];
+  /** By bytes left, then request order, packed into `bulkRank`. */
+  readonly writers: BinaryHeap<BulkWriter>;
   inRing: boolean;
 }
 
@@ -82,7 +83,7 @@ export class BulkScheduler {
   /** Writers waiting, over all flows. */
   get waiting(): number {
     let n = 0;
-    for (const flow of this.ring) n += flow.writers.length;
+    for (const flow of this.ring) n += flow.writers.size;
     return n;
   }
 
@@ -96,10 +97,10 @@ export class BulkScheduler {
     writer.bulkRank = Math.min(bytesLeft, 2 ** 32) * ORDER_SPAN + (this.requests++ % ORDER_SPAN);
     let queue = this.flows.get(flow);
     if (queue === undefined) {
-      queue = { key: flow, writers: [], inRing: false };
+      queue = { key: flow, writers: new BinaryHeap(byRank), inRing: false };
       this.flows.set(flow, queue);
     }
-    push(queue.writers, writer);
+    queue.writers.push(writer);
     if (!queue.inRing) {
       queue.inRing = true;
       this.ring.push(queue);
@@ -122,7 +123,7 @@ export class BulkScheduler {
       while (budget > 0 && this.ring.length > 0) {
         if (this.cursor >= this.ring.length) this.cursor = 0;
         const flow = this.ring[this.cursor]!;
-        const writer = pop(flow.writers);
+        const writer = flow.writers.pop();
         if (writer === undefined) {
           this.retire(flow);
           continue;
@@ -132,7 +133,7 @@ export class BulkScheduler {
         const written = writer.writeSome(Math.min(grantBytes, budget));
         bytes += written;
         budget -= written;
-        if (flow.writers.length > 0) this.cursor++;
+        if (flow.writers.size > 0) this.cursor++;
         else this.retire(flow);
         if (now() - start >= turnMs) break;
       }
@@ -157,31 +158,6 @@ export class BulkScheduler {
   }
 }
 
-function push(heap: BulkWriter[], writer: BulkWriter): void {
-  let hole = heap.length;
-  heap.push(writer);
-  while (hole > 0) {
-    const parent = (hole - 1) >> 1;
-    if (heap[parent]!.bulkRank <= writer.bulkRank) break;
-    heap[hole] = heap[parent]!;
-    hole = parent;
-  }
-  heap[hole] = writer;
-}
-
-function pop(heap: BulkWriter[]): BulkWriter | undefined {
-  const top = heap[0];
-  const last = heap.pop();
-  if (top === undefined || last === undefined || heap.length === 0) return top;
-  let hole = 0;
-  for (;;) {
-    let child = 2 * hole + 1;
-    if (child >= heap.length) break;
-    if (child + 1 < heap.length && heap[child + 1]!.bulkRank < heap[child]!.bulkRank) child++;
-    if (heap[child]!.bulkRank >= last.bulkRank) break;
-    heap[hole] = heap[child]!;
-    hole = child;
-  }
-  heap[hole] = last;
-  return top;
+function byRank(a: BulkWriter, b: BulkWriter): boolean {
+  return a.bulkRank < b.bulkRank;
 }

@@ -1,6 +1,6 @@
 // The request as the server's filter chain sees it. Filters run in order (authentication →
-// impersonation → priority and fairness → authorization → admission → handler, as in
-// kube-apiserver) and each decides whether to call `next()`; a filter that answers the request
+// impersonation → priority and fairness → authorization → handler, as in kube-apiserver; admission is no filter, the kinds' registries run it
+// on writes) and each decides whether to call `next()`; a filter that answers the request
 // itself does not.
 
 import type { Hook } from './hook-slots.ts';

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { INT64_MAX, INT64_MIN } from '../go-integer.ts';
 import { longestBigIntText } from '../testing/longest-bigint-text.ts';
-import { decodeShape, int64, struct } from './object-shape.ts';
+import { decodeShape, int64, struct } from './schema-decoder.ts';
 
 test('an int64 field of a decoded body written with a megabyte of digits is a type error, read without a BigInt of it', () => {
   const shape = struct({ gracePeriodSeconds: int64 });

@@ -1,17 +1,17 @@
-// The `Executor` interface on virtual threads (virtual-threads.ts), for tests of the protocol on
-// virtual time. It either runs the stage on this thread when the item completes (`compute: 'run'`,
-// results identical to the inline executor) or computes nothing and resolves with `undefined`
-// (`'skip'`, for large simulated workloads).
+// Test code: the `Executor` interface on virtual threads (workers/virtual-threads.ts), for tests of
+// the protocol on virtual time (the simulator drives the threads directly, without promises). It
+// either runs the stage on this thread when the item completes (`compute: 'run'`, results
+// identical to the inline executor) or computes nothing and resolves with `undefined` (`'skip'`).
 //
 // Promise continuations run as microtasks after the clock callback returns. A driver that steps a
 // SimClock synchronously must let microtasks drain between steps (await between `step()` calls), or
 // use `onComplete`, which runs inside the clock callback at the completion instant.
 
-import type { Clock } from '../engine/clock.ts';
-import { ExecutorError, closedError, isExecutorError } from './executor-errors.ts';
-import type { Executor, Work } from './executor.ts';
-import { checkWork, runStageHere, stageNameOf } from './stage-runner.ts';
-import { VirtualThreads } from './virtual-threads.ts';
+import type { Clock } from '../../engine/clock.ts';
+import { ExecutorError, closedError, isExecutorError } from '../executor-errors.ts';
+import type { Executor, Work } from '../executor.ts';
+import { checkWork, runStageHere, stageNameOf } from '../stage-runner.ts';
+import { VirtualThreads } from '../virtual-threads.ts';
 
 export interface VirtualExecutorOptions {
   clock: Clock;

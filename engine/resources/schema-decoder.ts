@@ -1,4 +1,4 @@
-// The decoding step kube-apiserver performs before defaulting and validation: a manifest's JSON
+// The schema decoder: the step kube-apiserver performs before defaulting and validation. JSON
 // has to fit the Go struct it is decoded into. A string where an int32 belongs, or a field the
 // type does not have (strict field validation, kubectl's default), is rejected before validation
 // ever runs. Validation code in engine/resources can then trust the types it reads.

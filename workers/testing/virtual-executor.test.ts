@@ -1,10 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SimClock } from '../engine/sim-clock.ts';
-import { isExecutorErrorCode } from './executor-errors.ts';
-import type { Work } from './executor.ts';
-import { sleepCpu } from './stages.ts';
-import { runClock } from './testing/run-clock.ts';
+import { SimClock } from '../../engine/sim-clock.ts';
+import { isExecutorErrorCode } from '../executor-errors.ts';
+import type { Work } from '../executor.ts';
+import { sleepCpu } from '../stages.ts';
+import { runClock } from './run-clock.ts';
 import { createVirtualExecutor } from './virtual-executor.ts';
 
 const cpu = (iterations: number, label: string): Work => ({ stage: 'sleep-cpu', payload: { iterations, label } });

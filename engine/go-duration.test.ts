@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { formatGoDuration, goDurationToMs, parseGoDuration } from './go-duration.ts';
-import { longestBigIntText } from '../testing/longest-bigint-text.ts';
+import { longestBigIntText } from './testing/longest-bigint-text.ts';
 
 const ns = (text: string): bigint => {
   const parsed = parseGoDuration(text);
