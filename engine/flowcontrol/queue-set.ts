@@ -32,7 +32,7 @@ import type { Clock } from '../clock.ts';
 import { BoundedCache } from '../bounded-cache.ts';
 import { Deadlines, type Deadline } from '../deadlines.ts';
 import { LinkedList, type ListMember } from '../linked-list.ts';
-import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
+import { FifoNode, RequestFifo } from './request-fifo.ts';
 import { createDealer, deal, type Dealer } from '../shuffle-sharding.ts';
 import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMsUnits, totalWorkUnits } from './seat-seconds.ts';
 import type { WorkEstimate } from './work-estimate.ts';
@@ -200,18 +200,14 @@ class Entry<D> implements Admission, ListMember<Entry<D>> {
 
 /**
  * A request's stay in its queue's FIFO, made only for requests that enter one: most are dispatched
- * on arrival through the fast path, and every field on Entry would cost them 8 bytes.
+ * on arrival through the fast path, and every field on Entry would cost them 8 bytes. It is the
+ * FIFO's node itself, so a waiting request costs one object here, not a node and a closure too.
  */
-class Wait<D> implements Deadline {
+class Wait<D> extends FifoNode<Entry<D>> implements Deadline {
   /** When its wait limit ends, set once it stays waiting; the level's wait-limit heap keeps the other two. */
   deadlineMs = 0;
   deadlineSlot = -1;
   deadlineSeq = 0;
-
-  constructor(
-    readonly entry: Entry<D>,
-    readonly removeFromFifo: RemoveFromFifo,
-  ) {}
 }
 
 interface Queue<D> {
@@ -360,7 +356,7 @@ export class QueueSet<D = unknown> {
     concurrencyLimit = 0,
   ) {
     this.lastSyncMs = clock.now();
-    this.waitLimits = new Deadlines<Wait<D>>(clock, (wait) => this.timeOut(wait.entry, false));
+    this.waitLimits = new Deadlines<Wait<D>>(clock, (wait) => this.timeOut(wait.item, false));
     this.config = config;
     this.setConfig(config, concurrencyLimit);
   }
@@ -661,7 +657,9 @@ export class QueueSet<D = unknown> {
       queue.nextDispatchR = this.currentR;
       queue.frozenR = undefined;
     }
-    entry.wait = new Wait(entry, queue.waiting.enqueue(entry));
+    const wait = new Wait<D>(entry);
+    queue.waiting.enqueue(wait);
+    entry.wait = wait;
     this.noteQueueActivity(queue, wasActive);
     this.live.add(entry);
     this.totRequestsWaiting++;
@@ -856,7 +854,7 @@ export class QueueSet<D = unknown> {
     if (entry.state !== 'waiting' || wait === undefined) return;
     this.syncTime();
     this.waitLimits.delete(wait);
-    wait.removeFromFifo();
+    entry.queue!.waiting.remove(wait);
     entry.wait = undefined;
     this.noteQueueActivity(entry.queue!, true);
     this.live.delete(entry);
