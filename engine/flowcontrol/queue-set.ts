@@ -720,10 +720,8 @@ export class QueueSet<D = unknown> {
     // Kubernetes scans every queue round-robin from robinIndex + 1 and keeps the first smallest
     // virtual finish R; scanning only the waiting queues and breaking ties by round-robin
     // distance picks the same queue without touching the idle ones.
-    const n = this.queues.length;
     let chosen: Queue<D> | undefined;
     let minFinishR = 0;
-    let minDistance = 0;
     let sMin = Number.POSITIVE_INFINITY;
     let sMax = Number.NEGATIVE_INFINITY;
     let dsMin = Number.POSITIVE_INFINITY;
@@ -736,11 +734,10 @@ export class QueueSet<D = unknown> {
       if (ds < dsMin) dsMin = ds;
       if (ds > dsMax) dsMax = ds;
       const finishR = s + queue.waiting.peek()!.totalWork;
-      const distance = (queue.index - this.robinIndex - 1 + 2 * n) % n;
-      if (chosen === undefined || finishR < minFinishR || (finishR === minFinishR && distance < minDistance)) {
+      // The round-robin distances matter only on a tie, which is rare: worked out only then.
+      if (chosen === undefined || finishR < minFinishR || (finishR === minFinishR && this.robinDistance(queue) < this.robinDistance(chosen))) {
         chosen = queue;
         minFinishR = finishR;
-        minDistance = distance;
       }
     }
     if (chosen === undefined) return false;
@@ -767,6 +764,12 @@ export class QueueSet<D = unknown> {
     // Last, once the books are complete: the callback may call back into the queue set.
     this.deliver(head, EXECUTE);
     return true;
+  }
+
+  /** How far round-robin order from robinIndex + 1 puts the queue: Kubernetes' scan order. */
+  private robinDistance(queue: Queue<D>): number {
+    const n = this.queues.length;
+    return (queue.index - this.robinIndex - 1 + 2 * n) % n;
   }
 
   private noteDispatch(s: number, sMin: number, sMax: number, dsMin: number, dsMax: number): void {
