@@ -734,7 +734,7 @@ export class QueueSet<D = unknown> {
       if (ds < dsMin) dsMin = ds;
       if (ds > dsMax) dsMax = ds;
       const finishR = s + queue.waiting.peek()!.totalWork;
-      // The round-robin distances matter only on a tie, which is rare: worked out only then.
+      // Round-robin distance decides only between equal virtual finish Rs, so it is worked out only then.
       if (chosen === undefined || finishR < minFinishR || (finishR === minFinishR && this.robinDistance(queue) < this.robinDistance(chosen))) {
         chosen = queue;
         minFinishR = finishR;

@@ -62,7 +62,7 @@ export class RequestFifo<T extends FifoItem> {
     for (let node = this.head; node !== undefined; node = node.next) yield node.item;
   }
 
-  /** Removes `node` from this FIFO (O(1)); a node no longer in it is left alone and gives false. */
+  /** Removes `node`, which is in this FIFO or in none (O(1)); a node in none is left alone and gives false. */
   remove(node: FifoNode<T>): boolean {
     if (!node.inFifo) return false;
     node.inFifo = false;
