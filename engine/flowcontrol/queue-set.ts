@@ -356,6 +356,14 @@ export class QueueSet<D = unknown> {
     concurrencyLimit = 0,
   ) {
     this.lastSyncMs = clock.now();
+    // Fields that will hold fractions hold one first (see FRACTION), then their initial value.
+    this.currentR = FRACTION;
+    this.currentR = 0;
+    this.rOriginSeatSeconds = FRACTION;
+    this.rOriginSeatSeconds = 0;
+    const startMs = this.lastSyncMs;
+    this.lastSyncMs = FRACTION;
+    this.lastSyncMs = startMs;
     this.waitLimits = new Deadlines<Wait<D>>(clock, (wait) => this.timeOut(wait.item, false));
     this.config = config;
     this.setConfig(config, concurrencyLimit);
@@ -935,8 +943,29 @@ export class QueueSet<D = unknown> {
 }
 
 function newQueue<D>(id: number, index: number): Queue<D> {
-  return { id, index, waiting: new RequestFifo<Entry<D>>(), inWaitingQueues: false, executing: 0, seatsInUse: 0, nextDispatchR: 0, frozenR: undefined };
+  const queue = {
+    id,
+    index,
+    waiting: new RequestFifo<Entry<D>>(),
+    inWaitingQueues: false,
+    executing: 0,
+    seatsInUse: 0,
+    nextDispatchR: FRACTION,
+    frozenR: undefined,
+  };
+  queue.nextDispatchR = 0;
+  return queue;
 }
+
+/**
+ * V8 keeps a number field that has only held small integers untagged; its first fraction gives
+ * the object a new hidden class and retires the old one, and code already compiled against the old
+ * one is thrown away when it next meets an object still carrying it. A level that first sees work
+ * after the hot paths were compiled (an idle level woken later) would do that to every queue set
+ * and queue; fields that will hold fractions hold one first, so every instance is born in its
+ * final class. Stored in place of the initial 0 right away: nothing observable changes.
+ */
+const FRACTION = 0.5;
 
 /**
  * Kubernetes' epoch (queueset.go): R is a uint64 of 1e-8 seat·s; once it reaches highR it and every
