@@ -25,7 +25,7 @@ import type { SweepTask } from './sweep/task.ts';
 import { assess } from './tune/assess.ts';
 import { changeEffects } from './tune/change-effects.ts';
 import { candidateKey, candidateManifests, candidateObjects, describeCandidate, EMPTY_CANDIDATE, type Candidate, type TuneSpace } from './tune/candidate.ts';
-import { improves, readObjectivesFile, type TuneObjectives } from './tune/objectives.ts';
+import { improves, readObjectivesFile, type TuneObjectives, withImplicitObjectives } from './tune/objectives.ts';
 import { failures, objectivesTable, objectivesTableText, type ObjectiveRow } from './tune/objectives-table.ts';
 import { searchConfigurations, type Evaluation, type SearchResult } from './tune/search.ts';
 import { buildSpace, type Matched } from './tune/space.ts';
@@ -149,7 +149,7 @@ async function readTuneInputs(args: string[], output: Output): Promise<TuneInput
     searchSeed: searchSeed.seed,
     budget: values.budget,
     variantFiles,
-    objectives: objectives.objectives,
+    objectives: withImplicitObjectives(objectives.objectives, inputs.loaded.scenario.server),
     loaded: inputs.loaded,
   };
 }

@@ -38,6 +38,8 @@ export type Measure = (typeof MEASURES)[number];
 
 export type ObjectiveOutcome = {
   index: number;
+  /** Why an objective the file does not give is held (see withImplicitObjectives). */
+  implicit?: string;
   flows: string[];
   levels: string[];
   matched: string[];
@@ -183,6 +185,7 @@ export function assess(objectives: readonly Objective[], matched: ReadonlyMap<nu
     const m = matched.get(objective.index) ?? { flows: [], levels: [] };
     const outcome: ObjectiveOutcome = {
       index: objective.index,
+      ...(objective.implicit === undefined ? {} : { implicit: objective.implicit }),
       flows: objective.flows,
       levels: objective.levels,
       matched: [...m.flows],
