@@ -238,6 +238,25 @@ test('a level asked for more than it had: the demand and limit of the moments, t
   assert.not.match(why, /on average/);
 });
 
+test('a level asked for more than it had: who held its seats is counted over the moments quoted, not the run', async () => {
+  const outcome = await runScenario({ scenarioFile: fixture('shifting-load.yaml'), seed: '1' });
+  assert.ok(outcome.ok);
+  if (!outcome.ok) return;
+  const texts = outcome.report.explanations!.map((e) => e.text);
+  // Over the run "late" held most of the seats (69%), but it sent nothing while the others suffered.
+  const fair = outcome.report.fairness.reports!.maxMinFair;
+  assert.ok(fair.late!.receivedSeats > 0.5 * Object.values(fair).reduce((s, x) => s + x.receivedSeats, 0));
+  assert.not.ok(
+    texts.some((t) => t.includes('held by late')),
+    texts.join('\n'),
+  );
+  const steady = outcome.report.explanations!.find((e) => e.flow === 'steady')!.text;
+  assert.match(
+    steady,
+    /^From [\d.]+ s to [\d.]+ s reports's flows asked for about [\d.]+ seats and it had 10 \(NominalCL 10\), \d+% of them held by early; steady /,
+  );
+});
+
 test("a suggestion's effect: a flow that waits no longer but takes longer is worse (the CPU cost of more heavy work at once)", () => {
   const effect = (waitP99Seconds: number, latencyP99Seconds: number, rejectedFraction = 0) => ({ rejectedFraction, waitP99Seconds, latencyP99Seconds });
   assert.is(changeOf(effect(0, 0.047), effect(0, 0.072)), 'worse');

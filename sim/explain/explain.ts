@@ -13,11 +13,11 @@ import type { FlowcontrolConfig } from '../../engine/flowcontrol/controller.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
 import type { FlowReport, SimulationReport } from '../report.ts';
 import type { FlowSpec, Scenario } from '../scenario.ts';
-import { fmtInt, fmtNumber, fmtSeconds } from '../report/format.ts';
+import { fmtInt, fmtNumber, fmtRange, fmtSeconds } from '../report/format.ts';
 import { effectiveMaxSeats, MAXIMUM_SEATS_LIMIT, maxSeatsBounds, PRIORITY_LEVEL_MAX_SEATS_FRACTION } from '../../engine/flowcontrol/max-seats.ts';
 import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../../engine/flowcontrol/work-estimator-config.ts';
 import type { LevelReport } from '../report.ts';
-import { momentsOf, offeredSeatsAt, seconds, spanText, type LevelState, type Moments } from './moments.ts';
+import { heldSeatSharesAt, momentsOf, offeredSeatsAt, seconds, spanText, type LevelState, type Moments } from './moments.ts';
 import type { Remedy } from './remedy.ts';
 import type { HandCollisionRecords } from '../hand-collisions.ts';
 import { handCollisionAt } from './hand-collision.ts';
@@ -342,9 +342,12 @@ function overAsked({ report }: Run, v: Victim): Explanation {
   const queueLimit = v.plc?.spec?.limited?.limitResponse?.queuing?.queueLengthLimit;
   const remedies: Remedy[] = [{ kind: 'more-shares', level: levelName }];
   if (f.rejected['queue-full'] > 0 && queueLimit !== undefined && level.longestQueue >= queueLimit) remedies.push({ kind: 'longer-queues', level: levelName });
-  const top = [...v.neighbours].sort((a, b) => seatShare(report, levelName, b[0]) - seatShare(report, levelName, a[0]))[0];
-  // At the moments the flow suffered, what was asked and what the level had then; the run's means only without them.
+  // At the moments the flow suffered, what was asked and what the level had then, and who held its
+  // seats then; the run's means only without them.
   const asked = m === undefined ? undefined : offeredSeatsAt(report, levelName, m.buckets);
+  const heldThen = m === undefined || asked === undefined ? undefined : heldSeatSharesAt(report, levelName, m.buckets);
+  const share = (flow: string) => (heldThen === undefined ? seatShare(report, levelName, flow) : (heldThen.get(flow) ?? 0));
+  const top = [...v.neighbours].sort((a, b) => share(b[0]) - share(a[0]))[0];
   const head =
     m === undefined || asked === undefined
       ? `${levelName}'s flows asked for ${fmtNumber(demand)} seats on average and it had ${fmtNumber(level.currentCL.mean)} (NominalCL ${level.nominalCL})`
@@ -354,9 +357,7 @@ function overAsked({ report }: Run, v: Victim): Explanation {
     level: levelName,
     text:
       head +
-      (top !== undefined && seatShare(report, levelName, top[0]) >= 0.5
-        ? `, ${Math.round(100 * seatShare(report, levelName, top[0]))}% of them held by ${top[0]}`
-        : '') +
+      (top !== undefined && share(top[0]) >= 0.5 ? `, ${Math.round(100 * share(top[0]))}% of them held by ${top[0]}` : '') +
       `; ${name} ${symptom}` +
       (f.rejected['queue-full'] > 0 && queueLimit !== undefined
         ? ` (queue-full: its queues hold at most ${queueLimit} requests${m === undefined ? '' : `, and the longest held ${m.longestQueue} then`})`
@@ -372,7 +373,7 @@ const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(
 
 /** The limit in force at the moments: one number, or the range it moved in. */
 function clText(m: Moments): string {
-  return m.currentCL.min === m.currentCL.max ? String(m.currentCL.min) : `${m.currentCL.min}–${m.currentCL.max}`;
+  return fmtRange(String(m.currentCL.min), String(m.currentCL.max));
 }
 
 function stateText(m: LevelState): string {
