@@ -89,7 +89,7 @@ async function build(
       `# client-go: a pager, or ListOptions{Limit: ${remedy.limit}}). Simulated as ${pages} requests per LIST, each ${pages}× shorter:\n` +
       stringify({ flows: [{ name: spec.name, query: { ...spec.query, limit: String(remedy.limit) } }] }, { lineWidth: 0 });
     return {
-      title: `Paginate ${spec.name}'s LISTs (limit ${remedy.limit})`,
+      title: `Paginate the LISTs of ${spec.name} (limit ${remedy.limit})`,
       changes: [`${spec.name}: ?limit=${remedy.limit}, ${pages} pages per LIST`],
       manifest,
       loaded,
@@ -125,7 +125,7 @@ async function build(
     remedy.kind === 'dedicated-level'
       ? `Give ${remedy.flow} a priority level of its own`
       : remedy.kind === 'more-shares'
-        ? `Double ${remedy.level}'s nominalConcurrencyShares`
+        ? `Double the nominalConcurrencyShares of ${remedy.level}`
         : remedy.kind === 'more-queues'
           ? `More queues for ${remedy.level}`
           : `Longer queues for ${remedy.level}`;
