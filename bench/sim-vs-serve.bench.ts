@@ -31,7 +31,7 @@ import { prefillFlowSchemas } from '../api/testing/prefill.ts';
 import { startServerProcess, type ServerProcess } from '../api/testing/server-process.ts';
 import { histogramDelta, histogramQuantile, histograms } from '../engine/prometheus-delta.ts';
 import { parseExposition } from '../engine/prometheus-text.ts';
-import { runScenario } from '../sim/run-scenario.ts';
+import { runScenario } from '../sim/run/run-scenario.ts';
 import { pinToCpus, processCpuSeconds, table } from './fixtures.ts';
 import { runWrk } from './wrk.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';

@@ -18,7 +18,8 @@ import { effectiveMaxSeats, MAXIMUM_SEATS_LIMIT, maxSeatsBounds, PRIORITY_LEVEL_
 import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../../engine/flowcontrol/work-estimator-config.ts';
 import type { LevelReport } from '../report.ts';
 import { heldSeatSharesAt, momentsOf, offeredSeatsAt, seconds, spanText, type LevelState, type Moments } from './moments.ts';
-import type { Remedy } from './remedy.ts';
+import type { Remedy } from '../remedy.ts';
+import { COLD_START_MS } from '../cold-start.ts';
 import type { HandCollisionRecords } from '../hand-collisions.ts';
 import { handCollisionAt } from './hand-collision.ts';
 import { cpuClause } from './cpu-oversubscription.ts';
@@ -34,8 +35,6 @@ export interface Explanation {
 /** A flow suffers when it loses 1% of its requests or waits 100 ms at p99. */
 export const SUFFERING_REJECTED_FRACTION = 0.01;
 export const SUFFERING_WAIT_P99_SECONDS = 0.1;
-/** Two borrowing adjustments: before the second, CurrentCL comes from a start without demand history. */
-export const COLD_START_MS = 2 * BORROWING_ADJUSTMENT_PERIOD_MS;
 const PAGE_LIMIT = 500;
 
 export function isSuffering(f: FlowReport): boolean {
@@ -288,7 +287,8 @@ function sharedFlow(run: Run, v: Victim): Explanation | undefined {
     text:
       `${name} and ${heavy} are one APF flow: FlowSchema ${f.flowSchema} tells flows apart ` +
       `${method === 'ByUser' ? `by user, and both are ${spec.user}` : `by namespace, and both send to namespace "${spec.namespace}"`}. They ` +
-      `share one hand of the queues of ${levelName}, so the ${fmtInt(h.arrived)} requests of ${heavy} fill the queues the requests of ${name} wait in: ${name} ` +
+      `share one hand of the queues of ${levelName}, so the ${fmtInt(h.arrived)} requests of ${heavy} fill the queues ` +
+      `the requests of ${name} wait in: ${name} ` +
       `${symptom}` +
       (m === undefined ? '.' : ` (${spanText(m)}: the CurrentCL of ${levelName} was ${cl}, ${stateText(m)}).`) +
       (m?.rise === undefined || m.rise.stoppedBySeconds === null

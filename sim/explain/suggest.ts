@@ -10,12 +10,12 @@ import { buildReport, type SimulationReport } from '../report.ts';
 import { loadScenarioFile, type LoadedScenario } from '../scenario-load.ts';
 import type { FlowSpec } from '../scenario.ts';
 import { runSimulation } from '../simulation.ts';
-import { digestOf } from '../sweep/run-digest.ts';
+import { digestOf } from '../run-digest.ts';
 import { candidateManifests, candidateObjects, describeCandidate, levelParams, sharesForSeats, type Candidate } from '../tune/candidate.ts';
 import { buildSpace } from '../tune/space.ts';
 import type { Explanation } from './explain.ts';
 import { dealerParameterError } from '../../engine/shuffle-sharding.ts';
-import type { FlowEffect, Remedy, Suggestion } from './remedy.ts';
+import type { FlowEffect, Remedy, Suggestion } from '../remedy.ts';
 
 export const MAX_SUGGESTIONS = 3;
 /** Remedies simulated at most per run (each costs one more simulation). */

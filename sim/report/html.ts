@@ -5,7 +5,7 @@
 import type { FlowReport, LevelReport, SimulationReport } from '../report.ts';
 import type { Plot } from './plots.ts';
 import { esc, fmtBytes, fmtInt, fmtNumber, fmtPercent, fmtRange, fmtSeconds, nameCell } from './format.ts';
-import { COLD_START_MS } from '../explain/explain.ts';
+import { COLD_START_MS } from '../cold-start.ts';
 import { page, stripXmlHeader, table } from './page.ts';
 import { levelCell } from './colours.ts';
 

@@ -4,7 +4,7 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { FlowDigest, LevelDigest, RunDigest } from '../sweep/run-digest.ts';
+import type { FlowDigest, LevelDigest, RunDigest } from '../run-digest.ts';
 import { assess } from './assess.ts';
 import { parseObjectives, withImplicitObjectives, type Objective } from './objectives.ts';
 import { failures, objectivesTable } from './objectives-table.ts';

@@ -6,7 +6,7 @@
 // differs per flow: the worst is the flow and seed furthest over its own limit, relative to it.
 
 import { round } from '../report.ts';
-import type { FlowDigest, RunDigest } from '../sweep/run-digest.ts';
+import type { FlowDigest, RunDigest } from '../run-digest.ts';
 import type { Objective } from './objectives.ts';
 import type { Matched } from './space.ts';
 

@@ -8,12 +8,12 @@ import { fileURLToPath } from 'node:url';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runScenario } from '../run-scenario.ts';
+import { runScenario } from './run-scenario.ts';
 import { renderHtml } from '../report/html.ts';
-import { changeOf } from './suggest.ts';
+import { changeOf } from '../explain/suggest.ts';
 
 const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
-const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`../explain/fixtures/${name}`, import.meta.url));
 
 let dir: string | undefined;
 /** A scenario text as a file (the controls: a fixture or example with one field changed). */

@@ -3,10 +3,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fileURLToPath } from 'node:url';
-import { runScenario } from '../run-scenario.ts';
-import { renderHtml } from './html.ts';
+import { runScenario } from '../run/run-scenario.ts';
+import { renderHtml } from '../report/html.ts';
 
-const example = (name: string) => fileURLToPath(new URL(`../examples/${name}`, import.meta.url));
+const example = (name: string) => fileURLToPath(new URL(`./${name}`, import.meta.url));
 
 test('level table: a CurrentCL that never moved prints as one number; one that moved as its range', async () => {
   const outcome = await runScenario({ scenarioFile: example('borrowing.yaml'), seed: '1' });
