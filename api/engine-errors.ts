@@ -77,7 +77,6 @@ export const EXECUTOR_ERROR_SENT_AS: Readonly<Record<ExecutorErrorCode, ApiError
   FW_ERR_EXECUTOR_STAGE_FAILED: 'FW_ERR_SERVER_INTERNAL',
   FW_ERR_EXECUTOR_WORKER_FAILED: 'FW_ERR_SERVER_INTERNAL',
   FW_ERR_EXECUTOR_CLOSED: 'FW_ERR_SERVER_INTERNAL',
-  FW_ERR_EXECUTOR_TIMEOUT: 'FW_ERR_SERVER_INTERNAL',
 };
 
 /** The `Status` kube-apiserver would send for this store error. */

@@ -5,7 +5,7 @@
 // table says, and nothing else may.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Shape } from '../engine/resources/object-shape.ts';
+import type { Shape } from '../engine/resources/schema-decoder.ts';
 import { FLOWCONTROL_KINDS } from '../engine/resources/kinds.ts';
 import { decodingShape } from '../engine/resources/schema/decoding-shape.ts';
 import type { FieldNames, FieldType, Same, StructTable } from '../engine/resources/schema/field-table.ts';
@@ -18,7 +18,8 @@ import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../engine/
 import { canonicalOrder } from '../engine/resources/canonical-order.ts';
 import { fairwayDiscoveryModel } from './discovery/discovery.ts';
 import { openApiDocuments } from './openapi/openapi.ts';
-import { schemaFor, type FlowcontrolKind, type SchemaNode } from '../engine/patch/schema.ts';
+import { schemaFor, type SchemaNode } from '../engine/patch/schema.ts';
+import type { FlowcontrolKind } from '../engine/resources/types.ts';
 import { GO_POINTER_FIELDS } from '../engine/protobuf/go-types.ts';
 
 type Json = Record<string, any>;

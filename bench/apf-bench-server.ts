@@ -1,4 +1,4 @@
-// The server bench/apf.bench.ts loads: the API server's own request path (api/server/request-path.ts)
+// The server bench/apf.bench.ts loads: the API server's own request path (api/assembly/request-path.ts)
 // with a trivial resource handler, so a request ends the way `fairway serve` ends it (end hooks once
 // the chain has settled, then the response flushed). A bare `createServer` + `chain(...)` never runs
 // end hooks: the APF filter's seats were never released, and once the level's seats were taken every
@@ -10,8 +10,8 @@ import { realClock } from '../engine/clock.ts';
 import type { FlowController } from '../engine/flowcontrol/controller.ts';
 import type { UserInfo } from '../engine/auth/user-info.ts';
 import { silentLogger } from '../api/log.ts';
-import type { Filter, Handler } from '../api/server/http-context.ts';
-import { createApiServer, type ApiServer } from '../api/server/request-path.ts';
+import type { Filter, Handler } from '../api/request/http-context.ts';
+import { createApiServer, type ApiServer } from '../api/assembly/request-path.ts';
 
 export const BENCH_POD_PATH = '/api/v1/namespaces/default/pods/p';
 const BODY = '{"kind":"Pod","apiVersion":"v1","metadata":{"name":"p","namespace":"default"}}';

@@ -7,7 +7,7 @@
 //   node --import tsx bench/bare-h2-fanout-server.ts <cert.pem> <key.pem> <max-streams>
 import { readFileSync } from 'node:fs';
 import { createSecureServer, type ServerHttp2Stream } from 'node:http2';
-import { HTTP2_STREAM_WINDOW_BYTES, MAX_HEADER_BYTES } from '../api/server/secure-server.ts';
+import { HTTP2_STREAM_WINDOW_BYTES, MAX_HEADER_BYTES } from '../api/transport/secure-server.ts';
 
 const [certPath, keyPath, streamsText] = process.argv.slice(2);
 if (certPath === undefined || keyPath === undefined || streamsText === undefined) {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { createSecureApiServer } from '../api/server/secure-server.ts';
+import { createSecureApiServer } from '../api/transport/secure-server.ts';
 
 const [responsesPath, certPath, keyPath] = process.argv.slice(2);
 if (responsesPath === undefined || certPath === undefined || keyPath === undefined) {

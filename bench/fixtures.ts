@@ -62,7 +62,8 @@ export function processCpuSeconds(pid: number): number {
   return statCpuSeconds(`/proc/${pid}/stat`);
 }
 
-function statCpuSeconds(path: string): number {
+/** CPU seconds (user + system) in a /proc stat file: a process's, or one thread's (/proc/<pid>/task/<tid>/stat). */
+export function statCpuSeconds(path: string): number {
   const stat = readFileSync(path, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // Fields 14 and 15 of the file (utime, stime) are 12 and 13 after the command name.

@@ -29,7 +29,7 @@ import { spawnSync } from 'node:child_process';
 import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { Http1Response } from '../api/server/http1-connection.ts';
+import { Http1Response } from '../api/transport/http1-connection.ts';
 import { startInProcessServer, type InProcessServer } from '../api/testing/in-process.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);

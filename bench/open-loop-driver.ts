@@ -30,7 +30,10 @@ export interface DriverConfig {
 
 export interface FlowResult {
   name: string;
+  /** Requests sent after the warm-up (recorded). */
   sent: number;
+  /** Requests sent in all, warm-up included (what the server's CPU counters saw). */
+  sentAll: number;
   /** Latency in ms of each recorded request that got an answer, sorted. */
   latenciesMs: number[];
   statuses: Record<string, number>;
@@ -64,7 +67,7 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
   const pending: Promise<void>[] = [];
   const results = config.flows.map((flow, index): FlowResult => {
     const agent = new Agent({ keepAlive: true, maxSockets: 256, ca: config.caPem });
-    const result: FlowResult = { name: flow.name, sent: 0, latenciesMs: [], statuses: {}, errors: 0 };
+    const result: FlowResult = { name: flow.name, sent: 0, sentAll: 0, latenciesMs: [], statuses: {}, errors: 0 };
     const random = prng(config.seed * 7919 + index);
     let due = 0;
     const next = () => {
@@ -77,6 +80,7 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
       maxSendLagMs = Math.max(maxSendLagMs, sentAt - start - due);
       const recorded = due >= config.warmupSeconds * 1000;
       if (recorded) result.sent++;
+      result.sentAll++;
       pending.push(
         new Promise<void>((resolve) => {
           const req = request(

@@ -1,7 +1,7 @@
 // The flags part of `--help`, laid out as pflag lays out flag usages: sorted by name, the value's
 // type (or name) after the flag, descriptions in one column, then `(default …)` when the default
 // is not the type's zero value. docs/configuration.md shows the same defaults (defaultLabel).
-import { formatGoDuration } from '../engine/config/go-duration.ts';
+import { formatGoDuration } from '../engine/go-duration.ts';
 import type { FlagSpec, FlagTable } from './flag-table.ts';
 
 /** The default as help and docs show it; '' when it is the type's zero value. */

@@ -2,7 +2,7 @@
 // work unchanged); the errors are plain words that say what would work, never the Go library's
 // (`strconv.ParseInt: parsing "abc": invalid syntax`).
 import { isIP } from 'node:net';
-import { goDurationToMs, parseGoDuration } from '../engine/config/go-duration.ts';
+import { goDurationToMs, parseGoDuration } from '../engine/go-duration.ts';
 import type { FlagType, FlagTypes } from './flag-table.ts';
 
 export type FlagValueParse<T extends FlagType> = { ok: true; value: FlagTypes[T] } | { ok: false; problem: string };

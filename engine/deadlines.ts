@@ -2,9 +2,10 @@
 // timeout and its last bookmark. A timer per deadline (its closure, its cancel handle) is a
 // measurable share of a small GET, and of the memory per open watch.
 //
-// A binary heap ordered by due time, then by the order of adding, so entries due at the same
-// instant run in the order they were added and a virtual clock replays the same history. Each entry
-// records its own position in the heap, so removing one costs O(log n) and leaves nothing behind.
+// A binary heap (engine/binary-heap.ts) ordered by due time, then by the order of adding, so
+// entries due at the same instant run in the order they were added and a virtual clock replays the
+// same history. Each entry records its own position in the heap, so removing one costs O(log n) and
+// leaves nothing behind.
 // The common case costs O(1) to add: nearly every request gets the server's own time-out, so
 // deadlines arrive in due order and a new one stops at its first comparison.
 //
@@ -15,6 +16,7 @@
 // Node timer each time was a measurable share of a GET. So the timer does not keep the process
 // alive (what has a deadline has a connection that does), and an idle heap holds it only until
 // it fires once, finding nothing due.
+import { BinaryHeap } from './binary-heap.ts';
 import type { Cancel, Clock, TimerOptions } from './clock.ts';
 
 const TIMER: TimerOptions = { keepsProcessAlive: false };
@@ -30,7 +32,7 @@ export interface Deadline {
 }
 
 export class Deadlines<T extends Deadline> {
-  private readonly heap: T[] = [];
+  private readonly heap = new BinaryHeap<T>(before, moved);
   private seq = 0;
   private cancelTimer: Cancel | undefined = undefined;
   /** The due time the timer is armed for (Infinity when none). */
@@ -45,22 +47,20 @@ export class Deadlines<T extends Deadline> {
   ) {}
 
   get size(): number {
-    return this.heap.length;
+    return this.heap.size;
   }
 
   /** Adds `entry` at its `deadlineMs` (a finite time); an entry already added moves there. */
   add(entry: T): void {
-    if (entry.deadlineSlot >= 0) this.removeAt(entry.deadlineSlot);
+    if (entry.deadlineSlot >= 0) this.heap.removeAt(entry.deadlineSlot);
     entry.deadlineSeq = this.seq++;
-    const slot = this.heap.length;
     this.heap.push(entry);
-    this.siftUp(entry, slot);
     if (entry.deadlineMs < this.armedMs && !this.firing) this.arm();
   }
 
   /** Forgets `entry`, which will not come due; a no-op for one not added (or already due). The timer stays armed. */
   delete(entry: T): void {
-    if (entry.deadlineSlot >= 0) this.removeAt(entry.deadlineSlot);
+    if (entry.deadlineSlot >= 0) this.heap.removeAt(entry.deadlineSlot);
   }
 
   private readonly fire = (): void => {
@@ -70,8 +70,8 @@ export class Deadlines<T extends Deadline> {
     try {
       const nowMs = this.clock.now();
       const heap = this.heap;
-      for (let top = heap[0]; top !== undefined && top.deadlineMs <= nowMs; top = heap[0]) {
-        this.removeAt(0);
+      for (let top = heap.peek(); top !== undefined && top.deadlineMs <= nowMs; top = heap.peek()) {
+        heap.pop();
         this.onDue(top);
       }
     } finally {
@@ -82,55 +82,16 @@ export class Deadlines<T extends Deadline> {
 
   /** Arms the timer for the earliest entry, unless it is already armed for that time or earlier. */
   private arm(): void {
-    const top = this.heap[0];
+    const top = this.heap.peek();
     if (top === undefined || top.deadlineMs >= this.armedMs) return;
     this.cancelTimer?.();
     this.armedMs = top.deadlineMs;
     this.cancelTimer = this.clock.after(delayUntil(this.clock.now(), top.deadlineMs), this.fire, TIMER);
   }
+}
 
-  private removeAt(slot: number): void {
-    const heap = this.heap;
-    heap[slot]!.deadlineSlot = -1;
-    const last = heap.pop()!;
-    if (slot === heap.length) return;
-    // The last entry fills the hole: it moves up if it is earlier than the hole's parent, else down.
-    if (slot > 0 && before(last, heap[(slot - 1) >> 1]!)) this.siftUp(last, slot);
-    else this.siftDown(last, slot);
-  }
-
-  /** Puts `entry` in the hole at `slot`, moving it towards the root while it is due earlier. */
-  private siftUp(entry: T, slot: number): void {
-    const heap = this.heap;
-    while (slot > 0) {
-      const parentSlot = (slot - 1) >> 1;
-      const parent = heap[parentSlot]!;
-      if (!before(entry, parent)) break;
-      heap[slot] = parent;
-      parent.deadlineSlot = slot;
-      slot = parentSlot;
-    }
-    heap[slot] = entry;
-    entry.deadlineSlot = slot;
-  }
-
-  /** Puts `entry` in the hole at `slot`, moving it towards the leaves while a child is due earlier. */
-  private siftDown(entry: T, slot: number): void {
-    const heap = this.heap;
-    const size = heap.length;
-    for (;;) {
-      let child = 2 * slot + 1;
-      if (child >= size) break;
-      if (child + 1 < size && before(heap[child + 1]!, heap[child]!)) child++;
-      const next = heap[child]!;
-      if (!before(next, entry)) break;
-      heap[slot] = next;
-      next.deadlineSlot = slot;
-      slot = child;
-    }
-    heap[slot] = entry;
-    entry.deadlineSlot = slot;
-  }
+function moved(entry: Deadline, slot: number): void {
+  entry.deadlineSlot = slot;
 }
 
 function before(a: Deadline, b: Deadline): boolean {

@@ -20,7 +20,7 @@ test('strconv bounds, exactly, with signs and leading zeros', () => {
 });
 
 // Every parser of a client's integers is built on these; each checks the same megabyte in its own
-// package's tests (work-estimate, store/request-integers, resources/object-shape).
+// package's tests (work-estimate, store/request-integers, resources/schema-decoder).
 test("a client's megabyte of digits is out of range without a BigInt of it", () => {
   const huge = '9'.repeat(1 << 20);
   const longest = longestBigIntText(() => {

@@ -21,6 +21,22 @@ const BANNED: { pattern: RegExp; instead: string }[] = [
   { pattern: /\b(randomUUID|randomBytes|getRandomValues)\s*\(/, instead: 'an injected Prng or an id source passed in' },
 ];
 
+/**
+ * Handing the real thing over uncalled (`random: Math.random`, `newUid: randomUUID`) leaks it as
+ * surely as calling it. engine/ and sim/ take time and randomness injected, so there a mention is
+ * banned too; api/ is where the real ones are injected from, so it may pass them on. Node's random
+ * functions reach a file through an import, which is banned there for the names a module may also
+ * give an injected function (`randomInt`).
+ */
+const BANNED_REFERENCES: { pattern: RegExp; instead: string }[] = [
+  { pattern: /\bMath\.random\b(?!\s*\()/, instead: 'an injected Prng (engine/random.ts)' },
+  { pattern: /\b(Date|performance)\.now\b(?!\s*\()/, instead: 'an injected clock' },
+  { pattern: /\b(randomUUID|randomBytes|getRandomValues)\b(?!\s*\()/, instead: 'an injected Prng or an id source passed in' },
+];
+const CRYPTO_RANDOM_IMPORT = /\bimport\s*\{[^}]*\brandom\w*[^}]*\}\s*from\s*['"](node:)?crypto['"]/;
+/** Where a mention of the real thing is banned, not only a call. */
+const REFERENCES_SCANNED = ['engine', 'sim'];
+
 /** Files that are the injected real-world sources themselves, or drive real processes, sockets and files. */
 const ALLOWED = [
   /^engine\/clock(-adapters)?\.ts$/,
@@ -43,7 +59,7 @@ const ALLOWED = [
   /^api\/log\.ts$/,
   // Socket timing on real connections: idle HTTP/2 sessions, the RST-avoidance close delay, a
   // stalled response body's check.
-  /^api\/server\/(secure-server|http1-connection|response-body)\.ts$/,
+  /^api\/(transport\/(secure-server|http1-connection)|request\/response-body)\.ts$/,
   // Real worker threads: waiting for the pool's threads to come up.
   /^workers\/piscina-executor\.ts$/,
 ];
@@ -63,21 +79,37 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-test('product code reads time and randomness only through the injected clock and PRNG (or is a named real-world adapter)', () => {
-  const offences: string[] = [];
-  for (const top of SCANNED) {
+/** Each product file under `folders` that no ALLOWED entry names, with its path from the root and its text. */
+function* policed(folders: readonly string[]): Generator<{ rel: string; text: string }> {
+  for (const top of folders) {
     for (const file of sources(join(root, top))) {
       const rel = relative(root, file).split('\\').join('/');
-      if (ALLOWED.some((a) => a.test(rel))) continue;
-      readFileSync(file, 'utf8')
-        .split('\n')
-        .forEach((line, i) => {
-          if (/^\s*(\/\/|\*)/.test(line)) return;
-          for (const { pattern, instead } of BANNED) {
-            if (pattern.test(line)) offences.push(`${rel}:${i + 1}: ${line.trim()}  → use ${instead}`);
-          }
-        });
+      if (!ALLOWED.some((a) => a.test(rel))) yield { rel, text: readFileSync(file, 'utf8') };
     }
+  }
+}
+
+/** `rel:line: code  → use …` for each code line (comments skipped) that a pattern matches. */
+function bannedLines(rel: string, text: string, banned: readonly { pattern: RegExp; instead: string }[]): string[] {
+  const offences: string[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (/^\s*(\/\/|\*)/.test(line)) return;
+    for (const { pattern, instead } of banned) if (pattern.test(line)) offences.push(`${rel}:${i + 1}: ${line.trim()}  → use ${instead}`);
+  });
+  return offences;
+}
+
+test('product code reads time and randomness only through the injected clock and PRNG (or is a named real-world adapter)', () => {
+  const offences: string[] = [];
+  for (const { rel, text } of policed(SCANNED)) offences.push(...bannedLines(rel, text, BANNED));
+  assert.equal(offences, [], `\n${offences.join('\n')}`);
+});
+
+test('engine/ and sim/ do not even pass the real time or randomness on by reference', () => {
+  const offences: string[] = [];
+  for (const { rel, text } of policed(REFERENCES_SCANNED)) {
+    offences.push(...bannedLines(rel, text, BANNED_REFERENCES));
+    if (CRYPTO_RANDOM_IMPORT.test(text)) offences.push(`${rel}: imports randomness from node:crypto  → take it injected`);
   }
   assert.equal(offences, [], `\n${offences.join('\n')}`);
 });
@@ -134,7 +166,7 @@ test('the scans themselves catch a banned call and an issue citation', () => {
   assert.ok(ISSUE_CITATION.test('/** see Issues #12 and #13 */'));
   assert.not.ok(ISSUE_CITATION.test('// the issuer of the certificate, 7 days'));
   assert.ok(ALLOWED.some((a) => a.test('api/commands/serve.ts')));
-  assert.not.ok(ALLOWED.some((a) => a.test('api/server/assembled-server.ts')));
+  assert.not.ok(ALLOWED.some((a) => a.test('api/assembly/assembled-server.ts')));
 
   assert.equal(LINE_WIDTH, 160);
   assert.equal(overlongLines(`short\n${'x'.repeat(161)}\n${'é'.repeat(160)}\n`, 160), [2]);
@@ -142,6 +174,16 @@ test('the scans themselves catch a banned call and an issue citation', () => {
   const sample = 'const t = Date.now();';
   assert.ok(BANNED.some(({ pattern }) => pattern.test(sample)));
   assert.not.ok(BANNED.some(({ pattern }) => pattern.test('const t = clock.now();')));
+
+  const referenced = (line: string) => bannedLines('x.ts', line, BANNED_REFERENCES).length > 0;
+  assert.ok(referenced('    random: Math.random,'));
+  assert.ok(referenced('  { clock, newUid: randomUUID, apiDomain },'));
+  assert.ok(referenced('const now = performance.now.bind(performance);'));
+  assert.not.ok(referenced('const x = Math.random();'), 'a call is the other check');
+  assert.not.ok(referenced('  randomInt: (n: number) => number;'), 'an injected function may be called randomInt');
+  assert.ok(CRYPTO_RANDOM_IMPORT.test("import { createHash,\n  randomInt } from 'node:crypto';"));
+  assert.not.ok(CRYPTO_RANDOM_IMPORT.test("import { createHash } from 'node:crypto';"));
+  assert.not.ok(REFERENCES_SCANNED.includes('api'), 'api/ passes the real ones on');
 });
 
 test.run();

@@ -18,7 +18,8 @@ import { validatePriorityLevelConfiguration } from '../engine/resources/priority
 import type { FlowSchema, KubeObject, PriorityLevelConfiguration } from '../engine/resources/types.ts';
 import { startInProcessServer, type InProcessServer } from '../api/testing/in-process.ts';
 import { checkAsyncProperty } from './support/runner.ts';
-import { mutationsFor, validObject, type FlowcontrolKindName } from './support/api-objects.ts';
+import type { FlowcontrolKind } from '../engine/resources/types.ts';
+import { mutationsFor, validObject } from './support/api-objects.ts';
 import { collectionPath, describeRequest, fuzzRequest, FUZZ_NAMES, patchRequest, type FuzzRequest } from './support/api-requests.ts';
 import { trapCrashes } from './support/crash-trap.ts';
 import { assertWellFormed, send, type FuzzResponse } from './support/fuzz-client.ts';
@@ -49,7 +50,7 @@ const request = (r: Pick<FuzzRequest, 'method' | 'path'> & Partial<FuzzRequest>)
 
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } });
 
-const kindArb = fc.constantFrom<FlowcontrolKindName>('PriorityLevelConfiguration', 'FlowSchema');
+const kindArb = fc.constantFrom<FlowcontrolKind>('PriorityLevelConfiguration', 'FlowSchema');
 let serial = 0;
 
 /** The object minus what a status write changes: status, resourceVersion, managedFields. */

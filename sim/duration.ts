@@ -1,8 +1,8 @@
 // Durations in scenario files, audit annotations and `?timeout=` parameters are Go durations
-// (`40ms`, `2s`, `1m30s`), parsed exactly as Go does (engine/config/go-duration.ts); the
+// (`40ms`, `2s`, `1m30s`), parsed exactly as Go does (engine/go-duration.ts); the
 // simulator works in (possibly fractional) milliseconds.
 
-import { goDurationToMs, parseGoDuration } from '../engine/config/go-duration.ts';
+import { goDurationToMs, parseGoDuration } from '../engine/go-duration.ts';
 
 export type DurationParse = { ok: true; ms: number } | { ok: false; message: string };
 

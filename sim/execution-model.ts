@@ -8,8 +8,9 @@
 // N worker threads for the work the server sends to its pool — LISTs and watch listings of many
 // objects (`runsOnPool`, the server's routing threshold) — or 0, where that work runs on the main
 // thread, one piece at a time. Every other request starts at once: the server keeps it on the main
-// thread, and it is short. Not modelled: the main thread itself, so with 0 threads the model does
-// not delay short requests behind long ones, which the server does.
+// thread, and it is short. The main thread itself is modelled only with `server.mainThread`
+// (sim/main-thread.ts); without it, with 0 threads short requests are not delayed behind long
+// ones, which the server does.
 
 import { DEFAULT_POOL_THRESHOLDS } from '../workers/pool-thresholds.ts';
 

@@ -6,6 +6,7 @@ import type { FlowController, LevelDump } from '../engine/flowcontrol/controller
 import type { Prng } from '../engine/random.ts';
 import type { VirtualThreads } from '../workers/virtual-threads.ts';
 import type { CapacityMetrics } from './capacity-metrics.ts';
+import type { MainThread } from './main-thread.ts';
 import type { LevelMetrics } from './metrics.ts';
 import type { ReplicaAssignment } from './scenario.ts';
 import { streamPrng } from './seed.ts';
@@ -29,6 +30,8 @@ export class Replica {
   controller!: FlowController;
   executor!: VirtualThreads;
   cpu: SharedCpu | undefined;
+  /** With server.mainThread: the event loop every request's main-thread slice passes through. */
+  mainThread: MainThread | undefined;
   capacity: CapacityMetrics | null = null;
   readonly levels = new Map<string, LevelMetrics>();
   readonly clients: Record<string, number> = {};

@@ -96,6 +96,8 @@ export interface SimulationReport {
       /** Only when given: the capacity model's cores, memory bound, and the replicas. */
       cpus?: number;
       memoryBytes?: number;
+      /** Only when on: the main thread modelled (sim/main-thread.ts). */
+      mainThread?: true;
       replicas?: number;
       replicaAssignment?: string;
     };
@@ -309,6 +311,7 @@ function addCapacity(report: SimulationReport, result: SimulationResult): void {
   const server = result.scenario.server;
   if (server.cpus !== null) report.scenario.server.cpus = server.cpus;
   if (server.memoryBytes !== null) report.scenario.server.memoryBytes = server.memoryBytes;
+  if (server.mainThread) report.scenario.server.mainThread = true;
   if (server.replicas > 1) {
     report.scenario.server.replicas = server.replicas;
     report.scenario.server.replicaAssignment = server.replicaAssignment;

@@ -27,3 +27,29 @@ export function cpuDemandOf(cpuMs: number, serviceMs: number): number {
 export function responseBytesOf(objects: number | undefined, objectBytes: number): number {
   return objects === undefined ? 0 : objects * objectBytes;
 }
+
+/**
+ * A request with the main thread modelled (sim/main-thread.ts), in three parts: `sliceMs` of CPU
+ * run to completion on the main thread; `poolMs` of CPU on a pool thread (work the pool runs: the
+ * rest of its CPU, holding the thread only while it computes); then `restMs` more of its service
+ * time, keeping `restDemand` cores busy (the process's other threads; none after pool work, whose
+ * rest is the client reading the response).
+ */
+export interface MainThreadSplit {
+  sliceMs: number;
+  poolMs: number;
+  restMs: number;
+  restDemand: number;
+}
+
+/**
+ * The slice is the flow's `mainThreadCpu` when given; else work the pool runs leaves the main thread
+ * only the cost of a request that lists nothing, and other work is all main thread.
+ */
+export function mainThreadSplitOf(cpuMs: number, explicitSliceMs: number | undefined, onPool: boolean, serviceMs: number): MainThreadSplit {
+  const sliceMs = explicitSliceMs ?? (onPool ? Math.min(BASE_CPU_MS, cpuMs) : cpuMs);
+  const leftCpuMs = Math.max(0, cpuMs - sliceMs);
+  if (onPool) return { sliceMs, poolMs: leftCpuMs, restMs: Math.max(0, serviceMs - sliceMs - leftCpuMs), restDemand: 0 };
+  const restMs = Math.max(0, serviceMs - sliceMs);
+  return { sliceMs, poolMs: 0, restMs, restDemand: cpuDemandOf(leftCpuMs, restMs) };
+}

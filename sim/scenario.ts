@@ -49,6 +49,8 @@ export interface ServerSpec {
   cpus: number | null;
   /** Bytes the server may hold for responses in flight (LISTs); null when unbounded. */
   memoryBytes: number | null;
+  /** The main thread as a run-to-completion resource on the CPUs (sim/main-thread.ts); needs `cpus`. */
+  mainThread: boolean;
   /** Independent kube-apiservers, each with its own APF, concurrency limit and CPUs. */
   replicas: number;
   /** How a client's connection picks its replica: a seeded draw, or in turn. */
@@ -76,6 +78,8 @@ export interface FlowSpec {
   watchers: number;
   /** CPU time one request uses (ms); undefined: from its objects (sim/request-cost.ts). */
   cpuMs: number | undefined;
+  /** The part of it on the main thread, with `server.mainThread` (ms); undefined: sim/request-cost.ts. */
+  mainThreadCpuMs: number | undefined;
   /** Bytes one listed object holds in the response. */
   objectBytes: number;
   /** Connections the flow's requests spread over, each pinned to one replica. */
@@ -121,6 +125,7 @@ const SERVER_FIELDS = [
   'cpus',
   'cores',
   'memory',
+  'mainThread',
   'replicas',
   'replicaAssignment',
   'workEstimator',
@@ -139,6 +144,7 @@ const FLOW_FIELDS = [
   'objects',
   'watchers',
   'cpu',
+  'mainThreadCpu',
   'objectSize',
   'clients',
   'query',
@@ -225,6 +231,7 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
     executorThreads: null,
     cpus: map.cpus === undefined || map.cpus === null ? null : r.number(map, 'cpus', path, { fallback: 1, integer: true, min: 1, max: 4096 }),
     memoryBytes: map.memory === undefined || map.memory === null ? null : r.bytes(map, 'memory', path, { fallback: 1, positive: true }),
+    mainThread: r.boolean(map, 'mainThread', path, false),
     replicas: r.number(map, 'replicas', path, { fallback: 1, integer: true, min: 1, max: 64 }),
     replicaAssignment: r.oneOf(map, 'replicaAssignment', path, REPLICA_ASSIGNMENTS, 'random'),
     workEstimator: workEstimatorOf(r, map.workEstimator),
@@ -240,6 +247,7 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
       : map.executorThreads === 'none'
         ? null
         : r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 4096 });
+  if (server.mainThread && server.cpus === null) r.fail([...path, 'mainThread'], 'needs server.cpus: the main thread runs on the CPUs it shares with the pool');
   if (server.maxRequestsInflight + server.maxMutatingRequestsInflight <= 0) {
     r.fail(path, 'maxRequestsInflight + maxMutatingRequestsInflight must be greater than 0 (APF needs a server concurrency limit)');
   }
@@ -269,6 +277,7 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
   const startMs = r.duration(map, 'start', path, { fallbackMs: 0 });
   const stopMs = r.duration(map, 'stop', path, { fallbackMs: durationMs ?? Number.POSITIVE_INFINITY });
   if (stopMs <= startMs && (durationMs !== undefined || map.stop !== undefined)) r.fail([...path, 'stop'], `must be later than start (${startMs / 1000}s)`);
+  const cpuMs = map.cpu === undefined || map.cpu === null ? undefined : r.duration(map, 'cpu', path, { fallbackMs: 0 });
   return {
     name,
     user: r.string(map, 'user', path, { required: true }),
@@ -282,7 +291,8 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
     path: nonResourcePath,
     objects: map.objects === undefined ? undefined : r.number(map, 'objects', path, { fallback: 0, integer: true, min: 0 }),
     watchers: r.number(map, 'watchers', path, { fallback: 0, integer: true, min: 0 }),
-    cpuMs: map.cpu === undefined || map.cpu === null ? undefined : r.duration(map, 'cpu', path, { fallbackMs: 0 }),
+    cpuMs,
+    mainThreadCpuMs: mainThreadCpuOf(r, map, path, server, cpuMs),
     objectBytes: r.bytes(map, 'objectSize', path, { fallback: DEFAULT_OBJECT_BYTES, positive: true }),
     clients: r.number(map, 'clients', path, { fallback: 1, integer: true, min: 1, max: 100_000 }),
     query: r.stringMap(map, 'query', path),
@@ -294,6 +304,15 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
     startMs,
     stopMs,
   };
+}
+
+/** A flow's `mainThreadCpu`: only with server.mainThread, and at most its `cpu` (the slice is part of it). */
+function mainThreadCpuOf(r: FieldReader, map: Plain, path: PathSegment[], server: ServerSpec, cpuMs: number | undefined): number | undefined {
+  if (map.mainThreadCpu === undefined || map.mainThreadCpu === null) return undefined;
+  const ms = r.duration(map, 'mainThreadCpu', path, { fallbackMs: 0 });
+  if (!server.mainThread) r.fail([...path, 'mainThreadCpu'], 'has no effect without server.mainThread: true');
+  if (cpuMs !== undefined && ms > cpuMs) r.fail([...path, 'mainThreadCpu'], "must be at most the flow's cpu (the main-thread slice is part of its CPU time)");
+  return ms;
 }
 
 const RATE_LIMIT = 10_000_000;

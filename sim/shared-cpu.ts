@@ -9,6 +9,7 @@
 // completion is the heap's smallest finish, and only its one clock event is re-armed when the rate
 // changes. Deterministic: virtual time only, ties finish in the order the requests started.
 
+import { BinaryHeap } from '../engine/binary-heap.ts';
 import type { Cancel } from '../engine/clock.ts';
 
 /** A request as the CPUs see it: its uncontended time, cores and response bytes. */
@@ -43,7 +44,7 @@ export class SharedCpu {
   private lastMs = 0;
   private rate = 1;
   private seq = 0;
-  private readonly heap: Running[] = [];
+  private readonly heap = new BinaryHeap<Running>(before);
   private cancelNext: Cancel | undefined;
   private nextDueMs = Number.NaN;
   private completing = false;
@@ -58,7 +59,7 @@ export class SharedCpu {
   /** Runs `work`; at its end `done` is called, or `work.fire()` without one. */
   start(work: CpuWork, done?: () => void): void {
     this.advance();
-    this.push({ finish: this.progress + work.serviceMs, seq: this.seq++, work, done });
+    this.heap.push({ finish: this.progress + work.serviceMs, seq: this.seq++, work, done });
     this.demand += work.cpuDemand;
     this.memoryBytes += work.memoryBytes;
     this.rate = this.rateOf();
@@ -78,7 +79,7 @@ export class SharedCpu {
 
   /** Keeps one clock event, at the next completion at the current rate. */
   private arm(): void {
-    const top = this.heap[0];
+    const top = this.heap.peek();
     if (top === undefined) {
       this.cancelNext?.();
       this.cancelNext = undefined;
@@ -99,11 +100,11 @@ export class SharedCpu {
     this.completing = true;
     // Each finished request is taken off the books before its callback runs, so work the callback
     // admits (a released seat dispatching the next request) starts at the new rate.
-    for (let top = this.heap[0]; top !== undefined && top.finish <= this.progress + EPSILON_MS; top = this.heap[0]) {
-      this.pop();
+    for (let top = this.heap.peek(); top !== undefined && top.finish <= this.progress + EPSILON_MS; top = this.heap.peek()) {
+      this.heap.pop();
       this.demand -= top.work.cpuDemand;
       this.memoryBytes -= top.work.memoryBytes;
-      if (this.heap.length === 0) {
+      if (this.heap.size === 0) {
         this.demand = 0;
         this.memoryBytes = 0;
       }
@@ -115,38 +116,6 @@ export class SharedCpu {
     this.completing = false;
     this.arm();
   };
-
-  // --- a binary heap by (finish, seq) ----------------------------------------------------------
-
-  private push(entry: Running): void {
-    const h = this.heap;
-    let i = h.length;
-    h.push(entry);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!before(entry, h[parent]!)) break;
-      h[i] = h[parent]!;
-      i = parent;
-    }
-    h[i] = entry;
-  }
-
-  private pop(): void {
-    const h = this.heap;
-    const last = h.pop()!;
-    if (h.length === 0) return;
-    let i = 0;
-    for (;;) {
-      const left = 2 * i + 1;
-      if (left >= h.length) break;
-      const right = left + 1;
-      const child = right < h.length && before(h[right]!, h[left]!) ? right : left;
-      if (!before(h[child]!, last)) break;
-      h[i] = h[child]!;
-      i = child;
-    }
-    h[i] = last;
-  }
 }
 
 function before(a: Running, b: Running): boolean {

@@ -30,7 +30,8 @@ import { SimClock } from '../engine/sim-clock.ts';
 import { runsOnPool, threadsFor } from './execution-model.ts';
 import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts';
 import { CapacityMetrics } from './capacity-metrics.ts';
-import { cpuDemandOf, cpuMsOf, responseBytesOf } from './request-cost.ts';
+import { cpuDemandOf, cpuMsOf, mainThreadSplitOf, responseBytesOf } from './request-cost.ts';
+import { MainThread } from './main-thread.ts';
 import { SharedCpu, type CpuWork } from './shared-cpu.ts';
 import { Replica, ReplicaAssigner, summedDump, type ReplicaResult } from './replica.ts';
 import { HandCollisionBooks, type Ahead, type HandCollisionRecords, type QueueWaiters } from './hand-collisions.ts';
@@ -70,10 +71,11 @@ export interface SimulationResult {
 /** What a flow's requests cost the server (sim/request-cost.ts). */
 interface FlowCost {
   cpuMs: number | undefined;
+  mainThreadCpuMs: number | undefined;
   objectBytes: number;
 }
 
-const AUDIT_COST: FlowCost = { cpuMs: undefined, objectBytes: DEFAULT_OBJECT_BYTES };
+const AUDIT_COST: FlowCost = { cpuMs: undefined, mainThreadCpuMs: undefined, objectBytes: DEFAULT_OBJECT_BYTES };
 
 const NICE_INTERVALS_MS = [100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
 const MAX_BUCKETS = 300;
@@ -194,6 +196,7 @@ class Simulation {
       const metrics = new CapacityMetrics(server.cpus ?? Number.POSITIVE_INFINITY, server.memoryBytes);
       replica.capacity = metrics;
       replica.cpu = new SharedCpu(this.clock, metrics.cpus, (demand, bytes) => metrics.observe(this.clock.now(), demand, bytes));
+      if (server.mainThread) replica.mainThread = new MainThread(replica.cpu);
     }
     const cpu = replica.cpu;
     replica.executor = new VirtualThreads(
@@ -348,9 +351,24 @@ class Simulation {
       request.cpuDemand = cpuDemandOf(cpuMsOf(source.cost.cpuMs, request.objects), request.serviceMs);
       request.memoryBytes = responseBytesOf(request.objects, source.cost.objectBytes);
     }
-    if (runsOnPool(request.objects)) replica.executor.execute(request);
+    if (replica.mainThread !== undefined) this.startOnMainThread(request, replica.mainThread);
+    else if (runsOnPool(request.objects)) replica.executor.execute(request);
     else if (replica.cpu !== undefined) replica.cpu.start(request);
     else this.clock.scheduleTask(request.serviceMs, request);
+  }
+
+  /** With server.mainThread: the request's slice on the main thread, its pool work when it has some, then the rest of it. */
+  private startOnMainThread(request: InFlight, mainThread: MainThread): void {
+    const replica = request.replica;
+    const onPool = runsOnPool(request.objects) && this.scenario.server.executorThreads !== 0;
+    const cost = request.source.cost;
+    const split = mainThreadSplitOf(cpuMsOf(cost.cpuMs, request.objects), cost.mainThreadCpuMs, onPool, request.serviceMs);
+    const rest = (): void => {
+      if (onPool) this.clock.scheduleTask(split.restMs, request);
+      else replica.cpu!.start({ serviceMs: split.restMs, cpuDemand: split.restDemand, memoryBytes: request.memoryBytes, fire: () => request.fire() });
+    };
+    const poolWork: CpuWork & VirtualWork = { serviceMs: split.poolMs, cpuDemand: 1, memoryBytes: request.memoryBytes, fire: rest };
+    mainThread.run(split.sliceMs, onPool ? () => replica.executor.execute(poolWork) : rest);
   }
 
   finish(request: InFlight): void {
@@ -423,7 +441,7 @@ class Simulation {
     const clock = this.clock;
     const source: RequestSource = {
       flow,
-      cost: { cpuMs: spec.cpuMs, objectBytes: spec.objectBytes },
+      cost: { cpuMs: spec.cpuMs, mainThreadCpuMs: spec.mainThreadCpuMs, objectBytes: spec.objectBytes },
       digest,
       query: spec.query,
       objects: spec.objects,

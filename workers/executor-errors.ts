@@ -4,7 +4,7 @@
 // one is the API edge's decision (api/engine-errors.ts): the execution plane knows nothing of HTTP.
 //
 // Codes are never reused or renamed: docs/errors.md and docs/execution-plane.md list them. Add new
-// codes at the end.
+// codes at the end; a retired code moves to RETIRED_ERROR_CODES (engine/status/errors.ts).
 
 export const EXECUTOR_ERROR_CODES = [
   'FW_ERR_EXECUTOR_UNKNOWN_STAGE',
@@ -12,7 +12,6 @@ export const EXECUTOR_ERROR_CODES = [
   'FW_ERR_EXECUTOR_STAGE_FAILED',
   'FW_ERR_EXECUTOR_WORKER_FAILED',
   'FW_ERR_EXECUTOR_CLOSED',
-  'FW_ERR_EXECUTOR_TIMEOUT',
 ] as const;
 
 export type ExecutorErrorCode = (typeof EXECUTOR_ERROR_CODES)[number];
@@ -24,18 +23,12 @@ export class ExecutorError extends Error {
   readonly code: ExecutorErrorCode;
   /** The stage the failed work named ('' when the work had no usable stage name). */
   readonly stage: string;
-  /**
-   * Only on FW_ERR_EXECUTOR_TIMEOUT: resolves (never rejects) when the abandoned work has really
-   * finished and its thread is free — the moment to release seats held for it.
-   */
-  readonly workSettled: Promise<void> | undefined;
 
-  constructor(code: ExecutorErrorCode, stage: string, message: string, extra: { cause?: unknown; workSettled?: Promise<void> } = {}) {
+  constructor(code: ExecutorErrorCode, stage: string, message: string, extra: { cause?: unknown } = {}) {
     super(message, extra.cause === undefined ? undefined : { cause: extra.cause });
     this.name = 'ExecutorError';
     this.code = code;
     this.stage = stage;
-    this.workSettled = extra.workSettled;
   }
 }
 

@@ -1,35 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { composeExecutor, isExecutor, ownedBytes, type Executor, type ExecutorWrapper, type Work } from './executor.ts';
+import { ownedBytes } from './executor.ts';
 import { EXECUTOR_ERROR_CODES, ExecutorError, isExecutorError, isExecutorErrorCode } from './executor-errors.ts';
-import { createInlineExecutor } from './inline-executor.ts';
-
-function tagging(tag: string, log: string[]): ExecutorWrapper {
-  return (inner: Executor) => ({
-    execute<R>(work: Work): Promise<R> {
-      log.push(tag);
-      return inner.execute<R>(work);
-    },
-    close: () => inner.close(),
-  });
-}
-
-test('composeExecutor applies wrappers innermost-first: the last one sees a call first', async () => {
-  const log: string[] = [];
-  const executor = composeExecutor(createInlineExecutor(), tagging('inner', log), tagging('outer', log));
-  assert.is(await executor.execute<number>({ stage: 'noop', payload: 4 }), 4);
-  assert.equal(log, ['outer', 'inner']);
-  assert.is(composeExecutor(executor), executor);
-});
-
-test('composeExecutor refuses wrappers that are not functions or return no Executor', () => {
-  const base = createInlineExecutor();
-  assert.throws(() => composeExecutor(base, 3 as unknown as ExecutorWrapper), /wrapper #0 is not a function/);
-  assert.throws(() => composeExecutor(base, (() => ({ execute: () => 1 })) as unknown as ExecutorWrapper), /wrapper #0 did not return an Executor/);
-  assert.ok(isExecutor(base));
-  assert.not.ok(isExecutor(null));
-  assert.not.ok(isExecutor({ execute() {} }));
-});
 
 test('ownedBytes copies views into shared memory and passes whole-buffer views through', () => {
   const pooled = Buffer.from('small'); // small Buffers live in Node's shared 8 KiB pool
@@ -46,9 +18,9 @@ test('ownedBytes copies views into shared memory and passes whole-buffer views t
 });
 
 test('executor errors are branded, coded, and carry the stage and an HTTP code', () => {
-  const error = new ExecutorError('FW_ERR_EXECUTOR_TIMEOUT', 'encode-json', 'late');
+  const error = new ExecutorError('FW_ERR_EXECUTOR_WORKER_FAILED', 'encode-json', 'late');
   assert.ok(isExecutorError(error));
-  assert.ok(isExecutorErrorCode(error, 'FW_ERR_EXECUTOR_TIMEOUT'));
+  assert.ok(isExecutorErrorCode(error, 'FW_ERR_EXECUTOR_WORKER_FAILED'));
   assert.not.ok(isExecutorErrorCode(error, 'FW_ERR_EXECUTOR_CLOSED'));
   assert.not.ok(isExecutorError(new Error('late')));
   // A copy of the class from another module instance is still recognised by its brand.

@@ -1,5 +1,5 @@
 // The execution plane's one seam. Everything that runs a CPU-heavy stage of admitted work — the
-// Piscina pool, the main thread, the simulator's virtual executor, routers and wrappers — is an
+// Piscina pool, the main thread, the tests' virtual executor, routers and wrappers — is an
 // `Executor`, so the API layer holds an Executor and never knows which one it has (undici's
 // Dispatcher: one tiny interface, implementations and decorators behind it).
 //
@@ -11,8 +11,7 @@
 //       FW_ERR_EXECUTOR_STAGE_FAILED   the stage threw (bad payload included); message and
 //                                      `stage` name it, `cause` carries the original text;
 //       FW_ERR_EXECUTOR_WORKER_FAILED  the thread running it died or could not start;
-//       FW_ERR_EXECUTOR_CLOSED         `execute` was called after `close`;
-//       FW_ERR_EXECUTOR_TIMEOUT        a `withTimeout` wrapper gave up waiting.
+//       FW_ERR_EXECUTOR_CLOSED         `execute` was called after `close`.
 //  2. Each call settles exactly once. Results are the stage's value; byte results are always a
 //     Node `Buffer`, whichever thread produced them.
 //  3. `work.payload` must be structured-cloneable (a pool copies it into the worker), unless its
@@ -24,11 +23,10 @@
 //  5. `close()` stops accepting work at once (later calls reject with FW_ERR_EXECUTOR_CLOSED), lets
 //     every accepted call settle, then releases threads. It is idempotent: every call returns the
 //     same promise. Closing a wrapper closes what it wraps.
-//  6. A settled promise means the work is over and its thread is free — except a timeout: a
-//     thread cannot be interrupted mid-stage, so FW_ERR_EXECUTOR_TIMEOUT rejects early and carries
-//     `workSettled`, a promise that resolves when the abandoned work really ends. Callers that hold
-//     APF seats for the work release them on `workSettled`, as kube-apiserver's timeout filter
-//     answers 504 while the inner handler keeps its seats until it returns.
+//  6. A settled promise means the work is over and its thread is free. A thread cannot be
+//     interrupted mid-stage, so nothing settles early: when a request's deadline passes, the server
+//     answers 504 while the handler still awaits its stage and keeps its APF seats until it returns,
+//     as kube-apiserver's timeout filter does.
 
 import type { TransferListItem } from 'node:worker_threads';
 
@@ -44,30 +42,6 @@ export interface Work {
 export interface Executor {
   execute<R>(work: Work): Promise<R>;
   close(): Promise<void>;
-}
-
-/** A decorator: takes an executor, returns one with the same protocol plus a behaviour. */
-export type ExecutorWrapper = (executor: Executor) => Executor;
-
-/**
- * Applies wrappers innermost-first: `composeExecutor(pool, withA, withB)` is `withB(withA(pool))`,
- * so the last wrapper sees each call first.
- */
-export function composeExecutor(executor: Executor, ...wrappers: ExecutorWrapper[]): Executor {
-  let composed = executor;
-  for (const [index, wrapper] of wrappers.entries()) {
-    if (typeof wrapper !== 'function') throw new TypeError(`executor wrapper #${index} is not a function`);
-    const next = wrapper(composed);
-    if (!isExecutor(next)) throw new TypeError(`executor wrapper #${index} did not return an Executor`);
-    composed = next;
-  }
-  return composed;
-}
-
-export function isExecutor(value: unknown): value is Executor {
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Partial<Executor>;
-  return typeof candidate.execute === 'function' && typeof candidate.close === 'function';
 }
 
 /**

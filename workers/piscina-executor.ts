@@ -5,7 +5,7 @@
 // the same memory (a Buffer crosses threads as a plain Uint8Array).
 //
 // The thread count defaults to the cores left after the main thread (availableParallelism() − 1,
-// at least 1): the main thread must stay free to classify, admit and reject (design/architecture.md),
+// at least 1): the main thread must stay free to classify, admit and reject (docs/execution-plane.md),
 // so the pool should not compete with it for the last core.
 
 import { availableParallelism } from 'node:os';

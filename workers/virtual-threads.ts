@@ -3,7 +3,7 @@
 // a SimClock one seed gives one history (SimClock orders same-instant events by insertion). The
 // simulator drives it directly, with callbacks, so every completion stays inside the total order of
 // simulated events (a promise would resolve in a microtask after the clock's step returned);
-// virtual-executor.ts puts the `Executor` interface on it.
+// testing/virtual-executor.ts puts the `Executor` interface on it, for tests.
 
 import type { SimTask } from '../engine/sim-clock.ts';
 

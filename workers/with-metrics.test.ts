@@ -3,9 +3,8 @@ import * as assert from 'uvu/assert';
 import { SimClock } from '../engine/sim-clock.ts';
 import type { Executor, Work } from './executor.ts';
 import { runClock } from './testing/run-clock.ts';
-import { createVirtualExecutor } from './virtual-executor.ts';
+import { createVirtualExecutor } from './testing/virtual-executor.ts';
 import { createExecutorMetrics, withMetrics, type ExecutionOutcome } from './with-metrics.ts';
-import { withTimeout } from './with-timeout.ts';
 
 const sleep = (ms: number): Work => ({ stage: 'noop', payload: ms });
 
@@ -35,26 +34,31 @@ test('the observer sees each start and each outcome with its virtual duration', 
   ]);
 });
 
-test('createExecutorMetrics keeps per-stage counters; composed outside a timeout it counts timeouts', async () => {
+test('createExecutorMetrics keeps per-stage counters: in flight, outcomes by code, durations', async () => {
   const clock = new SimClock(0);
   const metrics = createExecutorMetrics();
-  const inner: Executor = createVirtualExecutor({ clock, serviceTimeMs: (w) => w.payload as number });
-  const executor = withMetrics(withTimeout(inner, 50, clock), metrics, clock);
+  const inner: Executor = createVirtualExecutor({ clock, serviceTimeMs: (w) => (w.stage === 'noop' ? (w.payload as number) : 50) });
+  const executor = withMetrics(inner, metrics, clock);
   void executor.execute(sleep(10));
   void executor.execute(sleep(20));
-  void executor.execute(sleep(80)).catch(() => undefined);
+  void executor.execute({ stage: 'sleep-cpu', payload: { iterations: -1 } }).catch(() => undefined);
   await runClock(clock, 30);
   assert.equal(metrics.dump(), {
-    noop: { started: 3, inFlight: 1, outcomes: { ok: 2 }, durationMsSum: 30, durationMsMax: 20 },
+    noop: { started: 2, inFlight: 0, outcomes: { ok: 2 }, durationMsSum: 30, durationMsMax: 20 },
+    'sleep-cpu': { started: 1, inFlight: 1, outcomes: {}, durationMsSum: 0, durationMsMax: 0 },
   });
   await runClock(clock, 200);
-  assert.equal(metrics.dump(), {
-    noop: { started: 3, inFlight: 0, outcomes: { ok: 2, FW_ERR_EXECUTOR_TIMEOUT: 1 }, durationMsSum: 80, durationMsMax: 50 },
+  assert.equal(metrics.dump()['sleep-cpu'], {
+    started: 1,
+    inFlight: 0,
+    outcomes: { FW_ERR_EXECUTOR_STAGE_FAILED: 1 },
+    durationMsSum: 50,
+    durationMsMax: 50,
   });
   // dump() is a copy: changing it changes nothing inside.
   const copy = metrics.dump();
   copy['noop']!.started = 99;
-  assert.is(metrics.dump()['noop']!.started, 3);
+  assert.is(metrics.dump()['noop']!.started, 2);
 });
 
 test('non-executor errors count as "error" and still reject the caller', async () => {

@@ -27,12 +27,12 @@ import { readTokenFile } from '../security/token-file.ts';
 import { writeFileAtomic } from '../data-dir/atomic-write.ts';
 import { recoveryHint } from '../data-dir/recovery-hint.ts';
 import { keepSecretFilePrivate, preparePrivateDataDir } from '../data-dir/data-dir.ts';
-import { createFairwayServer } from '../server/assembled-server.ts';
-import { createSecureApiServer } from '../server/secure-server.ts';
+import { createFairwayServer } from '../assembly/assembled-server.ts';
+import { createSecureApiServer } from '../transport/secure-server.ts';
 import { createAccessControl, type AccessControl } from '../security/access-control.ts';
 import { isHealthPath } from '../handlers/health.ts';
 import { startEncryptionAtRest, storedResources, type EncryptionAtRest } from '../security/encryption-at-rest.ts';
-import { startExecutionPlane } from '../server/execution-plane.ts';
+import { startExecutionPlane } from '../assembly/execution-plane.ts';
 
 export const ADMIN_TOKEN_FILE = 'admin.token';
 export const ADMIN_KUBECONFIG_FILE = 'admin.kubeconfig';

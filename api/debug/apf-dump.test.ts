@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { AUTHENTICATED, digestOf, MASTERS, newTestController } from '../metrics/testing/apf-fixtures.ts';
 import { createApfDebugHandlers, renderPriorityLevels, renderQueues, renderRequests } from './apf-dump.ts';
 import { UNDETACHED } from '../testing/request-context.ts';

@@ -6,12 +6,12 @@
 // iterates a Go map: levels by name, queues by index, waiting requests in queue order, then the
 // queue's executing requests by start time, then the level's queueless executing requests.
 
-import { formatGoDuration } from '../../engine/config/go-duration.ts';
+import { formatGoDuration } from '../../engine/go-duration.ts';
 import { formatRfc3339Nano } from '../../engine/clock.ts';
 import type { ControllerDump, FlowController, LevelDump, RequestDescriptor } from '../../engine/flowcontrol/controller.ts';
 import type { RequestDump } from '../../engine/flowcontrol/queue-set.ts';
 import { formatSeatSeconds } from '../../engine/flowcontrol/seat-seconds.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { tabwrite } from './tabwriter.ts';
 import { append } from '../../engine/append.ts';
 

@@ -4,7 +4,7 @@
 // request timeouts, also for a stream stalled mid-body; watch streaming and bookmarks; APF seats
 // held until a response is on the wire and 429s for a flood on one connection; the stream limit;
 // and SIGTERM: GOAWAY, in-flight streams finish, watches end cleanly, exit 0. (A watch whose
-// client stops reading is cut off in api/server/secure-server.test.ts, where the store's buffer is small.)
+// client stops reading is cut off in api/transport/secure-server.test.ts, where the store's buffer is small.)
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -4,12 +4,12 @@ import { X509Certificate } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { fakeResponse } from '../testing/fake-response.ts';
 import type { Logger } from '../log.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { buildAuthenticator } from '../../engine/auth/build-authenticator.ts';
 import type { Authenticator } from '../../engine/auth/authenticator.ts';
 import { generateCertificateAuthority, issueClientCertificate } from '../../engine/x509/certificates.ts';
 import { authenticationRequestOf, createAuthenticationFilter, MAX_KEPT_AUTHORIZATION_LENGTH } from './authentication.ts';
-import { connectionOf } from '../server/connection.ts';
+import { connectionOf } from '../request/connection.ts';
 
 /** A socket presenting `pems` as its peer chain (leaf first), the way node:tls reports it. */
 function socketWith(pems: readonly string[]) {

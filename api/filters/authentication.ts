@@ -12,10 +12,10 @@ import type { IncomingMessage } from 'node:http';
 import type { AuthenticationRequest, AuthenticationResult, Authenticator } from '../../engine/auth/authenticator.ts';
 import { SYSTEM_ANONYMOUS, SYSTEM_UNAUTHENTICATED } from '../../engine/auth/authenticator.ts';
 import type { UserInfo } from '../../engine/auth/user-info.ts';
-import type { Filter } from '../server/http-context.ts';
-import { connectionOf, type Connection } from '../server/connection.ts';
+import type { Filter } from '../request/http-context.ts';
+import { connectionOf, type Connection } from '../request/connection.ts';
 import { unauthorized } from '../../engine/status/errors.ts';
-import { sendStatusNegotiated } from '../handlers/respond.ts';
+import { sendStatusNegotiated } from '../request/respond.ts';
 import type { Logger } from '../log.ts';
 
 export interface AuthenticationOptions {

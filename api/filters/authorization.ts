@@ -9,9 +9,9 @@ import type { AuthorizationAttributes, AuthorizationResult, Authorizer, RequestS
 import { attributesFromRequest, isPending } from '../../engine/auth/authorizer.ts';
 import { parseFieldSelector } from '../../engine/store/field-selector.ts';
 import { parseLabelSelector } from '../../engine/store/label-selector.ts';
-import type { Answered, Filter, RequestContext } from '../server/http-context.ts';
+import type { Answered, Filter, RequestContext } from '../request/http-context.ts';
 import { forbidden } from '../../engine/status/errors.ts';
-import { sendStatusNegotiated } from '../handlers/respond.ts';
+import { sendStatusNegotiated } from '../request/respond.ts';
 import type { Logger } from '../log.ts';
 import type { RequestInfo } from '../../engine/request/request-info.ts';
 import type { UserInfo } from '../../engine/auth/user-info.ts';

@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { fakeResponse } from '../testing/fake-response.ts';
 import type { Authorizer } from '../../engine/auth/authorizer.ts';
 import { allow, noOpinion } from '../../engine/auth/authorizer.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { createImpersonationFilter } from './impersonation.ts';
 
 function fakeContext(rawHeaders: string[]) {

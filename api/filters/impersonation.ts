@@ -7,9 +7,9 @@
 // kept as `context.impersonator` for the access log.
 import type { Authorizer } from '../../engine/auth/authorizer.ts';
 import { IMPERSONATE_HEADER_PREFIX, impersonate, type HeaderLine } from '../../engine/auth/impersonation.ts';
-import type { Answered, Filter, RequestContext } from '../server/http-context.ts';
+import type { Answered, Filter, RequestContext } from '../request/http-context.ts';
 import { badRequest } from '../../engine/status/errors.ts';
-import { sendStatusNegotiated } from '../handlers/respond.ts';
+import { sendStatusNegotiated } from '../request/respond.ts';
 import { forbiddenStatus, writeInternalError } from './authorization.ts';
 
 export interface ImpersonationFilterOptions {

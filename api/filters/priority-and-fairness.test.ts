@@ -9,7 +9,7 @@ import { InterestedWatches } from '../../engine/flowcontrol/interested-watches.t
 import type { RequestInfo } from '../../engine/request/request-info.ts';
 import type { UserInfo } from '../../engine/auth/user-info.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
-import { chain, type RequestContext } from '../server/http-context.ts';
+import { chain, type RequestContext } from '../request/http-context.ts';
 import { AUTHENTICATED, FLOOD_SCHEMA_UID, MASTERS, newTestController, podsInfo, TINY_LEVEL_UID } from '../metrics/testing/apf-fixtures.ts';
 import { UNDETACHED, withEndHooks } from '../testing/request-context.ts';
 import {
@@ -178,11 +178,13 @@ async function respond(context: RequestContext, body: string): Promise<void> {
 test('a flood of one flow gets 429 with the plain-text body, headers and Retry-After, while exempt requests succeed', async () => {
   const gate = latch();
   let entered = 0;
+  const levelsSeen = new Set<string>();
   const h = await startServer({
     enforce: true,
     handler: async (context) => {
       if (context.user?.name === 'mallory') {
         entered++;
+        levelsSeen.add(context.priorityLevelUid);
         await gate.opened;
       }
       await respond(context, 'ok');
@@ -214,6 +216,7 @@ test('a flood of one flow gets 429 with the plain-text body, headers and Retry-A
       assert.is(r.headers[FLOW_SCHEMA_UID_HEADER.toLowerCase()], FLOOD_SCHEMA_UID);
       assert.is(r.headers[PRIORITY_LEVEL_UID_HEADER.toLowerCase()], TINY_LEVEL_UID);
     }
+    assert.equal([...levelsSeen], [TINY_LEVEL_UID], 'the handler is told the level its header names (its streaming body is written under it)');
     await eventually(() => tiny(h.controller).isIdle, 'tiny idle');
   } finally {
     await h.close();

@@ -23,9 +23,9 @@ import type { UserInfo } from '../../engine/auth/user-info.ts';
 import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../../engine/status/errors.ts';
 import { goQuote } from '../../engine/go-format.ts';
-import type { Answered, EndHook, Filter, RequestContext } from '../server/http-context.ts';
-import { responseFlushed, whenFlushed } from '../server/response-flushed.ts';
-import { addPresetHeaders, PresetHeaders } from '../server/preset-headers.ts';
+import type { Answered, EndHook, Filter, RequestContext } from '../request/http-context.ts';
+import { responseFlushed, whenFlushed } from '../request/response-flushed.ts';
+import { addPresetHeaders, PresetHeaders } from '../request/preset-headers.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
 
 export const FLOW_SCHEMA_UID_HEADER = 'X-Kubernetes-PF-FlowSchema-UID';
@@ -310,6 +310,7 @@ function setPfHeaders(context: RequestContext, classification: Classification): 
     lastClassified = classification;
   }
   addPresetHeaders(res, lastHeaders!);
+  context.priorityLevelUid = classification.priorityLevel.metadata?.uid ?? '';
 }
 
 function pfHeadersOf({ flowSchema, priorityLevel }: Classification): PresetHeaders {

@@ -6,14 +6,15 @@
 // by a YamlDecoder: on a worker beyond a few hundred bytes (workers/decode-yaml.ts).
 import type { IncomingMessage } from 'node:http';
 import { ApiError, badRequest, malformedBody, MAX_REQUEST_BODY_BYTES, nestingTooDeep, requestEntityTooLarge } from '../../engine/status/errors.ts';
-import { negotiateInput, PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
+import { negotiateInput } from '../request/content-negotiation.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../../engine/render/serializer.ts';
 import { decodeBody } from '../../engine/protobuf/objects.ts';
 import { parseGoJson } from '../../engine/go-json.ts';
 import { strictYamlError, type GoYamlResult } from '../../engine/go-yaml.ts';
 import { inlineYamlDecoder, type YamlDecoder } from '../../workers/decode-yaml.ts';
 import { goQuote } from '../../engine/go-format.ts';
 import { checkNestingDepth, MAX_BODY_NESTING_DEPTH } from './nesting-depth.ts';
-import { beginBodyRead, onBodyFramingError } from '../server/http1-connection.ts';
+import { beginBodyRead, onBodyFramingError } from '../request/request-body.ts';
 
 export const BODY_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
 export type BodyMediaType = (typeof BODY_MEDIA_TYPES)[number];

@@ -1,7 +1,7 @@
 // Non-resource GET endpoints that describe the server: /version, /api, /apis (aggregated v2 or
 // legacy, by Accept), /apis/<group>, /apis/<group>/<version>, /openapi/v3 and its documents.
 // Bodies that never change are serialised once.
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryContentType,
@@ -14,8 +14,9 @@ import {
 } from '../discovery/discovery.ts';
 import { openApiDocuments, openApiIndex } from '../openapi/openapi.ts';
 import { ApiError, routeMethodNotAllowed, routeNotFound } from '../../engine/status/errors.ts';
-import { negotiateOutput } from './content-negotiation.ts';
-import { encode, sendText, wantsPretty } from './respond.ts';
+import { negotiateOutput } from '../request/content-negotiation.ts';
+import { sendText, wantsPretty } from '../request/respond.ts';
+import { encode } from '../../engine/render/serializer.ts';
 
 /** kube-apiserver's /version for 1.32 (the gcloud kubectl dispatcher runs the kubectl whose minor matches). */
 export function versionInfo() {

@@ -12,7 +12,8 @@ import type { Executor, Work } from '../../workers/executor.ts';
 import { encodeObjectsWork, encodeYamlItemsWork, splitEncodedObjects } from '../../workers/objects-json.ts';
 import { keepObjectMessage, keptObjectMessage } from '../../engine/protobuf/objects.ts';
 import { ENCODE_PROTOBUF_ITEMS_STAGE, ENCODE_TABLE_ROWS_STAGE } from '../../workers/render-stages.ts';
-import type { FlowcontrolKind, IncludeObject } from '../../engine/render/table.ts';
+import type { IncludeObject } from '../../engine/render/table.ts';
+import type { FlowcontrolKind } from '../../engine/resources/types.ts';
 
 /** 256 MiB: the YAML items of ~40,000 objects of 4 KiB as JSON (a YAML item is about 1.2× its JSON). */
 export const DEFAULT_ENCODING_CACHE_BYTES = 256 * 1024 * 1024;

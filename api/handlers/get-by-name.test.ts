@@ -3,7 +3,7 @@
 // read must wait for a resourceVersion.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Filter } from '../server/http-context.ts';
+import type { Filter } from '../request/http-context.ts';
 import { PLC as P, validPlc as plc } from '../testing/bad-input-corpus.ts';
 import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
 

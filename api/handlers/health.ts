@@ -1,7 +1,7 @@
 // /healthz, /livez and /readyz as kube-apiserver serves them: `ok` when every check passes; with
 // `?verbose`, or on failure (HTTP 500), one `[+]name ok` / `[-]name failed: reason withheld` line per
 // check and a closing summary. `/<endpoint>/<check>` runs one check. `?exclude=<check>` skips one.
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 
 export interface HealthCheck {
   name: string;

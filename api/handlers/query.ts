@@ -8,9 +8,9 @@ import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
 import { ApiError, badRequest, invalid as invalidStatus } from '../../engine/status/errors.ts';
 import { goQuote } from '../../engine/go-format.ts';
 import { goParseInt64, goParseUint64 } from '../../engine/go-integer.ts';
-import { queryBool } from '../server/request-info.ts';
+import { queryBool } from '../request/request-info.ts';
 import { DELETE_OPTIONS_SHAPE, type DeleteOptions, type PropagationPolicy } from '../../engine/registry/delete-options.ts';
-import { decodeShape } from '../../engine/resources/object-shape.ts';
+import { decodeShape } from '../../engine/resources/schema-decoder.ts';
 import { isRecord } from '../../engine/own-property.ts';
 import { firstTypeError, type FieldValidation } from '../../engine/request/decode.ts';
 

@@ -7,7 +7,7 @@ import type { Executor, Work } from '../../workers/executor.ts';
 import { createInlineExecutor } from '../../workers/inline-executor.ts';
 import { cacheJson } from './encoded-items.ts';
 import { negotiate } from './resource-output.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 
 const forms = (count: number, prefix = 'o') =>
   Array.from({ length: count }, (_, i) => {

@@ -4,7 +4,7 @@
 // write and a LIST copies bytes; encoding many objects, and every other representation (protobuf
 // included, which reuses each object's cached message when rendered on the main thread), is work for
 // the execution plane (workers/), which keeps small work on the main thread and sends large work to
-// a worker. Large bodies are streamed in chunks (api/server/response-body.ts). Each function resolves when
+// a worker. Large bodies are streamed in chunks (api/request/response-body.ts). Each function resolves when
 // the body has been handed to the response, so the request keeps its APF seats until then.
 import type { FlowcontrolObject, KubeObject, ListMeta } from '../../engine/resources/types.ts';
 import { newStoredForm, objectJsonBytes, objectJsonLine, storedFormOf } from '../../engine/store/cached-object.ts';
@@ -12,17 +12,19 @@ import { goJsonText } from '../../engine/store/go-json.ts';
 import { BoundedCache } from '../../engine/bounded-cache.ts';
 import type { ListResult, StoredForm } from '../../engine/store/store-types.ts';
 import type { Executor } from '../../workers/executor.ts';
-import { negotiateOutput, OBJECT_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE, tableConversions, type NegotiatedMediaType } from './content-negotiation.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES, tableConversions, type NegotiatedMediaType } from '../request/content-negotiation.ts';
+import { PROTOBUF_MEDIA_TYPE, type Representation } from '../../engine/render/serializer.ts';
 import { ApiError } from '../../engine/status/errors.ts';
-import { ageJson, parseIncludeObject, tableFrame, tableOrder, type FlowcontrolKind, type IncludeObject } from '../../engine/render/table.ts';
-import type { RequestContext } from '../server/http-context.ts';
-import { type BodyParts, sendBody, sendBytes } from '../server/response-body.ts';
+import { ageJson, parseIncludeObject, tableFrame, tableOrder, type IncludeObject } from '../../engine/render/table.ts';
+import type { FlowcontrolKind } from '../../engine/resources/types.ts';
+import type { RequestContext } from '../request/http-context.ts';
+import { type BodyParts, sendBody, sendBytes } from '../request/response-body.ts';
 import type { RenderSpec } from '../../engine/render/render-body.ts';
 import { renderWork } from '../../workers/render-stages.ts';
 import { type AgedTableRow, cacheJson, type KeptItems, sameForms, tableRowSplit } from './encoded-items.ts';
 import { listBodyParts } from '../../engine/protobuf/objects.ts';
 import { yamlListFrame } from '../../engine/store/yaml-text.ts';
-import { wantsPretty, type Representation } from './respond.ts';
+import { wantsPretty } from '../request/respond.ts';
 
 export interface OutputContext {
   kind: FlowcontrolKind;
@@ -159,8 +161,8 @@ export function sendStoredObject(
   const form = formOf(object);
   const contentType = output.negotiated.contentType;
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, [form], renderSpec(context, out, output), statusCode, contentType);
-  if (form.jsonBytes !== undefined) return sendBytes(context.res, statusCode, contentType, objectJsonLine(form));
-  return cacheJson([form], out.executor).then(() => sendBytes(context.res, statusCode, contentType, objectJsonLine(form)));
+  if (form.jsonBytes !== undefined) return sendBytes(context.res, context.priorityLevelUid, statusCode, contentType, objectJsonLine(form));
+  return cacheJson([form], out.executor).then(() => sendBytes(context.res, context.priorityLevelUid, statusCode, contentType, objectJsonLine(form)));
 }
 
 async function renderAndSend(
@@ -172,7 +174,7 @@ async function renderAndSend(
   contentType: string,
 ): Promise<unknown> {
   const body = await executor.execute<Buffer>(renderWork(forms, spec));
-  return sendBytes(context.res, statusCode, contentType, body);
+  return sendBytes(context.res, context.priorityLevelUid, statusCode, contentType, body);
 }
 
 function listMeta(list: Pick<ListResult, 'resourceVersion' | 'continue' | 'remainingItemCount'>): ListMeta {
@@ -197,7 +199,7 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
     const items = await out.yamlItems.of(forms, out.executor);
     const frame = yamlListFrame({ apiVersion: out.apiVersion, kind: out.listKind, metadata });
     const parts = new FramedParts(Buffer.from(frame.head, 'utf8'), items, Buffer.from(frame.tail, 'utf8'));
-    return sendBody(context.res, 200, contentType, parts, parts.byteLength);
+    return sendBody(context.res, context.priorityLevelUid, 200, contentType, parts, parts.byteLength);
   }
   if (output.conversion === 'Table' && output.mediaType === 'application/json' && !output.pretty && forms.length > 0 && out.tableRows !== undefined) {
     // Each object's kept row with its Age at this instant, in the printer's order, inside the Table's frame.
@@ -210,14 +212,14 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
     }
     const frame = tableFrame(out.kind, metadata, out.apiDomain);
     const body = new TableParts(Buffer.from(frame.head, 'utf8'), rows, Buffer.from(frame.tail, 'utf8'));
-    return sendBody(context.res, 200, contentType, body, body.byteLength);
+    return sendBody(context.res, context.priorityLevelUid, 200, contentType, body, body.byteLength);
   }
   if (output.mediaType === PROTOBUF_MEDIA_TYPE && output.conversion === undefined && out.protobufItems !== undefined) {
     // The list message around each object's kept message, as Go writes FooList.
     const messages = await out.protobufItems.of(forms, out.executor);
     const parts = listBodyParts(out.listKind, out.apiVersion, metadata, messages);
     const body = new FramedParts(parts[0]!, parts.slice(1, -1), parts.at(-1)!);
-    return sendBody(context.res, 200, contentType, body, body.byteLength);
+    return sendBody(context.res, context.priorityLevelUid, 200, contentType, body, body.byteLength);
   }
   if (!isPlainJson(output)) return renderAndSend(context, out.executor, forms, renderSpec(context, out, output, metadata), 200, contentType);
   await cacheJson(forms, out.executor);
@@ -227,7 +229,7 @@ async function sendForms(context: RequestContext, out: OutputContext, output: Ou
   );
   let byteLength = head.byteLength + LIST_END.byteLength + Math.max(0, forms.length - 1);
   for (let i = 0; i < forms.length; i++) byteLength += objectJsonBytes(forms[i]!).byteLength;
-  return sendBody(context.res, 200, contentType, new ListParts(head, forms), byteLength);
+  return sendBody(context.res, context.priorityLevelUid, 200, contentType, new ListParts(head, forms), byteLength);
 }
 
 /**

@@ -3,18 +3,20 @@
 // Requests for anything else under the group (other resources, subresources, versions) get the
 // same 404/405 kube-apiserver's router gives.
 import type { ListOptions } from '../../engine/store/store-types.ts';
-import type { Answered, Handler, RequestContext } from '../server/http-context.ts';
+import type { Answered, Handler, RequestContext } from '../request/http-context.ts';
 import { ApiError, nameMismatch, routeMethodNotAllowed, routeNotFound } from '../../engine/status/errors.ts';
-import { PATCH_MEDIA_TYPES, negotiateInput } from './content-negotiation.ts';
+import { PATCH_MEDIA_TYPES, negotiateInput } from '../request/content-negotiation.ts';
 import type { Logger } from '../log.ts';
 import { parseBody, readBody } from './body.ts';
 import type { YamlDecoder } from '../../workers/decode-yaml.ts';
 import { decodeObject } from '../../engine/request/decode.ts';
 import { checkNestingDepth } from './nesting-depth.ts';
-import type { ObjectRegistry, Subresource } from '../../engine/registry/kind-registry.ts';
+import type { ObjectRegistry } from '../../engine/registry/kind-registry.ts';
+import type { Subresource } from '../../engine/patch/patch-applier.ts';
 import type { Requester } from '../../engine/registry/requester.ts';
 import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader, type DeleteBody } from './query.ts';
-import { addWarnings, sendError, sendObject, type Representation } from './respond.ts';
+import { addWarnings, sendError, sendObject } from '../request/respond.ts';
+import type { Representation } from '../../engine/render/serializer.ts';
 import { negotiate, sendList, sendStoredObject, type Output, type OutputContext } from './resource-output.ts';
 import { MIN_REQUEST_TIMEOUT_MS, parseWatchOptions, serveWatch } from './watch.ts';
 import type { WatchLimiter } from './watch-limit.ts';

@@ -3,12 +3,13 @@
 // (405 otherwise); the body is JSON, YAML or, as kubectl sends it, protobuf, and must name the
 // review's kind and version; the answer is 201 with the review and its status, in the negotiated
 // representation.
-import type { Handler, RequestContext } from '../server/http-context.ts';
+import type { Handler, RequestContext } from '../request/http-context.ts';
 import { ApiError, badRequest, malformedBody, routeMethodNotAllowed } from '../../engine/status/errors.ts';
-import { negotiateOutput, OBJECT_MEDIA_TYPES, type SerializerMediaType } from './content-negotiation.ts';
+import { negotiateOutput, OBJECT_MEDIA_TYPES } from '../request/content-negotiation.ts';
+import type { Representation, SerializerMediaType } from '../../engine/render/serializer.ts';
 import { parseBody, readBody } from './body.ts';
 import { inlineYamlDecoder, type YamlDecoder } from '../../workers/decode-yaml.ts';
-import { sendObject, wantsPretty, type Representation } from './respond.ts';
+import { sendObject, wantsPretty } from '../request/respond.ts';
 
 export interface ReviewKind {
   kind: string;

@@ -7,10 +7,10 @@ import type { AuthorizationAttributes, Authorizer } from '../../engine/auth/auth
 import type { SubjectAccessReviewSpec } from '../../engine/auth/subject-access-review.ts';
 import { specFromWire, wireSpec } from '../../engine/auth/subject-access-review.ts';
 import { FieldPath, invalid as invalidField, type FieldError } from '../../engine/resources/field-errors.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { ApiError, internalError, invalid } from '../../engine/status/errors.ts';
 import { readReviewBody, reviewOutput, sendReview, type ReviewHandler, type ReviewKind } from './review.ts';
-import { sendError } from './respond.ts';
+import { sendError } from '../request/respond.ts';
 
 export const SELF_SUBJECT_ACCESS_REVIEW_KIND = 'SelfSubjectAccessReview';
 

@@ -3,9 +3,9 @@
 // creationTimestamp of now, and `status.userInfo` {username, uid, groups, extra}, empty ones left
 // out.
 import { ApiError, badRequest } from '../../engine/status/errors.ts';
-import { SUPPORTED_MEDIA_TYPES } from './content-negotiation.ts';
+import { SUPPORTED_MEDIA_TYPES } from '../request/content-negotiation.ts';
 import { readReviewBody, reviewOutput, sendReview, type ReviewHandler, type ReviewKind } from './review.ts';
-import { sendError } from './respond.ts';
+import { sendError } from '../request/respond.ts';
 
 export const SELF_SUBJECT_REVIEW_KIND = 'SelfSubjectReview';
 

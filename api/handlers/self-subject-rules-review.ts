@@ -5,11 +5,11 @@
 // 201 with an empty spec and the status (`resourceRules`, `nonResourceRules`, `incomplete`, and
 // the rule resolvers' error as `evaluationError`).
 import type { Authorizer, NonResourceRule, ResourceRule, RulesResult } from '../../engine/auth/authorizer.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { ApiError, badRequest, internalError, malformedBody } from '../../engine/status/errors.ts';
 import type { YamlDecoder } from '../../workers/decode-yaml.ts';
 import { readReviewBody, reviewOutput, sendReview, type ReviewHandler, type ReviewKind } from './review.ts';
-import { sendError } from './respond.ts';
+import { sendError } from '../request/respond.ts';
 
 export const SELF_SUBJECT_RULES_REVIEW_KIND = 'SelfSubjectRulesReview';
 

@@ -3,7 +3,7 @@
 // stream goes on; the end-of-request work (end hooks, the in-flight count) runs when it ends.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Filter, RequestContext } from '../server/http-context.ts';
+import type { Filter, RequestContext } from '../request/http-context.ts';
 import { openStream } from '../testing/http-client.ts';
 import { startInProcessServer } from '../testing/in-process.ts';
 

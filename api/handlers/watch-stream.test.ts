@@ -8,7 +8,7 @@ import type { ResourceStore } from '../../engine/store/store-types.ts';
 import { errorEvent } from '../../engine/store/watch-event.ts';
 import { CacheWatcher } from '../../engine/store/watcher.ts';
 import { createInlineExecutor } from '../../workers/inline-executor.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import type { Output, OutputContext } from './resource-output.ts';
 import { serveWatch } from './watch.ts';
 

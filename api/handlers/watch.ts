@@ -12,12 +12,12 @@ import type { ResourceStore, StoredForm, WatchOptions, Watcher } from '../../eng
 import { WatchEvent } from '../../engine/store/watch-event.ts';
 import type { StoreError } from '../../engine/store/store-errors.ts';
 import { storeErrorStatus } from '../engine-errors.ts';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 import { toTable, parseIncludeObject, type IncludeObject } from '../../engine/render/table.ts';
 import { ApiError, badRequest } from '../../engine/status/errors.ts';
-import { CHUNK_BYTES, ChunkedBody } from '../server/response-body.ts';
+import { CHUNK_BYTES, ChunkedBody } from '../request/response-body.ts';
 import { checkResourceVersion, type QueryReader } from './query.ts';
-import { PROTOBUF_MEDIA_TYPE } from './content-negotiation.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../../engine/render/serializer.ts';
 import { encodeObject, watchFrame } from '../../engine/protobuf/objects.ts';
 import { cacheJson } from './encoded-items.ts';
 import type { Output, OutputContext } from './resource-output.ts';
@@ -281,7 +281,7 @@ class WatchStream {
       const { watcher, deps } = this;
       // A client that stops reading keeps the socket full; once the store has cut its watcher off
       // (bounded buffer), the response goes too.
-      const body = new ChunkedBody(this.context.res, { abandonWhen: () => watcher.stopped });
+      const body = new ChunkedBody(this.context.res, this.context.priorityLevelUid, { abandonWhen: () => watcher.stopped });
       if (full && !(await body.drained())) {
         if (body.abandoned) deps.onTerminated?.(this.context);
         this.close();

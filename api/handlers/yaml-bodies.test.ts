@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import type { Executor, Work } from '../../workers/executor.ts';
 import { createInlineExecutor } from '../../workers/inline-executor.ts';
 import { createRoutingExecutor } from '../../workers/routing-executor.ts';
-import type { ExecutionPlane } from '../server/execution-plane.ts';
+import type { ExecutionPlane } from '../assembly/execution-plane.ts';
 import { startInProcessServer, type InProcessServer } from '../testing/in-process.ts';
 
 const FS = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';

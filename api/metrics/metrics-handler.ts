@@ -1,7 +1,7 @@
 // GET /metrics: the Prometheus text exposition format (version 0.0.4) of one registry.
 
 import type { Registry } from 'prom-client';
-import type { RequestContext } from '../server/http-context.ts';
+import type { RequestContext } from '../request/http-context.ts';
 
 export function metricsHandler(registry: Registry): (context: RequestContext) => Promise<void> {
   return async (context) => {

@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RequestInfo } from '../../engine/request/request-info.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
-import type { Filter, RequestContext } from '../server/http-context.ts';
+import type { Filter, RequestContext } from '../request/http-context.ts';
 import { createFairwayMetrics, type FairwayMetrics } from './fairway-metrics.ts';
 import { metricsHandler } from './metrics-handler.ts';
 import { cleanDryRun, cleanScope, createRequestMetricsFilter, reportedVerb } from './request-metrics.ts';
@@ -13,7 +13,7 @@ import { podsInfo } from './testing/apf-fixtures.ts';
 import { parseExposition, sampleValue } from './testing/exposition.ts';
 import { ServedLabels } from './served-labels.ts';
 import type { DiscoveryModel, ResourceModel } from '../discovery/discovery.ts';
-import { parseRequestInfo } from '../server/request-info.ts';
+import { parseRequestInfo } from '../request/request-info.ts';
 import { UNDETACHED, withEndHooks } from '../testing/request-context.ts';
 
 const q = (query = '') => new URLSearchParams(query);

@@ -11,7 +11,7 @@
 
 import type { Clock } from '../../engine/clock.ts';
 import type { RequestInfo } from '../../engine/request/request-info.ts';
-import type { Filter, RequestContext } from '../server/http-context.ts';
+import type { Filter, RequestContext } from '../request/http-context.ts';
 import { REQUEST_DURATION_BUCKETS_SECONDS } from './buckets.ts';
 import { CounterVec, HistogramVec, type CollectedFamily, type CounterCell, type HistogramCell } from './metric-family.ts';
 import { OTHER_LABEL, type ResourceLabels, type ServedLabels } from './served-labels.ts';

@@ -14,7 +14,8 @@
 import { createHash } from 'node:crypto';
 import type { DiscoveryModel, GroupVersionModel, ResourceModel } from '../discovery/discovery.ts';
 import { META_PREFIX, metaSchemas, schemaRef, type GroupVersion, type Schema } from './schemas.ts';
-import { OBJECT_MEDIA_TYPES, PATCH_MEDIA_TYPES, PROTOBUF_MEDIA_TYPE } from '../handlers/content-negotiation.ts';
+import { OBJECT_MEDIA_TYPES, PATCH_MEDIA_TYPES } from '../request/content-negotiation.ts';
+import { PROTOBUF_MEDIA_TYPE } from '../../engine/render/serializer.ts';
 
 export interface OpenApiDocument {
   /** The index key, without a leading slash: `apis/flowcontrol.apiserver.k8s.io/v1`. */

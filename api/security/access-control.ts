@@ -20,8 +20,7 @@ import type { AdmissionChain } from '../../engine/auth/admission/admission.ts';
 import { buildAdmissionChain } from '../../engine/auth/admission/build-admission.ts';
 import { apiGroupsFor } from '../../engine/resources/api-domain.ts';
 import { formatRfc3339 } from '../../engine/clock.ts';
-import type { Filter } from '../server/http-context.ts';
-import type { ServeOptions } from '../commands/serve-flags.ts';
+import type { Filter } from '../request/http-context.ts';
 import type { Logger } from '../log.ts';
 import { createAuthorizationFilter } from '../filters/authorization.ts';
 import { alwaysAllowAuthorizer } from '../../engine/auth/always.ts';
@@ -64,10 +63,23 @@ export interface AuthenticationOptions {
   clientCaPem?: string | undefined;
 }
 
+/** What authorization and admission are built from (`fairway serve`'s flags of the same names). */
+export interface AuthorizationOptions {
+  /** An AuthorizationConfiguration file, followed for changes; '' for none (then `authorizationMode`). */
+  authorizationConfig: string;
+  /** Authorizers in order (AlwaysAllow, AlwaysDeny, RBAC, Webhook...); empty: AlwaysAllow. */
+  authorizationMode: readonly string[];
+  /** An AdmissionConfiguration file; '' for none. */
+  admissionControlConfigFile: string;
+  /** Admission plugins enabled besides the default ones. */
+  enableAdmissionPlugins: readonly string[];
+  apiDomain: string;
+}
+
 export interface AccessControlOptions {
   authentication: AuthenticationOptions;
   /** Authorization and admission settings; absent: AlwaysAllow without its filter, no admission, no self reviews. */
-  options?: Pick<ServeOptions, 'authorizationConfig' | 'authorizationMode' | 'admissionControlConfigFile' | 'enableAdmissionPlugins' | 'apiDomain'>;
+  options?: AuthorizationOptions;
   clock: Clock;
   logger: Logger;
   /** Where the authorization metrics are registered; a new Registry when absent. */

@@ -10,7 +10,7 @@ import type { Clock } from '../../engine/clock.ts';
 import type { GroupResource, LoadedEncryptionConfig, ProviderConfiguration } from '../../engine/config/encryption-config.ts';
 import { formatEncryptionConfigError, formatGroupResource, loadEncryptionConfig } from '../../engine/config/encryption-config.ts';
 import { createEncryptionConfigWatcher, type EncryptionConfigWatcher } from '../../engine/config/encryption-reload.ts';
-import { parseGoDuration, goDurationToMs } from '../../engine/config/go-duration.ts';
+import { parseGoDuration, goDurationToMs } from '../../engine/go-duration.ts';
 import {
   createResourceTransformers,
   routeByStorageKey,

@@ -9,16 +9,16 @@ import { createMemoryBackend } from '../../engine/store/memory/memory-backend.ts
 import { createStore } from '../../engine/store/store.ts';
 import type { Store } from '../../engine/store/store-types.ts';
 import type { StorageBackend } from '../../engine/store/backend.ts';
-import { createFairwayServer, type FairwayServer } from '../server/assembled-server.ts';
+import { createFairwayServer, type FairwayServer } from '../assembly/assembled-server.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { generateCertificateAuthority, issueServingCertificate } from '../../engine/x509/certificates.ts';
-import { createSecureApiServer, type SecureServer } from '../server/secure-server.ts';
-import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../server/http1-connection.ts';
+import { createSecureApiServer, type SecureServer } from '../transport/secure-server.ts';
+import { HTTP1_SERVER_OPTIONS, installHttp1Rules } from '../transport/http1-connection.ts';
 import { createAccessControl, type AccessControl } from '../security/access-control.ts';
 import { isHealthPath } from '../handlers/health.ts';
 import { createTestClient, type TestClient } from './http-client.ts';
-import type { Filter } from '../server/http-context.ts';
-import type { ExecutionPlane } from '../server/execution-plane.ts';
+import type { Filter } from '../request/http-context.ts';
+import type { ExecutionPlane } from '../assembly/execution-plane.ts';
 
 export interface InProcessServer {
   client: TestClient;

@@ -1,16 +1,18 @@
 // The parts of a RequestContext that only the server's own requests use (detaching a watch from the
-// chain, end hooks, abort listeners), as no-ops for contexts that tests build by hand, and
+// chain, end hooks, abort listeners), as no-ops for contexts that tests build by hand (with no
+// priority level yet: APF's filter sets one when a test runs it), and
 // `withEndHooks` for a hand-built context whose filters register end hooks (APF's seats, the request
 // metrics): the test ends the request where the server would, once the chain has settled.
-import type { EndHook, RequestContext } from '../server/http-context.ts';
-import { addHook, emptyHookSlots, runHooks } from '../server/hook-slots.ts';
+import type { EndHook, RequestContext } from '../request/http-context.ts';
+import { addHook, emptyHookSlots, runHooks } from '../request/hook-slots.ts';
 
-export const UNDETACHED: Pick<RequestContext, 'onEnd' | 'setAbortListener' | 'detach' | 'detached' | 'end'> = {
+export const UNDETACHED: Pick<RequestContext, 'onEnd' | 'setAbortListener' | 'detach' | 'detached' | 'end' | 'priorityLevelUid'> = {
   onEnd: () => undefined,
   setAbortListener: () => undefined,
   detach: () => undefined,
   detached: false,
   end: () => undefined,
+  priorityLevelUid: '',
 };
 
 /** `context` collecting its end hooks; `runEndHooks()` runs them as the server does (last registered first, once). */

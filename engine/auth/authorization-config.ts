@@ -10,8 +10,8 @@ import { FieldPath, formatFieldError, formatFieldErrors, invalid } from '../reso
 import { apiGroupsFor } from '../resources/api-domain.ts';
 import type { MatchConditions } from './cel-match-conditions.ts';
 import { parseManifests } from '../config/manifests.ts';
-import { arrayOf, boolean, decodeShape, string, struct } from '../resources/object-shape.ts';
-import { parseGoDuration } from '../config/go-duration.ts';
+import { arrayOf, boolean, decodeShape, string, struct } from '../resources/schema-decoder.ts';
+import { parseGoDuration } from '../go-duration.ts';
 import { validateAuthorizationConfiguration, type AuthorizationValidationOptions } from './authorization-validation.ts';
 import type { AuthorizationConfiguration, AuthorizerConfiguration, WebhookConfiguration, WebhookConnectionInfo } from './authorization-types.ts';
 

@@ -9,7 +9,7 @@ import type { FieldError } from '../resources/field-errors.ts';
 import { duplicate, FieldPath, invalid, notSupported, required, tooMany } from '../resources/field-errors.ts';
 import { isDns1123Subdomain } from '../resources/name-validation.ts';
 import { compileMatchConditions, type MatchConditions } from './cel-match-conditions.ts';
-import { formatGoDuration } from '../config/go-duration.ts';
+import { formatGoDuration } from '../go-duration.ts';
 import type { AuthorizationConfiguration, WebhookConfiguration } from './authorization-types.ts';
 import { append } from '../append.ts';
 

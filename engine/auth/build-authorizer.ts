@@ -4,7 +4,7 @@
 // a type Fairway cannot back); the caller keeps the previous chain when it does.
 import type { Clock } from '../clock.ts';
 import type { Prng } from '../random.ts';
-import { goDurationToMs } from '../config/go-duration.ts';
+import { goDurationToMs } from '../go-duration.ts';
 import type { LoadedAuthorizationConfig } from './authorization-config.ts';
 import type { Authorizer } from './authorizer.ts';
 import { alwaysAllowAuthorizer, alwaysDenyAuthorizer } from './always.ts';

@@ -9,7 +9,7 @@ import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../clock.ts';
 import type { Prng } from '../random.ts';
-import { formatGoDuration } from '../config/go-duration.ts';
+import { formatGoDuration } from '../go-duration.ts';
 import type { WebhookConnection } from './webhook-kubeconfig.ts';
 
 export type CallFailureKind = 'timeout' | 'error' | 'canceled';

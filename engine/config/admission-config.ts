@@ -10,7 +10,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { FieldError } from '../resources/field-errors.ts';
 import { apiGroupsFor } from '../resources/api-domain.ts';
-import { anything, arrayOf, decodeShape, string, struct } from '../resources/object-shape.ts';
+import { anything, arrayOf, decodeShape, string, struct } from '../resources/schema-decoder.ts';
 import { isRecord } from '../own-property.ts';
 import { parseManifests } from './manifests.ts';
 import { readConfigFile } from './config-file.ts';

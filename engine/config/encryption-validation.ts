@@ -11,7 +11,7 @@ import type { FieldError } from '../resources/field-errors.ts';
 import { FieldPath, invalid, required } from '../resources/field-errors.ts';
 import type { EncryptionConfiguration, EncryptionKey, KmsConfiguration, ProviderConfiguration } from './encryption-types.ts';
 import { parseGroupResource, PROVIDER_KINDS } from './encryption-types.ts';
-import { formatGoDuration } from './go-duration.ts';
+import { formatGoDuration } from '../go-duration.ts';
 import { append } from '../append.ts';
 
 /** Key lengths in bytes. aescbc takes any AES key in code, though its type comment says 32 only. */

@@ -7,7 +7,7 @@ import { flowcontrolApiVersion } from '../resources/api-domain.ts';
 import { FLOW_SCHEMA, FLOWCONTROL_KINDS, PRIORITY_LEVEL, type KindInfo } from '../resources/kinds.ts';
 import { decodingShape } from '../resources/schema/decoding-shape.ts';
 import type { ManifestKind } from './manifests.ts';
-import { decodeShape } from '../resources/object-shape.ts';
+import { decodeShape } from '../resources/schema-decoder.ts';
 
 export function flowcontrolManifestKinds(apiDomain?: string): ManifestKind[] {
   const apiVersion = flowcontrolApiVersion(apiDomain);

@@ -412,7 +412,7 @@ test('a busy level borrows seats an idle level lends, over a few adjustment peri
   controller.stop();
 });
 
-test('queue actors follow the level: one per queue', () => {
+test("a level's queue set has a row per configured queue (queues are rows, not actors)", () => {
   const { controller } = newController();
   controller.configure(defaultConfig());
   const level = controller.dump().levels.find((l) => l.name === 'workload-low')!;

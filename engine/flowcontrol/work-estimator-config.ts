@@ -6,7 +6,7 @@
 
 import type { FieldError } from '../resources/field-errors.ts';
 import { FieldPath, forbidden, invalid, typeInvalid } from '../resources/field-errors.ts';
-import { goDurationToMs, parseGoDuration } from '../config/go-duration.ts';
+import { goDurationToMs, parseGoDuration } from '../go-duration.ts';
 
 export interface WorkEstimatorConfig {
   /** MinimumSeats: the fewest seats a request occupies. */

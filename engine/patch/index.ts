@@ -15,14 +15,14 @@ import { applyJsonPatch, type FieldValidation } from './json-patch.ts';
 import { FIELD_MANAGER_MAX_LENGTH, managedFieldsAfterUpdate, prefixFromUserAgent } from './managed-fields.ts';
 import { applyMergePatch } from './merge-patch.ts';
 import { dropUnknownFields, unknownFieldPaths } from './schema-check.ts';
-import { schemaFor, type FlowcontrolKind } from './schema.ts';
+import type { FlowcontrolKind } from '../resources/types.ts';
+import { schemaFor } from './schema.ts';
 import { serverSideApply } from './server-side-apply.ts';
 import { applyStrategicMergePatch } from './strategic-merge.ts';
 import { isRecord } from '../own-property.ts';
 
 export { updateManagedFields, type UpdateManagedFieldsOptions } from './managed-fields.ts';
 export type { FieldValidation } from './json-patch.ts';
-export type { FlowcontrolKind } from './schema.ts';
 
 export const JSON_PATCH = 'application/json-patch+json';
 export const MERGE_PATCH = 'application/merge-patch+json';

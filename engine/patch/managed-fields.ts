@@ -10,7 +10,8 @@
 import type { KubeObject, ManagedFieldsEntry } from '../resources/types.ts';
 import { FieldSet, fieldElement, type FieldPath } from './field-set.ts';
 import { decodeManagedFields, encodeManagedFields, managerIdentifier, type Managed, type ManagedEntry, type ManagerInfo } from './managed-fields-codec.ts';
-import { schemaFor, type FlowcontrolKind, type SchemaNode } from './schema.ts';
+import type { FlowcontrolKind } from '../resources/types.ts';
+import { schemaFor, type SchemaNode } from './schema.ts';
 import { compareTyped, withGoZeroValues, type Comparison } from './typed-value.ts';
 import { isRecord } from '../own-property.ts';
 

@@ -8,11 +8,12 @@ import { flowcontrolKind } from '../resources/kinds.ts';
 import { defaulted } from '../resources/defaults.ts';
 import type { KubeObject } from '../resources/types.ts';
 import { conflictError } from '../store/store-errors.ts';
-import { decodeShape } from '../resources/object-shape.ts';
+import { decodeShape } from '../resources/schema-decoder.ts';
 import { invalid as invalidField } from '../resources/field-errors.ts';
 import { ApiError, invalid } from '../status/errors.ts';
 import { firstTypeError, shapeOf } from '../request/decode.ts';
-import { applyPatch, updateManagedFields, type FlowcontrolKind, type PatchContentType } from './index.ts';
+import type { FlowcontrolKind } from '../resources/types.ts';
+import { applyPatch, updateManagedFields, type PatchContentType } from './index.ts';
 import type { FieldValidation } from './json-patch.ts';
 
 export type Subresource = '' | 'status';

@@ -11,6 +11,7 @@ import { ownValue } from '../own-property.ts';
 import { flowcontrolKind } from '../resources/kinds.ts';
 import type { FieldType, ScalarType as TableScalar, StructTable } from '../resources/schema/field-table.ts';
 import { goAlwaysEncodes } from '../resources/schema/field-table.ts';
+import type { FlowcontrolKind } from '../resources/types.ts';
 
 export type ScalarType = 'string' | 'integer' | 'boolean' | 'any';
 
@@ -48,8 +49,6 @@ export interface ListNode {
 }
 
 export type SchemaNode = ScalarNode | StructNode | MapNode | ListNode;
-
-export type FlowcontrolKind = 'PriorityLevelConfiguration' | 'FlowSchema';
 
 const SCALARS: Record<TableScalar, ScalarNode> = {
   string: { kind: 'scalar', scalar: 'string' },

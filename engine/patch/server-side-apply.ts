@@ -29,7 +29,8 @@ import {
   type ManagerInfo,
 } from './managed-fields.ts';
 import { formatValidationErrors, validateApplyConfig } from './schema-check.ts';
-import { schemaFor, type FlowcontrolKind, type SchemaNode } from './schema.ts';
+import type { FlowcontrolKind } from '../resources/types.ts';
+import { schemaFor, type SchemaNode } from './schema.ts';
 import { compareTyped, deepEqual, ensureNamedFieldsAreMembers, mergeTyped, removeItems, toFieldSet, type JsonObject } from './typed-value.ts';
 import { isRecord } from '../own-property.ts';
 

@@ -1,8 +1,8 @@
 // DeleteOptions (meta/v1) as the registry reads them: dry run, the garbage collector's propagation
 // choice, and the preconditions the stored object must meet; and the decoding shape a DELETE's
 // body (or its query parameters) goes through, as every other body goes through its kind's shape
-// (engine/resources/object-shape.ts), with Go's type names for the fields whose JSON type is not theirs.
-import { arrayOf, boolean, int64, named, string, struct, type Shape } from '../resources/object-shape.ts';
+// (engine/resources/schema-decoder.ts), with Go's type names for the fields whose JSON type is not theirs.
+import { arrayOf, boolean, int64, named, string, struct, type Shape } from '../resources/schema-decoder.ts';
 
 export type PropagationPolicy = 'Orphan' | 'Background' | 'Foreground';
 

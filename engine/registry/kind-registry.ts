@@ -10,13 +10,13 @@
 import type { AdmissionChain, AdmissionOperation } from '../auth/admission/admission.ts';
 import { canonicalOrder } from '../resources/canonical-order.ts';
 import { deletionFinalizers, markAsDeleting } from '../resources/deletion.ts';
-import type { FlowcontrolKind } from '../resources/bootstrap.ts';
+import type { FlowcontrolKind } from '../resources/types.ts';
 import type { FieldError } from '../resources/field-errors.ts';
 import { asKind, type KindInfo } from '../resources/kinds.ts';
 import { decodingShape } from '../resources/schema/decoding-shape.ts';
 import { prepareForCreate, prepareForStatusUpdate, prepareForUpdate } from '../resources/strategy.ts';
 import type { FlowcontrolObject, KubeObject, Status } from '../resources/types.ts';
-import type { Shape } from '../resources/object-shape.ts';
+import type { Shape } from '../resources/schema-decoder.ts';
 import { alreadyExistsError, conflictError, isStoreErrorCode, preconditionError, type ResourceNaming } from '../store/store-errors.ts';
 import type { ListOptions, ListResult, Preconditions, ResourceStore } from '../store/store-types.ts';
 import { resourcePrefix } from '../store/store.ts';
@@ -28,7 +28,6 @@ import type { ManagedFieldsRecorder, PatchApplier, PatchCommand, Subresource } f
 import type { DeleteOptions } from './delete-options.ts';
 
 // The registry's words for what the patch package (below it) defines.
-export type { ManagedFieldsRecorder, Subresource };
 
 export interface KindRegistryDeps<T extends FlowcontrolObject> {
   store: ResourceStore;

@@ -7,7 +7,8 @@
 import type { FlowcontrolObject, KubeObject, ListMeta } from '../resources/types.ts';
 import { encodeList } from '../protobuf/objects.ts';
 import { encode, PROTOBUF_MEDIA_TYPE, type SerializerMediaType } from './serializer.ts';
-import { toTable, type FlowcontrolKind, type IncludeObject } from './table.ts';
+import type { FlowcontrolKind } from '../resources/types.ts';
+import { toTable, type IncludeObject } from './table.ts';
 
 export interface RenderSpec {
   /** A list with this head (apiVersion, kind, metadata); absent: one object. */

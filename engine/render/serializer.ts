@@ -1,6 +1,6 @@
 // The representations an API object is written in, and the writing itself, as apimachinery's
 // serializers write them. No HTTP here: which representation a request gets is the API layer's
-// negotiation (api/handlers/content-negotiation.ts).
+// negotiation (api/request/content-negotiation.ts).
 import { stringify as yamlStringify } from 'yaml';
 import { goJsonText } from '../store/go-json.ts';
 import { encodeObject, PROTOBUF_MEDIA_TYPE } from '../protobuf/objects.ts';

@@ -2,7 +2,7 @@
 // cells and row order of Kubernetes' own printers for the two flowcontrol kinds, so Fairway's
 // output reads like a real cluster's, down to `<none>`, the MissingPL `?` and the Age text.
 import type { FlowSchema, FlowcontrolObject, ListMeta, ObjectMeta, PriorityLevelConfiguration, Status } from '../resources/types.ts';
-import { FLOW_SCHEMA_CONDITION_DANGLING, FLOW_SCHEMA_KIND, type PRIORITY_LEVEL_KIND } from '../resources/types.ts';
+import { FLOW_SCHEMA_CONDITION_DANGLING, FLOW_SCHEMA_KIND, type FlowcontrolKind } from '../resources/types.ts';
 import { apiGroupsFor, flowcontrolApiVersion } from '../resources/api-domain.ts';
 import { fieldAt } from '../resources/schema/field-table.ts';
 import { FLOW_SCHEMA } from '../resources/schema/flow-schema.ts';
@@ -11,7 +11,6 @@ import { PRIORITY_LEVEL_CONFIGURATION } from '../resources/schema/priority-level
 import { unrecognizedIncludeObject } from '../status/errors.ts';
 import { goJsonText } from '../store/go-json.ts';
 
-export type FlowcontrolKind = typeof PRIORITY_LEVEL_KIND | typeof FLOW_SCHEMA_KIND;
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 export interface TableColumnDefinition {

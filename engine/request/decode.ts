@@ -2,9 +2,9 @@
 // the apiVersion and kind must be the endpoint's (or absent), every field must have the Go type,
 // and unknown or duplicate fields are handled by `fieldValidation`: Strict fails with 400,
 // Warn (the default) drops them and returns one warning per field, Ignore drops them silently.
-import type { Shape } from '../resources/object-shape.ts';
+import type { Shape } from '../resources/schema-decoder.ts';
 import type { FieldError } from '../resources/field-errors.ts';
-import { decodeShape } from '../resources/object-shape.ts';
+import { decodeShape } from '../resources/schema-decoder.ts';
 import { isRecord } from '../own-property.ts';
 import { flowcontrolKind } from '../resources/kinds.ts';
 import { decodingShape } from '../resources/schema/decoding-shape.ts';

@@ -6,7 +6,7 @@
 
 import type { FlowSchema, ObjectMeta, PriorityLevelConfiguration } from './types.ts';
 import { AUTO_UPDATE_ANNOTATION_KEY, FLOW_SCHEMA_KIND, PRIORITY_LEVEL_KIND, PRIORITY_LEVEL_NAME_EXEMPT } from './types.ts';
-import type { FlowcontrolKind } from './bootstrap.ts';
+import type { FlowcontrolKind } from './types.ts';
 import { MANDATORY_NAMES, SUGGESTED_NAMES } from './bootstrap.ts';
 import { defaultFlowSchema, defaultPriorityLevelConfiguration } from './defaults.ts';
 import { flowSchemaSpecsEqual, priorityLevelSpecsEqual } from './spec-equality.ts';

@@ -13,11 +13,10 @@ import type {
   QueuingConfiguration,
   ResourcePolicyRule,
   Subject,
+  FlowcontrolKind,
 } from './types.ts';
 import { AUTO_UPDATE_ANNOTATION_KEY, FLOW_SCHEMA_KIND, PRIORITY_LEVEL_KIND } from './types.ts';
 import { flowcontrolApiVersion } from './api-domain.ts';
-
-export type FlowcontrolKind = typeof PRIORITY_LEVEL_KIND | typeof FLOW_SCHEMA_KIND;
 
 // Well-known users and groups (k8s.io/apiserver/pkg/authentication/{user,serviceaccount}).
 const GROUP_MASTERS = 'system:masters';

@@ -4,7 +4,7 @@
 // same content then encode to the same bytes, which is how the store recognises a no-op update
 // (same resourceVersion, no watch event, as kubectl's "patched (no change)" expects), and the JSON
 // reads as kube-apiserver's does.
-import type { Shape } from './object-shape.ts';
+import type { Shape } from './schema-decoder.ts';
 import type { KubeObject } from './types.ts';
 import { setOwn } from '../own-property.ts';
 

@@ -26,7 +26,7 @@ import {
   type KubeObject,
   type PriorityLevelConfiguration,
 } from './types.ts';
-import type { FlowcontrolKind } from './bootstrap.ts';
+import type { FlowcontrolKind } from './types.ts';
 import { isRecord } from '../own-property.ts';
 
 export interface KindInfo<T> {

@@ -123,6 +123,8 @@ export const PRIORITY_LEVEL_KIND = 'PriorityLevelConfiguration';
 export const PRIORITY_LEVEL_LIST_KIND = 'PriorityLevelConfigurationList';
 export const FLOW_SCHEMA_KIND = 'FlowSchema';
 export const FLOW_SCHEMA_LIST_KIND = 'FlowSchemaList';
+/** The two kinds of the flowcontrol API group. */
+export type FlowcontrolKind = typeof PRIORITY_LEVEL_KIND | typeof FLOW_SCHEMA_KIND;
 
 export const PRIORITY_LEVEL_RESOURCE = 'prioritylevelconfigurations';
 export const FLOW_SCHEMA_RESOURCE = 'flowschemas';

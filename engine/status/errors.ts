@@ -103,6 +103,9 @@ export const RETIRED_ERROR_CODES: readonly string[] = [
   'FW_ERR_LIST_CONTINUE_EXPIRED',
   'FW_ERR_LIST_CONTINUE_EXPIRED_NO_TOKEN',
   'FW_ERR_APF_TOO_MANY_REQUESTS',
+  // Sent by an executor wrapper that gave up waiting for a stage; nothing used the wrapper (a
+  // request's deadline is the server's, answered while its stage runs on).
+  'FW_ERR_EXECUTOR_TIMEOUT',
   'FW_ERR_SERVER_UNAVAILABLE',
   // A taken name is the store's AlreadyExists (FW_ERR_STORE_ALREADY_EXISTS), a dry run's included.
   'FW_ERR_RESOURCE_ALREADY_EXISTS',

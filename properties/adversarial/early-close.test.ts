@@ -16,7 +16,7 @@ import type { Socket } from 'node:net';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
-import { MAX_POST_HANDLER_READ_BYTES } from '../../api/server/http1-connection.ts';
+import { MAX_POST_HANDLER_READ_BYTES } from '../../api/transport/http1-connection.ts';
 import { chunkFrame, parseResponses, rawConnect, streamUntilClosed } from '../../api/testing/raw-http.ts';
 import { checkAsyncProperty } from '../support/runner.ts';
 import { ORDINARY_USER, startAdversary, type Adversary } from './harness.ts';

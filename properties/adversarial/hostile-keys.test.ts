@@ -14,7 +14,8 @@ import fc from 'fast-check';
 import YAML from 'yaml';
 import { isRecord, setOwn } from '../../engine/own-property.ts';
 import type { KubeObject } from '../../engine/resources/types.ts';
-import { validObject, type FlowcontrolKindName } from '../support/api-objects.ts';
+import type { FlowcontrolKind } from '../../engine/resources/types.ts';
+import { validObject } from '../support/api-objects.ts';
 import { collectionPath } from '../support/api-requests.ts';
 import type { FuzzResponse } from '../support/fuzz-client.ts';
 import { checkAsyncProperty } from '../support/runner.ts';
@@ -68,7 +69,7 @@ const PATCH_TYPE: Partial<Record<Form, string>> = {
 };
 
 interface Attack {
-  kind: FlowcontrolKindName;
+  kind: FlowcontrolKind;
   /** The object the run creates first, and the document the attack is made of. */
   base: KubeObject;
   form: Form;
@@ -87,7 +88,7 @@ interface Attack {
 const DANGLING = { type: 'Dangling', status: 'False', reason: 'Found', message: 'adversarial', lastTransitionTime: '2026-11-25T00:00:00Z' };
 
 const attackArb: fc.Arbitrary<Attack> = fc
-  .constantFrom<FlowcontrolKindName>('PriorityLevelConfiguration', 'FlowSchema')
+  .constantFrom<FlowcontrolKind>('PriorityLevelConfiguration', 'FlowSchema')
   .chain((kind) =>
     fc.record({
       kind: fc.constant(kind),
@@ -231,7 +232,7 @@ test.after(async () => {
   await adversary?.close();
 });
 
-async function removeObject(kind: FlowcontrolKindName, name: string): Promise<void> {
+async function removeObject(kind: FlowcontrolKind, name: string): Promise<void> {
   const path = `${collectionPath(kind)}/${name}`;
   await adversary.send({ method: 'PATCH', path, body: '{"metadata":{"finalizers":null}}', headers: { 'Content-Type': 'application/merge-patch+json' } });
   await adversary.send({ method: 'DELETE', path });

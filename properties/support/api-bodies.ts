@@ -4,7 +4,8 @@
 
 import fc from 'fast-check';
 import { stringify as yamlStringify } from 'yaml';
-import { FUZZ_LABEL, invalidObject, validObject, type FlowcontrolKindName } from './api-objects.ts';
+import type { FlowcontrolKind } from '../../engine/resources/types.ts';
+import { FUZZ_LABEL, invalidObject, validObject } from './api-objects.ts';
 
 export interface Body {
   contentType: string;
@@ -133,11 +134,11 @@ const STRATEGIC_PATCHES: unknown[] = [
   { spec: { limited: { limitResponse: { $patch: 'delete' } } } },
 ];
 
-function applyBody(kind: FlowcontrolKindName, name: string): fc.Arbitrary<string> {
+function applyBody(kind: FlowcontrolKind, name: string): fc.Arbitrary<string> {
   return fc.tuple(validObject(kind, name), fc.boolean()).map(([object, asJson]) => (asJson ? JSON.stringify(object) : yaml11(object)));
 }
 
-export function patchBody(kind: FlowcontrolKindName, name: string): fc.Arbitrary<Body> {
+export function patchBody(kind: FlowcontrolKind, name: string): fc.Arbitrary<Body> {
   return fc.oneof(
     fc.constantFrom(...JSON_PATCHES).map((p) => ({ contentType: PATCH_TYPES[0]!, body: JSON.stringify(p) })),
     fc.constantFrom(...MERGE_PATCHES).map((p) => ({ contentType: PATCH_TYPES[1]!, body: JSON.stringify(p) })),
@@ -156,7 +157,7 @@ export function patchBody(kind: FlowcontrolKindName, name: string): fc.Arbitrary
   );
 }
 
-export function objectBody(kind: FlowcontrolKindName, name: string): fc.Arbitrary<Body> {
+export function objectBody(kind: FlowcontrolKind, name: string): fc.Arbitrary<Body> {
   return fc.oneof(
     { weight: 3, arbitrary: validObject(kind, name).map((o) => ({ contentType: 'application/json', body: JSON.stringify(o) })) },
     { weight: 1, arbitrary: validObject(kind, name).map((o) => ({ contentType: 'application/yaml', body: yaml11(o) })) },

@@ -6,6 +6,7 @@
 
 import fc from 'fast-check';
 import type {
+  FlowcontrolKind,
   FlowSchema,
   FlowSchemaSpec,
   LimitResponse,
@@ -117,8 +118,6 @@ const fsSpec: fc.Arbitrary<FlowSchemaSpec> = fc.record(
   { requiredKeys: ['priorityLevelConfiguration', 'matchingPrecedence'] },
 );
 
-export type FlowcontrolKindName = 'PriorityLevelConfiguration' | 'FlowSchema';
-
 function metadataFor(name: string, labels: Record<string, string>, annotations: Record<string, string> | undefined) {
   return { name, labels, ...(annotations !== undefined ? { annotations } : {}) };
 }
@@ -141,7 +140,7 @@ export function validFs(name: string): fc.Arbitrary<FlowSchema> {
   }));
 }
 
-export function validObject(kind: FlowcontrolKindName, name: string): fc.Arbitrary<PriorityLevelConfiguration | FlowSchema> {
+export function validObject(kind: FlowcontrolKind, name: string): fc.Arbitrary<PriorityLevelConfiguration | FlowSchema> {
   return kind === PRIORITY_LEVEL_KIND ? validPlc(name) : validFs(name);
 }
 
@@ -229,12 +228,12 @@ const FS_MUTATIONS: Mutation[] = [
   ),
 ];
 
-export function mutationsFor(kind: FlowcontrolKindName): Mutation[] {
+export function mutationsFor(kind: FlowcontrolKind): Mutation[] {
   return [...COMMON, ...(kind === PRIORITY_LEVEL_KIND ? PLC_MUTATIONS : FS_MUTATIONS)];
 }
 
 /** A valid object with one mutation applied (on a deep copy). */
-export function invalidObject(kind: FlowcontrolKindName, name: string): fc.Arbitrary<{ object: Record<string, unknown>; mutation: Mutation }> {
+export function invalidObject(kind: FlowcontrolKind, name: string): fc.Arbitrary<{ object: Record<string, unknown>; mutation: Mutation }> {
   return fc.tuple(validObject(kind, name), fc.constantFrom(...mutationsFor(kind))).map(([valid, mutation]) => {
     const object = structuredClone(valid) as Record<string, any>;
     mutation.apply(object);

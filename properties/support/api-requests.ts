@@ -11,7 +11,8 @@
 // but the fuzz client only reads its status line (see fuzz-client.ts).
 
 import fc from 'fast-check';
-import { FUZZ_LABEL, type FlowcontrolKindName } from './api-objects.ts';
+import type { FlowcontrolKind } from '../../engine/resources/types.ts';
+import { FUZZ_LABEL } from './api-objects.ts';
 import { objectBody, PATCH_TYPES, patchBody } from './api-bodies.ts';
 
 export interface FuzzRequest {
@@ -27,11 +28,11 @@ export interface FuzzRequest {
 }
 
 export const GROUP_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1';
-const COLLECTIONS: Record<FlowcontrolKindName, string> = {
+const COLLECTIONS: Record<FlowcontrolKind, string> = {
   PriorityLevelConfiguration: `${GROUP_PATH}/prioritylevelconfigurations`,
   FlowSchema: `${GROUP_PATH}/flowschemas`,
 };
-export const collectionPath = (kind: FlowcontrolKindName) => COLLECTIONS[kind];
+export const collectionPath = (kind: FlowcontrolKind) => COLLECTIONS[kind];
 
 /** Names the fuzz may create, change and delete. */
 export const FUZZ_NAMES = ['fz-a', 'fz-b', 'fz-c'];
@@ -39,7 +40,7 @@ export const FUZZ_NAMES = ['fz-a', 'fz-b', 'fz-c'];
 const BOOTSTRAP_NAMES = ['exempt', 'catch-all', 'global-default'];
 const ODD_NAMES = ['..', 'a%2Fb', 'UPPER', '%zz', 'a%20b', '%C3%BC', 'x'.repeat(300), '%00'];
 
-const kindArb = fc.constantFrom<FlowcontrolKindName>('PriorityLevelConfiguration', 'FlowSchema');
+const kindArb = fc.constantFrom<FlowcontrolKind>('PriorityLevelConfiguration', 'FlowSchema');
 
 const OTHER_PATHS = [
   `${GROUP_PATH}/foos`,
@@ -71,7 +72,7 @@ const OTHER_PATHS = [
 ];
 
 interface Target {
-  kind: FlowcontrolKindName | undefined;
+  kind: FlowcontrolKind | undefined;
   path: string;
   /** DELETE is not allowed here (bootstrap objects). */
   keep: boolean;
@@ -250,7 +251,7 @@ export const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
   });
 
 /** A PATCH of `kind`/`name`: any of the four types, good or malformed, with random query and headers. */
-export function patchRequest(kind: FlowcontrolKindName, name: string): fc.Arbitrary<FuzzRequest> {
+export function patchRequest(kind: FlowcontrolKind, name: string): fc.Arbitrary<FuzzRequest> {
   return fc
     .record({
       patch: patchBody(kind, name),

@@ -12,11 +12,10 @@ import { flowcontrolManifestKinds } from '../../engine/config/flowcontrol-kinds.
 import { createManifestRegistry } from '../../engine/config/manifests.ts';
 import { isRecord } from '../../engine/own-property.ts';
 import { formatFieldError } from '../../engine/resources/field-errors.ts';
+import type { FlowcontrolKind } from '../../engine/resources/types.ts';
 import { manifestOf } from './import-scenario.ts';
 
 export const MAX_IMPORTED_OBJECTS = 1000;
-
-export type FlowcontrolKind = 'PriorityLevelConfiguration' | 'FlowSchema';
 
 export type ImportedObjects = { ok: true; manifests: Record<string, unknown>[]; warnings: string[] } | { ok: false; error: string };
 

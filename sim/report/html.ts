@@ -30,6 +30,7 @@ export function renderHtml(report: SimulationReport, plots: readonly RenderedPlo
           ? ' · execution plane inline (0 threads)'
           : ` · ${s.server.executorThreads} executor thread${s.server.executorThreads === 1 ? '' : 's'}`) +
       (s.server.cpus === undefined ? '' : ` · ${s.server.cpus} CPUs`) +
+      (s.server.mainThread === true ? ' · main thread modelled' : '') +
       (s.server.memoryBytes === undefined ? '' : ` · ${fmtBytes(s.server.memoryBytes)} for responses`) +
       (s.server.replicas === undefined ? '' : ` · ${s.server.replicas} replicas (${esc(s.server.replicaAssignment ?? '')})`) +
       `</p>`,

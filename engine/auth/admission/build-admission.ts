@@ -7,7 +7,7 @@ import type { Clock } from '../../clock.ts';
 import type { FieldError } from '../../resources/field-errors.ts';
 import { FieldPath, formatFieldErrors, invalid } from '../../resources/field-errors.ts';
 import { apiGroupsFor } from '../../resources/api-domain.ts';
-import { arrayOf, decodeShape, int32, string, struct } from '../../resources/object-shape.ts';
+import { arrayOf, decodeShape, int32, string, struct } from '../../resources/schema-decoder.ts';
 import type { AdmissionConfiguration } from '../../config/admission-config.ts';
 import { loadAdmissionConfig, pluginConfig } from '../../config/admission-config.ts';
 import type { AdmissionAttributes, AdmissionChain, ValidatingAdmissionPlugin } from './admission.ts';

@@ -4,7 +4,7 @@
 // refused with a field error rather than silently ignored.
 import type { FieldError } from '../../resources/field-errors.ts';
 import { duplicate, FieldPath, forbidden, invalid, notSupported, required } from '../../resources/field-errors.ts';
-import { anything, arrayOf, decodeShape, mapOf, string, struct } from '../../resources/object-shape.ts';
+import { anything, arrayOf, decodeShape, mapOf, string, struct } from '../../resources/schema-decoder.ts';
 import type { LabelSelector, MatchResources, RuleWithOperations, ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding } from './policy-types.ts';
 
 const strings = arrayOf(string);

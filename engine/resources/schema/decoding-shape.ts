@@ -1,8 +1,8 @@
-// A kind's table as the decoder reads it (engine/resources/object-shape.ts): Go's types for type
+// A kind's table as the decoder reads it (engine/resources/schema-decoder.ts): Go's types for type
 // errors, the declared fields for unknown-field errors, and the declared order, which is also the
 // canonical key order objects are stored and served in.
-import type { Shape } from '../object-shape.ts';
-import { anything, arrayOf, boolean, int32, int64, mapOf, string, struct, time } from '../object-shape.ts';
+import type { Shape } from '../schema-decoder.ts';
+import { anything, arrayOf, boolean, int32, int64, mapOf, string, struct, time } from '../schema-decoder.ts';
 import type { Field, FieldType, StructTable } from './field-table.ts';
 
 const SCALARS = { string, int32, int64, boolean, time, fieldsV1: anything } as const;
