@@ -37,7 +37,7 @@ import { prefillFlowSchemas } from '../api/testing/prefill.ts';
 import { startServerProcess, type ServerProcess } from '../api/commands/testing/server-process.ts';
 import { counterDelta, histogramDelta, histogramQuantile, histograms } from '../engine/prometheus-delta.ts';
 import { parseExposition, type ExpositionSample } from '../engine/prometheus-text.ts';
-import { runScenario } from '../sim/run-scenario.ts';
+import { runScenario } from '../sim/run/run-scenario.ts';
 import { pinToCpus, statCpuSeconds, table } from './fixtures.ts';
 import { runWrk } from './wrk.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';

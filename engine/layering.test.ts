@@ -112,20 +112,23 @@ const PARTS: Record<string, Record<string, readonly string[]>> = {
   },
   cli: { '.': [] },
   workers: { '.': [] },
-  // The simulator's own files are its core and its commands at once, and explain/ and report/ use each
-  // other, so those two have no row yet: the rows say how the rest stand.
   sim: {
-    report: [],
-    sweep: ['report'],
-    tune: ['sweep'],
+    '.': [], // the core: scenario, simulation, metrics, the report and run-digest models
+    import: ['.'], // a scenario from a live cluster
+    report: ['.'], // the report's pages
+    tune: ['report'], // objectives, candidates, the search
+    explain: ['tune'], // why flows suffered, and suggestions tried as tune candidates
+    run: ['explain'], // one run: simulated, reported, explained
+    sweep: ['run'],
     compare: ['sweep'],
-    import: [],
-    examples: ['report'], // the examples' tests read reports as an operator does
+    cli: ['compare', 'import'], // the `fairway sim` commands
+    examples: ['cli'],
   },
   // api/'s own files (the logger, engine errors as Status) and its testing/ (clients, load, the bad-input
-  // corpus) are the bottom; what runs `fairway` as a process sits in commands/testing/, with the launcher. The request model, then the transports over it; filters and handlers over the
-  // request model alone (never a transport); the assembly and the commands on top. integration/ holds
-  // the tests that need the whole server in process; e2e/ (its own CI lane) drives it as a process.
+  // corpus) are the bottom; what runs `fairway` as a process sits in commands/testing/, with the
+  // launcher. The request model, then the transports over it; filters and handlers over the request
+  // model alone (never a transport); the assembly and the commands on top. integration/ holds the
+  // tests that need the whole server in process; e2e/ (its own CI lane) drives it as a process.
   api: {
     '.': [],
     'data-dir': ['.'],
@@ -148,7 +151,7 @@ const PARTS: Record<string, Record<string, readonly string[]>> = {
 };
 
 /** The folders whose every part has a row. */
-const COMPLETE = ['engine', 'cli', 'workers', 'api'];
+const COMPLETE = ['engine', 'cli', 'workers', 'sim', 'api'];
 
 /** Files whose part is not their folder's: the `fairway` launcher is the commands' entry, in api/ because package.json's bin names it. */
 const PLACED: Record<string, string> = { 'api/fairway.mjs': 'commands' };
@@ -262,7 +265,7 @@ test('each table is a layering (no part builds on itself) and names only parts i
   }
 });
 
-test('every part of engine/, cli/, workers/ and api/ has a row', () => {
+test('every part of every product folder has a row', () => {
   const missing = [...uses.keys()]
     .filter((file) => COMPLETE.includes(file.split('/')[0]!) && !(partOf(file) in PARTS[file.split('/')[0]!]!))
     .map((file) => `${file.split('/')[0]}/${partOf(file)}`);

@@ -8,8 +8,8 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSimCompare } from '../cli-compare.ts';
-import { runSimTune } from '../cli-tune.ts';
+import { runSimCompare } from './cli-compare.ts';
+import { runSimTune } from './cli-tune.ts';
 
 const SCENARIO = [
   'kind: Scenario',

@@ -6,15 +6,16 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
-import { flag } from '../cli/flag-table.ts';
-import { renderSvg } from './report/plots.ts';
-import { runSweep } from './sweep/sweep.ts';
-import { summarizeVariant, summaryHtml, waitStripSpec, type SweepSummary } from './sweep/summary.ts';
-import { checkVariants, variantNames } from './sweep/variants.ts';
-import type { SweepTask } from './sweep/task.ts';
-import { nonEmpty, reproduceCommand, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
-import { createProgress } from './progress.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
+import { flag } from '../../cli/flag-table.ts';
+import { renderSvg } from '../report/plots.ts';
+import { runSweep } from '../sweep/sweep.ts';
+import { summarizeVariant, summaryHtml, waitStripSpec, type SweepSummary } from '../sweep/summary.ts';
+import { checkVariants, variantNames } from '../sweep/variants.ts';
+import type { SweepTask } from '../sweep/task.ts';
+import { reproduceCommand } from '../run/reproduce-command.ts';
+import { nonEmpty, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
+import { createProgress } from '../progress.ts';
 
 const SIM_SWEEP_FLAGS = {
   ...RUN_FLAGS,

@@ -3,14 +3,16 @@
 // seeded or not, can be replayed byte for byte.
 
 import { randomInt } from 'node:crypto';
-import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
-import { flag } from '../cli/flag-table.ts';
-import { runScenario } from './run-scenario.ts';
-import { parseSeed } from './seed.ts';
-import { writeRunOutput } from './report/write.ts';
-import { nonEmpty, reportWarnings, reproduceCommand, RUN_FLAGS, SCENARIO_ARGUMENT, seedValue, VARIANT_FLAG } from './cli-args.ts';
-import type { AuditGrouping } from './audit-grouping.ts';
-import { createProgress } from './progress.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
+import { flag } from '../../cli/flag-table.ts';
+import { runScenario } from '../run/run-scenario.ts';
+import { parseSeed } from '../seed.ts';
+import { writeRunOutput } from '../report/write.ts';
+import { nonEmpty, RUN_FLAGS, SCENARIO_ARGUMENT, seedValue, VARIANT_FLAG } from './cli-args.ts';
+import { reproduceCommand } from '../run/reproduce-command.ts';
+import { reportWarnings } from '../run/scenario-warnings.ts';
+import type { AuditGrouping } from '../audit-grouping.ts';
+import { createProgress } from '../progress.ts';
 
 const SIM_RUN_FLAGS = {
   ...RUN_FLAGS,

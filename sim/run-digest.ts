@@ -1,8 +1,8 @@
 // The few numbers of one run that sweeps, comparisons, the tuner and the suggestions compare across
 // seeds and variants, taken from its report.
 
-import type { RejectCounts } from '../metrics.ts';
-import type { SimulationReport } from '../report.ts';
+import type { RejectCounts } from './metrics.ts';
+import type { SimulationReport } from './report.ts';
 
 export interface FlowDigest {
   priorityLevel: string;

@@ -2,14 +2,14 @@
 // with a seed, build the report. The CLI's `sim run` and every sweep worker call this same
 // function, which is why a seed's report.json is byte-identical whichever way it was produced.
 
-import { readAuditLog, type AuditLog } from './audit-log.ts';
-import type { AuditGrouping } from './audit-grouping.ts';
-import { auditObjectCountWarnings } from './object-count-check.ts';
-import { buildReport, type SimulationReport } from './report.ts';
-import { explain } from './explain/explain.ts';
-import { suggest } from './explain/suggest.ts';
-import { loadScenarioFile, type ExtraObject, type LoadedScenario } from './scenario-load.ts';
-import { runSimulation, type SimulationResult } from './simulation.ts';
+import { readAuditLog, type AuditLog } from '../audit-log.ts';
+import type { AuditGrouping } from '../audit-grouping.ts';
+import { auditObjectCountWarnings } from '../object-count-check.ts';
+import { buildReport, type SimulationReport } from '../report.ts';
+import { explain } from '../explain/explain.ts';
+import { suggest } from '../explain/suggest.ts';
+import { loadScenarioFile, type ExtraObject, type LoadedScenario } from '../scenario-load.ts';
+import { runSimulation, type SimulationResult } from '../simulation.ts';
 
 export interface RunRequest {
   scenarioFile: string;

@@ -8,28 +8,29 @@ import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
-import { flag } from '../cli/flag-table.ts';
-import { nonEmpty, reportWarnings, RUN_FLAGS, runOptions, type RunOptions, SCENARIO_ARGUMENT, seedValue, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
-import { compareHtml } from './compare/compare-html.ts';
-import { comparePlotsHtml } from './compare/compare-plots.ts';
-import { runComparison } from './compare/run-comparison.ts';
-import { createProgress } from './progress.ts';
-import { esc } from './report/format.ts';
-import { table } from './report/page.ts';
-import { loadRunInputs } from './run-scenario.ts';
-import type { LoadedScenario } from './scenario-load.ts';
-import { parseSeed, streamPrng } from './seed.ts';
-import { createSweepPool, type SweepPool } from './sweep/sweep.ts';
-import type { SweepTask } from './sweep/task.ts';
-import { assess } from './tune/assess.ts';
-import { changeEffects } from './tune/change-effects.ts';
-import { candidateKey, candidateManifests, candidateObjects, describeCandidate, EMPTY_CANDIDATE, type Candidate, type TuneSpace } from './tune/candidate.ts';
-import { improves, readObjectivesFile, type TuneObjectives } from './tune/objectives.ts';
-import { failures, objectivesTable, objectivesTableText, type ObjectiveRow } from './tune/objectives-table.ts';
-import { searchConfigurations, type Evaluation, type SearchResult } from './tune/search.ts';
-import { buildSpace, type Matched } from './tune/space.ts';
-import { makeDirectories } from '../engine/make-directories.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
+import { flag } from '../../cli/flag-table.ts';
+import { reportWarnings } from '../run/scenario-warnings.ts';
+import { nonEmpty, RUN_FLAGS, runOptions, type RunOptions, SCENARIO_ARGUMENT, seedValue, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
+import { compareHtml } from '../compare/compare-html.ts';
+import { comparePlotsHtml } from '../compare/compare-plots.ts';
+import { runComparison } from '../compare/run-comparison.ts';
+import { createProgress } from '../progress.ts';
+import { esc } from '../report/format.ts';
+import { table } from '../report/page.ts';
+import { loadRunInputs } from '../run/run-scenario.ts';
+import type { LoadedScenario } from '../scenario-load.ts';
+import { parseSeed, streamPrng } from '../seed.ts';
+import { createSweepPool, type SweepPool } from '../sweep/sweep.ts';
+import type { SweepTask } from '../sweep/task.ts';
+import { assess } from '../tune/assess.ts';
+import { changeEffects } from '../tune/change-effects.ts';
+import { candidateKey, candidateManifests, candidateObjects, describeCandidate, EMPTY_CANDIDATE, type Candidate, type TuneSpace } from '../tune/candidate.ts';
+import { improves, readObjectivesFile, type TuneObjectives, withImplicitObjectives } from '../tune/objectives.ts';
+import { failures, objectivesTable, objectivesTableText, type ObjectiveRow } from '../tune/objectives-table.ts';
+import { searchConfigurations, type Evaluation, type SearchResult } from '../tune/search.ts';
+import { buildSpace, type Matched } from '../tune/space.ts';
+import { makeDirectories } from '../../engine/make-directories.ts';
 
 export const DEFAULT_TUNE_SEEDS = '1..3';
 export const DEFAULT_BUDGET = 120;
@@ -149,7 +150,7 @@ async function readTuneInputs(args: string[], output: Output): Promise<TuneInput
     searchSeed: searchSeed.seed,
     budget: values.budget,
     variantFiles,
-    objectives: objectives.objectives,
+    objectives: withImplicitObjectives(objectives.objectives, inputs.loaded.scenario.server),
     loaded: inputs.loaded,
   };
 }

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { runSimCompare } from '../cli-compare.ts';
-import { runSimRun } from '../cli-run.ts';
-import { runSimSweep } from '../cli-sweep.ts';
-import { runSimTune } from '../cli-tune.ts';
+import { runSimCompare } from './cli-compare.ts';
+import { runSimRun } from './cli-run.ts';
+import { runSimSweep } from './cli-sweep.ts';
+import { runSimTune } from './cli-tune.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const VIEWPORT = { width: 1400, height: 900 };

@@ -1,11 +1,12 @@
 // What the `sim` commands share on the command line: the flags of every command that runs a
-// scenario (RUN_FLAGS, SEEDS_FLAGS), reading them into RunOptions, warnings, and the command line
-// that reproduces one run. Parsing and help are the command-line layer's (cli/).
+// scenario (RUN_FLAGS, SEEDS_FLAGS) and reading them into RunOptions. Parsing and help are the
+// command-line layer's (cli/); the warnings and the command line that reproduces a run are
+// sim/run/'s, since sweeps and comparisons print and show them too.
 
-import { flag, type FlagValues } from '../cli/flag-table.ts';
-import type { Positionals } from '../cli/command.ts';
-import { AUDIT_GROUPINGS, DEFAULT_AUDIT_GROUPING, isAuditGrouping, type AuditGrouping } from './audit-grouping.ts';
-import { parseSeed, parseSeedList } from './seed.ts';
+import { flag, type FlagValues } from '../../cli/flag-table.ts';
+import type { Positionals } from '../../cli/command.ts';
+import { AUDIT_GROUPINGS, DEFAULT_AUDIT_GROUPING, isAuditGrouping, type AuditGrouping } from '../audit-grouping.ts';
+import { parseSeed, parseSeedList } from '../seed.ts';
 
 /** The one scenario file every command that runs a scenario takes. */
 export const SCENARIO_ARGUMENT: Positionals = { name: 'SCENARIO', min: 1, max: 1, missing: 'no scenario file given' };
@@ -67,39 +68,6 @@ export const SEEDS_FLAGS = {
     validate: (value, name) => (value < 1 || value > MAX_WORKERS ? `${name} must be a whole number from 1 to ${MAX_WORKERS}, got ${value}` : undefined),
   }),
 };
-
-/**
- * Prints the load warnings; with `--strict` they are errors and the command stops (exit 1) before
- * anything is simulated. Returns true when the command must stop.
- */
-export function reportWarnings(warnings: readonly string[], strict: boolean, command: string, output: { stderr(text: string): void }): boolean {
-  const unique = [...new Set(warnings)];
-  for (const warning of unique) output.stderr(`${strict ? 'error' : 'warning'}: ${warning}\n`);
-  if (strict && unique.length > 0) {
-    output.stderr(`fairway ${command}: ${unique.length} warning${unique.length === 1 ? '' : 's'} with --strict; nothing was simulated\n`);
-    return true;
-  }
-  return false;
-}
-
-/** The `fairway sim run` command line that reproduces one run (shown in its report.html). */
-export function reproduceCommand(run: {
-  scenarioFile: string;
-  seed: string;
-  variantFiles?: readonly string[];
-  auditLogFile?: string | undefined;
-  auditGrouping?: string | undefined;
-}): string {
-  return [
-    'fairway sim run',
-    run.scenarioFile,
-    '--seed',
-    run.seed,
-    ...(run.variantFiles ?? []).flatMap((v) => ['--variant', v]),
-    ...(run.auditLogFile === undefined ? [] : ['--audit-log', run.auditLogFile]),
-    ...(run.auditGrouping === undefined ? [] : ['--group-by', run.auditGrouping]),
-  ].join(' ');
-}
 
 export interface RunOptions {
   seeds: string[];

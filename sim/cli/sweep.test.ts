@@ -3,11 +3,11 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSimSweep } from '../cli-sweep.ts';
+import { runSimSweep } from './cli-sweep.ts';
 import { reportJson } from '../report.ts';
-import { runScenario } from '../run-scenario.ts';
-import { spread } from './summary.ts';
-import { runSweep } from './sweep.ts';
+import { runScenario } from '../run/run-scenario.ts';
+import { spread } from '../sweep/summary.ts';
+import { runSweep } from '../sweep/sweep.ts';
 
 const SCENARIO = [
   'kind: Scenario',

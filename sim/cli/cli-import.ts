@@ -5,24 +5,24 @@
 
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
-import { flag } from '../cli/flag-table.ts';
-import { withExecCredential } from '../cli/exec-credential.ts';
-import { KUBECONFIG_DEFAULT_TEXT, kubeconfigPath } from '../cli/kubeconfig-path.ts';
-import { loadWebhookKubeconfig } from '../engine/auth/webhook-kubeconfig.ts';
-import { realClock } from '../engine/clock.ts';
-import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../engine/nesting-depth.ts';
-import { apiGet, DEFAULT_REQUEST_TIMEOUT_MS, MAX_RESPONSE_BYTES, type ApiGetOptions } from './import/api-reader.ts';
-import type { FlowcontrolKind } from '../engine/resources/types.ts';
-import { importedObjects, MAX_IMPORTED_OBJECTS } from './import/imported-objects.ts';
-import { importScenario, mergeScenario } from './import/import-scenario.ts';
-import { IDENTITY_LEASES_PATH, replicasFromLeases } from './import/apiserver-replicas.ts';
-import { observedTraffic, type ObservedTraffic } from './import/observed-traffic.ts';
-import { readConfigFile } from '../engine/config/config-file.ts';
-import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../engine/flowcontrol/work-estimator-config.ts';
-import { makeDirectories } from '../engine/make-directories.ts';
-import { loadScenarioText } from './scenario-load.ts';
-import { append } from '../engine/append.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
+import { flag } from '../../cli/flag-table.ts';
+import { withExecCredential } from '../../cli/exec-credential.ts';
+import { KUBECONFIG_DEFAULT_TEXT, kubeconfigPath } from '../../cli/kubeconfig-path.ts';
+import { loadWebhookKubeconfig } from '../../engine/auth/webhook-kubeconfig.ts';
+import { realClock } from '../../engine/clock.ts';
+import { jsonNestingDepth, MAX_NESTING_DEPTH } from '../../engine/nesting-depth.ts';
+import { apiGet, DEFAULT_REQUEST_TIMEOUT_MS, MAX_RESPONSE_BYTES, type ApiGetOptions } from '../import/api-reader.ts';
+import type { FlowcontrolKind } from '../../engine/resources/types.ts';
+import { importedObjects, MAX_IMPORTED_OBJECTS } from '../import/imported-objects.ts';
+import { importScenario, mergeScenario } from '../import/import-scenario.ts';
+import { IDENTITY_LEASES_PATH, replicasFromLeases } from '../import/apiserver-replicas.ts';
+import { observedTraffic, type ObservedTraffic } from '../import/observed-traffic.ts';
+import { readConfigFile } from '../../engine/config/config-file.ts';
+import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../../engine/flowcontrol/work-estimator-config.ts';
+import { makeDirectories } from '../../engine/make-directories.ts';
+import { loadScenarioText } from '../scenario-load.ts';
+import { append } from '../../engine/append.ts';
 
 const SIM_IMPORT_FLAGS = {
   kubeconfig: flag('string', 'kubeconfig', '', 'the kubeconfig to reach the server with', { valueName: 'FILE', defaultText: KUBECONFIG_DEFAULT_TEXT }),

@@ -6,10 +6,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mandatoryPriorityLevels, suggestedPriorityLevels } from '../engine/resources/bootstrap.ts';
+import { mandatoryPriorityLevels, suggestedPriorityLevels } from '../../engine/resources/bootstrap.ts';
 import { runSimImport } from './cli-import.ts';
-import { loadScenarioFile } from './scenario-load.ts';
-import { FS_PATH, LEASES_PATH, listBody, METRICS_PATH, PLC_PATH, startHostileServer, type HostileServer } from './import/testing/hostile-api-server.ts';
+import { loadScenarioFile } from '../scenario-load.ts';
+import { FS_PATH, LEASES_PATH, listBody, METRICS_PATH, PLC_PATH, startHostileServer, type HostileServer } from '../import/testing/hostile-api-server.ts';
 
 let dir: string;
 let server: HostileServer;

@@ -5,14 +5,14 @@
 import { writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../cli/command.ts';
-import { flag } from '../cli/flag-table.ts';
+import { parseCommandLine, processOutput, type Command, type CommandSpec, type Output } from '../../cli/command.ts';
+import { flag } from '../../cli/flag-table.ts';
 import { nonEmpty, RUN_FLAGS, runOptions, SCENARIO_ARGUMENT, SEEDS_FLAGS, VARIANT_FLAG } from './cli-args.ts';
-import { compareHtml, variantSummary } from './compare/compare-html.ts';
-import { comparePlotsHtml } from './compare/compare-plots.ts';
-import { runComparison } from './compare/run-comparison.ts';
-import { createProgress } from './progress.ts';
-import { checkVariants, variantNames } from './sweep/variants.ts';
+import { compareHtml, variantSummary } from '../compare/compare-html.ts';
+import { comparePlotsHtml } from '../compare/compare-plots.ts';
+import { runComparison } from '../compare/run-comparison.ts';
+import { createProgress } from '../progress.ts';
+import { checkVariants, variantNames } from '../sweep/variants.ts';
 
 export const DEFAULT_COMPARE_SEEDS = '1..5';
 
