@@ -257,7 +257,9 @@ test('in a real terminal (tmux): the screen shows the levels, s re-sorts, a narr
   assert.is(tmux('display', '-p', '-t', 'top', '#{alternate_on}').stdout.trim(), '0');
 
   // Ctrl-C too gives the terminal back: the shell's next command is echoed as typed (cooked mode).
-  tmux('send-keys', '-t', 'top', 'C-c');
+  // The command is typed once the shell shows its prompt: an interrupt the shell is still handling
+  // would discard a line it has already read (a race the loaded machine lost).
+  await until('the shell prompt', (s) => /TOP-EXITED=0\n[#$] ?$/m.test(s));
   tmux('send-keys', '-t', 'top', `clear; env FAIRWAY_TEST=1 ${command}; echo TOP-EXITED-AGAIN=$?`, 'Enter');
   await until('the levels again', (s) => s.includes('PRIORITY LEVEL') && s.includes('e2e-top'));
   tmux('send-keys', '-t', 'top', 'C-c');
