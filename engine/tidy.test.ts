@@ -149,6 +149,29 @@ test("no line of tracked code is longer than the formatter's line width", () => 
   assert.equal(offences, [], `\nsplit the literal ('…' + '…', a joined array of lines, new RegExp of pieces):\n${offences.join('\n')}`);
 });
 
+/**
+ * 1-based numbers of the lines that register a test on a suite after that suite's `.run()`: uvu
+ * never runs such a test, so it passes without being tried.
+ */
+function testsAfterRun(text: string): number[] {
+  const runAt = new Map<string, number>();
+  const numbers: number[] = [];
+  text.split('\n').forEach((line, i) => {
+    const run = /^\s*([A-Za-z_$][\w$]*)\.run\(\)/.exec(line);
+    if (run !== null) runAt.set(run[1]!, i);
+    const registered = /^\s*([A-Za-z_$][\w$]*)(?:\.only|\.skip)?\(\s*['"`]/.exec(line);
+    if (registered !== null && runAt.has(registered[1]!)) numbers.push(i + 1);
+  });
+  return numbers;
+}
+
+test('every test file registers its tests before it runs them', () => {
+  const tracked = execFileSync('git', ['ls-files', '-z', '--', '*.test.ts'], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean);
+  assert.ok(tracked.length > 100, 'git lists the test files');
+  const offences = tracked.flatMap((rel) => testsAfterRun(readFileSync(join(root, rel), 'utf8')).map((n) => `${rel}:${n}`));
+  assert.equal(offences, [], `\nnever run (registered after test.run()):\n${offences.join('\n')}`);
+});
+
 // The type checker keeps the rest honest: an optional property that may hold undefined says so
 // (exactOptionalPropertyTypes), because `{ a: undefined }` and `{}` differ for msgpack, structured
 // clone and deep equality.
@@ -170,6 +193,8 @@ test('the scans themselves catch a banned call and an issue citation', () => {
 
   assert.equal(LINE_WIDTH, 160);
   assert.equal(overlongLines(`short\n${'x'.repeat(161)}\n${'é'.repeat(160)}\n`, 160), [2]);
+  assert.equal(testsAfterRun("test('a', () => {});\ntest.run();\n\ntest('b', () => {});\n"), [4]);
+  assert.equal(testsAfterRun("test('a', () => {});\n\ntest.run();\n"), []);
 
   const sample = 'const t = Date.now();';
   assert.ok(BANNED.some(({ pattern }) => pattern.test(sample)));

@@ -10,7 +10,7 @@ import type { RequestInfo } from '../../engine/request/request-info.ts';
 import type { UserInfo } from '../../engine/auth/user-info.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
 import { chain, type RequestContext } from '../request/http-context.ts';
-import { AUTHENTICATED, FLOOD_SCHEMA_UID, MASTERS, newTestController, podsInfo, TINY_LEVEL_UID } from './testing/apf-fixtures.ts';
+import { AUTHENTICATED, FLOOD_SCHEMA_UID, MASTERS, newTestController, podsInfo, TINY_LEVEL_UID, tinyApfConfig } from './testing/apf-fixtures.ts';
 import { UNDETACHED, withEndHooks } from '../request/testing/request-context.ts';
 import {
   createPriorityAndFairnessFilter,
@@ -547,6 +547,55 @@ test('shadow accounting: a queued shadow starts when the queue set dispatches it
   await b.served;
   assert.ok(level().isIdle);
   assert.is(level().dispatched, 3);
+});
+
+// The classifier and the PF headers remember their last answer for a frozen RequestInfo and one
+// UserInfo object, as the server hands them out; a digest in between must still change both the
+// response's UID headers and the level the handler is told (the bulk scheduler's flow).
+test('a remembered target and user get the UIDs of the objects each digest holds: a level replaced, a schema moved to another level', async () => {
+  const clock = new SimClock();
+  const base = tinyApfConfig();
+  const controller = newTestController({ clock, serverConcurrencyLimit: 100, config: base });
+  const filter = createPriorityAndFairnessFilter({ controller, enforce: true, clock });
+  const requestInfo = Object.freeze(podsInfo('get', 'default', 'web'));
+  const user: UserInfo = Object.freeze({ name: 'mallory', groups: AUTHENTICATED });
+  const seen = async () => {
+    const req = new IncomingMessage(new Socket());
+    const res = new ServerResponse(req);
+    let handlerSaw = '';
+    const context = withEndHooks<RequestContext>({
+      req,
+      res,
+      url: new URL('http://localhost/api/v1/namespaces/default/pods/web'),
+      query: new URLSearchParams(),
+      requestInfo,
+      user,
+      receivedMs: clock.now(),
+      deadlineMs: clock.now() + 60_000,
+      signal: new AbortController().signal,
+      watchInitialized: Promise.resolve(),
+      markWatchInitialized: () => undefined,
+      ...UNDETACHED,
+    });
+    await chain([filter], async (c) => {
+      handlerSaw = c.priorityLevelUid;
+    })(context);
+    return `${res.getHeader(FLOW_SCHEMA_UID_HEADER)} ${res.getHeader(PRIORITY_LEVEL_UID_HEADER)} ${handlerSaw}`;
+  };
+  const tiny = base.priorityLevels.find((l) => l.metadata?.name === 'tiny')!;
+  const flood = base.flowSchemas.find((f) => f.metadata?.name === 'flood')!;
+  const others = { priorityLevels: base.priorityLevels.filter((l) => l !== tiny), flowSchemas: base.flowSchemas.filter((f) => f !== flood) };
+  const twice = async () => [await seen(), await seen()];
+  assert.equal(await twice(), Array(2).fill(`${FLOOD_SCHEMA_UID} ${TINY_LEVEL_UID} ${TINY_LEVEL_UID}`));
+
+  const tiny2 = { ...tiny, metadata: { ...tiny.metadata, uid: 'pl-uid-tiny-2' } };
+  controller.configure({ priorityLevels: [...others.priorityLevels, tiny2], flowSchemas: [...others.flowSchemas, flood] });
+  assert.equal(await twice(), Array(2).fill(`${FLOOD_SCHEMA_UID} pl-uid-tiny-2 pl-uid-tiny-2`), 'the level object replaced, the schema object kept');
+
+  const other = { ...tiny, metadata: { name: 'other', uid: 'pl-uid-other' } };
+  const moved = { ...flood, metadata: { ...flood.metadata, uid: 'fs-uid-flood-2' }, spec: { ...flood.spec!, priorityLevelConfiguration: { name: 'other' } } };
+  controller.configure({ priorityLevels: [...others.priorityLevels, tiny2, other], flowSchemas: [...others.flowSchemas, moved] });
+  assert.equal(await twice(), Array(2).fill('fs-uid-flood-2 pl-uid-other pl-uid-other'), 'the schema moved to another level');
 });
 
 test.run();

@@ -444,4 +444,58 @@ test('same configuration and arrivals give the same dump, byte for byte', () => 
   assert.is(run(), run());
 });
 
+// The classifier and the controller remember their last answer for a frozen RequestInfo and one
+// UserInfo object (as the server hands them out): every digest must still send that pair to the level
+// the new configuration names, never to the object or queue set remembered from before.
+test('a remembered target and user follow every digest: a replaced level object, a schema moved, a level removed and made again', () => {
+  const { controller } = newController();
+  const base = defaultConfig();
+  const level = (name: string, uid: string, shares: number) =>
+    defaultPriorityLevelConfiguration({
+      metadata: { name, uid },
+      spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, limitResponse: { type: 'Reject' } } },
+    });
+  const schemaTo = (levelName: string) =>
+    defaultFlowSchema({
+      metadata: { name: 'bobs', uid: `bobs-to-${levelName}` },
+      spec: {
+        priorityLevelConfiguration: { name: levelName },
+        matchingPrecedence: 50,
+        rules: [
+          { subjects: [{ kind: 'User', user: { name: 'bob' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'] }] },
+        ],
+      },
+    });
+  const user = Object.freeze({ name: 'bob', groups: Object.freeze(['system:authenticated']) as string[] });
+  const requestInfo = Object.freeze({ ...listPods('bob').requestInfo });
+  const configure = (levels: PriorityLevelConfiguration[], schema: FlowSchema) =>
+    controller.configure({ priorityLevels: [...base.priorityLevels, ...levels], flowSchemas: [...base.flowSchemas, schema] });
+  /** Two requests in a row (the second answered from the memos), each a fresh digest of the same pair; the level and UID each reached. */
+  const twice = () =>
+    [0, 1].map(() => {
+      const { outcomes, admission } = admit(controller, { requestInfo, user });
+      const outcome = outcomes[0]!;
+      const executing = controller.dump().levels.find((l) => l.name === outcome.classification.priorityLevelName)!.queueSet.executingRequests;
+      admission.finish();
+      return `${outcome.classification.priorityLevelName}/${outcome.classification.priorityLevel.metadata?.uid}/${outcome.decision.kind}/${executing}`;
+    });
+  const blue1 = level('blue', 'blue-1', 10);
+  const green = level('green', 'green-1', 10);
+  configure([blue1, green], schemaTo('blue'));
+  assert.equal(twice(), ['blue/blue-1/execute/1', 'blue/blue-1/execute/1']);
+  configure([level('blue', 'blue-2', 20), green], schemaTo('blue'));
+  assert.equal(twice(), ['blue/blue-2/execute/1', 'blue/blue-2/execute/1'], 'the replaced level object');
+  // Dropped and made again with nothing admitted between: the controller's memo still names the old level.
+  configure([green], schemaTo('green'));
+  assert.not.ok(
+    controller.dump().levels.some((l) => l.name === 'blue'),
+    'the idle level was dropped',
+  );
+  configure([blue1, green], schemaTo('blue'));
+  assert.equal(twice(), ['blue/blue-1/execute/1', 'blue/blue-1/execute/1'], 'the level made again');
+  assert.is(controller.dump().levels.find((l) => l.name === 'blue')!.queueSet.dispatched, 2, 'the new queue set counted both requests');
+  configure([blue1, green], schemaTo('green'));
+  assert.equal(twice(), ['green/green-1/execute/1', 'green/green-1/execute/1'], 'the schema moved to another level');
+});
+
 test.run();

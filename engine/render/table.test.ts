@@ -174,8 +174,6 @@ test('includeObject values: None, Metadata (default), Object; anything else → 
   if (!bad.ok) assert.equal([bad.status.code, bad.status.message], [400, 'unrecognized includeObject value: "object"']);
 });
 
-test.run();
-
 test('the rows’ order for kept rows: by precedence then name, whether or not the list comes by name', () => {
   const fs = (name: string, matchingPrecedence: number) => ({ metadata: { name }, spec: { matchingPrecedence } }) as FlowSchema;
   const byName = [fs('a', 500), fs('b', 100), fs('c', 500), fs('d', 100), fs('e', 9000)];
@@ -184,3 +182,5 @@ test('the rows’ order for kept rows: by precedence then name, whether or not t
   assert.equal(tableOrder('FlowSchema', shuffled), [3, 0, 1, 4, 2]);
   assert.equal(tableOrder('PriorityLevelConfiguration', shuffled as never), [0, 1, 2, 3, 4]);
 });
+
+test.run();
