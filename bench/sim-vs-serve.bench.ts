@@ -6,13 +6,13 @@
 //    (bench/open-loop-driver.ts, Poisson arrivals as the simulator's): `lists`, a user in
 //    global-default LISTing FlowSchemas by a label selector as `kubectl get -l` does (a Table): the
 //    server tests every object and none matches, so a LIST costs milliseconds of server CPU and
-//    its answer is a few hundred bytes; `node-gets` (level system) and `admin-gets` (exempt), GETs
-//    by name. The load client must be faster than the server: a LIST of every object (megabytes)
-//    cost the server 2.5 ms from its encoding cache and the driver as much to decrypt, so the
-//    driver, reading slowly, held the LISTs' seats and the bench measured the client.
+//    its answer is an empty Table (no rows); `node-gets` (level system) and `admin-gets` (exempt),
+//    GETs by name. The load client must be faster than the server: a Table LIST of every object
+//    (2.4 MB) cost the server 2.5 ms from its encoding cache, and the driver, decrypting 190–750
+//    MB/s on its core, read slowly, held the LISTs' seats longer and so was what the bench measured.
 // 2. Calibration: each flow alone, one request at a time (wrk), gives the server's CPU per request
 //    by thread (/proc/<pid>/task): the main thread's is the flow's `mainThreadCpu`, all of it its
-//    `cpu` (docs/simulator.md, "A server with finite capacity", "The main thread"). Then each flow
+//    `cpu` (docs/simulator.md, "A server with finite capacity", "The main thread"). Then all
 //    the flows together through the driver, the lists at a light rate and the GETs at their mixed
 //    rates, give the service time the mixed run's client sees (with the same connections open and
 //    the same driver work beside each request, but the server almost idle).
@@ -23,8 +23,9 @@
 // 4. The simulator, with that scenario: server `cpus` as the cores the server is pinned to (all
 //    but the driver's one), the server's pool threads, the measured service times and CPU per
 //    request, the same rates and duration, seeds 1..3; the medians over seeds beside the measured
-//    figures, for processor sharing alone, with the main thread, and with the main thread on a core
-//    slowed to the share of it the server got in the mixed run.
+//    figures, for processor sharing alone, with the main thread, with the main thread on a core
+//    slowed to the share of it the server got in the mixed run, and that with every CPU cost scaled
+//    by the main thread's CPU in the mixed run over the calibration's prediction for its requests.
 //
 // Goal (docs/benchmarks.md): the simulated p99 latency of each flow within 25% of the measured.
 // A run is "not fair", and not compared, when the server got under 0.9 of its core, or the driver
@@ -46,6 +47,7 @@ import { startServerProcess, type ServerProcess } from '../api/testing/server-pr
 import { counterDelta, histogramDelta, histogramQuantile, histograms } from '../engine/prometheus-delta.ts';
 import { parseExposition, type ExpositionSample } from '../engine/prometheus-text.ts';
 import { runScenario } from '../sim/run-scenario.ts';
+import { driverBusy, type DriverRun, unfairness } from './load-fairness.ts';
 import { pinToCpus, statCpuSeconds, table } from './fixtures.ts';
 import { runWrk } from './wrk.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';
@@ -58,10 +60,6 @@ const CALIBRATION_SECONDS = QUICK ? 4 : 8;
 /** The server's busy fraction (of its cores) the lists alone would cause, at their calibrated CPU per LIST. */
 const LIST_LOAD = arg('list-load', 0.8);
 const WARMUP_SECONDS = 2;
-/** Below this share of its busy time on its core, or with a driver this busy or this late, a run does not test the model. */
-const FAIR_CORE_SHARE = 0.9;
-const FAIR_DRIVER_BUSY = 0.5;
-const FAIR_SEND_LAG_MS = 10;
 /** The server's busy share at which a flow's latency alone is measured. */
 const LIGHT_LOAD = 0.05;
 /**
@@ -210,11 +208,12 @@ const fmt = (msValue: number | undefined | null) => (msValue === undefined || ms
 
 /**
  * The scenario of the mixed run, with the calibrated costs; `mainThread`: each flow's main-thread
- * CPU a run-to-completion slice; `coreShare`: the share of its wanted CPU time the server got in the
- * mixed run (below 1 when other processes held its core), each CPU ms taking 1 / coreShare ms.
+ * CPU a run-to-completion slice; `cpuScale`: each calibrated CPU ms taking that many ms (1 / the share
+ * of its core the server got in the mixed run, when other processes held it; times the mixed run's
+ * main-thread CPU over what the calibration predicts for its requests).
  */
-function scenarioOf(plans: Record<string, FlowPlan>, calibration: Record<string, Calibration>, mainThread: boolean, coreShare = 1) {
-  const cpuMs = (cpu: number) => ms(cpu / coreShare / 1000);
+function scenarioOf(plans: Record<string, FlowPlan>, calibration: Record<string, Calibration>, mainThread: boolean, cpuScale = 1) {
+  const cpuMs = (cpu: number) => ms((cpu * cpuScale) / 1000);
   return {
     kind: 'Scenario',
     name: 'sim-vs-serve',
@@ -288,24 +287,9 @@ async function simulate(dir: string, scenario: object, flows: readonly string[])
 }
 
 const driverOf = ({ clientCpuSeconds, sendLagP99Ms, maxSendLagMs }: DriverResult) => ({ clientCpuSeconds, sendLagP99Ms, maxSendLagMs });
-const driverBusy = (run: DriverResult, seconds: number) => run.clientCpuSeconds / seconds;
-const driverFigures = (run: DriverResult, seconds: number) =>
-  `CPU ${run.clientCpuSeconds.toFixed(1)} s (${driverBusy(run, seconds).toFixed(2)} of its core), send lag p99 ${run.sendLagP99Ms.toFixed(1)} ms, max ${run.maxSendLagMs.toFixed(1)} ms`;
-
-/**
- * Why a run does not test the model, if it does not: the server kept from its core by other
- * processes, or a driver too busy or too late to send on schedule and read answers at once (the
- * load client must be faster than the server under test).
- */
-function unfairness(coreShare: number, runs: readonly (readonly [string, DriverResult, number])[]): string[] {
-  const reasons: string[] = [];
-  if (coreShare < FAIR_CORE_SHARE) reasons.push(`the server ran ${coreShare.toFixed(2)} of its event loop's busy time`);
-  for (const [what, run, seconds] of runs) {
-    if (driverBusy(run, seconds) > FAIR_DRIVER_BUSY) reasons.push(`the ${what}'s driver used ${driverBusy(run, seconds).toFixed(2)} of its core`);
-    if (run.maxSendLagMs > FAIR_SEND_LAG_MS) reasons.push(`the ${what}'s driver fell ${run.maxSendLagMs.toFixed(0)} ms behind`);
-  }
-  return reasons;
-}
+const driverFigures = (run: DriverRun) =>
+  `CPU ${run.result.clientCpuSeconds.toFixed(1)} s (${driverBusy(run).toFixed(2)} of its core), ` +
+  `send lag p99 ${run.result.sendLagP99Ms.toFixed(1)} ms, max ${run.result.maxSendLagMs.toFixed(1)} ms`;
 
 /** Why this process may not get its cores: autogroups on and its own not niced (docs/benchmarks.md). */
 function autogroupWarning(): string | undefined {
@@ -452,16 +436,19 @@ async function main(): Promise<void> {
     const coreShare = Math.min(1, cpu.main / loop.busySeconds);
     const predicted = predictedCpu(mixed, calibration);
 
-    const unfair = unfairness(coreShare, [
-      ['calibration', light, CALIBRATION_SECONDS + 1],
-      ['mixed run', mixed, SECONDS + WARMUP_SECONDS],
-    ]);
+    const driverRuns: DriverRun[] = [
+      { what: 'calibration', result: light, seconds: CALIBRATION_SECONDS + 1 },
+      { what: 'mixed run', result: mixed, seconds: SECONDS + WARMUP_SECONDS },
+    ];
+    const unfair = unfairness(coreShare, driverRuns);
 
-    // The simulator, with what was measured: processor sharing alone, with the main thread, and on a core slowed to the share the server got.
+    // The simulator, with what was measured: processor sharing alone, with the main thread, on a core slowed to the share the
+    // server got, and that with the CPU per request the mixed run's main thread spent (not constant: it is cheaper back to back).
     const models = {
       shared: scenarioOf(plans, calibration, false),
       'main thread': scenarioOf(plans, calibration, true),
-      'main, share': scenarioOf(plans, calibration, true, coreShare),
+      'main, share': scenarioOf(plans, calibration, true, 1 / coreShare),
+      'main, mix CPU': scenarioOf(plans, calibration, true, cpu.main / predicted.main / coreShare),
     };
     const simulated: Record<string, Record<string, SimFigures>> = {};
     for (const [model, scenario] of Object.entries(models)) simulated[model] = await simulate(dir, scenario, Object.keys(plans));
@@ -490,7 +477,7 @@ async function main(): Promise<void> {
         const ratio = sim.p99 / m.p99;
         rows.push([
           '',
-          `${model.padEnd(11)} p50 ${fmt(sim.p50)} p99 ${fmt(sim.p99)} wait p99 ${fmt(sim.waitP99)} rejected ${sim.rejected}; ` +
+          `${model.padEnd(13)} p50 ${fmt(sim.p50)} p99 ${fmt(sim.p99)} wait p99 ${fmt(sim.waitP99)} rejected ${sim.rejected}; ` +
             `p99 sim/measured ${ratio.toFixed(2)}${unfair.length > 0 ? ' (not fair)' : Math.abs(ratio - 1) <= 0.25 ? '' : ' (outside 25%)'}`,
         ]);
         byModel[model] = { ...sim, p99Ratio: Number(ratio.toFixed(3)) };
@@ -516,7 +503,7 @@ async function main(): Promise<void> {
         `GC ${loop.gcPauses} pauses, ${fmt(loop.gcSeconds * 1000)} (${busy(loop.gcSeconds)} of the time)`,
     ]);
     rows.push(['', `light run (service times): main thread ${vs(lightCpu.main, predictedCpu(light, calibration).main)}× the calibrated CPU per request`]);
-    rows.push(['driver', `calibration ${driverFigures(light, CALIBRATION_SECONDS + 1)}; mixed run ${driverFigures(mixed, SECONDS + WARMUP_SECONDS)}`]);
+    rows.push(['driver', driverRuns.map((run) => `${run.what} ${driverFigures(run)}`).join('; ')]);
     if (unfair.length > 0) rows.push(['not fair', `${unfair.join('; ')}: the machine or the client, not the scenario, shaped these latencies`]);
     table(
       `sim vs serve: ${OBJECTS} FlowSchemas, LISTs by label selector ${LIST_SELECTOR}, ${SECONDS} s measured after ${WARMUP_SECONDS} s warm-up, ` +
