@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { realClock } from '../engine/clock.ts';
 import { createPriorityAndFairnessFilter } from '../api/filters/priority-and-fairness.ts';
 import type { Filter } from '../api/request/http-context.ts';
-import { defaultApfConfig, newTestController } from '../api/metrics/testing/apf-fixtures.ts';
+import { defaultApfConfig, newTestController } from '../api/filters/testing/apf-fixtures.ts';
 import { BENCH_POD_PATH, seatsHeld, startBenchServer } from './apf-bench-server.ts';
 
 function get(port: number): Promise<number> {

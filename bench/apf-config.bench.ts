@@ -17,7 +17,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServerProcess, type ServerProcess } from '../api/testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../api/commands/testing/server-process.ts';
 import { processCpuSeconds as cpuSeconds, table } from './fixtures.ts';
 import { spawnWrk } from './wrk.ts';
 

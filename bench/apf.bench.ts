@@ -21,7 +21,7 @@ import { FlowController, type FlowControlObserver } from '../engine/flowcontrol/
 import type { RequestInfo } from '../engine/request/request-info.ts';
 import { createPriorityAndFairnessFilter } from '../api/filters/priority-and-fairness.ts';
 import { createFairwayMetrics } from '../api/metrics/fairway-metrics.ts';
-import { defaultApfConfig } from '../api/metrics/testing/apf-fixtures.ts';
+import { defaultApfConfig } from '../api/filters/testing/apf-fixtures.ts';
 import type { ApiServer } from '../api/assembly/request-path.ts';
 import { BENCH_POD_PATH, seatsHeld, startBenchServer } from './apf-bench-server.ts';
 

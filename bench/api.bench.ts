@@ -28,7 +28,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServerProcess } from '../api/testing/server-process.ts';
+import { startServerProcess } from '../api/commands/testing/server-process.ts';
 import { mainThreadCpuSeconds, pinToCpus, processCpuSeconds } from './fixtures.ts';
 import { requestsPerSecond, requireWrk, runWrk } from './wrk.ts';
 

@@ -6,7 +6,7 @@
 // contended p50. Every patch must answer 200 and land in the object.
 //
 // `npm run bench -- contention` (`--patches=N`, `--rounds=N`; BENCH_QUICK=1 for a smoke run).
-import { startServerProcess, type ServerProcess } from '../api/testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../api/commands/testing/server-process.ts';
 import { processCpuSeconds, table } from './fixtures.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);

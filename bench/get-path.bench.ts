@@ -30,7 +30,7 @@ import { GCProfiler, getHeapStatistics } from 'node:v8';
 import { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Http1Response } from '../api/transport/http1-connection.ts';
-import { startInProcessServer, type InProcessServer } from '../api/testing/in-process.ts';
+import { startInProcessServer, type InProcessServer } from '../api/integration/testing/in-process.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const QUICK = process.env.BENCH_QUICK === '1';

@@ -25,7 +25,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { prefillFlowSchemas } from '../api/testing/prefill.ts';
-import { startServerProcess, type ServerProcess } from '../api/testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../api/commands/testing/server-process.ts';
 import { defaultThreadCount } from '../workers/piscina-executor.ts';
 import { processCpuSeconds } from './fixtures.ts';
 import { attributeSlow, parseClientTrace, summarizeServer, type ServerSummary, type ServerTrace, type SlowSummary } from './isolation-trace.ts';

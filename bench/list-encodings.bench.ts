@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { prefillFlowSchemas } from '../api/testing/prefill.ts';
-import { startServerProcess } from '../api/testing/server-process.ts';
+import { startServerProcess } from '../api/commands/testing/server-process.ts';
 import { processCpuSeconds, table } from './fixtures.ts';
 import { requestsPerSecond, requireWrk, runWrk } from './wrk.ts';
 

@@ -13,8 +13,8 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { runSimTune } from '../sim/cli-tune.ts';
-import { runScenario } from '../sim/run-scenario.ts';
+import { runSimTune } from '../sim/cli/cli-tune.ts';
+import { runScenario } from '../sim/run/run-scenario.ts';
 import { table } from './fixtures.ts';
 
 const QUICK = process.env['BENCH_QUICK'] === '1';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, isFresh } from '../build.mjs';
-import { freePort, startServerProcess } from '../api/testing/server-process.ts';
+import { freePort, startServerProcess } from '../api/commands/testing/server-process.ts';
 
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const QUICK = process.env.BENCH_QUICK === '1';

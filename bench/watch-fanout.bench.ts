@@ -20,7 +20,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServerProcess } from '../api/testing/server-process.ts';
+import { startServerProcess } from '../api/commands/testing/server-process.ts';
 import { connectH2, type H2Client } from '../api/testing/h2-client.ts';
 import { table } from './fixtures.ts';
 

@@ -112,33 +112,54 @@ const PARTS: Record<string, Record<string, readonly string[]>> = {
   },
   cli: { '.': [] },
   workers: { '.': [] },
-  // The simulator's own files are its core and its commands at once, and explain/ and report/ use each
-  // other, so those two have no row yet: the rows say how the rest stand.
   sim: {
-    report: [],
-    sweep: ['report'],
-    tune: ['sweep'],
+    '.': [], // the core: scenario, simulation, metrics, the report and run-digest models
+    import: ['.'], // a scenario from a live cluster
+    report: ['.'], // the report's pages
+    tune: ['report'], // objectives, candidates, the search
+    explain: ['tune'], // why flows suffered, and suggestions tried as tune candidates
+    run: ['explain'], // one run: simulated, reported, explained
+    sweep: ['run'],
     compare: ['sweep'],
-    import: [],
-    examples: ['report'], // the examples' tests read reports as an operator does
+    cli: ['compare', 'import'], // the `fairway sim` commands
+    examples: ['cli'],
   },
-  // The parts that keep their place while the request model, transport and assembly take shape. filters/
-  // joins below metrics/ once its tests' APF fixtures leave metrics/testing/; discovery/ and openapi/
-  // use each other (the model carries the schemas, the document is built from the model).
+  // api/'s own files (the logger, engine errors as Status) and its testing/ (clients, load, the bad-input
+  // corpus) are the bottom; what runs `fairway` as a process sits in commands/testing/, with the
+  // launcher. The request model, then the transports over it; filters and handlers over the request
+  // model alone (never a transport); the assembly and the commands on top. integration/ holds the
+  // tests that need the whole server in process; e2e/ (its own CI lane) drives it as a process.
   api: {
-    'data-dir': [],
-    top: [],
-    metrics: [],
+    '.': [],
+    'data-dir': ['.'],
+    top: ['.'],
+    schemas: ['.'], // OpenAPI component schemas, served in discovery and the OpenAPI documents
+    request: ['.'],
+    transport: ['request'],
+    discovery: ['request', 'schemas'],
+    openapi: ['discovery'],
+    filters: ['request'],
+    handlers: ['request', 'openapi'],
+    metrics: ['filters', 'discovery'],
     debug: ['metrics'],
-    security: ['data-dir'],
+    security: ['data-dir', 'filters', 'handlers'],
+    assembly: ['security', 'metrics', 'debug', 'transport'],
+    commands: ['assembly', 'top', 'data-dir'],
+    integration: ['assembly'],
+    e2e: ['commands', 'integration'],
   },
 };
 
 /** The folders whose every part has a row. */
-const COMPLETE = ['engine', 'cli', 'workers'];
+const COMPLETE = ['engine', 'cli', 'workers', 'sim', 'api'];
+
+/** Files whose part is not their folder's: the `fairway` launcher is the commands' entry, in api/ because package.json's bin names it. */
+const PLACED: Record<string, string> = { 'api/fairway.mjs': 'commands' };
 
 /** The part of its top folder a file belongs to. */
 export function partOf(file: string): string {
+  const placed = PLACED[file];
+  if (placed !== undefined) return placed;
   const segments = file.split('/');
   return segments.length <= 2 || segments[1] === 'testing' ? '.' : segments[1]!;
 }
@@ -244,7 +265,7 @@ test('each table is a layering (no part builds on itself) and names only parts i
   }
 });
 
-test('every part of engine/, cli/ and workers/ has a row', () => {
+test('every part of every product folder has a row', () => {
   const missing = [...uses.keys()]
     .filter((file) => COMPLETE.includes(file.split('/')[0]!) && !(partOf(file) in PARTS[file.split('/')[0]!]!))
     .map((file) => `${file.split('/')[0]}/${partOf(file)}`);
@@ -337,6 +358,40 @@ test("an import against a folder's table names the file, the import and the rule
   assert.equal([...partsBeneath(table.engine).beneath.get('status')!].sort(), ['.', 'resources']);
   assert.is(partOf('engine/testing/kit.ts'), '.');
   assert.is(partOf('engine/store/leveldb/x.ts'), 'store');
+});
+
+test("api/'s rows catch an import that goes up, from product and test code, and allow the ones that go down", () => {
+  const graph = new Map([
+    ['api/request/respond.ts', ['api/handlers/resource.ts', 'api/engine-errors.ts']],
+    ['api/handlers/body.ts', ['api/transport/http1-connection.ts', 'api/request/http-context.ts']],
+    ['api/filters/priority-and-fairness.ts', ['api/transport/secure-server.ts', 'api/request/respond.ts']],
+    ['api/handlers/resource.test.ts', ['api/integration/testing/in-process.ts', 'api/testing/http-client.ts']],
+    ['api/log.ts', ['api/request/http-context.ts']],
+    ['api/testing/load.ts', ['api/assembly/assembled-server.ts']],
+    ['api/assembly/request-path.ts', ['engine/deadlines.ts', 'api/filters/authentication.ts', 'api/request/respond.ts']],
+    ['api/fairway.mjs', ['api/commands/main.ts']],
+    ['api/commands/sim.test.ts', ['api/fairway.mjs']],
+    ['api/e2e/top.test.ts', ['api/fairway.mjs', 'api/integration/testing/in-process.ts']],
+  ]);
+  assert.equal(
+    crossPartImports(graph).map((offence) => offence.slice(0, offence.indexOf(' ('))),
+    [
+      'api/filters/priority-and-fairness.ts imports api/transport/secure-server.ts',
+      'api/handlers/body.ts imports api/transport/http1-connection.ts',
+      'api/handlers/resource.test.ts imports api/integration/testing/in-process.ts',
+      'api/log.ts imports api/request/http-context.ts',
+      'api/request/respond.ts imports api/handlers/resource.ts',
+      'api/testing/load.ts imports api/assembly/assembled-server.ts',
+    ],
+  );
+});
+
+test('the launcher is part of commands/, and a testing/ folder part of the part it sits in', () => {
+  assert.is(partOf('api/fairway.mjs'), 'commands');
+  assert.is(partOf('api/commands/testing/server-process.ts'), 'commands');
+  assert.is(partOf('api/integration/testing/in-process.ts'), 'integration');
+  assert.is(partOf('api/testing/http-client.ts'), '.');
+  assert.is(partOf('api/log.ts'), '.');
 });
 
 test.run();

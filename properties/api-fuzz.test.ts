@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { validateFlowSchema } from '../engine/resources/flow-schema-validation.ts';
 import { validatePriorityLevelConfiguration } from '../engine/resources/priority-level-validation.ts';
 import type { FlowSchema, KubeObject, PriorityLevelConfiguration } from '../engine/resources/types.ts';
-import { startInProcessServer, type InProcessServer } from '../api/testing/in-process.ts';
+import { startInProcessServer, type InProcessServer } from '../api/integration/testing/in-process.ts';
 import { checkAsyncProperty } from './support/runner.ts';
 import type { FlowcontrolKind } from '../engine/resources/types.ts';
 import { mutationsFor, validObject } from './support/api-objects.ts';

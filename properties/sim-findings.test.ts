@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { HandCollisionRecords } from '../sim/hand-collisions.ts';
 import type { SimulationReport } from '../sim/report.ts';
 import { renderHtml } from '../sim/report/html.ts';
-import { runScenario } from '../sim/run-scenario.ts';
+import { runScenario } from '../sim/run/run-scenario.ts';
 import { checkAsyncProperty } from './support/runner.ts';
 import { scenarioCase } from './support/sim-scenarios.ts';
 

@@ -15,7 +15,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reportJson } from '../sim/report.ts';
-import { runScenario } from '../sim/run-scenario.ts';
+import { runScenario } from '../sim/run/run-scenario.ts';
 import { runSweep } from '../sim/sweep/sweep.ts';
 import { SimClock } from '../engine/sim-clock.ts';
 import { SharedCpu } from '../sim/shared-cpu.ts';

@@ -7,7 +7,7 @@ import { BACKLOGGED_FRACTION_MIN, jainIndex, maxMinFairShares } from './fairness
 import type { DurationHistogram } from './histogram.ts';
 import { REJECT_REASONS, type FlowMetrics, type LevelMetrics, type RejectCounts } from './metrics.ts';
 import type { SimulationResult } from './simulation.ts';
-import type { Suggestion } from './explain/remedy.ts';
+import type { Suggestion } from './remedy.ts';
 import { capacityParts, type CapacityReport, type CapacitySeries, type ReplicaReport } from './capacity-report.ts';
 
 export const REPORT_KIND = 'SimulationReport';

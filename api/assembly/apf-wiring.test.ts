@@ -11,7 +11,7 @@ import { createMemoryBackend } from '../../engine/store/memory/memory-backend.ts
 import { createStore } from '../../engine/store/store.ts';
 import { createFairwayServer } from './assembled-server.ts';
 import { silentLogger } from '../log.ts';
-import { testAccessControl } from '../testing/access-control.ts';
+import { testAccessControl } from '../security/testing/access-control.ts';
 
 async function serverWithLevels(count: number, workEstimator?: WorkEstimatorConfig) {
   const store = createStore({ backend: createMemoryBackend(), clock: realClock() });

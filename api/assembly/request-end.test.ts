@@ -11,7 +11,7 @@ import { createPriorityAndFairnessFilter } from '../filters/priority-and-fairnes
 import { silentLogger } from '../log.ts';
 import { createFairwayMetrics } from '../metrics/fairway-metrics.ts';
 import { createRequestMetricsFilter } from '../metrics/request-metrics.ts';
-import { AUTHENTICATED, newTestController } from '../metrics/testing/apf-fixtures.ts';
+import { AUTHENTICATED, newTestController } from '../filters/testing/apf-fixtures.ts';
 import { parseExposition, sampleValue } from '../metrics/testing/exposition.ts';
 import type { Filter, RequestContext } from '../request/http-context.ts';
 import { createApiServer, type ApiServer } from './request-path.ts';

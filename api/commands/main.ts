@@ -18,23 +18,23 @@ export const COMMANDS: Readonly<Record<string, CommandEntry>> = {
   serve: { summary: 'run the API server (kube-apiserver flags; --help lists them)', load: async () => (await import('./serve.ts')).serveCommand },
   'sim compare': {
     summary: 'compare configuration variants with the baseline over seeds',
-    load: async () => (await import('../../sim/cli-compare.ts')).simCompareCommand,
+    load: async () => (await import('../../sim/cli/cli-compare.ts')).simCompareCommand,
   },
   'sim import': {
     summary: "write a scenario from a running API server's APF configuration",
-    load: async () => (await import('../../sim/cli-import.ts')).simImportCommand,
+    load: async () => (await import('../../sim/cli/cli-import.ts')).simImportCommand,
   },
   'sim run': {
     summary: 'simulate a scenario through the APF engine and write a report',
-    load: async () => (await import('../../sim/cli-run.ts')).simRunCommand,
+    load: async () => (await import('../../sim/cli/cli-run.ts')).simRunCommand,
   },
   'sim sweep': {
     summary: 'run a scenario over many seeds and config variants in parallel',
-    load: async () => (await import('../../sim/cli-sweep.ts')).simSweepCommand,
+    load: async () => (await import('../../sim/cli/cli-sweep.ts')).simSweepCommand,
   },
   'sim tune': {
     summary: 'find the smallest configuration change that meets objectives',
-    load: async () => (await import('../../sim/cli-tune.ts')).simTuneCommand,
+    load: async () => (await import('../../sim/cli/cli-tune.ts')).simTuneCommand,
   },
   'storage check': {
     summary: 'check a LevelDB data directory for damage and lost writes, without changing it',

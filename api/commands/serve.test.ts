@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SERVE_FLAGS } from './serve-flags.ts';
 import { listenProblem } from './serve.ts';
-import { startServerProcess } from '../testing/server-process.ts';
+import { startServerProcess } from './testing/server-process.ts';
 
 const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), '../fairway.mjs');
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { fmtSeconds } from '../../sim/report/format.ts';
-import { runScenario } from '../../sim/run-scenario.ts';
+import { runScenario } from '../../sim/run/run-scenario.ts';
 
 const FAIRWAY = fileURLToPath(new URL('../fairway.mjs', import.meta.url));
 

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { reportJson } from '../../sim/report.ts';
-import { runScenario } from '../../sim/run-scenario.ts';
-import { runSimRun } from '../../sim/cli-run.ts';
+import { runScenario } from '../../sim/run/run-scenario.ts';
+import { runSimRun } from '../../sim/cli/cli-run.ts';
 
 const FAIRWAY = fileURLToPath(new URL('../fairway.mjs', import.meta.url));
 

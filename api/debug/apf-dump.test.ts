@@ -5,9 +5,9 @@ import * as assert from 'uvu/assert';
 import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
 import type { RequestContext } from '../request/http-context.ts';
-import { AUTHENTICATED, digestOf, MASTERS, newTestController } from '../metrics/testing/apf-fixtures.ts';
+import { AUTHENTICATED, digestOf, MASTERS, newTestController } from '../filters/testing/apf-fixtures.ts';
 import { createApfDebugHandlers, renderPriorityLevels, renderQueues, renderRequests } from './apf-dump.ts';
-import { UNDETACHED } from '../testing/request-context.ts';
+import { UNDETACHED } from '../request/testing/request-context.ts';
 
 // 2024-01-02T03:04:05.678Z plus half a millisecond.
 const T0_MS = Date.UTC(2024, 0, 2, 3, 4, 5, 678) + 0.5;

@@ -12,9 +12,9 @@ import { FLOW_SCHEMA_KIND, FLOW_SCHEMA_RESOURCE, PRIORITY_LEVEL_KIND, PRIORITY_L
 import { apiGroupsFor, FLOWCONTROL_VERSION } from '../../engine/resources/api-domain.ts';
 import { negotiateOutput } from '../request/content-negotiation.ts';
 import type { SerializerMediaType } from '../../engine/render/serializer.ts';
-import { flowcontrolSchemas, type Schema } from '../openapi/schemas.ts';
-import { authorizationSchemas } from '../openapi/authorization-schemas.ts';
-import { authenticationSchemas } from '../openapi/authentication-schemas.ts';
+import { flowcontrolSchemas, type Schema } from '../schemas/schemas.ts';
+import { authorizationSchemas } from '../schemas/authorization-schemas.ts';
+import { authenticationSchemas } from '../schemas/authentication-schemas.ts';
 
 export type ResourceScope = 'Cluster' | 'Namespaced';
 

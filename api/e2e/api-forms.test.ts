@@ -4,7 +4,7 @@
 // kubectl: kubectl.test.ts; Go's words in every error: reliability-bad-input.test.ts.)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const PLCS = `/apis/${GROUP}/v1/prioritylevelconfigurations`;

@@ -3,7 +3,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as k8s from '@kubernetes/client-node';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const PATH = `/apis/${GROUP}/v1/prioritylevelconfigurations`;

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ROOT, build, isFresh } from '../../build.mjs';
 import { startKmsPlugin } from '../../engine/kms/testing/plugin-process.ts';
-import { encryptionConfig, kmsV2, markedFs, FS_PATH } from '../testing/encryption-fixtures.ts';
-import { startServerProcess } from '../testing/server-process.ts';
+import { encryptionConfig, kmsV2, markedFs, FS_PATH } from '../commands/testing/encryption-fixtures.ts';
+import { startServerProcess } from '../commands/testing/server-process.ts';
 
 const SCENARIO = fileURLToPath(new URL('../../sim/examples/queue-limit.yaml', import.meta.url));
 

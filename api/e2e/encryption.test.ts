@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { startKmsPlugin } from '../../engine/kms/testing/plugin-process.ts';
 import { RELOAD_INTERVAL_ENV } from '../security/encryption-at-rest.ts';
 import type { TestClient } from '../testing/http-client.ts';
-import { startServerProcess } from '../testing/server-process.ts';
+import { startServerProcess } from '../commands/testing/server-process.ts';
 import {
   FS_PATH,
   GROUP,
@@ -28,7 +28,7 @@ import {
   runFairway,
   startListening,
   storedValues,
-} from '../testing/encryption-fixtures.ts';
+} from '../commands/testing/encryption-fixtures.ts';
 
 // Automatic reload checks the file every 200 ms instead of every minute (inherited by the servers).
 process.env[RELOAD_INTERVAL_ENV] = '200ms';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeObject } from '../../engine/resources/types.ts';
 import { bulkFlowSchema, prefillFlowSchemas } from '../testing/prefill.ts';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 import { sleep, timedRequest, type Endpoint, type TimedResponse } from '../testing/load.ts';
 import { sampleValue, series } from '../testing/metrics.ts';
 

@@ -3,11 +3,11 @@
 //   200 = ServerCL 600), /metrics reports the concurrency limits of apf-semantics 11.2;
 // - one user flooding a small Reject level with slow LISTs gets 429 with Retry-After, while
 //   system:masters (exempt) and another level's user keep succeeding (scenario:
-//   api/testing/overload.ts).
+//   api/commands/testing/overload.ts).
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
-import { FLOOD_LEVEL, PLC_PATH, probe, startFlood, startOverloadServer, type OverloadServer } from '../testing/overload.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
+import { FLOOD_LEVEL, PLC_PATH, probe, startFlood, startOverloadServer, type OverloadServer } from '../commands/testing/overload.ts';
 import { sampleValue, scrape, series } from '../testing/metrics.ts';
 import { timedRequest } from '../testing/load.ts';
 import { TOO_MANY_REQUESTS_TEXT } from '../../engine/status/errors.ts';

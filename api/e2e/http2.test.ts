@@ -4,13 +4,13 @@
 // request timeouts, also for a stream stalled mid-body; watch streaming and bookmarks; APF seats
 // held until a response is on the wire and 429s for a flood on one connection; the stream limit;
 // and SIGTERM: GOAWAY, in-flight streams finish, watches end cleanly, exit 0. (A watch whose
-// client stops reading is cut off in api/transport/secure-server.test.ts, where the store's buffer is small.)
+// client stops reading is cut off in api/integration/secure-server.test.ts, where the store's buffer is small.)
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 import { connectH2, type H2Client } from '../testing/h2-client.ts';
 import type { TestClient } from '../testing/http-client.ts';
 import { sleep } from '../testing/load.ts';

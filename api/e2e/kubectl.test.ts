@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as yamlParse, stringify as yamlStringify } from 'yaml';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
-import { kubectlFor, type Kubectl } from '../testing/kubectl.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
+import { kubectlFor, type Kubectl } from '../data-dir/testing/kubectl.ts';
 import { openStream } from '../testing/http-client.ts';
 
 const PLC = 'prioritylevelconfigurations';

@@ -11,8 +11,8 @@ import { cp, mkdir, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../build.mjs';
-import { kubectlFor } from '../testing/kubectl.ts';
-import { startServerProcess } from '../testing/server-process.ts';
+import { kubectlFor } from '../data-dir/testing/kubectl.ts';
+import { startServerProcess } from '../commands/testing/server-process.ts';
 
 let work: string;
 let installed: string;

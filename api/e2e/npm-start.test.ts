@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { ROOT } from '../../build.mjs';
 import { killOnExit } from '../testing/kill-on-exit.ts';
-import { freePort } from '../testing/server-process.ts';
+import { freePort } from '../commands/testing/server-process.ts';
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -15,7 +15,7 @@ import { parse } from 'yaml';
 import { ROOT } from '../../build.mjs';
 import { killOnExit } from '../testing/kill-on-exit.ts';
 import { scrape } from '../testing/metrics.ts';
-import { freePort, startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { freePort, startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 
 const DEPLOY = join(ROOT, 'deploy', 'prometheus');
 const RULES = join(DEPLOY, 'fairway-apf.rules.yaml');

@@ -10,7 +10,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { parse as yamlParse, stringify as yamlStringify } from 'yaml';
 import { createPrng, type Prng } from '../../engine/random.ts';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 import { sleep, timedRequest, type Endpoint, type TimedResponse } from '../testing/load.ts';
 import { BAD_INPUT_CORPUS, FS, GROUP, PLC, validPlc } from '../testing/bad-input-corpus.ts';
 

@@ -17,10 +17,10 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stringify as yamlStringify } from 'yaml';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 import { timedRequest, type Endpoint, type TimedResponse } from '../testing/load.ts';
 import { sampleValue, scrape } from '../testing/metrics.ts';
-import { encryptionConfig, kmsV2, markedFs, markedPlc, startListening, type ListeningServer } from '../testing/encryption-fixtures.ts';
+import { encryptionConfig, kmsV2, markedFs, markedPlc, startListening, type ListeningServer } from '../commands/testing/encryption-fixtures.ts';
 import { startWebhook, type WebhookProcess } from '../../engine/auth/testing/webhook-process.ts';
 import { startKmsPlugin, type KmsPluginProcess } from '../../engine/kms/testing/plugin-process.ts';
 

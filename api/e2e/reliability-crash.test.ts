@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPrng, type Prng } from '../../engine/random.ts';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 import { openWatch, sleep, timedRequest, type Endpoint } from '../testing/load.ts';
 
 const LONG = process.env.FAIRWAY_LONG === '1';

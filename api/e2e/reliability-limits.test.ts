@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 import { openWatch, sleep, timedRequest, type Endpoint, type WatchStream } from '../testing/load.ts';
 import { sampleValue, scrape } from '../testing/metrics.ts';
 import { FS, PLC, validPlc } from '../testing/bad-input-corpus.ts';

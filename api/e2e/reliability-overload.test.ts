@@ -8,7 +8,16 @@
 // FAIRWAY_LONG=1: 10 s phases instead of 1.5 s.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FLOOD_LEVEL, FS_PATH, probe, startFlood, startOverloadServer, summarize, type OverloadServer, type ProbeResult } from '../testing/overload.ts';
+import {
+  FLOOD_LEVEL,
+  FS_PATH,
+  probe,
+  startFlood,
+  startOverloadServer,
+  summarize,
+  type OverloadServer,
+  type ProbeResult,
+} from '../commands/testing/overload.ts';
 import { timedRequest } from '../testing/load.ts';
 
 const LONG = process.env.FAIRWAY_LONG === '1';

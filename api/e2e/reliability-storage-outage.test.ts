@@ -4,7 +4,7 @@
 // fails its etcd check. Once space returns, the server takes writes again by itself, and every
 // write acknowledged before, during and after the outage is there, also after a restart.
 // Mounting needs root (CAP_SYS_ADMIN); where it is refused the test says so and is skipped: the
-// same outage is tested in-process with an injected fault (api/assembly/storage-outage.test.ts).
+// same outage is tested in-process with an injected fault (api/integration/storage-outage.test.ts).
 import { spawnSync } from 'node:child_process';
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startServerProcess } from '../testing/server-process.ts';
+import { startServerProcess } from '../commands/testing/server-process.ts';
 
 const FS_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';
 

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { injectLevelDbFault, LEVELDB_FAULTS } from '../../engine/store/leveldb/testing/leveldb-faults.ts';
-import { startServerProcess } from '../testing/server-process.ts';
-import { runFairway } from '../testing/encryption-fixtures.ts';
+import { startServerProcess } from '../commands/testing/server-process.ts';
+import { runFairway } from '../commands/testing/encryption-fixtures.ts';
 
 const FS_PATH = '/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas';
 

@@ -7,7 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EtcdCluster } from '../../engine/store/etcd/testing/etcd-process.ts';
 import { openStream } from '../testing/http-client.ts';
-import { startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 
 const GROUP = 'flowcontrol.apiserver.k8s.io';
 const PLCS = `/apis/${GROUP}/v1/prioritylevelconfigurations`;

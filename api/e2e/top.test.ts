@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeKubeconfig } from '../data-dir/kubeconfig.ts';
 import { closedLoop, sleep, timedRequest, type Endpoint } from '../testing/load.ts';
-import { freePort, startServerProcess, type ServerProcess } from '../testing/server-process.ts';
+import { freePort, startServerProcess, type ServerProcess } from '../commands/testing/server-process.ts';
 
 const FAIRWAY = fileURLToPath(new URL('../fairway.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -10,8 +10,8 @@ import type { RequestInfo } from '../../engine/request/request-info.ts';
 import type { UserInfo } from '../../engine/auth/user-info.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
 import { chain, type RequestContext } from '../request/http-context.ts';
-import { AUTHENTICATED, FLOOD_SCHEMA_UID, MASTERS, newTestController, podsInfo, TINY_LEVEL_UID } from '../metrics/testing/apf-fixtures.ts';
-import { UNDETACHED, withEndHooks } from '../testing/request-context.ts';
+import { AUTHENTICATED, FLOOD_SCHEMA_UID, MASTERS, newTestController, podsInfo, TINY_LEVEL_UID } from './testing/apf-fixtures.ts';
+import { UNDETACHED, withEndHooks } from '../request/testing/request-context.ts';
 import {
   createPriorityAndFairnessFilter,
   FLOW_SCHEMA_UID_HEADER,

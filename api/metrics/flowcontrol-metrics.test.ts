@@ -5,7 +5,7 @@ import type { Admission } from '../../engine/flowcontrol/queue-set.ts';
 import { SimClock } from '../../engine/sim-clock.ts';
 import { createFairwayMetrics, type FairwayMetrics } from './fairway-metrics.ts';
 import { KUBE_FLOWCONTROL_FAMILIES, KUBE_HIDDEN_FLOWCONTROL_FAMILIES } from './kube-flowcontrol-families.ts';
-import { AUTHENTICATED, defaultApfConfig, digestOf, MASTERS, newTestController, podsInfo, tinyApfConfig } from './testing/apf-fixtures.ts';
+import { AUTHENTICATED, defaultApfConfig, digestOf, MASTERS, newTestController, podsInfo, tinyApfConfig } from '../filters/testing/apf-fixtures.ts';
 import { byLabel, parseExposition, sampleValue } from './testing/exposition.ts';
 import { PRIORITY_LEVEL_SEAT_UTILIZATION_BUCKETS } from './buckets.ts';
 import { bucketIndex } from './metric-family.ts';

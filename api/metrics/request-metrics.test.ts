@@ -9,12 +9,12 @@ import type { Filter, RequestContext } from '../request/http-context.ts';
 import { createFairwayMetrics, type FairwayMetrics } from './fairway-metrics.ts';
 import { metricsHandler } from './metrics-handler.ts';
 import { cleanDryRun, cleanScope, createRequestMetricsFilter, reportedVerb } from './request-metrics.ts';
-import { podsInfo } from './testing/apf-fixtures.ts';
+import { podsInfo } from '../filters/testing/apf-fixtures.ts';
 import { parseExposition, sampleValue } from './testing/exposition.ts';
 import { ServedLabels } from './served-labels.ts';
 import type { DiscoveryModel, ResourceModel } from '../discovery/discovery.ts';
 import { parseRequestInfo } from '../request/request-info.ts';
-import { UNDETACHED, withEndHooks } from '../testing/request-context.ts';
+import { UNDETACHED, withEndHooks } from '../request/testing/request-context.ts';
 
 const q = (query = '') => new URLSearchParams(query);
 const healthz: RequestInfo = {

@@ -13,7 +13,7 @@
 // start.
 import { createHash } from 'node:crypto';
 import type { DiscoveryModel, GroupVersionModel, ResourceModel } from '../discovery/discovery.ts';
-import { META_PREFIX, metaSchemas, schemaRef, type GroupVersion, type Schema } from './schemas.ts';
+import { META_PREFIX, metaSchemas, schemaRef, type GroupVersion, type Schema } from '../schemas/schemas.ts';
 import { OBJECT_MEDIA_TYPES, PATCH_MEDIA_TYPES } from '../request/content-negotiation.ts';
 import { PROTOBUF_MEDIA_TYPE } from '../../engine/render/serializer.ts';
 

@@ -32,7 +32,7 @@ import type { Clock } from '../clock.ts';
 import { BoundedCache } from '../bounded-cache.ts';
 import { Deadlines, type Deadline } from '../deadlines.ts';
 import { LinkedList, type ListMember } from '../linked-list.ts';
-import { RequestFifo, type RemoveFromFifo } from './request-fifo.ts';
+import { FifoNode, RequestFifo } from './request-fifo.ts';
 import { createDealer, deal, type Dealer } from '../shuffle-sharding.ts';
 import { ESTIMATED_SERVICE_DURATION_MS, seatsTimesDurationMsUnits, totalWorkUnits } from './seat-seconds.ts';
 import type { WorkEstimate } from './work-estimate.ts';
@@ -200,18 +200,14 @@ class Entry<D> implements Admission, ListMember<Entry<D>> {
 
 /**
  * A request's stay in its queue's FIFO, made only for requests that enter one: most are dispatched
- * on arrival through the fast path, and every field on Entry would cost them 8 bytes.
+ * on arrival through the fast path, and every field on Entry would cost them 8 bytes. It is the
+ * FIFO's node itself, so a waiting request costs one object here, not a node and a closure too.
  */
-class Wait<D> implements Deadline {
+class Wait<D> extends FifoNode<Entry<D>> implements Deadline {
   /** When its wait limit ends, set once it stays waiting; the level's wait-limit heap keeps the other two. */
   deadlineMs = 0;
   deadlineSlot = -1;
   deadlineSeq = 0;
-
-  constructor(
-    readonly entry: Entry<D>,
-    readonly removeFromFifo: RemoveFromFifo,
-  ) {}
 }
 
 interface Queue<D> {
@@ -360,7 +356,15 @@ export class QueueSet<D = unknown> {
     concurrencyLimit = 0,
   ) {
     this.lastSyncMs = clock.now();
-    this.waitLimits = new Deadlines<Wait<D>>(clock, (wait) => this.timeOut(wait.entry, false));
+    // Fields that will hold fractions hold one first (see FRACTION), then their initial value.
+    this.currentR = FRACTION;
+    this.currentR = 0;
+    this.rOriginSeatSeconds = FRACTION;
+    this.rOriginSeatSeconds = 0;
+    const startMs = this.lastSyncMs;
+    this.lastSyncMs = FRACTION;
+    this.lastSyncMs = startMs;
+    this.waitLimits = new Deadlines<Wait<D>>(clock, (wait) => this.timeOut(wait.item, false));
     this.config = config;
     this.setConfig(config, concurrencyLimit);
   }
@@ -661,7 +665,9 @@ export class QueueSet<D = unknown> {
       queue.nextDispatchR = this.currentR;
       queue.frozenR = undefined;
     }
-    entry.wait = new Wait(entry, queue.waiting.enqueue(entry));
+    const wait = new Wait<D>(entry);
+    queue.waiting.enqueue(wait);
+    entry.wait = wait;
     this.noteQueueActivity(queue, wasActive);
     this.live.add(entry);
     this.totRequestsWaiting++;
@@ -722,10 +728,8 @@ export class QueueSet<D = unknown> {
     // Kubernetes scans every queue round-robin from robinIndex + 1 and keeps the first smallest
     // virtual finish R; scanning only the waiting queues and breaking ties by round-robin
     // distance picks the same queue without touching the idle ones.
-    const n = this.queues.length;
     let chosen: Queue<D> | undefined;
     let minFinishR = 0;
-    let minDistance = 0;
     let sMin = Number.POSITIVE_INFINITY;
     let sMax = Number.NEGATIVE_INFINITY;
     let dsMin = Number.POSITIVE_INFINITY;
@@ -738,11 +742,10 @@ export class QueueSet<D = unknown> {
       if (ds < dsMin) dsMin = ds;
       if (ds > dsMax) dsMax = ds;
       const finishR = s + queue.waiting.peek()!.totalWork;
-      const distance = (queue.index - this.robinIndex - 1 + 2 * n) % n;
-      if (chosen === undefined || finishR < minFinishR || (finishR === minFinishR && distance < minDistance)) {
+      // Round-robin distance decides only between equal virtual finish Rs, so it is worked out only then.
+      if (chosen === undefined || finishR < minFinishR || (finishR === minFinishR && this.robinDistance(queue) < this.robinDistance(chosen))) {
         chosen = queue;
         minFinishR = finishR;
-        minDistance = distance;
       }
     }
     if (chosen === undefined) return false;
@@ -769,6 +772,12 @@ export class QueueSet<D = unknown> {
     // Last, once the books are complete: the callback may call back into the queue set.
     this.deliver(head, EXECUTE);
     return true;
+  }
+
+  /** How far round-robin order from robinIndex + 1 puts the queue: Kubernetes' scan order. */
+  private robinDistance(queue: Queue<D>): number {
+    const n = this.queues.length;
+    return (queue.index - this.robinIndex - 1 + 2 * n) % n;
   }
 
   private noteDispatch(s: number, sMin: number, sMax: number, dsMin: number, dsMax: number): void {
@@ -856,7 +865,7 @@ export class QueueSet<D = unknown> {
     if (entry.state !== 'waiting' || wait === undefined) return;
     this.syncTime();
     this.waitLimits.delete(wait);
-    wait.removeFromFifo();
+    entry.queue!.waiting.remove(wait);
     entry.wait = undefined;
     this.noteQueueActivity(entry.queue!, true);
     this.live.delete(entry);
@@ -934,8 +943,29 @@ export class QueueSet<D = unknown> {
 }
 
 function newQueue<D>(id: number, index: number): Queue<D> {
-  return { id, index, waiting: new RequestFifo<Entry<D>>(), inWaitingQueues: false, executing: 0, seatsInUse: 0, nextDispatchR: 0, frozenR: undefined };
+  const queue = {
+    id,
+    index,
+    waiting: new RequestFifo<Entry<D>>(),
+    inWaitingQueues: false,
+    executing: 0,
+    seatsInUse: 0,
+    nextDispatchR: FRACTION,
+    frozenR: undefined,
+  };
+  queue.nextDispatchR = 0;
+  return queue;
 }
+
+/**
+ * V8 keeps a number field that has only held small integers untagged; its first fraction gives
+ * the object a new hidden class and retires the old one, and code already compiled against the old
+ * one is thrown away when it next meets an object still carrying it. A level that first sees work
+ * after the hot paths were compiled (an idle level woken later) would do that to every queue set
+ * and queue; fields that will hold fractions hold one first, so every instance is born in its
+ * final class. Stored in place of the initial 0 right away: nothing observable changes.
+ */
+const FRACTION = 0.5;
 
 /**
  * Kubernetes' epoch (queueset.go): R is a uint64 of 1e-8 seat·s; once it reaches highR it and every

@@ -9,19 +9,21 @@ export interface FifoItem {
   readonly totalWork: number;
 }
 
-interface Node<T> {
-  item: T;
-  prev: Node<T> | undefined;
-  next: Node<T> | undefined;
-  removed: boolean;
+/**
+ * A place in a FIFO. The caller makes it and keeps it (its removal handle), so a waiting item costs
+ * one object, which the caller may extend with its own fields, rather than a node and a closure.
+ */
+export class FifoNode<T> {
+  prev: FifoNode<T> | undefined = undefined;
+  next: FifoNode<T> | undefined = undefined;
+  inFifo = false;
+
+  constructor(readonly item: T) {}
 }
 
-/** Removes the item it was returned for; a second call does nothing and returns false. */
-export type RemoveFromFifo = () => boolean;
-
 export class RequestFifo<T extends FifoItem> {
-  private head: Node<T> | undefined;
-  private tail: Node<T> | undefined;
+  private head: FifoNode<T> | undefined;
+  private tail: FifoNode<T> | undefined;
   private count = 0;
   initialSeatsSum = 0;
   maxSeatsSum = 0;
@@ -35,8 +37,11 @@ export class RequestFifo<T extends FifoItem> {
     return this.head?.item;
   }
 
-  enqueue(item: T): RemoveFromFifo {
-    const node: Node<T> = { item, prev: this.tail, next: undefined, removed: false };
+  /** Appends `node`, which must not be in a FIFO. */
+  enqueue(node: FifoNode<T>): void {
+    const item = node.item;
+    node.prev = this.tail;
+    node.inFifo = true;
     if (this.tail === undefined) this.head = node;
     else this.tail.next = node;
     this.tail = node;
@@ -44,13 +49,12 @@ export class RequestFifo<T extends FifoItem> {
     this.initialSeatsSum += item.initialSeats;
     this.maxSeatsSum += item.maxSeats;
     this.totalWorkSum += item.totalWork;
-    return () => this.unlink(node);
   }
 
   dequeue(): T | undefined {
     const node = this.head;
     if (node === undefined) return undefined;
-    this.unlink(node);
+    this.remove(node);
     return node.item;
   }
 
@@ -58,9 +62,10 @@ export class RequestFifo<T extends FifoItem> {
     for (let node = this.head; node !== undefined; node = node.next) yield node.item;
   }
 
-  private unlink(node: Node<T>): boolean {
-    if (node.removed) return false;
-    node.removed = true;
+  /** Removes `node`, which is in this FIFO or in none (O(1)); a node in none is left alone and gives false. */
+  remove(node: FifoNode<T>): boolean {
+    if (!node.inFifo) return false;
+    node.inFifo = false;
     if (node.prev === undefined) this.head = node.next;
     else node.prev.next = node.next;
     if (node.next === undefined) this.tail = node.prev;

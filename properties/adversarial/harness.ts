@@ -7,7 +7,7 @@
 // `npm test` runs each attack briefly at the fixed seed; `npm run properties -- adversarial --runs N
 // --seed S` runs them long (the runner prints the seed, and a failure prints its replay command).
 import * as assert from 'uvu/assert';
-import { startInProcessServer, type InProcessOptions, type InProcessServer } from '../../api/testing/in-process.ts';
+import { startInProcessServer, type InProcessOptions, type InProcessServer } from '../../api/integration/testing/in-process.ts';
 import type { FuzzRequest } from '../support/api-requests.ts';
 import { trapCrashes } from '../support/crash-trap.ts';
 import { assertWellFormed, send, type FuzzResponse } from '../support/fuzz-client.ts';

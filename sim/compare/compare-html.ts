@@ -2,7 +2,7 @@
 // Each cell shows the baseline's and the variant's median across seeds (with their range), the
 // median paired difference, and a verdict; every run's own report.html is linked.
 
-import { esc, fmtNumber, fmtPercent, fmtSeconds, nameCell } from '../report/format.ts';
+import { esc, fmtNumber, fmtPercent, fmtRange, fmtSeconds, minus, nameCell } from '../report/format.ts';
 import { page, table } from '../report/page.ts';
 import { levelCell } from '../report/colours.ts';
 import type { Comparison, MetricComparison, RowComparison, Unit, Verdict, VariantComparison } from './compare.ts';
@@ -31,16 +31,6 @@ function signed(unit: Unit, value: number | null): string {
   if (value === null) return '—';
   if (value === 0) return '±0';
   return `${value > 0 ? '+' : '−'}${fmt(unit, Math.abs(value))}`;
-}
-
-/** A typographic minus: "−14.9" reads as negative where "-14.9" reads as a dash. */
-const minus = (text: string) => text.replace(/^-/, '−');
-
-/** "−14.92 to −12.42", not "-14.92–-12.42": an en dash between negative numbers reads as a minus. */
-export function fmtRange(low: string, high: string): string {
-  // Two values that print alike are one value to the reader ("3.99", not "3.99–3.99").
-  if (low === high) return minus(low);
-  return low.startsWith('-') || high.startsWith('-') ? `${minus(low)} to ${minus(high)}` : `${low}–${high}`;
 }
 
 /** Values never break inside ("12.3 ms"); a cell breaks only between them, so tables fit the page. */

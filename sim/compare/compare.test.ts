@@ -3,9 +3,10 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { FlowDigest, LevelDigest, RunDigest } from '../sweep/run-digest.ts';
+import type { FlowDigest, LevelDigest, RunDigest } from '../run-digest.ts';
 import { compareVariant } from './compare.ts';
-import { compareHtml, fmtRange, variantSummary } from './compare-html.ts';
+import { compareHtml, variantSummary } from './compare-html.ts';
+import { fmtRange } from '../report/format.ts';
 
 const rejected = (n: number) => ({ 'queue-full': n, 'time-out': 0, 'concurrency-limit': 0 });
 

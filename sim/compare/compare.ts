@@ -7,7 +7,7 @@
 import { spread, type Spread } from '../sweep/summary.ts';
 import { round } from '../report.ts';
 import { REJECT_REASONS } from '../metrics.ts';
-import type { FlowDigest, LevelDigest, RunDigest } from '../sweep/run-digest.ts';
+import type { FlowDigest, LevelDigest, RunDigest } from '../run-digest.ts';
 
 /** `new` and `removed`: the row exists in the variant only, or in the baseline only. */
 export type Verdict = 'better' | 'worse' | 'noise' | 'new' | 'removed';

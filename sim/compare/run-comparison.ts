@@ -4,7 +4,7 @@
 
 import { join } from 'node:path';
 import type { AuditGrouping } from '../audit-grouping.ts';
-import { reproduceCommand } from '../cli-args.ts';
+import { reproduceCommand } from '../run/reproduce-command.ts';
 import { runSweep, type SweepPool } from '../sweep/sweep.ts';
 import type { SweepTask } from '../sweep/task.ts';
 import type { Variant } from '../sweep/variants.ts';

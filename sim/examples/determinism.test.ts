@@ -9,7 +9,7 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { reportJson } from '../report.ts';
 import { renderHtml } from '../report/html.ts';
-import { runScenario } from '../run-scenario.ts';
+import { runScenario } from '../run/run-scenario.ts';
 
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const examples = readdirSync(dir)

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runSimTune } from '../cli-tune.ts';
+import { runSimTune } from '../cli/cli-tune.ts';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const examples = readdirSync(here)

@@ -13,12 +13,13 @@ import type { FlowcontrolConfig } from '../../engine/flowcontrol/controller.ts';
 import type { FlowSchema, PriorityLevelConfiguration } from '../../engine/resources/types.ts';
 import type { FlowReport, SimulationReport } from '../report.ts';
 import type { FlowSpec, Scenario } from '../scenario.ts';
-import { fmtInt, fmtNumber, fmtSeconds } from '../report/format.ts';
+import { fmtInt, fmtNumber, fmtRange, fmtSeconds } from '../report/format.ts';
 import { effectiveMaxSeats, MAXIMUM_SEATS_LIMIT, maxSeatsBounds, PRIORITY_LEVEL_MAX_SEATS_FRACTION } from '../../engine/flowcontrol/max-seats.ts';
 import { DEFAULT_WORK_ESTIMATOR_CONFIG } from '../../engine/flowcontrol/work-estimator-config.ts';
 import type { LevelReport } from '../report.ts';
-import { momentsOf, offeredSeatsAt, seconds, spanText, type LevelState, type Moments } from './moments.ts';
-import type { Remedy } from './remedy.ts';
+import { heldSeatSharesAt, momentsOf, offeredSeatsAt, seconds, spanText, type LevelState, type Moments } from './moments.ts';
+import type { Remedy } from '../remedy.ts';
+import { COLD_START_MS } from '../cold-start.ts';
 import type { HandCollisionRecords } from '../hand-collisions.ts';
 import { handCollisionAt } from './hand-collision.ts';
 import { cpuClause } from './cpu-oversubscription.ts';
@@ -34,8 +35,6 @@ export interface Explanation {
 /** A flow suffers when it loses 1% of its requests or waits 100 ms at p99. */
 export const SUFFERING_REJECTED_FRACTION = 0.01;
 export const SUFFERING_WAIT_P99_SECONDS = 0.1;
-/** Two borrowing adjustments: before the second, CurrentCL comes from a start without demand history. */
-export const COLD_START_MS = 2 * BORROWING_ADJUSTMENT_PERIOD_MS;
 const PAGE_LIMIT = 500;
 
 export function isSuffering(f: FlowReport): boolean {
@@ -188,7 +187,7 @@ function costOf(run: Run, victim: Victim, offender: string, o: FlowReport): Cost
   const objects = spec === undefined ? undefined : (spec.objects ?? scenario.objectCounts[groupResourceKey(spec.apiGroup, spec.resource)]);
   const paged = spec?.query.limit !== undefined;
   const text =
-    `${offender}'s ${spec?.verb === 'watch' ? 'WATCHes' : 'LISTs'} cost ${fmtNumber(o.seatsPerRequest!)} seats each` +
+    `The ${spec?.verb === 'watch' ? 'WATCHes' : 'LISTs'} of ${offender} cost ${fmtNumber(o.seatsPerRequest!)} seats each` +
     `${objects === undefined ? '' : ` (${fmtInt(objects)} objects${paged ? `, limit ${spec!.query.limit}` : ', no limit'})`}`;
   const handSize = victim.plc?.spec?.limited?.limitResponse?.queuing?.handSize;
   const why = objects === undefined ? '' : seatsWhy(objects, o.seatsPerRequest!, victim.levelName, victim.level, handSize, scenario);
@@ -226,7 +225,7 @@ function borrowingLag(run: Run, v: Victim): Explanation | undefined {
       ? `${levelName} had lent ${lent} of its ${level.nominalCL} nominal seats while idle, and its own demand came back ${spanText(until)}: ` +
         `its CurrentCL was ${b.currentCLAtStart}, all in use (${stateText(b)}), and ${name} ${symptom}. The lent seats came back only at the ` +
         `next borrowing adjustment, at ${seconds(rise.atSeconds)}, when CurrentCL rose to ${rise.to}`
-      : `Borrowing lag: ${spanText(until)} ${levelName}'s CurrentCL was ${b.currentCLAtStart}, all in use (${stateText(b)}), and ${name} ` +
+      : `Borrowing lag: ${spanText(until)} the CurrentCL of ${levelName} was ${b.currentCLAtStart}, all in use (${stateText(b)}), and ${name} ` +
         `${symptom}. At the next borrowing adjustment, at ${seconds(rise.atSeconds)}, it rose to ${rise.to}`;
   return {
     flow: name,
@@ -260,8 +259,8 @@ function wideRequests(run: Run, v: Victim): Explanation | undefined {
     level: levelName,
     text:
       (offender === name
-        ? `${cost.text}; ${fill} of them fill ${levelName}'s CurrentCL (${cl}${whenText}), so the rest queue: ${name} ${symptom}.`
-        : `${cost.text}; ${fill} of them fill ${levelName}'s CurrentCL (${cl}${whenText}), and a LIST at the head of a ` +
+        ? `${cost.text}; ${fill} of them fill the CurrentCL of ${levelName} (${cl}${whenText}), so the rest queue: ${name} ${symptom}.`
+        : `${cost.text}; ${fill} of them fill the CurrentCL of ${levelName} (${cl}${whenText}), and a LIST at the head of a ` +
           `queue holds the level until that many seats are free (${fmtInt(level.noAccommodation)} times), so ${name} waits behind them: it ` +
           `${symptom}.`) +
       cost.why +
@@ -288,9 +287,10 @@ function sharedFlow(run: Run, v: Victim): Explanation | undefined {
     text:
       `${name} and ${heavy} are one APF flow: FlowSchema ${f.flowSchema} tells flows apart ` +
       `${method === 'ByUser' ? `by user, and both are ${spec.user}` : `by namespace, and both send to namespace "${spec.namespace}"`}. They ` +
-      `share one hand of ${levelName}'s queues, so ${heavy}'s ${fmtInt(h.arrived)} requests fill the queues ${name}'s requests wait in: ${name} ` +
+      `share one hand of the queues of ${levelName}, so the ${fmtInt(h.arrived)} requests of ${heavy} fill the queues ` +
+      `the requests of ${name} wait in: ${name} ` +
       `${symptom}` +
-      (m === undefined ? '.' : ` (${spanText(m)}: ${levelName}'s CurrentCL ${cl}, ${stateText(m)}).`) +
+      (m === undefined ? '.' : ` (${spanText(m)}: the CurrentCL of ${levelName} was ${cl}, ${stateText(m)}).`) +
       (m?.rise === undefined || m.rise.stoppedBySeconds === null
         ? ''
         : ` The borrowing adjustment at ${seconds(m.rise.atSeconds)} raised CurrentCL to ${m.rise.to} and the queueing stopped by ` +
@@ -315,16 +315,16 @@ function handCollision(run: Run, v: Victim): Explanation | undefined {
   const deal =
     handSize > 0
       ? `shuffle sharding deals each flow of ${levelName} a hand of ${handSize} of its ${level.queues} queues, ` +
-        `and ${name}'s hand overlaps ${collision.heavy}'s`
-      : `shuffle sharding put ${name} in ${collision.heavy}'s queues`;
+        `and the hand of ${name} overlaps that of ${collision.heavy}`
+      : `shuffle sharding put ${name} in the queues of ${collision.heavy}`;
   return {
     flow: name,
     level: levelName,
     text:
-      `Hand collision: ${deal}. ${capitalized(spanText(m))} ${name}'s requests found up to ${fmtInt(collision.aheadMax)} requests of other flows ` +
-      `ahead of them in their queues (${Math.round(100 * collision.heavyShare)}% of them ${collision.heavy}'s), while ${collision.idleQueues} of ` +
+      `Hand collision: ${deal}. ${capitalized(spanText(m))} the requests of ${name} found up to ${fmtInt(collision.aheadMax)} requests of other flows ` +
+      `ahead of them in their queues (${Math.round(100 * collision.heavyShare)}% of them from ${collision.heavy}), while ${collision.idleQueues} of ` +
       `the level's ${level.queues} queues had nothing waiting: ${name} ${symptom}. Each request joins the shortest queue of its own hand, so ` +
-      `${name} waits behind ${collision.heavy} however idle the other queues are (${levelName}'s CurrentCL ${cl}, ${stateText(m)}). More ` +
+      `${name} waits behind ${collision.heavy} however idle the other queues are (the CurrentCL of ${levelName} was ${cl}, ${stateText(m)}). More ` +
       `queues or a larger handSize make such an overlap rarer; a FlowSchema of its own for ${collision.heavy}, or a distinguisher that ` +
       `tells it apart, takes it out of these queues.` +
       v.serverClause,
@@ -342,21 +342,22 @@ function overAsked({ report }: Run, v: Victim): Explanation {
   const queueLimit = v.plc?.spec?.limited?.limitResponse?.queuing?.queueLengthLimit;
   const remedies: Remedy[] = [{ kind: 'more-shares', level: levelName }];
   if (f.rejected['queue-full'] > 0 && queueLimit !== undefined && level.longestQueue >= queueLimit) remedies.push({ kind: 'longer-queues', level: levelName });
-  const top = [...v.neighbours].sort((a, b) => seatShare(report, levelName, b[0]) - seatShare(report, levelName, a[0]))[0];
-  // At the moments the flow suffered, what was asked and what the level had then; the run's means only without them.
+  // At the moments the flow suffered, what was asked and what the level had then, and who held its
+  // seats then; the run's means only without them.
   const asked = m === undefined ? undefined : offeredSeatsAt(report, levelName, m.buckets);
+  const heldThen = m === undefined || asked === undefined ? undefined : heldSeatSharesAt(report, levelName, m.buckets);
+  const share = (flow: string) => (heldThen === undefined ? seatShare(report, levelName, flow) : (heldThen.get(flow) ?? 0));
+  const top = [...v.neighbours].sort((a, b) => share(b[0]) - share(a[0]))[0];
   const head =
     m === undefined || asked === undefined
-      ? `${levelName}'s flows asked for ${fmtNumber(demand)} seats on average and it had ${fmtNumber(level.currentCL.mean)} (NominalCL ${level.nominalCL})`
-      : `${capitalized(spanText(m))} ${levelName}'s flows asked for about ${fmtNumber(asked)} seats and it had ${cl} (NominalCL ${level.nominalCL})`;
+      ? `The flows of ${levelName} asked for ${fmtNumber(demand)} seats on average and it had ${fmtNumber(level.currentCL.mean)} (NominalCL ${level.nominalCL})`
+      : `${capitalized(spanText(m))} the flows of ${levelName} asked for about ${fmtNumber(asked)} seats and it had ${cl} (NominalCL ${level.nominalCL})`;
   return {
     flow: name,
     level: levelName,
     text:
       head +
-      (top !== undefined && seatShare(report, levelName, top[0]) >= 0.5
-        ? `, ${Math.round(100 * seatShare(report, levelName, top[0]))}% of them held by ${top[0]}`
-        : '') +
+      (top !== undefined && share(top[0]) >= 0.5 ? `, ${Math.round(100 * share(top[0]))}% of them held by ${top[0]}` : '') +
       `; ${name} ${symptom}` +
       (f.rejected['queue-full'] > 0 && queueLimit !== undefined
         ? ` (queue-full: its queues hold at most ${queueLimit} requests${m === undefined ? '' : `, and the longest held ${m.longestQueue} then`})`
@@ -372,7 +373,7 @@ const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(
 
 /** The limit in force at the moments: one number, or the range it moved in. */
 function clText(m: Moments): string {
-  return m.currentCL.min === m.currentCL.max ? String(m.currentCL.min) : `${m.currentCL.min}–${m.currentCL.max}`;
+  return fmtRange(String(m.currentCL.min), String(m.currentCL.max));
 }
 
 function stateText(m: LevelState): string {

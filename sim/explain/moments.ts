@@ -110,17 +110,35 @@ export function levelState(report: SimulationReport, level: string, buckets: rea
  * over its arrivals). Undefined when the run recorded no demand for the level.
  */
 export function offeredSeatsAt(report: SimulationReport, level: string, buckets: readonly number[]): number | undefined {
+  const perFlow = seatSecondsAt(report, level, buckets, 'arrived');
+  if (perFlow === undefined) return undefined;
+  const seatSeconds = [...perFlow.values()].reduce((s, x) => s + x, 0);
+  return seatSeconds / (buckets.length * report.series.intervalSeconds);
+}
+
+/**
+ * Each flow's part of the seats its level's requests held during `buckets` (the requests dispatched
+ * then, at the same average seat-time per request as offeredSeatsAt); empty when none were held.
+ */
+export function heldSeatSharesAt(report: SimulationReport, level: string, buckets: readonly number[]): Map<string, number> {
+  const perFlow = seatSecondsAt(report, level, buckets, 'dispatched') ?? new Map<string, number>();
+  const total = [...perFlow.values()].reduce((s, x) => s + x, 0);
+  return new Map(total > 0 ? [...perFlow].map(([flow, x]) => [flow, x / total]) : []);
+}
+
+/** Per flow of the level, the seat-seconds of its requests that arrived (or were dispatched) during `buckets`. */
+function seatSecondsAt(report: SimulationReport, level: string, buckets: readonly number[], which: 'arrived' | 'dispatched'): Map<string, number> | undefined {
   const fair = report.fairness[level]?.maxMinFair;
   if (fair === undefined || buckets.length === 0) return undefined;
-  let seatSeconds = 0;
+  const perFlow = new Map<string, number>();
   for (const [flow, { demandSeats }] of Object.entries(fair)) {
     const arrived = report.flows[flow]?.arrived ?? 0;
     if (arrived === 0) continue;
     const perRequest = (demandSeats * report.scenario.durationSeconds) / arrived;
-    const series = report.series.flows[flow]?.arrived ?? [];
-    seatSeconds += perRequest * buckets.reduce((sum, i) => sum + (series[i] ?? 0), 0);
+    const series = report.series.flows[flow]?.[which] ?? [];
+    perFlow.set(flow, perRequest * buckets.reduce((sum, i) => sum + (series[i] ?? 0), 0));
   }
-  return seatSeconds / (buckets.length * report.series.intervalSeconds);
+  return perFlow;
 }
 
 /** "from 41 s to 56 s". */

@@ -10,12 +10,12 @@ import { buildReport, type SimulationReport } from '../report.ts';
 import { loadScenarioFile, type LoadedScenario } from '../scenario-load.ts';
 import type { FlowSpec } from '../scenario.ts';
 import { runSimulation } from '../simulation.ts';
-import { digestOf } from '../sweep/run-digest.ts';
+import { digestOf } from '../run-digest.ts';
 import { candidateManifests, candidateObjects, describeCandidate, levelParams, sharesForSeats, type Candidate } from '../tune/candidate.ts';
 import { buildSpace } from '../tune/space.ts';
 import type { Explanation } from './explain.ts';
 import { dealerParameterError } from '../../engine/shuffle-sharding.ts';
-import type { FlowEffect, Remedy, Suggestion } from './remedy.ts';
+import type { FlowEffect, Remedy, Suggestion } from '../remedy.ts';
 
 export const MAX_SUGGESTIONS = 3;
 /** Remedies simulated at most per run (each costs one more simulation). */
@@ -89,7 +89,7 @@ async function build(
       `# client-go: a pager, or ListOptions{Limit: ${remedy.limit}}). Simulated as ${pages} requests per LIST, each ${pages}× shorter:\n` +
       stringify({ flows: [{ name: spec.name, query: { ...spec.query, limit: String(remedy.limit) } }] }, { lineWidth: 0 });
     return {
-      title: `Paginate ${spec.name}'s LISTs (limit ${remedy.limit})`,
+      title: `Paginate the LISTs of ${spec.name} (limit ${remedy.limit})`,
       changes: [`${spec.name}: ?limit=${remedy.limit}, ${pages} pages per LIST`],
       manifest,
       loaded,
@@ -125,7 +125,7 @@ async function build(
     remedy.kind === 'dedicated-level'
       ? `Give ${remedy.flow} a priority level of its own`
       : remedy.kind === 'more-shares'
-        ? `Double ${remedy.level}'s nominalConcurrencyShares`
+        ? `Double the nominalConcurrencyShares of ${remedy.level}`
         : remedy.kind === 'more-queues'
           ? `More queues for ${remedy.level}`
           : `Longer queues for ${remedy.level}`;

@@ -61,3 +61,13 @@ export function nameCell(name: string): string {
   const short = shortName(name);
   return short === name ? esc(name) : `<span title="${esc(name)}">${esc(short)}</span>`;
 }
+
+/** A typographic minus: "−14.9" reads as negative where "-14.9" reads as a dash. */
+export const minus = (text: string) => text.replace(/^-/, '−');
+
+/** "−14.92 to −12.42", not "-14.92–-12.42": an en dash between negative numbers reads as a minus. */
+export function fmtRange(low: string, high: string): string {
+  // Two values that print alike are one value to the reader ("3.99", not "3.99–3.99").
+  if (low === high) return minus(low);
+  return low.startsWith('-') || high.startsWith('-') ? `${minus(low)} to ${minus(high)}` : `${low}–${high}`;
+}

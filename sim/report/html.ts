@@ -4,8 +4,8 @@
 
 import type { FlowReport, LevelReport, SimulationReport } from '../report.ts';
 import type { Plot } from './plots.ts';
-import { esc, fmtBytes, fmtInt, fmtNumber, fmtPercent, fmtSeconds, nameCell } from './format.ts';
-import { COLD_START_MS } from '../explain/explain.ts';
+import { esc, fmtBytes, fmtInt, fmtNumber, fmtPercent, fmtRange, fmtSeconds, nameCell } from './format.ts';
+import { COLD_START_MS } from '../cold-start.ts';
 import { page, stripXmlHeader, table } from './page.ts';
 import { levelCell } from './colours.ts';
 
@@ -120,8 +120,8 @@ function findings(report: SimulationReport): string[] {
     const lent = lentWhileQueued(report, name);
     if (l.borrowing.maxSeats > 0)
       out.push(
-        `Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ${l.currentCL.min}–` +
-          `${l.currentCL.max}).`,
+        `Level <b>${esc(name)}</b> borrowed up to ${l.borrowing.maxSeats} seats above its NominalCL of ${l.nominalCL} (CurrentCL ` +
+          `${fmtRange(String(l.currentCL.min), String(l.currentCL.max))}).`,
       );
     else if (lent > 0)
       out.push(`Level <b>${esc(name)}</b> lent up to ${lent} of its ${l.nominalCL} nominal seats to other levels while its own requests queued.`);
@@ -242,7 +242,7 @@ function levelTable(report: SimulationReport): string {
   const rows = Object.entries(report.levels).map(([name, l]: [string, LevelReport]) => [
     `${levelCell(name)}${l.exempt ? ' <span class="dim">(exempt)</span>' : ''}`,
     String(l.nominalCL),
-    `${l.currentCL.min}–${l.currentCL.max} (${fmtNumber(l.currentCL.mean)})`,
+    `${fmtRange(String(l.currentCL.min), String(l.currentCL.max))} (${fmtNumber(l.currentCL.mean)})`,
     `${signed(l.borrowing.meanSeats)} (${signed(l.borrowing.minSeats)} to ${signed(l.borrowing.maxSeats)})`,
     `${fmtNumber(l.seatsInUse.mean)} / ${l.seatsInUse.max}`,
     `${fmtNumber(l.waiting.mean)} / ${l.waiting.max} (${l.longestQueue})`,

@@ -5,7 +5,7 @@
 import { round } from '../report.ts';
 import { esc, fmtNumber, fmtSeconds, nameCell } from '../report/format.ts';
 import { page, stripXmlHeader, table } from '../report/page.ts';
-import type { RunDigest } from './run-digest.ts';
+import type { RunDigest } from '../run-digest.ts';
 import type { SweepTaskResult } from './task.ts';
 
 export interface Spread {

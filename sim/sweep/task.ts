@@ -6,8 +6,8 @@
 import type { AuditGrouping } from '../audit-grouping.ts';
 import { reportJson } from '../report.ts';
 import { writeRunOutput } from '../report/write.ts';
-import { runScenario } from '../run-scenario.ts';
-import { digestOf, type RunDigest } from './run-digest.ts';
+import { runScenario } from '../run/run-scenario.ts';
+import { digestOf, type RunDigest } from '../run-digest.ts';
 import type { ExtraObject } from '../scenario-load.ts';
 
 export interface SweepTask {

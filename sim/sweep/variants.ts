@@ -2,8 +2,8 @@
 // one per --variant file, named after the file; and the up-front check of every variant's inputs.
 
 import { basename, extname } from 'node:path';
-import { reportWarnings } from '../cli-args.ts';
-import { loadRunInputs } from '../run-scenario.ts';
+import { reportWarnings } from '../run/scenario-warnings.ts';
+import { loadRunInputs } from '../run/run-scenario.ts';
 import type { Scenario } from '../scenario.ts';
 import { append } from '../../engine/append.ts';
 

@@ -4,9 +4,9 @@
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { FlowDigest, LevelDigest, RunDigest } from '../sweep/run-digest.ts';
+import type { FlowDigest, LevelDigest, RunDigest } from '../run-digest.ts';
 import { assess } from './assess.ts';
-import { parseObjectives, type Objective } from './objectives.ts';
+import { parseObjectives, withImplicitObjectives, type Objective } from './objectives.ts';
 import { failures, objectivesTable } from './objectives-table.ts';
 
 function flow(level: string, latencyP99Seconds: number | null, rejectedTotal = 0, arrived = 100): FlowDigest {
@@ -108,6 +108,31 @@ test('server memory headroom is assessed when only memory is modelled (no server
   ];
   const outcome = assess([objective({ serverMemory: 0.9 })], new Map([[0, { flows: [], levels: [] }]]), runs).objectives[0]!;
   assert.equal([outcome.serverMemory!.worst, outcome.serverMemory!.seed, outcome.serverMemory!.met], [0.95, '2', false]);
+});
+
+test('with server.memory set, the tuner holds peak memory to 100% though the file names no memory objective', () => {
+  const file = { file: 'o.yaml', objectives: [objective({ waitP99Seconds: 0.1 })], changes: {} };
+  assert.is(withImplicitObjectives(file, { memoryBytes: null }), file, 'unbounded memory: nothing added');
+  assert.is(
+    withImplicitObjectives({ ...file, objectives: [objective({ serverMemory: 0.9 })] }, { memoryBytes: 8e9 }).objectives.length,
+    1,
+    'the file holds it',
+  );
+  const held = withImplicitObjectives(file, { memoryBytes: 8e9 }).objectives;
+  assert.equal(held.slice(1), [{ index: 1, flows: [], levels: [], serverMemory: 1, implicit: 'server.memory is set' }]);
+  const runs = [{ seed: '3', digest: digest({}, {}, { cpus: null, peakCpu: null, peakMemoryBytes: 8.8e9, memoryBytes: 8e9 }) }];
+  const assessment = assess(held.slice(1), new Map(), runs);
+  assert.is(assessment.met, false);
+  const [row] = objectivesTable(held, undefined, assessment);
+  assert.equal([row!.what, row!.limit, row!.recommended, row!.met], ['server memory peak', '≤ 100% (implicit: server.memory is set)', '110%', false]);
+  assert.equal(failures(assessment), ['implicit objective (server.memory is set): server memory peak 110% in seed 3 (limit 100%)']);
+});
+
+test('objectives table: a zero wait carries its unit like any other value', () => {
+  const o = objective({ flows: ['a'], waitP99Seconds: 0.1 });
+  const runs = [{ seed: '1', digest: digest({ a: flow('l', 0.05) }) }];
+  const [row] = objectivesTable([o], undefined, assess([o], new Map([[0, { flows: ['a'], levels: [] }]]), runs));
+  assert.equal([row!.limit, row!.recommended, row!.margin], ['≤ 100 ms', '0 s (a)', '+100 ms']);
 });
 
 test('objectives: protections, borrowing caps and server headroom parse; misuse is named by field', () => {

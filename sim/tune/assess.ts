@@ -6,7 +6,7 @@
 // differs per flow: the worst is the flow and seed furthest over its own limit, relative to it.
 
 import { round } from '../report.ts';
-import type { FlowDigest, RunDigest } from '../sweep/run-digest.ts';
+import type { FlowDigest, RunDigest } from '../run-digest.ts';
 import type { Objective } from './objectives.ts';
 import type { Matched } from './space.ts';
 
@@ -38,6 +38,8 @@ export type Measure = (typeof MEASURES)[number];
 
 export type ObjectiveOutcome = {
   index: number;
+  /** Why an objective the file does not give is held (see withImplicitObjectives). */
+  implicit?: string;
   flows: string[];
   levels: string[];
   matched: string[];
@@ -183,6 +185,7 @@ export function assess(objectives: readonly Objective[], matched: ReadonlyMap<nu
     const m = matched.get(objective.index) ?? { flows: [], levels: [] };
     const outcome: ObjectiveOutcome = {
       index: objective.index,
+      ...(objective.implicit === undefined ? {} : { implicit: objective.implicit }),
       flows: objective.flows,
       levels: objective.levels,
       matched: [...m.flows],

@@ -6,7 +6,7 @@
 // of thumb, so the sentence cannot claim what the runs do not show.
 
 import { fmtNumber, fmtPercent, fmtSeconds } from '../report/format.ts';
-import type { LevelDigest, RunDigest } from '../sweep/run-digest.ts';
+import type { LevelDigest, RunDigest } from '../run-digest.ts';
 import { levelParams, type Candidate, type LevelParams, type TuneSpace } from './candidate.ts';
 
 type Runs = readonly { seed: string; digest: RunDigest }[];

@@ -36,7 +36,8 @@ function format(measure: Measure, value: number): string {
     case 'waitP99Seconds':
     case 'latencyP99Seconds':
     case 'latencyP99NoWorse':
-      return fmtSeconds(value);
+      // fmtSeconds prints a zero bare; in this table every value carries its unit.
+      return value === 0 ? '0 s' : fmtSeconds(value);
     case 'borrowedSeats':
       return fmtNumber(value);
     default:
@@ -71,7 +72,9 @@ export function objectivesTable(objectives: readonly Objective[], baseline: Asse
       rows.push({
         objective: o.index,
         what: `${subject(o)}${NAMES[measure]}`,
-        limit: protection ? `≤ baseline + ${fmtPercent(slack)}` : `≤ ${format(measure, w.limit)}`,
+        limit: protection
+          ? `≤ baseline + ${fmtPercent(slack)}`
+          : `≤ ${format(measure, w.limit)}${o.implicit === undefined ? '' : ` (implicit: ${o.implicit})`}`,
         // A protection's baseline is the worst flow's own baseline value: the one it is held to.
         baseline: protection
           ? w.baseline == null
@@ -109,9 +112,8 @@ export function failures(assessment: Assessment): string[] {
       if (w === undefined || w.met || w.worst === null) continue;
       const baseline = w.baseline == null ? '' : `, baseline ${format(measure, w.baseline)}`;
       const who = w.flow === 'server' ? '' : `${w.flow} `;
-      lines.push(
-        `objectives[${o.index}]: ${who}${NAMES[measure]} ${format(measure, w.worst)} in seed ${w.seed} (limit ${format(measure, w.limit)}${baseline})`,
-      );
+      const objective = o.implicit === undefined ? `objectives[${o.index}]` : `implicit objective (${o.implicit})`;
+      lines.push(`${objective}: ${who}${NAMES[measure]} ${format(measure, w.worst)} in seed ${w.seed} (limit ${format(measure, w.limit)}${baseline})`);
     }
   }
   return lines;

@@ -45,6 +45,8 @@ export interface Objective {
   serverCpu?: number;
   /** Peak memory use of the modelled server, as a fraction of server.memory. */
   serverMemory?: number;
+  /** Why the tuner holds this objective though the file does not give it ("server.memory is set"). */
+  implicit?: string;
 }
 
 /** Whether the objective asks its flows to do better (not only to be protected). */
@@ -121,6 +123,18 @@ function parseObjective(r: FieldReader, raw: unknown, index: number): Objective 
   }
   if (OBJECTIVE_FIELDS.slice(2).every((k) => map[k] === undefined)) r.fail(path, `give at least one of ${MEASURES}`);
   return objective;
+}
+
+/**
+ * The file's objectives and those the scenario implies: with server.memory set, no candidate may run
+ * the modelled server out of memory (peak ≤ 100%), unless the file already holds memory to a limit,
+ * which is at most that. Running out of memory is a failure; CPU over 100% is only slowness.
+ */
+export function withImplicitObjectives(objectives: TuneObjectives, server: { memoryBytes: number | null }): TuneObjectives {
+  if (server.memoryBytes === null || objectives.objectives.some((o) => o.serverMemory !== undefined)) return objectives;
+  const index = objectives.objectives.length;
+  const memory: Objective = { index, flows: [], levels: [], serverMemory: 1, implicit: 'server.memory is set' };
+  return { ...objectives, objectives: [...objectives.objectives, memory] };
 }
 
 export function parseObjectives(text: string, file: string): { ok: true; objectives: TuneObjectives } | { ok: false; errors: string[] } {

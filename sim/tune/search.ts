@@ -9,7 +9,7 @@
 // are used in task order, so a seed list and a search seed always give the same recommendation.
 
 import type { Prng } from '../../engine/random.ts';
-import type { RunDigest } from '../sweep/run-digest.ts';
+import type { RunDigest } from '../run-digest.ts';
 import type { Assessment } from './assess.ts';
 import { candidateKey, candidateSize, compareSize, EMPTY_CANDIDATE, movesFrom, type Candidate, type CandidateSize, type TuneSpace } from './candidate.ts';
 

@@ -7,7 +7,7 @@ import { MANDATORY_NAMES, SUGGESTED_NAMES } from '../../engine/resources/bootstr
 import { PRIORITY_LEVEL_KIND, type FlowSchema, type PolicyRulesWithSubjects, type PriorityLevelConfiguration } from '../../engine/resources/types.ts';
 import type { LoadedScenario } from '../scenario-load.ts';
 import type { FlowSpec } from '../scenario.ts';
-import type { RunDigest } from '../sweep/run-digest.ts';
+import type { RunDigest } from '../run-digest.ts';
 import { dedicatedName, subjectFor, type DedicatedTarget, type LevelParams, type TuneSpace } from './candidate.ts';
 import { improves, matchFlows, type TuneObjectives } from './objectives.ts';
 

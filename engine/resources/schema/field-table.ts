@@ -3,7 +3,7 @@
 // v0.32). Everything that needs to know a kind's fields reads these tables: decoding and the
 // canonical field order (`decoding-shape.ts`), defaulting (`defaulting.ts`), the server-side apply
 // and strategic merge schema (engine/patch/schema.ts), the OpenAPI component schemas
-// (api/openapi/schemas.ts), the protobuf codec's pointer fields (engine/protobuf/go-types.ts).
+// (api/schemas/schemas.ts), the protobuf codec's pointer fields (engine/protobuf/go-types.ts).
 // Fields are listed in Go's declaration order, which is the order Go's JSON encoder writes them in.
 
 /**
