@@ -32,7 +32,7 @@
 // used over half of its own or fell more than 10 ms behind its schedule.
 //
 //   setsid sh -c 'echo -19 > /proc/$$/autogroup; exec nice -n -19 node --import tsx bench/sim-vs-serve.bench.ts [--list-load=0.8]'
-//   (--objects=3000, --seconds=20 too). With the kernel's autogroups on, `nice` orders processes within
+//   (--objects=20000, --seconds=20 too). With the kernel's autogroups on, `nice` orders processes within
 //   one session only: other sessions get the core as often as the bench's unless its autogroup is niced.
 //   BENCH_QUICK=1 …   (short runs)
 import { spawnSync } from 'node:child_process';
@@ -437,7 +437,7 @@ async function main(): Promise<void> {
     const predicted = predictedCpu(mixed, calibration);
 
     const driverRuns: DriverRun[] = [
-      { what: 'calibration', result: light, seconds: CALIBRATION_SECONDS + 1 },
+      { what: 'service-time run', result: light, seconds: CALIBRATION_SECONDS + 1 },
       { what: 'mixed run', result: mixed, seconds: SECONDS + WARMUP_SECONDS },
     ];
     const unfair = unfairness(coreShare, driverRuns);
