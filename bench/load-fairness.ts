@@ -1,0 +1,32 @@
+// Whether a sim-vs-serve run tested the model or the machine: the load client must be faster than
+// the server under test, and the server must get its core. A run that fails either says so and
+// its latencies are not judged against the model.
+import type { DriverResult } from './open-loop-driver.ts';
+
+/** Below this share of its event loop's busy time on its core, the server was kept from its core. */
+export const FAIR_CORE_SHARE = 0.9;
+/** Above this share of its core, the driver's own work delays sends and slows reads. */
+export const FAIR_DRIVER_BUSY = 0.5;
+/** A request sent this much later than its Poisson arrival no longer arrives as the simulator's do. */
+export const FAIR_SEND_LAG_MS = 10;
+
+/** A driver run to judge: what it was, its result, and how long it ran (seconds). */
+export interface DriverRun {
+  what: string;
+  result: DriverResult;
+  seconds: number;
+}
+
+export const driverBusy = (run: DriverRun): number => run.result.clientCpuSeconds / run.seconds;
+
+/** Why a run does not test the model: each reason a sentence, none when it does. */
+export function unfairness(coreShare: number, runs: readonly DriverRun[]): string[] {
+  const reasons: string[] = [];
+  if (coreShare < FAIR_CORE_SHARE) reasons.push(`the server ran ${coreShare.toFixed(2)} of its event loop's busy time`);
+  for (const run of runs) {
+    const busy = driverBusy(run);
+    if (busy > FAIR_DRIVER_BUSY) reasons.push(`the ${run.what}'s driver used ${busy.toFixed(2)} of its core`);
+    if (run.result.maxSendLagMs > FAIR_SEND_LAG_MS) reasons.push(`the ${run.what}'s driver fell ${run.result.maxSendLagMs.toFixed(0)} ms behind`);
+  }
+  return reasons;
+}
