@@ -26,6 +26,10 @@ interface Pending {
 /** Reused `schedule` events kept at most; enough for the events of one instant in large runs. */
 const POOL_MAX = 4096;
 
+function pooledPending(): Pending {
+  return { callback: undefined, task: undefined, cancelled: false, pooled: true };
+}
+
 /** Below this size compaction is not worth a pass over the heap. */
 const COMPACT_MIN_HEAP = 1024;
 
@@ -36,8 +40,13 @@ export class SimClock implements Clock {
    * The heap: slot i holds `events[i]`, due at `due[i]`, scheduled as number `seqs[i]`. The keys
    * live in typed arrays rather than on the events because a double in an object field is a
    * pointer to a boxed number: every comparison would chase two of them.
+   *
+   * `events` and `pool` are born holding an entry (slots at or past `size` are unused): an empty
+   * `[]` starts as an array of small integers and turns into an array of objects at its first
+   * store, so a second clock in the same process (`sim tune`, the bench's repeated runs) met code
+   * compiled for the first clock's arrays with arrays of the other kind, and threw it away.
    */
-  private events: (Pending | undefined)[] = [];
+  private events: (Pending | undefined)[] = [undefined];
   private due = new Float64Array(256);
   private seqs = new Float64Array(256);
   private size = 0;
@@ -46,7 +55,7 @@ export class SimClock implements Clock {
   /** Cancelled events still sitting in the heap. */
   private cancelledInHeap = 0;
   private eventsRun = 0;
-  private readonly pool: Pending[] = [];
+  private readonly pool: Pending[] = [pooledPending()];
 
   constructor(startMs = 0) {
     this.nowMs = startMs;
@@ -84,7 +93,7 @@ export class SimClock implements Clock {
   }
 
   private pooledEvent(delayMs: number): Pending {
-    const event = this.pool.pop() ?? { callback: undefined, task: undefined, cancelled: false, pooled: true };
+    const event = this.pool.pop() ?? pooledPending();
     this.push(event, this.nowMs + (delayMs > 0 ? delayMs : 0));
     return event;
   }

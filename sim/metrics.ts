@@ -13,6 +13,17 @@ export type RejectCounts = Record<RejectReason, number>;
 
 export const zeroRejects = (): RejectCounts => ({ 'queue-full': 0, 'time-out': 0, 'concurrency-limit': 0 });
 
+/**
+ * An empty array for a per-bucket series, born in V8's kind for doubles. An empty `[]` holds small
+ * integers until its first fraction changes its kind, so every run's new arrays changed kind after
+ * the bucket closing had been compiled for the previous run's, which threw that code away.
+ */
+function numberSeries(): number[] {
+  const series = [0.5];
+  series.length = 0;
+  return series;
+}
+
 export class FlowMetrics {
   readonly levels = new Set<string>();
   flowSchema = '';
@@ -44,7 +55,7 @@ export class FlowMetrics {
   private bucketRejected = 0;
   private bucketWaitMaxMs = 0;
   /** Per bucket; `waitMaxMs`: the longest wait of the requests dispatched in it (0 when none waited). */
-  readonly series = { arrived: [] as number[], dispatched: [] as number[], rejected: [] as number[], waitMaxMs: [] as number[] };
+  readonly series = { arrived: numberSeries(), dispatched: numberSeries(), rejected: numberSeries(), waitMaxMs: numberSeries() };
 
   constructor(
     readonly name: string,
@@ -126,14 +137,14 @@ export class LevelMetrics {
   private bucketDispatched = 0;
   private bucketRejected = 0;
   readonly series = {
-    currentCL: [] as number[],
-    seatsInUseMean: [] as number[],
-    seatsInUseMax: [] as number[],
-    waitingMean: [] as number[],
-    waitingMax: [] as number[],
-    longestQueue: [] as number[],
-    dispatched: [] as number[],
-    rejected: [] as number[],
+    currentCL: numberSeries(),
+    seatsInUseMean: numberSeries(),
+    seatsInUseMax: numberSeries(),
+    waitingMean: numberSeries(),
+    waitingMax: numberSeries(),
+    longestQueue: numberSeries(),
+    dispatched: numberSeries(),
+    rejected: numberSeries(),
   };
 
   constructor(readonly name: string) {}
