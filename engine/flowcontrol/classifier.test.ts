@@ -397,14 +397,29 @@ test('a frozen RequestInfo (shared by requests to one target) is classified once
   const asRoot = classifier.classify(digest(root, info));
   assert.is(asRoot.flowSchema.metadata?.name, 'exempt', 'another user on the same target is classified for itself');
   assert.ok(classifier.classify(digest(alice, info)) === first);
-  const podsOfKube = Object.freeze(resourceRequest('get', { resource: 'pods', namespace: 'kube-system' }));
-  assert.ok(classifier.classify(digest(alice, podsOfKube)) !== first, 'another target by the same user is classified for itself');
+  const healthz = Object.freeze(nonResourceRequest('get', '/healthz'));
+  assert.is(classifier.classify(digest(alice, healthz)).flowSchemaName, 'probes', 'another target by the same user is classified for itself');
   assert.ok(classifier.classify(digest(alice, info)) === first);
   const unfrozen = resourceRequest('get', { resource: 'pods', namespace: 'default' });
-  const once = classifier.classify(digest(alice, unfrozen));
-  assert.ok(classifier.classify(digest(alice, unfrozen)) !== once, 'an unfrozen RequestInfo may change: not kept');
+  assert.is(classifier.classify(digest(alice, unfrozen)).flowSchemaName, 'global-default');
+  Object.assign(unfrozen, nonResourceRequest('get', '/healthz'));
+  assert.is(classifier.classify(digest(alice, unfrozen)).flowSchemaName, 'probes', 'an unfrozen RequestInfo may change: not kept');
   const other = defaultClassifier();
   assert.ok(other.classify(digest(alice, info)) !== first, 'a new configuration classifies afresh');
+});
+
+test('one classification object per flow, whatever RequestInfo a request carries (the queue set finds hands by it)', () => {
+  const classifier = defaultClassifier();
+  const alice = user('alice', AUTHENTICATED);
+  const bob = user('bob', AUTHENTICATED);
+  // Requests with a query each carry a RequestInfo of their own: they miss the per-target memos.
+  const first = classifier.classify(digest(alice, resourceRequest('list', { resource: 'pods', namespace: 'default' })));
+  const second = classifier.classify(digest(alice, resourceRequest('watch', { resource: 'pods', namespace: 'kube-system' })));
+  assert.ok(second === first, 'the same flow (global-default, alice): one object');
+  const ofBob = classifier.classify(digest(bob, resourceRequest('list', { resource: 'pods', namespace: 'default' })));
+  assert.is(ofBob.flowDistinguisher, 'bob');
+  assert.ok(ofBob !== first, 'another flow of the same FlowSchema: its own object');
+  assert.ok(defaultClassifier().classify(digest(alice, resourceRequest('list', { resource: 'pods' }))) !== first, 'a new configuration: new objects');
 });
 
 test('a FlowSchema whose level is missing or broken is skipped and reported dangling', () => {

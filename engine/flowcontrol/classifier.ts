@@ -30,6 +30,7 @@ import {
 import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../resources/bootstrap.ts';
 import { formatRfc3339 } from '../clock.ts';
 import { hashFlowId, dealerParameterError } from '../shuffle-sharding.ts';
+import { BoundedCache } from '../bounded-cache.ts';
 import type { RequestDigest } from './request-digest.ts';
 import type { RequestInfo } from '../request/request-info.ts';
 import type { UserInfo } from '../auth/user-info.ts';
@@ -83,37 +84,7 @@ export function buildClassifier(
   priorityLevels: readonly PriorityLevelConfiguration[],
   options: ClassifierOptions = {},
 ): Classifier {
-  const levels = new Map<string, PriorityLevelConfiguration>();
-  for (const plc of priorityLevels) {
-    const name = plc.metadata?.name ?? '';
-    if (levels.has(name) || isPriorityLevelBroken(plc)) continue;
-    levels.set(name, plc);
-  }
-
-  const usable: FlowSchema[] = [];
-  const dangling = new Set<string>();
-  const seen = new Set<string>();
-  for (const fs of flowSchemas) {
-    const name = fs.metadata?.name ?? '';
-    if (seen.has(name)) continue;
-    seen.add(name);
-    if (levels.has(fs.spec?.priorityLevelConfiguration?.name ?? '')) usable.push(fs);
-    else dangling.add(name);
-  }
-  usable.sort(compareFlowSchemas);
-
-  const mandatory = mandatoryFlowSchemas(options.apiDomain);
-  if (!usable.some((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_EXEMPT)) usable.unshift(byName(mandatory, FLOW_SCHEMA_NAME_EXEMPT));
-  if (!usable.some((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_CATCH_ALL)) usable.push(byName(mandatory, FLOW_SCHEMA_NAME_CATCH_ALL));
-
-  for (const plc of mandatoryPriorityLevels(options.apiDomain)) {
-    const name = plc.metadata?.name ?? '';
-    if (!levels.has(name)) levels.set(name, plc);
-  }
-
-  // The catch-all schema is always in the sequence: the input's when usable, else the mandatory one.
-  const catchAll = usable.find((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_CATCH_ALL)!;
-  const sequence: readonly FlowSchema[] = usable;
+  const { levels, sequence, dangling, catchAll } = usableConfiguration(flowSchemas, priorityLevels, options);
 
   // A digest is immutable once handed in, and a Classifier never changes, so a digest seen again
   // (the simulator reuses one per flow) is answered from the memo it carries. On the digest itself,
@@ -133,6 +104,8 @@ export function buildClassifier(
     lastKept = classification;
     return classification;
   };
+  /** The classifications made so far, by flow (schema, distinguisher, and whether it was the fallback). */
+  const flows = new BoundedCache<string, Classification>(4_096);
   const classifier: Classifier = {
     flowSchemas: sequence,
     priorityLevels: levels,
@@ -179,7 +152,13 @@ export function buildClassifier(
       throw new Error(`classifier: FlowSchema "${flowSchema.metadata?.name}" has no priority level`);
     }
     const { flowDistinguisher, hashValue } = flowOf(digest, flowSchema, priorityLevel);
-    return {
+    // One object per flow: requests that miss the memos above (a RequestInfo of its own, as a
+    // request with a query has) still hand the queue set the same flow key, so its hands are found
+    // by identity instead of being dealt and remembered again for every request.
+    const flowId = `${matched === undefined ? '!' : ''}${flowSchema.metadata?.name ?? ''}\u0000${flowDistinguisher}`;
+    const known = flows.peek(flowId);
+    if (known !== undefined) return known;
+    const classification: Classification = {
       flowSchema,
       priorityLevel,
       flowDistinguisher,
@@ -189,7 +168,48 @@ export function buildClassifier(
       priorityLevelName: priorityLevel.metadata?.name ?? '',
       exempt: priorityLevel.spec?.type === 'Exempt',
     };
+    flows.set(flowId, classification);
+    return classification;
   }
+}
+
+/** The levels that are not broken (the mandatory ones imagined when missing), the usable FlowSchemas in matching order, and the dangling ones. */
+function usableConfiguration(
+  flowSchemas: readonly FlowSchema[],
+  priorityLevels: readonly PriorityLevelConfiguration[],
+  options: ClassifierOptions,
+): { levels: Map<string, PriorityLevelConfiguration>; sequence: readonly FlowSchema[]; dangling: Set<string>; catchAll: FlowSchema } {
+  const levels = new Map<string, PriorityLevelConfiguration>();
+  for (const plc of priorityLevels) {
+    const name = plc.metadata?.name ?? '';
+    if (levels.has(name) || isPriorityLevelBroken(plc)) continue;
+    levels.set(name, plc);
+  }
+
+  const usable: FlowSchema[] = [];
+  const dangling = new Set<string>();
+  const seen = new Set<string>();
+  for (const fs of flowSchemas) {
+    const name = fs.metadata?.name ?? '';
+    if (seen.has(name)) continue;
+    seen.add(name);
+    if (levels.has(fs.spec?.priorityLevelConfiguration?.name ?? '')) usable.push(fs);
+    else dangling.add(name);
+  }
+  usable.sort(compareFlowSchemas);
+
+  const mandatory = mandatoryFlowSchemas(options.apiDomain);
+  if (!usable.some((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_EXEMPT)) usable.unshift(byName(mandatory, FLOW_SCHEMA_NAME_EXEMPT));
+  if (!usable.some((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_CATCH_ALL)) usable.push(byName(mandatory, FLOW_SCHEMA_NAME_CATCH_ALL));
+
+  for (const plc of mandatoryPriorityLevels(options.apiDomain)) {
+    const name = plc.metadata?.name ?? '';
+    if (!levels.has(name)) levels.set(name, plc);
+  }
+
+  // The catch-all schema is always in the sequence: the input's when usable, else the mandatory one.
+  const catchAll = usable.find((fs) => fs.metadata?.name === FLOW_SCHEMA_NAME_CATCH_ALL)!;
+  return { levels, sequence: usable, dangling, catchAll };
 }
 
 /**
