@@ -140,7 +140,8 @@ export class FieldReader {
     if (parsed === undefined || !Number.isFinite(parsed) || parsed < 0)
       return this.bad(at, value, 'must be a size in bytes such as 4096, "4Ki", "512Mi" or "16Gi"', options.fallback);
     if (options.positive === true && parsed === 0) return this.bad(at, value, 'must be greater than 0', options.fallback);
-    return Math.round(parsed);
+    // As Kubernetes reads a quantity's value: a fraction of a byte rounds up, so a positive size stays positive.
+    return Math.ceil(parsed);
   }
 
   stringList(map: Plain, key: string, path: readonly PathSegment[], fallback: string[]): string[] {

@@ -125,7 +125,7 @@ ${['a:0ms', 'b:15ms']
   assert.not.ok('mainThread' in buildReport(runSimulation({ loaded: plain.loaded, seed: '1' })).scenario.server);
 });
 
-test('a main thread needs cpus, and a flow’s mainThreadCpu needs it and fits in the flow’s cpu', async () => {
+test('a main thread needs cpus, and a flow’s mainThreadCpu needs it and an explicit cpu, and fits in it', async () => {
   const flow = (extra: string) =>
     `  - {name: g, user: u, verb: get, resource: pods, objectName: p, arrival: {type: constant, rate: 1}, service: {type: constant, value: 1ms}${extra}}`;
   const errorsOf = async (server: string, extra: string) => {
@@ -134,6 +134,7 @@ test('a main thread needs cpus, and a flow’s mainThreadCpu needs it and fits i
   };
   assert.match((await errorsOf('{mainThread: true}', '')).join('\n'), /server\.mainThread: needs server\.cpus/);
   assert.match((await errorsOf('{cpus: 1}', ', mainThreadCpu: 1ms')).join('\n'), /flows\[0\]\.mainThreadCpu: has no effect without server\.mainThread: true/);
+  assert.match((await errorsOf('{cpus: 1, mainThread: true}', ', mainThreadCpu: 10s')).join('\n'), /flows\[0\]\.mainThreadCpu: needs the flow's cpu too/);
   assert.match(
     (await errorsOf('{cpus: 1, mainThread: true}', ', cpu: 1ms, mainThreadCpu: 2ms')).join('\n'),
     /flows\[0\]\.mainThreadCpu: must be at most the flow's cpu/,

@@ -32,6 +32,17 @@ test('a valid scenario loads with its defaults', async () => {
   assert.is(config.flowSchemas.length, 13);
 });
 
+test('sizes are read as Kubernetes reads a quantity: a fraction of a byte rounds up, so a positive size stays positive', async () => {
+  const memoryOf = async (memory: string) => {
+    const result = await loadScenarioText(`kind: Scenario\nduration: 30s\nserver: {cpus: 2, memory: ${memory}}\nflows:\n${FLOW}`, 'ok.yaml');
+    assert.ok(result.ok, errorsOf(result).join('\n'));
+    return result.ok ? result.loaded.scenario.server.memoryBytes : undefined;
+  };
+  assert.is(await memoryOf('0.4'), 1);
+  assert.is(await memoryOf('1.5Ki'), 1536);
+  assert.is(await memoryOf('2Gi'), 2 * 1024 ** 3);
+});
+
 test('every scenario mistake is reported with the file, its line and the field path', async () => {
   const text = [
     'kind: Scenario', //                      1

@@ -306,12 +306,15 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
   };
 }
 
-/** A flow's `mainThreadCpu`: only with server.mainThread, and at most its `cpu` (the slice is part of it). */
+/** A flow's `mainThreadCpu`: only with server.mainThread and an explicit `cpu`, and at most that (the slice is part of it). */
 function mainThreadCpuOf(r: FieldReader, map: Plain, path: PathSegment[], server: ServerSpec, cpuMs: number | undefined): number | undefined {
   if (map.mainThreadCpu === undefined || map.mainThreadCpu === null) return undefined;
   const ms = r.duration(map, 'mainThreadCpu', path, { fallbackMs: 0 });
   if (!server.mainThread) r.fail([...path, 'mainThreadCpu'], 'has no effect without server.mainThread: true');
-  if (cpuMs !== undefined && ms > cpuMs) r.fail([...path, 'mainThreadCpu'], "must be at most the flow's cpu (the main-thread slice is part of its CPU time)");
+  // Without an explicit cpu the flow's CPU is worked out from its objects, and a slice larger than
+  // that would silently become the flow's CPU time: ask for both.
+  if (cpuMs === undefined) r.fail([...path, 'mainThreadCpu'], "needs the flow's cpu too (the main-thread slice is part of its CPU time)");
+  else if (ms > cpuMs) r.fail([...path, 'mainThreadCpu'], "must be at most the flow's cpu (the main-thread slice is part of its CPU time)");
   return ms;
 }
 
