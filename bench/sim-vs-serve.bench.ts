@@ -29,7 +29,8 @@
 //
 // Goal (docs/benchmarks.md): the simulated p99 latency of each flow within 25% of the measured.
 // A run is "not fair", and not compared, when the server got under 0.9 of its core, or the driver
-// used over half of its own or fell more than 10 ms behind its schedule.
+// used over half of its own or sent 1% of its requests more than 10 ms behind their arrivals (its
+// p99 send lag; a single late send moves no p99).
 //
 //   setsid sh -c 'echo -19 > /proc/$$/autogroup; exec nice -n -19 node --import tsx bench/sim-vs-serve.bench.ts [--list-load=0.8]'
 //   (--objects=20000, --seconds=20 too). With the kernel's autogroups on, `nice` orders processes within
