@@ -29,6 +29,16 @@ export function responseBytesOf(objects: number | undefined, objectBytes: number
 }
 
 /**
+ * With `mainThreadCpuVaries`: a request's slice in proportion to its drawn service time, so that over
+ * the flow's service-time distribution the slices average `mainThreadCpuMs` (a request twice as slow
+ * uncontended spends twice the main-thread CPU), and at most the service time itself.
+ */
+export function variedSliceMs(mainThreadCpuMs: number, serviceMs: number, meanServiceMs: number): number {
+  if (meanServiceMs <= 0) return mainThreadCpuMs;
+  return Math.min(serviceMs, (mainThreadCpuMs * serviceMs) / meanServiceMs);
+}
+
+/**
  * A request with the main thread modelled (sim/main-thread.ts), in three parts: `sliceMs` of CPU
  * run to completion on the main thread; `poolMs` of CPU on a pool thread (work the pool runs: the
  * rest of its CPU, holding the thread only while it computes); then `restMs` more of its service
