@@ -29,13 +29,15 @@ export function responseBytesOf(objects: number | undefined, objectBytes: number
 }
 
 /**
- * With `mainThreadCpuVaries`: a request's slice in proportion to its drawn service time, so that over
- * the flow's service-time distribution the slices average `mainThreadCpuMs` (a request twice as slow
- * uncontended spends twice the main-thread CPU), and at most the service time itself.
+ * With `mainThreadCpuVaries`: a request's CPU and slice in proportion to its drawn service time, so
+ * that over the flow's service-time distribution they average the flow's `cpu` and `mainThreadCpu`
+ * (a request twice as slow uncontended spends twice the CPU); the slice at most the service time.
+ * Scaling the slice alone would let it outgrow the request's CPU and add CPU the flow never spent.
  */
-export function variedSliceMs(mainThreadCpuMs: number, serviceMs: number, meanServiceMs: number): number {
-  if (meanServiceMs <= 0) return mainThreadCpuMs;
-  return Math.min(serviceMs, (mainThreadCpuMs * serviceMs) / meanServiceMs);
+export function variedCostOf(cpuMs: number, mainThreadCpuMs: number, serviceMs: number, meanServiceMs: number): { cpuMs: number; sliceMs: number } {
+  if (meanServiceMs <= 0) return { cpuMs, sliceMs: mainThreadCpuMs };
+  const scale = serviceMs / meanServiceMs;
+  return { cpuMs: cpuMs * scale, sliceMs: Math.min(serviceMs, mainThreadCpuMs * scale) };
 }
 
 /**

@@ -30,7 +30,7 @@ import { SimClock } from '../engine/sim-clock.ts';
 import { runsOnPool, threadsFor } from './execution-model.ts';
 import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts';
 import { CapacityMetrics } from './capacity-metrics.ts';
-import { cpuDemandOf, cpuMsOf, mainThreadSplitOf, responseBytesOf, variedSliceMs } from './request-cost.ts';
+import { cpuDemandOf, cpuMsOf, mainThreadSplitOf, responseBytesOf, variedCostOf } from './request-cost.ts';
 import { MainThread } from './main-thread.ts';
 import { SharedCpu, type CpuWork } from './shared-cpu.ts';
 import { Replica, ReplicaAssigner, summedDump, type ReplicaResult } from './replica.ts';
@@ -72,7 +72,7 @@ export interface SimulationResult {
 interface FlowCost {
   cpuMs: number | undefined;
   mainThreadCpuMs: number | undefined;
-  /** With `mainThreadCpuVaries`: the flow's mean service time, which a request's slice is scaled by. */
+  /** With `mainThreadCpuVaries`: the flow's mean service time, which a request's CPU and slice are scaled by. */
   meanServiceMs: number | undefined;
   objectBytes: number;
 }
@@ -364,11 +364,12 @@ class Simulation {
     const replica = request.replica;
     const onPool = runsOnPool(request.objects) && this.scenario.server.executorThreads !== 0;
     const cost = request.source.cost;
-    const sliceMs =
-      cost.meanServiceMs === undefined || cost.mainThreadCpuMs === undefined
-        ? cost.mainThreadCpuMs
-        : variedSliceMs(cost.mainThreadCpuMs, request.serviceMs, cost.meanServiceMs);
-    const split = mainThreadSplitOf(cpuMsOf(cost.cpuMs, request.objects), sliceMs, onPool, request.serviceMs);
+    const explicit = { cpuMs: cpuMsOf(cost.cpuMs, request.objects), sliceMs: cost.mainThreadCpuMs };
+    const { cpuMs, sliceMs } =
+      cost.meanServiceMs === undefined || explicit.sliceMs === undefined
+        ? explicit
+        : variedCostOf(explicit.cpuMs, explicit.sliceMs, request.serviceMs, cost.meanServiceMs);
+    const split = mainThreadSplitOf(cpuMs, sliceMs, onPool, request.serviceMs);
     const rest = (): void => {
       if (onPool) this.clock.scheduleTask(split.restMs, request);
       else replica.cpu!.start({ serviceMs: split.restMs, cpuDemand: split.restDemand, memoryBytes: request.memoryBytes, fire: () => request.fire() });
