@@ -24,8 +24,8 @@
 //    but the driver's one), the server's pool threads, the measured service times and CPU per
 //    request, the same rates and duration, seeds 1..3; the medians over seeds beside the measured
 //    figures, for processor sharing alone, with the main thread, with the main thread on a core
-//    slowed to the share of it the server got in the mixed run, that with each request's main-thread
-//    slice in proportion to its drawn service time (same mean), and the slowed one with every CPU cost
+//    slowed to the share of it the server got in the mixed run, that with each request's CPU and main-
+//    thread slice in proportion to its drawn service time (same means), and the slowed one with every CPU cost
 //    scaled by the main thread's CPU in the mixed run over the calibration's prediction for its requests.
 //
 // Goal (docs/benchmarks.md): the simulated p99 latency of each flow within 25% of the measured.
@@ -212,8 +212,8 @@ const fmt = (msValue: number | undefined | null) => (msValue === undefined || ms
  * The scenario of the mixed run, with the calibrated costs; `mainThread`: each flow's main-thread
  * CPU a run-to-completion slice; `cpuScale`: each calibrated CPU ms taking that many ms (1 / the share
  * of its core the server got in the mixed run, when other processes held it; times the mixed run's
- * main-thread CPU over what the calibration predicts for its requests); `varied`: each request's slice in
- * proportion to its drawn service time, averaging the calibrated one (`mainThreadCpuVaries`).
+ * main-thread CPU over what the calibration predicts for its requests); `varied`: each request's CPU and slice
+ * in proportion to its drawn service time, averaging the calibrated ones (`mainThreadCpuVaries`).
  */
 function scenarioOf(plans: Record<string, FlowPlan>, calibration: Record<string, Calibration>, mainThread: boolean, cpuScale = 1, varied = false) {
   const cpuMs = (cpu: number) => ms((cpu * cpuScale) / 1000);

@@ -80,7 +80,7 @@ export interface FlowSpec {
   cpuMs: number | undefined;
   /** The part of it on the main thread, with `server.mainThread` (ms); undefined: sim/request-cost.ts. */
   mainThreadCpuMs: number | undefined;
-  /** Each request's slice in proportion to its drawn service time, averaging `mainThreadCpuMs` (sim/request-cost.ts). */
+  /** Each request's CPU and slice in proportion to its drawn service time, averaging `cpuMs` and `mainThreadCpuMs` (sim/request-cost.ts). */
   mainThreadCpuVaries: boolean;
   /** Bytes one listed object holds in the response. */
   objectBytes: number;
