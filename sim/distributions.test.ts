@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPrng } from '../engine/random.ts';
-import { arrivalProcess, serviceSampler } from './distributions.ts';
+import { arrivalProcess, NORMAL_Z_P99, serviceMeanMs, serviceSampler } from './distributions.ts';
 
 const N = 40_000;
 
@@ -20,6 +20,14 @@ test('service samplers have the configured mean, median and p99', () => {
   assert.ok(Math.abs(p99 - 1000) < 80, `lognormal p99 ${p99}`);
 
   assert.is(serviceSampler({ type: 'constant', valueMs: 7 }).nextMs(prng), 7);
+});
+
+test('a service distribution’s mean: a log-normal’s is above its median by e^(σ²/2)', () => {
+  assert.is(serviceMeanMs({ type: 'constant', valueMs: 7 }), 7);
+  assert.is(serviceMeanMs({ type: 'exponential', meanMs: 12 }), 12);
+  // p99 = median × e^z99: σ = 1, so the mean is 100 × e^0.5 ≈ 164.87 ms.
+  const mean = serviceMeanMs({ type: 'lognormal', medianMs: 100, p99Ms: 100 * Math.exp(NORMAL_Z_P99) });
+  assert.ok(Math.abs(mean - 164.872) < 1e-3, `mean ${mean}`);
 });
 
 test('constant and poisson arrivals have the configured rate', () => {

@@ -36,6 +36,18 @@ export function lognormalSigma(medianMs: number, p99Ms: number): number {
   return Math.log(p99Ms / medianMs) / NORMAL_Z_P99;
 }
 
+/** The distribution's mean: a log-normal's is its median × e^(σ²/2). */
+export function serviceMeanMs(spec: ServiceSpec): number {
+  switch (spec.type) {
+    case 'constant':
+      return spec.valueMs;
+    case 'exponential':
+      return spec.meanMs;
+    case 'lognormal':
+      return spec.medianMs * Math.exp(lognormalSigma(spec.medianMs, spec.p99Ms) ** 2 / 2);
+  }
+}
+
 export interface ServiceSampler {
   nextMs(prng: Prng): number;
 }

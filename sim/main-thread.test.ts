@@ -5,9 +5,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SimClock } from '../engine/sim-clock.ts';
+import { serviceSampler } from './distributions.ts';
 import { MainThread } from './main-thread.ts';
 import { buildReport } from './report.ts';
 import { loadScenarioText } from './scenario-load.ts';
+import { streamPrng } from './seed.ts';
 import { SharedCpu } from './shared-cpu.ts';
 import { runSimulation } from './simulation.ts';
 
@@ -97,6 +99,18 @@ test('server.mainThread: the GET at 1004 ms waits for the LIST’s slice (1000�
   near(oneCore.lists!, 31);
 });
 
+test('mainThreadCpuVaries: the LIST’s slice follows its drawn service time, and the GET behind it waits for that slice', async () => {
+  // The LIST's one draw from its flow's stream (constant arrivals draw nothing): exponential, mean 30 ms.
+  const drawnMs = serviceSampler({ type: 'exponential', meanMs: 30 }).nextMs(streamPrng('1', 'flow:lists'));
+  const sliceMs = Math.min(drawnMs, (10 * drawnMs) / 30);
+  assert.ok(sliceMs > 4, `seed 1 draws a slice past the GET's arrival (${sliceMs} ms)`);
+  const yaml = scenario(2, ', mainThread: true').replace('{type: constant, value: 30ms}', '{type: exponential, mean: 30ms}');
+  // The GET arrives 4 ms into the slice, waits for the rest of it, then runs its own 1 ms.
+  near((await latenciesMs(yaml.replace('mainThreadCpu: 10ms', 'mainThreadCpu: 10ms\n    mainThreadCpuVaries: true'))).gets!, sliceMs - 4 + 1);
+  // Without the option the slice is the constant 10 ms, whatever was drawn.
+  near((await latenciesMs(yaml)).gets!, 7);
+});
+
 test('a pool thread is held only while the LIST computes, not while its client reads', async () => {
   // Two LISTs (50 ms each alone: 10 ms main thread, 20 ms pool, 20 ms the client reading) at 1000
   // and 1015 ms on one pool thread and two cores. The second's slice runs 1015–1025 and its pool
@@ -140,6 +154,11 @@ test('a main thread needs cpus, and a flow’s mainThreadCpu needs it and an exp
     /flows\[0\]\.mainThreadCpu: must be at most the flow's cpu/,
   );
   assert.equal(await errorsOf('{cpus: 1, mainThread: true}', ', cpu: 2ms, mainThreadCpu: 2ms'), []);
+  assert.match(
+    (await errorsOf('{cpus: 1, mainThread: true}', ', cpu: 2ms, mainThreadCpuVaries: true')).join('\n'),
+    /flows\[0\]\.mainThreadCpuVaries: needs the flow's mainThreadCpu/,
+  );
+  assert.equal(await errorsOf('{cpus: 1, mainThread: true}', ', cpu: 2ms, mainThreadCpu: 2ms, mainThreadCpuVaries: true'), []);
 });
 
 test.run();

@@ -29,6 +29,18 @@ export function responseBytesOf(objects: number | undefined, objectBytes: number
 }
 
 /**
+ * With `mainThreadCpuVaries`: a request's CPU and slice in proportion to its drawn service time, so
+ * that over the flow's service-time distribution they average the flow's `cpu` and `mainThreadCpu`
+ * (a request twice as slow uncontended spends twice the CPU); the slice at most the service time.
+ * Scaling the slice alone would let it outgrow the request's CPU and add CPU the flow never spent.
+ */
+export function variedCostOf(cpuMs: number, mainThreadCpuMs: number, serviceMs: number, meanServiceMs: number): { cpuMs: number; sliceMs: number } {
+  if (meanServiceMs <= 0) return { cpuMs, sliceMs: mainThreadCpuMs };
+  const scale = serviceMs / meanServiceMs;
+  return { cpuMs: cpuMs * scale, sliceMs: Math.min(serviceMs, mainThreadCpuMs * scale) };
+}
+
+/**
  * A request with the main thread modelled (sim/main-thread.ts), in three parts: `sliceMs` of CPU
  * run to completion on the main thread; `poolMs` of CPU on a pool thread (work the pool runs: the
  * rest of its CPU, holding the thread only while it computes); then `restMs` more of its service

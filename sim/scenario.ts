@@ -80,6 +80,8 @@ export interface FlowSpec {
   cpuMs: number | undefined;
   /** The part of it on the main thread, with `server.mainThread` (ms); undefined: sim/request-cost.ts. */
   mainThreadCpuMs: number | undefined;
+  /** Each request's CPU and slice in proportion to its drawn service time, averaging `cpuMs` and `mainThreadCpuMs` (sim/request-cost.ts). */
+  mainThreadCpuVaries: boolean;
   /** Bytes one listed object holds in the response. */
   objectBytes: number;
   /** Connections the flow's requests spread over, each pinned to one replica. */
@@ -145,6 +147,7 @@ const FLOW_FIELDS = [
   'watchers',
   'cpu',
   'mainThreadCpu',
+  'mainThreadCpuVaries',
   'objectSize',
   'clients',
   'query',
@@ -293,6 +296,7 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
     watchers: r.number(map, 'watchers', path, { fallback: 0, integer: true, min: 0 }),
     cpuMs,
     mainThreadCpuMs: mainThreadCpuOf(r, map, path, server, cpuMs),
+    mainThreadCpuVaries: mainThreadCpuVariesOf(r, map, path),
     objectBytes: r.bytes(map, 'objectSize', path, { fallback: DEFAULT_OBJECT_BYTES, positive: true }),
     clients: r.number(map, 'clients', path, { fallback: 1, integer: true, min: 1, max: 100_000 }),
     query: r.stringMap(map, 'query', path),
@@ -316,6 +320,15 @@ function mainThreadCpuOf(r: FieldReader, map: Plain, path: PathSegment[], server
   if (cpuMs === undefined) r.fail([...path, 'mainThreadCpu'], "needs the flow's cpu too (the main-thread slice is part of its CPU time)");
   else if (ms > cpuMs) r.fail([...path, 'mainThreadCpu'], "must be at most the flow's cpu (the main-thread slice is part of its CPU time)");
   return ms;
+}
+
+/** `mainThreadCpuVaries` scales the flow's `mainThreadCpu`: it needs one. */
+function mainThreadCpuVariesOf(r: FieldReader, map: Plain, path: PathSegment[]): boolean {
+  const varies = r.boolean(map, 'mainThreadCpuVaries', path, false);
+  if (varies && (map.mainThreadCpu === undefined || map.mainThreadCpu === null)) {
+    r.fail([...path, 'mainThreadCpuVaries'], "needs the flow's mainThreadCpu (the mean of the varied slices)");
+  }
+  return varies;
 }
 
 const RATE_LIMIT = 10_000_000;

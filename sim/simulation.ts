@@ -20,7 +20,7 @@ import { parseDurationMs } from './duration.ts';
 import type { AuditLog } from './audit-log.ts';
 import { auditFlowName, DEFAULT_AUDIT_GROUPING, type AuditGrouping } from './audit-grouping.ts';
 import { buildClassifier } from '../engine/flowcontrol/classifier.ts';
-import { arrivalProcess, serviceSampler } from './distributions.ts';
+import { arrivalProcess, serviceMeanMs, serviceSampler } from './distributions.ts';
 import { FlowMetrics, LevelMetrics } from './metrics.ts';
 import { requestDigest } from './request-shape.ts';
 import type { LoadedScenario } from './scenario-load.ts';
@@ -30,7 +30,7 @@ import { SimClock } from '../engine/sim-clock.ts';
 import { runsOnPool, threadsFor } from './execution-model.ts';
 import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts';
 import { CapacityMetrics } from './capacity-metrics.ts';
-import { cpuDemandOf, cpuMsOf, mainThreadSplitOf, responseBytesOf } from './request-cost.ts';
+import { cpuDemandOf, cpuMsOf, mainThreadSplitOf, responseBytesOf, variedCostOf } from './request-cost.ts';
 import { MainThread } from './main-thread.ts';
 import { SharedCpu, type CpuWork } from './shared-cpu.ts';
 import { Replica, ReplicaAssigner, summedDump, type ReplicaResult } from './replica.ts';
@@ -72,10 +72,12 @@ export interface SimulationResult {
 interface FlowCost {
   cpuMs: number | undefined;
   mainThreadCpuMs: number | undefined;
+  /** With `mainThreadCpuVaries`: the flow's mean service time, which a request's CPU and slice are scaled by. */
+  meanServiceMs: number | undefined;
   objectBytes: number;
 }
 
-const AUDIT_COST: FlowCost = { cpuMs: undefined, mainThreadCpuMs: undefined, objectBytes: DEFAULT_OBJECT_BYTES };
+const AUDIT_COST: FlowCost = { cpuMs: undefined, mainThreadCpuMs: undefined, meanServiceMs: undefined, objectBytes: DEFAULT_OBJECT_BYTES };
 
 const NICE_INTERVALS_MS = [100, 200, 500, 1000, 2000, 5000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000];
 const MAX_BUCKETS = 300;
@@ -362,7 +364,12 @@ class Simulation {
     const replica = request.replica;
     const onPool = runsOnPool(request.objects) && this.scenario.server.executorThreads !== 0;
     const cost = request.source.cost;
-    const split = mainThreadSplitOf(cpuMsOf(cost.cpuMs, request.objects), cost.mainThreadCpuMs, onPool, request.serviceMs);
+    const explicit = { cpuMs: cpuMsOf(cost.cpuMs, request.objects), sliceMs: cost.mainThreadCpuMs };
+    const { cpuMs, sliceMs } =
+      cost.meanServiceMs === undefined || explicit.sliceMs === undefined
+        ? explicit
+        : variedCostOf(explicit.cpuMs, explicit.sliceMs, request.serviceMs, cost.meanServiceMs);
+    const split = mainThreadSplitOf(cpuMs, sliceMs, onPool, request.serviceMs);
     const rest = (): void => {
       if (onPool) this.clock.scheduleTask(split.restMs, request);
       else replica.cpu!.start({ serviceMs: split.restMs, cpuDemand: split.restDemand, memoryBytes: request.memoryBytes, fire: () => request.fire() });
@@ -441,7 +448,12 @@ class Simulation {
     const clock = this.clock;
     const source: RequestSource = {
       flow,
-      cost: { cpuMs: spec.cpuMs, mainThreadCpuMs: spec.mainThreadCpuMs, objectBytes: spec.objectBytes },
+      cost: {
+        cpuMs: spec.cpuMs,
+        mainThreadCpuMs: spec.mainThreadCpuMs,
+        meanServiceMs: spec.mainThreadCpuVaries ? serviceMeanMs(spec.service) : undefined,
+        objectBytes: spec.objectBytes,
+      },
       digest,
       query: spec.query,
       objects: spec.objects,
