@@ -11,7 +11,7 @@ export const BASE_CPU_MS = 0.5;
 /** CPU time per object a LIST or a watch's initial listing returns (decode, convert, encode). */
 export const CPU_MS_PER_OBJECT = 0.05;
 
-/** CPU time of one request: the flow's own, or from the objects it returns. */
+/** CPU time of one request: the flow's own, or from the objects it lists (a selector scans them all). */
 export function cpuMsOf(explicitCpuMs: number | undefined, objects: number | undefined): number {
   if (explicitCpuMs !== undefined) return explicitCpuMs;
   return BASE_CPU_MS + CPU_MS_PER_OBJECT * (objects ?? 0);
@@ -23,7 +23,7 @@ export function cpuDemandOf(cpuMs: number, serviceMs: number): number {
   return Math.min(1, cpuMs / serviceMs);
 }
 
-/** Response bytes a request holds while it runs: its listed objects × their size. */
+/** Response bytes a request holds while it runs: the objects it returns × their size. */
 export function responseBytesOf(objects: number | undefined, objectBytes: number): number {
   return objects === undefined ? 0 : objects * objectBytes;
 }

@@ -393,3 +393,18 @@ test('no silent no-ops: LISTs without an object count, Dangling FlowSchemas and 
 });
 
 test.run();
+
+test("a flow's returns is part of its objects: at most them, a whole number, and only with them", async () => {
+  const load = (fields: string) => loadScenarioText(`kind: Scenario\nduration: 30s\nflows:\n${FLOW}    ${fields}\n`, 'r.yaml');
+  const ok = await load('objects: 20000\n    returns: 0');
+  assert.ok(ok.ok, errorsOf(ok).join('\n'));
+  if (ok.ok) assert.equal([ok.loaded.scenario.flows[0]!.objects, ok.loaded.scenario.flows[0]!.returns], [20_000, 0]);
+  const plain = await load('objects: 300');
+  if (plain.ok) assert.is(plain.loaded.scenario.flows[0]!.returns, undefined);
+  else assert.unreachable(errorsOf(plain).join('\n'));
+  assert.equal(errorsOf(await load('objects: 10\n    returns: 11')), ["r.yaml:11: flows[0].returns: must be at most the flow's objects (10), got 11"]);
+  assert.equal(errorsOf(await load('returns: 5')), [
+    "r.yaml:10: flows[0].returns: needs the flow's objects (the objects it scans, of which it returns this many)",
+  ]);
+  assert.equal(errorsOf(await load('objects: 10\n    returns: 1.5')), ['r.yaml:11: flows[0].returns: must be a whole number, got 1.5']);
+});

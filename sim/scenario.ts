@@ -74,6 +74,8 @@ export interface FlowSpec {
   path: string;
   /** Objects a LIST or WATCH touches (the estimator's object count for this flow's resource). */
   objects: number | undefined;
+  /** Objects a LIST returns (a label selector's matches); undefined: all its objects. Response bytes and pool routing follow it. */
+  returns: number | undefined;
   /** Watches a write of this flow notifies (the mutating estimator's watch count). */
   watchers: number;
   /** CPU time one request uses (ms); undefined: from its objects (sim/request-cost.ts). */
@@ -144,6 +146,7 @@ const FLOW_FIELDS = [
   'objectName',
   'path',
   'objects',
+  'returns',
   'watchers',
   'cpu',
   'mainThreadCpu',
@@ -281,6 +284,7 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
   const stopMs = r.duration(map, 'stop', path, { fallbackMs: durationMs ?? Number.POSITIVE_INFINITY });
   if (stopMs <= startMs && (durationMs !== undefined || map.stop !== undefined)) r.fail([...path, 'stop'], `must be later than start (${startMs / 1000}s)`);
   const cpuMs = map.cpu === undefined || map.cpu === null ? undefined : r.duration(map, 'cpu', path, { fallbackMs: 0 });
+  const objects = map.objects === undefined ? undefined : r.number(map, 'objects', path, { fallback: 0, integer: true, min: 0 });
   return {
     name,
     user: r.string(map, 'user', path, { required: true }),
@@ -292,7 +296,8 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
     subresource: r.string(map, 'subresource', path),
     objectName: r.string(map, 'objectName', path),
     path: nonResourcePath,
-    objects: map.objects === undefined ? undefined : r.number(map, 'objects', path, { fallback: 0, integer: true, min: 0 }),
+    objects,
+    returns: returnsOf(r, map, path, objects),
     watchers: r.number(map, 'watchers', path, { fallback: 0, integer: true, min: 0 }),
     cpuMs,
     mainThreadCpuMs: mainThreadCpuOf(r, map, path, server, cpuMs),
@@ -308,6 +313,15 @@ function parseFlow(r: FieldReader, raw: unknown, path: PathSegment[], server: Se
     startMs,
     stopMs,
   };
+}
+
+/** A flow's `returns`: part of its `objects` (a selector scans them all and returns the matches), so it needs them. */
+function returnsOf(r: FieldReader, map: Plain, path: PathSegment[], objects: number | undefined): number | undefined {
+  if (map.returns === undefined || map.returns === null) return undefined;
+  const returns = r.number(map, 'returns', path, { fallback: 0, integer: true, min: 0 });
+  if (objects === undefined) r.fail([...path, 'returns'], "needs the flow's objects (the objects it scans, of which it returns this many)");
+  else if (returns > objects) r.fail([...path, 'returns'], `must be at most the flow's objects (${objects}), got ${returns}`);
+  return returns;
 }
 
 /** A flow's `mainThreadCpu`: only with server.mainThread and an explicit `cpu`, and at most that (the slice is part of it). */

@@ -168,3 +168,31 @@ test("executorThreads 0 is the main thread alone, one LIST at a time; the defaul
 });
 
 test.run();
+
+// A label-selector LIST: it scans 20,000 objects (seats, CPU) and returns none. LISTs every 25 ms
+// of 40 ms each need 1.6 pool threads, so on one they would queue without end.
+const selectorLists = (returns: string) =>
+  [
+    'kind: Scenario',
+    'duration: 10s',
+    'server: {cpus: 2, memory: 16Gi, executorThreads: 1}',
+    'flows:',
+    `  - {name: selector, user: u1, namespace: a, verb: list, resource: flowschemas, apiGroup: flowcontrol.apiserver.k8s.io, objects: 20000${returns}, ` +
+      'arrival: {type: constant, rate: 40}, service: {type: constant, value: 40ms}}',
+    '',
+  ].join('\n');
+
+test('a LIST that returns none of the objects it scans stays off the pool and holds no response memory; its objects still price it', async () => {
+  const scansAll = await simulate(selectorLists(''));
+  const returnsNone = await simulate(selectorLists(', returns: 0'));
+  assert.is(returnsNone.capacity!.peakMemoryBytes, 0);
+  assert.ok(scansAll.capacity!.peakMemoryBytes > 0);
+  // Off the pool nothing waits for the one thread: the latency is the service time.
+  assert.is(returnsNone.flows.selector!.latencySeconds.p99, 0.04);
+  assert.ok(scansAll.flows.selector!.latencySeconds.p99! > 1);
+  // Seats and CPU still come from the 20,000 objects it scans.
+  assert.is(returnsNone.flows.selector!.seatsPerRequest, scansAll.flows.selector!.seatsPerRequest);
+  assert.ok(returnsNone.capacity!.meanCpuBusy > 0.5);
+  // returns equal to objects is the default.
+  assert.is(reportJson(await simulate(selectorLists(', returns: 20000'))), reportJson(scansAll));
+});

@@ -98,6 +98,8 @@ interface RequestSource {
   readonly query: Record<string, string>;
   /** Objects a LIST or WATCH lists (the estimator's count when undefined), and watchers. */
   readonly objects: number | undefined;
+  /** Objects a LIST returns, when fewer than it lists (a label selector's matches). */
+  readonly returns: number | undefined;
   readonly watchers: number;
   readonly waitLimitMs: number | undefined;
   readonly timeoutMs: number;
@@ -148,6 +150,11 @@ class InFlight implements AdmitRequest, VirtualWork, CpuWork {
 
   get waitLimitMs(): number | undefined {
     return this.source.waitLimitMs;
+  }
+
+  /** Objects the response carries: the flow's `returns`, else all it lists (the server encodes, and routes by, these). */
+  get returned(): number | undefined {
+    return this.source.returns ?? this.objects;
   }
 
   /** The service time has passed (called by the executor). */
@@ -351,10 +358,10 @@ class Simulation {
     const replica = request.replica;
     if (replica.cpu !== undefined) {
       request.cpuDemand = cpuDemandOf(cpuMsOf(source.cost.cpuMs, request.objects), request.serviceMs);
-      request.memoryBytes = responseBytesOf(request.objects, source.cost.objectBytes);
+      request.memoryBytes = responseBytesOf(request.returned, source.cost.objectBytes);
     }
     if (replica.mainThread !== undefined) this.startOnMainThread(request, replica.mainThread);
-    else if (runsOnPool(request.objects)) replica.executor.execute(request);
+    else if (runsOnPool(request.returned)) replica.executor.execute(request);
     else if (replica.cpu !== undefined) replica.cpu.start(request);
     else this.clock.scheduleTask(request.serviceMs, request);
   }
@@ -362,7 +369,7 @@ class Simulation {
   /** With server.mainThread: the request's slice on the main thread, its pool work when it has some, then the rest of it. */
   private startOnMainThread(request: InFlight, mainThread: MainThread): void {
     const replica = request.replica;
-    const onPool = runsOnPool(request.objects) && this.scenario.server.executorThreads !== 0;
+    const onPool = runsOnPool(request.returned) && this.scenario.server.executorThreads !== 0;
     const cost = request.source.cost;
     const explicit = { cpuMs: cpuMsOf(cost.cpuMs, request.objects), sliceMs: cost.mainThreadCpuMs };
     const { cpuMs, sliceMs } =
@@ -457,6 +464,7 @@ class Simulation {
       digest,
       query: spec.query,
       objects: spec.objects,
+      returns: spec.returns,
       watchers: spec.watchers,
       waitLimitMs: spec.waitLimitMs,
       timeoutMs: spec.timeoutMs,
@@ -528,6 +536,7 @@ class Simulation {
         digest,
         query: request.query,
         objects: undefined,
+        returns: undefined,
         watchers: 0,
         waitLimitMs,
         timeoutMs,
@@ -553,7 +562,7 @@ class Simulation {
   private objectCount(groupResource: string): ObjectCountResult {
     const objects = this.estimating.objects;
     const result = objects !== undefined ? { count: objects } : this.objectCounts.get(groupResource);
-    // The executor model routes the request by how many objects it lists.
+    // The executor model routes the request by how many objects it lists, unless the flow says how many it returns.
     if (this.admitting !== undefined) this.admitting.objects = typeof result === 'object' ? result.count : undefined;
     return result;
   }
