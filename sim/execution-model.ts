@@ -19,7 +19,7 @@ const CODEC_BYTES_PER_OBJECT = 800;
 /** The object count from which a LIST's encoding goes to the server's pool. */
 export const POOL_WORK_MIN_OBJECTS = Math.ceil(DEFAULT_POOL_THRESHOLDS['encode-objects']! / CODEC_BYTES_PER_OBJECT);
 
-/** Whether a LIST or WATCH over `objects` objects is work the server's pool runs. */
+/** Whether a LIST or WATCH encoding `objects` objects (those it returns) is work the server's pool runs. */
 export function runsOnPool(objects: number | undefined): boolean {
   return objects !== undefined && objects >= POOL_WORK_MIN_OBJECTS;
 }
