@@ -392,8 +392,6 @@ test('no silent no-ops: LISTs without an object count, Dangling FlowSchemas and 
   }
 });
 
-test.run();
-
 test("a flow's returns is part of its objects: at most them, a whole number, and only with them", async () => {
   const load = (fields: string) => loadScenarioText(`kind: Scenario\nduration: 30s\nflows:\n${FLOW}    ${fields}\n`, 'r.yaml');
   const ok = await load('objects: 20000\n    returns: 0');
@@ -408,3 +406,5 @@ test("a flow's returns is part of its objects: at most them, a whole number, and
   ]);
   assert.equal(errorsOf(await load('objects: 10\n    returns: 1.5')), ['r.yaml:11: flows[0].returns: must be a whole number, got 1.5']);
 });
+
+test.run();

@@ -167,8 +167,6 @@ test("executorThreads 0 is the main thread alone, one LIST at a time; the defaul
   assert.is((await simulate(storm('cpus: 8, executorThreads: 2'))).scenario.server.executorThreads, 2);
 });
 
-test.run();
-
 // A label-selector LIST: it scans 20,000 objects (seats, CPU) and returns none. LISTs every 25 ms
 // of 40 ms each need 1.6 pool threads, so on one they would queue without end.
 const selectorLists = (returns: string) =>
@@ -196,3 +194,5 @@ test('a LIST that returns none of the objects it scans stays off the pool and ho
   // returns equal to objects is the default.
   assert.is(reportJson(await simulate(selectorLists(', returns: 20000'))), reportJson(scansAll));
 });
+
+test.run();
