@@ -6,15 +6,13 @@
 //   node --import tsx bench/apf.bench.ts                 (about 40 s on 2 cores)
 //   BENCH_QUICK=1 node --import tsx bench/apf.bench.ts   (shorter rounds, a smoke run)
 //
-// The load comes from a child process (this file with `--load`), keep-alive connections, a fixed
-// number of requests in flight; rounds alternate off/on so drift hits both alike. Prints a table,
+// The load comes from wrk (a C client, faster than the server it loads; `apf-users.lua` sends as four
+// users in turn), keep-alive connections, a fixed number of requests in flight; rounds alternate
+// off/on so drift hits both alike. Server CPU per request is reported beside req/s. Prints a table,
 // then one JSON line (`{"bench":"apf",...}`). Figures are recorded in docs/benchmarks.md.
 // It fails (exit code 1) if seats are still held once the load has ended, if APF rejected any
 // request, or if APF on serves under a quarter of APF off: the signs of seats not being released.
 
-import { fork } from 'node:child_process';
-import { once } from 'node:events';
-import { Agent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { realClock } from '../engine/clock.ts';
 import { FlowController, type FlowControlObserver } from '../engine/flowcontrol/controller.ts';
@@ -24,45 +22,17 @@ import { createFairwayMetrics } from '../api/metrics/fairway-metrics.ts';
 import { defaultApfConfig } from '../api/filters/testing/apf-fixtures.ts';
 import type { ApiServer } from '../api/assembly/request-path.ts';
 import { BENCH_POD_PATH, seatsHeld, startBenchServer } from './apf-bench-server.ts';
+import { requestsPerSecond, requireWrk, runWrk } from './wrk.ts';
 
 const QUICK = process.env['BENCH_QUICK'] === '1';
 const ROUND_MS = QUICK ? 1_000 : 2_000;
 const ROUNDS = QUICK ? 2 : 8;
 const IN_FLIGHT = 32;
+/** wrk's script: four users in turn (four APF flows), and wrk's summary as a JSON line. */
+const USERS_SCRIPT = fileURLToPath(new URL('./apf-users.lua', import.meta.url));
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 
 // --- the load generator (child process) ------------------------------------------------------
-
-async function generateLoad(port: number, durationMs: number, inFlight: number): Promise<{ perSecond: number; total: number }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
-  const users = ['alice', 'bob', 'carol', 'dave'];
-  let completed = 0;
-  let stop = false;
-  const one = (i: number) =>
-    new Promise<void>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, path: BENCH_POD_PATH, agent, headers: { 'x-user': users[i % users.length]! } }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  const worker = async (i: number) => {
-    while (!stop) {
-      await one(i);
-      completed++;
-    }
-  };
-  // Warm the connections and the server's code paths before counting.
-  await Promise.all(Array.from({ length: inFlight }, (_, i) => one(i)));
-  const timer = setTimeout(() => (stop = true), durationMs);
-  const startMs = performance.now();
-  await Promise.all(Array.from({ length: inFlight }, (_, i) => worker(i)));
-  const elapsedMs = performance.now() - startMs;
-  clearTimeout(timer);
-  agent.destroy();
-  return { perSecond: (completed / elapsedMs) * 1000, total: completed + inFlight };
-}
 
 // --- the server under test ----------------------------------------------------------------------
 
@@ -99,11 +69,12 @@ interface Round {
 
 async function measure(port: number): Promise<Round> {
   const cpuBefore = process.cpuUsage();
-  const child = fork(fileURLToPath(import.meta.url), ['--load', String(port), String(ROUND_MS), String(IN_FLIGHT)], { execArgv: ['--import', 'tsx'] });
-  const [message] = (await once(child, 'message')) as [{ perSecond: number; total: number }];
+  const result = await runWrk({ url: `http://127.0.0.1:${port}${BENCH_POD_PATH}`, connections: IN_FLIGHT, seconds: ROUND_MS / 1000, script: USERS_SCRIPT });
   const cpu = process.cpuUsage(cpuBefore);
-  await once(child, 'exit');
-  return { perSecond: message.perSecond, cpuMicrosPerRequest: (cpu.user + cpu.system) / message.total };
+  if (result.non2xx + result.connectErrors + result.readErrors + result.writeErrors + result.timeouts > 0) {
+    throw new Error(`wrk saw errors: ${JSON.stringify(result)}`);
+  }
+  return { perSecond: requestsPerSecond(result), cpuMicrosPerRequest: (cpu.user + cpu.system) / result.requests };
 }
 
 function admitFinishMicros(controller: FlowController, n: number): number {
@@ -119,6 +90,7 @@ function admitFinishMicros(controller: FlowController, n: number): number {
 }
 
 async function main(): Promise<void> {
+  requireWrk();
   const clock = realClock();
   const metrics = createFairwayMetrics();
   const controller = newController(metrics.flowControl.observer);
@@ -203,10 +175,4 @@ function failIfImplausible(held: { seatsInUse: number; waiting: number }, reject
 }
 
 // Last, so that every module-level constant above is initialised.
-if (process.argv[2] === '--load') {
-  const [port, durationMs, inFlight] = process.argv.slice(3).map(Number);
-  process.send!(await generateLoad(port!, durationMs!, inFlight!));
-  process.disconnect();
-} else {
-  await main();
-}
+await main();

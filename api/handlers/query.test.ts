@@ -1,21 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isApiError } from '../../engine/status/errors.ts';
-import type { Status } from '../../engine/resources/types.ts';
 import { checkResourceVersion, defaultFieldManager, parseDeleteOptions, parsePatchOptions, parseWriteOptions, QueryReader } from './query.ts';
 import { parseGoJson } from '../../engine/go-json.ts';
 import { longestBigIntText } from '../../engine/testing/longest-bigint-text.ts';
+import { statusOf } from '../../engine/status/testing/status-of.ts';
 
 const q = (text: string) => new QueryReader(new URLSearchParams(text));
-function statusOf(fn: () => unknown): Status {
-  try {
-    fn();
-  } catch (error) {
-    if (isApiError(error)) return error.status;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
 
 test('integers parse as Go parses them (bad values are 400 with strconv words); booleans are lenient', () => {
   assert.is(q('limit=500').int('limit'), 500);

@@ -1,21 +1,11 @@
 import { test } from 'uvu';
 import { parseGoJson } from '../go-json.ts';
 import * as assert from 'uvu/assert';
-import { isApiError } from '../status/errors.ts';
-import type { Status } from '../resources/types.ts';
 import { decodeObject } from './decode.ts';
+import { statusOf } from '../status/testing/status-of.ts';
 
 const target = { kind: 'PriorityLevelConfiguration', apiVersion: 'flowcontrol.apiserver.k8s.io/v1' };
 const body = { metadata: { name: 'a' }, spec: { type: 'Exempt', extra: true }, bogus: 1 };
-function statusOf(fn: () => unknown): Status {
-  try {
-    fn();
-  } catch (error) {
-    if (isApiError(error)) return error.status;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
 
 test('Warn drops unknown fields and returns one warning each; type meta is filled in', () => {
   const decoded = decodeObject({ value: structuredClone(body) }, target, 'Warn');
