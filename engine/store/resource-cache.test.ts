@@ -38,6 +38,24 @@ test('every full latest page shares one array, in key order, until the next chan
   assert.is(cache.page('latest', '', 0, undefined, true).items.find((c) => c.name === 'bravo')!.modRevision, 4, 'an update is seen too');
 });
 
+test('every LIST is counted as kube-apiserver counts a LIST from storage: keys read, objects tested, objects returned', () => {
+  const cache = cacheOf(['a1', 'a2', 'b1', 'b2', 'b3']);
+  cache.page('latest', '', 0, undefined, true);
+  assert.equal(cache.listCounts, { lists: 1, fetched: 5, evaluated: 5, returned: 5 }, 'a full LIST returns what it reads');
+  const startsWithB = (c: CachedObject) => c.name.startsWith('b');
+  cache.page('latest', '', 0, startsWithB, false);
+  assert.equal(cache.listCounts, { lists: 2, fetched: 10, evaluated: 10, returned: 8 }, 'a selector tests every object and returns its matches');
+  // A limited page stops at the first match after the page, which it has tested.
+  const page = cache.page('latest', '', 1, startsWithB, false);
+  assert.equal([names(page.items), page.more], [['b1'], true]);
+  assert.equal(cache.listCounts, { lists: 3, fetched: 14, evaluated: 14, returned: 9 });
+  // At an older revision a key deleted since is read but holds no object to test.
+  cache.apply(2, 'a1', undefined, 0);
+  cache.apply(3, 'c1', object('c1', 3), 0);
+  assert.equal(names(cache.page(2, '', 0, undefined, false).items), ['a2', 'b1', 'b2', 'b3']);
+  assert.equal(cache.listCounts, { lists: 4, fetched: 19, evaluated: 18, returned: 13 });
+});
+
 const released: StoredForm[] = [];
 onEncodingsReleased((form) => released.push(form));
 

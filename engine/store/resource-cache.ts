@@ -27,6 +27,17 @@ export interface ListPage {
   readonly remaining: number | undefined;
 }
 
+/**
+ * What this resource's LISTs have cost since the cache was made, as kube-apiserver counts a LIST
+ * served from storage: keys read, objects tested against the selectors, objects returned.
+ */
+export interface ListCounts {
+  lists: number;
+  fetched: number;
+  evaluated: number;
+  returned: number;
+}
+
 export class ResourceCache {
   info: ResourceInfo | undefined;
   readonly window: EventWindow;
@@ -36,6 +47,7 @@ export class ResourceCache {
   private sorted: string[] | undefined;
   /** Every current object in key order, built on first use, dropped (not changed: it is shared) at the next change. */
   private everything: readonly CachedObject[] | undefined;
+  readonly listCounts: ListCounts = { lists: 0, fetched: 0, evaluated: 0, returned: 0 };
 
   constructor(
     readonly prefix: string,
@@ -104,7 +116,15 @@ export class ResourceCache {
    * (inclusive), with at most `limit` matching items (0 = no limit).
    */
   page(at: 'latest' | number, startName: string, limit: number, filter: ObjectFilter, countRemaining: boolean): ListPage {
-    if (at === 'latest' && startName === '' && limit === 0 && filter === undefined) return { items: this.latest(), more: false, remaining: undefined };
+    const counts = this.listCounts;
+    counts.lists++;
+    if (at === 'latest' && startName === '' && limit === 0 && filter === undefined) {
+      const items = this.latest();
+      counts.fetched += items.length;
+      counts.evaluated += items.length;
+      counts.returned += items.length;
+      return { items, more: false, remaining: undefined };
+    }
     const names = this.sortedNames();
     let overrides: Map<string, CachedObject | undefined> | undefined;
     let goneNames: string[] = [];
@@ -125,7 +145,10 @@ export class ResourceCache {
       const takeGone = j < goneNames.length && (i >= names.length || goneNames[j]! < names[i]!);
       const name = takeGone ? goneNames[j++]! : names[i++]!;
       const cached = lookup(name);
-      if (cached === undefined || (filter !== undefined && !filter(cached))) continue;
+      counts.fetched++;
+      if (cached === undefined) continue;
+      counts.evaluated++;
+      if (filter !== undefined && !filter(cached)) continue;
       if (limit > 0 && items.length === limit) {
         // `name` is the first item after the page.
         let remaining: number | undefined;
@@ -137,10 +160,12 @@ export class ResourceCache {
             while (j < goneNames.length) if (lookup(goneNames[j++]!) !== undefined) remaining++;
           }
         }
+        counts.returned += items.length;
         return { items, more: true, remaining };
       }
       items.push(cached);
     }
+    counts.returned += items.length;
     return { items, more: false, remaining: undefined };
   }
 

@@ -15,6 +15,7 @@
 import type { KubeObject } from '../resources/types.ts';
 import type { StoreError } from './store-errors.ts';
 import type { StoredForm } from './cached-object.ts';
+import type { ListCounts } from './resource-cache.ts';
 import type { ResourceInfo } from './resource-info.ts';
 import type { WatchEvent } from './watch-event.ts';
 
@@ -155,5 +156,7 @@ export interface StoreDump {
     readonly windowEvents: number;
     readonly windowStartRevision: number;
     readonly watchers: number;
+    /** This resource's LISTs so far (resource-cache.ts's ListCounts). */
+    readonly lists: Readonly<ListCounts>;
   }[];
 }

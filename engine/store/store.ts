@@ -216,6 +216,7 @@ export class StoreCore implements Store, SharedStoreCore {
         windowEvents: r.window.size,
         windowStartRevision: r.window.startRevision,
         watchers: r.watchers.size,
+        lists: { ...r.listCounts },
       })),
     };
   }
