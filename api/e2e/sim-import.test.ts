@@ -132,6 +132,33 @@ test('sim import writes the live configuration, limits and object counts as a sc
 });
 
 test('sim import --traffic: flows that reproduce the observed load, classified as the server classified it; --merge keeps the operator’s flows', async () => {
+  // A selective LIST: `lister` lists FlowSchemas with a label selector that 3 of them match, so each
+  // LIST tests every FlowSchema (100 more than the defaults) and returns 3.
+  const selective = {
+    apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
+    kind: 'FlowSchema',
+    metadata: { name: 'selective-lists' },
+    spec: {
+      priorityLevelConfiguration: { name: 'batch' },
+      matchingPrecedence: 650,
+      rules: [
+        {
+          subjects: [{ kind: 'Group', group: { name: 'listers' } }],
+          resourceRules: [{ verbs: ['list'], apiGroups: ['flowcontrol.apiserver.k8s.io'], resources: ['flowschemas'], clusterScope: true }],
+        },
+      ],
+    },
+  };
+  assert.is((await server.client.request('POST', `${FLOWCONTROL}/flowschemas`, { body: selective })).status, 201);
+  for (let i = 0; i < 100; i++) {
+    const filler = {
+      ...selective,
+      metadata: { name: `filler-${i}`, labels: { selected: i < 3 ? 'yes' : 'no' } },
+      spec: { ...selective.spec, matchingPrecedence: 9000, rules: [{ ...selective.spec.rules[0], subjects: [{ kind: 'Group', group: { name: 'nobody' } }] }] },
+    };
+    assert.is((await server.client.request('POST', `${FLOWCONTROL}/flowschemas`, { body: filler })).status, 201);
+  }
+  const asLister = { headers: { 'Impersonate-User': 'lister', 'Impersonate-Group': 'listers' } };
   const out = join(dir, 'traffic.yaml');
   const importing = spawn(process.execPath, [FAIRWAY, 'sim', 'import', '--kubeconfig', server.kubeconfigPath, '--traffic', '3s', '--out', out], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -148,6 +175,8 @@ test('sim import --traffic: flows that reproduce the observed load, classified a
   while (!done) {
     assert.is((await server.client.get(`${FLOWCONTROL}/flowschemas/exempt`)).status, 200);
     sent++;
+    const listed = await server.client.get(`${FLOWCONTROL}/flowschemas?labelSelector=selected%3Dyes`, asLister);
+    assert.equal([listed.status, listed.json().items.length], [200, 3]);
   }
   assert.is(await exited, 0, stderr);
   assert.match(stdout, /\d+ observed flows/);
@@ -157,6 +186,12 @@ test('sim import --traffic: flows that reproduce the observed load, classified a
   assert.ok(exempt.groups.includes('system:masters'));
   // The window held part of what was sent (the import's own GETs count too).
   assert.ok(exempt.arrival.rate > 0 && exempt.arrival.rate * 3 <= sent + 10, `rate ${exempt.arrival.rate}/s, ${sent} sent`);
+  // The selective LISTs: their seats give the objects scanned, /metrics' storage LIST counters how few are returned.
+  const lists = scenario.flows.find((f: { name: string }) => f.name === 'observed-selective-lists');
+  assert.ok(lists !== undefined, JSON.stringify(scenario.flows));
+  assert.equal([lists.verb, lists.resource, lists.apiGroup], ['list', 'flowschemas', 'flowcontrol.apiserver.k8s.io']);
+  assert.ok(lists.objects >= 100 && lists.returns >= 0 && lists.returns < lists.objects / 10, JSON.stringify(lists));
+  assert.not.match(stderr, /apiserver_storage_list/);
 
   // Simulated, each observed flow lands in the FlowSchema it is named after.
   const sim = spawnSync(process.execPath, [FAIRWAY, 'sim', 'run', out, '--seed', '1', '--no-plots', '--strict', '--out', join(dir, 'traffic-run')], {

@@ -1,12 +1,11 @@
 // kube-apiserver's LIST cost counters (k8s.io/apiserver/pkg/storage, ALPHA in 1.32), per resource
 // labelled `resource.group` as apiserver_storage_objects is: LISTs served from storage, keys read,
 // objects tested against the request's selectors, objects returned. Fairway serves every LIST from
-// its watch cache, which counts them (engine/store/resource-cache.ts's ListCounts). Returned ÷
+// its watch cache, which counts them (engine/store/resource-cache.ts). Returned ÷
 // evaluated is how selective a resource's LISTs are; `fairway sim import --traffic` reads it to set
 // an observed LIST flow's `returns`.
 
-import type { Store } from '../../engine/store/store-types.ts';
-import type { ListCounts } from '../../engine/store/resource-cache.ts';
+import type { ListCounts, Store } from '../../engine/store/store-types.ts';
 import { CollectedFamily } from './metric-family.ts';
 import { groupResourceOfPrefix } from './storage-objects.ts';
 

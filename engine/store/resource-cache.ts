@@ -14,7 +14,7 @@
 import { lowerBound } from '../lower-bound.ts';
 import { releaseEncodings, type CachedObject } from './cached-object.ts';
 import { EventWindow, type CacheEvent } from './event-window.ts';
-import type { ResourceInfo } from './store-types.ts';
+import type { ListCounts, ResourceInfo } from './store-types.ts';
 import { forgetAddedEvent } from './watch-event.ts';
 import type { CacheWatcher, ObjectFilter } from './watcher.ts';
 
@@ -25,17 +25,6 @@ export interface ListPage {
   readonly more: boolean;
   /** How many items (matching or not) follow the page, when asked for and `more`. */
   readonly remaining: number | undefined;
-}
-
-/**
- * What this resource's LISTs have cost since the cache was made, as kube-apiserver counts a LIST
- * served from storage: keys read, objects tested against the selectors, objects returned.
- */
-export interface ListCounts {
-  lists: number;
-  fetched: number;
-  evaluated: number;
-  returned: number;
 }
 
 export class ResourceCache {

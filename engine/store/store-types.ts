@@ -15,7 +15,6 @@
 import type { KubeObject } from '../resources/types.ts';
 import type { StoreError } from './store-errors.ts';
 import type { StoredForm } from './cached-object.ts';
-import type { ListCounts } from './resource-cache.ts';
 import type { ResourceInfo } from './resource-info.ts';
 import type { WatchEvent } from './watch-event.ts';
 
@@ -146,6 +145,17 @@ export interface Store {
   dump(): StoreDump;
 }
 
+/**
+ * What this resource's LISTs have cost since the cache was made, as kube-apiserver counts a LIST
+ * served from storage: keys read, objects tested against the selectors, objects returned.
+ */
+export interface ListCounts {
+  lists: number;
+  fetched: number;
+  evaluated: number;
+  returned: number;
+}
+
 export interface StoreDump {
   readonly state: StoreState;
   readonly backend: string;
@@ -156,7 +166,7 @@ export interface StoreDump {
     readonly windowEvents: number;
     readonly windowStartRevision: number;
     readonly watchers: number;
-    /** This resource's LISTs so far (resource-cache.ts's ListCounts). */
+    /** This resource's LISTs so far. */
     readonly lists: Readonly<ListCounts>;
   }[];
 }

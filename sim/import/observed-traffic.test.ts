@@ -9,6 +9,8 @@ import { parseDurationMs } from '../duration.ts';
 import { mergeScenario } from './import-scenario.ts';
 import { histogramQuantile } from '../../engine/prometheus-delta.ts';
 import { observedTraffic, serviceFrom } from './observed-traffic.ts';
+import { listSelectivity, returnsOf } from './list-selectivity.ts';
+import { parseExposition } from '../../engine/prometheus-text.ts';
 
 const level = (name: string) => ({
   apiVersion: 'flowcontrol.apiserver.k8s.io/v1',
@@ -53,6 +55,8 @@ function exposition(n: {
   execCount: number;
   execSum: number;
   seatsSum: number;
+  /** apiserver_storage_list_{evaluated,returned}_objects_total of pods; none: a server without them. */
+  lists?: { evaluated: number; returned: number };
 }) {
   const pair = (fs: string, pl: string) => `flow_schema="${fs}",priority_level="${pl}"`;
   const b = pair('batch-lists', 'batch');
@@ -86,6 +90,19 @@ function exposition(n: {
     `apiserver_flowcontrol_work_estimated_seats_bucket{${b},le="+Inf"} ${n.batchDispatched + n.batchRejected}`,
     `apiserver_flowcontrol_work_estimated_seats_sum{${b}} ${n.seatsSum}`,
     `apiserver_flowcontrol_work_estimated_seats_count{${b}} ${n.batchDispatched + n.batchRejected}`,
+    ...(n.lists === undefined
+      ? []
+      : [
+          '# TYPE apiserver_storage_list_evaluated_objects_total counter',
+          `apiserver_storage_list_evaluated_objects_total{resource="pods"} ${n.lists.evaluated}`,
+          // Later releases' labels: group and resource apart, a series per storage; every LIST returned all it tested.
+          `apiserver_storage_list_evaluated_objects_total{group="apps",resource="deployments",storage="etcd"} ${n.lists.evaluated}`,
+          `apiserver_storage_list_evaluated_objects_total{group="apps",resource="deployments",storage="watchcache"} ${n.lists.evaluated}`,
+          '# TYPE apiserver_storage_list_returned_objects_total counter',
+          `apiserver_storage_list_returned_objects_total{resource="pods"} ${n.lists.returned}`,
+          `apiserver_storage_list_returned_objects_total{group="apps",resource="deployments",storage="etcd"} ${n.lists.evaluated}`,
+          `apiserver_storage_list_returned_objects_total{group="apps",resource="deployments",storage="watchcache"} ${n.lists.evaluated}`,
+        ]),
     '',
   ].join('\n');
 }
@@ -108,6 +125,35 @@ test('rates, service times and seats from the deltas; each flow classifies into 
   assert.equal([gd.arrival.rate, gd.verb, gd.objectName, gd.service], [50, 'get', 'observed', serviceFrom(0.002, 0.00495)]);
   assert.not.ok(traffic.flows.some((f) => f.name === 'observed-batch-shadow'));
   assert.match(traffic.warnings.join('\n'), /batch-shadow \(level batch\): no request its rules describe classifies into it/);
+});
+
+test("a LIST flow returns its resource's share of the objects its LISTs tested (returned ÷ evaluated over the window)", () => {
+  const counts = { batchDispatched: 100, batchRejected: 10, gdDispatched: 1000, shadow: 5, execCount: 100, execSum: 10, seatsSum: 330 };
+  const before = exposition({ ...counts, lists: { evaluated: 1000, returned: 100 } });
+  // Pods: 4000 tested, 200 returned in the window: 5%. Deployments returned all they tested.
+  const after = exposition({ ...counts, batchDispatched: 300, execCount: 300, execSum: 40, seatsSum: 1130, lists: { evaluated: 5000, returned: 300 } });
+  const input = { elapsedSeconds: 10, flowSchemas: SCHEMAS, priorityLevels: LEVELS, objectsPerSeat: 100 };
+  const traffic = observedTraffic({ ...input, before, after });
+  const batch = traffic.flows.find((f) => f.name === 'observed-batch-lists')!;
+  assert.equal([batch.resource, batch.objects, batch.returns], ['pods', 400, 20]);
+  assert.not.ok(traffic.warnings.some((w) => w.includes('apiserver_storage_list')));
+  assert.equal(listSelectivity(parseExposition(before), parseExposition(after))?.total, { evaluated: 4000 + 2 * 4000, returned: 200 + 2 * 4000 });
+  // A wildcard rule's made-up resource (no LIST of it counted) takes the ratio over every resource.
+  const selectivity = listSelectivity(parseExposition(before), parseExposition(after))!;
+  assert.is(returnsOf(selectivity, '', 'configmaps', 1200), 820, '8200 of 12000');
+  assert.is(returnsOf(selectivity, 'apps', 'deployments', 1200), undefined, 'all returned: the default');
+
+  // An older server without the families: no returns, and one warning, not one per flow.
+  const bare = observedTraffic({
+    ...input,
+    before: exposition(counts),
+    after: exposition({ ...counts, batchDispatched: 300, execCount: 300, seatsSum: 1130 }),
+  });
+  assert.is(bare.flows.find((f) => f.name === 'observed-batch-lists')!.returns, undefined);
+  assert.equal(
+    bare.warnings.filter((w) => w.includes('apiserver_storage_list')),
+    ['/metrics has no apiserver_storage_list_evaluated_objects_total and …_returned_objects_total: each LIST flow returns all its objects'],
+  );
 });
 
 test('a log-normal with the observed mean and p99; an exponential when the p99 is not above the mean', () => {

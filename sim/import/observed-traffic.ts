@@ -9,6 +9,10 @@
 //   seats      apiserver_flowcontrol_work_estimated_seats: the window's mean, rounded; a flow of s > 1
 //              seats is written as a LIST of s × objectsPerSeat objects, which the work estimator
 //              prices at s seats
+//   returns    a LIST's share of its objects that it returns, Δ returned ÷ Δ evaluated of the
+//              resource's apiserver_storage_list_*_objects_total (list-selectivity.ts: assumed
+//              the same for every LIST of the resource); unset, with one warning, when the server
+//              has no such families
 //
 // A flow's requests must classify into its FlowSchema: its user, groups, verb and resource are
 // taken from the schema's rules (a wildcard becomes a concrete value) and checked with the same
@@ -23,6 +27,7 @@ import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../../engi
 import type { FlowSchema, PolicyRulesWithSubjects, PriorityLevelConfiguration, Subject } from '../../engine/resources/types.ts';
 import { NORMAL_Z_P99 } from '../distributions.ts';
 import { requestDigest, type RequestShape } from '../request-shape.ts';
+import { listSelectivity, returnsOf } from './list-selectivity.ts';
 
 /** The prefix of every flow `--traffic` writes; `--merge` replaces these and keeps the operator's. */
 export const OBSERVED_PREFIX = 'observed-';
@@ -39,6 +44,7 @@ export interface ObservedFlow {
   objectName?: string;
   path?: string;
   objects?: number;
+  returns?: number;
   arrival: { type: 'poisson'; rate: number };
   service: { type: 'lognormal'; median: string; p99: string } | { type: 'exponential'; mean: string };
 }
@@ -156,6 +162,9 @@ export function observedTraffic(input: {
     histograms(b, 'apiserver_flowcontrol_work_estimated_seats', pairOf),
   ] as const;
 
+  const selectivity = listSelectivity(a, b);
+  let unseenSelectivity = false;
+
   const pairs = [...new Set([...dispatched[1].keys(), ...rejected[1].keys()])].sort();
   const flows: ObservedFlow[] = [];
   for (const pair of pairs) {
@@ -204,8 +213,12 @@ export function observedTraffic(input: {
       if (shape.apiGroup !== '') flow.apiGroup = shape.apiGroup;
       flow.resource = shape.resource;
       if (shape.namespace !== '') flow.namespace = shape.namespace;
-      if (shape.verb === 'list') flow.objects = wantSeats * input.objectsPerSeat;
-      else {
+      if (shape.verb === 'list') {
+        flow.objects = wantSeats * input.objectsPerSeat;
+        const returns = selectivity === undefined ? undefined : returnsOf(selectivity, shape.apiGroup, shape.resource, flow.objects);
+        if (returns !== undefined) flow.returns = returns;
+        unseenSelectivity ||= selectivity === undefined;
+      } else {
         // A request that names its object (a GET by name, not a LIST): as the URL would.
         if (NAMED_VERBS.has(shape.verb)) flow.objectName = 'observed';
         if (wantSeats > 1)
@@ -213,6 +226,9 @@ export function observedTraffic(input: {
       }
     }
     flows.push(flow);
+  }
+  if (unseenSelectivity) {
+    warnings.push('/metrics has no apiserver_storage_list_evaluated_objects_total and …_returned_objects_total: each LIST flow returns all its objects');
   }
   return { flows, warnings };
 }
