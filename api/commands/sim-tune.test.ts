@@ -81,6 +81,14 @@ test('sim tune: the recommendation meets the objective in every seed, the same a
       ],
     );
     assert.is(tune.objectivesTable[0].baseline, `${fmtSeconds(tune.baseline[0].waitP99Seconds.worst)} (ctrl-gets)`);
+    assert.equal([tune.objectivesTable[0].objective, tune.objectivesTable[0].label], [0, '[0] ctrl-* wait p99']);
+    // Each candidate not met says why: its failing rows, at the worst flow and seed.
+    const baselineWait = tune.baseline[0].waitP99Seconds;
+    assert.equal(tune.candidates[0].changes, []);
+    assert.equal(tune.candidates[0].failing, [
+      { objective: '[0] ctrl-* wait p99', worst: `${fmtSeconds(baselineWait.worst)} (ctrl-gets)`, limit: '100 ms', seed: baselineWait.seed },
+    ]);
+    for (const c of tune.candidates) assert.is(c.met ? c.failing : c.failing?.length > 0, c.met ? undefined : true, JSON.stringify(c));
     assert.match(first.stdout, /why, and what it costs:\n/);
     assert.match(tune.effects.at(-1), /^Measured cost: /);
 

@@ -27,7 +27,7 @@ import { assess } from '../tune/assess.ts';
 import { changeEffects } from '../tune/change-effects.ts';
 import { candidateKey, candidateManifests, candidateObjects, describeCandidate, EMPTY_CANDIDATE, type Candidate, type TuneSpace } from '../tune/candidate.ts';
 import { improves, readObjectivesFile, type TuneObjectives, withImplicitObjectives } from '../tune/objectives.ts';
-import { failures, objectivesTable, objectivesTableText, type ObjectiveRow } from '../tune/objectives-table.ts';
+import { failingRows, failures, objectivesTable, objectivesTableText, type ObjectiveRow } from '../tune/objectives-table.ts';
 import { searchConfigurations, type Evaluation, type SearchResult } from '../tune/search.ts';
 import { buildSpace, type Matched } from '../tune/space.ts';
 import { makeDirectories } from '../../engine/make-directories.ts';
@@ -290,6 +290,8 @@ function tuneJson(inputs: TuneInputs, { result, space }: Searched, outcome: Outc
       relativeChange: e.size.relativeChange,
       met: e.assessment?.met ?? false,
       distance: e.assessment?.distance ?? null,
+      // Why not met: the failing rows of the objectives table, each at its worst flow and seed.
+      ...(e.assessment !== undefined && !e.assessment.met ? { failing: failingRows(e.assessment) } : {}),
       ...(e.errors.length > 0 ? { errors: e.errors } : {}),
     })),
   };
@@ -385,6 +387,6 @@ function objectivesTableHtml(rows: readonly ObjectiveRow[]): string {
   const head = ['objective', 'limit', 'baseline (worst seed)', 'recommended (worst seed)', 'margin', ''];
   return table(
     head,
-    rows.map((r) => [`[${r.objective}] ${r.what}`, r.limit, r.baseline, r.recommended, r.margin, r.met ? 'met' : 'NOT MET'].map(esc)),
+    rows.map((r) => [r.label, r.limit, r.baseline, r.recommended, r.margin, r.met ? 'met' : 'NOT MET'].map(esc)),
   );
 }

@@ -129,7 +129,7 @@ test('cpu-bound-lists with server.memory but no server.cpus: tune holds memory h
   const implicitRows = implicit.result.objectivesTable as { what: string; limit: string; baseline: string; met: boolean }[];
   assert.equal(
     implicitRows.filter((r) => r.what === 'server memory peak').map((r) => [r.limit, r.baseline, r.met]),
-    [['≤ 100% (implicit: server.memory is set)', '78.1%', true]],
+    [['≤ 100% (server.memory is set)', '78.1%', true]],
   );
 
   const held = await tune(memoryOnly, MEMORY_OBJECTIVES);

@@ -7,7 +7,7 @@ import * as assert from 'uvu/assert';
 import type { FlowDigest, LevelDigest, RunDigest } from '../run-digest.ts';
 import { assess } from './assess.ts';
 import { parseObjectives, withImplicitObjectives, type Objective } from './objectives.ts';
-import { failures, objectivesTable } from './objectives-table.ts';
+import { failingRows, failures, objectivesTable, objectivesTableText } from './objectives-table.ts';
 
 function flow(level: string, latencyP99Seconds: number | null, rejectedTotal = 0, arrived = 100): FlowDigest {
   return {
@@ -98,6 +98,20 @@ test('borrowedSeats caps the most seats a level borrowed; server headroom reads 
   );
   // The server is the subject, named once.
   assert.equal(failures({ met: false, distance: 1, objectives: [outcome] }), ['objectives[0]: server CPU peak 96% in seed 1 (limit 80%)']);
+  // Why a candidate is not met (tune.json's candidates): only the failing rows, each at its worst.
+  assert.equal(
+    rows.map((r) => r.label),
+    ['[0] server CPU peak', '[0] server memory peak'],
+  );
+  assert.equal(failingRows({ met: false, distance: 1, objectives: [outcome] }), [{ objective: '[0] server CPU peak', worst: '96%', limit: '80%', seed: '1' }]);
+  const both = assess([borrow, { ...server, index: 1 }], new Map([[0, { flows: [], levels: ['a', 'b'] }]]), runs);
+  assert.equal(
+    failingRows(both).map((r) => [r.objective, r.worst, r.limit, r.seed]),
+    [
+      ['[0] level a, level b borrowed seats', '30 (b)', '20', '1'],
+      ['[1] server CPU peak', '96%', '80%', '1'],
+    ],
+  );
 });
 
 test('server memory headroom is assessed when only memory is modelled (no server.cpus)', () => {
@@ -124,8 +138,12 @@ test('with server.memory set, the tuner holds peak memory to 100% though the fil
   const assessment = assess(held.slice(1), new Map(), runs);
   assert.is(assessment.met, false);
   const [row] = objectivesTable(held, undefined, assessment);
-  assert.equal([row!.what, row!.limit, row!.recommended, row!.met], ['server memory peak', '≤ 100% (implicit: server.memory is set)', '110%', false]);
+  assert.equal([row!.what, row!.limit, row!.recommended, row!.met], ['server memory peak', '≤ 100% (server.memory is set)', '110%', false]);
   assert.equal(failures(assessment), ['implicit objective (server.memory is set): server memory peak 110% in seed 3 (limit 100%)']);
+  // Not an entry of the file: no index of one, in the table's label, tune.json's row or the terminal.
+  assert.equal([row!.objective, row!.implicit, row!.label], [null, 'server.memory is set', '[implicit] server memory peak']);
+  assert.match(objectivesTableText([row!])[1]!, /^\[implicit\] server memory peak +≤ 100%/);
+  assert.equal(failingRows(assessment), [{ objective: '[implicit] server memory peak', worst: '110%', limit: '100%', seed: '3' }]);
 });
 
 test('objectives table: a zero wait carries its unit like any other value', () => {
