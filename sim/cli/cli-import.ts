@@ -67,9 +67,9 @@ between (observed-<flowschema>): its Poisson rate, its execution time's mean and
 log-normal), and its mean seats, as apiserver_flowcontrol_dispatched_requests_total,
 _rejected_requests_total, _request_execution_seconds and _work_estimated_seats showed them, with a
 user and request its rules classify into it; a LIST flow returns the share of its objects that
-apiserver_storage_list_returned_objects_total ÷ _evaluated_objects_total gave its resource. --merge SCENARIO refreshes an operator's scenario in
-place (or into --out): the configuration, limits and object counts are the server's, its own flows
-stay.
+apiserver_storage_list_returned_objects_total ÷ _evaluated_objects_total gave its resource.
+--merge SCENARIO refreshes an operator's scenario in place (or into --out): the configuration,
+limits and object counts are the server's, its own flows stay.
 
 The server's answers are not trusted: each response may be at most ${MAX_RESPONSE_BYTES} bytes and each list
 at most ${MAX_IMPORTED_OBJECTS} objects; an object the server itself would refuse, or a metric sample that is not a

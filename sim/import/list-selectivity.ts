@@ -28,9 +28,9 @@ function groupResourceOf(labels: Record<string, string>): string | undefined {
 
 /** Undefined when the server exposes neither family (a kube-apiserver before 1.23). */
 export function listSelectivity(before: readonly ExpositionSample[], after: readonly ExpositionSample[]): ListSelectivity | undefined {
+  if (!after.some((s) => s.name === EVALUATED) || !after.some((s) => s.name === RETURNED)) return undefined;
   const evaluated = [samplesByKey(before, EVALUATED, groupResourceOf), samplesByKey(after, EVALUATED, groupResourceOf)] as const;
   const returned = [samplesByKey(before, RETURNED, groupResourceOf), samplesByKey(after, RETURNED, groupResourceOf)] as const;
-  if (!after.some((s) => s.name === EVALUATED) || !after.some((s) => s.name === RETURNED)) return undefined;
   const byResource = new Map<string, { evaluated: number; returned: number }>();
   const total = { evaluated: 0, returned: 0 };
   for (const resource of [...evaluated[1].keys()].sort()) {

@@ -163,7 +163,7 @@ export function observedTraffic(input: {
   ] as const;
 
   const selectivity = listSelectivity(a, b);
-  let unseenSelectivity = false;
+  let listsWithoutSelectivity = false;
 
   const pairs = [...new Set([...dispatched[1].keys(), ...rejected[1].keys()])].sort();
   const flows: ObservedFlow[] = [];
@@ -217,7 +217,7 @@ export function observedTraffic(input: {
         flow.objects = wantSeats * input.objectsPerSeat;
         const returns = selectivity === undefined ? undefined : returnsOf(selectivity, shape.apiGroup, shape.resource, flow.objects);
         if (returns !== undefined) flow.returns = returns;
-        unseenSelectivity ||= selectivity === undefined;
+        listsWithoutSelectivity ||= selectivity === undefined;
       } else {
         // A request that names its object (a GET by name, not a LIST): as the URL would.
         if (NAMED_VERBS.has(shape.verb)) flow.objectName = 'observed';
@@ -227,7 +227,7 @@ export function observedTraffic(input: {
     }
     flows.push(flow);
   }
-  if (unseenSelectivity) {
+  if (listsWithoutSelectivity) {
     warnings.push('/metrics has no apiserver_storage_list_evaluated_objects_total and …_returned_objects_total: each LIST flow returns all its objects');
   }
   return { flows, warnings };
