@@ -24,7 +24,7 @@ import { createResourceRoutes } from './resource-routes.ts';
 import { createPriorityAndFairnessFilter } from '../filters/priority-and-fairness.ts';
 import { createFairwayMetrics, type FairwayMetrics } from '../metrics/fairway-metrics.ts';
 import { metricsHandler } from '../metrics/metrics-handler.ts';
-import { storageListFamilies } from '../metrics/storage-lists.ts';
+import { cacheListFamilies } from '../metrics/cache-lists.ts';
 import { storageObjectsFamily } from '../metrics/storage-objects.ts';
 import { createApfDebugHandlers } from '../debug/apf-dump.ts';
 import { createRequestMetricsFilter } from '../metrics/request-metrics.ts';
@@ -89,7 +89,7 @@ export function createFairwayServer(options: FairwayServerOptions): FairwayServe
   const servedLabels = new ServedLabels(discoveryModel);
   const metrics = createFairwayMetrics(servedLabels, { now: () => clock.now(), showHidden: options.showHiddenMetrics === true });
   storageObjectsFamily(store).registerIn(metrics.registry);
-  for (const family of storageListFamilies(store)) family.registerIn(metrics.registry);
+  for (const family of cacheListFamilies(store)) family.registerIn(metrics.registry);
   // kube-apiserver's cacher metric: watches closed because their client stopped reading.
   const terminatedWatchers = new Counter({
     name: 'apiserver_terminated_watchers_total',

@@ -38,22 +38,32 @@ test('every full latest page shares one array, in key order, until the next chan
   assert.is(cache.page('latest', '', 0, undefined, true).items.find((c) => c.name === 'bravo')!.modRevision, 4, 'an update is seen too');
 });
 
-test('every LIST is counted as kube-apiserver counts a LIST from storage: keys read, objects tested, objects returned', () => {
+test("a LIST is counted as kube-apiserver 1.32 counts its watch cache's: every object handed over (a limit's tail too), objects returned", () => {
   const cache = cacheOf(['a1', 'a2', 'b1', 'b2', 'b3']);
-  cache.page('latest', '', 0, undefined, true);
-  assert.equal(cache.listCounts, { lists: 1, fetched: 5, evaluated: 5, returned: 5 }, 'a full LIST returns what it reads');
+  const list = (...args: Parameters<ResourceCache['page']>) => {
+    const page = cache.page(...args);
+    cache.recordList(page);
+    return page;
+  };
+  list('latest', '', 0, undefined, true);
+  assert.equal(cache.listCounts, { lists: 1, fetched: 5, returned: 5 }, 'a full LIST returns what it fetches');
   const startsWithB = (c: CachedObject) => c.name.startsWith('b');
-  cache.page('latest', '', 0, startsWithB, false);
-  assert.equal(cache.listCounts, { lists: 2, fetched: 10, evaluated: 10, returned: 8 }, 'a selector tests every object and returns its matches');
-  // A limited page stops at the first match after the page, which it has tested.
-  const page = cache.page('latest', '', 1, startsWithB, false);
+  list('latest', '', 0, startsWithB, false);
+  assert.equal(cache.listCounts, { lists: 2, fetched: 10, returned: 8 }, 'a selector is handed every object and returns its matches');
+  const page = list('latest', '', 1, startsWithB, false);
   assert.equal([names(page.items), page.more], [['b1'], true]);
-  assert.equal(cache.listCounts, { lists: 3, fetched: 14, evaluated: 14, returned: 9 });
-  // At an older revision a key deleted since is read but holds no object to test.
+  assert.equal(cache.listCounts, { lists: 3, fetched: 15, returned: 9 }, 'a limited page: every object, though paging stopped early');
+  assert.is(list('latest', 'b2', 0, undefined, false).fetched, 2, 'a page from a continue key: the objects from there on');
+  cache.page('latest', '', 0, undefined, false);
+  assert.is(cache.listCounts.lists, 4, "a watch's initial listing (page without recordList) is no LIST");
+  // At an older revision: the objects then, not now (a1 deleted since, c1 and a0 created since, b2 changed).
   cache.apply(2, 'a1', undefined, 0);
   cache.apply(3, 'c1', object('c1', 3), 0);
-  assert.equal(names(cache.page(2, '', 0, undefined, false).items), ['a2', 'b1', 'b2', 'b3']);
-  assert.equal(cache.listCounts, { lists: 4, fetched: 19, evaluated: 18, returned: 13 });
+  cache.apply(4, 'a0', object('a0', 4), 0);
+  cache.apply(5, 'b2', object('b2', 5), 0);
+  const old = list(1, '', 0, undefined, false);
+  assert.equal([names(old.items), old.fetched], [['a1', 'a2', 'b1', 'b2', 'b3'], 5]);
+  assert.equal([names(list(1, 'a2', 0, undefined, false).items), cache.listCounts], [['a2', 'b1', 'b2', 'b3'], { lists: 6, fetched: 26, returned: 20 }]);
 });
 
 const released: StoredForm[] = [];

@@ -25,6 +25,8 @@ export interface ListPage {
   readonly more: boolean;
   /** How many items (matching or not) follow the page, when asked for and `more`. */
   readonly remaining: number | undefined;
+  /** The objects at the page's revision from its start on: what the cache handed over to be filtered and paged. */
+  readonly fetched: number;
 }
 
 export class ResourceCache {
@@ -36,7 +38,7 @@ export class ResourceCache {
   private sorted: string[] | undefined;
   /** Every current object in key order, built on first use, dropped (not changed: it is shared) at the next change. */
   private everything: readonly CachedObject[] | undefined;
-  readonly listCounts: ListCounts = { lists: 0, fetched: 0, evaluated: 0, returned: 0 };
+  readonly listCounts: ListCounts = { lists: 0, fetched: 0, returned: 0 };
 
   constructor(
     readonly prefix: string,
@@ -105,14 +107,9 @@ export class ResourceCache {
    * (inclusive), with at most `limit` matching items (0 = no limit).
    */
   page(at: 'latest' | number, startName: string, limit: number, filter: ObjectFilter, countRemaining: boolean): ListPage {
-    const counts = this.listCounts;
-    counts.lists++;
     if (at === 'latest' && startName === '' && limit === 0 && filter === undefined) {
       const items = this.latest();
-      counts.fetched += items.length;
-      counts.evaluated += items.length;
-      counts.returned += items.length;
-      return { items, more: false, remaining: undefined };
+      return { items, more: false, remaining: undefined, fetched: items.length };
     }
     const names = this.sortedNames();
     let overrides: Map<string, CachedObject | undefined> | undefined;
@@ -126,6 +123,7 @@ export class ResourceCache {
       }
     }
     const lookup = (name: string): CachedObject | undefined => (overrides?.has(name) === true ? overrides.get(name) : this.objects.get(name));
+    const fetched = this.countFrom(names, startName, overrides);
 
     const items: CachedObject[] = [];
     let i = lowerBound(names, startName);
@@ -134,9 +132,7 @@ export class ResourceCache {
       const takeGone = j < goneNames.length && (i >= names.length || goneNames[j]! < names[i]!);
       const name = takeGone ? goneNames[j++]! : names[i++]!;
       const cached = lookup(name);
-      counts.fetched++;
       if (cached === undefined) continue;
-      counts.evaluated++;
       if (filter !== undefined && !filter(cached)) continue;
       if (limit > 0 && items.length === limit) {
         // `name` is the first item after the page.
@@ -149,13 +145,33 @@ export class ResourceCache {
             while (j < goneNames.length) if (lookup(goneNames[j++]!) !== undefined) remaining++;
           }
         }
-        counts.returned += items.length;
-        return { items, more: true, remaining };
+        return { items, more: true, remaining, fetched };
       }
       items.push(cached);
     }
-    counts.returned += items.length;
-    return { items, more: false, remaining: undefined };
+    return { items, more: false, remaining: undefined, fetched };
+  }
+
+  /** Counts a LIST served from this cache (a watch's initial listing is not one). */
+  recordList(page: ListPage): void {
+    this.listCounts.lists++;
+    this.listCounts.fetched += page.fetched;
+    this.listCounts.returned += page.items.length;
+  }
+
+  /**
+   * The objects at the page's revision from `startName` on: the current ones, corrected by each
+   * name changed since (it counts if it existed then, not if it exists now), so O(changes), not O(objects).
+   */
+  private countFrom(names: readonly string[], startName: string, overrides: ReadonlyMap<string, CachedObject | undefined> | undefined): number {
+    let count = names.length - lowerBound(names, startName);
+    if (overrides !== undefined) {
+      for (const [name, then] of overrides) {
+        if (compareNames(name, startName) < 0) continue;
+        count += (then !== undefined ? 1 : 0) - (this.objects.has(name) ? 1 : 0);
+      }
+    }
+    return count;
   }
 
   /** Every current object in key order; shared until the next change. */

@@ -146,13 +146,14 @@ export interface Store {
 }
 
 /**
- * What this resource's LISTs have cost since the cache was made, as kube-apiserver counts a LIST
- * served from storage: keys read, objects tested against the selectors, objects returned.
+ * What this resource's LISTs have cost since the cache was made, as kube-apiserver 1.32 counts a
+ * LIST its watch cache serves (apiserver_cache_list_*): the objects the cache handed over for the
+ * request (every object at the list's revision from where the page starts, a limit's unread tail
+ * included, as kube counts its cache's whole answer before paging it), and the objects returned.
  */
 export interface ListCounts {
   lists: number;
   fetched: number;
-  evaluated: number;
   returned: number;
 }
 
