@@ -66,8 +66,8 @@ no flows yet: add flows or replay an audit log, then run or tune it. With --traf
 between (observed-<flowschema>): its Poisson rate, its execution time's mean and p99 (as a
 log-normal), and its mean seats, as apiserver_flowcontrol_dispatched_requests_total,
 _rejected_requests_total, _request_execution_seconds and _work_estimated_seats showed them, with a
-user and request its rules classify into it; a LIST flow returns the share of its objects that
-apiserver_storage_list_returned_objects_total ÷ _evaluated_objects_total gave its resource.
+user and request its rules classify into it; a LIST flow returns the share of its objects that its
+resource's LISTs returned of those they tested (apiserver_cache_list_* and apiserver_storage_list_*).
 --merge SCENARIO refreshes an operator's scenario in place (or into --out): the configuration,
 limits and object counts are the server's, its own flows stay.
 

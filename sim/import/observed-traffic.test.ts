@@ -55,7 +55,7 @@ function exposition(n: {
   execCount: number;
   execSum: number;
   seatsSum: number;
-  /** apiserver_storage_list_{evaluated,returned}_objects_total of pods; none: a server without them. */
+  /** Pods' LISTs from etcd, apiserver_storage_list_{evaluated,returned}_objects_total; none: a server without them. */
   lists?: { evaluated: number; returned: number };
 }) {
   const pair = (fs: string, pl: string) => `flow_schema="${fs}",priority_level="${pl}"`;
@@ -95,9 +95,12 @@ function exposition(n: {
       : [
           '# TYPE apiserver_storage_list_evaluated_objects_total counter',
           `apiserver_storage_list_evaluated_objects_total{resource="pods"} ${n.lists.evaluated}`,
-          // Later releases' labels: group and resource apart, a series per storage; every LIST returned all it tested.
+          // Later releases' labels: group and resource apart, a series per storage (the watch cache's tested are
+          // its fetched, its evaluated 0); every LIST returned all it tested.
           `apiserver_storage_list_evaluated_objects_total{group="apps",resource="deployments",storage="etcd"} ${n.lists.evaluated}`,
-          `apiserver_storage_list_evaluated_objects_total{group="apps",resource="deployments",storage="watchcache"} ${n.lists.evaluated}`,
+          `apiserver_storage_list_evaluated_objects_total{group="apps",resource="deployments",storage="watchcache"} 0`,
+          '# TYPE apiserver_storage_list_fetched_objects_total counter',
+          `apiserver_storage_list_fetched_objects_total{group="apps",index="",resource="deployments",storage="watchcache"} ${n.lists.evaluated}`,
           '# TYPE apiserver_storage_list_returned_objects_total counter',
           `apiserver_storage_list_returned_objects_total{resource="pods"} ${n.lists.returned}`,
           `apiserver_storage_list_returned_objects_total{group="apps",resource="deployments",storage="etcd"} ${n.lists.evaluated}`,
@@ -127,7 +130,7 @@ test('rates, service times and seats from the deltas; each flow classifies into 
   assert.match(traffic.warnings.join('\n'), /batch-shadow \(level batch\): no request its rules describe classifies into it/);
 });
 
-test("a LIST flow returns its resource's share of the objects its LISTs tested (returned ÷ evaluated over the window)", () => {
+test("a LIST flow returns its resource's share of the objects its LISTs tested (returned ÷ tested over the window)", () => {
   const counts = { batchDispatched: 100, batchRejected: 10, gdDispatched: 1000, shadow: 5, execCount: 100, execSum: 10, seatsSum: 330 };
   const before = exposition({ ...counts, lists: { evaluated: 1000, returned: 100 } });
   // Pods: 4000 tested, 200 returned in the window: 5%. Deployments returned all they tested.
@@ -137,7 +140,7 @@ test("a LIST flow returns its resource's share of the objects its LISTs tested (
   const batch = traffic.flows.find((f) => f.name === 'observed-batch-lists')!;
   assert.equal([batch.resource, batch.objects, batch.returns], ['pods', 400, 20]);
   assert.not.ok(traffic.warnings.some((w) => w.includes('apiserver_storage_list')));
-  assert.equal(listSelectivity(parseExposition(before), parseExposition(after))?.total, { evaluated: 4000 + 2 * 4000, returned: 200 + 2 * 4000 });
+  assert.equal(listSelectivity(parseExposition(before), parseExposition(after))?.total, { tested: 4000 + 2 * 4000, returned: 200 + 2 * 4000 });
   // A wildcard rule's made-up resource (no LIST of it counted) takes the ratio over every resource.
   const selectivity = listSelectivity(parseExposition(before), parseExposition(after))!;
   assert.is(returnsOf(selectivity, '', 'configmaps', 1200), 820, '8200 of 12000');
@@ -152,7 +155,10 @@ test("a LIST flow returns its resource's share of the objects its LISTs tested (
   assert.is(bare.flows.find((f) => f.name === 'observed-batch-lists')!.returns, undefined);
   assert.equal(
     bare.warnings.filter((w) => w.includes('apiserver_storage_list')),
-    ['/metrics has no apiserver_storage_list_evaluated_objects_total and …_returned_objects_total: each LIST flow returns all its objects'],
+    [
+      '/metrics has none of apiserver_cache_list_fetched_objects_total, apiserver_cache_list_returned_objects_total, ' +
+        'apiserver_storage_list_evaluated_objects_total, apiserver_storage_list_returned_objects_total: each LIST flow returns all its objects',
+    ],
   );
 });
 

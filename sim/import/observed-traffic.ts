@@ -9,8 +9,9 @@
 //   seats      apiserver_flowcontrol_work_estimated_seats: the window's mean, rounded; a flow of s > 1
 //              seats is written as a LIST of s × objectsPerSeat objects, which the work estimator
 //              prices at s seats
-//   returns    a LIST's share of its objects that it returns, Δ returned ÷ Δ evaluated of the
-//              resource's apiserver_storage_list_*_objects_total (list-selectivity.ts: assumed
+//   returns    a LIST's share of its objects that it returns, Δ returned ÷ Δ tested of the
+//              resource's LISTs from the watch cache (apiserver_cache_list_*_objects_total) and
+//              from etcd (apiserver_storage_list_*_objects_total) (list-selectivity.ts: assumed
 //              the same for every LIST of the resource); unset, with one warning, when the server
 //              has no such families
 //
@@ -27,7 +28,7 @@ import { defaultFlowSchema, defaultPriorityLevelConfiguration } from '../../engi
 import type { FlowSchema, PolicyRulesWithSubjects, PriorityLevelConfiguration, Subject } from '../../engine/resources/types.ts';
 import { NORMAL_Z_P99 } from '../distributions.ts';
 import { requestDigest, type RequestShape } from '../request-shape.ts';
-import { listSelectivity, returnsOf } from './list-selectivity.ts';
+import { LIST_SELECTIVITY_FAMILIES, listSelectivity, returnsOf } from './list-selectivity.ts';
 
 /** The prefix of every flow `--traffic` writes; `--merge` replaces these and keeps the operator's. */
 export const OBSERVED_PREFIX = 'observed-';
@@ -228,7 +229,7 @@ export function observedTraffic(input: {
     flows.push(flow);
   }
   if (listsWithoutSelectivity) {
-    warnings.push('/metrics has no apiserver_storage_list_evaluated_objects_total and …_returned_objects_total: each LIST flow returns all its objects');
+    warnings.push(`/metrics has none of ${LIST_SELECTIVITY_FAMILIES.join(', ')}: each LIST flow returns all its objects`);
   }
   return { flows, warnings };
 }
