@@ -66,6 +66,25 @@ test("a LIST is counted as kube-apiserver 1.32 counts its watch cache's: every o
   assert.equal([names(list(1, 'a2', 0, undefined, false).items), cache.listCounts], [['a2', 'b1', 'b2', 'b3'], { lists: 6, fetched: 26, returned: 20 }]);
 });
 
+test('a LIST narrowed to one name reads that one object, as it was at the revision asked for', () => {
+  const cache = cacheOf(['a', 'b', 'c']);
+  const page = cache.namedPage('latest', 'b', '', undefined);
+  assert.equal([names(page.items), page.more, page.fetched], [['b'], false, 1]);
+  assert.equal([names(cache.namedPage('latest', 'x', '', undefined).items), cache.namedPage('latest', 'x', '', undefined).fetched], [[], 0]);
+  assert.equal(cache.namedPage('latest', 'b', '', (c) => c.name !== 'b').fetched, 1, 'fetched, then filtered out');
+  assert.is(cache.namedPage('latest', 'a', 'b', undefined).items.length, 0, 'behind the continue key');
+  cache.apply(2, 'b', undefined, 0);
+  cache.apply(3, 'd', object('d', 3), 0);
+  assert.equal(
+    [
+      names(cache.namedPage(1, 'b', '', undefined).items),
+      names(cache.namedPage(1, 'd', '', undefined).items),
+      cache.namedPage('latest', 'b', '', undefined).fetched,
+    ],
+    [['b'], [], 0],
+  );
+});
+
 const released: StoredForm[] = [];
 onEncodingsReleased((form) => released.push(form));
 

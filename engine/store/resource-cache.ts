@@ -152,6 +152,23 @@ export class ResourceCache {
     return { items, more: false, remaining: undefined, fetched };
   }
 
+  /**
+   * The page of a LIST narrowed to one name (a field selector requiring metadata.name): kube-apiserver
+   * reads that one key, not the resource, so it fetches one object or none. Nothing else can match,
+   * so there is never more; a name before `startName` is already behind the page.
+   */
+  namedPage(at: 'latest' | number, name: string, startName: string, filter: ObjectFilter): ListPage {
+    const cached = compareNames(name, startName) < 0 ? undefined : this.objectAt(at, name);
+    const items = cached !== undefined && (filter === undefined || filter(cached)) ? [cached] : [];
+    return { items, more: false, remaining: undefined, fetched: cached === undefined ? 0 : 1 };
+  }
+
+  /** The object `name` at `at`: the version its first change since replaced, else the current one. */
+  private objectAt(at: 'latest' | number, name: string): CachedObject | undefined {
+    if (at !== 'latest') for (const event of this.window.since(at)) if (event.name === name) return event.previous;
+    return this.objects.get(name);
+  }
+
   /** Counts a LIST served from this cache (a watch's initial listing is not one). */
   recordList(page: ListPage): void {
     this.listCounts.lists++;

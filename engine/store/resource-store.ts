@@ -169,7 +169,11 @@ export class ResourceStoreImpl implements ResourceStore, WatcherOwner {
     }
     const at = revision >= cacheRoot.revision ? 'latest' : revision;
     const countRemaining = selection.filter === undefined;
-    const page = this.cache.page(at, startName, limit, selection.filter, countRemaining);
+    const named = selection.fields.requiredName;
+    const page =
+      named !== undefined
+        ? this.cache.namedPage(at, named, startName, selection.filter)
+        : this.cache.page(at, startName, limit, selection.filter, countRemaining);
     this.cache.recordList(page);
     const last = page.items[page.items.length - 1];
     return new CachedList(
