@@ -1,0 +1,157 @@
+// `server.pauses`: a pause stops the main thread where it is (inside the running slice, or as a
+// slice of its own when idle) and keeps a core busy; the pauses' times come from their own seeded
+// streams. Hand-computed against the main thread alone, then a whole run.
+
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { SimClock } from '../engine/sim-clock.ts';
+import { exponentialMs } from './distributions.ts';
+import { MainThread } from './main-thread.ts';
+import { buildReport } from './report.ts';
+import { loadScenarioText } from './scenario-load.ts';
+import { streamPrng } from './seed.ts';
+import { pauseShare, schedulePauses } from './server-pauses.ts';
+import { SharedCpu } from './shared-cpu.ts';
+import { runSimulation } from './simulation.ts';
+
+function harness(cpus: number) {
+  const clock = new SimClock(0);
+  const finished: [string, number][] = [];
+  const cpu = new SharedCpu(clock, cpus, () => {});
+  const main = new MainThread(cpu, true);
+  const slice = (name: string, ms: number) => main.run(ms, () => finished.push([name, clock.now()]));
+  const pool = (name: string, ms: number) => cpu.start({ serviceMs: ms, cpuDemand: 1, memoryBytes: 0, fire: () => finished.push([name, clock.now()]) });
+  return { clock, finished, slice, pool, main };
+}
+
+const near = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-6, `${actual} ≠ ${expected}`);
+
+test('a pause of an idle main thread holds the slices that arrive during it', () => {
+  const h = harness(4);
+  h.main.pause(5);
+  h.clock.runUntil(1);
+  h.slice('get', 2);
+  h.clock.runUntil(100);
+  // The pause runs 0–5; the GET, ready at 1, runs 5–7.
+  assert.equal(h.finished, [['get', 7]]);
+});
+
+test('a pause lands inside the running slice: it ends that much later, and the slices behind it wait as long', () => {
+  const h = harness(4);
+  h.slice('list', 10);
+  h.clock.runUntil(1);
+  h.slice('get', 2);
+  h.clock.runUntil(3);
+  h.main.pause(4);
+  h.clock.runUntil(12);
+  // A second pause during the first one's extension (10–14) extends it again.
+  h.main.pause(1);
+  h.clock.runUntil(100);
+  // The LIST's 10 ms of CPU end at 10, its pauses at 15; the GET runs 15–17.
+  assert.equal(h.finished, [
+    ['list', 15],
+    ['get', 17],
+  ]);
+  assert.is(h.main.queued, 0);
+});
+
+test('a pause keeps a core busy: pool work on the one core shares it with the collector', () => {
+  const h = harness(1);
+  h.pool('encode', 10);
+  h.main.pause(10);
+  h.slice('get', 1);
+  h.clock.runUntil(100);
+  // Demand 2 on one core from 0 to 20: the pause's 10 ms and the encoding's take 20; the GET runs 20–21.
+  near(h.finished[0]![1], 20);
+  assert.is(h.finished[1]![0], 'get');
+  near(h.finished[1]![1], 21);
+});
+
+test('pause starts: exponential gaps of mean `every`, each kind from its own stream, none from `until` on', () => {
+  const clock = new SimClock(0);
+  const seen: [number, number, number][] = [];
+  const specs = [
+    { everyMs: 100, duration: { type: 'constant' as const, valueMs: 2 } },
+    { everyMs: 300, duration: { type: 'constant' as const, valueMs: 20 } },
+  ];
+  const prngOf = (i: number) => streamPrng('7', `pauses:${i}`);
+  schedulePauses(clock, specs, prngOf, 1000, (ms) => seen.push([clock.now(), ms, ms === 2 ? 0 : 1]));
+  clock.runUntil(5000);
+  // A constant duration draws nothing: each kind's starts are the running sums of its stream's gaps below 1000 ms.
+  const expected: [number, number, number][] = [];
+  specs.forEach((spec, i) => {
+    const prng = prngOf(i);
+    for (let t = exponentialMs(prng, spec.everyMs); t < 1000; t += exponentialMs(prng, spec.everyMs)) expected.push([t, spec.duration.valueMs, i]);
+  });
+  expected.sort((a, b) => a[0] - b[0]);
+  assert.ok(expected.length > 5, `some pauses in a second (${expected.length})`);
+  assert.is(seen.length, expected.length);
+  seen.forEach((s, k) => {
+    near(s[0], expected[k]![0]);
+    assert.is(s[2], expected[k]![2]);
+  });
+});
+
+test('pauseShare: Σ mean duration ÷ every', () => {
+  near(
+    pauseShare([
+      { everyMs: 100, duration: { type: 'constant', valueMs: 2 } },
+      { everyMs: 1000, duration: { type: 'exponential', meanMs: 50 } },
+    ]),
+    0.07,
+  );
+  near(pauseShare([]), 0);
+});
+
+/** A GET every 10 ms from 505 to 595 ms, on a main thread paused 50 ms at 500 ms (`every` chosen so the first gap is 500). */
+function pausedRun(seed: string, withPauses: boolean) {
+  const firstGap = exponentialMs(streamPrng(seed, 'pauses:0:replica-0'), 1);
+  const everyMs = 500 / firstGap;
+  const pauses = withPauses ? `, pauses: [{every: ${everyMs}ms, duration: {type: constant, value: 50ms}}]` : '';
+  const yaml = `kind: Scenario
+duration: 1s
+server: {cpus: 2, mainThread: true${pauses}}
+flows:
+  - {name: gets, user: u, verb: get, resource: pods, objectName: p, start: 495ms, stop: 600ms, cpu: 1ms, mainThreadCpu: 1ms,
+     arrival: {type: constant, rate: 100}, service: {type: constant, value: 1ms}}
+`;
+  return { everyMs, yaml };
+}
+
+test('a whole run: the GETs that arrive during a pause wait for its end, one slice at a time', async () => {
+  const seed = '3';
+  const { everyMs, yaml } = pausedRun(seed, true);
+  const prng = streamPrng(seed, 'pauses:0:replica-0');
+  near(exponentialMs(prng, everyMs), 500);
+  assert.ok(500 + exponentialMs(prng, everyMs) > 700, 'the second pause starts after the GETs are done');
+  const loaded = await loadScenarioText(yaml, 'paused.yaml');
+  if (!loaded.ok) throw new Error(loaded.errors.join('\n'));
+  const gets = runSimulation({ loaded: loaded.loaded, seed }).flows[0]!;
+  // The GETs at 505…545 wait for 550 and run in turn; the first, 550–551, takes 46 ms, the longest.
+  near(gets.latency.maxMs, 46);
+  // The report gives the pauses' share of the main thread's time: 50 ms every `everyMs`.
+  assert.is(buildReport(runSimulation({ loaded: loaded.loaded, seed })).scenario.server.mainThreadPauseShare, Math.round((50 / everyMs) * 1e4) / 1e4);
+  const plain = await loadScenarioText(pausedRun(seed, false).yaml, 'plain.yaml');
+  if (!plain.ok) throw new Error(plain.errors.join('\n'));
+  near(runSimulation({ loaded: plain.loaded, seed }).flows[0]!.latency.maxMs, 1);
+  assert.not.ok('mainThreadPauseShare' in buildReport(runSimulation({ loaded: plain.loaded, seed })).scenario.server);
+});
+
+test('server.pauses: errors name the field', async () => {
+  const errorsOf = async (server: string) => {
+    const loaded = await loadScenarioText(
+      `kind: Scenario\nduration: 2s\nserver: ${server}\nflows:\n  - {name: g, user: u, verb: get, resource: pods, objectName: p, arrival: {type: constant, rate: 1}, service: {type: constant, value: 1ms}}\n`,
+      'bad.yaml',
+    );
+    return loaded.ok ? '' : loaded.errors.join('\n');
+  };
+  const pause = '{every: 100ms, duration: {type: constant, value: 1ms}}';
+  assert.match(await errorsOf(`{cpus: 1, pauses: [${pause}]}`), /server\.pauses: needs server\.mainThread: true/);
+  assert.match(await errorsOf('{cpus: 1, mainThread: true, pauses: [{duration: {type: constant, value: 1ms}}]}'), /server\.pauses\[0\]\.every: required/);
+  assert.match(await errorsOf('{cpus: 1, mainThread: true, pauses: [{every: 1s}]}'), /server\.pauses\[0\]\.duration: required/);
+  assert.match(await errorsOf('{cpus: 1, mainThread: true, pauses: [{every: 1s, length: 2ms}]}'), /server\.pauses\[0\]\.length/);
+  assert.match(await errorsOf(`{cpus: 1, mainThread: true, pauses: [${pause}, {every: 10ms, duration: {type: constant, value: 10ms}}]}`), /take 101%/);
+  assert.is(await errorsOf(`{cpus: 1, mainThread: true, pauses: [${pause}]}`), '');
+});
+
+test.run();
