@@ -36,6 +36,8 @@ export interface FlowResult {
   sentAll: number;
   /** Latency in ms of each recorded request that got an answer, sorted. */
   latenciesMs: number[];
+  /** Each recorded answer as [sent, ms since `startedAtMs`; latency ms], in the order they came back: when the slow ones were sent. */
+  answers: [number, number][];
   statuses: Record<string, number>;
   errors: number;
 }
@@ -46,6 +48,8 @@ export interface DriverResult {
   clientCpuSeconds: number;
   maxSendLagMs: number;
   sendLagP99Ms: number;
+  /** The driver's start, ms since the epoch (the clock the server's GC log and the bench's reads can be put on). */
+  startedAtMs: number;
 }
 
 /** xorshift32: the driver's arrivals are reproducible per seed. */
@@ -68,7 +72,7 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
   const pending: Promise<void>[] = [];
   const results = config.flows.map((flow, index): FlowResult => {
     const agent = new Agent({ keepAlive: true, maxSockets: 256, ca: config.caPem });
-    const result: FlowResult = { name: flow.name, sent: 0, sentAll: 0, latenciesMs: [], statuses: {}, errors: 0 };
+    const result: FlowResult = { name: flow.name, sent: 0, sentAll: 0, latenciesMs: [], answers: [], statuses: {}, errors: 0 };
     const random = prng(config.seed * 7919 + index);
     let due = 0;
     const next = () => {
@@ -91,7 +95,9 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
               res.on('data', () => {});
               res.on('end', () => {
                 if (recorded) {
-                  result.latenciesMs.push(performance.now() - sentAt);
+                  const latencyMs = performance.now() - sentAt;
+                  result.latenciesMs.push(latencyMs);
+                  result.answers.push([sentAt - start, latencyMs]);
                   const code = String(res.statusCode);
                   result.statuses[code] = (result.statuses[code] ?? 0) + 1;
                 }
@@ -117,7 +123,13 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
   const cpu = process.cpuUsage(cpuStart);
   sendLagsMs.sort((a, b) => a - b);
   const lagAt = (q: number) => Math.max(0, sendLagsMs[Math.min(sendLagsMs.length - 1, Math.floor(q * sendLagsMs.length))] ?? 0);
-  return { flows: results, clientCpuSeconds: (cpu.user + cpu.system) / 1e6, maxSendLagMs: lagAt(1), sendLagP99Ms: lagAt(0.99) };
+  return {
+    flows: results,
+    clientCpuSeconds: (cpu.user + cpu.system) / 1e6,
+    maxSendLagMs: lagAt(1),
+    sendLagP99Ms: lagAt(0.99),
+    startedAtMs: performance.timeOrigin + start,
+  };
 }
 
 if (process.argv[1]?.endsWith('open-loop-driver.ts') && process.argv[2] !== undefined) {

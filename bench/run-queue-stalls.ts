@@ -1,0 +1,56 @@
+// When the server's main thread wanted its core and did not get it: the kernel's run-queue wait of
+// the thread (/proc/<pid>/task/<tid>/schedstat: ns on a CPU, ns waiting runnable, timeslices),
+// sampled every few milliseconds. A wait of many milliseconds in a row is a stall: the event loop
+// makes no progress, as in a GC pause, while another process holds the core. sim-vs-serve prints
+// them beside the GC pauses and gives both to the simulator as `server.pauses`.
+
+import { readFileSync } from 'node:fs';
+
+export interface WaitSample {
+  /** performance.now() of the read. */
+  atMs: number;
+  /** The thread's run-queue wait since it started (ns). */
+  waitNs: number;
+}
+
+/** Reads the thread's schedstat every `everyMs` until stopped; what it read, in order. */
+export function sampleRunQueueWait(pid: number, tid: number, everyMs: number): () => WaitSample[] {
+  const samples: WaitSample[] = [];
+  const read = () => {
+    try {
+      const waitNs = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
+      if (Number.isFinite(waitNs)) samples.push({ atMs: performance.now(), waitNs });
+    } catch {
+      // The process ended: nothing more to read.
+    }
+  };
+  read();
+  const timer = setInterval(read, everyMs);
+  return () => {
+    clearInterval(timer);
+    read();
+    return samples;
+  };
+}
+
+/**
+ * The stalls in the samples: runs of consecutive intervals each with at least `minWaitMs` of wait,
+ * each stall their summed wait (ms). Shorter waits (the kernel interleaving the thread with a
+ * waking one) count in `totalMs` only.
+ */
+export function stallsOf(samples: readonly WaitSample[], minWaitMs: number): { stallsMs: number[]; totalMs: number } {
+  const stallsMs: number[] = [];
+  let totalMs = 0;
+  let runMs = 0;
+  for (let i = 1; i < samples.length; i++) {
+    const waitMs = (samples[i]!.waitNs - samples[i - 1]!.waitNs) / 1e6;
+    totalMs += waitMs;
+    if (waitMs >= minWaitMs) runMs += waitMs;
+    else if (runMs > 0) {
+      stallsMs.push(runMs);
+      runMs = 0;
+    }
+  }
+  if (runMs > 0) stallsMs.push(runMs);
+  return { stallsMs, totalMs };
+}
