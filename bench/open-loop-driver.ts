@@ -134,6 +134,6 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
 
 if (process.argv[1]?.endsWith('open-loop-driver.ts') && process.argv[2] !== undefined) {
   const result = await drive(JSON.parse(process.argv[2]) as DriverConfig);
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-  process.exit(0);
+  // Exit once the line is written: a pipe may take it in pieces, and exiting at once cut it short.
+  process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
 }

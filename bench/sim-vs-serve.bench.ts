@@ -19,14 +19,21 @@
 // 3. The mixed run: all three at once, the lists at `--list-load` of the server's cores. Measured per
 //    flow: latency p50/p99 at the client, 429s; per level: queue wait p99 from the server's
 //    apiserver_flowcontrol_request_wait_duration_seconds (the window's bucket deltas); every
-//    thread's CPU against the calibration's prediction, the event loop's busy time and delay, GC.
+//    thread's CPU against the calibration's prediction, the event loop's busy time and delay; every
+//    GC pause (bench/gc-log.mjs, preloaded into the server) by kind; the main thread's run-queue wait
+//    (bench/run-queue-stalls.ts: when it wanted its core and another process had it); and when each
+//    flow's slowest 1% were sent, with the work sent, GC and run-queue wait around them
+//    (bench/tail-episodes.ts).
 // 4. The simulator, with that scenario: server `cpus` as the cores the server is pinned to (all
 //    but the driver's one), the server's pool threads, the measured service times and CPU per
 //    request, the same rates and duration, seeds 1..3; the medians over seeds beside the measured
 //    figures, for processor sharing alone, with the main thread, with the main thread on a core
 //    slowed to the share of it the server got in the mixed run, that with each request's CPU and main-
 //    thread slice in proportion to its drawn service time (same means), and the slowed one with every CPU cost
-//    scaled by the main thread's CPU in the mixed run over the calibration's prediction for its requests.
+//    scaled by the main thread's CPU in the mixed run over the calibration's prediction for its requests;
+//    and `main, pauses`: the main thread, its slices less the GC time calibrated with them, stopped by
+//    the mixed run's measured GC pauses (each kind) and run-queue stalls as `server.pauses`. Beside them:
+//    each model's main-thread load at the mixed rates against the measured, and each seed's p99.
 //
 // Goal (docs/benchmarks.md): the simulated p99 latency of each flow within 25% of the measured.
 // A run is "not fair", and not compared, when the server got under 0.9 of its core, or the driver
