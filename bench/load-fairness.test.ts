@@ -4,7 +4,7 @@ import { unfairness, type DriverRun } from './load-fairness.ts';
 
 const run = (clientCpuSeconds: number, sendLagP99Ms: number, maxSendLagMs = sendLagP99Ms): DriverRun => ({
   what: 'mixed run',
-  result: { flows: [], clientCpuSeconds, maxSendLagMs, sendLagP99Ms, startedAtMs: 0 },
+  result: { flows: [], clientCpuSeconds, maxSendLagMs, sendLagP99Ms, startedAtMs: 0, lateSends: [] },
   seconds: 20,
 });
 

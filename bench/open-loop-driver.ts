@@ -50,7 +50,11 @@ export interface DriverResult {
   sendLagP99Ms: number;
   /** The driver's start, ms since the epoch (the clock the server's GC log and the bench's reads can be put on). */
   startedAtMs: number;
+  /** Each send LATE_SEND_MS or more behind its arrival, as [due, ms since the start; lag ms]: was the client stalled when the server's answers were slow? */
+  lateSends: [number, number][];
 }
+
+const LATE_SEND_MS = 10;
 
 /** xorshift32: the driver's arrivals are reproducible per seed. */
 function prng(seed: number): () => number {
@@ -69,6 +73,7 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
   const start = performance.now();
   const cpuStart = process.cpuUsage();
   const sendLagsMs: number[] = [];
+  const lateSends: [number, number][] = [];
   const pending: Promise<void>[] = [];
   const results = config.flows.map((flow, index): FlowResult => {
     const agent = new Agent({ keepAlive: true, maxSockets: 256, ca: config.caPem });
@@ -82,7 +87,9 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
     };
     const fire = () => {
       const sentAt = performance.now();
-      sendLagsMs.push(sentAt - start - due);
+      const lagMs = sentAt - start - due;
+      sendLagsMs.push(lagMs);
+      if (lagMs >= LATE_SEND_MS) lateSends.push([due, lagMs]);
       const recorded = due >= config.warmupSeconds * 1000;
       if (recorded) result.sent++;
       result.sentAll++;
@@ -129,6 +136,7 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
     maxSendLagMs: lagAt(1),
     sendLagP99Ms: lagAt(0.99),
     startedAtMs: performance.timeOrigin + start,
+    lateSends,
   };
 }
 

@@ -192,6 +192,17 @@ function cpuSplit(before: Map<number, number>, after: Map<number, number>, pid: 
   return split;
 }
 
+/** Time the hypervisor ran something else on the server's cores (/proc/stat's steal, in 10 ms ticks): a stall no thread in the guest sees. */
+function stealMs(): number {
+  let ticks = 0;
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    const fields = line.split(/\s+/);
+    const cpu = /^cpu(\d+)$/.exec(fields[0] ?? '');
+    if (cpu !== null && Number(cpu[1]) < SERVER_CORES) ticks += Number(fields[8] ?? 0);
+  }
+  return ticks * 10;
+}
+
 /** The non-main threads that worked hardest in a window: the pool's (the lists' calibration keeps them busy). */
 function busiestThreads(before: Map<number, number>, after: Map<number, number>, pid: number, count: number): Set<number> {
   const deltas = [...after].filter(([tid]) => tid !== pid).map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)] as const);
@@ -345,7 +356,11 @@ function episodeRows(
       .reduce((sum, g) => sum + g.durationMs, 0);
     const inWindow = waitsAt.filter((w) => w.atMs >= fromMs && w.atMs <= toMs);
     const waitMs = inWindow.length < 2 ? 0 : (inWindow[inWindow.length - 1]!.waitNs - inWindow[0]!.waitNs) / 1e6;
-    return `work sent ${(workMs / (meanWorkPerMs * (toMs - fromMs))).toFixed(2)}× the mean, GC ${fmt(gcMs)}, run-queue wait ${fmt(waitMs)}`;
+    const lateMs = mixed.lateSends.filter(([due]) => due >= fromMs && due <= toMs).reduce((worst, [, lag]) => Math.max(worst, lag), 0);
+    return (
+      `work sent ${(workMs / (meanWorkPerMs * (toMs - fromMs))).toFixed(2)}× the mean, GC ${fmt(gcMs)}, run-queue wait ${fmt(waitMs)}, ` +
+      `driver's latest send ${fmt(lateMs)} late`
+    );
   };
   return mixed.flows.map((f) => {
     const p99 = quantile(f.latenciesMs, 0.99);
@@ -354,7 +369,8 @@ function episodeRows(
     const described = worst.map(
       (e) =>
         `at ${(e.fromMs / 1000).toFixed(1)} s for ${fmt(e.toMs - e.fromMs, 0)}: ${e.count}, worst ${fmt(e.worstMs)}; ` +
-        around(e.fromMs - EPISODE_LEAD_MS, e.toMs),
+        // Answers before the warm-up's end were not recorded: the work sent is counted from there.
+        around(Math.max(WARMUP_SECONDS * 1000, e.fromMs - EPISODE_LEAD_MS), e.toMs),
     );
     return ['', `${f.name}: its answers ≥ p99 in ${episodes.length} episode(s); ${described.join(' | ')}`] as [string, string];
   });
@@ -567,9 +583,11 @@ async function main(): Promise<void> {
     const threadsBefore = threadCpuSeconds(server.pid);
     const windowStart = performance.now();
     const windowStartMs = epochMs();
+    const stealBeforeMs = stealMs();
     const stopSampling = sampleRunQueueWait(server.pid, server.pid, STALL_SAMPLE_MS);
     const mixed = await runDriver({ ...base, seconds: SECONDS + WARMUP_SECONDS, flows: Object.values(plans).map((p) => ({ ...p.driver, rate: p.mixedRate })) });
     const waitSamples = stopSampling();
+    const stolenMs = stealMs() - stealBeforeMs;
     const threadsAfter = threadCpuSeconds(server.pid);
     const after = await scrape(server);
     // The window the CPU and event-loop figures cover: the driver's run, and its wait for the last answers.
@@ -668,7 +686,8 @@ async function main(): Promise<void> {
     rows.push([
       '',
       `main thread runnable, not running (run-queue wait): ${fmt(runQueue.totalMs)} in all; ` +
-        `stalls (≥ ${STALL_MIN_WAIT_MS} ms per ${STALL_SAMPLE_MS} ms read, in a row) ${pauseRow({ stalls })}`,
+        `stalls (≥ ${STALL_MIN_WAIT_MS} ms per ${STALL_SAMPLE_MS} ms read, in a row) ${pauseRow({ stalls })}; ` +
+        `the hypervisor's steal on the server's cores ${fmt(stolenMs, 0)}`,
     ]);
     rows.push([
       '',
