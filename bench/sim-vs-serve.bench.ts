@@ -63,7 +63,7 @@ import { pinToCpus, statCpuSeconds, table } from './fixtures.ts';
 import { runWrk } from './wrk.ts';
 import { type GcPause, parseGcLog, pauseStats, pauseStatsByKind, type PauseStats } from './gc-pauses.ts';
 import { sampleRunQueueWait, stallsOf, type WaitSample } from './run-queue-stalls.ts';
-import { episodesOf } from './tail-episodes.ts';
+import { clearOfClientStalls, episodesOf } from './tail-episodes.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';
 
 const execFileAsync = promisify(execFile);
@@ -327,6 +327,16 @@ function pauseYaml(spec: PauseSpec) {
         ? { type: 'constant', value: ms(d.valueMs / 1000) }
         : { type: 'exponential', mean: ms(d.meanMs / 1000) };
   return { every: ms(spec.everyMs / 1000), duration };
+}
+
+/** A send this late means the driver's event loop was held: the answers in flight then were read late. */
+const CLIENT_STALL_MS = 20;
+
+/** The flow's p99 over the answers not in flight while the driver was held (bench/tail-episodes.ts). */
+function clientStallRow(flow: FlowResult, lateSends: DriverResult['lateSends']): string {
+  const clear = clearOfClientStalls(flow.answers, lateSends, CLIENT_STALL_MS);
+  const sorted = clear.map(([, latency]) => latency).sort((a, b) => a - b);
+  return `without the ${flow.answers.length - clear.length} in flight while the driver was held ≥ ${CLIENT_STALL_MS} ms: p99 ${fmt(quantile(sorted, 0.99))}`;
 }
 
 /** How far back from an episode's first slow answer its causes are looked for (ms): the backlog it waited behind built up then. */
@@ -641,7 +651,8 @@ async function main(): Promise<void> {
       rows.push([
         '',
         `measured p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} wait p99 ${fmt(waitP99 === undefined ? undefined : waitP99 * 1000)} ` +
-          `429s ${measured.statuses['429'] ?? 0}; ${measured.latenciesMs.length} answers, the p99 ${beyondP99(measured.latenciesMs.length)} from the slowest`,
+          `429s ${measured.statuses['429'] ?? 0}; ${measured.latenciesMs.length} answers, the p99 ${beyondP99(measured.latenciesMs.length)} from the slowest; ` +
+          clientStallRow(measured, mixed.lateSends),
       ]);
       const byModel: Record<string, unknown> = {};
       for (const [model, figures] of Object.entries(simulated)) {

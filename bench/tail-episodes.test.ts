@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { episodesOf } from './tail-episodes.ts';
+import { clearOfClientStalls, episodesOf } from './tail-episodes.ts';
 
 test('slow answers less than the gap apart make one episode; fast ones are left out', () => {
   const answers: [number, number][] = [
@@ -16,6 +16,30 @@ test('slow answers less than the gap apart make one episode; fast ones are left 
     { fromMs: 5000, toMs: 5000, count: 1, worstMs: 120 },
   ]);
   assert.equal(episodesOf(answers, 200, 200), []);
+});
+
+test('answers in flight while the client was held at least the threshold are left out', () => {
+  const answers: [number, number][] = [
+    [0, 10],
+    [95, 10],
+    [150, 60],
+    [300, 5],
+  ];
+  // Held 100–180 ms (a send 80 ms late): the answers in flight 95–105 and 150–210 overlap it; a 5 ms lag is ignored.
+  assert.equal(
+    clearOfClientStalls(
+      answers,
+      [
+        [100, 80],
+        [300, 5],
+      ],
+      20,
+    ),
+    [
+      [0, 10],
+      [300, 5],
+    ],
+  );
 });
 
 test.run();

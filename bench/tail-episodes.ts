@@ -27,3 +27,17 @@ export function episodesOf(answers: readonly (readonly [number, number])[], thre
   }
   return episodes;
 }
+
+/**
+ * The answers not in flight while the client stalled: a client whose event loop was held `lag` ms
+ * (a send that late) read every answer due then that much later, and measured itself. `stalls`:
+ * [due, lag] of its late sends; those under `minLagMs` are ignored.
+ */
+export function clearOfClientStalls(
+  answers: readonly (readonly [number, number])[],
+  stalls: readonly (readonly [number, number])[],
+  minLagMs: number,
+): (readonly [number, number])[] {
+  const held = stalls.filter(([, lag]) => lag >= minLagMs).map(([due, lag]) => [due, due + lag] as const);
+  return answers.filter(([sent, latency]) => !held.some(([from, to]) => sent <= to && sent + latency >= from));
+}
