@@ -24,6 +24,11 @@ test('a single late send (a GC pause in the driver) does not make a run unfair: 
   assert.equal(unfairness(0.98, [run(3, 3, 40)]), []);
 });
 
+test('a long run-queue stall of the server makes a run unfair; short ones do not', () => {
+  assert.equal(unfairness(0.98, [run(3, 3)], 98.6), ["the server's main thread waited 99 ms at once for its core"]);
+  assert.equal(unfairness(0.98, [run(3, 3)], 12), []);
+});
+
 test('every driver run is judged, not only the first', () => {
   assert.equal(unfairness(1, [run(1, 1), { ...run(1, 30), what: 'calibration' }]), [
     "the calibration's driver sent 1% of its requests 30 ms or more behind their arrivals",

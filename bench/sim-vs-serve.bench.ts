@@ -615,7 +615,7 @@ async function main(): Promise<void> {
       { what: 'service-time run', result: light, seconds: CALIBRATION_SECONDS + 1 },
       { what: 'mixed run', result: mixed, seconds: SECONDS + WARMUP_SECONDS },
     ];
-    const unfair = unfairness(coreShare, driverRuns);
+    const unfair = unfairness(coreShare, driverRuns, stalls.maxMs);
 
     // The simulator, with what was measured: processor sharing alone, with the main thread, on a core slowed to the share the
     // server got, and that with the CPU per request the mixed run's main thread spent (not constant: it is cheaper back to back).
