@@ -20,9 +20,9 @@ test('the window holds the pauses that started in it; stats by kind and over all
   const pauses = parseGcLog(`${log}\n250 20 ${MAJOR}\n1000 50 ${MAJOR}\n`);
   const stats = pauseStatsByKind(pauses, 100, 500);
   // Minor 2, 3, 4, 5 ms in 400 ms: median the 3rd of 4 (nearest rank), p99 and max the 4th.
-  assert.equal(stats.minor, { count: 4, totalMs: 14, p50Ms: 4, p99Ms: 5, maxMs: 5, everyMs: 100 });
-  assert.equal(stats.major, { count: 1, totalMs: 20, p50Ms: 20, p99Ms: 20, maxMs: 20, everyMs: 400 });
-  assert.equal(stats.all, { count: 5, totalMs: 34, p50Ms: 4, p99Ms: 20, maxMs: 20, everyMs: 80 });
+  assert.equal(stats.minor, { count: 4, totalMs: 14, p50Ms: 4, p99Ms: 5, maxMs: 5, everyMs: 100, sortedMs: [2, 3, 4, 5] });
+  assert.equal(stats.major, { count: 1, totalMs: 20, p50Ms: 20, p99Ms: 20, maxMs: 20, everyMs: 400, sortedMs: [20] });
+  assert.equal(stats.all, { count: 5, totalMs: 34, p50Ms: 4, p99Ms: 20, maxMs: 20, everyMs: 80, sortedMs: [2, 3, 4, 5, 20] });
 });
 
 test.run();

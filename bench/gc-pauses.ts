@@ -20,6 +20,8 @@ export interface PauseStats {
   maxMs: number;
   /** The window's length over the count: the mean interval between pause starts. */
   everyMs: number;
+  /** Every pause's length, shortest first. */
+  sortedMs: number[];
 }
 
 /** The log's pauses; a line that does not parse (a write cut short by the process' end) is left out. */
@@ -62,5 +64,6 @@ export function pauseStats(durations: number[], windowMs: number): PauseStats {
     p99Ms: at(0.99),
     maxMs: sorted[sorted.length - 1] ?? 0,
     everyMs: sorted.length === 0 ? Number.POSITIVE_INFINITY : windowMs / sorted.length,
+    sortedMs: sorted,
   };
 }

@@ -307,26 +307,20 @@ const pauseRow = (byKind: Record<string, PauseStats>) =>
 
 /**
  * Each kind of measured pause (a GC kind, the run-queue stalls) as a `server.pauses` kind: its mean
- * interval, and the log-normal through its median and p99 (constant when they are equal).
+ * interval, and its measured lengths, one drawn per pause (a fit through two quantiles would lose
+ * the rare long one that sets a p99).
  */
 function pauseSpecsOf(byKind: Record<string, PauseStats>): PauseSpec[] {
   return Object.values(byKind)
     .filter((p) => p.count > 0)
-    .map((p) => ({
-      everyMs: p.everyMs,
-      duration: p.p99Ms > p.p50Ms ? { type: 'lognormal', medianMs: p.p50Ms, p99Ms: p.p99Ms } : { type: 'constant', valueMs: Math.max(0.001, p.p50Ms) },
-    }));
+    .map((p) => ({ everyMs: p.everyMs, duration: { type: 'measured', valuesMs: p.sortedMs.map((v) => Math.max(0.001, v)) } }));
 }
 
+/** A kind the bench builds (measured lengths) as the scenario's YAML. */
 function pauseYaml(spec: PauseSpec) {
   const d = spec.duration;
-  const duration =
-    d.type === 'lognormal'
-      ? { type: 'lognormal', median: ms(d.medianMs / 1000), p99: ms(d.p99Ms / 1000) }
-      : d.type === 'constant'
-        ? { type: 'constant', value: ms(d.valueMs / 1000) }
-        : { type: 'exponential', mean: ms(d.meanMs / 1000) };
-  return { every: ms(spec.everyMs / 1000), duration };
+  if (d.type !== 'measured') throw new Error(`sim-vs-serve writes measured pause lengths, not ${d.type}`);
+  return { every: ms(spec.everyMs / 1000), durations: d.valuesMs.map((v) => ms(v / 1000)) };
 }
 
 /** A send this late means the driver's event loop was held: the answers in flight then were read late. */

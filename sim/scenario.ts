@@ -8,6 +8,7 @@ import { decodeWorkEstimatorConfig, type WorkEstimatorConfig } from '../engine/f
 import { fieldErrorBody } from '../engine/resources/field-errors.ts';
 import type { ArrivalSpec, ServiceSpec } from './distributions.ts';
 import { FieldReader, isPlain, type FieldProblem, type Plain } from './field-reader.ts';
+import { parseDurationMs } from './duration.ts';
 import { pauseShare, type PauseSpec } from './server-pauses.ts';
 import type { PathSegment } from './yaml-source.ts';
 
@@ -273,14 +274,33 @@ function pausesOf(r: FieldReader, value: unknown, mainThread: boolean): PauseSpe
   if (!mainThread) r.fail(path, 'needs server.mainThread: true (a pause stops the main thread)');
   const specs: PauseSpec[] = [];
   (r.list(value, path) ?? []).forEach((raw, index) => {
-    const map = r.mapping(raw, [...path, index], ['every', 'duration']);
+    const map = r.mapping(raw, [...path, index], ['every', 'duration', 'durations']);
     if (map === undefined) return;
     const everyMs = r.duration(map, 'every', [...path, index], { required: true, fallbackMs: 1000, positive: true });
-    specs.push({ everyMs, duration: parseService(r, map.duration, [...path, index, 'duration']) });
+    if (map.durations !== undefined && map.duration !== undefined)
+      r.fail([...path, index, 'durations'], 'give duration (a distribution) or durations (measured lengths), not both');
+    const duration =
+      map.durations === undefined ? parseService(r, map.duration, [...path, index, 'duration']) : measuredOf(r, map.durations, [...path, index, 'durations']);
+    specs.push({ everyMs, duration });
   });
   const share = pauseShare(specs);
   if (share >= 1) r.fail(path, `the pauses would take ${(share * 100).toFixed(0)}% of the main thread's time (Σ mean duration ÷ every): it must be under 100%`);
   return specs;
+}
+
+/** A pause kind's `durations`: measured lengths, each a positive duration, one drawn at random per pause. */
+function measuredOf(r: FieldReader, value: unknown, path: PathSegment[]): PauseSpec['duration'] {
+  const valuesMs: number[] = [];
+  (r.list(value, path) ?? []).forEach((item, index) => {
+    const parsed = typeof item === 'string' ? parseDurationMs(item) : undefined;
+    if (parsed?.ok === true && parsed.ms > 0) valuesMs.push(parsed.ms);
+    else r.fail([...path, index], `must be a positive duration such as "1.5ms", got ${JSON.stringify(item)}`);
+  });
+  if (valuesMs.length === 0) {
+    r.fail(path, 'must list at least one measured length, e.g. [0.8ms, 1.2ms, 11ms]');
+    return { type: 'constant', valueMs: 1 };
+  }
+  return { type: 'measured', valuesMs };
 }
 
 function workEstimatorOf(r: FieldReader, value: unknown): WorkEstimatorConfig {

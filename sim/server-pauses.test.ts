@@ -92,6 +92,29 @@ test('pause starts: exponential gaps of mean `every`, each kind from its own str
   });
 });
 
+test('measured lengths: each pause draws one of them, after its gap, from the same stream', () => {
+  const clock = new SimClock(0);
+  const seen: [number, number][] = [];
+  const valuesMs = [0.5, 1, 40];
+  schedulePauses(
+    clock,
+    [{ everyMs: 50, duration: { type: 'measured', valuesMs } }],
+    () => streamPrng('9', 'p'),
+    500,
+    (ms) => seen.push([clock.now(), ms]),
+  );
+  clock.runUntil(1000);
+  const prng = streamPrng('9', 'p');
+  const expected: [number, number][] = [];
+  for (let t = exponentialMs(prng, 50); t < 500; t += exponentialMs(prng, 50)) expected.push([t, valuesMs[prng.int(valuesMs.length)]!]);
+  assert.ok(expected.length > 3 && new Set(expected.map(([, ms]) => ms)).size > 1, 'several pauses, of several lengths');
+  assert.is(seen.length, expected.length);
+  seen.forEach(([t, ms], k) => {
+    near(t, expected[k]![0]);
+    assert.is(ms, expected[k]![1]);
+  });
+});
+
 test('pauseShare: Σ mean duration ÷ every', () => {
   near(
     pauseShare([
@@ -100,6 +123,7 @@ test('pauseShare: Σ mean duration ÷ every', () => {
     ]),
     0.07,
   );
+  near(pauseShare([{ everyMs: 100, duration: { type: 'measured', valuesMs: [1, 2, 6] } }]), 0.03);
   near(pauseShare([]), 0);
 });
 
@@ -170,6 +194,19 @@ test('server.pauses: errors name the field', async () => {
   assert.match(await errorsOf('{cpus: 1, mainThread: true, pauses: [{every: 1s, length: 2ms}]}'), /server\.pauses\[0\]\.length/);
   assert.match(await errorsOf(`{cpus: 1, mainThread: true, pauses: [${pause}, {every: 10ms, duration: {type: constant, value: 10ms}}]}`), /take 101%/);
   assert.is(await errorsOf(`{cpus: 1, mainThread: true, pauses: [${pause}]}`), '');
+  assert.is(await errorsOf('{cpus: 1, mainThread: true, pauses: [{every: 100ms, durations: [0.8ms, 12ms]}]}'), '');
+  assert.match(
+    await errorsOf('{cpus: 1, mainThread: true, pauses: [{every: 100ms, durations: [1ms], duration: {type: constant, value: 1ms}}]}'),
+    /server\.pauses\[0\]\.durations: give duration \(a distribution\) or durations \(measured lengths\), not both/,
+  );
+  assert.match(
+    await errorsOf('{cpus: 1, mainThread: true, pauses: [{every: 100ms, durations: [1ms, 7]}]}'),
+    /server\.pauses\[0\]\.durations\[1\]: must be a positive duration/,
+  );
+  assert.match(
+    await errorsOf('{cpus: 1, mainThread: true, pauses: [{every: 100ms, durations: []}]}'),
+    /server\.pauses\[0\]\.durations: must list at least one/,
+  );
 });
 
 test.run();

@@ -15,13 +15,29 @@ import type { CpuClock } from './shared-cpu.ts';
 export interface PauseSpec {
   /** Mean interval between the starts of two pauses of this kind (ms). */
   everyMs: number;
-  /** How long one pause holds the main thread. */
-  duration: ServiceSpec;
+  /**
+   * How long one pause holds the main thread: a distribution, or measured lengths drawn one at
+   * random for each pause (a measured run's rare long pause stays in it, where a fit through two
+   * quantiles would lose it).
+   */
+  duration: ServiceSpec | { type: 'measured'; valuesMs: number[] };
+}
+
+/** The mean length of one pause (ms). */
+function meanLengthMs(duration: PauseSpec['duration']): number {
+  if (duration.type !== 'measured') return serviceMeanMs(duration);
+  return duration.valuesMs.reduce((sum, ms) => sum + ms, 0) / duration.valuesMs.length;
 }
 
 /** The share of the main thread's time the pauses take on average: Σ E[duration] ÷ every. */
 export function pauseShare(specs: readonly PauseSpec[]): number {
-  return specs.reduce((share, spec) => share + serviceMeanMs(spec.duration) / spec.everyMs, 0);
+  return specs.reduce((share, spec) => share + meanLengthMs(spec.duration) / spec.everyMs, 0);
+}
+
+function lengthSampler(duration: PauseSpec['duration']): { nextMs(prng: Prng): number } {
+  if (duration.type !== 'measured') return serviceSampler(duration);
+  const values = duration.valuesMs;
+  return { nextMs: (prng) => values[prng.int(values.length)]! };
 }
 
 /**
@@ -37,7 +53,7 @@ export function schedulePauses(
 ): void {
   specs.forEach((spec, index) => {
     const prng = prngOf(index);
-    const lengths = serviceSampler(spec.duration);
+    const lengths = lengthSampler(spec.duration);
     const next = (): void => {
       const gapMs = exponentialMs(prng, spec.everyMs);
       const lengthMs = lengths.nextMs(prng);
