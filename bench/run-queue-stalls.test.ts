@@ -5,7 +5,7 @@ import { stallsOf } from './run-queue-stalls.ts';
 test('a stall is a run of intervals each waiting at least the threshold; shorter waits count in the total only', () => {
   // Cumulative waits (ms) at 5 ms reads: +0.2, +4, +5, +0.1, +3, +0.5 → stalls of 9 and 3 ms.
   const waitsMs = [0, 0.2, 4.2, 9.2, 9.3, 12.3, 12.8];
-  const samples = waitsMs.map((w, i) => ({ atMs: i * 5, waitNs: w * 1e6 }));
+  const samples = waitsMs.map((w, i) => ({ atMs: i * 5, waitNs: w * 1e6, stealMs: 0 }));
   const { stallsMs, totalMs } = stallsOf(samples, 1);
   assert.equal(
     stallsMs.map((s) => Math.round(s * 1000) / 1000),
@@ -15,7 +15,7 @@ test('a stall is a run of intervals each waiting at least the threshold; shorter
 });
 
 test('a stall still going at the last read is counted; no reads, no stalls', () => {
-  const samples = [0, 2, 6].map((w, i) => ({ atMs: i * 5, waitNs: w * 1e6 }));
+  const samples = [0, 2, 6].map((w, i) => ({ atMs: i * 5, waitNs: w * 1e6, stealMs: 0 }));
   assert.equal(stallsOf(samples, 1).stallsMs, [6]);
   assert.equal(stallsOf([], 1), { stallsMs: [], totalMs: 0 });
 });

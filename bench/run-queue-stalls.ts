@@ -11,15 +11,28 @@ export interface WaitSample {
   atMs: number;
   /** The thread's run-queue wait since it started (ns). */
   waitNs: number;
+  /** The hypervisor's steal on the cores asked for since boot (ms, in 10 ms ticks): a stall the guest's run queue does not see. */
+  stealMs: number;
 }
 
-/** Reads the thread's schedstat every `everyMs` until stopped; what it read, in order. */
-export function sampleRunQueueWait(pid: number, tid: number, everyMs: number): () => WaitSample[] {
+/** /proc/stat's steal of cpu0 … cpu(cores − 1), in ms (USER_HZ 100). */
+export function stealMs(cores: number): number {
+  let ticks = 0;
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    const fields = line.split(/\s+/);
+    const cpu = /^cpu(\d+)$/.exec(fields[0] ?? '');
+    if (cpu !== null && Number(cpu[1]) < cores) ticks += Number(fields[8] ?? 0);
+  }
+  return ticks * 10;
+}
+
+/** Reads the thread's schedstat (and the steal of the first `cores` cores) every `everyMs` until stopped; what it read, in order. */
+export function sampleRunQueueWait(pid: number, tid: number, cores: number, everyMs: number): () => WaitSample[] {
   const samples: WaitSample[] = [];
   const read = () => {
     try {
       const waitNs = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1]);
-      if (Number.isFinite(waitNs)) samples.push({ atMs: performance.now(), waitNs });
+      if (Number.isFinite(waitNs)) samples.push({ atMs: performance.now(), waitNs, stealMs: stealMs(cores) });
     } catch {
       // The process ended: nothing more to read.
     }

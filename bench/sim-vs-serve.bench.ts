@@ -192,17 +192,6 @@ function cpuSplit(before: Map<number, number>, after: Map<number, number>, pid: 
   return split;
 }
 
-/** Time the hypervisor ran something else on the server's cores (/proc/stat's steal, in 10 ms ticks): a stall no thread in the guest sees. */
-function stealMs(): number {
-  let ticks = 0;
-  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
-    const fields = line.split(/\s+/);
-    const cpu = /^cpu(\d+)$/.exec(fields[0] ?? '');
-    if (cpu !== null && Number(cpu[1]) < SERVER_CORES) ticks += Number(fields[8] ?? 0);
-  }
-  return ticks * 10;
-}
-
 /** The non-main threads that worked hardest in a window: the pool's (the lists' calibration keeps them busy). */
 function busiestThreads(before: Map<number, number>, after: Map<number, number>, pid: number, count: number): Set<number> {
   const deltas = [...after].filter(([tid]) => tid !== pid).map(([tid, s]) => [tid, s - (before.get(tid) ?? 0)] as const);
@@ -351,7 +340,7 @@ function episodeRows(
   const sentMs = SECONDS + WARMUP_SECONDS;
   const meanWorkPerMs = mixed.flows.reduce((sum, f) => sum + (f.sentAll * calibration[f.name]!.mainMs) / (sentMs * 1000), 0);
   // The bench's reads are on its performance.now(); the driver's and the GC log's on the epoch.
-  const waitsAt = waits.map((w) => ({ atMs: performance.timeOrigin + w.atMs - mixed.startedAtMs, waitNs: w.waitNs }));
+  const waitsAt = waits.map((w) => ({ ...w, atMs: performance.timeOrigin + w.atMs - mixed.startedAtMs }));
   const around = (fromMs: number, toMs: number) => {
     let workMs = 0;
     for (const f of mixed.flows) for (const [sent] of f.answers) if (sent >= fromMs && sent <= toMs) workMs += calibration[f.name]!.mainMs;
@@ -359,10 +348,13 @@ function episodeRows(
       .filter((g) => g.startMs - mixed.startedAtMs >= fromMs && g.startMs - mixed.startedAtMs <= toMs)
       .reduce((sum, g) => sum + g.durationMs, 0);
     const inWindow = waitsAt.filter((w) => w.atMs >= fromMs && w.atMs <= toMs);
-    const waitMs = inWindow.length < 2 ? 0 : (inWindow[inWindow.length - 1]!.waitNs - inWindow[0]!.waitNs) / 1e6;
+    const first = inWindow[0];
+    const last = inWindow[inWindow.length - 1];
+    const waitMs = first === undefined || last === undefined ? 0 : (last.waitNs - first.waitNs) / 1e6;
+    const stolenMs = first === undefined || last === undefined ? 0 : last.stealMs - first.stealMs;
     const lateMs = mixed.lateSends.filter(([due]) => due >= fromMs && due <= toMs).reduce((worst, [, lag]) => Math.max(worst, lag), 0);
     return (
-      `work sent ${(workMs / (meanWorkPerMs * (toMs - fromMs))).toFixed(2)}× the mean, GC ${fmt(gcMs)}, run-queue wait ${fmt(waitMs)}, ` +
+      `work sent ${(workMs / (meanWorkPerMs * (toMs - fromMs))).toFixed(2)}× the mean, GC ${fmt(gcMs)}, run-queue wait ${fmt(waitMs)}, steal ${fmt(stolenMs, 0)}, ` +
       `driver's latest send ${fmt(lateMs)} late`
     );
   };
@@ -373,8 +365,8 @@ function episodeRows(
     const described = worst.map(
       (e) =>
         `at ${(e.fromMs / 1000).toFixed(1)} s for ${fmt(e.toMs - e.fromMs, 0)}: ${e.count}, worst ${fmt(e.worstMs)}; ` +
-        // Answers before the warm-up's end were not recorded: the work sent is counted from there.
-        around(Math.max(WARMUP_SECONDS * 1000, e.fromMs - EPISODE_LEAD_MS), e.toMs),
+        // Answers before the warm-up's end were not recorded: the work sent is counted from there; to the slowest's answer.
+        around(Math.max(WARMUP_SECONDS * 1000, e.fromMs - EPISODE_LEAD_MS), e.toMs + e.worstMs),
     );
     return ['', `${f.name}: its answers ≥ p99 in ${episodes.length} episode(s); ${described.join(' | ')}`] as [string, string];
   });
@@ -587,11 +579,10 @@ async function main(): Promise<void> {
     const threadsBefore = threadCpuSeconds(server.pid);
     const windowStart = performance.now();
     const windowStartMs = epochMs();
-    const stealBeforeMs = stealMs();
-    const stopSampling = sampleRunQueueWait(server.pid, server.pid, STALL_SAMPLE_MS);
+    const stopSampling = sampleRunQueueWait(server.pid, server.pid, SERVER_CORES, STALL_SAMPLE_MS);
     const mixed = await runDriver({ ...base, seconds: SECONDS + WARMUP_SECONDS, flows: Object.values(plans).map((p) => ({ ...p.driver, rate: p.mixedRate })) });
     const waitSamples = stopSampling();
-    const stolenMs = stealMs() - stealBeforeMs;
+    const stolenMs = (waitSamples.at(-1)?.stealMs ?? 0) - (waitSamples[0]?.stealMs ?? 0);
     const threadsAfter = threadCpuSeconds(server.pid);
     const after = await scrape(server);
     // The window the CPU and event-loop figures cover: the driver's run, and its wait for the last answers.
@@ -705,7 +696,7 @@ async function main(): Promise<void> {
         .map(([n, c]) => `${n} ${fmt(c.gcMs, 3)}`)
         .join(', ')}`,
     ]);
-    rows.push(['tail', 'when the slowest answers were sent, and what happened from 0.5 s before to then']);
+    rows.push(['tail', 'when the slowest answers were sent, and what happened from 0.5 s before the first to the answer of the slowest']);
     rows.push(...episodeRows(mixed, calibration, parseGcLog(existsSync(gcLog) ? readFileSync(gcLog, 'utf8') : ''), waitSamples));
     rows.push(['', `light run (service times): main thread ${vs(lightCpu.main, predictedCpu(light, calibration).main)}× the calibrated CPU per request`]);
     rows.push(['driver', driverRuns.map((run) => `${run.what} ${driverFigures(run)}`).join('; ')]);
