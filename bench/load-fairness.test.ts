@@ -27,6 +27,7 @@ test('a single late send (a GC pause in the driver) does not make a run unfair: 
 test('a long run-queue stall of the server makes a run unfair; short ones do not', () => {
   assert.equal(unfairness(0.98, [run(3, 3)], 98.6), ["the server's main thread waited 99 ms at once for its core"]);
   assert.equal(unfairness(0.98, [run(3, 3)], 12), []);
+  assert.equal(unfairness(0.98, [run(3, 3)], 12, 100), ["the hypervisor took the server's core for 100 ms at once"]);
 });
 
 test('every driver run is judged, not only the first', () => {

@@ -18,7 +18,7 @@ export const FAIR_SEND_LAG_MS = 10;
 
 /**
  * A run-queue stall of the server's main thread this long (bench/run-queue-stalls.ts: it wanted
- * its core, another process had it) sets a p99 alone: at 0.8 load the backlog it leaves takes five
+ * its core, another process had it), or a steal of its core by the hypervisor, sets a p99 alone: at 0.8 load the backlog it leaves takes five
  * times as long to clear, and every answer in it is slow (docs/benchmarks.md, loaded runs: one
  * such episode held all of each flow's slowest 1%).
  */
@@ -34,10 +34,11 @@ export interface DriverRun {
 export const driverBusy = (run: DriverRun): number => run.result.clientCpuSeconds / run.seconds;
 
 /** Why a run does not test the model: each reason a sentence, none when it does. */
-export function unfairness(coreShare: number, runs: readonly DriverRun[], longestStallMs = 0): string[] {
+export function unfairness(coreShare: number, runs: readonly DriverRun[], longestStallMs = 0, longestStealMs = 0): string[] {
   const reasons: string[] = [];
   if (coreShare < FAIR_CORE_SHARE) reasons.push(`the server ran ${coreShare.toFixed(2)} of its event loop's busy time`);
   if (longestStallMs >= FAIR_STALL_MS) reasons.push(`the server's main thread waited ${longestStallMs.toFixed(0)} ms at once for its core`);
+  if (longestStealMs >= FAIR_STALL_MS) reasons.push(`the hypervisor took the server's core for ${longestStealMs.toFixed(0)} ms at once`);
   for (const run of runs) {
     const busy = driverBusy(run);
     if (busy > FAIR_DRIVER_BUSY) reasons.push(`the ${run.what}'s driver used ${busy.toFixed(2)} of its core`);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { stallsOf } from './run-queue-stalls.ts';
+import { stallsOf, stealStallsOf } from './run-queue-stalls.ts';
 
 test('a stall is a run of intervals each waiting at least the threshold; shorter waits count in the total only', () => {
   // Cumulative waits (ms) at 5 ms reads: +0.2, +4, +5, +0.1, +3, +0.5 → stalls of 9 and 3 ms.
@@ -18,6 +18,26 @@ test('a stall still going at the last read is counted; no reads, no stalls', () 
   const samples = [0, 2, 6].map((w, i) => ({ atMs: i * 5, waitNs: w * 1e6, stealMs: 0 }));
   assert.equal(stallsOf(samples, 1).stallsMs, [6]);
   assert.equal(stallsOf([], 1), { stallsMs: [], totalMs: 0 });
+});
+
+test('steal ticks less than the gap apart are one stall', () => {
+  // 10 ms ticks read at 5 ms: 0, 5: +10, 15: +10, 20: +10, 100: +10 (alone), 105: +0.
+  const steal: [number, number][] = [
+    [0, 0],
+    [5, 10],
+    [10, 10],
+    [15, 20],
+    [20, 30],
+    [100, 40],
+    [105, 40],
+  ];
+  assert.equal(
+    stealStallsOf(
+      steal.map(([atMs, stealMs]) => ({ atMs, waitNs: 0, stealMs })),
+      20,
+    ),
+    [30, 10],
+  );
 });
 
 test.run();

@@ -67,3 +67,21 @@ export function stallsOf(samples: readonly WaitSample[], minWaitMs: number): { s
   if (runMs > 0) stallsMs.push(runMs);
   return { stallsMs, totalMs };
 }
+
+/**
+ * The hypervisor's steal in stalls: /proc/stat counts it in 10 ms ticks, so a long steal shows as a
+ * tick every other read or so; ticks less than `gapMs` apart are one stall, its length their sum (ms).
+ */
+export function stealStallsOf(samples: readonly WaitSample[], gapMs: number): number[] {
+  const stallsMs: number[] = [];
+  let lastTickAtMs = Number.NEGATIVE_INFINITY;
+  for (let i = 1; i < samples.length; i++) {
+    const stolenMs = samples[i]!.stealMs - samples[i - 1]!.stealMs;
+    if (stolenMs <= 0) continue;
+    const atMs = samples[i]!.atMs;
+    if (atMs - lastTickAtMs < gapMs && stallsMs.length > 0) stallsMs[stallsMs.length - 1]! += stolenMs;
+    else stallsMs.push(stolenMs);
+    lastTickAtMs = atMs;
+  }
+  return stallsMs;
+}

@@ -32,7 +32,7 @@
 //    thread slice in proportion to its drawn service time (same means), and the slowed one with every CPU cost
 //    scaled by the main thread's CPU in the mixed run over the calibration's prediction for its requests;
 //    and `main, pauses`: the main thread, its slices less the GC time calibrated with them, stopped by
-//    the mixed run's measured GC pauses (each kind) and run-queue stalls as `server.pauses`. Beside them:
+//    the mixed run's measured GC pauses (each kind), run-queue stalls and steal as `server.pauses`. Beside them:
 //    each model's main-thread load at the mixed rates against the measured, and each seed's p99.
 //
 // Goal (docs/benchmarks.md): the simulated p99 latency of each flow within 25% of the measured.
@@ -62,7 +62,7 @@ import { driverBusy, type DriverRun, unfairness } from './load-fairness.ts';
 import { pinToCpus, statCpuSeconds, table } from './fixtures.ts';
 import { runWrk } from './wrk.ts';
 import { type GcPause, parseGcLog, pauseStats, pauseStatsByKind, type PauseStats } from './gc-pauses.ts';
-import { sampleRunQueueWait, stallsOf, type WaitSample } from './run-queue-stalls.ts';
+import { sampleRunQueueWait, stallsOf, stealStallsOf, type WaitSample } from './run-queue-stalls.ts';
 import { clearOfClientStalls, episodesOf } from './tail-episodes.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';
 
@@ -78,6 +78,8 @@ const WARMUP_SECONDS = 2;
 /** How often the main thread's run-queue wait is read in the mixed run, and the wait per read that makes a stall (ms). */
 const STALL_SAMPLE_MS = 5;
 const STALL_MIN_WAIT_MS = 1;
+/** Steal ticks (10 ms) closer than this are one stall of the server's core. */
+const STEAL_GAP_MS = 25;
 /** The server's busy share at which a flow's latency alone is measured. */
 const LIGHT_LOAD = 0.05;
 /**
@@ -590,6 +592,7 @@ async function main(): Promise<void> {
     const pauses = await pausesIn(windowStartMs, windowStartMs + windowSeconds * 1000);
     const runQueue = stallsOf(waitSamples, STALL_MIN_WAIT_MS);
     const stalls = pauseStats(runQueue.stallsMs, windowSeconds * 1000);
+    const steal = pauseStats(stealStallsOf(waitSamples, STEAL_GAP_MS), windowSeconds * 1000);
     const cpu = cpuSplit(threadsBefore, threadsAfter, server.pid, poolTids);
     const loop = loopWindow(parseExposition(before), parseExposition(after));
     // The main thread's CPU time over the time its event loop was busy: how much of its core it got.
@@ -600,12 +603,12 @@ async function main(): Promise<void> {
       { what: 'service-time run', result: light, seconds: CALIBRATION_SECONDS + 1 },
       { what: 'mixed run', result: mixed, seconds: SECONDS + WARMUP_SECONDS },
     ];
-    const unfair = unfairness(coreShare, driverRuns, stalls.maxMs);
+    const unfair = unfairness(coreShare, driverRuns, stalls.maxMs, steal.maxMs);
 
     // The simulator, with what was measured: processor sharing alone, with the main thread, on a core slowed to the share the
     // server got, and that with the CPU per request the mixed run's main thread spent (not constant: it is cheaper back to back).
     const { all: _all, ...gcKinds } = pauses;
-    const pauseSpecs = pauseSpecsOf({ ...gcKinds, stalls });
+    const pauseSpecs = pauseSpecsOf({ ...gcKinds, stalls, steal });
     const mainScales = { 'main thread': 1, 'main, share': 1 / coreShare, 'main, mix CPU': cpu.main / predicted.main / coreShare };
     const models = {
       shared: scenarioOf(plans, calibration, false),
@@ -614,7 +617,7 @@ async function main(): Promise<void> {
       // Does the slices' spread explain the GETs' tail behind LISTs (a FIFO's wait grows with the slice's second moment)?
       'main, varied': scenarioOf(plans, calibration, true, 1 / coreShare, true),
       'main, mix CPU': scenarioOf(plans, calibration, true, cpu.main / predicted.main / coreShare),
-      // The main thread stopped as measured: each GC kind's pauses and the run-queue stalls (which stand for the core share).
+      // The main thread stopped as measured: each GC kind's pauses, the run-queue stalls and the steal (which stand for the core share).
       'main, pauses': scenarioOf(plans, calibration, true, 1, false, pauseSpecs),
     };
     const simulated: Record<string, Record<string, SimFigures>> = {};
@@ -683,12 +686,13 @@ async function main(): Promise<void> {
       '',
       `main thread runnable, not running (run-queue wait): ${fmt(runQueue.totalMs)} in all; ` +
         `stalls (≥ ${STALL_MIN_WAIT_MS} ms per ${STALL_SAMPLE_MS} ms read, in a row) ${pauseRow({ stalls })}; ` +
-        `the hypervisor's steal on the server's cores ${fmt(stolenMs, 0)}`,
+        `the hypervisor's steal on the server's cores ${fmt(stolenMs, 0)}, ${pauseRow({ steal })}`,
     ]);
     rows.push([
       '',
       `main, pauses: the slices less their calibrated GC, and the pauses above (${pauseSpecs.length} kinds) taking ` +
-        `${pauseShare(pauseSpecs).toFixed(3)} of the main thread's time (measured: GC ${busy((pauses.all?.totalMs ?? 0) / 1000)}, stalls ${busy(stalls.totalMs / 1000)})`,
+        `${pauseShare(pauseSpecs).toFixed(3)} of the main thread's time (measured: GC ${busy((pauses.all?.totalMs ?? 0) / 1000)}, ` +
+        `stalls ${busy(stalls.totalMs / 1000)}, steal ${busy(steal.totalMs / 1000)})`,
     ]);
     rows.push([
       '',
