@@ -1,71 +1,17 @@
-// `server.pauses`: a pause stops the main thread where it is (inside the running slice, or as a
-// slice of its own when idle) and keeps a core busy; the pauses' times come from their own seeded
-// streams. Hand-computed against the main thread alone, then a whole run.
+// `server.pauses`: the pauses' times come from their own seeded streams, and a whole run's GETs wait
+// for them (how a pause stops the main thread: sim/main-thread.test.ts).
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SimClock } from '../engine/sim-clock.ts';
 import { exponentialMs } from './distributions.ts';
-import { MainThread } from './main-thread.ts';
 import { buildReport } from './report.ts';
 import { loadScenarioText } from './scenario-load.ts';
 import { streamPrng } from './seed.ts';
 import { pauseShare, schedulePauses } from './server-pauses.ts';
-import { SharedCpu } from './shared-cpu.ts';
 import { runSimulation } from './simulation.ts';
 
-function harness(cpus: number) {
-  const clock = new SimClock(0);
-  const finished: [string, number][] = [];
-  const cpu = new SharedCpu(clock, cpus, () => {});
-  const main = new MainThread(cpu, true);
-  const slice = (name: string, ms: number) => main.run(ms, () => finished.push([name, clock.now()]));
-  const pool = (name: string, ms: number) => cpu.start({ serviceMs: ms, cpuDemand: 1, memoryBytes: 0, fire: () => finished.push([name, clock.now()]) });
-  return { clock, finished, slice, pool, main };
-}
-
 const near = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 1e-6, `${actual} ≠ ${expected}`);
-
-test('a pause of an idle main thread holds the slices that arrive during it', () => {
-  const h = harness(4);
-  h.main.pause(5);
-  h.clock.runUntil(1);
-  h.slice('get', 2);
-  h.clock.runUntil(100);
-  // The pause runs 0–5; the GET, ready at 1, runs 5–7.
-  assert.equal(h.finished, [['get', 7]]);
-});
-
-test('a pause lands inside the running slice: it ends that much later, and the slices behind it wait as long', () => {
-  const h = harness(4);
-  h.slice('list', 10);
-  h.clock.runUntil(1);
-  h.slice('get', 2);
-  h.clock.runUntil(3);
-  h.main.pause(4);
-  h.clock.runUntil(12);
-  // A second pause during the first one's extension (10–14) extends it again.
-  h.main.pause(1);
-  h.clock.runUntil(100);
-  // The LIST's 10 ms of CPU end at 10, its pauses at 15; the GET runs 15–17.
-  assert.equal(h.finished, [
-    ['list', 15],
-    ['get', 17],
-  ]);
-  assert.is(h.main.queued, 0);
-});
-
-test('a pause keeps a core busy: pool work on the one core shares it with the collector', () => {
-  const h = harness(1);
-  h.pool('encode', 10);
-  h.main.pause(10);
-  h.slice('get', 1);
-  h.clock.runUntil(100);
-  // Demand 2 on one core from 0 to 20: the pause's 10 ms and the encoding's take 20; the GET runs 20–21.
-  near(h.finished[0]![1], 20);
-  assert.is(h.finished[1]![0], 'get');
-  near(h.finished[1]![1], 21);
-});
 
 test('pause starts: exponential gaps of mean `every`, each kind from its own stream, none from `until` on', () => {
   const clock = new SimClock(0);
