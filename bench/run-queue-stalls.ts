@@ -85,3 +85,18 @@ export function stealStallsOf(samples: readonly WaitSample[], gapMs: number): nu
   }
   return stallsMs;
 }
+
+/**
+ * The most of its core the thread lost within any `windowMs`: run-queue wait and steal together.
+ * Many short stalls close together hold a queue back as one long one does.
+ */
+export function worstLossMs(samples: readonly WaitSample[], windowMs: number): number {
+  const lostMs = (s: WaitSample) => s.waitNs / 1e6 + s.stealMs;
+  let worst = 0;
+  let from = 0;
+  for (let to = 0; to < samples.length; to++) {
+    while (samples[to]!.atMs - samples[from]!.atMs > windowMs) from++;
+    worst = Math.max(worst, lostMs(samples[to]!) - lostMs(samples[from]!));
+  }
+  return worst;
+}

@@ -58,11 +58,11 @@ import { counterDelta, histogramDelta, histogramQuantile, histograms } from '../
 import { parseExposition, type ExpositionSample } from '../engine/prometheus-text.ts';
 import { runScenario } from '../sim/run/run-scenario.ts';
 import { pauseShare, type PauseSpec } from '../sim/server-pauses.ts';
-import { driverBusy, type DriverRun, unfairness } from './load-fairness.ts';
+import { driverBusy, type DriverRun, FAIR_LOSS_WINDOW_MS, unfairness } from './load-fairness.ts';
 import { pinToCpus, statCpuSeconds, table } from './fixtures.ts';
 import { runWrk } from './wrk.ts';
 import { type GcPause, parseGcLog, pauseStats, pauseStatsByKind, type PauseStats } from './gc-pauses.ts';
-import { sampleRunQueueWait, stallsOf, stealStallsOf, type WaitSample } from './run-queue-stalls.ts';
+import { sampleRunQueueWait, stallsOf, stealStallsOf, type WaitSample, worstLossMs } from './run-queue-stalls.ts';
 import { clearOfClientStalls, episodesOf } from './tail-episodes.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';
 
@@ -603,7 +603,8 @@ async function main(): Promise<void> {
       { what: 'service-time run', result: light, seconds: CALIBRATION_SECONDS + 1 },
       { what: 'mixed run', result: mixed, seconds: SECONDS + WARMUP_SECONDS },
     ];
-    const unfair = unfairness(coreShare, driverRuns, stalls.maxMs, steal.maxMs);
+    const lostMs = worstLossMs(waitSamples, FAIR_LOSS_WINDOW_MS);
+    const unfair = unfairness(coreShare, driverRuns, lostMs);
 
     // The simulator, with what was measured: processor sharing alone, with the main thread, on a core slowed to the share the
     // server got, and that with the CPU per request the mixed run's main thread spent (not constant: it is cheaper back to back).
@@ -686,7 +687,8 @@ async function main(): Promise<void> {
       '',
       `main thread runnable, not running (run-queue wait): ${fmt(runQueue.totalMs)} in all; ` +
         `stalls (≥ ${STALL_MIN_WAIT_MS} ms per ${STALL_SAMPLE_MS} ms read, in a row) ${pauseRow({ stalls })}; ` +
-        `the hypervisor's steal on the server's cores ${fmt(stolenMs, 0)}, ${pauseRow({ steal })}`,
+        `the hypervisor's steal on the server's cores ${fmt(stolenMs, 0)}, ${pauseRow({ steal })}; ` +
+        `the most of its core lost within ${FAIR_LOSS_WINDOW_MS} ms ${fmt(lostMs)}`,
     ]);
     rows.push([
       '',
