@@ -12,7 +12,10 @@ const file = process.env.FAIRWAY_GC_LOG;
 if (file !== undefined && file !== '') {
   new PerformanceObserver((list) => {
     let lines = '';
-    for (const entry of list.getEntries()) lines += `${(performance.timeOrigin + entry.startTime).toFixed(3)} ${entry.duration.toFixed(4)} ${entry.detail?.kind}\n`;
+    for (const entry of list.getEntries()) {
+      const startMs = (performance.timeOrigin + entry.startTime).toFixed(3);
+      lines += `${startMs} ${entry.duration.toFixed(4)} ${entry.detail?.kind}\n`;
+    }
     appendFileSync(file, lines);
   }).observe({ entryTypes: ['gc'] });
 }

@@ -356,7 +356,8 @@ function episodeRows(
     const stolenMs = first === undefined || last === undefined ? 0 : last.stealMs - first.stealMs;
     const lateMs = mixed.lateSends.filter(([due]) => due >= fromMs && due <= toMs).reduce((worst, [, lag]) => Math.max(worst, lag), 0);
     return (
-      `work sent ${(workMs / (meanWorkPerMs * (toMs - fromMs))).toFixed(2)}× the mean, GC ${fmt(gcMs)}, run-queue wait ${fmt(waitMs)}, steal ${fmt(stolenMs, 0)}, ` +
+      `work sent ${(workMs / (meanWorkPerMs * (toMs - fromMs))).toFixed(2)}× the mean, GC ${fmt(gcMs)}, ` +
+      `run-queue wait ${fmt(waitMs)}, steal ${fmt(stolenMs, 0)}, ` +
       `driver's latest send ${fmt(lateMs)} late`
     );
   };
@@ -640,7 +641,8 @@ async function main(): Promise<void> {
       rows.push([
         '',
         `measured p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} wait p99 ${fmt(waitP99 === undefined ? undefined : waitP99 * 1000)} ` +
-          `429s ${measured.statuses['429'] ?? 0}; ${measured.latenciesMs.length} answers, the p99 ${beyondP99(measured.latenciesMs.length)} from the slowest; ` +
+          `429s ${measured.statuses['429'] ?? 0}; ${measured.latenciesMs.length} answers, ` +
+          `the p99 ${beyondP99(measured.latenciesMs.length)} from the slowest; ` +
           clientStallRow(measured, mixed.lateSends),
       ]);
       const byModel: Record<string, unknown> = {};

@@ -128,7 +128,8 @@ flows:
 test('server.pauses: errors name the field', async () => {
   const errorsOf = async (server: string) => {
     const loaded = await loadScenarioText(
-      `kind: Scenario\nduration: 2s\nserver: ${server}\nflows:\n  - {name: g, user: u, verb: get, resource: pods, objectName: p, arrival: {type: constant, rate: 1}, service: {type: constant, value: 1ms}}\n`,
+      `kind: Scenario\nduration: 2s\nserver: ${server}\nflows:\n` +
+        '  - {name: g, user: u, verb: get, resource: pods, objectName: p, arrival: {type: constant, rate: 1}, service: {type: constant, value: 1ms}}\n',
       'bad.yaml',
     );
     return loaded.ok ? '' : loaded.errors.join('\n');
