@@ -22,8 +22,8 @@
 //    thread's CPU against the calibration's prediction, the event loop's busy time and delay; every
 //    GC pause (bench/gc-log.mjs, preloaded into the server) by kind; the main thread's run-queue wait
 //    (bench/run-queue-stalls.ts: when it wanted its core and another process had it); and when each
-//    flow's slowest 1% were sent, with the work sent, GC and run-queue wait around them
-//    (bench/tail-episodes.ts).
+//    flow's slowest 1% were sent, with the work sent, GC, run-queue wait, steal and the driver's
+//    lateness around them (bench/tail-episodes.ts).
 // 4. The simulator, with that scenario: server `cpus` as the cores the server is pinned to (all
 //    but the driver's one), the server's pool threads, the measured service times and CPU per
 //    request, the same rates and duration, seeds 1..3; the medians over seeds beside the measured
@@ -290,14 +290,11 @@ const beyondP99 = (n: number) => n - 1 - Math.min(n - 1, Math.floor(0.99 * n));
 
 const pauseRow = (byKind: Record<string, PauseStats>) =>
   Object.entries(byKind)
-    .map(
-      ([kind, p]) =>
-        `${kind} ${p.count} (${fmt(p.totalMs)}, p50 ${fmt(p.p50Ms, 2)} p99 ${fmt(p.p99Ms, 2)} max ${fmt(p.maxMs, 2)}, ` + `every ${fmt(p.everyMs)})`,
-    )
+    .map(([kind, p]) => `${kind} ${p.count} (${fmt(p.totalMs)}, p50 ${fmt(p.p50Ms, 2)} p99 ${fmt(p.p99Ms, 2)} max ${fmt(p.maxMs, 2)}, every ${fmt(p.everyMs)})`)
     .join('; ');
 
 /**
- * Each kind of measured pause (a GC kind, the run-queue stalls) as a `server.pauses` kind: its mean
+ * Each kind of measured pause (a GC kind, the run-queue stalls, the steal) as a `server.pauses` kind: its mean
  * interval, and its measured lengths, one drawn per pause (a fit through two quantiles would lose
  * the rare long one that sets a p99).
  */
@@ -329,9 +326,9 @@ const EPISODE_LEAD_MS = 500;
 
 /**
  * Each flow's answers at or above its p99 grouped into episodes (bench/tail-episodes.ts), the four
- * with most of them, each with what happened from EPISODE_LEAD_MS before it to its end: the
- * main-thread work sent (every answer's calibrated main-thread CPU) against its mean over the run,
- * the GC pauses and the run-queue wait.
+ * with most of them, each with what happened from EPISODE_LEAD_MS before it until its slowest
+ * answer came back: the main-thread work sent (every answer's calibrated main-thread CPU) against
+ * its mean over the run, the GC pauses, the run-queue wait, the steal and the driver's latest send.
  */
 function episodeRows(
   mixed: DriverResult,
@@ -339,8 +336,8 @@ function episodeRows(
   gcPauses: readonly GcPause[],
   waits: readonly WaitSample[],
 ): [string, string][] {
-  const sentMs = SECONDS + WARMUP_SECONDS;
-  const meanWorkPerMs = mixed.flows.reduce((sum, f) => sum + (f.sentAll * calibration[f.name]!.mainMs) / (sentMs * 1000), 0);
+  const sentSeconds = SECONDS + WARMUP_SECONDS;
+  const meanWorkPerMs = mixed.flows.reduce((sum, f) => sum + (f.sentAll * calibration[f.name]!.mainMs) / (sentSeconds * 1000), 0);
   // The bench's reads are on its performance.now(); the driver's and the GC log's on the epoch.
   const waitsAt = waits.map((w) => ({ ...w, atMs: performance.timeOrigin + w.atMs - mixed.startedAtMs }));
   const around = (fromMs: number, toMs: number) => {
