@@ -4,7 +4,7 @@ import { unfairness, type DriverRun } from './load-fairness.ts';
 
 const run = (clientCpuSeconds: number, sendLagP99Ms: number, maxSendLagMs = sendLagP99Ms): DriverRun => ({
   what: 'mixed run',
-  result: { flows: [], clientCpuSeconds, maxSendLagMs, sendLagP99Ms },
+  result: { flows: [], clientCpuSeconds, maxSendLagMs, sendLagP99Ms, startedAtMs: 0, lateSends: [] },
   seconds: 20,
 });
 
@@ -22,6 +22,11 @@ test('each cause is named: the core share, a busy driver, a late driver', () => 
 
 test('a single late send (a GC pause in the driver) does not make a run unfair: the p99 lag is judged', () => {
   assert.equal(unfairness(0.98, [run(3, 3, 40)]), []);
+});
+
+test('a server that lost much of its core within half a second makes a run unfair; a little does not', () => {
+  assert.equal(unfairness(0.98, [run(3, 3)], 98.6), ["the server's main thread lost 99 ms of its core within 500 ms"]);
+  assert.equal(unfairness(0.98, [run(3, 3)], 33), []);
 });
 
 test('every driver run is judged, not only the first', () => {

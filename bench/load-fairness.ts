@@ -16,6 +16,16 @@ export const FAIR_DRIVER_BUSY = 0.5;
  */
 export const FAIR_SEND_LAG_MS = 10;
 
+/**
+ * This much of its core lost within FAIR_LOSS_WINDOW_MS (the main thread's run-queue wait, when
+ * another process had its core, and the hypervisor's steal: bench/run-queue-stalls.ts) sets a p99
+ * alone: at 0.8 load the backlog it leaves takes five times as long to clear, and every answer in
+ * it is slow (docs/benchmarks.md, loaded runs: one such episode held all of each flow's slowest 1%).
+ * In the loaded runs that matched the model, the half-seconds before their slowest answers held 15–33 ms of run-queue wait.
+ */
+export const FAIR_LOSS_MS = 50;
+export const FAIR_LOSS_WINDOW_MS = 500;
+
 /** A driver run to judge: what it was, its result, and how long it ran (seconds). */
 export interface DriverRun {
   what: string;
@@ -26,9 +36,10 @@ export interface DriverRun {
 export const driverBusy = (run: DriverRun): number => run.result.clientCpuSeconds / run.seconds;
 
 /** Why a run does not test the model: each reason a sentence, none when it does. */
-export function unfairness(coreShare: number, runs: readonly DriverRun[]): string[] {
+export function unfairness(coreShare: number, runs: readonly DriverRun[], worstLossMs = 0): string[] {
   const reasons: string[] = [];
   if (coreShare < FAIR_CORE_SHARE) reasons.push(`the server ran ${coreShare.toFixed(2)} of its event loop's busy time`);
+  if (worstLossMs >= FAIR_LOSS_MS) reasons.push(`the server's main thread lost ${worstLossMs.toFixed(0)} ms of its core within ${FAIR_LOSS_WINDOW_MS} ms`);
   for (const run of runs) {
     const busy = driverBusy(run);
     if (busy > FAIR_DRIVER_BUSY) reasons.push(`the ${run.what}'s driver used ${busy.toFixed(2)} of its core`);

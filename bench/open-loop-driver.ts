@@ -36,6 +36,8 @@ export interface FlowResult {
   sentAll: number;
   /** Latency in ms of each recorded request that got an answer, sorted. */
   latenciesMs: number[];
+  /** Each recorded answer as [sent, ms since `startedAtMs`; latency ms], in the order they came back: when the slow ones were sent. */
+  answers: [number, number][];
   statuses: Record<string, number>;
   errors: number;
 }
@@ -46,7 +48,13 @@ export interface DriverResult {
   clientCpuSeconds: number;
   maxSendLagMs: number;
   sendLagP99Ms: number;
+  /** The driver's start, ms since the epoch (the clock the server's GC log and the bench's reads can be put on). */
+  startedAtMs: number;
+  /** Each send LATE_SEND_MS or more behind its arrival, as [due, ms since the start; lag ms]: was the client stalled when the server's answers were slow? */
+  lateSends: [number, number][];
 }
+
+const LATE_SEND_MS = 10;
 
 /** xorshift32: the driver's arrivals are reproducible per seed. */
 function prng(seed: number): () => number {
@@ -65,10 +73,11 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
   const start = performance.now();
   const cpuStart = process.cpuUsage();
   const sendLagsMs: number[] = [];
+  const lateSends: [number, number][] = [];
   const pending: Promise<void>[] = [];
   const results = config.flows.map((flow, index): FlowResult => {
     const agent = new Agent({ keepAlive: true, maxSockets: 256, ca: config.caPem });
-    const result: FlowResult = { name: flow.name, sent: 0, sentAll: 0, latenciesMs: [], statuses: {}, errors: 0 };
+    const result: FlowResult = { name: flow.name, sent: 0, sentAll: 0, latenciesMs: [], answers: [], statuses: {}, errors: 0 };
     const random = prng(config.seed * 7919 + index);
     let due = 0;
     const next = () => {
@@ -78,7 +87,9 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
     };
     const fire = () => {
       const sentAt = performance.now();
-      sendLagsMs.push(sentAt - start - due);
+      const lagMs = sentAt - start - due;
+      sendLagsMs.push(lagMs);
+      if (lagMs >= LATE_SEND_MS) lateSends.push([due, lagMs]);
       const recorded = due >= config.warmupSeconds * 1000;
       if (recorded) result.sent++;
       result.sentAll++;
@@ -91,7 +102,9 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
               res.on('data', () => {});
               res.on('end', () => {
                 if (recorded) {
-                  result.latenciesMs.push(performance.now() - sentAt);
+                  const latencyMs = performance.now() - sentAt;
+                  result.latenciesMs.push(latencyMs);
+                  result.answers.push([sentAt - start, latencyMs]);
                   const code = String(res.statusCode);
                   result.statuses[code] = (result.statuses[code] ?? 0) + 1;
                 }
@@ -117,11 +130,18 @@ export async function drive(config: DriverConfig): Promise<DriverResult> {
   const cpu = process.cpuUsage(cpuStart);
   sendLagsMs.sort((a, b) => a - b);
   const lagAt = (q: number) => Math.max(0, sendLagsMs[Math.min(sendLagsMs.length - 1, Math.floor(q * sendLagsMs.length))] ?? 0);
-  return { flows: results, clientCpuSeconds: (cpu.user + cpu.system) / 1e6, maxSendLagMs: lagAt(1), sendLagP99Ms: lagAt(0.99) };
+  return {
+    flows: results,
+    clientCpuSeconds: (cpu.user + cpu.system) / 1e6,
+    maxSendLagMs: lagAt(1),
+    sendLagP99Ms: lagAt(0.99),
+    startedAtMs: performance.timeOrigin + start,
+    lateSends,
+  };
 }
 
 if (process.argv[1]?.endsWith('open-loop-driver.ts') && process.argv[2] !== undefined) {
   const result = await drive(JSON.parse(process.argv[2]) as DriverConfig);
-  process.stdout.write(`${JSON.stringify(result)}\n`);
-  process.exit(0);
+  // Exit once the line is written: a pipe may take it in pieces, and exiting at once cut it short.
+  process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
 }

@@ -19,14 +19,21 @@
 // 3. The mixed run: all three at once, the lists at `--list-load` of the server's cores. Measured per
 //    flow: latency p50/p99 at the client, 429s; per level: queue wait p99 from the server's
 //    apiserver_flowcontrol_request_wait_duration_seconds (the window's bucket deltas); every
-//    thread's CPU against the calibration's prediction, the event loop's busy time and delay, GC.
+//    thread's CPU against the calibration's prediction, the event loop's busy time and delay; every
+//    GC pause (bench/gc-log.mjs, preloaded into the server) by kind; the main thread's run-queue wait
+//    (bench/run-queue-stalls.ts: when it wanted its core and another process had it); and when each
+//    flow's slowest 1% were sent, with the work sent, GC, run-queue wait, steal and the driver's
+//    lateness around them (bench/tail-episodes.ts).
 // 4. The simulator, with that scenario: server `cpus` as the cores the server is pinned to (all
 //    but the driver's one), the server's pool threads, the measured service times and CPU per
 //    request, the same rates and duration, seeds 1..3; the medians over seeds beside the measured
 //    figures, for processor sharing alone, with the main thread, with the main thread on a core
 //    slowed to the share of it the server got in the mixed run, that with each request's CPU and main-
 //    thread slice in proportion to its drawn service time (same means), and the slowed one with every CPU cost
-//    scaled by the main thread's CPU in the mixed run over the calibration's prediction for its requests.
+//    scaled by the main thread's CPU in the mixed run over the calibration's prediction for its requests;
+//    and `main, pauses`: the main thread, its slices less the GC time calibrated with them, stopped by
+//    the mixed run's measured GC pauses (each kind), run-queue stalls and steal as `server.pauses`. Beside them:
+//    each model's main-thread load at the mixed rates against the measured, and each seed's p99.
 //
 // Goal (docs/benchmarks.md): the simulated p99 latency of each flow within 25% of the measured.
 // A run is "not fair", and not compared, when the server got under 0.9 of its core, or the driver
@@ -37,11 +44,12 @@
 //   (--objects=20000, --seconds=20 too). With the kernel's autogroups on, `nice` orders processes within
 //   one session only: other sessions get the core as often as the bench's unless its autogroup is niced.
 //   BENCH_QUICK=1 …   (short runs)
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { BULK_LABEL, prefillFlowSchemas } from '../api/testing/prefill.ts';
@@ -49,11 +57,16 @@ import { startServerProcess, type ServerProcess } from '../api/commands/testing/
 import { counterDelta, histogramDelta, histogramQuantile, histograms } from '../engine/prometheus-delta.ts';
 import { parseExposition, type ExpositionSample } from '../engine/prometheus-text.ts';
 import { runScenario } from '../sim/run/run-scenario.ts';
-import { driverBusy, type DriverRun, unfairness } from './load-fairness.ts';
+import { pauseShare, type PauseSpec } from '../sim/server-pauses.ts';
+import { driverBusy, type DriverRun, FAIR_LOSS_WINDOW_MS, unfairness } from './load-fairness.ts';
 import { pinToCpus, statCpuSeconds, table } from './fixtures.ts';
 import { runWrk } from './wrk.ts';
+import { type GcPause, parseGcLog, pauseStats, pauseStatsByKind, type PauseStats } from './gc-pauses.ts';
+import { sampleRunQueueWait, stallsOf, stealStallsOf, type WaitSample, worstLossMs } from './run-queue-stalls.ts';
+import { clearOfClientStalls, episodesOf } from './tail-episodes.ts';
 import type { DriverConfig, DriverFlow, DriverResult, FlowResult } from './open-loop-driver.ts';
 
+const execFileAsync = promisify(execFile);
 const arg = (name: string, fallback: number) => Number(process.argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const QUICK = process.env.BENCH_QUICK === '1';
 const OBJECTS = Math.max(3_000, arg('objects', 20_000));
@@ -62,6 +75,11 @@ const CALIBRATION_SECONDS = QUICK ? 4 : 8;
 /** The server's busy fraction (of its cores) the lists alone would cause, at their calibrated CPU per LIST. */
 const LIST_LOAD = arg('list-load', 0.8);
 const WARMUP_SECONDS = 2;
+/** How often the main thread's run-queue wait is read in the mixed run, and the wait per read that makes a stall (ms). */
+const STALL_SAMPLE_MS = 5;
+const STALL_MIN_WAIT_MS = 1;
+/** Steal ticks (10 ms) closer than this are one stall of the server's core. */
+const STEAL_GAP_MS = 25;
 /** The server's busy share at which a flow's latency alone is measured. */
 const LIGHT_LOAD = 0.05;
 /**
@@ -91,6 +109,8 @@ interface Calibration {
   mainMs: number;
   poolMs: number;
   otherMs: number;
+  /** GC pauses per request (bench/gc-log.mjs): part of mainMs, the main thread's CPU. */
+  gcMs: number;
   /** The open-loop driver's latencies for the flow beside the others, the server lightly loaded. */
   alone?: { rate: number; requests: number; p50: number; p90: number; p99: number };
 }
@@ -113,13 +133,15 @@ const median = (xs: readonly number[]): number =>
     0.5,
   );
 
-function runDriver(config: DriverConfig): DriverResult {
-  const run = spawnSync('taskset', ['-c', CLIENT_CPUS, process.execPath, '--import', 'tsx', join(HERE, 'open-loop-driver.ts'), JSON.stringify(config)], {
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  if (run.status !== 0) throw new Error(`open-loop driver failed: ${run.stderr}`);
-  return JSON.parse(run.stdout) as DriverResult;
+/** Not spawnSync: the bench samples the server's run-queue wait while the driver runs. */
+async function runDriver(config: DriverConfig): Promise<DriverResult> {
+  const args = ['-c', CLIENT_CPUS, process.execPath, '--import', 'tsx', join(HERE, 'open-loop-driver.ts'), JSON.stringify(config)];
+  try {
+    const { stdout } = await execFileAsync('taskset', args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+    return JSON.parse(stdout) as DriverResult;
+  } catch (error) {
+    throw new Error(`open-loop driver failed: ${(error as { stderr?: string }).stderr ?? String(error)}`);
+  }
 }
 
 /** A level's queue-wait quantile over a window, from two scrapes of the wait histogram (execute="true"). */
@@ -205,8 +227,11 @@ async function scrape(server: ServerProcess): Promise<string> {
   }
 }
 
+/** Now, in ms since the epoch: the clock bench/gc-log.mjs stamps the server's pauses with. */
+const epochMs = () => performance.timeOrigin + performance.now();
 const ms = (seconds: number) => `${Math.max(0.001, Math.round(seconds * 1e6) / 1e3)}ms`;
-const fmt = (msValue: number | undefined | null) => (msValue === undefined || msValue === null || Number.isNaN(msValue) ? '—' : `${msValue.toFixed(1)} ms`);
+const fmt = (msValue: number | undefined | null, digits = 1) =>
+  msValue === undefined || msValue === null || Number.isNaN(msValue) ? '—' : `${msValue.toFixed(digits)} ms`;
 
 /**
  * The scenario of the mixed run, with the calibrated costs; `mainThread`: each flow's main-thread
@@ -215,8 +240,17 @@ const fmt = (msValue: number | undefined | null) => (msValue === undefined || ms
  * main-thread CPU over what the calibration predicts for its requests); `varied`: each request's CPU and slice
  * in proportion to its drawn service time, averaging the calibrated ones (`mainThreadCpuVaries`).
  */
-function scenarioOf(plans: Record<string, FlowPlan>, calibration: Record<string, Calibration>, mainThread: boolean, cpuScale = 1, varied = false) {
+function scenarioOf(
+  plans: Record<string, FlowPlan>,
+  calibration: Record<string, Calibration>,
+  mainThread: boolean,
+  cpuScale = 1,
+  varied = false,
+  pauses: readonly PauseSpec[] = [],
+) {
   const cpuMs = (cpu: number) => ms((cpu * cpuScale) / 1000);
+  // With pauses, the GC time a request was calibrated with is in the pauses, not in its CPU.
+  const gcOf = (c: Calibration) => (pauses.length > 0 ? c.gcMs : 0);
   return {
     kind: 'Scenario',
     name: 'sim-vs-serve',
@@ -227,6 +261,7 @@ function scenarioOf(plans: Record<string, FlowPlan>, calibration: Record<string,
       cpus: SERVER_CORES,
       executorThreads: POOL_THREADS,
       ...(mainThread ? { mainThread } : {}),
+      ...(pauses.length > 0 ? { pauses: pauses.map(pauseYaml) } : {}),
     },
     objectCounts: { [`flowschemas.${GROUP}`]: OBJECTS },
     flows: Object.entries(plans).map(([name, plan]) => {
@@ -235,12 +270,106 @@ function scenarioOf(plans: Record<string, FlowPlan>, calibration: Record<string,
         ...plan.scenario,
         arrival: { type: 'poisson', rate: plan.mixedRate },
         service: serviceOf(c.alone!),
-        cpu: cpuMs(c.cpuMs),
-        ...(mainThread ? { mainThreadCpu: cpuMs(Math.min(c.mainMs, c.cpuMs)) } : {}),
+        cpu: cpuMs(c.cpuMs - gcOf(c)),
+        ...(mainThread ? { mainThreadCpu: cpuMs(Math.min(c.mainMs, c.cpuMs) - gcOf(c)) } : {}),
         ...(varied ? { mainThreadCpuVaries: true } : {}),
       };
     }),
   };
+}
+
+/** The main thread's busy share the model's slices make at the flows' mixed rates, each CPU ms taking `cpuScale` ms. */
+function mainThreadLoad(plans: Record<string, FlowPlan>, calibration: Record<string, Calibration>, cpuScale: number): number {
+  let busyMs = 0;
+  for (const [name, plan] of Object.entries(plans)) busyMs += plan.mixedRate * Math.min(calibration[name]!.mainMs, calibration[name]!.cpuMs) * cpuScale;
+  return busyMs / 1000;
+}
+
+/** How many answers are slower than a p99 over `n` (nearest rank): how few samples set it. */
+const beyondP99 = (n: number) => n - 1 - Math.min(n - 1, Math.floor(0.99 * n));
+
+const pauseRow = (byKind: Record<string, PauseStats>) =>
+  Object.entries(byKind)
+    .map(([kind, p]) => `${kind} ${p.count} (${fmt(p.totalMs)}, p50 ${fmt(p.p50Ms, 2)} p99 ${fmt(p.p99Ms, 2)} max ${fmt(p.maxMs, 2)}, every ${fmt(p.everyMs)})`)
+    .join('; ');
+
+/**
+ * Each kind of measured pause (a GC kind, the run-queue stalls, the steal) as a `server.pauses` kind: its mean
+ * interval, and its measured lengths, one drawn per pause (a fit through two quantiles would lose
+ * the rare long one that sets a p99).
+ */
+function pauseSpecsOf(byKind: Record<string, PauseStats>): PauseSpec[] {
+  return Object.values(byKind)
+    .filter((p) => p.count > 0)
+    .map((p) => ({ everyMs: p.everyMs, duration: { type: 'measured', valuesMs: p.sortedMs.map((v) => Math.max(0.001, v)) } }));
+}
+
+/** A kind the bench builds (measured lengths) as the scenario's YAML. */
+function pauseYaml(spec: PauseSpec) {
+  const d = spec.duration;
+  if (d.type !== 'measured') throw new Error(`sim-vs-serve writes measured pause lengths, not ${d.type}`);
+  return { every: ms(spec.everyMs / 1000), durations: d.valuesMs.map((v) => ms(v / 1000)) };
+}
+
+/** A send this late means the driver's event loop was held: the answers in flight then were read late. */
+const CLIENT_STALL_MS = 20;
+
+/** The flow's p99 over the answers not in flight while the driver was held (bench/tail-episodes.ts). */
+function clientStallRow(flow: FlowResult, lateSends: DriverResult['lateSends']): string {
+  const clear = clearOfClientStalls(flow.answers, lateSends, CLIENT_STALL_MS);
+  const sorted = clear.map(([, latency]) => latency).sort((a, b) => a - b);
+  return `without the ${flow.answers.length - clear.length} in flight while the driver was held ≥ ${CLIENT_STALL_MS} ms: p99 ${fmt(quantile(sorted, 0.99))}`;
+}
+
+/** How far back from an episode's first slow answer its causes are looked for (ms): the backlog it waited behind built up then. */
+const EPISODE_LEAD_MS = 500;
+
+/**
+ * Each flow's answers at or above its p99 grouped into episodes (bench/tail-episodes.ts), the four
+ * with most of them, each with what happened from EPISODE_LEAD_MS before it until its slowest
+ * answer came back: the main-thread work sent (every answer's calibrated main-thread CPU) against
+ * its mean over the run, the GC pauses, the run-queue wait, the steal and the driver's latest send.
+ */
+function episodeRows(
+  mixed: DriverResult,
+  calibration: Record<string, Calibration>,
+  gcPauses: readonly GcPause[],
+  waits: readonly WaitSample[],
+): [string, string][] {
+  const sentSeconds = SECONDS + WARMUP_SECONDS;
+  const meanWorkPerMs = mixed.flows.reduce((sum, f) => sum + (f.sentAll * calibration[f.name]!.mainMs) / (sentSeconds * 1000), 0);
+  // The bench's reads are on its performance.now(); the driver's and the GC log's on the epoch.
+  const waitsAt = waits.map((w) => ({ ...w, atMs: performance.timeOrigin + w.atMs - mixed.startedAtMs }));
+  const around = (fromMs: number, toMs: number) => {
+    let workMs = 0;
+    for (const f of mixed.flows) for (const [sent] of f.answers) if (sent >= fromMs && sent <= toMs) workMs += calibration[f.name]!.mainMs;
+    const gcMs = gcPauses
+      .filter((g) => g.startMs - mixed.startedAtMs >= fromMs && g.startMs - mixed.startedAtMs <= toMs)
+      .reduce((sum, g) => sum + g.durationMs, 0);
+    const inWindow = waitsAt.filter((w) => w.atMs >= fromMs && w.atMs <= toMs);
+    const first = inWindow[0];
+    const last = inWindow[inWindow.length - 1];
+    const waitMs = first === undefined || last === undefined ? 0 : (last.waitNs - first.waitNs) / 1e6;
+    const stolenMs = first === undefined || last === undefined ? 0 : last.stealMs - first.stealMs;
+    const lateMs = mixed.lateSends.filter(([due]) => due >= fromMs && due <= toMs).reduce((worst, [, lag]) => Math.max(worst, lag), 0);
+    return (
+      `work sent ${(workMs / (meanWorkPerMs * (toMs - fromMs))).toFixed(2)}× the mean, GC ${fmt(gcMs)}, ` +
+      `run-queue wait ${fmt(waitMs)}, steal ${fmt(stolenMs, 0)}, ` +
+      `driver's latest send ${fmt(lateMs)} late`
+    );
+  };
+  return mixed.flows.map((f) => {
+    const p99 = quantile(f.latenciesMs, 0.99);
+    const episodes = episodesOf(f.answers, p99, 250);
+    const worst = [...episodes].sort((a, b) => b.count - a.count).slice(0, 4);
+    const described = worst.map(
+      (e) =>
+        `at ${(e.fromMs / 1000).toFixed(1)} s for ${fmt(e.toMs - e.fromMs, 0)}: ${e.count}, worst ${fmt(e.worstMs)}; ` +
+        // Answers before the warm-up's end were not recorded: the work sent is counted from there; to the slowest's answer.
+        around(Math.max(WARMUP_SECONDS * 1000, e.fromMs - EPISODE_LEAD_MS), e.toMs + e.worstMs),
+    );
+    return ['', `${f.name}: its answers ≥ p99 in ${episodes.length} episode(s); ${described.join(' | ')}`] as [string, string];
+  });
 }
 
 /** Standard normal quantiles at 0.90 and 0.99. */
@@ -263,6 +392,8 @@ interface SimFigures {
   p99: number;
   waitP99: number;
   rejected: number;
+  /** The p99 of each seed: the model's own spread. */
+  p99BySeed: number[];
 }
 
 /** Seeds 1..3 of a scenario: each flow's medians over the seeds (ms). */
@@ -285,7 +416,7 @@ async function simulate(dir: string, scenario: object, flows: readonly string[])
   return Object.fromEntries(
     flows.map((name) => {
       const s = runs[name]!;
-      return [name, { p50: median(s.p50), p99: median(s.p99), waitP99: median(s.waitP99), rejected: median(s.rejected) }];
+      return [name, { p50: median(s.p50), p99: median(s.p99), waitP99: median(s.waitP99), rejected: median(s.rejected), p99BySeed: s.p99 }];
     }),
   );
 }
@@ -320,7 +451,20 @@ async function main(): Promise<void> {
     const dataDir = join(dir, 'data');
     await prefillFlowSchemas(dataDir, { count: OBJECTS });
     if (availableParallelism() < 2) throw new Error('sim-vs-serve needs two cores: the server on one, its driver on another');
-    server = await startServerProcess({ dataDir, storageBackend: 'leveldb', args: [`--token-auth-file=${tokenFile}`] });
+    const gcLog = join(dir, 'gc.log');
+    server = await startServerProcess({
+      dataDir,
+      storageBackend: 'leveldb',
+      args: [`--token-auth-file=${tokenFile}`],
+      nodeArgs: ['--import', join(HERE, 'gc-log.mjs')],
+      env: { FAIRWAY_GC_LOG: gcLog },
+    });
+    // Each pause the server's main thread made (bench/gc-log.mjs), read after the window it fell in.
+    // The observer hears pauses in batches a little after them: wait for the window's last before reading.
+    const pausesIn = async (fromMs: number, toMs: number) => {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      return pauseStatsByKind(parseGcLog(existsSync(gcLog) ? readFileSync(gcLog, 'utf8') : ''), fromMs, toMs);
+    };
     if (!pinToCpus(server.pid, SERVER_CPUS)) throw new Error('taskset could not pin the server to its cores');
     const plans: Record<string, FlowPlan> = {
       lists: {
@@ -387,7 +531,9 @@ async function main(): Promise<void> {
       };
       await runWrk({ ...load, seconds: 1 });
       const threadsBefore = threadCpuSeconds(server.pid);
+      const soloStartMs = epochMs();
       const solo = await runWrk({ ...load, seconds: CALIBRATION_SECONDS });
+      const soloEndMs = epochMs();
       const threadsAfter = threadCpuSeconds(server.pid);
       if (solo.non2xx > 0 || solo.requests === 0) throw new Error(`calibrating ${name}: ${JSON.stringify(solo)}`);
       if (name === 'lists') poolTids = busiestThreads(threadsBefore, threadsAfter, server.pid, POOL_THREADS);
@@ -401,6 +547,7 @@ async function main(): Promise<void> {
         mainMs: perRequest(split.main),
         poolMs: perRequest(split.pool),
         otherMs: perRequest(split.other),
+        gcMs: ((await pausesIn(soloStartMs, soloEndMs)).all?.totalMs ?? 0) / solo.requests,
       };
     }
     // The lists' rate: LIST_LOAD of the server's cores.
@@ -415,7 +562,7 @@ async function main(): Promise<void> {
       return Math.min(plan.mixedRate, perLight);
     });
     const lightBefore = threadCpuSeconds(server.pid);
-    const light = runDriver({
+    const light = await runDriver({
       ...base,
       seconds: CALIBRATION_SECONDS + 1,
       warmupSeconds: 1,
@@ -431,11 +578,19 @@ async function main(): Promise<void> {
     const before = await scrape(server);
     const threadsBefore = threadCpuSeconds(server.pid);
     const windowStart = performance.now();
-    const mixed = runDriver({ ...base, seconds: SECONDS + WARMUP_SECONDS, flows: Object.values(plans).map((p) => ({ ...p.driver, rate: p.mixedRate })) });
+    const windowStartMs = epochMs();
+    const stopSampling = sampleRunQueueWait(server.pid, server.pid, SERVER_CORES, STALL_SAMPLE_MS);
+    const mixed = await runDriver({ ...base, seconds: SECONDS + WARMUP_SECONDS, flows: Object.values(plans).map((p) => ({ ...p.driver, rate: p.mixedRate })) });
+    const waitSamples = stopSampling();
+    const stolenMs = (waitSamples.at(-1)?.stealMs ?? 0) - (waitSamples[0]?.stealMs ?? 0);
     const threadsAfter = threadCpuSeconds(server.pid);
     const after = await scrape(server);
     // The window the CPU and event-loop figures cover: the driver's run, and its wait for the last answers.
     const windowSeconds = (performance.now() - windowStart) / 1000;
+    const pauses = await pausesIn(windowStartMs, windowStartMs + windowSeconds * 1000);
+    const runQueue = stallsOf(waitSamples, STALL_MIN_WAIT_MS);
+    const stalls = pauseStats(runQueue.stallsMs, windowSeconds * 1000);
+    const steal = pauseStats(stealStallsOf(waitSamples, STEAL_GAP_MS), windowSeconds * 1000);
     const cpu = cpuSplit(threadsBefore, threadsAfter, server.pid, poolTids);
     const loop = loopWindow(parseExposition(before), parseExposition(after));
     // The main thread's CPU time over the time its event loop was busy: how much of its core it got.
@@ -446,10 +601,14 @@ async function main(): Promise<void> {
       { what: 'service-time run', result: light, seconds: CALIBRATION_SECONDS + 1 },
       { what: 'mixed run', result: mixed, seconds: SECONDS + WARMUP_SECONDS },
     ];
-    const unfair = unfairness(coreShare, driverRuns);
+    const lostMs = worstLossMs(waitSamples, FAIR_LOSS_WINDOW_MS);
+    const unfair = unfairness(coreShare, driverRuns, lostMs);
 
     // The simulator, with what was measured: processor sharing alone, with the main thread, on a core slowed to the share the
     // server got, and that with the CPU per request the mixed run's main thread spent (not constant: it is cheaper back to back).
+    const { all: _all, ...gcKinds } = pauses;
+    const pauseSpecs = pauseSpecsOf({ ...gcKinds, stalls, steal });
+    const mainScales = { 'main thread': 1, 'main, share': 1 / coreShare, 'main, mix CPU': cpu.main / predicted.main / coreShare };
     const models = {
       shared: scenarioOf(plans, calibration, false),
       'main thread': scenarioOf(plans, calibration, true),
@@ -457,6 +616,8 @@ async function main(): Promise<void> {
       // Does the slices' spread explain the GETs' tail behind LISTs (a FIFO's wait grows with the slice's second moment)?
       'main, varied': scenarioOf(plans, calibration, true, 1 / coreShare, true),
       'main, mix CPU': scenarioOf(plans, calibration, true, cpu.main / predicted.main / coreShare),
+      // The main thread stopped as measured: each GC kind's pauses, the run-queue stalls and the steal (which stand for the core share).
+      'main, pauses': scenarioOf(plans, calibration, true, 1, false, pauseSpecs),
     };
     const simulated: Record<string, Record<string, SimFigures>> = {};
     for (const [model, scenario] of Object.entries(models)) simulated[model] = await simulate(dir, scenario, Object.keys(plans));
@@ -477,7 +638,9 @@ async function main(): Promise<void> {
       rows.push([
         '',
         `measured p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} wait p99 ${fmt(waitP99 === undefined ? undefined : waitP99 * 1000)} ` +
-          `429s ${measured.statuses['429'] ?? 0}`,
+          `429s ${measured.statuses['429'] ?? 0}; ${measured.latenciesMs.length} answers, ` +
+          `the p99 ${beyondP99(measured.latenciesMs.length)} from the slowest; ` +
+          clientStallRow(measured, mixed.lateSends),
       ]);
       const byModel: Record<string, unknown> = {};
       for (const [model, figures] of Object.entries(simulated)) {
@@ -486,7 +649,8 @@ async function main(): Promise<void> {
         rows.push([
           '',
           `${model.padEnd(13)} p50 ${fmt(sim.p50)} p99 ${fmt(sim.p99)} wait p99 ${fmt(sim.waitP99)} rejected ${sim.rejected}; ` +
-            `p99 sim/measured ${ratio.toFixed(2)}${unfair.length > 0 ? ' (not fair)' : Math.abs(ratio - 1) <= 0.25 ? '' : ' (outside 25%)'}`,
+            `p99 sim/measured ${ratio.toFixed(2)}${unfair.length > 0 ? ' (not fair)' : Math.abs(ratio - 1) <= 0.25 ? '' : ' (outside 25%)'}; ` +
+            `p99 by seed ${sim.p99BySeed.map((p) => p.toFixed(1)).join(' / ')} ms`,
         ]);
         byModel[model] = { ...sim, p99Ratio: Number(ratio.toFixed(3)) };
       }
@@ -510,6 +674,35 @@ async function main(): Promise<void> {
         `delay p99 ${fmt(loop.delayP99Ms)} max ${fmt(loop.delayMaxMs)}; ` +
         `GC ${loop.gcPauses} pauses, ${fmt(loop.gcSeconds * 1000)} (${busy(loop.gcSeconds)} of the time)`,
     ]);
+    rows.push([
+      '',
+      `main thread busy: measured ${busy(cpu.main)} of the window (event loop ${busy(loop.busySeconds)}); the models' slices at the mixed rates ` +
+        Object.entries(mainScales)
+          .map(([model, scale]) => `${model} ${mainThreadLoad(plans, calibration, scale).toFixed(2)}`)
+          .join(', '),
+    ]);
+    rows.push(['', `GC in the window: ${pauseRow(pauses)}`]);
+    rows.push([
+      '',
+      `main thread runnable, not running (run-queue wait): ${fmt(runQueue.totalMs)} in all; ` +
+        `stalls (≥ ${STALL_MIN_WAIT_MS} ms per ${STALL_SAMPLE_MS} ms read, in a row) ${pauseRow({ stalls })}; ` +
+        `the hypervisor's steal on the server's cores ${fmt(stolenMs, 0)}, ${pauseRow({ steal })}; ` +
+        `the most of its core lost within ${FAIR_LOSS_WINDOW_MS} ms ${fmt(lostMs)}`,
+    ]);
+    rows.push([
+      '',
+      `main, pauses: the slices less their calibrated GC, and the pauses above (${pauseSpecs.length} kinds) taking ` +
+        `${pauseShare(pauseSpecs).toFixed(3)} of the main thread's time (measured: GC ${busy((pauses.all?.totalMs ?? 0) / 1000)}, ` +
+        `stalls ${busy(stalls.totalMs / 1000)}, steal ${busy(steal.totalMs / 1000)})`,
+    ]);
+    rows.push([
+      '',
+      `GC per request in calibration (part of its main-thread CPU): ${Object.entries(calibration)
+        .map(([n, c]) => `${n} ${fmt(c.gcMs, 3)}`)
+        .join(', ')}`,
+    ]);
+    rows.push(['tail', 'when the slowest answers were sent, and what happened from 0.5 s before the first to the answer of the slowest']);
+    rows.push(...episodeRows(mixed, calibration, parseGcLog(existsSync(gcLog) ? readFileSync(gcLog, 'utf8') : ''), waitSamples));
     rows.push(['', `light run (service times): main thread ${vs(lightCpu.main, predictedCpu(light, calibration).main)}× the calibrated CPU per request`]);
     rows.push(['driver', driverRuns.map((run) => `${run.what} ${driverFigures(run)}`).join('; ')]);
     if (unfair.length > 0) rows.push(['not fair', `${unfair.join('; ')}: the machine or the client, not the scenario, shaped these latencies`]);
@@ -529,6 +722,8 @@ async function main(): Promise<void> {
         unfair,
         driver: { light: driverOf(light), mixed: driverOf(mixed) },
         threads: { cpu, predicted, loop, light: lightCpu },
+        gcPauses: pauses,
+        runQueue: { totalMs: runQueue.totalMs, stalls },
         scenarios: models,
         ...summary,
       })}\n`,

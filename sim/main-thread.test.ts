@@ -1,6 +1,7 @@
 // The main thread as a run-to-completion FIFO on the shared CPUs: a slice waits for the one
-// running, and a slice beside pool work on one core gets half of it. Then whole runs with
-// `server.mainThread`, against hand-computed latencies.
+// running, and a slice beside pool work on one core gets half of it; a pause (server.pauses) stops
+// it inside the running slice, or as a slice of its own when idle, and keeps a core busy. Then
+// whole runs with `server.mainThread`, against hand-computed latencies.
 
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -17,7 +18,7 @@ function harness(cpus: number) {
   const clock = new SimClock(0);
   const finished: [string, number][] = [];
   const cpu = new SharedCpu(clock, cpus, () => {});
-  const main = new MainThread(cpu);
+  const main = new MainThread(cpu, true);
   const slice = (name: string, ms: number) => main.run(ms, () => finished.push([name, clock.now()]));
   const pool = (name: string, ms: number) => cpu.start({ serviceMs: ms, cpuDemand: 1, memoryBytes: 0, fire: () => finished.push([name, clock.now()]) });
   return { clock, finished, slice, pool, main };
@@ -52,6 +53,47 @@ test('a slice shares a core with pool work: both at half speed while they overla
   near(h.finished[0]![1], 20);
   assert.is(h.finished[1]![0], 'encode');
   near(h.finished[1]![1], 40);
+});
+
+test('a pause of an idle main thread holds the slices that arrive during it', () => {
+  const h = harness(4);
+  h.main.pause(5);
+  h.clock.runUntil(1);
+  h.slice('get', 2);
+  h.clock.runUntil(100);
+  // The pause runs 0–5; the GET, ready at 1, runs 5–7.
+  assert.equal(h.finished, [['get', 7]]);
+});
+
+test('a pause lands inside the running slice: it ends that much later, and the slices behind it wait as long', () => {
+  const h = harness(4);
+  h.slice('list', 10);
+  h.clock.runUntil(1);
+  h.slice('get', 2);
+  h.clock.runUntil(3);
+  h.main.pause(4);
+  h.clock.runUntil(12);
+  // A second pause during the first one's extension (10–14) extends it again.
+  h.main.pause(1);
+  h.clock.runUntil(100);
+  // The LIST's 10 ms of CPU end at 10, its pauses at 15; the GET runs 15–17.
+  assert.equal(h.finished, [
+    ['list', 15],
+    ['get', 17],
+  ]);
+  assert.is(h.main.queued, 0);
+});
+
+test('a pause keeps a core busy: pool work on the one core shares it with the collector', () => {
+  const h = harness(1);
+  h.pool('encode', 10);
+  h.main.pause(10);
+  h.slice('get', 1);
+  h.clock.runUntil(100);
+  // Demand 2 on one core from 0 to 20: the pause's 10 ms and the encoding's take 20; the GET runs 20–21.
+  near(h.finished[0]![1], 20);
+  assert.is(h.finished[1]![0], 'get');
+  near(h.finished[1]![1], 21);
 });
 
 const scenario = (cpus: number, mainThread: string) => `kind: Scenario

@@ -6,6 +6,11 @@
 //
 // One implementation of a FIFO of threads exists (workers/virtual-threads.ts): this is that FIFO
 // with one thread, whose work is timed by the shared CPUs.
+//
+// A runtime pause (a GC, sim/server-pauses.ts) stops the thread where it is: it lands inside the
+// running slice, which ends that much later, and every slice waiting behind it waits as long. A
+// pause of an idle thread runs as a slice of its own, ahead of any slice that arrives during it.
+// Either way the pause keeps a core busy (the collector runs on the main thread).
 
 import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts';
 import type { CpuWork, SharedCpu } from './shared-cpu.ts';
@@ -21,11 +26,36 @@ class Slice implements VirtualWork, CpuWork {
   ) {}
 }
 
+const NOTHING = () => {};
+
 export class MainThread {
   private readonly loop: VirtualThreads;
+  /** Pauses that fell inside the running slice, not yet run (ms). */
+  private pausedMs = 0;
 
-  constructor(cpu: SharedCpu) {
-    this.loop = new VirtualThreads((_delayMs, done, work) => cpu.start(work as Slice, done), 1);
+  /** `pausable`: `pause` may be called (without it a slice ends the moment its CPU is done, with no check). */
+  constructor(
+    private readonly cpu: SharedCpu,
+    pausable = false,
+  ) {
+    this.loop = new VirtualThreads(
+      pausable ? (_delayMs, done, work) => cpu.start(work as Slice, () => this.afterSlice(done)) : (_delayMs, done, work) => cpu.start(work as Slice, done),
+      1,
+    );
+  }
+
+  /** Holds the slice that just ran its CPU for the pauses that fell inside it, then ends it. */
+  private afterSlice(done: () => void): void {
+    const pausedMs = this.pausedMs;
+    if (pausedMs <= 0) return done();
+    this.pausedMs = 0;
+    this.cpu.start(new Slice(pausedMs, NOTHING), () => this.afterSlice(done));
+  }
+
+  /** Stops the main thread for `ms`: inside the running slice, or as a slice now when idle. */
+  pause(ms: number): void {
+    if (this.loop.busy > 0) this.pausedMs += ms;
+    else this.loop.execute(new Slice(ms, NOTHING));
   }
 
   /** Slices waiting for the main thread (the one running not counted). */

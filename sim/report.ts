@@ -9,6 +9,7 @@ import { REJECT_REASONS, type FlowMetrics, type LevelMetrics, type RejectCounts 
 import type { SimulationResult } from './simulation.ts';
 import type { Suggestion } from './remedy.ts';
 import { capacityParts, type CapacityReport, type CapacitySeries, type ReplicaReport } from './capacity-report.ts';
+import { pauseShare } from './server-pauses.ts';
 
 export const REPORT_KIND = 'SimulationReport';
 export const REPORT_VERSION = 1;
@@ -98,6 +99,8 @@ export interface SimulationReport {
       memoryBytes?: number;
       /** Only when on: the main thread modelled (sim/main-thread.ts). */
       mainThread?: true;
+      /** Only with `server.pauses`: the share of the main thread's time they take on average (sim/server-pauses.ts). */
+      mainThreadPauseShare?: number;
       replicas?: number;
       replicaAssignment?: string;
     };
@@ -312,6 +315,7 @@ function addCapacity(report: SimulationReport, result: SimulationResult): void {
   if (server.cpus !== null) report.scenario.server.cpus = server.cpus;
   if (server.memoryBytes !== null) report.scenario.server.memoryBytes = server.memoryBytes;
   if (server.mainThread) report.scenario.server.mainThread = true;
+  if (server.pauses.length > 0) report.scenario.server.mainThreadPauseShare = round(pauseShare(server.pauses), 4);
   if (server.replicas > 1) {
     report.scenario.server.replicas = server.replicas;
     report.scenario.server.replicaAssignment = server.replicaAssignment;

@@ -8,6 +8,8 @@ import { decodeWorkEstimatorConfig, type WorkEstimatorConfig } from '../engine/f
 import { fieldErrorBody } from '../engine/resources/field-errors.ts';
 import type { ArrivalSpec, ServiceSpec } from './distributions.ts';
 import { FieldReader, isPlain, type FieldProblem, type Plain } from './field-reader.ts';
+import { parseDurationMs } from './duration.ts';
+import { pauseShare, type PauseSpec } from './server-pauses.ts';
 import type { PathSegment } from './yaml-source.ts';
 
 export const SCENARIO_KIND = 'Scenario';
@@ -51,6 +53,8 @@ export interface ServerSpec {
   memoryBytes: number | null;
   /** The main thread as a run-to-completion resource on the CPUs (sim/main-thread.ts); needs `cpus`. */
   mainThread: boolean;
+  /** Stop-the-world pauses of the main thread (GC), by kind (sim/server-pauses.ts); needs `mainThread`. [] when off. */
+  pauses: PauseSpec[];
   /** Independent kube-apiservers, each with its own APF, concurrency limit and CPUs. */
   replicas: number;
   /** How a client's connection picks its replica: a seeded draw, or in turn. */
@@ -130,6 +134,7 @@ const SERVER_FIELDS = [
   'cores',
   'memory',
   'mainThread',
+  'pauses',
   'replicas',
   'replicaAssignment',
   'workEstimator',
@@ -238,6 +243,7 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
     cpus: map.cpus === undefined || map.cpus === null ? null : r.number(map, 'cpus', path, { fallback: 1, integer: true, min: 1, max: 4096 }),
     memoryBytes: map.memory === undefined || map.memory === null ? null : r.bytes(map, 'memory', path, { fallback: 1, positive: true }),
     mainThread: r.boolean(map, 'mainThread', path, false),
+    pauses: [],
     replicas: r.number(map, 'replicas', path, { fallback: 1, integer: true, min: 1, max: 64 }),
     replicaAssignment: r.oneOf(map, 'replicaAssignment', path, REPLICA_ASSIGNMENTS, 'random'),
     workEstimator: workEstimatorOf(r, map.workEstimator),
@@ -254,10 +260,47 @@ function parseServer(r: FieldReader, value: unknown): ServerSpec {
         ? null
         : r.number(map, 'executorThreads', path, { fallback: 0, integer: true, min: 0, max: 4096 });
   if (server.mainThread && server.cpus === null) r.fail([...path, 'mainThread'], 'needs server.cpus: the main thread runs on the CPUs it shares with the pool');
+  server.pauses = pausesOf(r, map.pauses, server.mainThread);
   if (server.maxRequestsInflight + server.maxMutatingRequestsInflight <= 0) {
     r.fail(path, 'maxRequestsInflight + maxMutatingRequestsInflight must be greater than 0 (APF needs a server concurrency limit)');
   }
   return server;
+}
+
+/** `server.pauses`: a list of {every, duration}, each kind of pause of the main thread, which it needs. */
+function pausesOf(r: FieldReader, value: unknown, mainThread: boolean): PauseSpec[] {
+  if (value === undefined || value === null) return [];
+  const path = ['server', 'pauses'];
+  if (!mainThread) r.fail(path, 'needs server.mainThread: true (a pause stops the main thread)');
+  const specs: PauseSpec[] = [];
+  (r.list(value, path) ?? []).forEach((raw, index) => {
+    const map = r.mapping(raw, [...path, index], ['every', 'duration', 'durations']);
+    if (map === undefined) return;
+    const everyMs = r.duration(map, 'every', [...path, index], { required: true, fallbackMs: 1000, positive: true });
+    if (map.durations !== undefined && map.duration !== undefined)
+      r.fail([...path, index, 'durations'], 'give duration (a distribution) or durations (measured lengths), not both');
+    const duration =
+      map.durations === undefined ? parseService(r, map.duration, [...path, index, 'duration']) : measuredOf(r, map.durations, [...path, index, 'durations']);
+    specs.push({ everyMs, duration });
+  });
+  const share = pauseShare(specs);
+  if (share >= 1) r.fail(path, `the pauses would take ${(share * 100).toFixed(0)}% of the main thread's time (Σ mean duration ÷ every): it must be under 100%`);
+  return specs;
+}
+
+/** A pause kind's `durations`: measured lengths, each a positive duration, one drawn at random per pause. */
+function measuredOf(r: FieldReader, value: unknown, path: PathSegment[]): PauseSpec['duration'] {
+  const valuesMs: number[] = [];
+  (r.list(value, path) ?? []).forEach((item, index) => {
+    const parsed = typeof item === 'string' ? parseDurationMs(item) : undefined;
+    if (parsed?.ok === true && parsed.ms > 0) valuesMs.push(parsed.ms);
+    else r.fail([...path, index], `must be a positive duration such as "1.5ms", got ${JSON.stringify(item)}`);
+  });
+  if (valuesMs.length === 0) {
+    r.fail(path, 'must list at least one measured length, e.g. [0.8ms, 1.2ms, 11ms]');
+    return { type: 'constant', valueMs: 1 };
+  }
+  return { type: 'measured', valuesMs };
 }
 
 function workEstimatorOf(r: FieldReader, value: unknown): WorkEstimatorConfig {

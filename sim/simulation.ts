@@ -32,6 +32,7 @@ import { VirtualThreads, type VirtualWork } from '../workers/virtual-threads.ts'
 import { CapacityMetrics } from './capacity-metrics.ts';
 import { cpuDemandOf, cpuMsOf, mainThreadSplitOf, responseBytesOf, variedCostOf } from './request-cost.ts';
 import { MainThread } from './main-thread.ts';
+import { schedulePauses } from './server-pauses.ts';
 import { SharedCpu, type CpuWork } from './shared-cpu.ts';
 import { Replica, ReplicaAssigner, summedDump, type ReplicaResult } from './replica.ts';
 import { HandCollisionBooks, type Ahead, type HandCollisionRecords, type QueueWaiters } from './hand-collisions.ts';
@@ -205,7 +206,7 @@ class Simulation {
       const metrics = new CapacityMetrics(server.cpus ?? Number.POSITIVE_INFINITY, server.memoryBytes);
       replica.capacity = metrics;
       replica.cpu = new SharedCpu(this.clock, metrics.cpus, (demand, bytes) => metrics.observe(this.clock.now(), demand, bytes));
-      if (server.mainThread) replica.mainThread = new MainThread(replica.cpu);
+      if (server.mainThread) replica.mainThread = this.mainThreadOf(replica);
     }
     const cpu = replica.cpu;
     replica.executor = new VirtualThreads(
@@ -249,6 +250,15 @@ class Simulation {
       },
     });
     return replica;
+  }
+
+  /** The replica's main thread, paused as `server.pauses` says, each kind of pause from its own stream. */
+  private mainThreadOf(replica: Replica): MainThread {
+    const { pauses } = this.scenario.server;
+    const mainThread = new MainThread(replica.cpu!, pauses.length > 0);
+    const prngOf = (index: number) => streamPrng(this.input.seed, `pauses:${index}:${replica.name}`);
+    schedulePauses(this.clock, pauses, prngOf, this.scenario.durationMs, (ms) => mainThread.pause(ms));
+    return mainThread;
   }
 
   run(): SimulationResult {
