@@ -12,8 +12,7 @@
 // would spread that protocol over several files.
 
 import { ObjectCountTracker, startObjectCountPolling } from '../engine/flowcontrol/object-count-tracker.ts';
-import { FlowController, type AdmitOutcome, type AdmitRequest, type ControllerDump, type LevelDump } from '../engine/flowcontrol/controller.ts';
-import type { Admission } from '../engine/flowcontrol/queue-set.ts';
+import { AdmissionRecord, FlowController, type AdmitRequest, type ControllerDump, type LevelDump } from '../engine/flowcontrol/controller.ts';
 import type { RequestDigest } from '../engine/flowcontrol/request-digest.ts';
 import { maxSeatsOf, type ObjectCountResult } from '../engine/flowcontrol/work-estimate.ts';
 import { parseDurationMs } from './duration.ts';
@@ -115,30 +114,36 @@ interface Queued {
 }
 
 /**
- * One simulated request: what the controller is asked to admit and the work the executor runs.
- * No closures of its own: the controller hands it back in the outcome, the clock runs it as a task.
+ * One simulated request: the controller's admission record (and so the queue set's entry) and the
+ * work the executor runs, one object in all. No closures of its own: the controller hands the
+ * decision back through `onDecided`, the clock runs it as a task.
  */
-class InFlight implements AdmitRequest, VirtualWork, CpuWork {
+class InFlight extends AdmissionRecord implements AdmitRequest, VirtualWork, CpuWork {
   /** Set while it waits in a queue (most requests never do, so they carry one field, not four). */
   queued: Queued | undefined = undefined;
   seats = 0;
   releaseDelayMs = 0;
   cpuDemand = 0;
   memoryBytes = 0;
-  level: LevelMetrics | undefined;
+  level: LevelMetrics | undefined = undefined;
   /** The replica's own books of the level (several replicas only). */
-  replicaLevel: LevelMetrics | undefined;
-  admission: Admission | undefined;
+  replicaLevel: LevelMetrics | undefined = undefined;
   /** Objects the work estimator counted (LIST and WATCH only). */
-  objects: number | undefined;
+  objects: number | undefined = undefined;
 
   constructor(
     private readonly run: Simulation,
     readonly replica: Replica,
     readonly source: RequestSource,
-    readonly arrivalMs: number,
+    readonly arrivedMs: number,
     readonly serviceMs: number,
-  ) {}
+  ) {
+    super();
+  }
+
+  get admitted(): this {
+    return this;
+  }
 
   get digest(): RequestDigest {
     return this.source.digest;
@@ -148,13 +153,21 @@ class InFlight implements AdmitRequest, VirtualWork, CpuWork {
     return this.source.query;
   }
 
-  get waitLimitMs(): number | undefined {
+  get givenArrivalMs(): number {
+    return this.arrivedMs;
+  }
+
+  get givenWaitLimitMs(): number | undefined {
     return this.source.waitLimitMs;
   }
 
   /** Objects the response carries: the flow's `returns`, else all it lists (the server encodes, and routes by, these). */
   get returned(): number | undefined {
     return this.source.returns ?? this.objects;
+  }
+
+  onDecided(): void {
+    this.run.outcome(this);
   }
 
   /** The service time has passed (called by the executor). */
@@ -312,36 +325,34 @@ class Simulation {
 
   // --- the engine's decisions ------------------------------------------------------------------
 
-  /** The controller's decision on any request (one function for all, see InFlight). */
-  private readonly onOutcome = (outcome: AdmitOutcome): void => this.outcome(outcome.admitted as InFlight, outcome);
-
-  outcome(request: InFlight, outcome: AdmitOutcome): void {
+  /** The controller's decision on a request (the request is its outcome). */
+  outcome(request: InFlight): void {
     const nowMs = this.clock.now();
     const source = request.source;
     const flow = source.flow;
-    const level = this.levelOf(source, outcome.request.priorityLevel);
+    const level = this.levelOf(source, request.priorityLevel);
     if (flow.level !== level.name) {
       flow.level = level.name;
-      flow.flowSchema = outcome.request.flowSchema;
+      flow.flowSchema = request.flowSchema;
       flow.levels.add(level.name);
     }
     flow.touch(nowMs);
-    const replicaLevel = this.multi ? this.replicaLevel(request.replica, outcome.request.priorityLevel) : undefined;
+    const replicaLevel = this.multi ? this.replicaLevel(request.replica, request.priorityLevel) : undefined;
     const queued = request.queued;
     if (queued !== undefined) {
       flow.waiting--;
       level.addWaiting(nowMs, -1);
       replicaLevel?.addWaiting(nowMs, -1);
-      level.noteQueueLength(nowMs - request.arrivalMs, queued.queueLength);
-      replicaLevel?.noteQueueLength(nowMs - request.arrivalMs, queued.queueLength);
+      level.noteQueueLength(nowMs - request.arrivedMs, queued.queueLength);
+      replicaLevel?.noteQueueLength(nowMs - request.arrivedMs, queued.queueLength);
       this.hands.left(queued.waiters, flow.name, flow.series.arrived.length, queued.ahead);
     }
-    const estimate = outcome.workEstimate;
+    const estimate = request.workEstimate;
     flow.offeredSeatMs += maxSeatsOf(estimate) * request.serviceMs;
-    if (outcome.decision.kind === 'reject') {
-      flow.noteRejected(outcome.decision.reason);
-      level.noteRejected(outcome.decision.reason);
-      replicaLevel?.noteRejected(outcome.decision.reason);
+    if (request.decision.kind === 'reject') {
+      flow.noteRejected(request.decision.reason);
+      level.noteRejected(request.decision.reason);
+      replicaLevel?.noteRejected(request.decision.reason);
       return;
     }
     request.seats = maxSeatsOf(estimate);
@@ -350,7 +361,7 @@ class Simulation {
     request.replicaLevel = replicaLevel;
     flow.seats += request.seats;
     flow.executing++;
-    flow.noteDispatched(nowMs - request.arrivalMs, request.seats);
+    flow.noteDispatched(nowMs - request.arrivedMs, request.seats);
     level.addSeats(nowMs, request.seats);
     level.noteDispatched();
     replicaLevel?.addSeats(nowMs, request.seats);
@@ -391,13 +402,13 @@ class Simulation {
     flow.touch(nowMs);
     flow.executing--;
     flow.completed++;
-    const latencyMs = nowMs - request.arrivalMs;
+    const latencyMs = nowMs - request.arrivedMs;
     flow.latency.record(latencyMs);
     if (latencyMs > request.source.timeoutMs) flow.deadlineExceeded++;
     // Our books first, so that requests the release dispatches are counted after it.
     if (request.releaseDelayMs > 0) this.clock.after(request.releaseDelayMs, () => this.releaseSeats(request));
     else this.releaseSeats(request);
-    request.admission!.finish();
+    request.finish();
   }
 
   private releaseSeats(request: InFlight): void {
@@ -431,7 +442,7 @@ class Simulation {
     this.estimating.objects = source.objects;
     this.estimating.watchers = source.watchers;
     this.admitting = request;
-    request.admission = replica.controller.admit(request, this.onOutcome);
+    replica.controller.admitRecord(request);
     this.admitting = undefined;
   }
 

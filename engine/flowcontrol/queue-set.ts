@@ -129,25 +129,41 @@ export interface QueueSetObserver<D = unknown> {
 /** `abandoned`: finished by the queue set because its execute decision threw (see the header). */
 type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected' | 'abandoned';
 
-/** What an Entry calls back into; one per QueueSet, so a request allocates no closures. */
+/** What an entry calls back into; one per QueueSet, so a request allocates no closures. */
 interface EntryOwner<D> {
   finish(entry: Entry<D>): void;
   cancel(entry: Entry<D>): void;
 }
 
 /**
- * A request inside the queue set; it is also the caller's Admission handle. One is made per
- * request, so what its work estimate says is read from the estimate rather than copied (every
- * field is 8 bytes per request).
+ * A request inside the queue set; it is also the caller's Admission handle. A caller may make it
+ * itself, as a subclass that is its own request (`startEntry`): the controller's admission record
+ * is one, so a request costs the engine one object, not a record and an entry. What the work
+ * estimate says is read from the estimate rather than copied (every field is 8 bytes per request).
  */
-class Entry<D> implements Admission, ListMember<Entry<D>> {
-  readonly totalWork: number;
+export abstract class QueueSetEntry<D> implements QueueSetRequest<D>, Admission, ListMember<QueueSetEntry<D>> {
+  /** What `decide` is handed back: the entry itself, or the request `startRequest` was given. */
+  abstract readonly request: QueueSetRequest<D>;
+  abstract readonly descriptor: D;
+  abstract readonly flowHash: bigint;
+  abstract readonly flowKey: object | undefined;
+  abstract readonly workEstimate: WorkEstimate;
+  abstract readonly waitLimitMs: number;
+  abstract readonly arrivalMs: number | undefined;
+
+  // The queue set's books, set when it starts the entry.
+  owner: EntryOwner<D> | undefined = undefined;
+  decide: Decide<D> | undefined = undefined;
+  /** The queue set's reading when it started the request: its arrival, or the last event's time if that is later. */
+  enteredMs = FRACTION;
+  arrivalR = FRACTION;
+  totalWork = 0;
   /** May be clipped to the concurrency limit at dispatch (work preserved via the latency). */
-  finalSeats: number;
-  additionalLatencyMs: number;
+  finalSeats = 0;
+  additionalLatencyMs = FRACTION;
   state: RequestState = 'waiting';
   queue: Queue<D> | undefined = undefined;
-  startMs = 0;
+  startMs = FRACTION;
   /** Set while it sits in its queue's FIFO. */
   wait: Wait<D> | undefined = undefined;
   /** Links of the queue set's list of waiting and executing requests (for dumps). */
@@ -155,27 +171,21 @@ class Entry<D> implements Admission, ListMember<Entry<D>> {
   listPrevious: Entry<D> | undefined = undefined;
   listNext: Entry<D> | undefined = undefined;
 
-  constructor(
-    private readonly owner: EntryOwner<D>,
-    readonly request: QueueSetRequest<D>,
-    readonly decide: Decide<D>,
-    readonly arrivalMs: number,
-    public arrivalR: number,
-    totalWork: number,
-  ) {
-    const estimate = request.workEstimate;
-    this.finalSeats = estimate.finalSeats;
-    this.additionalLatencyMs = estimate.additionalLatencyMs;
-    this.totalWork = totalWork;
+  constructor() {
+    // Born holding fractions (see FRACTION), then their initial values.
+    this.enteredMs = 0;
+    this.arrivalR = 0;
+    this.additionalLatencyMs = 0;
+    this.startMs = 0;
   }
 
   get initialSeats(): number {
-    return this.request.workEstimate.initialSeats;
+    return this.workEstimate.initialSeats;
   }
 
   /** max(initial, final) at arrival, before any clipping; what the waiting sums counted. */
   get maxSeats(): number {
-    const estimate = this.request.workEstimate;
+    const estimate = this.workEstimate;
     return Math.max(estimate.initialSeats, estimate.finalSeats);
   }
 
@@ -184,17 +194,50 @@ class Entry<D> implements Admission, ListMember<Entry<D>> {
    * nothing is clipped yet, so it equals maxSeats; clipping happens only at dispatch.
    */
   get seatsHeld(): number {
-    return Math.max(this.request.workEstimate.initialSeats, this.finalSeats);
+    return Math.max(this.workEstimate.initialSeats, this.finalSeats);
   }
 
   finish(): void {
     // Its execute decision threw: the queue set finished it, and the owner's finish() is moot.
     if (this.state === 'abandoned') return;
-    this.owner.finish(this);
+    this.owner!.finish(this);
   }
 
   cancel(): void {
-    this.owner.cancel(this);
+    this.owner!.cancel(this);
+  }
+}
+
+type Entry<D> = QueueSetEntry<D>;
+
+/** The entry for a request handed to `startRequest`: its fields are read from the request. */
+class RequestEntry<D> extends QueueSetEntry<D> {
+  constructor(readonly request: QueueSetRequest<D>) {
+    super();
+  }
+
+  get descriptor(): D {
+    return this.request.descriptor;
+  }
+
+  get flowHash(): bigint {
+    return this.request.flowHash;
+  }
+
+  get flowKey(): object | undefined {
+    return this.request.flowKey;
+  }
+
+  get workEstimate(): WorkEstimate {
+    return this.request.workEstimate;
+  }
+
+  get waitLimitMs(): number {
+    return this.request.waitLimitMs;
+  }
+
+  get arrivalMs(): number | undefined {
+    return this.request.arrivalMs;
   }
 }
 
@@ -448,9 +491,15 @@ export class QueueSet<D = unknown> {
   }
 
   startRequest(request: QueueSetRequest<D>, decide: Decide<D>): Admission {
-    this.syncTimeAt(request.arrivalMs ?? this.clock.now());
-    if (!(request.workEstimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
-    const estimate = request.workEstimate;
+    return this.startEntry(new RequestEntry<D>(request), decide);
+  }
+
+  /** `startRequest` for an entry the caller made, which is its own request (see QueueSetEntry). */
+  startEntry(entry: QueueSetEntry<D>, decide: Decide<D>): Admission {
+    if (entry.owner !== undefined) throw new Error('QueueSet.startEntry: an entry is started once');
+    this.syncTimeAt(entry.arrivalMs ?? this.clock.now());
+    const estimate = entry.workEstimate;
+    if (!(estimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
     // Most requests in a row have the same estimate (one seat, no latency): its work is worked out
     // once. Compared by value, since a caller may reuse one estimate object with new numbers.
     const last = this.lastEstimate;
@@ -460,7 +509,13 @@ export class QueueSet<D = unknown> {
       last.additionalLatencyMs = estimate.additionalLatencyMs;
       this.lastTotalWork = totalWorkUnits(estimate);
     }
-    const entry = new Entry<D>(this.entryOwner, request, decide, this.lastSyncMs, this.currentR, this.lastTotalWork);
+    entry.owner = this.entryOwner;
+    entry.decide = decide;
+    entry.enteredMs = this.lastSyncMs;
+    entry.arrivalR = this.currentR;
+    entry.totalWork = this.lastTotalWork;
+    entry.finalSeats = estimate.finalSeats;
+    entry.additionalLatencyMs = estimate.additionalLatencyMs;
     this.starting = entry;
     try {
       this.admit(entry);
@@ -477,7 +532,6 @@ export class QueueSet<D = unknown> {
   }
 
   private admit(entry: Entry<D>): void {
-    const request = entry.request;
     const maxSeats = entry.maxSeats;
     if (this.config.desiredNumQueues < 1) {
       if (this.canAccommodate(maxSeats)) {
@@ -488,7 +542,7 @@ export class QueueSet<D = unknown> {
       }
       return;
     }
-    const queue = this.queues[this.chooseQueueIndex(request)]!;
+    const queue = this.queues[this.chooseQueueIndex(entry)]!;
     entry.queue = queue;
     if (this.totSeatsInUse >= this.concurrencyLimit && queue.waiting.length >= this.config.queueLengthLimit) {
       this.reject(entry, 'queue-full');
@@ -503,7 +557,7 @@ export class QueueSet<D = unknown> {
     // Most requests are dispatched at once; only those still waiting get a wait limit.
     const wait = entry.wait;
     if (entry.state === 'waiting' && wait !== undefined) {
-      wait.deadlineMs = this.clock.now() + request.waitLimitMs;
+      wait.deadlineMs = this.clock.now() + entry.waitLimitMs;
       this.waitLimits.add(wait);
     }
   }
@@ -520,10 +574,10 @@ export class QueueSet<D = unknown> {
       const queueIndex = entry.queue?.index ?? -1;
       const indexInQueue = entry.state === 'waiting' ? (positions.get(entry) ?? -1) : -1;
       requests.push({
-        descriptor: entry.request.descriptor,
+        descriptor: entry.descriptor,
         queueIndex,
         indexInQueue,
-        arrivalMs: entry.arrivalMs,
+        arrivalMs: entry.enteredMs,
         startMs: entry.state === 'executing' ? entry.startMs : undefined,
         workEstimate: { initialSeats: entry.initialSeats, finalSeats: entry.finalSeats, additionalLatencyMs: entry.additionalLatencyMs },
       });
@@ -552,7 +606,7 @@ export class QueueSet<D = unknown> {
         totalWorkSum: BigInt(q.waiting.totalWorkSum),
       })),
       requests,
-      lingering: [...this.lingering].map((entry) => ({ descriptor: entry.request.descriptor, seats: entry.seatsHeld })),
+      lingering: [...this.lingering].map((entry) => ({ descriptor: entry.descriptor, seats: entry.seatsHeld })),
       dispatch: this.dispatchReadings === undefined ? undefined : { ...this.dispatchReadings },
     };
   }
@@ -633,11 +687,11 @@ export class QueueSet<D = unknown> {
 
   // --- arrival ------------------------------------------------------------------------------
 
-  private chooseQueueIndex(request: QueueSetRequest<D>): number {
-    const key = request.flowKey;
+  private chooseQueueIndex(entry: Entry<D>): number {
+    const key = entry.flowKey;
     let hand = key === undefined ? undefined : this.handsByKey.peek(key);
     if (hand === undefined) {
-      hand = this.hands.get(request.flowHash, this.dealHand);
+      hand = this.hands.get(entry.flowHash, this.dealHand);
       if (key !== undefined) this.handsByKey.set(key, hand);
     }
     const n = hand.length;
@@ -673,7 +727,7 @@ export class QueueSet<D = unknown> {
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
     this.boundNextDispatch(queue);
-    this.observer.queued?.(entry.request.descriptor, queue.waiting.length, this.lastSyncMs, queue.id, this.queues.length - this.waitingQueues.size);
+    this.observer.queued?.(entry.descriptor, queue.waiting.length, this.lastSyncMs, queue.id, this.queues.length - this.waitingQueues.size);
     this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
   }
 
@@ -694,7 +748,7 @@ export class QueueSet<D = unknown> {
     this.live.add(entry);
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
-    this.observer.queued?.(entry.request.descriptor, 1, this.lastSyncMs);
+    this.observer.queued?.(entry.descriptor, 1, this.lastSyncMs);
     this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= entry.maxSeats;
@@ -753,7 +807,7 @@ export class QueueSet<D = unknown> {
     // A wide head that does not fit blocks its whole level rather than letting narrow requests
     // overtake it forever.
     if (!this.canAccommodate(head.maxSeats)) {
-      this.observer.noAccommodation?.(head.request.descriptor);
+      this.observer.noAccommodation?.(head.descriptor);
       return false;
     }
     const wasActive = true;
@@ -813,14 +867,14 @@ export class QueueSet<D = unknown> {
       entry.queue.seatsInUse += entry.seatsHeld;
       this.seatsInQueues += entry.seatsHeld;
     }
-    this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs, entry.queue !== undefined, entry.startMs);
+    this.observer.dispatched?.(entry.descriptor, entry.startMs - entry.enteredMs, entry.queue !== undefined, entry.startMs);
     this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
   }
 
   /** Calls the request's `decide`; what it throws is contained (see the header). */
   private deliver(entry: Entry<D>, decision: Decision): void {
     try {
-      entry.decide(decision, entry.request);
+      entry.decide!(decision, entry.request);
     } catch (error) {
       if (entry === this.starting) {
         this.startingError = { error };
@@ -834,7 +888,7 @@ export class QueueSet<D = unknown> {
         }
         const report = this.observer.decideFailed;
         if (report === undefined) throw error;
-        report(entry.request.descriptor, error);
+        report(entry.descriptor, error);
       });
     }
   }
@@ -850,7 +904,7 @@ export class QueueSet<D = unknown> {
   private reject(entry: Entry<D>, reason: RejectReason): void {
     entry.state = 'rejected';
     this.totRejected++;
-    this.observer.rejected?.(entry.request.descriptor, reason, this.lastSyncMs - entry.arrivalMs, this.lastSyncMs);
+    this.observer.rejected?.(entry.descriptor, reason, this.lastSyncMs - entry.enteredMs, this.lastSyncMs);
     this.deliver(entry, REJECT[reason]);
   }
 
@@ -888,7 +942,7 @@ export class QueueSet<D = unknown> {
     this.live.delete(entry);
     const nowMs = this.lastSyncMs;
     this.totRequestsExecuting--;
-    this.observer.finished?.(entry.request.descriptor, nowMs - entry.startMs, nowMs, entry.additionalLatencyMs <= 0);
+    this.observer.finished?.(entry.descriptor, nowMs - entry.startMs, nowMs, entry.additionalLatencyMs <= 0);
     const queue = entry.queue;
     if (queue !== undefined) {
       // The guess G is replaced by the real service time S: R_start -= (G - S) * initialSeats.
