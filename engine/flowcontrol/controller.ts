@@ -191,17 +191,20 @@ export interface DigestedConfig {
   danglingFlowSchemas: ReadonlySet<string>;
 }
 
+/** The next FlowController.levelsVersion, shared by all controllers so that no two use one version. */
+let nextLevelsVersion = 1;
+
 const EMPTY_CONFIG: FlowcontrolConfig = Object.freeze({ priorityLevels: [], flowSchemas: [] });
 
 export class FlowController {
   private readonly machine = createPriorityLevelMachine<RequestDescriptor>();
   private readonly levels = new Map<string, Level>();
   /**
-   * The last classification admitted and its level (most requests repeat it), in two fields rather
-   * than an object: a miss allocates nothing. Forgotten whenever `levels` changes.
+   * Changes whenever `levels` does. A classification carries the level it was last admitted to
+   * with the version it was found under (Classification.admittedTo), so a flow seen before finds
+   * its level by one property read, not a lookup by name; versions are unique across controllers.
    */
-  private lastClassification: Classification | undefined = undefined;
-  private lastLevel: Level | undefined = undefined;
+  private levelsVersion = nextLevelsVersion++;
   /** Kept for the server's lifetime, as the filter's DroppedRequestsTracker is: a level that comes back keeps its history. */
   private readonly dropped = new DroppedRequestsTracker();
   /** Level configs by object: unchanged objects are not re-derived at every digest. */
@@ -285,7 +288,7 @@ export class FlowController {
         // A level reaped since the last digest and now wanted again starts afresh.
         if (level.state === 'removed') {
           this.levels.delete(name);
-          this.lastClassification = undefined;
+          this.levelsVersion = nextLevelsVersion++;
           this.levelGauges.delete(name);
         }
         continue;
@@ -293,7 +296,7 @@ export class FlowController {
       if (level.state === 'removed' || level.queueSet.isIdle) {
         level.actor.stop();
         this.levels.delete(name);
-        this.lastClassification = undefined;
+        this.levelsVersion = nextLevelsVersion++;
         this.levelGauges.delete(name);
       } else if (level.state !== 'quiescing') {
         level.actor.send({ type: 'DELETED' });
@@ -354,7 +357,7 @@ export class FlowController {
       level.maxSeats = snapshot.context.maxSeats;
     });
     this.levels.set(config.name, level);
-    this.lastClassification = undefined;
+    this.levelsVersion = nextLevelsVersion++;
     this.levelGauges.delete(config.name);
     actor.start();
     this.notifyLevelChanged(config.name);
@@ -404,10 +407,10 @@ export class FlowController {
   }
 
   private levelOf(classification: Classification): Level {
-    if (classification === this.lastClassification) return this.lastLevel!;
+    const memo = classification.admittedTo;
+    if (memo !== undefined && memo.version === this.levelsVersion) return memo.level as Level;
     const level = this.levels.get(classification.priorityLevelName)!;
-    this.lastClassification = classification;
-    this.lastLevel = level;
+    classification.admittedTo = { version: this.levelsVersion, level };
     return level;
   }
 
@@ -695,7 +698,7 @@ export abstract class AdmissionRecord extends QueueSetEntry<RequestDescriptor> i
     return this.classification.hashValue;
   }
 
-  get flowKey(): object {
+  get flowKey(): Classification {
     return this.classification;
   }
 

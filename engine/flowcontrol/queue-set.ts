@@ -60,16 +60,23 @@ export interface QueuingConfig {
   handSize: number;
 }
 
+/** An object standing for a flow hash, on which queue sets keep the flow's hand (see QueueSetRequest.flowKey). */
+export interface FlowKey {
+  /** The hand `handDealer` dealt this flow; written by queue sets only. */
+  hand?: number[] | undefined;
+  handDealer?: Dealer | undefined;
+}
+
 export interface QueueSetRequest<D = unknown> {
   /** hashFlowId(flowSchema, distinguisher); ignored when the level does not queue. */
   flowHash: bigint;
   /**
    * Optional: an object that stands for `flowHash` (requests carrying the same object have the same
-   * hash). The queue set then finds the flow's hand by the object's identity, which costs a third
-   * of a lookup by BigInt. The controller passes the classification, which the classifier reuses
-   * for every request of a flow it has seen.
+   * hash). The queue set then keeps the flow's hand on it, found by one property read instead of a
+   * lookup by BigInt. The controller passes the classification, which the classifier reuses for
+   * every request of a flow it has seen.
    */
-  flowKey?: object | undefined;
+  flowKey?: FlowKey | undefined;
   /** Read, not copied, while the request is in the queue set: it must not change meanwhile. */
   workEstimate: WorkEstimate;
   /** How long the request may wait in its queue before it is rejected with `time-out`. */
@@ -146,7 +153,7 @@ export abstract class QueueSetEntry<D> implements QueueSetRequest<D>, Admission,
   abstract readonly request: QueueSetRequest<D>;
   abstract readonly descriptor: D;
   abstract readonly flowHash: bigint;
-  abstract readonly flowKey: object | undefined;
+  abstract readonly flowKey: FlowKey | undefined;
   abstract readonly workEstimate: WorkEstimate;
   abstract readonly waitLimitMs: number;
   abstract readonly arrivalMs: number | undefined;
@@ -224,7 +231,7 @@ class RequestEntry<D> extends QueueSetEntry<D> {
     return this.request.flowHash;
   }
 
-  get flowKey(): object | undefined {
+  get flowKey(): FlowKey | undefined {
     return this.request.flowKey;
   }
 
@@ -336,8 +343,6 @@ export class QueueSet<D = unknown> {
   private dealer: Dealer | undefined;
   /** Hands per flow hash for the current dealer; dealing is BigInt arithmetic, flows repeat. */
   private hands = new BoundedCache<bigint, number[]>(4_096);
-  /** The same hands by `flowKey`. */
-  private handsByKey = new BoundedCache<object, number[]>(4_096);
   private concurrencyLimit = 0;
   private readonly queues: Queue<D>[] = [];
   /** R relative to `rOrigin`; the observable R is `rOrigin + currentR`. */
@@ -426,7 +431,6 @@ export class QueueSet<D = unknown> {
       }
       this.dealer = createDealer(config.desiredNumQueues, config.handSize) as Dealer;
       this.hands = new BoundedCache<bigint, number[]>(4_096);
-      this.handsByKey = new BoundedCache<object, number[]>(4_096);
       this.config = config;
     } else {
       // A level that stops queuing keeps its old limits so that its queues drain as before.
@@ -689,10 +693,15 @@ export class QueueSet<D = unknown> {
 
   private chooseQueueIndex(entry: Entry<D>): number {
     const key = entry.flowKey;
-    let hand = key === undefined ? undefined : this.handsByKey.peek(key);
-    if (hand === undefined) {
+    let hand: number[];
+    // A dealer is made per configuration, so a hand kept by an older one (or another level's) is not taken.
+    if (key !== undefined && key.handDealer === this.dealer && key.hand !== undefined) hand = key.hand;
+    else {
       hand = this.hands.get(entry.flowHash, this.dealHand);
-      if (key !== undefined) this.handsByKey.set(key, hand);
+      if (key !== undefined) {
+        key.hand = hand;
+        key.handDealer = this.dealer;
+      }
     }
     const n = hand.length;
     const offset = this.enqueues % n;
