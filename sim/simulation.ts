@@ -133,12 +133,30 @@ class InFlight extends AdmissionRecord implements AdmitRequest, VirtualWork, Cpu
 
   constructor(
     private readonly run: Simulation,
-    readonly replica: Replica,
-    readonly source: RequestSource,
-    readonly arrivedMs: number,
-    readonly serviceMs: number,
+    public replica: Replica,
+    public source: RequestSource,
+    public arrivedMs: number,
+    public serviceMs: number,
   ) {
     super();
+  }
+
+  /** The same object as a new request (see Simulation.spare). */
+  renew(replica: Replica, source: RequestSource, arrivedMs: number, serviceMs: number): this {
+    this.reuse();
+    this.replica = replica;
+    this.source = source;
+    this.arrivedMs = arrivedMs;
+    this.serviceMs = serviceMs;
+    this.queued = undefined;
+    this.seats = 0;
+    this.releaseDelayMs = 0;
+    this.cpuDemand = 0;
+    this.memoryBytes = 0;
+    this.level = undefined;
+    this.replicaLevel = undefined;
+    this.objects = undefined;
+    return this;
   }
 
   get admitted(): this {
@@ -194,6 +212,13 @@ class Simulation {
   /** What the estimator should report for the request being admitted right now. */
   private readonly estimating = { objects: undefined as number | undefined, watchers: 0 };
   private admitting: InFlight | undefined;
+  /**
+   * Requests done with, renewed for the next arrivals: a request then costs no allocation, no
+   * construction through three classes and, being old, no write barrier's slow path when the
+   * clock and the queue set store it (about 5% of a run). Only requests nothing else holds come
+   * back here (see recycle).
+   */
+  private readonly spare: InFlight[] = [];
   /** Limits reported while the controller digests its empty start-up configuration are not ours. */
   private configured = false;
   private bucketsClosed = 0;
@@ -353,6 +378,8 @@ class Simulation {
       flow.noteRejected(request.decision.reason);
       level.noteRejected(request.decision.reason);
       replicaLevel?.noteRejected(request.decision.reason);
+      // The queue set is done with it, and so are we (an arrival renews it, in a later event).
+      this.spare.push(request);
       return;
     }
     request.seats = maxSeatsOf(estimate);
@@ -409,6 +436,17 @@ class Simulation {
     if (request.releaseDelayMs > 0) this.clock.after(request.releaseDelayMs, () => this.releaseSeats(request));
     else this.releaseSeats(request);
     request.finish();
+    this.recycle(request);
+  }
+
+  /**
+   * A finished request goes back to `spare` when nothing holds it any more: its seats released at
+   * once by us and by the queue set, and no capacity model that may keep its work.
+   */
+  private recycle(request: InFlight): void {
+    const replica = request.replica;
+    if (request.releaseDelayMs > 0 || request.additionalLatencyMs > 0 || replica.cpu !== undefined || replica.mainThread !== undefined) return;
+    this.spare.push(request);
   }
 
   private releaseSeats(request: InFlight): void {
@@ -438,7 +476,9 @@ class Simulation {
 
   private submit(replica: Replica, source: RequestSource, serviceMs: number): void {
     source.flow.noteArrived();
-    const request = new InFlight(this, replica, source, this.clock.now(), serviceMs);
+    const spare = this.spare.pop();
+    const nowMs = this.clock.now();
+    const request = spare === undefined ? new InFlight(this, replica, source, nowMs, serviceMs) : spare.renew(replica, source, nowMs, serviceMs);
     this.estimating.objects = source.objects;
     this.estimating.watchers = source.watchers;
     this.admitting = request;

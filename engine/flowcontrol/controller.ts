@@ -674,6 +674,14 @@ export abstract class AdmissionRecord extends QueueSetEntry<RequestDescriptor> i
   /** The decision is made (in `decision`): the record is the outcome, for its caller. */
   abstract onDecided(): void;
 
+  override reuse(): void {
+    super.reuse();
+    this.workEstimate = NO_ESTIMATE;
+    this.decision = UNDECIDED;
+    this.retryAfterSeconds = 0;
+    this.clockArrivalMs = undefined;
+  }
+
   get arrivalMs(): number {
     return this.givenArrivalMs ?? this.clockArrivalMs!;
   }

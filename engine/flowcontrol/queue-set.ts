@@ -210,6 +210,25 @@ export abstract class QueueSetEntry<D> implements QueueSetRequest<D>, Admission,
     this.owner!.finish(this);
   }
 
+  /**
+   * Makes the entry new again, for a caller that recycles its requests (the simulator makes no
+   * object per request). Only once the queue set is done with it: rejected, or finished with its
+   * seats released at once (one held for its additional latency is still the queue set's).
+   */
+  reuse(): void {
+    if (!(this.state === 'rejected' || (this.state === 'finished' && this.additionalLatencyMs <= 0))) {
+      throw new Error(`QueueSetEntry.reuse: the queue set still holds this request (${this.state})`);
+    }
+    this.owner = undefined;
+    this.decide = undefined;
+    this.state = 'waiting';
+    this.queue = undefined;
+    this.wait = undefined;
+    this.listed = false;
+    this.listPrevious = undefined;
+    this.listNext = undefined;
+  }
+
   cancel(): void {
     this.owner!.cancel(this);
   }
