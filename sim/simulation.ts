@@ -18,7 +18,7 @@ import { maxSeatsOf, type ObjectCountResult } from '../engine/flowcontrol/work-e
 import { parseDurationMs } from './duration.ts';
 import type { AuditLog } from './audit-log.ts';
 import { auditFlowName, DEFAULT_AUDIT_GROUPING, type AuditGrouping } from './audit-grouping.ts';
-import { buildClassifier } from '../engine/flowcontrol/classifier.ts';
+import { buildClassifier, type Classification } from '../engine/flowcontrol/classifier.ts';
 import { arrivalProcess, serviceMeanMs, serviceSampler } from './distributions.ts';
 import { FlowMetrics, LevelMetrics } from './metrics.ts';
 import { requestDigest } from './request-shape.ts';
@@ -102,8 +102,9 @@ interface RequestSource {
   readonly watchers: number;
   readonly waitLimitMs: number | undefined;
   readonly timeoutMs: number;
-  /** The run's books of the level its requests were last classified into (a flow seldom moves). */
+  /** The run's books of the level its requests were last classified into (a flow seldom moves), and by which classification. */
   levelBooks: LevelMetrics | undefined;
+  levelBooksFor: Classification | undefined;
 }
 
 /** A request waiting in a queue: the queue's length when it joined (counting itself), and what it found there. */
@@ -131,14 +132,24 @@ class InFlight extends AdmissionRecord implements AdmitRequest, VirtualWork, Cpu
   /** Objects the work estimator counted (LIST and WATCH only). */
   objects: number | undefined = undefined;
 
+  /**
+   * Numbers from the start, set by the constructor: as parameter properties they would first be
+   * defined undefined, and V8 would then keep every value in a box of its own (one more object and
+   * a write barrier per request).
+   */
+  arrivedMs = 0.5;
+  serviceMs = 0.5;
+
   constructor(
     private readonly run: Simulation,
     public replica: Replica,
     public source: RequestSource,
-    public arrivedMs: number,
-    public serviceMs: number,
+    arrivedMs: number,
+    serviceMs: number,
   ) {
     super();
+    this.arrivedMs = arrivedMs;
+    this.serviceMs = serviceMs;
   }
 
   /** The same object as a new request (see Simulation.spare). */
@@ -264,7 +275,7 @@ class Simulation {
         queued: (descriptor, queueLengthAfter, _nowMs, queueId, idleQueues) => {
           // The queue set only enqueues inside startRequest, i.e. while we are admitting.
           const request = this.admitting;
-          if (request === undefined || request.source.digest !== descriptor.digest) throw new Error('simulator: queued() outside admit()');
+          if (request === undefined || request !== descriptor) throw new Error('simulator: queued() outside admit()');
           // Without a queue id the queue set dispatches it in the same instant (its fast path):
           // waiting for no time changes no integral, and outcome() touches the same books.
           if (queueId === undefined) return;
@@ -272,7 +283,7 @@ class Simulation {
           const flow = request.source.flow;
           flow.touch(nowMs);
           flow.waiting++;
-          const level = this.levelOf(request.source, descriptor.priorityLevel);
+          const level = this.levelOf(request.source, request.classification);
           level.addWaiting(nowMs, 1);
           const replicaLevel = this.multi ? this.replicaLevel(replica, descriptor.priorityLevel) : undefined;
           replicaLevel?.addWaiting(nowMs, 1);
@@ -355,7 +366,7 @@ class Simulation {
     const nowMs = this.clock.now();
     const source = request.source;
     const flow = source.flow;
-    const level = this.levelOf(source, request.priorityLevel);
+    const level = this.levelOf(source, request.classification);
     if (flow.level !== level.name) {
       flow.level = level.name;
       flow.flowSchema = request.flowSchema;
@@ -520,6 +531,7 @@ class Simulation {
       waitLimitMs: spec.waitLimitMs,
       timeoutMs: spec.timeoutMs,
       levelBooks: undefined,
+      levelBooksFor: undefined,
     };
     // Each client connects once, at the start, and keeps its replica; its requests take turns.
     const pick = this.assigner.picker(spec.name);
@@ -592,6 +604,7 @@ class Simulation {
         waitLimitMs,
         timeoutMs,
         levelBooks: undefined,
+        levelBooksFor: undefined,
       };
       this.submit(replicaOf.get(flow)!, source, request.serviceMs);
       const following = requests[next];
@@ -635,11 +648,18 @@ class Simulation {
     return level;
   }
 
-  /** The run's books of level `name`, through the source's memo of the last one. */
-  private levelOf(source: RequestSource, name: string): LevelMetrics {
+  /**
+   * The run's books of the classification's level, through the source's memo of the last one:
+   * the same classification is a pointer comparison (names are equal strings, not always one).
+   */
+  private levelOf(source: RequestSource, classification: Classification): LevelMetrics {
     const known = source.levelBooks;
-    if (known !== undefined && known.name === name) return known;
-    return (source.levelBooks = this.level(name));
+    if (known !== undefined && (source.levelBooksFor === classification || known.name === classification.priorityLevelName)) {
+      source.levelBooksFor = classification;
+      return known;
+    }
+    source.levelBooksFor = classification;
+    return (source.levelBooks = this.level(classification.priorityLevelName));
   }
 
   private replicaLevel(replica: Replica, name: string): LevelMetrics {
