@@ -376,9 +376,11 @@ export class QueueSet<D = unknown> {
   private goEpochAtR = Number(GO_HIGH_R);
   /**
    * The clock's reading for the event being processed: every entry point syncs first, and the
-   * event's books (arrival, dispatch, finish, observer calls) use this one reading.
+   * event's books (arrival, dispatch, finish, observer calls) use this one reading. Born a
+   * fraction (see FRACTION): declared without a value, the field would first be defined undefined,
+   * and V8 would keep every reading in a box of its own.
    */
-  private lastSyncMs: number;
+  private lastSyncMs = FRACTION;
   /** The request `startRequest` is deciding on, whose callback's errors go back to that caller. */
   private starting: Entry<D> | undefined;
   private startingError: { error: unknown } | undefined;
@@ -428,9 +430,6 @@ export class QueueSet<D = unknown> {
     this.currentR = 0;
     this.rOriginSeatSeconds = FRACTION;
     this.rOriginSeatSeconds = 0;
-    const startMs = this.lastSyncMs;
-    this.lastSyncMs = FRACTION;
-    this.lastSyncMs = startMs;
     this.waitLimits = new Deadlines<Wait<D>>(clock, (wait) => this.timeOut(wait.item, false));
     this.config = config;
     this.setConfig(config, concurrencyLimit);
