@@ -369,7 +369,8 @@ export class QueueSet<D = unknown> {
   private rOrigin = 0n;
   /** `rOrigin` in seat-seconds, for the dispatch readings. */
   private rOriginSeatSeconds = 0;
-  private dispatchReadings: DispatchReadings | undefined;
+  /** What the last dispatch from a queue saw, in units (see noteDispatch). */
+  private lastDispatch: { origin: number; r: number; s: number; sMin: number; sMax: number; dsMin: number; dsMax: number } | undefined;
   /** Finished requests still holding seats for their additional latency. */
   private readonly lingering = new Set<Entry<D>>();
   /** `GO_HIGH_R − rOrigin` as a double: a cheap test for "check the upstream epoch exactly". */
@@ -629,7 +630,7 @@ export class QueueSet<D = unknown> {
       })),
       requests,
       lingering: [...this.lingering].map((entry) => ({ descriptor: entry.descriptor, seats: entry.seatsHeld })),
-      dispatch: this.dispatchReadings === undefined ? undefined : { ...this.dispatchReadings },
+      dispatch: this.dispatchReadings(),
     };
   }
 
@@ -862,14 +863,31 @@ export class QueueSet<D = unknown> {
   }
 
   private noteDispatch(s: number, sMin: number, sMax: number, dsMin: number, dsMax: number): void {
-    const origin = this.rOriginSeatSeconds;
-    const readings = (this.dispatchReadings ??= { r: 0, s: 0, sMin: 0, sMax: 0, discountedSMin: 0, discountedSMax: 0 });
-    readings.r = origin + this.currentR / UNITS_PER_SEAT_SECOND;
-    readings.s = origin + s / UNITS_PER_SEAT_SECOND;
-    readings.sMin = origin + sMin / UNITS_PER_SEAT_SECOND;
-    readings.sMax = origin + sMax / UNITS_PER_SEAT_SECOND;
-    readings.discountedSMin = origin + dsMin / UNITS_PER_SEAT_SECOND;
-    readings.discountedSMax = origin + dsMax / UNITS_PER_SEAT_SECOND;
+    // Kept in units and turned into seat-seconds when read (dump): a dispatch is per request, a dump is not.
+    // Born holding fractions (see FRACTION); every field is set below.
+    const last = (this.lastDispatch ??= { origin: FRACTION, r: FRACTION, s: FRACTION, sMin: FRACTION, sMax: FRACTION, dsMin: FRACTION, dsMax: FRACTION });
+    last.origin = this.rOriginSeatSeconds;
+    last.r = this.currentR;
+    last.s = s;
+    last.sMin = sMin;
+    last.sMax = sMax;
+    last.dsMin = dsMin;
+    last.dsMax = dsMax;
+  }
+
+  /** The readings of the last dispatch from a queue, in seat-seconds. */
+  private dispatchReadings(): DispatchReadings | undefined {
+    const last = this.lastDispatch;
+    if (last === undefined) return undefined;
+    const { origin } = last;
+    return {
+      r: origin + last.r / UNITS_PER_SEAT_SECOND,
+      s: origin + last.s / UNITS_PER_SEAT_SECOND,
+      sMin: origin + last.sMin / UNITS_PER_SEAT_SECOND,
+      sMax: origin + last.sMax / UNITS_PER_SEAT_SECOND,
+      discountedSMin: origin + last.dsMin / UNITS_PER_SEAT_SECOND,
+      discountedSMax: origin + last.dsMax / UNITS_PER_SEAT_SECOND,
+    };
   }
 
   /** Clips the final seats to the limit and stretches the latency so the work stays the same. */
