@@ -138,8 +138,8 @@ type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected' | 'abandon
 
 /** What an entry calls back into; one per QueueSet, so a request allocates no closures. */
 interface EntryOwner<D> {
-  finish(entry: Entry<D>): void;
-  cancel(entry: Entry<D>): void;
+  finish(entry: QueueSetEntry<D>): void;
+  cancel(entry: QueueSetEntry<D>): void;
 }
 
 /**
@@ -175,8 +175,8 @@ export abstract class QueueSetEntry<D> implements QueueSetRequest<D>, Admission,
   wait: Wait<D> | undefined = undefined;
   /** Links of the queue set's list of waiting and executing requests (for dumps). */
   listed = false;
-  listPrevious: Entry<D> | undefined = undefined;
-  listNext: Entry<D> | undefined = undefined;
+  listPrevious: QueueSetEntry<D> | undefined = undefined;
+  listNext: QueueSetEntry<D> | undefined = undefined;
 
   constructor() {
     // Born holding fractions (see FRACTION), then their initial values.
@@ -234,8 +234,6 @@ export abstract class QueueSetEntry<D> implements QueueSetRequest<D>, Admission,
   }
 }
 
-type Entry<D> = QueueSetEntry<D>;
-
 /** The entry for a request handed to `startRequest`: its fields are read from the request. */
 class RequestEntry<D> extends QueueSetEntry<D> {
   constructor(readonly request: QueueSetRequest<D>) {
@@ -272,7 +270,7 @@ class RequestEntry<D> extends QueueSetEntry<D> {
  * on arrival through the fast path, and every field on Entry would cost them 8 bytes. It is the
  * FIFO's node itself, so a waiting request costs one object here, not a node and a closure too.
  */
-class Wait<D> extends FifoNode<Entry<D>> implements Deadline {
+class Wait<D> extends FifoNode<QueueSetEntry<D>> implements Deadline {
   /** When its wait limit ends, set once it stays waiting; the level's wait-limit heap keeps the other two. */
   deadlineMs = 0;
   deadlineSlot = -1;
@@ -282,7 +280,7 @@ class Wait<D> extends FifoNode<Entry<D>> implements Deadline {
 interface Queue<D> {
   readonly id: number;
   index: number;
-  readonly waiting: RequestFifo<Entry<D>>;
+  readonly waiting: RequestFifo<QueueSetEntry<D>>;
   /** Whether it is in the queue set's waitingQueues (it is exactly while `waiting` is not empty). */
   inWaitingQueues: boolean;
   executing: number;
@@ -372,7 +370,7 @@ export class QueueSet<D = unknown> {
   /** What the last dispatch from a queue saw, in units (see noteDispatch). */
   private lastDispatch: { origin: number; r: number; s: number; sMin: number; sMax: number; dsMin: number; dsMax: number } | undefined;
   /** Finished requests still holding seats for their additional latency. */
-  private readonly lingering = new Set<Entry<D>>();
+  private readonly lingering = new Set<QueueSetEntry<D>>();
   /** `GO_HIGH_R − rOrigin` as a double: a cheap test for "check the upstream epoch exactly". */
   private goEpochAtR = Number(GO_HIGH_R);
   /**
@@ -383,7 +381,7 @@ export class QueueSet<D = unknown> {
    */
   private lastSyncMs = FRACTION;
   /** The request `startRequest` is deciding on, whose callback's errors go back to that caller. */
-  private starting: Entry<D> | undefined;
+  private starting: QueueSetEntry<D> | undefined;
   private startingError: { error: unknown } | undefined;
   private robinIndex = -1;
   /** The estimate of the last request started and its total work (see startRequest). */
@@ -400,7 +398,7 @@ export class QueueSet<D = unknown> {
   private totTimedOut = 0;
   private totCancelled = 0;
   /** Waiting and executing requests in arrival order, for dumps. */
-  private readonly live = new LinkedList<Entry<D>>();
+  private readonly live = new LinkedList<QueueSetEntry<D>>();
   /** Queues with at least one waiting request: dispatch looks only at these. */
   private readonly waitingQueues = new Set<Queue<D>>();
   /** Queues with a waiting or executing request (the divisor of R's progress). */
@@ -554,7 +552,7 @@ export class QueueSet<D = unknown> {
     return entry;
   }
 
-  private admit(entry: Entry<D>): void {
+  private admit(entry: QueueSetEntry<D>): void {
     const maxSeats = entry.maxSeats;
     if (this.config.desiredNumQueues < 1) {
       if (this.canAccommodate(maxSeats)) {
@@ -588,7 +586,7 @@ export class QueueSet<D = unknown> {
   dump(): QueueSetDump<D> {
     this.syncTime();
     const requests: RequestDump<D>[] = [];
-    const positions = new Map<Entry<D>, number>();
+    const positions = new Map<QueueSetEntry<D>, number>();
     for (const queue of this.waitingQueues) {
       let position = 0;
       for (const waiting of queue.waiting) positions.set(waiting, position++);
@@ -710,7 +708,7 @@ export class QueueSet<D = unknown> {
 
   // --- arrival ------------------------------------------------------------------------------
 
-  private chooseQueueIndex(entry: Entry<D>): number {
+  private chooseQueueIndex(entry: QueueSetEntry<D>): number {
     const key = entry.flowKey;
     let hand: number[];
     // A dealer is made per configuration, so a hand kept by an older one (or another level's) is not taken.
@@ -741,7 +739,7 @@ export class QueueSet<D = unknown> {
     return best;
   }
 
-  private enqueue(entry: Entry<D>, queue: Queue<D>): void {
+  private enqueue(entry: QueueSetEntry<D>, queue: Queue<D>): void {
     const wasActive = queue.waiting.length > 0 || queue.executing > 0;
     if (!wasActive) {
       queue.nextDispatchR = this.currentR;
@@ -765,7 +763,7 @@ export class QueueSet<D = unknown> {
    * virtual times, round-robin position and observer calls in the same order, without the FIFO
    * node and the waiting-queue set churn (most requests of a healthy server take this path).
    */
-  private enqueueAndDispatch(entry: Entry<D>, queue: Queue<D>): void {
+  private enqueueAndDispatch(entry: QueueSetEntry<D>, queue: Queue<D>): void {
     const wasActive = queue.executing > 0;
     if (!wasActive) {
       queue.nextDispatchR = this.currentR;
@@ -891,7 +889,7 @@ export class QueueSet<D = unknown> {
   }
 
   /** Clips the final seats to the limit and stretches the latency so the work stays the same. */
-  private clipFinalSeats(entry: Entry<D>): void {
+  private clipFinalSeats(entry: QueueSetEntry<D>): void {
     if (entry.finalSeats > this.concurrencyLimit && this.concurrencyLimit > 0) {
       const finalWorkSeatMs = entry.finalSeats * entry.additionalLatencyMs;
       entry.finalSeats = this.concurrencyLimit;
@@ -900,7 +898,7 @@ export class QueueSet<D = unknown> {
   }
 
   /** The books of a dispatch; the caller delivers the decision once its own books are done. */
-  private startExecuting(entry: Entry<D>): void {
+  private startExecuting(entry: QueueSetEntry<D>): void {
     entry.state = 'executing';
     entry.startMs = this.lastSyncMs;
     this.live.add(entry);
@@ -917,7 +915,7 @@ export class QueueSet<D = unknown> {
   }
 
   /** Calls the request's `decide`; what it throws is contained (see the header). */
-  private deliver(entry: Entry<D>, decision: Decision): void {
+  private deliver(entry: QueueSetEntry<D>, decision: Decision): void {
     try {
       entry.decide!(decision, entry.request);
     } catch (error) {
@@ -939,27 +937,27 @@ export class QueueSet<D = unknown> {
   }
 
   /** Finishes a request whose execute decision threw; its owner's finish() becomes a no-op. */
-  private abandon(entry: Entry<D>): void {
+  private abandon(entry: QueueSetEntry<D>): void {
     this.finish(entry);
     entry.state = 'abandoned';
   }
 
   // --- leaving --------------------------------------------------------------------------------
 
-  private reject(entry: Entry<D>, reason: RejectReason): void {
+  private reject(entry: QueueSetEntry<D>, reason: RejectReason): void {
     entry.state = 'rejected';
     this.totRejected++;
     this.observer.rejected?.(entry.descriptor, reason, this.lastSyncMs - entry.enteredMs, this.lastSyncMs);
     this.deliver(entry, REJECT[reason]);
   }
 
-  private cancelWaiting(entry: Entry<D>): void {
+  private cancelWaiting(entry: QueueSetEntry<D>): void {
     if (entry.state !== 'waiting') return;
     this.syncTime();
     this.timeOut(entry, true);
   }
 
-  private timeOut(entry: Entry<D>, cancelled: boolean): void {
+  private timeOut(entry: QueueSetEntry<D>, cancelled: boolean): void {
     const wait = entry.wait;
     if (entry.state !== 'waiting' || wait === undefined) return;
     this.syncTime();
@@ -980,7 +978,7 @@ export class QueueSet<D = unknown> {
     this.dispatchAsMuchAsPossible();
   }
 
-  private finish(entry: Entry<D>): void {
+  private finish(entry: QueueSetEntry<D>): void {
     if (entry.state !== 'executing') throw new Error(`QueueSet: finish() on a request that is ${entry.state}`);
     this.syncTime();
     entry.state = 'finished';
@@ -1013,7 +1011,7 @@ export class QueueSet<D = unknown> {
     }
   }
 
-  private releaseSeats(entry: Entry<D>): void {
+  private releaseSeats(entry: QueueSetEntry<D>): void {
     this.totSeatsInUse -= entry.seatsHeld;
     if (entry.queue !== undefined) {
       entry.queue.seatsInUse -= entry.seatsHeld;
@@ -1045,7 +1043,7 @@ function newQueue<D>(id: number, index: number): Queue<D> {
   const queue = {
     id,
     index,
-    waiting: new RequestFifo<Entry<D>>(),
+    waiting: new RequestFifo<QueueSetEntry<D>>(),
     inWaitingQueues: false,
     executing: 0,
     seatsInUse: 0,
