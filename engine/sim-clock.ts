@@ -21,27 +21,34 @@ interface Pending {
   cancelled: boolean;
   /** Scheduled without a cancel handle: nothing refers to it after it ran, so it can be reused. */
   pooled: boolean;
+  /** The next free pooled event, while this one is free (the pool is a list through its events). */
+  nextFree: Pending | undefined;
 }
 
 /** Reused `schedule` events kept at most; enough for the events of one instant in large runs. */
 const POOL_MAX = 4096;
 
 function pooledPending(): Pending {
-  return { callback: undefined, task: undefined, cancelled: false, pooled: true };
+  return { callback: undefined, task: undefined, cancelled: false, pooled: true, nextFree: undefined };
 }
 
 /** Below this size compaction is not worth a pass over the heap. */
 const COMPACT_MIN_HEAP = 1024;
 
 export class SimClock implements Clock {
-  private nowMs: number;
+  /**
+   * Born a fraction, then set by the constructor: declared without a value it would first be
+   * defined undefined, and V8 would then box every time it holds (an allocation and a write
+   * barrier per event).
+   */
+  private nowMs = 0.5;
   private seq = 0;
   /**
    * The heap: slot i holds `events[i]`, due at `due[i]`, scheduled as number `seqs[i]`. The keys
    * live in typed arrays rather than on the events because a double in an object field is a
    * pointer to a boxed number: every comparison would chase two of them.
    *
-   * `events` and `pool` are born holding an entry (slots at or past `size` are unused): an empty
+   * `events` is born holding an entry (slots at or past `size` are unused): an empty
    * `[]` starts as an array of small integers and turns into an array of objects at its first
    * store, so a second clock in the same process (`sim tune`, the bench's repeated runs) met code
    * compiled for the first clock's arrays with arrays of the other kind, and threw it away.
@@ -55,7 +62,9 @@ export class SimClock implements Clock {
   /** Cancelled events still sitting in the heap. */
   private cancelledInHeap = 0;
   private eventsRun = 0;
-  private readonly pool: Pending[] = [pooledPending()];
+  /** Free pooled events, and how many (a list through them: no array push and pop per event). */
+  private free: Pending | undefined = undefined;
+  private freeCount = 0;
 
   constructor(startMs = 0) {
     this.nowMs = startMs;
@@ -66,7 +75,7 @@ export class SimClock implements Clock {
   }
 
   after(delayMs: number, callback: () => void): Cancel {
-    const event: Pending = { callback, task: undefined, cancelled: false, pooled: false };
+    const event: Pending = { callback, task: undefined, cancelled: false, pooled: false, nextFree: undefined };
     this.push(event, this.nowMs + (delayMs > 0 ? delayMs : 0));
     return () => {
       // Cancelling an event that already ran (or was cancelled) is a no-op.
@@ -93,7 +102,13 @@ export class SimClock implements Clock {
   }
 
   private pooledEvent(delayMs: number): Pending {
-    const event = this.pool.pop() ?? pooledPending();
+    let event = this.free;
+    if (event === undefined) event = pooledPending();
+    else {
+      this.free = event.nextFree;
+      event.nextFree = undefined;
+      this.freeCount--;
+    }
     this.push(event, this.nowMs + (delayMs > 0 ? delayMs : 0));
     return event;
   }
@@ -149,7 +164,11 @@ export class SimClock implements Clock {
     const task = event.task;
     event.callback = undefined;
     event.task = undefined;
-    if (event.pooled && this.pool.length < POOL_MAX) this.pool.push(event);
+    if (event.pooled && this.freeCount < POOL_MAX) {
+      event.nextFree = this.free;
+      this.free = event;
+      this.freeCount++;
+    }
     this.eventsRun++;
     if (task !== undefined) task.fire();
     else callback!();

@@ -32,10 +32,11 @@ import { formatRfc3339 } from '../clock.ts';
 import { hashFlowId, dealerParameterError } from '../shuffle-sharding.ts';
 import { BoundedCache } from '../bounded-cache.ts';
 import type { RequestDigest } from './request-digest.ts';
+import type { FlowKey } from './queue-set.ts';
 import type { RequestInfo } from '../request/request-info.ts';
 import type { UserInfo } from '../auth/user-info.ts';
 
-export interface Classification {
+export interface Classification extends FlowKey {
   flowSchema: FlowSchema;
   priorityLevel: PriorityLevelConfiguration;
   /** `""` unless the level queues with more than one queue (see `flowDistinguisher`). */
@@ -54,6 +55,8 @@ export interface Classification {
   flowSchemaName: string;
   priorityLevelName: string;
   exempt: boolean;
+  /** The controller's memo: the level it admitted this flow's requests to, and the version of its levels then (controller.ts). */
+  admittedTo?: { readonly version: number; readonly level: unknown } | undefined;
 }
 
 const CLASSIFICATION = Symbol('fairway.classification');
@@ -167,6 +170,10 @@ export function buildClassifier(
       flowSchemaName: flowSchema.metadata?.name ?? '',
       priorityLevelName: priorityLevel.metadata?.name ?? '',
       exempt: priorityLevel.spec?.type === 'Exempt',
+      // The memos others keep on it, present from the start so that every classification has one shape.
+      admittedTo: undefined,
+      hand: undefined,
+      handDealer: undefined,
     };
     flows.set(flowId, classification);
     return classification;

@@ -6,7 +6,7 @@ import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, su
 import type { FlowSchema, PriorityLevelConfiguration } from '../resources/types.ts';
 import { Subject } from 'rxjs';
 import { CONFIG_DIGEST_MIN_INTERVAL_MS } from './config-work-queue.ts';
-import { FlowController, type AdmitOutcome, type FlowcontrolConfig } from './controller.ts';
+import { AdmissionRecord, FlowController, type AdmitOutcome, type AdmitRequest, type FlowcontrolConfig } from './controller.ts';
 import type { Admission } from './queue-set.ts';
 import type { RequestDigest } from './request-digest.ts';
 
@@ -90,6 +90,53 @@ test('requests are classified and admitted: masters run exempt, alice queues at 
   assert.equal(alice.outcomes[0]!.workEstimate, { initialSeats: 1, finalSeats: 0, additionalLatencyMs: 0 });
   root.admission.finish();
   alice.admission.finish();
+  assert.ok(controller.dump().levels.every((l) => l.queueSet.isIdle));
+});
+
+/** A caller whose request is its own record, as the simulator's are. */
+class OwnRecord extends AdmissionRecord implements AdmitRequest {
+  readonly decisions: string[] = [];
+  givenArrivalMs: number | undefined = undefined;
+
+  constructor(public digest: RequestDigest) {
+    super();
+  }
+
+  get admitted(): this {
+    return this;
+  }
+
+  get query(): Record<string, string> {
+    return {};
+  }
+
+  get givenWaitLimitMs(): number | undefined {
+    return undefined;
+  }
+
+  onDecided(): void {
+    this.decisions.push(`${this.id} ${this.priorityLevel} ${this.decision.kind}`);
+  }
+}
+
+test('admitRecord: a caller-made record is the admission and the outcome, and can be reused once the queue set is done with it', () => {
+  const { controller, clock } = newController();
+  controller.configure(defaultConfig());
+  const record = new OwnRecord(listPods('alice'));
+  assert.is(controller.admitRecord(record), record, 'the admission handle is the record');
+  assert.equal(record.decisions, ['1 global-default execute']);
+  assert.is(record.waitLimitMs, 15_000, 'the default wait limit when the record has none');
+  assert.throws(() => record.reuse(), /still holds/, "an executing request is the queue set's");
+  clock.advance(5);
+  record.finish();
+  record.reuse();
+  record.digest = listPods('root', ['system:masters', 'system:authenticated']);
+  record.givenArrivalMs = clock.now();
+  controller.admitRecord(record);
+  assert.equal(record.decisions, ['1 global-default execute', '2 exempt execute'], 'reclassified, a new id, one more outcome');
+  assert.is(record.arrivalMs, 5);
+  assert.throws(() => controller.admitRecord(record), /started once/, 'a record in the engine is not started again');
+  record.finish();
   assert.ok(controller.dump().levels.every((l) => l.queueSet.isIdle));
 });
 

@@ -18,7 +18,16 @@ import { OneKeyWorkQueue } from './config-work-queue.ts';
 import { levelConfigOf, type LevelConfig } from './level-config.ts';
 import { maxSeatsForLevel } from './max-seats.ts';
 import { createPriorityLevelMachine, type PriorityLevelMachine } from './priority-level.machine.ts';
-import type { Admission, Decision, QueueSet, QueueSetDump, QueueSetObserver, QueueSetRequest, RejectReason } from './queue-set.ts';
+import {
+  QueueSetEntry,
+  type Admission,
+  type Decision,
+  type QueueSet,
+  type QueueSetDump,
+  type QueueSetObserver,
+  type QueueSetRequest,
+  type RejectReason,
+} from './queue-set.ts';
 import { goRound } from '../go-math.ts';
 import type { RequestDigest } from './request-digest.ts';
 import { DroppedRequestsTracker } from './retry-after.ts';
@@ -182,17 +191,20 @@ export interface DigestedConfig {
   danglingFlowSchemas: ReadonlySet<string>;
 }
 
+/** The next FlowController.levelsVersion, shared by all controllers so that no two use one version. */
+let nextLevelsVersion = 1;
+
 const EMPTY_CONFIG: FlowcontrolConfig = Object.freeze({ priorityLevels: [], flowSchemas: [] });
 
 export class FlowController {
   private readonly machine = createPriorityLevelMachine<RequestDescriptor>();
   private readonly levels = new Map<string, Level>();
   /**
-   * The last classification admitted and its level (most requests repeat it), in two fields rather
-   * than an object: a miss allocates nothing. Forgotten whenever `levels` changes.
+   * Changes whenever `levels` does. A classification carries the level it was last admitted to
+   * with the version it was found under (Classification.admittedTo), so a flow seen before finds
+   * its level by one property read, not a lookup by name; versions are unique across controllers.
    */
-  private lastClassification: Classification | undefined = undefined;
-  private lastLevel: Level | undefined = undefined;
+  private levelsVersion = nextLevelsVersion++;
   /** Kept for the server's lifetime, as the filter's DroppedRequestsTracker is: a level that comes back keeps its history. */
   private readonly dropped = new DroppedRequestsTracker();
   /** Level configs by object: unchanged objects are not re-derived at every digest. */
@@ -276,7 +288,7 @@ export class FlowController {
         // A level reaped since the last digest and now wanted again starts afresh.
         if (level.state === 'removed') {
           this.levels.delete(name);
-          this.lastClassification = undefined;
+          this.levelsVersion = nextLevelsVersion++;
           this.levelGauges.delete(name);
         }
         continue;
@@ -284,7 +296,7 @@ export class FlowController {
       if (level.state === 'removed' || level.queueSet.isIdle) {
         level.actor.stop();
         this.levels.delete(name);
-        this.lastClassification = undefined;
+        this.levelsVersion = nextLevelsVersion++;
         this.levelGauges.delete(name);
       } else if (level.state !== 'quiescing') {
         level.actor.send({ type: 'DELETED' });
@@ -345,7 +357,7 @@ export class FlowController {
       level.maxSeats = snapshot.context.maxSeats;
     });
     this.levels.set(config.name, level);
-    this.lastClassification = undefined;
+    this.levelsVersion = nextLevelsVersion++;
     this.levelGauges.delete(config.name);
     actor.start();
     this.notifyLevelChanged(config.name);
@@ -366,25 +378,39 @@ export class FlowController {
    * response is done; before an outcome, `cancel()` withdraws the request.
    */
   admit(request: AdmitRequest, onOutcome: (outcome: AdmitOutcome) => void): Admission {
-    const classification = this.classifier.classify(request.digest);
+    return this.admitAs(new CallerAdmission(request, onOutcome), request.workEstimate, request.onClassified);
+  }
+
+  /**
+   * `admit` for a caller whose request is its own record (a subclass of AdmissionRecord, made for
+   * one admission): the simulator's requests, which then cost one object each.
+   */
+  admitRecord(record: AdmissionRecord): Admission {
+    return this.admitAs(record, undefined, undefined);
+  }
+
+  private admitAs(record: AdmissionRecord, givenEstimate: WorkEstimate | undefined, onClassified: AdmitRequest['onClassified']): Admission {
+    const classification = this.classifier.classify(record.digest);
     const level = this.levelOf(classification);
     this.sampledWatchCount = -1;
-    const record = new AdmissionRecord(this.nextRequestId++, request, classification, this.options.defaultWaitLimitMs, onOutcome);
-    if (request.arrivalMs === undefined) record.clockArrivalMs = this.options.clock.now();
+    record.id = this.nextRequestId++;
+    record.classification = classification;
+    record.defaultWaitLimitMs = this.options.defaultWaitLimitMs;
+    if (record.givenArrivalMs === undefined) record.clockArrivalMs = this.options.clock.now();
     // The record is also the estimator's view of the request: no object made for the call.
-    const workEstimate = request.workEstimate ?? estimateWork(record, this.estimator, level.maxSeats);
+    const workEstimate = givenEstimate ?? estimateWork(record, this.estimator, level.maxSeats);
     record.workEstimate = workEstimate;
     this.options.observer?.estimated?.(record, workEstimate);
     if (this.sampledWatchCount >= 0) this.options.observer?.watchCountSampled?.(record, this.sampledWatchCount);
-    request.onClassified?.(classification, record, workEstimate);
-    return level.queueSet.startRequest(record, this.decided);
+    onClassified?.(classification, record, workEstimate);
+    return level.queueSet.startEntry(record, this.decided);
   }
 
   private levelOf(classification: Classification): Level {
-    if (classification === this.lastClassification) return this.lastLevel!;
+    const memo = classification.admittedTo;
+    if (memo !== undefined && memo.version === this.levelsVersion) return memo.level as Level;
     const level = this.levels.get(classification.priorityLevelName)!;
-    this.lastClassification = classification;
-    this.lastLevel = level;
+    classification.admittedTo = { version: this.levelsVersion, level };
     return level;
   }
 
@@ -397,7 +423,7 @@ export class FlowController {
       record.retryAfterSeconds = this.dropped.retryAfter(record.priorityLevel, nowSeconds);
     }
     record.decision = decision;
-    record.onOutcome(record);
+    record.onDecided();
   };
 
   /**
@@ -618,38 +644,50 @@ class LevelGaugesView implements LevelGauges {
 }
 
 /**
- * One request inside the controller. It is at once the descriptor observers see, the queue set's
- * request, the work estimator's view of it and, once decided, the outcome: a request costs the
- * engine one object here, not one per role (the simulator's allocation profile counted 1.4 KB per
- * request before). What the classification and the caller's request hold is read from them, not
- * copied.
+ * One request inside the controller. It is at once the queue set's entry and request, the
+ * descriptor observers see, the work estimator's view of it and, once decided, the outcome: a
+ * request costs the engine one object, not one per role (the simulator's allocation profile
+ * counted 1.4 KB per request before). A caller may be its own record (`admitRecord`, the
+ * simulator); `admit` wraps the caller's request in one. What the classification and the caller's
+ * request hold is read from them, not copied.
  */
-class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescriptor>, AdmitOutcome, WorkEstimateRequest {
-  /** Set right after construction, before anyone else sees the record. */
+export abstract class AdmissionRecord extends QueueSetEntry<RequestDescriptor> implements RequestDescriptor, AdmitOutcome, WorkEstimateRequest {
+  // Set by the controller before anyone else sees the record.
+  id = 0;
+  classification: Classification = UNCLASSIFIED;
   workEstimate: WorkEstimate = NO_ESTIMATE;
   decision: Decision = UNDECIDED;
   retryAfterSeconds = 0;
-
+  defaultWaitLimitMs = 0;
   /**
    * The controller's reading when the caller gave no arrival time. The caller's own is read from
    * it, not copied: a fractional number copied into a field is a number boxed, per request.
    */
   clockArrivalMs: number | undefined = undefined;
 
-  constructor(
-    readonly id: number,
-    readonly admitted: AdmitRequest,
-    readonly classification: Classification,
-    private readonly defaultWaitLimitMs: number,
-    readonly onOutcome: (outcome: AdmitOutcome) => void,
-  ) {}
+  abstract readonly admitted: AdmitRequest;
+  abstract readonly digest: RequestDigest;
+  abstract readonly query: AdmitRequest['query'];
+  /** The caller's arrival reading and wait limit, when it has its own (AdmitRequest's). */
+  abstract readonly givenArrivalMs: number | undefined;
+  abstract readonly givenWaitLimitMs: number | undefined;
+  /** The decision is made (in `decision`): the record is the outcome, for its caller. */
+  abstract onDecided(): void;
+
+  override reuse(): void {
+    super.reuse();
+    this.workEstimate = NO_ESTIMATE;
+    this.decision = UNDECIDED;
+    this.retryAfterSeconds = 0;
+    this.clockArrivalMs = undefined;
+  }
 
   get arrivalMs(): number {
-    return this.admitted.arrivalMs ?? this.clockArrivalMs!;
+    return this.givenArrivalMs ?? this.clockArrivalMs!;
   }
 
   get waitLimitMs(): number {
-    return this.admitted.waitLimitMs ?? this.defaultWaitLimitMs;
+    return this.givenWaitLimitMs ?? this.defaultWaitLimitMs;
   }
 
   get priorityLevel(): string {
@@ -668,7 +706,7 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
     return this.classification.hashValue;
   }
 
-  get flowKey(): object {
+  get flowKey(): Classification {
     return this.classification;
   }
 
@@ -676,24 +714,52 @@ class AdmissionRecord implements RequestDescriptor, QueueSetRequest<RequestDescr
     return this.classification.exempt;
   }
 
-  get digest(): RequestDigest {
-    return this.admitted.digest;
+  get requestInfo(): RequestDigest['requestInfo'] {
+    return this.digest.requestInfo;
   }
 
-  get requestInfo(): RequestDigest['requestInfo'] {
-    return this.admitted.digest.requestInfo;
+  get descriptor(): this {
+    return this;
+  }
+
+  get request(): this {
+    return this;
+  }
+
+  /** Dumps carry the record as their descriptor: its plain data, not the queue set's links. */
+  toJSON(): Omit<RequestDescriptor, 'digest'> {
+    const { id, priorityLevel, exempt, flowSchema, flowDistinguisher, arrivalMs } = this;
+    return { id, priorityLevel, exempt, flowSchema, flowDistinguisher, arrivalMs };
+  }
+}
+
+/** The record `admit` makes for a caller's request. */
+class CallerAdmission extends AdmissionRecord {
+  constructor(
+    readonly admitted: AdmitRequest,
+    private readonly onOutcome: (outcome: AdmitOutcome) => void,
+  ) {
+    super();
+  }
+
+  get digest(): RequestDigest {
+    return this.admitted.digest;
   }
 
   get query(): AdmitRequest['query'] {
     return this.admitted.query;
   }
 
-  get descriptor(): RequestDescriptor {
-    return this;
+  get givenArrivalMs(): number | undefined {
+    return this.admitted.arrivalMs;
   }
 
-  get request(): RequestDescriptor {
-    return this;
+  get givenWaitLimitMs(): number | undefined {
+    return this.admitted.waitLimitMs;
+  }
+
+  onDecided(): void {
+    this.onOutcome(this);
   }
 }
 
@@ -701,3 +767,15 @@ const NO_ESTIMATE: WorkEstimate = Object.freeze({ initialSeats: 0, finalSeats: 0
 
 /** Placeholder until the queue set decides; never handed to a caller. */
 const UNDECIDED: Decision = Object.freeze({ kind: 'reject', reason: 'time-out' });
+
+/** Placeholder until the controller classifies the record; never handed to anyone. */
+const UNCLASSIFIED: Classification = Object.freeze({
+  flowSchema: {} as FlowSchema,
+  priorityLevel: {} as PriorityLevelConfiguration,
+  flowDistinguisher: '',
+  hashValue: 0n,
+  fallback: false,
+  flowSchemaName: '',
+  priorityLevelName: '',
+  exempt: false,
+});

@@ -60,16 +60,23 @@ export interface QueuingConfig {
   handSize: number;
 }
 
+/** An object standing for a flow hash, on which queue sets keep the flow's hand (see QueueSetRequest.flowKey). */
+export interface FlowKey {
+  /** The hand `handDealer` dealt this flow; written by queue sets only. */
+  hand?: number[] | undefined;
+  handDealer?: Dealer | undefined;
+}
+
 export interface QueueSetRequest<D = unknown> {
   /** hashFlowId(flowSchema, distinguisher); ignored when the level does not queue. */
   flowHash: bigint;
   /**
    * Optional: an object that stands for `flowHash` (requests carrying the same object have the same
-   * hash). The queue set then finds the flow's hand by the object's identity, which costs a third
-   * of a lookup by BigInt. The controller passes the classification, which the classifier reuses
-   * for every request of a flow it has seen.
+   * hash). The queue set then keeps the flow's hand on it, found by one property read instead of a
+   * lookup by BigInt. The controller passes the classification, which the classifier reuses for
+   * every request of a flow it has seen.
    */
-  flowKey?: object | undefined;
+  flowKey?: FlowKey | undefined;
   /** Read, not copied, while the request is in the queue set: it must not change meanwhile. */
   workEstimate: WorkEstimate;
   /** How long the request may wait in its queue before it is rejected with `time-out`. */
@@ -129,53 +136,63 @@ export interface QueueSetObserver<D = unknown> {
 /** `abandoned`: finished by the queue set because its execute decision threw (see the header). */
 type RequestState = 'waiting' | 'executing' | 'finished' | 'rejected' | 'abandoned';
 
-/** What an Entry calls back into; one per QueueSet, so a request allocates no closures. */
+/** What an entry calls back into; one per QueueSet, so a request allocates no closures. */
 interface EntryOwner<D> {
-  finish(entry: Entry<D>): void;
-  cancel(entry: Entry<D>): void;
+  finish(entry: QueueSetEntry<D>): void;
+  cancel(entry: QueueSetEntry<D>): void;
 }
 
 /**
- * A request inside the queue set; it is also the caller's Admission handle. One is made per
- * request, so what its work estimate says is read from the estimate rather than copied (every
- * field is 8 bytes per request).
+ * A request inside the queue set; it is also the caller's Admission handle. A caller may make it
+ * itself, as a subclass that is its own request (`startEntry`): the controller's admission record
+ * is one, so a request costs the engine one object, not a record and an entry. What the work
+ * estimate says is read from the estimate rather than copied (every field is 8 bytes per request).
  */
-class Entry<D> implements Admission, ListMember<Entry<D>> {
-  readonly totalWork: number;
+export abstract class QueueSetEntry<D> implements QueueSetRequest<D>, Admission, ListMember<QueueSetEntry<D>> {
+  /** What `decide` is handed back: the entry itself, or the request `startRequest` was given. */
+  abstract readonly request: QueueSetRequest<D>;
+  abstract readonly descriptor: D;
+  abstract readonly flowHash: bigint;
+  abstract readonly flowKey: FlowKey | undefined;
+  abstract readonly workEstimate: WorkEstimate;
+  abstract readonly waitLimitMs: number;
+  abstract readonly arrivalMs: number | undefined;
+
+  // The queue set's books, set when it starts the entry.
+  owner: EntryOwner<D> | undefined = undefined;
+  decide: Decide<D> | undefined = undefined;
+  /** The queue set's reading when it started the request: its arrival, or the last event's time if that is later. */
+  enteredMs = FRACTION;
+  arrivalR = FRACTION;
+  totalWork = 0;
   /** May be clipped to the concurrency limit at dispatch (work preserved via the latency). */
-  finalSeats: number;
-  additionalLatencyMs: number;
+  finalSeats = 0;
+  additionalLatencyMs = FRACTION;
   state: RequestState = 'waiting';
   queue: Queue<D> | undefined = undefined;
-  startMs = 0;
+  startMs = FRACTION;
   /** Set while it sits in its queue's FIFO. */
   wait: Wait<D> | undefined = undefined;
   /** Links of the queue set's list of waiting and executing requests (for dumps). */
   listed = false;
-  listPrevious: Entry<D> | undefined = undefined;
-  listNext: Entry<D> | undefined = undefined;
+  listPrevious: QueueSetEntry<D> | undefined = undefined;
+  listNext: QueueSetEntry<D> | undefined = undefined;
 
-  constructor(
-    private readonly owner: EntryOwner<D>,
-    readonly request: QueueSetRequest<D>,
-    readonly decide: Decide<D>,
-    readonly arrivalMs: number,
-    public arrivalR: number,
-    totalWork: number,
-  ) {
-    const estimate = request.workEstimate;
-    this.finalSeats = estimate.finalSeats;
-    this.additionalLatencyMs = estimate.additionalLatencyMs;
-    this.totalWork = totalWork;
+  constructor() {
+    // Born holding fractions (see FRACTION), then their initial values.
+    this.enteredMs = 0;
+    this.arrivalR = 0;
+    this.additionalLatencyMs = 0;
+    this.startMs = 0;
   }
 
   get initialSeats(): number {
-    return this.request.workEstimate.initialSeats;
+    return this.workEstimate.initialSeats;
   }
 
   /** max(initial, final) at arrival, before any clipping; what the waiting sums counted. */
   get maxSeats(): number {
-    const estimate = this.request.workEstimate;
+    const estimate = this.workEstimate;
     return Math.max(estimate.initialSeats, estimate.finalSeats);
   }
 
@@ -184,17 +201,67 @@ class Entry<D> implements Admission, ListMember<Entry<D>> {
    * nothing is clipped yet, so it equals maxSeats; clipping happens only at dispatch.
    */
   get seatsHeld(): number {
-    return Math.max(this.request.workEstimate.initialSeats, this.finalSeats);
+    return Math.max(this.workEstimate.initialSeats, this.finalSeats);
   }
 
   finish(): void {
     // Its execute decision threw: the queue set finished it, and the owner's finish() is moot.
     if (this.state === 'abandoned') return;
-    this.owner.finish(this);
+    this.owner!.finish(this);
+  }
+
+  /**
+   * Makes the entry new again, for a caller that recycles its requests (the simulator makes no
+   * object per request). Only once the queue set is done with it: rejected, or finished with its
+   * seats released at once (one held for its additional latency is still the queue set's).
+   */
+  reuse(): void {
+    if (!(this.state === 'rejected' || (this.state === 'finished' && this.additionalLatencyMs <= 0))) {
+      throw new Error(`QueueSetEntry.reuse: the queue set still holds this request (${this.state})`);
+    }
+    this.owner = undefined;
+    this.decide = undefined;
+    this.state = 'waiting';
+    this.queue = undefined;
+    this.wait = undefined;
+    this.listed = false;
+    this.listPrevious = undefined;
+    this.listNext = undefined;
   }
 
   cancel(): void {
-    this.owner.cancel(this);
+    this.owner!.cancel(this);
+  }
+}
+
+/** The entry for a request handed to `startRequest`: its fields are read from the request. */
+class RequestEntry<D> extends QueueSetEntry<D> {
+  constructor(readonly request: QueueSetRequest<D>) {
+    super();
+  }
+
+  get descriptor(): D {
+    return this.request.descriptor;
+  }
+
+  get flowHash(): bigint {
+    return this.request.flowHash;
+  }
+
+  get flowKey(): FlowKey | undefined {
+    return this.request.flowKey;
+  }
+
+  get workEstimate(): WorkEstimate {
+    return this.request.workEstimate;
+  }
+
+  get waitLimitMs(): number {
+    return this.request.waitLimitMs;
+  }
+
+  get arrivalMs(): number | undefined {
+    return this.request.arrivalMs;
   }
 }
 
@@ -203,7 +270,7 @@ class Entry<D> implements Admission, ListMember<Entry<D>> {
  * on arrival through the fast path, and every field on Entry would cost them 8 bytes. It is the
  * FIFO's node itself, so a waiting request costs one object here, not a node and a closure too.
  */
-class Wait<D> extends FifoNode<Entry<D>> implements Deadline {
+class Wait<D> extends FifoNode<QueueSetEntry<D>> implements Deadline {
   /** When its wait limit ends, set once it stays waiting; the level's wait-limit heap keeps the other two. */
   deadlineMs = 0;
   deadlineSlot = -1;
@@ -213,7 +280,7 @@ class Wait<D> extends FifoNode<Entry<D>> implements Deadline {
 interface Queue<D> {
   readonly id: number;
   index: number;
-  readonly waiting: RequestFifo<Entry<D>>;
+  readonly waiting: RequestFifo<QueueSetEntry<D>>;
   /** Whether it is in the queue set's waitingQueues (it is exactly while `waiting` is not empty). */
   inWaitingQueues: boolean;
   executing: number;
@@ -293,8 +360,6 @@ export class QueueSet<D = unknown> {
   private dealer: Dealer | undefined;
   /** Hands per flow hash for the current dealer; dealing is BigInt arithmetic, flows repeat. */
   private hands = new BoundedCache<bigint, number[]>(4_096);
-  /** The same hands by `flowKey`. */
-  private handsByKey = new BoundedCache<object, number[]>(4_096);
   private concurrencyLimit = 0;
   private readonly queues: Queue<D>[] = [];
   /** R relative to `rOrigin`; the observable R is `rOrigin + currentR`. */
@@ -302,18 +367,21 @@ export class QueueSet<D = unknown> {
   private rOrigin = 0n;
   /** `rOrigin` in seat-seconds, for the dispatch readings. */
   private rOriginSeatSeconds = 0;
-  private dispatchReadings: DispatchReadings | undefined;
+  /** What the last dispatch from a queue saw, in units (see noteDispatch). */
+  private lastDispatch: { origin: number; r: number; s: number; sMin: number; sMax: number; dsMin: number; dsMax: number } | undefined;
   /** Finished requests still holding seats for their additional latency. */
-  private readonly lingering = new Set<Entry<D>>();
+  private readonly lingering = new Set<QueueSetEntry<D>>();
   /** `GO_HIGH_R − rOrigin` as a double: a cheap test for "check the upstream epoch exactly". */
   private goEpochAtR = Number(GO_HIGH_R);
   /**
    * The clock's reading for the event being processed: every entry point syncs first, and the
-   * event's books (arrival, dispatch, finish, observer calls) use this one reading.
+   * event's books (arrival, dispatch, finish, observer calls) use this one reading. Born a
+   * fraction (see FRACTION): declared without a value, the field would first be defined undefined,
+   * and V8 would keep every reading in a box of its own.
    */
-  private lastSyncMs: number;
+  private lastSyncMs = FRACTION;
   /** The request `startRequest` is deciding on, whose callback's errors go back to that caller. */
-  private starting: Entry<D> | undefined;
+  private starting: QueueSetEntry<D> | undefined;
   private startingError: { error: unknown } | undefined;
   private robinIndex = -1;
   /** The estimate of the last request started and its total work (see startRequest). */
@@ -330,7 +398,7 @@ export class QueueSet<D = unknown> {
   private totTimedOut = 0;
   private totCancelled = 0;
   /** Waiting and executing requests in arrival order, for dumps. */
-  private readonly live = new LinkedList<Entry<D>>();
+  private readonly live = new LinkedList<QueueSetEntry<D>>();
   /** Queues with at least one waiting request: dispatch looks only at these. */
   private readonly waitingQueues = new Set<Queue<D>>();
   /** Queues with a waiting or executing request (the divisor of R's progress). */
@@ -361,9 +429,6 @@ export class QueueSet<D = unknown> {
     this.currentR = 0;
     this.rOriginSeatSeconds = FRACTION;
     this.rOriginSeatSeconds = 0;
-    const startMs = this.lastSyncMs;
-    this.lastSyncMs = FRACTION;
-    this.lastSyncMs = startMs;
     this.waitLimits = new Deadlines<Wait<D>>(clock, (wait) => this.timeOut(wait.item, false));
     this.config = config;
     this.setConfig(config, concurrencyLimit);
@@ -383,7 +448,6 @@ export class QueueSet<D = unknown> {
       }
       this.dealer = createDealer(config.desiredNumQueues, config.handSize) as Dealer;
       this.hands = new BoundedCache<bigint, number[]>(4_096);
-      this.handsByKey = new BoundedCache<object, number[]>(4_096);
       this.config = config;
     } else {
       // A level that stops queuing keeps its old limits so that its queues drain as before.
@@ -448,9 +512,15 @@ export class QueueSet<D = unknown> {
   }
 
   startRequest(request: QueueSetRequest<D>, decide: Decide<D>): Admission {
-    this.syncTimeAt(request.arrivalMs ?? this.clock.now());
-    if (!(request.workEstimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
-    const estimate = request.workEstimate;
+    return this.startEntry(new RequestEntry<D>(request), decide);
+  }
+
+  /** `startRequest` for an entry the caller made, which is its own request (see QueueSetEntry). */
+  startEntry(entry: QueueSetEntry<D>, decide: Decide<D>): Admission {
+    if (entry.owner !== undefined) throw new Error('QueueSet.startEntry: an entry is started once');
+    this.syncTimeAt(entry.arrivalMs ?? this.clock.now());
+    const estimate = entry.workEstimate;
+    if (!(estimate.initialSeats >= 1)) throw new Error('QueueSet.startRequest: a request needs at least one initial seat');
     // Most requests in a row have the same estimate (one seat, no latency): its work is worked out
     // once. Compared by value, since a caller may reuse one estimate object with new numbers.
     const last = this.lastEstimate;
@@ -460,7 +530,13 @@ export class QueueSet<D = unknown> {
       last.additionalLatencyMs = estimate.additionalLatencyMs;
       this.lastTotalWork = totalWorkUnits(estimate);
     }
-    const entry = new Entry<D>(this.entryOwner, request, decide, this.lastSyncMs, this.currentR, this.lastTotalWork);
+    entry.owner = this.entryOwner;
+    entry.decide = decide;
+    entry.enteredMs = this.lastSyncMs;
+    entry.arrivalR = this.currentR;
+    entry.totalWork = this.lastTotalWork;
+    entry.finalSeats = estimate.finalSeats;
+    entry.additionalLatencyMs = estimate.additionalLatencyMs;
     this.starting = entry;
     try {
       this.admit(entry);
@@ -476,8 +552,7 @@ export class QueueSet<D = unknown> {
     return entry;
   }
 
-  private admit(entry: Entry<D>): void {
-    const request = entry.request;
+  private admit(entry: QueueSetEntry<D>): void {
     const maxSeats = entry.maxSeats;
     if (this.config.desiredNumQueues < 1) {
       if (this.canAccommodate(maxSeats)) {
@@ -488,7 +563,7 @@ export class QueueSet<D = unknown> {
       }
       return;
     }
-    const queue = this.queues[this.chooseQueueIndex(request)]!;
+    const queue = this.queues[this.chooseQueueIndex(entry)]!;
     entry.queue = queue;
     if (this.totSeatsInUse >= this.concurrencyLimit && queue.waiting.length >= this.config.queueLengthLimit) {
       this.reject(entry, 'queue-full');
@@ -503,7 +578,7 @@ export class QueueSet<D = unknown> {
     // Most requests are dispatched at once; only those still waiting get a wait limit.
     const wait = entry.wait;
     if (entry.state === 'waiting' && wait !== undefined) {
-      wait.deadlineMs = this.clock.now() + request.waitLimitMs;
+      wait.deadlineMs = this.clock.now() + entry.waitLimitMs;
       this.waitLimits.add(wait);
     }
   }
@@ -511,7 +586,7 @@ export class QueueSet<D = unknown> {
   dump(): QueueSetDump<D> {
     this.syncTime();
     const requests: RequestDump<D>[] = [];
-    const positions = new Map<Entry<D>, number>();
+    const positions = new Map<QueueSetEntry<D>, number>();
     for (const queue of this.waitingQueues) {
       let position = 0;
       for (const waiting of queue.waiting) positions.set(waiting, position++);
@@ -520,10 +595,10 @@ export class QueueSet<D = unknown> {
       const queueIndex = entry.queue?.index ?? -1;
       const indexInQueue = entry.state === 'waiting' ? (positions.get(entry) ?? -1) : -1;
       requests.push({
-        descriptor: entry.request.descriptor,
+        descriptor: entry.descriptor,
         queueIndex,
         indexInQueue,
-        arrivalMs: entry.arrivalMs,
+        arrivalMs: entry.enteredMs,
         startMs: entry.state === 'executing' ? entry.startMs : undefined,
         workEstimate: { initialSeats: entry.initialSeats, finalSeats: entry.finalSeats, additionalLatencyMs: entry.additionalLatencyMs },
       });
@@ -552,8 +627,8 @@ export class QueueSet<D = unknown> {
         totalWorkSum: BigInt(q.waiting.totalWorkSum),
       })),
       requests,
-      lingering: [...this.lingering].map((entry) => ({ descriptor: entry.request.descriptor, seats: entry.seatsHeld })),
-      dispatch: this.dispatchReadings === undefined ? undefined : { ...this.dispatchReadings },
+      lingering: [...this.lingering].map((entry) => ({ descriptor: entry.descriptor, seats: entry.seatsHeld })),
+      dispatch: this.dispatchReadings(),
     };
   }
 
@@ -633,12 +708,17 @@ export class QueueSet<D = unknown> {
 
   // --- arrival ------------------------------------------------------------------------------
 
-  private chooseQueueIndex(request: QueueSetRequest<D>): number {
-    const key = request.flowKey;
-    let hand = key === undefined ? undefined : this.handsByKey.peek(key);
-    if (hand === undefined) {
-      hand = this.hands.get(request.flowHash, this.dealHand);
-      if (key !== undefined) this.handsByKey.set(key, hand);
+  private chooseQueueIndex(entry: QueueSetEntry<D>): number {
+    const key = entry.flowKey;
+    let hand: number[];
+    // A dealer is made per configuration, so a hand kept by an older one (or another level's) is not taken.
+    if (key !== undefined && key.handDealer === this.dealer && key.hand !== undefined) hand = key.hand;
+    else {
+      hand = this.hands.get(entry.flowHash, this.dealHand);
+      if (key !== undefined) {
+        key.hand = hand;
+        key.handDealer = this.dealer;
+      }
     }
     const n = hand.length;
     const offset = this.enqueues % n;
@@ -659,7 +739,7 @@ export class QueueSet<D = unknown> {
     return best;
   }
 
-  private enqueue(entry: Entry<D>, queue: Queue<D>): void {
+  private enqueue(entry: QueueSetEntry<D>, queue: Queue<D>): void {
     const wasActive = queue.waiting.length > 0 || queue.executing > 0;
     if (!wasActive) {
       queue.nextDispatchR = this.currentR;
@@ -673,7 +753,7 @@ export class QueueSet<D = unknown> {
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
     this.boundNextDispatch(queue);
-    this.observer.queued?.(entry.request.descriptor, queue.waiting.length, this.lastSyncMs, queue.id, this.queues.length - this.waitingQueues.size);
+    this.observer.queued?.(entry.descriptor, queue.waiting.length, this.lastSyncMs, queue.id, this.queues.length - this.waitingQueues.size);
     this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
   }
 
@@ -683,7 +763,7 @@ export class QueueSet<D = unknown> {
    * virtual times, round-robin position and observer calls in the same order, without the FIFO
    * node and the waiting-queue set churn (most requests of a healthy server take this path).
    */
-  private enqueueAndDispatch(entry: Entry<D>, queue: Queue<D>): void {
+  private enqueueAndDispatch(entry: QueueSetEntry<D>, queue: Queue<D>): void {
     const wasActive = queue.executing > 0;
     if (!wasActive) {
       queue.nextDispatchR = this.currentR;
@@ -694,7 +774,7 @@ export class QueueSet<D = unknown> {
     this.live.add(entry);
     this.totRequestsWaiting++;
     this.totSeatsWaiting += entry.maxSeats;
-    this.observer.queued?.(entry.request.descriptor, 1, this.lastSyncMs);
+    this.observer.queued?.(entry.descriptor, 1, this.lastSyncMs);
     this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
     this.totRequestsWaiting--;
     this.totSeatsWaiting -= entry.maxSeats;
@@ -753,7 +833,7 @@ export class QueueSet<D = unknown> {
     // A wide head that does not fit blocks its whole level rather than letting narrow requests
     // overtake it forever.
     if (!this.canAccommodate(head.maxSeats)) {
-      this.observer.noAccommodation?.(head.request.descriptor);
+      this.observer.noAccommodation?.(head.descriptor);
       return false;
     }
     const wasActive = true;
@@ -781,18 +861,35 @@ export class QueueSet<D = unknown> {
   }
 
   private noteDispatch(s: number, sMin: number, sMax: number, dsMin: number, dsMax: number): void {
-    const origin = this.rOriginSeatSeconds;
-    const readings = (this.dispatchReadings ??= { r: 0, s: 0, sMin: 0, sMax: 0, discountedSMin: 0, discountedSMax: 0 });
-    readings.r = origin + this.currentR / UNITS_PER_SEAT_SECOND;
-    readings.s = origin + s / UNITS_PER_SEAT_SECOND;
-    readings.sMin = origin + sMin / UNITS_PER_SEAT_SECOND;
-    readings.sMax = origin + sMax / UNITS_PER_SEAT_SECOND;
-    readings.discountedSMin = origin + dsMin / UNITS_PER_SEAT_SECOND;
-    readings.discountedSMax = origin + dsMax / UNITS_PER_SEAT_SECOND;
+    // Kept in units and turned into seat-seconds when read (dump): a dispatch is per request, a dump is not.
+    // Born holding fractions (see FRACTION); every field is set below.
+    const last = (this.lastDispatch ??= { origin: FRACTION, r: FRACTION, s: FRACTION, sMin: FRACTION, sMax: FRACTION, dsMin: FRACTION, dsMax: FRACTION });
+    last.origin = this.rOriginSeatSeconds;
+    last.r = this.currentR;
+    last.s = s;
+    last.sMin = sMin;
+    last.sMax = sMax;
+    last.dsMin = dsMin;
+    last.dsMax = dsMax;
+  }
+
+  /** The readings of the last dispatch from a queue, in seat-seconds. */
+  private dispatchReadings(): DispatchReadings | undefined {
+    const last = this.lastDispatch;
+    if (last === undefined) return undefined;
+    const { origin } = last;
+    return {
+      r: origin + last.r / UNITS_PER_SEAT_SECOND,
+      s: origin + last.s / UNITS_PER_SEAT_SECOND,
+      sMin: origin + last.sMin / UNITS_PER_SEAT_SECOND,
+      sMax: origin + last.sMax / UNITS_PER_SEAT_SECOND,
+      discountedSMin: origin + last.dsMin / UNITS_PER_SEAT_SECOND,
+      discountedSMax: origin + last.dsMax / UNITS_PER_SEAT_SECOND,
+    };
   }
 
   /** Clips the final seats to the limit and stretches the latency so the work stays the same. */
-  private clipFinalSeats(entry: Entry<D>): void {
+  private clipFinalSeats(entry: QueueSetEntry<D>): void {
     if (entry.finalSeats > this.concurrencyLimit && this.concurrencyLimit > 0) {
       const finalWorkSeatMs = entry.finalSeats * entry.additionalLatencyMs;
       entry.finalSeats = this.concurrencyLimit;
@@ -801,7 +898,7 @@ export class QueueSet<D = unknown> {
   }
 
   /** The books of a dispatch; the caller delivers the decision once its own books are done. */
-  private startExecuting(entry: Entry<D>): void {
+  private startExecuting(entry: QueueSetEntry<D>): void {
     entry.state = 'executing';
     entry.startMs = this.lastSyncMs;
     this.live.add(entry);
@@ -813,14 +910,14 @@ export class QueueSet<D = unknown> {
       entry.queue.seatsInUse += entry.seatsHeld;
       this.seatsInQueues += entry.seatsHeld;
     }
-    this.observer.dispatched?.(entry.request.descriptor, entry.startMs - entry.arrivalMs, entry.queue !== undefined, entry.startMs);
+    this.observer.dispatched?.(entry.descriptor, entry.startMs - entry.enteredMs, entry.queue !== undefined, entry.startMs);
     this.observer.seatDemandChanged?.(this.seatDemand, this.lastSyncMs);
   }
 
   /** Calls the request's `decide`; what it throws is contained (see the header). */
-  private deliver(entry: Entry<D>, decision: Decision): void {
+  private deliver(entry: QueueSetEntry<D>, decision: Decision): void {
     try {
-      entry.decide(decision, entry.request);
+      entry.decide!(decision, entry.request);
     } catch (error) {
       if (entry === this.starting) {
         this.startingError = { error };
@@ -834,33 +931,33 @@ export class QueueSet<D = unknown> {
         }
         const report = this.observer.decideFailed;
         if (report === undefined) throw error;
-        report(entry.request.descriptor, error);
+        report(entry.descriptor, error);
       });
     }
   }
 
   /** Finishes a request whose execute decision threw; its owner's finish() becomes a no-op. */
-  private abandon(entry: Entry<D>): void {
+  private abandon(entry: QueueSetEntry<D>): void {
     this.finish(entry);
     entry.state = 'abandoned';
   }
 
   // --- leaving --------------------------------------------------------------------------------
 
-  private reject(entry: Entry<D>, reason: RejectReason): void {
+  private reject(entry: QueueSetEntry<D>, reason: RejectReason): void {
     entry.state = 'rejected';
     this.totRejected++;
-    this.observer.rejected?.(entry.request.descriptor, reason, this.lastSyncMs - entry.arrivalMs, this.lastSyncMs);
+    this.observer.rejected?.(entry.descriptor, reason, this.lastSyncMs - entry.enteredMs, this.lastSyncMs);
     this.deliver(entry, REJECT[reason]);
   }
 
-  private cancelWaiting(entry: Entry<D>): void {
+  private cancelWaiting(entry: QueueSetEntry<D>): void {
     if (entry.state !== 'waiting') return;
     this.syncTime();
     this.timeOut(entry, true);
   }
 
-  private timeOut(entry: Entry<D>, cancelled: boolean): void {
+  private timeOut(entry: QueueSetEntry<D>, cancelled: boolean): void {
     const wait = entry.wait;
     if (entry.state !== 'waiting' || wait === undefined) return;
     this.syncTime();
@@ -881,14 +978,14 @@ export class QueueSet<D = unknown> {
     this.dispatchAsMuchAsPossible();
   }
 
-  private finish(entry: Entry<D>): void {
+  private finish(entry: QueueSetEntry<D>): void {
     if (entry.state !== 'executing') throw new Error(`QueueSet: finish() on a request that is ${entry.state}`);
     this.syncTime();
     entry.state = 'finished';
     this.live.delete(entry);
     const nowMs = this.lastSyncMs;
     this.totRequestsExecuting--;
-    this.observer.finished?.(entry.request.descriptor, nowMs - entry.startMs, nowMs, entry.additionalLatencyMs <= 0);
+    this.observer.finished?.(entry.descriptor, nowMs - entry.startMs, nowMs, entry.additionalLatencyMs <= 0);
     const queue = entry.queue;
     if (queue !== undefined) {
       // The guess G is replaced by the real service time S: R_start -= (G - S) * initialSeats.
@@ -914,7 +1011,7 @@ export class QueueSet<D = unknown> {
     }
   }
 
-  private releaseSeats(entry: Entry<D>): void {
+  private releaseSeats(entry: QueueSetEntry<D>): void {
     this.totSeatsInUse -= entry.seatsHeld;
     if (entry.queue !== undefined) {
       entry.queue.seatsInUse -= entry.seatsHeld;
@@ -946,7 +1043,7 @@ function newQueue<D>(id: number, index: number): Queue<D> {
   const queue = {
     id,
     index,
-    waiting: new RequestFifo<Entry<D>>(),
+    waiting: new RequestFifo<QueueSetEntry<D>>(),
     inWaitingQueues: false,
     executing: 0,
     seatsInUse: 0,
