@@ -6,7 +6,7 @@
 // the next quarter second go into a calendar: a ring of slots a quarter millisecond wide, each a
 // list sorted by (due, seq), so scheduling walks a list of a few events and taking the next is a
 // read of the first non-empty slot (a simulation's requests are due milliseconds ahead, where a
-// binary heap paid about seven levels of sifting per event, a tenth of a simulated request).
+// binary heap alone sifted about seven levels per event).
 // Events due later wait in a binary heap (sift with a hole instead of swaps, keys in typed arrays);
 // the next event is the earlier of the two heads, so the order is the same whichever holds it.
 // No per-event closures beyond the cancel handle; cancelled events (the queue set cancels a
@@ -77,7 +77,7 @@ export class SimClock implements Clock {
   private due = new Float64Array(256);
   private seqs = new Float64Array(256);
   private size = 0;
-  /** Due time of the event `pop` returned last. */
+  /** Due time of the event `take` (or the heap's `pop`) returned last. */
   private poppedDueMs = 0;
   /** Cancelled events still sitting in the heap, and in the calendar. */
   private cancelledInHeap = 0;
@@ -85,7 +85,8 @@ export class SimClock implements Clock {
   /**
    * The calendar: the first and last event of each slot's list. Every event in it has its slot
    * number (floor(due × SLOTS_PER_MS)) in [cursor, cursor + SLOTS), so a slot of the ring holds one
-   * slot number's events; `cursor` only moves up, to the slot of the calendar's earliest event.
+   * slot number's events. `cursor` moves up to the slot of the calendar's earliest event, and
+   * starts over from the current time when the calendar is empty.
    */
   private readonly slotFirst: (Pending | undefined)[] = Array.from({ length: SLOTS }, () => undefined);
   private readonly slotLast: (Pending | undefined)[] = Array.from({ length: SLOTS }, () => undefined);
