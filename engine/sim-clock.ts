@@ -2,11 +2,16 @@
 // events scheduled for the same instant always run in the order they were scheduled. Time only
 // moves when `advance`/`runUntil` is called, and never backwards.
 //
-// The heap is the simulator's inner loop, so it is written for speed: sift with a hole instead of
-// swaps, keys in typed arrays, no per-event closures beyond the cancel handle, and cancelled
-// events (the queue set cancels a wait-limit timer for every request that waited) are dropped
-// lazily but compacted away once they make up most of the heap, so a long run does not drag dead
-// entries around.
+// The queue of events is the simulator's inner loop, so it is written for speed. Events due within
+// the next quarter second go into a calendar: a ring of slots a quarter millisecond wide, each a
+// list sorted by (due, seq), so scheduling walks a list of a few events and taking the next is a
+// read of the first non-empty slot (a simulation's requests are due milliseconds ahead, where a
+// binary heap alone sifted about seven levels per event).
+// Events due later wait in a binary heap (sift with a hole instead of swaps, keys in typed arrays);
+// the next event is the earlier of the two heads, so the order is the same whichever holds it.
+// No per-event closures beyond the cancel handle; cancelled events (the queue set cancels a
+// wait-limit timer for every request that waited) are dropped lazily, and compacted away once they
+// make up most of the heap, so a long run does not drag dead entries around.
 
 import type { Cancel, Clock } from './clock.ts';
 
@@ -23,14 +28,29 @@ interface Pending {
   pooled: boolean;
   /** The next free pooled event, while this one is free (the pool is a list through its events). */
   nextFree: Pending | undefined;
+  /** Its key while it is in a calendar slot (the heap keeps its keys in typed arrays). */
+  dueMs: number;
+  seq: number;
+  /** The next event of its calendar slot, and whether it is in the calendar at all. */
+  nextInSlot: Pending | undefined;
+  inCalendar: boolean;
 }
 
 /** Reused `schedule` events kept at most; enough for the events of one instant in large runs. */
 const POOL_MAX = 4096;
 
-function pooledPending(): Pending {
-  return { callback: undefined, task: undefined, cancelled: false, pooled: true, nextFree: undefined };
+/**
+ * Every event is made here, so all have one shape. Its key fields are born fractions: a number field
+ * that has held only small integers changes its representation at its first fraction (see nowMs).
+ */
+function newPending(callback: (() => void) | undefined, pooled: boolean): Pending {
+  return { callback, task: undefined, cancelled: false, pooled, nextFree: undefined, dueMs: 0.5, seq: 0.5, nextInSlot: undefined, inCalendar: false };
 }
+
+/** The calendar: slots per millisecond (a power of two, so a slot number is exact) and slots in the ring (a power of two). */
+const SLOTS_PER_MS = 4;
+const SLOTS = 1024;
+const SLOT_MASK = SLOTS - 1;
 
 /** Below this size compaction is not worth a pass over the heap. */
 const COMPACT_MIN_HEAP = 1024;
@@ -57,10 +77,21 @@ export class SimClock implements Clock {
   private due = new Float64Array(256);
   private seqs = new Float64Array(256);
   private size = 0;
-  /** Due time of the event `pop` returned last. */
+  /** Due time of the event `take` (or the heap's `pop`) returned last. */
   private poppedDueMs = 0;
-  /** Cancelled events still sitting in the heap. */
+  /** Cancelled events still sitting in the heap, and in the calendar. */
   private cancelledInHeap = 0;
+  private cancelledInCalendar = 0;
+  /**
+   * The calendar: the first and last event of each slot's list. Every event in it has its slot
+   * number (floor(due × SLOTS_PER_MS)) in [cursor, cursor + SLOTS), so a slot of the ring holds one
+   * slot number's events. `cursor` moves up to the slot of the calendar's earliest event, and
+   * starts over from the current time when the calendar is empty.
+   */
+  private readonly slotFirst: (Pending | undefined)[] = Array.from({ length: SLOTS }, () => undefined);
+  private readonly slotLast: (Pending | undefined)[] = Array.from({ length: SLOTS }, () => undefined);
+  private cursor = 0;
+  private inCalendar = 0;
   private eventsRun = 0;
   /** Free pooled events, and how many (a list through them: no array push and pop per event). */
   private free: Pending | undefined = undefined;
@@ -68,6 +99,7 @@ export class SimClock implements Clock {
 
   constructor(startMs = 0) {
     this.nowMs = startMs;
+    this.cursor = Math.floor(startMs * SLOTS_PER_MS);
   }
 
   now(): number {
@@ -75,13 +107,17 @@ export class SimClock implements Clock {
   }
 
   after(delayMs: number, callback: () => void): Cancel {
-    const event: Pending = { callback, task: undefined, cancelled: false, pooled: false, nextFree: undefined };
-    this.push(event, this.nowMs + (delayMs > 0 ? delayMs : 0));
+    const event = newPending(callback, false);
+    this.insert(event, this.nowMs + (delayMs > 0 ? delayMs : 0));
     return () => {
       // Cancelling an event that already ran (or was cancelled) is a no-op.
       if (event.cancelled || event.callback === undefined) return;
       event.cancelled = true;
       event.callback = undefined;
+      if (event.inCalendar) {
+        this.cancelledInCalendar++;
+        return;
+      }
       this.cancelledInHeap++;
       if (this.cancelledInHeap > COMPACT_MIN_HEAP && this.cancelledInHeap * 2 > this.size) this.compact();
     };
@@ -103,19 +139,19 @@ export class SimClock implements Clock {
 
   private pooledEvent(delayMs: number): Pending {
     let event = this.free;
-    if (event === undefined) event = pooledPending();
+    if (event === undefined) event = newPending(undefined, true);
     else {
       this.free = event.nextFree;
       event.nextFree = undefined;
       this.freeCount--;
     }
-    this.push(event, this.nowMs + (delayMs > 0 ? delayMs : 0));
+    this.insert(event, this.nowMs + (delayMs > 0 ? delayMs : 0));
     return event;
   }
 
   /** Number of scheduled events not yet run or cancelled. */
   get pending(): number {
-    return this.size - this.cancelledInHeap;
+    return this.size - this.cancelledInHeap + this.inCalendar - this.cancelledInCalendar;
   }
 
   /** Events run so far (for throughput figures). */
@@ -125,31 +161,24 @@ export class SimClock implements Clock {
 
   /** Due time of the next live event, or undefined. */
   nextDueMs(): number | undefined {
+    const first = this.calendarFirst();
     this.dropCancelledTop();
-    return this.size > 0 ? this.due[0] : undefined;
+    if (this.size > 0 && (first === undefined || this.heapFirst(first))) return this.due[0];
+    return first?.dueMs;
   }
 
   /** Runs the next event (moving time to it); false when none is pending. */
   step(): boolean {
-    this.dropCancelledTop();
-    if (this.size === 0) return false;
-    this.run(this.pop());
+    const event = this.take(Number.POSITIVE_INFINITY);
+    if (event === undefined) return false;
+    this.run(event);
     return true;
   }
 
   /** Runs every event due at or before `untilMs`, then sets the time to `untilMs`. */
   runUntil(untilMs: number): void {
     if (untilMs < this.nowMs) throw new Error(`SimClock cannot go backwards: ${untilMs} < ${this.nowMs}`);
-    const events = this.events;
-    for (;;) {
-      if (this.size === 0) break;
-      if (this.cancelledInHeap > 0 && events[0]!.cancelled) {
-        this.dropCancelledTop();
-        if (this.size === 0) break;
-      }
-      if (this.due[0]! > untilMs) break;
-      this.run(this.pop());
-    }
+    for (let event = this.take(untilMs); event !== undefined; event = this.take(untilMs)) this.run(event);
     this.nowMs = untilMs;
   }
 
@@ -157,7 +186,86 @@ export class SimClock implements Clock {
     this.runUntil(this.nowMs + deltaMs);
   }
 
-  /** Runs the event `pop` just returned. */
+  /** Takes the next live event off the calendar or the heap if it is due by `untilMs` (its due time in `poppedDueMs`). */
+  private take(untilMs: number): Pending | undefined {
+    const first = this.calendarFirst();
+    if (this.cancelledInHeap > 0) this.dropCancelledTop();
+    if (this.size > 0 && (first === undefined || this.heapFirst(first))) {
+      if (this.due[0]! > untilMs) return undefined;
+      return this.pop();
+    }
+    if (first === undefined || first.dueMs > untilMs) return undefined;
+    this.poppedDueMs = first.dueMs;
+    this.unlinkFirst(this.cursor & SLOT_MASK, first);
+    return first;
+  }
+
+  /** Whether the heap's top (the heap not empty) comes before the calendar's first event. */
+  private heapFirst(first: Pending): boolean {
+    const heapDue = this.due[0]!;
+    return heapDue < first.dueMs || (heapDue === first.dueMs && this.seqs[0]! < first.seq);
+  }
+
+  /** The calendar's earliest live event, left in place; the cursor moves up to its slot, and cancelled ones on the way are dropped. */
+  private calendarFirst(): Pending | undefined {
+    const slots = this.slotFirst;
+    while (this.inCalendar > 0) {
+      const index = this.cursor & SLOT_MASK;
+      const first = slots[index];
+      if (first === undefined) this.cursor++;
+      else if (!first.cancelled) return first;
+      else {
+        this.unlinkFirst(index, first);
+        this.cancelledInCalendar--;
+      }
+    }
+    return undefined;
+  }
+
+  private unlinkFirst(index: number, first: Pending): void {
+    const next = first.nextInSlot;
+    this.slotFirst[index] = next;
+    if (next === undefined) this.slotLast[index] = undefined;
+    first.nextInSlot = undefined;
+    first.inCalendar = false;
+    this.inCalendar--;
+  }
+
+  /** Schedules `event` at `dueMs`: into the calendar when its slot is in the ring's span, else into the heap. */
+  private insert(event: Pending, dueMs: number): void {
+    const seq = this.seq++;
+    // An empty calendar starts over from now, so that it spans the next quarter second again.
+    if (this.inCalendar === 0) this.cursor = Math.floor(this.nowMs * SLOTS_PER_MS);
+    const slot = Math.floor(dueMs * SLOTS_PER_MS);
+    if (!(slot >= this.cursor && slot < this.cursor + SLOTS)) {
+      this.push(event, dueMs, seq);
+      return;
+    }
+    event.dueMs = dueMs;
+    event.seq = seq;
+    event.inCalendar = true;
+    this.inCalendar++;
+    const index = slot & SLOT_MASK;
+    const last = this.slotLast[index];
+    // The newest event goes after every event due at the same time or earlier (a later seq).
+    if (last === undefined || last.dueMs <= dueMs) {
+      if (last === undefined) this.slotFirst[index] = event;
+      else last.nextInSlot = event;
+      this.slotLast[index] = event;
+      return;
+    }
+    let previous: Pending | undefined;
+    let next = this.slotFirst[index]!;
+    while (next.dueMs <= dueMs) {
+      previous = next;
+      next = next.nextInSlot!;
+    }
+    event.nextInSlot = next;
+    if (previous === undefined) this.slotFirst[index] = event;
+    else previous.nextInSlot = event;
+  }
+
+  /** Runs the event `take` just returned. */
   private run(event: Pending): void {
     if (this.poppedDueMs > this.nowMs) this.nowMs = this.poppedDueMs;
     const callback = event.callback;
@@ -199,10 +307,9 @@ export class SimClock implements Clock {
     this.cancelledInHeap = 0;
   }
 
-  private push(event: Pending, dueMs: number): void {
+  private push(event: Pending, dueMs: number, seq: number): void {
     if (this.size === this.due.length) this.grow();
     const { events, due, seqs } = this;
-    const seq = this.seq++;
     let i = this.size++;
     while (i > 0) {
       const p = (i - 1) >> 1;
