@@ -90,4 +90,8 @@ test("resource_prefix names: a built-in resource's plural, kube's special names,
   );
 });
 
+test("a prefix named like an object's own properties is a resource's name, not the prototype's", () => {
+  assert.equal(['/constructor', '/__proto__', '/toString'].map(resourceOfPrefix), ['constructor', '__proto__', 'toString']);
+});
+
 test.run();

@@ -43,13 +43,13 @@ export interface ListSelectivity {
 }
 
 /** kube-apiserver's storage names that are not a resource's plural (its SpecialDefaultResourcePrefixes). */
-const SPECIAL_PREFIXES: Readonly<Record<string, string>> = {
-  controllers: 'replicationcontrollers',
-  'services/endpoints': 'endpoints',
-  minions: 'nodes',
-  'services/specs': 'services',
-  ingress: 'ingresses',
-};
+const SPECIAL_PREFIXES: ReadonlyMap<string, string> = new Map([
+  ['controllers', 'replicationcontrollers'],
+  ['services/endpoints', 'endpoints'],
+  ['minions', 'nodes'],
+  ['services/specs', 'services'],
+  ['ingress', 'ingresses'],
+]);
 
 /**
  * A resource_prefix as the resource it stores: `/flowschemas` → `flowschemas` (a built-in
@@ -58,7 +58,7 @@ const SPECIAL_PREFIXES: Readonly<Record<string, string>> = {
  */
 export function resourceOfPrefix(prefix: string): string {
   const path = prefix.replace(/^\/+/, '');
-  const special = SPECIAL_PREFIXES[path];
+  const special = SPECIAL_PREFIXES.get(path);
   if (special !== undefined) return special;
   const slash = path.indexOf('/');
   return slash > 0 && path.slice(0, slash).includes('.') ? `${path.slice(slash + 1)}.${path.slice(0, slash)}` : path;
