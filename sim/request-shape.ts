@@ -3,6 +3,7 @@
 // simulated traffic exactly as they would match the real one.
 
 import type { RequestDigest } from '../engine/flowcontrol/request-digest.ts';
+import { nonResourceInfo } from '../engine/request/request-info.ts';
 
 export interface RequestShape {
   user: string;
@@ -22,20 +23,7 @@ export interface RequestShape {
 export function requestDigest(shape: RequestShape): RequestDigest {
   const user = { name: shape.user, groups: [...shape.groups] };
   if (shape.nonResourcePath !== '') {
-    return {
-      user,
-      requestInfo: {
-        isResourceRequest: false,
-        path: shape.nonResourcePath,
-        verb: shape.verb,
-        apiGroup: '',
-        apiVersion: '',
-        namespace: '',
-        resource: '',
-        subresource: '',
-        name: '',
-      },
-    };
+    return { user, requestInfo: nonResourceInfo(shape.nonResourcePath, shape.verb) };
   }
   const apiVersion = shape.apiVersion ?? 'v1';
   const prefix = shape.apiGroup === '' ? `/api/${apiVersion}` : `/apis/${shape.apiGroup}/${apiVersion}`;

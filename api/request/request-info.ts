@@ -7,7 +7,7 @@
 // without a name is `deletecollection`), or from the deprecated `/watch/` path segment. Everything
 // else (`/healthz`, `/version`, discovery documents) is a non-resource request whose verb is the
 // lower-cased method.
-import type { RequestInfo } from '../../engine/request/request-info.ts';
+import { nonResourceInfo, type RequestInfo } from '../../engine/request/request-info.ts';
 import { exactFieldMatch } from '../../engine/flowcontrol/interested-watches.ts';
 
 const METHOD_VERBS: ReadonlyMap<string, string> = new Map([
@@ -36,17 +36,7 @@ function isValidPathSegmentName(name: string): boolean {
 }
 
 export function parseRequestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
-  const info: RequestInfo = {
-    isResourceRequest: false,
-    path,
-    verb: LOWER_METHODS.get(method) ?? method.toLowerCase(),
-    apiGroup: '',
-    apiVersion: '',
-    namespace: '',
-    resource: '',
-    subresource: '',
-    name: '',
-  };
+  const info = nonResourceInfo(path, LOWER_METHODS.get(method) ?? method.toLowerCase());
   // Segments are read through a cursor `i` rather than by slicing the array at each step.
   const parts = splitPath(path);
   const n = parts.length;

@@ -24,3 +24,8 @@ export interface RequestInfo {
   subresource: string;
   name: string;
 }
+
+/** A request that targets no resource (`/healthz`, `/version`, ...): only its path and verb say anything. */
+export function nonResourceInfo(path: string, verb: string): RequestInfo {
+  return { isResourceRequest: false, path, verb, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+}
